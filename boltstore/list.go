@@ -1,0 +1,221 @@
+package boltstore
+
+import (
+	"bytes"
+	"encoding/binary"
+	"slices"
+	"strings"
+
+	"github.com/scopekit/scopekit"
+	"github.com/scopekit/scopekit/scoping"
+	bolt "go.etcd.io/bbolt"
+)
+
+// List implements scoping.Tx. Equality conditions on indexed fields (and
+// on "id") select candidate ids from the indexes without reading records;
+// the remaining conditions are evaluated on the candidates. When nothing is
+// left to evaluate and the order is by id, only the requested page is read
+// and decoded.
+func (t *tx) List(q *scoping.Query) ([]*scoping.Record, int, error) {
+	def, ok := scoping.Lookup(q.Type)
+	if !ok {
+		return nil, 0, scopekit.Errorf(scopekit.ENOTFOUND, "no resource type %q", q.Type)
+	}
+	accounts := []string{q.AccountID}
+	if q.AllAccounts {
+		accounts = t.accounts(q.Type)
+	}
+	indexed := map[string]bool{}
+	for _, f := range def.IndexedFields() {
+		indexed[f] = true
+	}
+	var residual []scoping.Cond
+	for _, c := range q.Where {
+		if !(c.Op == scoping.OpIn && (indexed[c.Field] || c.Field == "id")) {
+			residual = append(residual, c)
+		}
+	}
+	fast := len(residual) == 0 && len(q.Sort) == 0 && !q.AllAccounts
+
+	var all []*scoping.Record
+	total := 0
+	for _, acct := range accounts {
+		b, err := t.records(q.Type, acct, false)
+		if err != nil {
+			return nil, 0, err
+		}
+		if b == nil {
+			continue
+		}
+		cand, err := t.candidates(q, acct, indexed)
+		if err != nil {
+			return nil, 0, err
+		}
+		if fast {
+			return t.page(q, b, acct, cand)
+		}
+		visit := func(k, v []byte) error {
+			r, err := decode(q.Type, acct, k, v)
+			if err != nil {
+				return err
+			}
+			for _, c := range residual {
+				if !c.Match(r) {
+					return nil
+				}
+			}
+			all = append(all, r)
+			return nil
+		}
+		if cand == nil {
+			if err := b.ForEach(visit); err != nil {
+				return nil, 0, err
+			}
+			continue
+		}
+		for _, k := range cand {
+			if v := b.Get(k); v != nil {
+				if err := visit(k, v); err != nil {
+					return nil, 0, err
+				}
+			}
+		}
+	}
+	if len(q.Sort) > 0 || q.AllAccounts {
+		q.SortRecords(all)
+	}
+	total = len(all)
+	return window(all, q.Offset, q.Limit), total, nil
+}
+
+// page serves an id-ordered page: the total is the number of candidates
+// (or of keys), and only the page's records are decoded.
+func (t *tx) page(q *scoping.Query, b *bolt.Bucket, acct string, cand [][]byte) ([]*scoping.Record, int, error) {
+	var keys [][]byte
+	total := 0
+	if cand == nil {
+		c := b.Cursor()
+		for k, _ := c.First(); k != nil; k, _ = c.Next() {
+			if total >= q.Offset && (q.Limit == 0 || len(keys) < q.Limit) {
+				keys = append(keys, k)
+			}
+			total++
+		}
+	} else {
+		total = len(cand)
+		keys = window(cand, q.Offset, q.Limit)
+	}
+	out := make([]*scoping.Record, 0, len(keys))
+	for _, k := range keys {
+		v := b.Get(k)
+		if v == nil {
+			continue
+		}
+		r, err := decode(q.Type, acct, k, v)
+		if err != nil {
+			return nil, 0, err
+		}
+		out = append(out, r)
+	}
+	return out, total, nil
+}
+
+// candidates intersects the id sets of the indexed equality conditions; nil
+// means "every record" (no such condition).
+func (t *tx) candidates(q *scoping.Query, acct string, indexed map[string]bool) ([][]byte, error) {
+	var cand [][]byte
+	have := false
+	for _, c := range q.Where {
+		if c.Op != scoping.OpIn {
+			continue
+		}
+		var ids [][]byte
+		switch {
+		case c.Field == "id":
+			for _, v := range c.Values {
+				if k, ok := idKey(v); ok {
+					ids = append(ids, k)
+				}
+			}
+		case indexed[c.Field]:
+			ib, err := t.index(q.Type, acct, c.Field, false)
+			if err != nil {
+				return nil, err
+			}
+			if ib != nil {
+				for _, v := range c.Values {
+					prefix := append([]byte(strings.ToLower(v)), 0)
+					cur := ib.Cursor()
+					for k, _ := cur.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = cur.Next() {
+						if len(k) == len(prefix)+8 {
+							ids = append(ids, k[len(prefix):])
+						}
+					}
+				}
+			}
+		default:
+			continue
+		}
+		slices.SortFunc(ids, bytes.Compare)
+		ids = slices.CompactFunc(ids, bytes.Equal)
+		if !have {
+			cand, have = ids, true
+			continue
+		}
+		cand = intersect(cand, ids)
+	}
+	if have && cand == nil {
+		cand = [][]byte{}
+	}
+	return cand, nil
+}
+
+// intersect returns the keys present in both sorted lists.
+func intersect(a, b [][]byte) [][]byte {
+	out := make([][]byte, 0, min(len(a), len(b)))
+	i, j := 0, 0
+	for i < len(a) && j < len(b) {
+		switch d := binary.BigEndian.Uint64(a[i]) - binary.BigEndian.Uint64(b[j]); {
+		case d == 0:
+			out = append(out, a[i])
+			i++
+			j++
+		case bytes.Compare(a[i], b[j]) < 0:
+			i++
+		default:
+			j++
+		}
+	}
+	return out
+}
+
+func window[T any](s []T, offset, limit int) []T {
+	if offset >= len(s) {
+		return nil
+	}
+	s = s[offset:]
+	if limit > 0 && limit < len(s) {
+		s = s[:limit]
+	}
+	return s
+}
+
+// accounts lists the account buckets of a type.
+func (t *tx) accounts(typ string) []string {
+	tb := t.btx.Bucket(bucketRec).Bucket([]byte(typ))
+	if tb == nil {
+		return nil
+	}
+	var out []string
+	_ = tb.ForEach(func(k, v []byte) error {
+		if v == nil {
+			name := string(k)
+			if name == "_" {
+				name = ""
+			}
+			out = append(out, name)
+		}
+		return nil
+	})
+	return out
+}

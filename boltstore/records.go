@@ -1,0 +1,279 @@
+package boltstore
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/scopekit/scopekit"
+	"github.com/scopekit/scopekit/scoping"
+	bolt "go.etcd.io/bbolt"
+)
+
+// Layout of the record buckets:
+//
+//	rec/<type>/<account>/<id as 8 bytes big-endian> = JSON of the record
+//	idx/<type>/<account>/<field>/<lower(value)> 0x00 <id> = nothing
+//
+// The type bucket's sequence numbers ids, so ids are unique per type across
+// accounts and keys sort numerically. Global types use the account "_".
+var (
+	bucketRec = []byte("rec")
+	bucketIdx = []byte("idx")
+)
+
+func init() { rootBuckets = append(rootBuckets, "rec", "idx") }
+
+var _ scoping.Store = (*DB)(nil)
+
+// View implements scoping.Store.
+func (db *DB) View(ctx context.Context, fn func(scoping.Tx) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return db.bolt.View(func(btx *bolt.Tx) error { return fn(&tx{db: db, btx: btx}) })
+}
+
+// Update implements scoping.Store.
+func (db *DB) Update(ctx context.Context, fn func(scoping.Tx) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return db.bolt.Update(func(btx *bolt.Tx) error { return fn(&tx{db: db, btx: btx}) })
+}
+
+type tx struct {
+	db  *DB
+	btx *bolt.Tx
+}
+
+func acctKey(accountID string) []byte {
+	if accountID == "" {
+		return []byte("_")
+	}
+	return []byte(accountID)
+}
+
+func idKey(id string) ([]byte, bool) {
+	n, err := strconv.ParseUint(id, 10, 64)
+	if err != nil || n == 0 {
+		return nil, false
+	}
+	return binary.BigEndian.AppendUint64(nil, n), true
+}
+
+func keyID(k []byte) string { return strconv.FormatUint(binary.BigEndian.Uint64(k), 10) }
+
+// records returns the bucket of one type in one account (nil when none and
+// create is false).
+func (t *tx) records(typ, accountID string, create bool) (*bolt.Bucket, error) {
+	root := t.btx.Bucket(bucketRec)
+	tb := root.Bucket([]byte(typ))
+	if tb == nil {
+		if !create {
+			return nil, nil
+		}
+		var err error
+		if tb, err = root.CreateBucket([]byte(typ)); err != nil {
+			return nil, err
+		}
+	}
+	ab := tb.Bucket(acctKey(accountID))
+	if ab == nil && create {
+		return tb.CreateBucket(acctKey(accountID))
+	}
+	return ab, nil
+}
+
+func (t *tx) index(typ, accountID, field string, create bool) (*bolt.Bucket, error) {
+	b := t.btx.Bucket(bucketIdx)
+	for _, name := range []string{typ, string(acctKey(accountID)), field} {
+		next := b.Bucket([]byte(name))
+		if next == nil {
+			if !create {
+				return nil, nil
+			}
+			var err error
+			if next, err = b.CreateBucket([]byte(name)); err != nil {
+				return nil, err
+			}
+		}
+		b = next
+	}
+	return b, nil
+}
+
+func decode(typ, accountID string, k, v []byte) (*scoping.Record, error) {
+	r := &scoping.Record{Type: typ, ID: keyID(k), AccountID: accountID}
+	dec := json.NewDecoder(bytes.NewReader(v))
+	dec.UseNumber()
+	if err := dec.Decode(r); err != nil {
+		return nil, fmt.Errorf("decode %s %s: %w", typ, r.ID, err)
+	}
+	if r.Attrs == nil {
+		r.Attrs = map[string]any{}
+	}
+	if r.Rels == nil {
+		r.Rels = map[string][]string{}
+	}
+	return r, nil
+}
+
+func notFound(typ, id string) error {
+	return scopekit.Errorf(scopekit.ENOTFOUND, "%s %s not found", typ, id)
+}
+
+// Get implements scoping.Tx.
+func (t *tx) Get(typ, accountID, id string) (*scoping.Record, error) {
+	k, ok := idKey(id)
+	if !ok {
+		return nil, notFound(typ, id)
+	}
+	b, err := t.records(typ, accountID, false)
+	if err != nil {
+		return nil, err
+	}
+	if b == nil {
+		return nil, notFound(typ, id)
+	}
+	v := b.Get(k)
+	if v == nil {
+		return nil, notFound(typ, id)
+	}
+	return decode(typ, accountID, k, v)
+}
+
+// Insert implements scoping.Tx.
+func (t *tx) Insert(r *scoping.Record) error {
+	b, err := t.records(r.Type, r.AccountID, true)
+	if err != nil {
+		return err
+	}
+	seqb := t.btx.Bucket(bucketRec).Bucket([]byte(r.Type))
+	if r.ID == "" {
+		n, err := seqb.NextSequence()
+		if err != nil {
+			return err
+		}
+		r.ID = strconv.FormatUint(n, 10)
+	} else {
+		n, err := strconv.ParseUint(r.ID, 10, 64)
+		if err != nil || n == 0 {
+			return fmt.Errorf("insert %s: bad id %q", r.Type, r.ID)
+		}
+		if n > seqb.Sequence() {
+			if err := seqb.SetSequence(n); err != nil {
+				return err
+			}
+		}
+	}
+	k, _ := idKey(r.ID)
+	if b.Get(k) != nil {
+		return scopekit.Errorf(scopekit.ECONFLICT, "%s %s already exists", r.Type, r.ID)
+	}
+	now := scoping.FormatTime(t.db.Now())
+	if r.CreatedAt == "" {
+		r.CreatedAt = now
+	}
+	if r.UpdatedAt == "" {
+		r.UpdatedAt = r.CreatedAt
+	}
+	return t.write(b, k, r, nil)
+}
+
+// Replace implements scoping.Tx.
+func (t *tx) Replace(r *scoping.Record) error {
+	k, ok := idKey(r.ID)
+	b, err := t.records(r.Type, r.AccountID, false)
+	if err != nil {
+		return err
+	}
+	if !ok || b == nil || b.Get(k) == nil {
+		return notFound(r.Type, r.ID)
+	}
+	old, err := decode(r.Type, r.AccountID, k, b.Get(k))
+	if err != nil {
+		return err
+	}
+	r.CreatedAt = old.CreatedAt
+	r.UpdatedAt = scoping.FormatTime(t.db.Now())
+	return t.write(b, k, r, old)
+}
+
+// Delete implements scoping.Tx.
+func (t *tx) Delete(typ, accountID, id string) error {
+	old, err := t.Get(typ, accountID, id)
+	if err != nil {
+		return err
+	}
+	b, _ := t.records(typ, accountID, false)
+	k, _ := idKey(id)
+	if err := t.reindex(old, nil); err != nil {
+		return err
+	}
+	return b.Delete(k)
+}
+
+func (t *tx) write(b *bolt.Bucket, k []byte, r, old *scoping.Record) error {
+	v, err := json.Marshal(r)
+	if err != nil {
+		return fmt.Errorf("encode %s %s: %w", r.Type, r.ID, err)
+	}
+	if err := b.Put(k, v); err != nil {
+		return err
+	}
+	return t.reindex(old, r)
+}
+
+// reindex moves the index entries of a record from old to new (either may
+// be nil).
+func (t *tx) reindex(old, cur *scoping.Record) error {
+	some := cur
+	if some == nil {
+		some = old
+	}
+	def, ok := scoping.Lookup(some.Type)
+	if !ok {
+		return nil
+	}
+	k, _ := idKey(some.ID)
+	for _, field := range def.IndexedFields() {
+		var before, after []string
+		if old != nil {
+			before = old.FieldValues(field)
+		}
+		if cur != nil {
+			after = cur.FieldValues(field)
+		}
+		if slices.Equal(before, after) {
+			continue
+		}
+		ib, err := t.index(some.Type, some.AccountID, field, true)
+		if err != nil {
+			return err
+		}
+		for _, v := range before {
+			if err := ib.Delete(indexKey(v, k)); err != nil {
+				return err
+			}
+		}
+		for _, v := range after {
+			if err := ib.Put(indexKey(v, k), nil); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func indexKey(value string, id []byte) []byte {
+	k := make([]byte, 0, len(value)+1+len(id))
+	k = append(k, strings.ToLower(value)...)
+	k = append(k, 0)
+	return append(k, id...)
+}

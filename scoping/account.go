@@ -1,0 +1,188 @@
+package scoping
+
+import (
+	"context"
+	"slices"
+	"strings"
+
+	"github.com/scopekit/scopekit"
+)
+
+// Accounts, users, roles and account settings (resources.md, "Accounts,
+// users, roles").
+
+func init() {
+	register(&TypeDef{Name: "accounts", Guard: "settings", Global: true,
+		Attrs: cat([]AttrDef{unique(str("slug")), required(str("name")), required(str("default-currency"))},
+			computed(AttrDef{Name: "psa?", Kind: KindBool})),
+		Hooks: Hooks{Compute: func(_ context.Context, c *Call, recs []*Record) error {
+			for _, r := range recs {
+				psa, _, err := c.Tx.List(&Query{Type: "integrated-products", AccountID: r.ID,
+					Where: []Cond{Eq("kind", "psa"), Eq("connected", "true"), Eq("enabled", "true")}, Limit: 1})
+				if err != nil {
+					return err
+				}
+				r.Attrs["psa?"] = len(psa) > 0
+			}
+			return nil
+		}}})
+
+	register(&TypeDef{Name: "roles", Guard: "users",
+		Attrs: []AttrDef{unique(str("name")), obj("permissions"),
+			enum("project-visibility", "all", "all", "assigned")},
+		Hooks: Hooks{Validate: func(_ context.Context, _ *Call, rec, _ *Record) []error {
+			m, _ := rec.Attrs["permissions"].(map[string]any)
+			var errs []error
+			for _, k := range sortedKeys(m) {
+				if !slices.Contains(Permissions, k) {
+					errs = append(errs, invalid(AttrPointer("permissions"), "%q is not a permission (known: %s)", k, strings.Join(Permissions, ", ")))
+					continue
+				}
+				if v, _ := m[k].(string); v != AccessNone && v != AccessView && v != AccessManage {
+					errs = append(errs, invalid(AttrPointer("permissions"), "permission %s must be none, view or manage", k))
+				}
+			}
+			return errs
+		}}})
+
+	register(&TypeDef{Name: "users", Guard: "users", Archives: true,
+		Attrs: cat([]AttrDef{required(str("name")), unique(str("email")), str("title"), str("phone"),
+			enum("user-type", "standard", "standard", "service")},
+			computed(enum("status", "", "invited", "active", "deactivated"))),
+		Rels:    []RelDef{toN("roles", "roles")},
+		Filters: eq("email", "user-type", "status"),
+		Hooks:   Hooks{Defaults: userDefaults, Validate: validateUser, AfterWrite: syncIdentity},
+	})
+
+	register(&TypeDef{Name: "payment-terms", Guard: "settings", Archives: true,
+		Attrs: []AttrDef{required(str("name")),
+			enum("pricing-model", "fixed_fee", "fixed_fee", "time_and_materials"),
+			flag("include-expenses", true), flag("include-hardware", false), flag("default", false)},
+		Hooks: Hooks{AfterWrite: func(_ context.Context, c *Call, rec, _ *Record) error { return keepOneDefault(c, rec) }}})
+
+	register(&TypeDef{Name: "integrated-products", Guard: "settings",
+		Attrs: []AttrDef{required(str("name")), enum("kind", "other", "psa", "crm", "other"), str("vendor"),
+			{Name: "connected", Kind: KindBool, Default: false, Index: true},
+			{Name: "enabled", Kind: KindBool, Default: false, Index: true}}})
+	register(&TypeDef{Name: "project-download-types", Guard: "documents",
+		Attrs: []AttrDef{required(str("name")), str("format")}})
+
+	register(&TypeDef{Name: "clients", Guard: "clients", Archives: true, V2: true,
+		Attrs:   []AttrDef{unique(str("name")), str("domain"), date("msa-date"), obj("user-defined-fields")},
+		Filters: map[string]FilterDef{"name": {Op: OpContains}},
+		Hooks: Hooks{Validate: func(_ context.Context, c *Call, rec, _ *Record) []error {
+			return validateUDFs(c, "clients", rec)
+		}}})
+
+	register(&TypeDef{Name: "approval-levels", Guard: "settings", Archives: true,
+		Attrs: []AttrDef{required(str("name")), num("position"),
+			enum("kind", "technical", "technical", "sales", "business"),
+			{Name: "conditions", Kind: KindAny}, withDefault(num("required-approvals"), int64(0)),
+			flag("submitter-approves", false)},
+		Rels: []RelDef{inverse("line-of-business-approvals", "line-of-business-approvals", "approval-level")}})
+	register(&TypeDef{Name: "line-of-business-approvals", Guard: "settings",
+		Attrs: []AttrDef{num("required-approvals")},
+		Rels: []RelDef{owner("approval-level", "approval-levels"), to1("line-of-business", "lines-of-business"),
+			toN("approvers", "users")},
+		Filters: eq("approval-level", "line-of-business")})
+}
+
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// A user is one identity across accounts (one email, one id) with a
+// membership per account; the users record of an account is that
+// membership, carrying a copy of the identity's attributes.
+var identityAttrs = []string{"name", "email", "title", "phone", "user-type"}
+
+// userDefaults makes a new user an invitation: status invited, the
+// built-in Read Only role when none is given, and, when the email already
+// belongs to a user of another account, that same identity.
+func userDefaults(_ context.Context, c *Call, rec *Record) error {
+	rec.Attrs["status"] = "invited"
+	if email := rec.Str("email"); email != "" {
+		others, _, err := c.Tx.List(&Query{Type: "users", AllAccounts: true, Where: []Cond{Eq("email", email)}, Limit: 1})
+		if err != nil {
+			return err
+		}
+		if len(others) > 0 && others[0].AccountID != c.AccountID() {
+			rec.ID = others[0].ID
+			for _, a := range identityAttrs {
+				if _, given := rec.Attrs[a]; !given || a == "user-type" {
+					rec.Attrs[a] = others[0].Attrs[a]
+				}
+			}
+		}
+	}
+	if len(rec.Rels["roles"]) == 0 {
+		roles, err := c.Find("roles", Eq("name", "Read Only"))
+		if err != nil {
+			return err
+		}
+		if len(roles) > 0 {
+			rec.SetRel("roles", roles[0].ID)
+		}
+	}
+	return nil
+}
+
+func validateUser(_ context.Context, c *Call, rec, old *Record) []error {
+	var errs []error
+	if e := rec.Str("email"); e != "" && !strings.Contains(e, "@") {
+		errs = append(errs, invalid(AttrPointer("email"), "email must be an email address"))
+	}
+	if len(rec.Rels["roles"]) > 1 {
+		errs = append(errs, invalid(RelPointer("roles"), "a user has one role per account"))
+	}
+	if old != nil && old.Str("user-type") != "service" && rec.Str("user-type") == "service" {
+		if confirm, _ := c.Meta["confirm"].(bool); !confirm {
+			return []error{scopekit.Errorf(scopekit.ECONFLICT,
+				"converting a user to a service account cannot be undone by signing in; send meta {\"confirm\": true} to confirm")}
+		}
+	}
+	// archiving a membership deactivates it; restoring re-activates it
+	switch {
+	case !rec.Active():
+		rec.Attrs["status"] = "deactivated"
+	case rec.Str("status") == "deactivated":
+		rec.Attrs["status"] = "active"
+		if !rec.Bool("accepted") {
+			rec.Attrs["status"] = "invited"
+		}
+	}
+	return errs
+}
+
+// syncIdentity copies the identity attributes of an updated user to its
+// memberships in other accounts.
+func syncIdentity(_ context.Context, c *Call, rec, old *Record) error {
+	if old == nil {
+		return nil
+	}
+	changed := slices.ContainsFunc(identityAttrs, func(a string) bool { return rec.Attrs[a] != old.Attrs[a] })
+	if !changed {
+		return nil
+	}
+	all, _, err := c.Tx.List(&Query{Type: "users", AllAccounts: true, Where: []Cond{Eq("id", rec.ID)}})
+	if err != nil {
+		return err
+	}
+	for _, m := range all {
+		if m.AccountID == rec.AccountID {
+			continue
+		}
+		for _, a := range identityAttrs {
+			m.Attrs[a] = rec.Attrs[a]
+		}
+		if err := c.Tx.Replace(m); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,212 @@
+package scoping
+
+import (
+	"context"
+	"slices"
+	"strings"
+
+	"github.com/scopekit/scopekit"
+)
+
+// Admin creates and updates what the API itself cannot: accounts, roles by
+// name and memberships. Composition roots (the bootstrap file, demo data,
+// tests) use it through Service.Setup; it checks no permissions.
+type Admin struct{ c *Call }
+
+// Setup runs fn with an Admin inside one write transaction: everything fn
+// does commits together or not at all.
+func (s *Service) Setup(ctx context.Context, fn func(a *Admin) error) error {
+	_, err := s.update(ctx, &Actor{Account: &Record{}, AllProjects: true}, false, nil, func(c *Call) error {
+		return fn(&Admin{c: c})
+	})
+	return err
+}
+
+// AccountBySlug returns the account with the slug (ENOTFOUND when none).
+func (a *Admin) AccountBySlug(slug string) (*Record, error) { return accountBySlug(a.c.Tx, slug) }
+
+// EnsureAccount creates the account with its built-in roles, or updates
+// the name and default currency of the existing one.
+func (a *Admin) EnsureAccount(slug, name, currency string) (*Record, error) {
+	currency = strings.ToUpper(strings.TrimSpace(currency))
+	if slug == "" || name == "" || len(currency) != 3 {
+		return nil, scopekit.Errorf(scopekit.EINVALID, "account %q needs a slug, a name and a three-letter default-currency", slug)
+	}
+	acct, err := accountBySlug(a.c.Tx, slug)
+	switch {
+	case err == nil:
+		acct.Attrs["name"], acct.Attrs["default-currency"] = name, currency
+		return acct, a.c.Tx.Replace(acct)
+	case scopekit.ErrorCode(err) != scopekit.ENOTFOUND:
+		return nil, err
+	}
+	acct = NewRecord("accounts", "")
+	acct.Attrs["slug"], acct.Attrs["name"], acct.Attrs["default-currency"] = slug, name, currency
+	if err := a.c.Tx.Insert(acct); err != nil {
+		return nil, err
+	}
+	for _, br := range BuiltinRoles {
+		if _, err := a.EnsureRole(acct.ID, br.Name, br.Permissions, br.Visibility); err != nil {
+			return nil, err
+		}
+	}
+	_, err = a.EnsureCurrency(acct.ID, currency, currency, "1")
+	return acct, err
+}
+
+// EnsureRole creates or updates the role with that name in the account.
+func (a *Admin) EnsureRole(accountID, name string, perms map[string]string, visibility string) (*Record, error) {
+	if visibility == "" {
+		visibility = "all"
+	}
+	if visibility != "all" && visibility != "assigned" {
+		return nil, scopekit.Errorf(scopekit.EINVALID, "role %q: project-visibility must be all or assigned", name)
+	}
+	pm := map[string]any{}
+	for _, p := range Permissions {
+		pm[p] = AccessNone
+	}
+	for k, v := range perms {
+		if !slices.Contains(Permissions, k) || (v != AccessNone && v != AccessView && v != AccessManage) {
+			return nil, scopekit.Errorf(scopekit.EINVALID, "role %q: %s: %s is not a permission level", name, k, v)
+		}
+		pm[k] = v
+	}
+	return a.upsert("roles", accountID, "name", name, map[string]any{"name": name, "permissions": pm, "project-visibility": visibility})
+}
+
+// EnsureCurrency creates or updates a currency of the account.
+func (a *Admin) EnsureCurrency(accountID, code, name, rate string) (*Record, error) {
+	d, err := parseDecimal(rate)
+	if err != nil || !d.IsPositive() {
+		return nil, scopekit.Errorf(scopekit.EINVALID, "currency %s: conversion-rate must be a positive number", code)
+	}
+	minor := int64(2)
+	if code == "JPY" || code == "KRW" {
+		minor = 0
+	}
+	return a.upsert("currencies", accountID, "code", code, map[string]any{"code": code, "name": name, "conversion-rate": d.String(), "minor-units": minor})
+}
+
+// Member describes a membership for EnsureMember.
+type Member struct {
+	Email, Name, UserType string
+	Status                string // invited, active (default) or deactivated
+	Role                  string // role name in the account
+}
+
+// EnsureMember creates or updates the user with that email (one identity
+// across accounts) and its membership in the account.
+func (a *Admin) EnsureMember(accountID string, m Member) (*Record, error) {
+	if m.UserType == "" {
+		m.UserType = "standard"
+	}
+	if m.Status == "" {
+		m.Status = "active"
+	}
+	if !strings.Contains(m.Email, "@") || m.Name == "" {
+		return nil, scopekit.Errorf(scopekit.EINVALID, "user %q needs an email address and a name", m.Email)
+	}
+	roles, _, err := a.c.Tx.List(&Query{Type: "roles", AccountID: accountID, Where: []Cond{Eq("name", m.Role)}})
+	if err != nil {
+		return nil, err
+	}
+	if len(roles) == 0 {
+		return nil, scopekit.Errorf(scopekit.EINVALID, "user %s: no role %q in the account", m.Email, m.Role)
+	}
+	attrs := map[string]any{"email": strings.ToLower(m.Email), "name": m.Name, "user-type": m.UserType,
+		"status": m.Status, "active": m.Status != "deactivated", "accepted": m.Status != "invited"}
+	others, _, err := a.c.Tx.List(&Query{Type: "users", AllAccounts: true, Where: []Cond{Eq("email", m.Email)}, Limit: 1})
+	if err != nil {
+		return nil, err
+	}
+	id := ""
+	if len(others) > 0 {
+		id = others[0].ID
+	}
+	u, err := a.c.Tx.Get("users", accountID, id)
+	if err != nil {
+		u = NewRecord("users", accountID)
+		u.ID = id
+	}
+	for k, v := range attrs {
+		u.Attrs[k] = v
+	}
+	u.SetRel("roles", roles[0].ID)
+	if u.CreatedAt == "" {
+		err = a.c.Tx.Insert(u)
+	} else {
+		err = a.c.Tx.Replace(u)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return u, syncIdentity(context.Background(), a.c, u, &Record{Attrs: map[string]any{}})
+}
+
+// upsert creates or updates the record of typ whose key attribute equals
+// value.
+func (a *Admin) upsert(typ, accountID, key, value string, attrs map[string]any) (*Record, error) {
+	found, _, err := a.c.Tx.List(&Query{Type: typ, AccountID: accountID, Where: []Cond{Eq(key, value)}})
+	if err != nil {
+		return nil, err
+	}
+	if len(found) > 0 {
+		r := found[0]
+		for k, v := range attrs {
+			r.Attrs[k] = v
+		}
+		return r, a.c.Tx.Replace(r)
+	}
+	r := NewRecord(typ, accountID)
+	r.Attrs = attrs
+	return r, a.c.Tx.Insert(r)
+}
+
+// SystemActor returns an actor with every permission in the account, for
+// composition roots that seed data through the generic engine (demo data,
+// tests). It is never derived from a request.
+func (s *Service) SystemActor(ctx context.Context, accountID string) (*Actor, error) {
+	var a *Actor
+	err := s.store.View(ctx, func(tx Tx) error {
+		acct, err := tx.Get("accounts", "", accountID)
+		if err != nil {
+			return err
+		}
+		perms := map[string]any{}
+		for _, p := range Permissions {
+			perms[p] = AccessManage
+		}
+		a = &Actor{Account: acct, AllProjects: true, Role: &Record{Attrs: map[string]any{"permissions": perms}}}
+		return nil
+	})
+	return a, err
+}
+
+// Account returns the record of the actor's account, with psa? computed.
+// Every member may read it (it holds nothing but the name, slug, default
+// currency and psa?); changing it needs settings manage.
+func (s *Service) Account(ctx context.Context, a *Actor) (*Result, error) {
+	def, _ := Lookup("accounts")
+	var res *Result
+	err := s.view(ctx, a, false, func(c *Call) error {
+		acct, err := c.Tx.Get("accounts", "", a.AccountID())
+		if err != nil {
+			return err
+		}
+		res = &Result{Records: []*Record{acct}, Total: 1, Single: true}
+		return c.compute(ctx, def, res.Records)
+	})
+	return res, err
+}
+
+// Me returns the actor's own users record in the account.
+func (s *Service) Me(ctx context.Context, a *Actor) (*Record, error) {
+	var u *Record
+	err := s.store.View(ctx, func(tx Tx) error {
+		var err error
+		u, err = tx.Get("users", a.AccountID(), a.UserID)
+		return err
+	})
+	return u, err
+}

@@ -1,0 +1,53 @@
+package scoping
+
+import (
+	"context"
+
+	"github.com/shopspring/decimal"
+)
+
+var (
+	calculationTypes  = []string{"percent_of_total", "fixed_hours"}
+	allocationMethods = []string{"prorate_phases_by_effort", "assign_to_phase", "assign_to_category"}
+	filterTypes       = []string{"all_services", "phase", "service_category"}
+	maxGovernanceRate = decimal.NewFromInt(10)
+)
+
+func init() {
+	register(&TypeDef{Name: "project-governances", Guard: "projects", ProjectRel: "project",
+		Attrs: cat([]AttrDef{required(str("name")), text("description"),
+			enum("calculation-type", "percent_of_total", calculationTypes...), dec("rate"), dec("fixed-hours"),
+			enum("allocation-method", "prorate_phases_by_effort", allocationMethods...),
+			enum("filter-type", "all_services", filterTypes...), num("position")},
+			computed(dec("hours"), dec("revenue"), dec("cost"))),
+		Rels: []RelDef{owner("project", "projects"), to1("governance", "governances"),
+			to1("project-resource", "project-resources"), to1("project-phase", "project-phases"),
+			to1("service-category", "service-categories")},
+		Filters: eq("project"),
+		Hooks: Hooks{Validate: func(_ context.Context, _ *Call, rec, _ *Record) []error {
+			return validateGovernance(rec, "project-phase")
+		}}})
+}
+
+// validateGovernance applies rules 2 and 3 of resources.md to a catalog or
+// project governance item; phaseRel names its phase relationship.
+func validateGovernance(rec *Record, phaseRel string) []error {
+	var errs []error
+	if rate, ok := rec.DecOK("rate"); ok && (rate.IsNegative() || rate.GreaterThanOrEqual(maxGovernanceRate)) {
+		errs = append(errs, invalid(AttrPointer("rate"), "rate must be at least 0 and less than 10 (a fraction: 0.15 is 15%%)"))
+	}
+	if rec.Str("calculation-type") == "fixed_hours" {
+		if _, ok := rec.DecOK("fixed-hours"); !ok {
+			errs = append(errs, invalid(AttrPointer("fixed-hours"), "fixed-hours can't be blank when calculation-type is fixed_hours"))
+		}
+	}
+	byCategory := rec.Str("allocation-method") == "assign_to_category" || rec.Str("filter-type") == "service_category"
+	if byCategory && rec.Rel("service-category") == "" {
+		errs = append(errs, invalid(RelPointer("service-category"), "service-category is required when governance is allocated or filtered by category"))
+	}
+	byPhase := rec.Str("allocation-method") == "assign_to_phase" || rec.Str("filter-type") == "phase"
+	if byPhase && rec.Rel(phaseRel) == "" {
+		errs = append(errs, invalid(RelPointer(phaseRel), "%s is required when governance is allocated or filtered by phase", phaseRel))
+	}
+	return errs
+}

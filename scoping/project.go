@@ -1,0 +1,251 @@
+package scoping
+
+import (
+	"context"
+
+	"github.com/scopekit/scopekit"
+)
+
+// Projects and their children (resources.md, "Clients and projects").
+
+var projectStatuses = []string{"draft", "pending_approval", "approved", "won", "lost", "canceled"}
+
+func init() {
+	register(&TypeDef{Name: "projects", Guard: "projects", Archives: true, V2: true, ProjectRel: "id",
+		Attrs: cat([]AttrDef{required(str("project-name")),
+			text("executive-summary"), text("solution-summary"), text("our-responsibilities"),
+			text("client-responsibilities"), text("out-of-scope"), date("msa-date"),
+			{Name: "tag-list", Kind: KindList},
+			{Name: "revenue-adjustment", Kind: KindDecimal, Signed: true},
+			{Name: "cost-adjustment", Kind: KindDecimal, Signed: true},
+			withDefault(num("mrr-terms"), int64(12)), obj("user-defined-fields")},
+			computed(enum("status", "draft", projectStatuses...), str("currency"), dec("total-hours"),
+				dec("contract-revenue"), dec("contract-cost"), dec("contract-profit"), dec("contract-margin"),
+				AttrDef{Name: "submitted-at", Kind: KindTime}, AttrDef{Name: "approved-at", Kind: KindTime},
+				str("approval-stage"))),
+		Rels: []RelDef{
+			{Name: "client", Type: "clients", Required: true}, to1("rate-table", "rate-tables"),
+			to1("payment-term", "payment-terms"), to1("line-of-business", "lines-of-business"),
+			to1("sales-executive", "users"), to1("presales-engineer", "users"),
+			{Name: "teammates", Type: "users", ToMany: true, ReadOnly: true, Through: "project-teammates", From: "project", To: "user"},
+			inverse("project-teammates", "project-teammates", "project"),
+			inverse("project-locations", "project-locations", "project"),
+			inverse("project-phases", "project-phases", "project"),
+			inverse("project-resources", "project-resources", "project"),
+			inverse("project-services", "project-services", "project"),
+			inverse("project-governances", "project-governances", "project"),
+			inverse("project-expenses", "project-expenses", "project"),
+			inverse("project-products", "project-products", "project"),
+		},
+		Filters: with(with(with(with(with(with(with(with(
+			eq("status", "client", "line-of-business", "sales-executive", "presales-engineer"),
+			"name", FilterDef{Field: "project-name", Op: OpContains}),
+			"created-after", FilterDef{Field: "created-at", Op: OpGte, Kind: KindTime}),
+			"created-before", FilterDef{Field: "created-at", Op: OpLte, Kind: KindTime}),
+			"approved-after", FilterDef{Field: "approved-at", Op: OpGte, Kind: KindTime}),
+			"approved-before", FilterDef{Field: "approved-at", Op: OpLte, Kind: KindTime}),
+			"teammate", FilterDef{Build: func(_ context.Context, c *Call, v string) ([]Cond, error) {
+				return c.projectsOfTeammates(splitList(v))
+			}}),
+			"my-projects", FilterDef{Kind: KindBool, Build: func(_ context.Context, c *Call, v string) ([]Cond, error) {
+				switch v {
+				case "true":
+					return c.projectsOfTeammates([]string{c.Actor.UserID})
+				case "false":
+					return nil, nil
+				}
+				return nil, scopekit.ParamErrorf(scopekit.EBADREQUEST, "filter[my-projects]", "filter[my-projects] must be true or false")
+			}}),
+			"active", FilterDef{Op: OpIn, Kind: KindBool}),
+		Hooks: Hooks{Defaults: projectDefaults, Compute: computeProjects,
+			Validate: func(_ context.Context, c *Call, rec, _ *Record) []error { return validateUDFs(c, "projects", rec) }},
+	})
+
+	register(&TypeDef{Name: "project-teammates", Guard: "projects", ProjectRel: "project",
+		Attrs: computed(AttrDef{Name: "removed-at", Kind: KindTime}),
+		Rels:  []RelDef{owner("project", "projects"), owner("user", "users")},
+		Filters: with(eq("project", "user"), "removed", FilterDef{Kind: KindBool,
+			Build: func(_ context.Context, _ *Call, v string) ([]Cond, error) {
+				if v == "true" {
+					return []Cond{{Field: "removed-at", Op: OpNotNull}}, nil
+				}
+				return []Cond{{Field: "removed-at", Op: OpNull}}, nil
+			}}),
+		Hooks: Hooks{Upsert: upsertTeammate, Delete: func(_ context.Context, c *Call, rec *Record) error {
+			if rec.Str("removed-at") == "" {
+				rec.Attrs["removed-at"] = FormatTime(c.Svc.Now())
+				return c.Tx.Replace(rec)
+			}
+			return nil
+		}},
+	})
+
+	register(&TypeDef{Name: "project-locations", Guard: "projects", ProjectRel: "project",
+		Attrs: []AttrDef{required(str("name")), str("address"), str("city"), str("region"), str("country"),
+			str("postal-code"), flag("remote", false)},
+		Rels: []RelDef{owner("project", "projects")}, Filters: eq("project")})
+	register(&TypeDef{Name: "project-phases", Guard: "projects", ProjectRel: "project",
+		Attrs: []AttrDef{required(str("name")), num("position"), text("sow-language")},
+		Rels:  []RelDef{owner("project", "projects"), to1("phase", "phases")}, Filters: eq("project")})
+	register(&TypeDef{Name: "project-resources", Guard: "projects", ProjectRel: "project",
+		Attrs: cat([]AttrDef{str("name"), str("external-name"), str("code"), dec("hourly-rate"), dec("hourly-cost")},
+			computed(dec("total-hours"), dec("revenue"), dec("cost"))),
+		Rels:    []RelDef{owner("project", "projects"), to1("resource", "resources"), to1("line-of-business", "lines-of-business")},
+		Filters: eq("project"),
+		Hooks:   Hooks{Defaults: projectResourceDefaults}})
+
+	register(&TypeDef{Name: "project-services", Guard: "projects", ProjectRel: "project", V2: true,
+		Attrs: cat([]AttrDef{str("name"), withDefault(dec("quantity"), "1"), dec("unit-hours"), dec("actual-hours"),
+			enum("service-type", "professional_services", serviceTypes...),
+			enum("payment-frequency", "one_time", paymentFrequencies...),
+			text("service-description"), str("sku"), num("position"),
+			enum("status", "not_started", "not_started", "in_progress", "on_hold", "complete", "canceled")},
+			computed(dec("extended-hours"), dec("total-hours"), AttrDef{Name: "custom-hours", Kind: KindBool},
+				dec("revenue"), dec("cost"))),
+		Rels: []RelDef{owner("project", "projects"), to1("service", "services"),
+			to1("project-phase", "project-phases"), to1("project-location", "project-locations"),
+			to1("project-resource", "project-resources"), to1("line-of-business", "lines-of-business"),
+			to1("service-category", "service-categories"),
+			inverse("project-subservices", "project-subservices", "project-service")},
+		Filters: eq("project", "project-phase", "project-location", "service"),
+		Hooks:   Hooks{Defaults: projectServiceDefaults, AfterWrite: copySubservices}})
+
+	register(&TypeDef{Name: "project-subservices", Guard: "projects", ProjectRel: "project", V2: true,
+		Attrs: cat([]AttrDef{str("name"), withDefault(dec("quantity"), "1"), dec("unit-hours"), dec("actual-hours"), num("position")},
+			computed(dec("extended-hours"), AttrDef{Name: "custom-hours", Kind: KindBool}, dec("revenue"), dec("cost"))),
+		Rels: []RelDef{owner("project-service", "project-services"), to1("subservice", "subservices"),
+			to1("project-resource", "project-resources"),
+			{Name: "project", Type: "projects", ReadOnly: true, Cascade: true}},
+		Filters: eq("project-service", "project"),
+		Hooks: Hooks{Defaults: func(_ context.Context, c *Call, rec *Record) error {
+			return inheritProject(c, rec, "project-services", "project-service")
+		}}})
+
+	register(&TypeDef{Name: "project-expenses", Guard: "projects", ProjectRel: "project",
+		Attrs: cat([]AttrDef{required(str("description")), withDefault(dec("quantity"), "1"), required(dec("rate")), dec("unit-cost")},
+			computed(dec("revenue"), dec("cost"), dec("profit"))),
+		Rels: []RelDef{owner("project", "projects"), to1("expense-category", "expense-categories"),
+			to1("project-phase", "project-phases"), to1("project-service", "project-services")},
+		Filters: eq("project"),
+		Hooks: Hooks{Defaults: func(_ context.Context, _ *Call, rec *Record) error {
+			if _, ok := rec.DecOK("unit-cost"); !ok {
+				if r, ok := rec.Attrs["rate"]; ok {
+					rec.Attrs["unit-cost"] = r
+				}
+			}
+			return nil
+		}}})
+	register(&TypeDef{Name: "project-products", Guard: "projects", ProjectRel: "project",
+		Attrs: cat([]AttrDef{str("name"), str("sku"), withDefault(dec("quantity"), "1"), dec("unit-price"), dec("unit-cost")},
+			computed(dec("revenue"), dec("cost"), dec("profit"))),
+		Rels:    []RelDef{owner("project", "projects"), to1("product", "products")},
+		Filters: eq("project"),
+		Hooks:   Hooks{Defaults: projectProductDefaults}})
+
+	register(&TypeDef{Name: "approval-steps", Guard: "projects", ProjectRel: "project", ReadOnly: true,
+		Attrs: computed(str("kind"), num("position"),
+			enum("status", "pending", "pending", "approved", "declined", "rescoped", "canceled"),
+			AttrDef{Name: "legacy", Kind: KindBool}, AttrDef{Name: "completed-at", Kind: KindTime}, text("comment")),
+		Rels: []RelDef{owner("project", "projects"), to1("approval-level", "approval-levels"),
+			inverse("approval-requirements", "approval-requirements", "approval-step"),
+			{Name: "required-approvers", Type: "users", ToMany: true, ReadOnly: true}},
+		Filters: eq("project", "status")})
+	register(&TypeDef{Name: "approval-requirements", Guard: "projects", ProjectRel: "project", ReadOnly: true,
+		Attrs: computed(enum("status", "pending", "pending", "signed", "downgraded"), AttrDef{Name: "signed-at", Kind: KindTime}),
+		Rels: []RelDef{owner("approval-step", "approval-steps"), to1("user", "users"),
+			{Name: "project", Type: "projects", ReadOnly: true, Cascade: true}}})
+}
+
+// projectsOfTeammates is a condition on projects on which one of users is
+// an active teammate.
+func (c *Call) projectsOfTeammates(users []string) ([]Cond, error) {
+	tms, err := c.Find("project-teammates", Eq("user", users...), Cond{Field: "removed-at", Op: OpNull})
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]string, 0, len(tms))
+	for _, t := range tms {
+		ids = append(ids, t.Rel("project"))
+	}
+	return []Cond{Eq("id", ids...)}, nil
+}
+
+// projectDefaults gives a new project the account's default rate table and
+// payment term when none is named.
+func projectDefaults(_ context.Context, c *Call, rec *Record) error {
+	for _, d := range []struct{ rel, typ string }{{"rate-table", "rate-tables"}, {"payment-term", "payment-terms"}} {
+		if _, given := rec.Rels[d.rel]; given {
+			continue
+		}
+		defs, err := c.Find(d.typ, Eq("default", "true"), Eq("active", "true"))
+		if err != nil {
+			return err
+		}
+		if len(defs) > 0 {
+			rec.SetRel(d.rel, defs[0].ID)
+		}
+	}
+	return nil
+}
+
+// computeProjects sets the currency of projects: their rate table's, else
+// the account default. Price figures come from the pricing engine.
+func computeProjects(_ context.Context, c *Call, recs []*Record) error {
+	tables := map[string]string{}
+	for _, r := range recs {
+		cur := c.Actor.Account.Str("default-currency")
+		if rt := r.Rel("rate-table"); rt != "" {
+			code, ok := tables[rt]
+			if !ok {
+				if t, err := c.Get("rate-tables", rt); err == nil {
+					code = t.Str("currency")
+				}
+				tables[rt] = code
+			}
+			if code != "" {
+				cur = code
+			}
+		}
+		r.Attrs["currency"] = cur
+	}
+	return nil
+}
+
+// inheritProject sets the project of a record from its parent's.
+func inheritProject(c *Call, rec *Record, parentType, parentRel string) error {
+	if id := rec.Rel(parentRel); id != "" {
+		if p, err := c.Get(parentType, id); err == nil {
+			rec.SetRel("project", p.Rel("project"))
+		}
+	}
+	return nil
+}
+
+// upsertTeammate returns the existing teammate record of the same project
+// and user, restored, instead of creating a second one.
+func upsertTeammate(_ context.Context, c *Call, rec *Record) (*Record, error) {
+	found, err := c.Find("project-teammates", Eq("project", rec.Rel("project")), Eq("user", rec.Rel("user")))
+	if err != nil || len(found) == 0 {
+		return nil, err
+	}
+	ex := found[0]
+	delete(ex.Attrs, "removed-at")
+	return ex, nil
+}
+
+func projectProductDefaults(_ context.Context, c *Call, rec *Record) error {
+	pid := rec.Rel("product")
+	if pid == "" {
+		return nil
+	}
+	p, err := c.Get("products", pid)
+	if err != nil {
+		return nil // reported by the reference check
+	}
+	for dst, src := range map[string]string{"name": "name", "sku": "sku", "unit-price": "unit-price", "unit-cost": "unit-cost"} {
+		if !c.Given(dst) && p.Attrs[src] != nil {
+			rec.Attrs[dst] = p.Attrs[src]
+		}
+	}
+	return nil
+}

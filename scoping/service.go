@@ -1,0 +1,146 @@
+package scoping
+
+import (
+	"context"
+	"time"
+
+	"github.com/scopekit/scopekit"
+)
+
+// Service is the use-case layer: every read and write of records goes
+// through it, so that permissions, visibility and validation hold whatever
+// adapter calls it.
+type Service struct {
+	store Store
+	// Now is the clock; tests replace it.
+	Now func() time.Time
+}
+
+// NewService returns a Service over store.
+func NewService(store Store) *Service {
+	return &Service{store: store, Now: func() time.Time { return time.Now().UTC() }}
+}
+
+// Store returns the service's store.
+func (s *Service) Store() Store { return s.store }
+
+// Call is the context of one use case inside one transaction; hooks receive
+// it. Meta is the write document's top-level meta; RespMeta collects
+// top-level meta for the response.
+type Call struct {
+	Svc      *Service
+	Tx       Tx
+	Actor    *Actor
+	V2       bool
+	Meta     map[string]any
+	RespMeta map[string]any
+	// Input is the write being applied (nil on reads).
+	Input *Input
+}
+
+// Given reports whether the write being applied names the attribute or
+// relationship, so hooks can fill only what the client left out.
+func (c *Call) Given(name string) bool {
+	if c.Input == nil {
+		return false
+	}
+	if _, ok := c.Input.Attrs[name]; ok {
+		return true
+	}
+	_, ok := c.Input.Rels[name]
+	return ok
+}
+
+// AccountID returns the id of the account the call addresses.
+func (c *Call) AccountID() string { return c.Actor.AccountID() }
+
+// Get reads a record of the call's account.
+func (c *Call) Get(typ, id string) (*Record, error) { return c.Tx.Get(typ, c.AccountID(), id) }
+
+// Find lists every record of typ in the call's account matching where.
+func (c *Call) Find(typ string, where ...Cond) ([]*Record, error) {
+	recs, _, err := c.Tx.List(&Query{Type: typ, AccountID: c.AccountID(), Where: where})
+	return recs, err
+}
+
+// Eq is a shorthand for an OpIn condition.
+func Eq(field string, values ...string) Cond { return Cond{Field: field, Op: OpIn, Values: values} }
+
+func (s *Service) view(ctx context.Context, a *Actor, v2 bool, fn func(c *Call) error) error {
+	return s.store.View(ctx, func(tx Tx) error {
+		return fn(&Call{Svc: s, Tx: tx, Actor: a, V2: v2})
+	})
+}
+
+func (s *Service) update(ctx context.Context, a *Actor, v2 bool, meta map[string]any, fn func(c *Call) error) (*Call, error) {
+	var call *Call
+	err := s.store.Update(ctx, func(tx Tx) error {
+		call = &Call{Svc: s, Tx: tx, Actor: a, V2: v2, Meta: meta, RespMeta: map[string]any{}}
+		return fn(call)
+	})
+	return call, err
+}
+
+func lookupType(name string) (*TypeDef, error) {
+	t, ok := Lookup(name)
+	if !ok || t.Global {
+		return nil, scopekit.Errorf(scopekit.ENOTFOUND, "no resource type %q", name)
+	}
+	return t, nil
+}
+
+// visibleProjects returns the ids of the projects the actor may see when
+// its role's visibility is "assigned": those on which it is an active
+// teammate.
+func (c *Call) visibleProjects() (map[string]bool, error) {
+	if c.Actor.visible != nil {
+		return c.Actor.visible, nil
+	}
+	tms, err := c.Find("project-teammates", Eq("user", c.Actor.UserID), Cond{Field: "removed-at", Op: OpNull})
+	if err != nil {
+		return nil, err
+	}
+	v := make(map[string]bool, len(tms))
+	for _, t := range tms {
+		v[t.Rel("project")] = true
+	}
+	c.Actor.visible = v
+	return v, nil
+}
+
+// canSeeProject reports whether the actor may see the project with id pid.
+func (c *Call) canSeeProject(pid string) (bool, error) {
+	if c.Actor.AllProjects || pid == "" {
+		return true, nil
+	}
+	v, err := c.visibleProjects()
+	return v[pid], err
+}
+
+// projectOf returns the id of the project owning rec ("" when none).
+func projectOf(def *TypeDef, rec *Record) string {
+	switch def.ProjectRel {
+	case "":
+		return ""
+	case "id":
+		return rec.ID
+	}
+	return rec.Rel(def.ProjectRel)
+}
+
+// checkVisible answers ENOTFOUND for a record outside the actor's
+// visibility.
+func (c *Call) checkVisible(def *TypeDef, rec *Record) error {
+	ok, err := c.canSeeProject(projectOf(def, rec))
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return notFound(def.Name, rec.ID)
+	}
+	return nil
+}
+
+func notFound(typ, id string) *scopekit.Error {
+	return scopekit.Errorf(scopekit.ENOTFOUND, "%s %s not found", typ, id)
+}

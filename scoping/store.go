@@ -1,0 +1,33 @@
+package scoping
+
+import "context"
+
+// Store persists records. Implementations run fn in one transaction:
+// everything fn writes commits together, or nothing does when fn returns an
+// error.
+type Store interface {
+	// View runs fn in a read-only transaction.
+	View(ctx context.Context, fn func(tx Tx) error) error
+	// Update runs fn in a read-write transaction.
+	Update(ctx context.Context, fn func(tx Tx) error) error
+}
+
+// Tx is a transaction of a Store. Records returned are the caller's to
+// modify; they are written back only through Insert and Replace.
+type Tx interface {
+	// Get returns the record of type typ with id in the account, or an
+	// ENOTFOUND error. accountID "" addresses global types (accounts).
+	Get(typ, accountID, id string) (*Record, error)
+	// List returns one page of the records matching q and the number of
+	// records matching q in all. Filtering, sorting and paging happen in the
+	// store, with indexes where the type declares them.
+	List(q *Query) (recs []*Record, total int, err error)
+	// Insert stores a new record. An empty ID is assigned from the type's
+	// sequence; CreatedAt and UpdatedAt are set when empty.
+	Insert(r *Record) error
+	// Replace overwrites an existing record (ENOTFOUND when missing) and
+	// sets UpdatedAt.
+	Replace(r *Record) error
+	// Delete removes a record (ENOTFOUND when missing).
+	Delete(typ, accountID, id string) error
+}

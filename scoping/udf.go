@@ -1,0 +1,113 @@
+package scoping
+
+import (
+	"context"
+	"encoding/json"
+	"regexp"
+	"slices"
+	"time"
+
+	"github.com/shopspring/decimal"
+)
+
+var udfName = regexp.MustCompile(`^[A-Za-z0-9_]+$`)
+
+func init() {
+	register(&TypeDef{Name: "user-defined-fields", Guard: "settings", Archives: true,
+		Attrs: []AttrDef{required(str("name")), str("label"),
+			enum("field-type", "text", "text", "number", "date", "select"),
+			{Name: "options", Kind: KindList},
+			required(enum("resource-type", "", "projects", "clients", "services"))},
+		Hooks: Hooks{Validate: func(_ context.Context, c *Call, rec, _ *Record) []error {
+			var errs []error
+			if n := rec.Str("name"); n != "" && !udfName.MatchString(n) { // rule 4
+				errs = append(errs, invalid(AttrPointer("name"), "name may contain only letters, digits and underscores"))
+			}
+			dups, err := c.Find("user-defined-fields", Eq("resource-type", rec.Str("resource-type")))
+			if err != nil {
+				return []error{err}
+			}
+			for _, d := range dups {
+				if d.ID != rec.ID && d.Str("name") == rec.Str("name") {
+					errs = append(errs, invalid(AttrPointer("name"), "name %q has already been taken for %s", rec.Str("name"), rec.Str("resource-type")))
+				}
+			}
+			if rec.Str("field-type") == "select" && len(optionsOf(rec)) == 0 {
+				errs = append(errs, invalid(AttrPointer("options"), "options can't be blank for a select field"))
+			}
+			return errs
+		}}})
+}
+
+func optionsOf(rec *Record) []string {
+	raw, _ := rec.Attrs["options"].([]any)
+	out := make([]string, 0, len(raw))
+	for _, o := range raw {
+		if s, ok := o.(string); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// validateUDFs checks a record's `user-defined-fields` object against the
+// account's active definitions for resourceType: every key must be defined
+// and every value must fit its field type.
+func validateUDFs(c *Call, resourceType string, rec *Record) []error {
+	vals, _ := rec.Attrs["user-defined-fields"].(map[string]any)
+	if len(vals) == 0 {
+		return nil
+	}
+	defs, err := c.Find("user-defined-fields", Eq("resource-type", resourceType), Eq("active", "true"))
+	if err != nil {
+		return []error{err}
+	}
+	byName := make(map[string]*Record, len(defs))
+	for _, d := range defs {
+		byName[d.Str("name")] = d
+	}
+	p := AttrPointer("user-defined-fields")
+	var errs []error
+	keys := make([]string, 0, len(vals))
+	for k := range vals {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		v := vals[k]
+		d, ok := byName[k]
+		if !ok {
+			errs = append(errs, invalid(p, "user-defined field %q is not defined for %s", k, resourceType))
+			continue
+		}
+		if v == nil {
+			continue
+		}
+		s, isStr := v.(string)
+		okv := true
+		switch d.Str("field-type") {
+		case "number":
+			switch n := v.(type) {
+			case json.Number:
+				_, err := decimal.NewFromString(n.String())
+				okv = err == nil
+			case string:
+				_, err := decimal.NewFromString(n)
+				okv = err == nil
+			default:
+				okv = false
+			}
+		case "date":
+			_, err := time.Parse(time.DateOnly, s)
+			okv = isStr && err == nil
+		case "select":
+			okv = isStr && slices.Contains(optionsOf(d), s)
+		default:
+			okv = isStr
+		}
+		if !okv {
+			errs = append(errs, invalid(p, "user-defined field %q must be a valid %s value", k, d.Str("field-type")))
+		}
+	}
+	return errs
+}
