@@ -11,18 +11,19 @@ import (
 
 // Error codes. Each maps to exactly one HTTP status in httpadapter.
 const (
-	EINVALID          = "invalid"           // 422: well-formed but fails validation
-	EBADREQUEST       = "bad_request"       // 400: malformed request
-	EUNSUPPORTEDMEDIA = "unsupported_media" // 415: wrong Content-Type on a write
-	EUNAUTHORIZED     = "unauthorized"      // 401: no, invalid or expired credentials
-	EFORBIDDEN        = "forbidden"         // 403: authenticated but not allowed
-	ENOTFOUND         = "not_found"         // 404: missing or not visible
-	ECONFLICT         = "conflict"          // 409: the current state forbids the action
-	ENOTACCEPTABLE    = "not_acceptable"    // 406: Accept admits no JSON:API
-	ETOOLARGE         = "too_large"         // 413: request body too large
-	ERATELIMITED      = "rate_limited"      // 429: throttled
-	ETIMEOUT          = "timeout"           // 504: not answered in time
-	EINTERNAL         = "internal"          // 500: anything else
+	EINVALID          = "invalid"            // 422: well-formed but fails validation
+	EBADREQUEST       = "bad_request"        // 400: malformed request
+	EUNSUPPORTEDMEDIA = "unsupported_media"  // 415: wrong Content-Type on a write
+	EUNAUTHORIZED     = "unauthorized"       // 401: no, invalid or expired credentials
+	EFORBIDDEN        = "forbidden"          // 403: authenticated but not allowed
+	ENOTFOUND         = "not_found"          // 404: missing or not visible
+	ECONFLICT         = "conflict"           // 409: the current state forbids the action
+	EMETHOD           = "method_not_allowed" // 405: the route exists, the method does not
+	ENOTACCEPTABLE    = "not_acceptable"     // 406: Accept admits no JSON:API
+	ETOOLARGE         = "too_large"          // 413: request body too large
+	ERATELIMITED      = "rate_limited"       // 429: throttled
+	ETIMEOUT          = "timeout"            // 504: not answered in time
+	EINTERNAL         = "internal"           // 500: anything else
 )
 
 // Error is the error type of ScopeKit. Code is one of the E* constants,

@@ -210,3 +210,39 @@ func (s *Service) Me(ctx context.Context, a *Actor) (*Record, error) {
 	})
 	return u, err
 }
+
+// UpdatePreferences sets the actor's own preferences: only
+// `settings-design` (classic or modern), with user_preferences manage.
+func (s *Service) UpdatePreferences(ctx context.Context, a *Actor, in *Input) (*Record, error) {
+	if err := a.Require("user_preferences", true); err != nil {
+		return nil, err
+	}
+	design := AttrDef{Name: "settings-design", Kind: KindEnum, Enum: []string{"classic", "modern"}}
+	for name := range in.Attrs {
+		if name != design.Name {
+			return nil, badAttr(name, "%s cannot be changed here; only settings-design can", name)
+		}
+	}
+	if len(in.Rels) > 0 {
+		return nil, scopekit.FieldErrorf(scopekit.EBADREQUEST, "/data/relationships", "me has no writable relationships")
+	}
+	var u *Record
+	err := s.store.Update(ctx, func(tx Tx) error {
+		var err error
+		if u, err = tx.Get("users", a.AccountID(), a.UserID); err != nil {
+			return err
+		}
+		if raw, ok := in.Attrs[design.Name]; ok {
+			v, e := decodeAttr(&design, raw)
+			if e != nil {
+				return e
+			}
+			if v == nil || v == "" {
+				return invalid(AttrPointer(design.Name), "settings-design must be classic or modern")
+			}
+			u.Attrs[design.Name] = v
+		}
+		return tx.Replace(u)
+	})
+	return u, err
+}

@@ -103,7 +103,8 @@ func init() {
 		Attrs: []AttrDef{required(str("name")),
 			enum("calculation-type", "percent_of_total", calculationTypes...), dec("rate"), dec("fixed-hours"),
 			enum("allocation-method", "prorate_phases_by_effort", allocationMethods...),
-			enum("filter-type", "all_services", filterTypes...), flag("required", false), num("position")},
+			enum("filter-type", "all_services", filterTypes...),
+			{Name: "required", Kind: KindBool, Default: false, Index: true}, num("position")},
 		Rels: []RelDef{to1("resource", "resources"), to1("phase", "phases"), to1("service-category", "service-categories")},
 		Hooks: Hooks{Validate: func(_ context.Context, _ *Call, rec, _ *Record) []error {
 			return validateGovernance(rec, "phase")

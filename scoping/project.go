@@ -57,7 +57,7 @@ func init() {
 				return nil, scopekit.ParamErrorf(scopekit.EBADREQUEST, "filter[my-projects]", "filter[my-projects] must be true or false")
 			}}),
 			"active", FilterDef{Op: OpIn, Kind: KindBool}),
-		Hooks: Hooks{Defaults: projectDefaults, Compute: computeProjects,
+		Hooks: Hooks{Defaults: projectDefaults, AfterWrite: addRequiredGovernance, Compute: computeProjects,
 			Validate: func(_ context.Context, c *Call, rec, _ *Record) []error { return validateUDFs(c, "projects", rec) }},
 	})
 
@@ -245,6 +245,51 @@ func projectProductDefaults(_ context.Context, c *Call, rec *Record) error {
 	for dst, src := range map[string]string{"name": "name", "sku": "sku", "unit-price": "unit-price", "unit-cost": "unit-cost"} {
 		if !c.Given(dst) && p.Attrs[src] != nil {
 			rec.Attrs[dst] = p.Attrs[src]
+		}
+	}
+	return nil
+}
+
+// addRequiredGovernance copies the account's required, active catalog
+// governance items onto a new project, each priced through the project
+// resource of its catalog resource.
+func addRequiredGovernance(_ context.Context, c *Call, rec, old *Record) error {
+	if old != nil {
+		return nil
+	}
+	items, err := c.Find("governances", Eq("required", "true"), Eq("active", "true"))
+	if err != nil {
+		return err
+	}
+	sortByPosition(items)
+	for _, g := range items {
+		pg := NewRecord("project-governances", c.AccountID())
+		pg.SetRel("project", rec.ID)
+		pg.SetRel("governance", g.ID)
+		for _, a := range []string{"name", "calculation-type", "rate", "fixed-hours", "allocation-method", "filter-type", "position"} {
+			if v := g.Attrs[a]; v != nil {
+				pg.Attrs[a] = v
+			}
+		}
+		if sc := g.Rel("service-category"); sc != "" {
+			pg.SetRel("service-category", sc)
+		}
+		if r := g.Rel("resource"); r != "" {
+			id, err := c.ensureProjectResource(rec.ID, r)
+			if err != nil {
+				return err
+			}
+			pg.SetRel("project-resource", id)
+		}
+		if ph := g.Rel("phase"); ph != "" {
+			id, err := c.ensureProjectPhase(rec.ID, ph)
+			if err != nil {
+				return err
+			}
+			pg.SetRel("project-phase", id)
+		}
+		if err := c.Tx.Insert(pg); err != nil {
+			return err
 		}
 	}
 	return nil

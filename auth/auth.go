@@ -1,0 +1,136 @@
+// Package auth is ScopeKit's OAuth 2.0 token service: the clients (account
+// OAuth applications and service-account credentials), the grants of
+// POST /oauth/token, and the validation of bearer tokens. It knows nothing of
+// HTTP: httpadapter parses the form and maps *OAuthError to a response.
+//
+// Secrets are never stored in clear. Client secrets and tokens are kept as
+// SHA-256 digests (secrets are high-entropy, so a plain digest is enough and
+// lets a token be found by its digest); passwords are hashed with bcrypt.
+package auth
+
+import (
+	"context"
+	"crypto/sha256"
+	"time"
+)
+
+// Grant types accepted by POST /oauth/token.
+const (
+	GrantClientCredentials = "client_credentials"
+	GrantPassword          = "password"
+	GrantRefreshToken      = "refresh_token"
+	GrantAuthorizationCode = "authorization_code"
+)
+
+// Token kinds.
+const (
+	KindAccess  = "access"
+	KindRefresh = "refresh"
+)
+
+// Membership statuses, as in resources.md.
+const (
+	StatusInvited     = "invited"
+	StatusActive      = "active"
+	StatusDeactivated = "deactivated"
+)
+
+// Directory is how auth sees users; the composition root implements it over
+// the scoping records.
+type Directory interface {
+	// UserByEmail returns the user whose email matches, compared without
+	// regard to case, whatever its accounts. ENOTFOUND when there is none.
+	UserByEmail(ctx context.Context, email string) (*Subject, error)
+	// Membership returns the user's membership in the account. ENOTFOUND
+	// when the user is not a member of it.
+	Membership(ctx context.Context, userID, accountID string) (*Membership, error)
+}
+
+// Subject is a user identity, one across all accounts.
+type Subject struct {
+	UserID  string
+	Email   string
+	Service bool // a service account: no password grant
+}
+
+// Membership is a user's place in one account.
+type Membership struct {
+	UserID    string
+	AccountID string
+	Status    string // StatusInvited, StatusActive or StatusDeactivated
+	Service   bool
+}
+
+// Application is an account-level OAuth client (password, authorization
+// code and refresh token grants).
+type Application struct {
+	AccountID    string
+	Name         string
+	ClientID     string
+	SecretDigest []byte // HashSecret of the client secret
+	RedirectURIs []string
+	CreatedAt    time.Time
+}
+
+// ServiceCredential is the client id and secret of one service-account user
+// in one account (client credentials grant). A user has at most one per
+// account.
+type ServiceCredential struct {
+	AccountID    string
+	UserID       string
+	ClientID     string
+	SecretDigest []byte // HashSecret of the client secret
+	CreatedAt    time.Time
+}
+
+// Token is an issued access or refresh token as stored: only its digest.
+// Grant is the grant that authenticated the user (client_credentials,
+// password or authorization_code); tokens minted by a refresh keep the
+// grant of the refresh token they replace, so "a refresh token from a
+// password grant" stays true along a rotation chain.
+type Token struct {
+	Digest    []byte // HashSecret of the token value
+	Kind      string // KindAccess or KindRefresh
+	Grant     string
+	UserID    string
+	AccountID string // the account the token is scoped to: its client's
+	ClientID  string
+	CreatedAt time.Time
+	ExpiresAt time.Time
+}
+
+// Store persists clients, password hashes and tokens. Methods return a
+// *scopekit.Error with the codes listed; any other error is internal.
+type Store interface {
+	// PutApplication creates or replaces the application with a.ClientID.
+	// EINVALID when the client id is blank, is used by a service
+	// credential, or belongs to an application of another account.
+	PutApplication(ctx context.Context, a *Application) error
+	// ApplicationByClientID returns ENOTFOUND when there is none.
+	ApplicationByClientID(ctx context.Context, clientID string) (*Application, error)
+	// PutServiceCredential stores c and removes the user's previous
+	// credential in that account, whose client id then stops working.
+	// EINVALID when the client id is blank or used by an application or by
+	// another user's credential.
+	PutServiceCredential(ctx context.Context, c *ServiceCredential) error
+	// ServiceCredentialByClientID returns ENOTFOUND when there is none.
+	ServiceCredentialByClientID(ctx context.Context, clientID string) (*ServiceCredential, error)
+	// SetPasswordHash sets (or replaces) the bcrypt hash of a user's password.
+	SetPasswordHash(ctx context.Context, userID string, hash []byte) error
+	// PasswordHash returns ENOTFOUND when the user has no password.
+	PasswordHash(ctx context.Context, userID string) ([]byte, error)
+	// PutToken stores t under t.Digest.
+	PutToken(ctx context.Context, t *Token) error
+	// TokenByDigest returns ENOTFOUND when there is none.
+	TokenByDigest(ctx context.Context, digest []byte) (*Token, error)
+	// DeleteToken removes the token. ENOTFOUND when there was none, so that
+	// of two requests consuming the same single-use token only one wins.
+	DeleteToken(ctx context.Context, digest []byte) error
+}
+
+// HashSecret returns the SHA-256 digest under which a client secret or a
+// token is stored.
+func HashSecret(secret string) []byte {
+	sum := sha256.Sum256([]byte(secret))
+	return sum[:]
+}

@@ -1,0 +1,96 @@
+package auth
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/scopekit/scopekit"
+)
+
+// Principal is who a valid access token speaks for.
+type Principal struct {
+	UserID    string
+	AccountID string // the account the token is scoped to
+	ClientID  string
+	Grant     string // the grant that authenticated the user
+	ExpiresAt time.Time
+}
+
+// Bearer tokens are base64url; ours are tokenBytes long, and nothing sane
+// is longer than maxBearerLen, so anything else is refused without a store
+// read.
+const (
+	minBearerLen = (tokenBytes*8 + 5) / 6
+	maxBearerLen = 512
+)
+
+// Authenticate validates the value of an "Authorization: Bearer" header.
+// It returns EUNAUTHORIZED for a malformed, unknown or expired token, a
+// refresh token, a token whose user's membership in the token's account is
+// missing or not active, and a client_credentials token whose service
+// credential has since been replaced. Other errors are internal.
+func (s *Service) Authenticate(ctx context.Context, bearer string) (*Principal, error) {
+	if !wellFormedBearer(bearer) {
+		return nil, errUnauthorized()
+	}
+	t, err := s.Store.TokenByDigest(ctx, HashSecret(bearer))
+	if isNotFound(err) {
+		return nil, errUnauthorized()
+	}
+	if err != nil {
+		return nil, fmt.Errorf("auth: look up token: %w", err)
+	}
+	if t.Kind != KindAccess || !s.now().Before(t.ExpiresAt) {
+		return nil, errUnauthorized()
+	}
+	if t.Grant == GrantClientCredentials {
+		// Issuing new credentials cuts off tokens minted with the old ones.
+		cred, err := s.Store.ServiceCredentialByClientID(ctx, t.ClientID)
+		if isNotFound(err) {
+			return nil, errUnauthorized()
+		}
+		if err != nil {
+			return nil, fmt.Errorf("auth: look up service credential: %w", err)
+		}
+		if cred.UserID != t.UserID || cred.AccountID != t.AccountID {
+			return nil, errUnauthorized()
+		}
+	}
+	m, err := s.Directory.Membership(ctx, t.UserID, t.AccountID)
+	if isNotFound(err) {
+		return nil, errUnauthorized()
+	}
+	if err != nil {
+		return nil, fmt.Errorf("auth: membership: %w", err)
+	}
+	if m.Status != StatusActive {
+		return nil, errUnauthorized()
+	}
+	return &Principal{
+		UserID:    t.UserID,
+		AccountID: t.AccountID,
+		ClientID:  t.ClientID,
+		Grant:     t.Grant,
+		ExpiresAt: t.ExpiresAt,
+	}, nil
+}
+
+// errUnauthorized is the one answer to every bad token: its message tells
+// nothing about why (a 401 body has no detail anyway).
+func errUnauthorized() error {
+	return scopekit.Errorf(scopekit.EUNAUTHORIZED, "invalid or expired token")
+}
+
+func wellFormedBearer(v string) bool {
+	if len(v) < minBearerLen || len(v) > maxBearerLen {
+		return false
+	}
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return true
+}

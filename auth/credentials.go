@@ -1,0 +1,142 @@
+package auth
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"strings"
+
+	"github.com/scopekit/scopekit"
+	"golang.org/x/crypto/bcrypt"
+)
+
+// maxPasswordBytes is the most bcrypt looks at.
+const maxPasswordBytes = 72
+
+// clientIDBytes is the entropy of generated client ids (secrets get
+// tokenBytes).
+const clientIDBytes = 16
+
+// RegisterApplication creates or replaces the account-level OAuth
+// application clientID with a new secret (stored as its digest) and
+// redirect URIs; a replaced application keeps its creation time. EINVALID
+// when a value is blank, the client id is longer than 255 bytes, a redirect URI is not an absolute URI without a
+// fragment (RFC 6749 3.1.2), or the client id is taken by a service
+// credential or another account's application.
+func (s *Service) RegisterApplication(ctx context.Context, accountID, name, clientID, clientSecret string, redirectURIs []string) error {
+	if err := requireValues("account", accountID, "name", name, "client-id", clientID, "client-secret", clientSecret); err != nil {
+		return err
+	}
+	if err := checkClientID(clientID); err != nil {
+		return err
+	}
+	for _, u := range redirectURIs {
+		p, err := url.Parse(u)
+		if err != nil || !p.IsAbs() || strings.Contains(u, "#") {
+			return scopekit.FieldErrorf(scopekit.EINVALID, "redirect-uris",
+				"redirect URIs must be absolute URIs without a fragment")
+		}
+	}
+	a := &Application{
+		AccountID:    accountID,
+		Name:         name,
+		ClientID:     clientID,
+		SecretDigest: HashSecret(clientSecret),
+		RedirectURIs: append([]string(nil), redirectURIs...),
+		CreatedAt:    s.now(),
+	}
+	old, err := s.Store.ApplicationByClientID(ctx, clientID)
+	switch {
+	case err == nil:
+		a.CreatedAt = old.CreatedAt
+	case !isNotFound(err):
+		return fmt.Errorf("auth: look up application: %w", err)
+	}
+	return s.Store.PutApplication(ctx, a)
+}
+
+// SetServiceCredential gives the user the client id and secret for the
+// client_credentials grant in the account, replacing its previous ones. It
+// does not consult the Directory, so the bootstrap file may set the
+// credentials of users it creates in the same run. EINVALID when a value is
+// blank or the client id is taken by an application or another credential.
+func (s *Service) SetServiceCredential(ctx context.Context, accountID, userID, clientID, clientSecret string) error {
+	if err := requireValues("account", accountID, "user", userID, "client-id", clientID, "client-secret", clientSecret); err != nil {
+		return err
+	}
+	if err := checkClientID(clientID); err != nil {
+		return err
+	}
+	return s.Store.PutServiceCredential(ctx, &ServiceCredential{
+		AccountID:    accountID,
+		UserID:       userID,
+		ClientID:     clientID,
+		SecretDigest: HashSecret(clientSecret),
+		CreatedAt:    s.now(),
+	})
+}
+
+// IssueServiceCredential generates a random client id and secret for a
+// service account of the account and returns them; the secret is not kept
+// and cannot be shown again. The user's previous credential stops working,
+// and so do the access tokens minted with it. ENOTFOUND when the user is
+// not a member of the account, ECONFLICT when it is not a service account.
+func (s *Service) IssueServiceCredential(ctx context.Context, accountID, userID string) (clientID, clientSecret string, err error) {
+	m, err := s.Directory.Membership(ctx, userID, accountID)
+	if err != nil {
+		return "", "", err
+	}
+	if !m.Service {
+		return "", "", scopekit.Errorf(scopekit.ECONFLICT, "credentials are issued to service accounts only")
+	}
+	if clientID, err = randomString(clientIDBytes); err != nil {
+		return "", "", err
+	}
+	if clientSecret, err = randomString(tokenBytes); err != nil {
+		return "", "", err
+	}
+	if err := s.SetServiceCredential(ctx, accountID, userID, clientID, clientSecret); err != nil {
+		return "", "", err
+	}
+	return clientID, clientSecret, nil
+}
+
+// SetPassword sets the user's password (stored as a bcrypt hash of cost
+// s.BcryptCost). EINVALID when the user id or password is blank or the
+// password is longer than 72 bytes. Minimum lengths are the caller's policy
+// (invitations ask for 12 characters).
+func (s *Service) SetPassword(ctx context.Context, userID, password string) error {
+	if err := requireValues("user", userID, "password", password); err != nil {
+		return err
+	}
+	if len(password) > maxPasswordBytes {
+		return scopekit.FieldErrorf(scopekit.EINVALID, "password", "password must be at most %d bytes", maxPasswordBytes)
+	}
+	hash, err := bcrypt.GenerateFromPassword([]byte(password), s.bcryptCost())
+	if err != nil {
+		return fmt.Errorf("auth: hash password: %w", err)
+	}
+	return s.Store.SetPasswordHash(ctx, userID, hash)
+}
+
+// maxClientIDBytes bounds client ids, which are store keys and travel in
+// forms and Basic headers.
+const maxClientIDBytes = 255
+
+func checkClientID(id string) error {
+	if len(id) > maxClientIDBytes {
+		return scopekit.FieldErrorf(scopekit.EINVALID, "client-id", "client id must be at most %d bytes", maxClientIDBytes)
+	}
+	return nil
+}
+
+// requireValues takes (field, value) pairs and returns an EINVALID error
+// naming the first blank value.
+func requireValues(pairs ...string) error {
+	for i := 0; i+1 < len(pairs); i += 2 {
+		if strings.TrimSpace(pairs[i+1]) == "" {
+			return scopekit.FieldErrorf(scopekit.EINVALID, pairs[i], "%s must not be blank", pairs[i])
+		}
+	}
+	return nil
+}

@@ -1,0 +1,78 @@
+package auth
+
+import (
+	"crypto/rand"
+	"encoding/base64"
+	"fmt"
+	"time"
+
+	"github.com/scopekit/scopekit"
+	"golang.org/x/crypto/bcrypt"
+)
+
+// Defaults of the Service fields left zero.
+const (
+	DefaultTokenTTL   = 86400 * time.Second
+	DefaultRefreshTTL = 30 * 24 * time.Hour
+)
+
+// tokenBytes is the entropy of every token, client id and secret we mint.
+const tokenBytes = 32
+
+// Service issues and validates tokens. Store and Directory are required;
+// the other fields have defaults when zero.
+type Service struct {
+	Store     Store
+	Directory Directory
+	// Now is the clock; default time.Now.
+	Now func() time.Time
+	// TokenTTL is the lifetime of access tokens; default 86400 s.
+	TokenTTL time.Duration
+	// RefreshTTL is the lifetime of refresh tokens; default 30 days.
+	RefreshTTL time.Duration
+	// BcryptCost is the cost of new password hashes; default
+	// bcrypt.DefaultCost (tests use bcrypt.MinCost).
+	BcryptCost int
+}
+
+func (s *Service) now() time.Time {
+	if s.Now != nil {
+		return s.Now()
+	}
+	return time.Now()
+}
+
+func (s *Service) tokenTTL() time.Duration {
+	if s.TokenTTL > 0 {
+		return s.TokenTTL
+	}
+	return DefaultTokenTTL
+}
+
+func (s *Service) refreshTTL() time.Duration {
+	if s.RefreshTTL > 0 {
+		return s.RefreshTTL
+	}
+	return DefaultRefreshTTL
+}
+
+func (s *Service) bcryptCost() int {
+	if s.BcryptCost != 0 {
+		return s.BcryptCost
+	}
+	return bcrypt.DefaultCost
+}
+
+// randomString returns n bytes from crypto/rand, base64url without padding.
+func randomString(n int) (string, error) {
+	b := make([]byte, n)
+	if _, err := rand.Read(b); err != nil {
+		return "", fmt.Errorf("auth: random: %w", err)
+	}
+	return base64.RawURLEncoding.EncodeToString(b), nil
+}
+
+// isNotFound reports whether err is a ScopeKit ENOTFOUND.
+func isNotFound(err error) bool {
+	return scopekit.ErrorCode(err) == scopekit.ENOTFOUND
+}

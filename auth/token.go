@@ -1,0 +1,320 @@
+package auth
+
+import (
+	"context"
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"golang.org/x/crypto/bcrypt"
+)
+
+// grantParams lists the parameters each grant requires, in the order they
+// are reported when missing.
+var grantParams = map[string][]string{
+	GrantClientCredentials: {"client_id", "client_secret"},
+	GrantPassword:          {"client_id", "client_secret", "username", "password"},
+	GrantRefreshToken:      {"client_id", "client_secret", "refresh_token"},
+	GrantAuthorizationCode: {"client_id", "client_secret", "code", "redirect_uri"},
+}
+
+// Token answers one POST /oauth/token. It returns an *OAuthError for every
+// failure of auth.md's error table, checked in this order:
+//
+//   - invalid_request: grant_type missing, a required parameter missing,
+//     redirect_uri sent with the password grant;
+//   - unsupported_grant_type: grant_type not one of the four;
+//   - invalid_client (401): client_id unknown or client_secret wrong;
+//   - unauthorized_client: an application on client_credentials, or
+//     service-account credentials on any other grant;
+//   - invalid_resource_owner (password): username is no user's email;
+//   - invalid_grant: the user's authentication failed (wrong password, not
+//     a member of the client's account, invited, deactivated, a service
+//     account on the password grant), or the refresh token is unknown,
+//     expired, used, of another client or not from a password grant, or an
+//     authorization code was sent (none are issued yet).
+//
+// Any other error is internal (the store or directory failed).
+func (s *Service) Token(ctx context.Context, r *TokenRequest) (*TokenResponse, error) {
+	if r.GrantType == "" {
+		return nil, NewOAuthError(InvalidRequest, "grant_type is required")
+	}
+	required, ok := grantParams[r.GrantType]
+	if !ok {
+		return nil, NewOAuthError(UnsupportedGrantType,
+			"grant_type must be one of client_credentials, password, authorization_code, refresh_token")
+	}
+	var missing []string
+	for _, name := range required {
+		if r.value(name) == "" {
+			missing = append(missing, name)
+		}
+	}
+	if len(missing) > 0 {
+		return nil, NewOAuthError(InvalidRequest, "missing required parameter: "+strings.Join(missing, ", "))
+	}
+	if r.GrantType == GrantPassword && (r.Present["redirect_uri"] || r.RedirectURI != "") {
+		return nil, NewOAuthError(InvalidRequest, "redirect_uri must not be sent with the password grant")
+	}
+
+	c, err := s.authenticateClient(ctx, r.ClientID, r.ClientSecret)
+	if err != nil {
+		return nil, err
+	}
+	if r.GrantType == GrantClientCredentials && c.cred == nil {
+		return nil, NewOAuthError(UnauthorizedClient,
+			"an account-level application cannot use the client_credentials grant; use service-account credentials")
+	}
+	if r.GrantType != GrantClientCredentials && c.app == nil {
+		return nil, NewOAuthError(UnauthorizedClient,
+			"service-account credentials can only use the client_credentials grant")
+	}
+
+	switch r.GrantType {
+	case GrantClientCredentials:
+		return s.clientCredentialsGrant(ctx, c)
+	case GrantPassword:
+		return s.passwordGrant(ctx, c, r.Username, r.Password)
+	case GrantRefreshToken:
+		return s.refreshTokenGrant(ctx, c, r.RefreshToken)
+	default: // GrantAuthorizationCode
+		return nil, NewOAuthError(InvalidGrant, "authorization codes are not issued by this server yet")
+	}
+}
+
+// value returns the parameter of the request with the given form name.
+func (r *TokenRequest) value(name string) string {
+	switch name {
+	case "client_id":
+		return r.ClientID
+	case "client_secret":
+		return r.ClientSecret
+	case "username":
+		return r.Username
+	case "password":
+		return r.Password
+	case "refresh_token":
+		return r.RefreshToken
+	case "code":
+		return r.Code
+	case "redirect_uri":
+		return r.RedirectURI
+	case "code_verifier":
+		return r.CodeVerifier
+	}
+	return ""
+}
+
+// client is an authenticated OAuth client: exactly one of app and cred is
+// set.
+type client struct {
+	id        string
+	accountID string
+	app       *Application
+	cred      *ServiceCredential
+}
+
+// authenticateClient finds the client by id among applications, then
+// service credentials, and compares the secret's digest in constant time.
+func (s *Service) authenticateClient(ctx context.Context, id, secret string) (*client, error) {
+	c := &client{id: id}
+	var digest []byte
+	app, err := s.Store.ApplicationByClientID(ctx, id)
+	switch {
+	case err == nil:
+		c.app, c.accountID, digest = app, app.AccountID, app.SecretDigest
+	case !isNotFound(err):
+		return nil, fmt.Errorf("auth: look up application: %w", err)
+	default:
+		cred, err := s.Store.ServiceCredentialByClientID(ctx, id)
+		switch {
+		case err == nil:
+			c.cred, c.accountID, digest = cred, cred.AccountID, cred.SecretDigest
+		case isNotFound(err):
+			return nil, NewOAuthError(InvalidClient, "client_id is not recognized")
+		default:
+			return nil, fmt.Errorf("auth: look up service credential: %w", err)
+		}
+	}
+	if subtle.ConstantTimeCompare(HashSecret(secret), digest) != 1 {
+		return nil, NewOAuthError(InvalidClient, "client_secret does not match the client_id")
+	}
+	return c, nil
+}
+
+func (s *Service) clientCredentialsGrant(ctx context.Context, c *client) (*TokenResponse, error) {
+	m, err := s.Directory.Membership(ctx, c.cred.UserID, c.accountID)
+	if isNotFound(err) {
+		return nil, NewOAuthError(InvalidGrant, "the service account is not a member of the account")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("auth: membership: %w", err)
+	}
+	if err := statusGrantError(m.Status); err != nil {
+		return nil, err
+	}
+	return s.issue(ctx, c, c.cred.UserID, GrantClientCredentials, false)
+}
+
+func (s *Service) passwordGrant(ctx context.Context, c *client, username, password string) (*TokenResponse, error) {
+	subj, err := s.Directory.UserByEmail(ctx, username)
+	if isNotFound(err) {
+		return nil, NewOAuthError(InvalidResourceOwner, "username is not the email of any user")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("auth: user by email: %w", err)
+	}
+	if subj.Service {
+		return nil, errServicePassword()
+	}
+	ok, err := s.checkPassword(ctx, subj.UserID, password)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, NewOAuthError(InvalidGrant, "username or password is incorrect")
+	}
+	m, err := s.Directory.Membership(ctx, subj.UserID, c.accountID)
+	if isNotFound(err) {
+		return nil, NewOAuthError(InvalidGrant, "the user is not a member of the application's account")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("auth: membership: %w", err)
+	}
+	if m.Service {
+		return nil, errServicePassword()
+	}
+	if err := statusGrantError(m.Status); err != nil {
+		return nil, err
+	}
+	return s.issue(ctx, c, subj.UserID, GrantPassword, true)
+}
+
+func errServicePassword() error {
+	return NewOAuthError(InvalidGrant, "a service account cannot use the password grant")
+}
+
+// checkPassword compares password with the user's bcrypt hash. A user
+// without a password costs the same bcrypt work, so timing does not tell
+// whether a password is set.
+func (s *Service) checkPassword(ctx context.Context, userID, password string) (bool, error) {
+	hash, err := s.Store.PasswordHash(ctx, userID)
+	if isNotFound(err) {
+		_, _ = bcrypt.GenerateFromPassword([]byte("no password set"), s.bcryptCost())
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("auth: password hash: %w", err)
+	}
+	err = bcrypt.CompareHashAndPassword(hash, []byte(password))
+	switch {
+	case errors.Is(err, bcrypt.ErrMismatchedHashAndPassword):
+		return false, nil
+	case err != nil:
+		return false, fmt.Errorf("auth: compare password: %w", err)
+	}
+	// bcrypt ignores bytes past the 72nd; SetPassword refuses such
+	// passwords, so a longer one can never be the right one.
+	return len(password) <= maxPasswordBytes, nil
+}
+
+func (s *Service) refreshTokenGrant(ctx context.Context, c *client, refreshToken string) (*TokenResponse, error) {
+	invalid := NewOAuthError(InvalidGrant, "refresh_token is invalid, expired or revoked")
+	digest := HashSecret(refreshToken)
+	t, err := s.Store.TokenByDigest(ctx, digest)
+	if isNotFound(err) {
+		return nil, invalid
+	}
+	if err != nil {
+		return nil, fmt.Errorf("auth: look up token: %w", err)
+	}
+	switch {
+	case t.Kind != KindRefresh:
+		return nil, invalid
+	case t.Grant != GrantPassword:
+		return nil, NewOAuthError(InvalidGrant, "refresh_token was not issued by a password grant")
+	case t.ClientID != c.id:
+		return nil, NewOAuthError(InvalidGrant, "refresh_token was issued to another client")
+	case !s.now().Before(t.ExpiresAt):
+		return nil, invalid
+	}
+	m, err := s.Directory.Membership(ctx, t.UserID, t.AccountID)
+	if isNotFound(err) {
+		return nil, NewOAuthError(InvalidGrant, "the user is not a member of the application's account")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("auth: membership: %w", err)
+	}
+	if err := statusGrantError(m.Status); err != nil {
+		return nil, err
+	}
+	// Rotation: the refresh token is consumed; if a concurrent request
+	// consumed it first, this one loses.
+	if err := s.Store.DeleteToken(ctx, digest); isNotFound(err) {
+		return nil, invalid
+	} else if err != nil {
+		return nil, fmt.Errorf("auth: consume refresh token: %w", err)
+	}
+	return s.issue(ctx, c, t.UserID, t.Grant, true)
+}
+
+// statusGrantError returns the invalid_grant error for a membership that
+// is not active, nil for an active one.
+func statusGrantError(status string) error {
+	switch status {
+	case StatusActive:
+		return nil
+	case StatusInvited:
+		return NewOAuthError(InvalidGrant, "the user has not accepted the invitation")
+	case StatusDeactivated:
+		return NewOAuthError(InvalidGrant, "the user is deactivated")
+	}
+	return NewOAuthError(InvalidGrant, "the user is not active")
+}
+
+// issue mints an access token (and a refresh token when asked) for the user,
+// scoped to the client's account.
+func (s *Service) issue(ctx context.Context, c *client, userID, grant string, withRefresh bool) (*TokenResponse, error) {
+	now := s.now()
+	ttl := s.tokenTTL()
+	access, err := s.mint(ctx, KindAccess, grant, userID, c, now, ttl)
+	if err != nil {
+		return nil, err
+	}
+	resp := &TokenResponse{
+		AccessToken: access,
+		TokenType:   "Bearer",
+		ExpiresIn:   int(ttl / time.Second),
+		CreatedAt:   now.Unix(),
+	}
+	if withRefresh {
+		if resp.RefreshToken, err = s.mint(ctx, KindRefresh, grant, userID, c, now, s.refreshTTL()); err != nil {
+			return nil, err
+		}
+	}
+	return resp, nil
+}
+
+// mint stores the digest of a new random token and returns the token.
+func (s *Service) mint(ctx context.Context, kind, grant, userID string, c *client, now time.Time, ttl time.Duration) (string, error) {
+	v, err := randomString(tokenBytes)
+	if err != nil {
+		return "", err
+	}
+	t := &Token{
+		Digest:    HashSecret(v),
+		Kind:      kind,
+		Grant:     grant,
+		UserID:    userID,
+		AccountID: c.accountID,
+		ClientID:  c.id,
+		CreatedAt: now,
+		ExpiresAt: now.Add(ttl),
+	}
+	if err := s.Store.PutToken(ctx, t); err != nil {
+		return "", fmt.Errorf("auth: store token: %w", err)
+	}
+	return v, nil
+}

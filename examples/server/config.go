@@ -1,0 +1,268 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"math"
+	"net"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// envPrefix prefixes the environment variable of each flag: -token-rate is
+// SCOPEKIT_TOKEN_RATE.
+const envPrefix = "SCOPEKIT_"
+
+// config is the parsed and validated command line (operations.md, "Example
+// server flags").
+type config struct {
+	Addr      string
+	AuthAddr  string
+	BaseURL   string // "" until the API listener is bound: http://<addr>
+	Data      string
+	Bootstrap string
+	// Demo is the -demo flag; DemoSet says whether it was given (flag or
+	// environment). When it was not, the demo is created only on a new
+	// database started without -bootstrap.
+	Demo     bool
+	DemoSet  bool
+	LogLevel slog.Level
+
+	// Token throttling on POST /oauth/token (auth.md, "Throttling on the
+	// auth host"). Parsed and validated now so that scripts can pass them;
+	// the throttle that uses them belongs to the auth host's rate-limiting
+	// issue and is not wired yet.
+	TokenRate        float64
+	TokenBurst       int
+	TokenBlockAfter  int
+	TokenBlockWindow time.Duration
+	TokenBlockFor    time.Duration
+	TokenGlobalRate  float64
+
+	// Webhook delivery (webhooks.md). Parsed and validated now; the
+	// dispatcher that uses them belongs to the webhooks issue.
+	WebhookAllowPrivate  bool
+	WebhookRetrySchedule []time.Duration
+}
+
+// errHelp is returned by parseConfig for -h/-help; main prints the usage
+// and exits 0.
+var errHelp = flag.ErrHelp
+
+// parseConfig reads the flags from args, each defaulting to its
+// SCOPEKIT_<NAME> environment variable; a flag given on the command line
+// wins over the variable. Every error is one line naming the flag or the
+// variable that carried the bad value.
+func parseConfig(args []string, getenv func(string) string) (*config, error) {
+	fs, raw := newFlagSet(io.Discard)
+	if err := fs.Parse(args); err != nil {
+		return nil, err // flag.ErrHelp for -h, else the flag package's one line
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected argument %q (flags only; see -h)", fs.Arg(0))
+	}
+	source := map[string]string{} // flag name -> how it was given
+	fs.Visit(func(f *flag.Flag) { source[f.Name] = "-" + f.Name })
+	var envErr error
+	fs.VisitAll(func(f *flag.Flag) {
+		name := envName(f.Name)
+		v := getenv(name)
+		if v == "" || source[f.Name] != "" || envErr != nil {
+			return
+		}
+		if err := fs.Set(f.Name, v); err != nil { // only booleans can fail here
+			envErr = fmt.Errorf("invalid value %q for %s: must be true or false", v, name)
+		}
+		source[f.Name] = name
+	})
+	if envErr != nil {
+		return nil, envErr
+	}
+	return raw.validate(source)
+}
+
+// usage returns the text of -h.
+func usage() string {
+	var b strings.Builder
+	fs, _ := newFlagSet(&b)
+	b.WriteString("Usage: server [flags]\n\nEach flag may also be set with the environment variable SCOPEKIT_<NAME>\n" +
+		"(upper case, dashes as underscores, e.g. SCOPEKIT_TOKEN_RATE); a flag on the\ncommand line wins.\n\n")
+	fs.PrintDefaults()
+	return b.String()
+}
+
+func envName(flagName string) string {
+	return envPrefix + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
+}
+
+// rawFlags holds flag values before validation. Numbers and durations are
+// read as strings so that the error message is ours, not strconv's.
+type rawFlags struct {
+	addr, authAddr, baseURL, data, bootstrap string
+	demo                                     bool
+	logLevel                                 string
+	tokenRate, tokenBurst, tokenBlockAfter   string
+	tokenBlockWindow, tokenBlockFor          string
+	tokenGlobalRate                          string
+	webhookAllowPrivate                      bool
+	webhookRetrySchedule                     string
+}
+
+func newFlagSet(out io.Writer) (*flag.FlagSet, *rawFlags) {
+	fs := flag.NewFlagSet("scopekit", flag.ContinueOnError)
+	fs.SetOutput(out)
+	r := &rawFlags{}
+	fs.StringVar(&r.addr, "addr", "127.0.0.1:8080", "API listener `host:port`; also serves /oauth/* unless -auth-addr is set")
+	fs.StringVar(&r.authAddr, "auth-addr", "", "separate listener `host:port` for /oauth/* (the auth host)")
+	fs.StringVar(&r.baseURL, "base-url", "", "the base URL used in links (default http://<addr>)")
+	fs.StringVar(&r.data, "data", "./scopekit.db", "bbolt database `file` (created if missing)")
+	fs.StringVar(&r.bootstrap, "bootstrap", "", "apply this bootstrap `file` (JSON) before serving; idempotent")
+	fs.BoolVar(&r.demo, "demo", false, "create the demo account and data (default: true when the database is new and no -bootstrap is given)")
+	fs.StringVar(&r.logLevel, "log-level", "info", "log `level`: debug, info, warn or error")
+	fs.StringVar(&r.tokenRate, "token-rate", "10", "token requests per second per client IP on POST /oauth/token")
+	fs.StringVar(&r.tokenBurst, "token-burst", "30", "burst of the per-IP token bucket")
+	fs.StringVar(&r.tokenBlockAfter, "token-block-after", "100", "throttled token requests from one IP within -token-block-window that trigger a block")
+	fs.StringVar(&r.tokenBlockWindow, "token-block-window", "10m", "window of -token-block-after")
+	fs.StringVar(&r.tokenBlockFor, "token-block-for", "1h", "how long a blocked IP gets 403")
+	fs.StringVar(&r.tokenGlobalRate, "token-global-rate", "500", "ceiling on tokens minted per second across all clients")
+	fs.BoolVar(&r.webhookAllowPrivate, "webhook-allow-private", false, "allow webhook destinations on loopback/private addresses")
+	fs.StringVar(&r.webhookRetrySchedule, "webhook-retry-schedule", "0s,5s,5m,30m,2h,5h,10h,10h", "delays before each webhook attempt, comma-separated Go durations")
+	return fs, r
+}
+
+// validate checks every value; source maps the flags given explicitly to
+// how they were given ("-addr" or "SCOPEKIT_ADDR"), for error messages.
+func (r *rawFlags) validate(source map[string]string) (*config, error) {
+	c := &config{
+		Addr: r.addr, AuthAddr: r.authAddr, Data: r.data, Bootstrap: r.bootstrap,
+		Demo: r.demo, DemoSet: source["demo"] != "", WebhookAllowPrivate: r.webhookAllowPrivate,
+	}
+	bad := func(flagName, value, format string, args ...any) error {
+		from := source[flagName]
+		if from == "" {
+			from = "-" + flagName
+		}
+		return fmt.Errorf("invalid value %q for %s: %s", value, from, fmt.Sprintf(format, args...))
+	}
+	if err := checkHostPort(r.addr); err != nil {
+		return nil, bad("addr", r.addr, "%v", err)
+	}
+	if r.authAddr != "" {
+		if err := checkHostPort(r.authAddr); err != nil {
+			return nil, bad("auth-addr", r.authAddr, "%v", err)
+		}
+	}
+	if r.baseURL != "" {
+		u, err := url.Parse(r.baseURL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" ||
+			u.RawQuery != "" || u.Fragment != "" || u.User != nil {
+			return nil, bad("base-url", r.baseURL, "must be an http or https URL such as https://api.example.com")
+		}
+		c.BaseURL = strings.TrimSuffix(r.baseURL, "/")
+	}
+	if strings.TrimSpace(r.data) == "" {
+		return nil, bad("data", r.data, "must name a file")
+	}
+	switch strings.ToLower(r.logLevel) {
+	case "debug":
+		c.LogLevel = slog.LevelDebug
+	case "info":
+		c.LogLevel = slog.LevelInfo
+	case "warn":
+		c.LogLevel = slog.LevelWarn
+	case "error":
+		c.LogLevel = slog.LevelError
+	default:
+		return nil, bad("log-level", r.logLevel, "must be debug, info, warn or error")
+	}
+
+	var err error
+	if c.TokenRate, err = positiveFloat(r.tokenRate); err != nil {
+		return nil, bad("token-rate", r.tokenRate, "%v", err)
+	}
+	if c.TokenGlobalRate, err = positiveFloat(r.tokenGlobalRate); err != nil {
+		return nil, bad("token-global-rate", r.tokenGlobalRate, "%v", err)
+	}
+	if c.TokenBurst, err = positiveInt(r.tokenBurst); err != nil {
+		return nil, bad("token-burst", r.tokenBurst, "%v", err)
+	}
+	if c.TokenBlockAfter, err = positiveInt(r.tokenBlockAfter); err != nil {
+		return nil, bad("token-block-after", r.tokenBlockAfter, "%v", err)
+	}
+	if c.TokenBlockWindow, err = positiveDuration(r.tokenBlockWindow); err != nil {
+		return nil, bad("token-block-window", r.tokenBlockWindow, "%v", err)
+	}
+	if c.TokenBlockFor, err = positiveDuration(r.tokenBlockFor); err != nil {
+		return nil, bad("token-block-for", r.tokenBlockFor, "%v", err)
+	}
+	if c.WebhookRetrySchedule, err = retrySchedule(r.webhookRetrySchedule); err != nil {
+		return nil, bad("webhook-retry-schedule", r.webhookRetrySchedule, "%v", err)
+	}
+	return c, nil
+}
+
+func checkHostPort(addr string) error {
+	_, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return errors.New("must be host:port, e.g. 127.0.0.1:8080")
+	}
+	if _, err := net.LookupPort("tcp", port); err != nil {
+		return fmt.Errorf("bad port %q", port)
+	}
+	return nil
+}
+
+func positiveFloat(s string) (float64, error) {
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return 0, errors.New("not a number")
+	}
+	if !(f > 0) || math.IsInf(f, 0) {
+		return 0, errors.New("must be a positive number")
+	}
+	return f, nil
+}
+
+func positiveInt(s string) (int, error) {
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return 0, errors.New("not a whole number")
+	}
+	if n <= 0 {
+		return 0, errors.New("must be a positive whole number")
+	}
+	return n, nil
+}
+
+func positiveDuration(s string) (time.Duration, error) {
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return 0, errors.New("not a Go duration such as 10m or 1h")
+	}
+	if d <= 0 {
+		return 0, errors.New("must be a positive duration")
+	}
+	return d, nil
+}
+
+// retrySchedule parses "0s,5s,5m": at least one delay, none negative.
+func retrySchedule(s string) ([]time.Duration, error) {
+	var out []time.Duration
+	for i, part := range strings.Split(s, ",") {
+		part = strings.TrimSpace(part)
+		d, err := time.ParseDuration(part)
+		if err != nil {
+			return nil, fmt.Errorf("entry %d (%q) is not a Go duration such as 5s or 2h", i+1, part)
+		}
+		if d < 0 {
+			return nil, fmt.Errorf("entry %d (%q) is negative", i+1, part)
+		}
+		out = append(out, d)
+	}
+	return out, nil
+}

@@ -1,0 +1,108 @@
+package httpadapter
+
+import (
+	"net/http"
+
+	"github.com/scopekit/scopekit"
+	"github.com/scopekit/scopekit/jsonapi"
+	"github.com/scopekit/scopekit/scoping"
+)
+
+// actions are the POST routes /{type}/{id}/{name} beyond plain CRUD, keyed
+// by "type/name".
+func (s *Server) actions() map[string]func(c *call) error {
+	return map[string]func(c *call) error{
+		"projects/apply-blueprint": s.applyBlueprint,
+	}
+}
+
+func (s *Server) action(c *call) error {
+	def, err := c.typeDef()
+	if err != nil {
+		return err
+	}
+	if h, ok := s.actions()[def.Name+"/"+c.params.ByName("rel")]; ok {
+		return h(c)
+	}
+	if _, isRel := def.Rel(c.params.ByName("rel")); isRel {
+		c.w.Header().Set("Allow", "GET")
+		return scopekit.Errorf(scopekit.EMETHOD, "%s of %s are read through GET", c.params.ByName("rel"), def.Name)
+	}
+	return scopekit.Errorf(scopekit.ENOTFOUND, "no action %q on %s", c.params.ByName("rel"), def.Name)
+}
+
+// applyBlueprint serves POST /projects/{id}/apply-blueprint with the body
+// {"data": {"type": "blueprints", "id": "<id>"}}: 200 with the created
+// project services.
+func (s *Server) applyBlueprint(c *call) error {
+	if err := checkContentType(c.r); err != nil {
+		return err
+	}
+	b, err := c.body()
+	if err != nil {
+		return err
+	}
+	id, err := jsonapi.DecodeIdentifier(b, "blueprints")
+	if err != nil {
+		return err
+	}
+	res, err := s.Svc.ApplyBlueprint(c.r.Context(), c.actor, c.params.ByName("id"), id.ID)
+	if err != nil {
+		return err
+	}
+	c.q.PageSize = max(len(res.Records), 1)
+	c.q.PageNumber = 1
+	return c.respond(http.StatusOK, res)
+}
+
+// me serves GET /v1/me: the token's user in the token's account, with the
+// privileges of its role.
+func (s *Server) me(c *call) error {
+	u, err := s.Svc.Me(c.r.Context(), c.actor)
+	if err != nil {
+		return err
+	}
+	writeDoc(c.w, c.r, http.StatusOK, &jsonapi.Document{Data: meResource(c, u), Links: jsonapi.Links{"self": s.base(c.r) + "/v1/me"}})
+	return nil
+}
+
+func meResource(c *call, u *scoping.Record) *jsonapi.Resource {
+	privs := make([]any, 0, len(scoping.Permissions))
+	for _, p := range scoping.Permissions {
+		privs = append(privs, map[string]any{"privilege": p, "access-level": c.actor.Level(p)})
+	}
+	design := u.Str("settings-design")
+	if design == "" {
+		design = "classic"
+	}
+	acct := c.actor.Account
+	return &jsonapi.Resource{Type: "me", ID: u.ID, Attributes: map[string]any{
+		"name": u.Str("name"), "email": u.Str("email"), "title": u.Attrs["title"], "user-type": u.Str("user-type"),
+		"account-id": acct.ID, "account-slug": acct.Str("slug"), "account-name": acct.Str("name"),
+		"privileges": privs, "settings-design": design,
+	}}
+}
+
+// updateMe serves PATCH /v1/me: a user with user_preferences manage sets
+// its own settings-design (classic or modern).
+func (s *Server) updateMe(c *call) error {
+	in, err := c.decodeWrite(jsonapi.DecodeOptions{Type: "me", ID: c.actor.UserID})
+	if err != nil {
+		return err
+	}
+	u, err := s.Svc.UpdatePreferences(c.r.Context(), c.actor, in)
+	if err != nil {
+		return err
+	}
+	writeDoc(c.w, c.r, http.StatusOK, &jsonapi.Document{Data: meResource(c, u), Links: jsonapi.Links{"self": s.base(c.r) + "/v1/me"}})
+	return nil
+}
+
+// account serves GET /{slug}/v1/account.
+func (s *Server) account(c *call) error {
+	res, err := s.Svc.Account(c.r.Context(), c.actor)
+	if err != nil {
+		return err
+	}
+	return c.respond(http.StatusOK, res)
+}

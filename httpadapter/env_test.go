@@ -1,0 +1,214 @@
+package httpadapter_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/scopekit/scopekit/auth"
+	"github.com/scopekit/scopekit/boltstore"
+	"github.com/scopekit/scopekit/httpadapter"
+	"github.com/scopekit/scopekit/internal/jsonapitest"
+	"github.com/scopekit/scopekit/scoping"
+	"github.com/stretchr/testify/require"
+	"golang.org/x/crypto/bcrypt"
+)
+
+// testEnv is a running API on a real bbolt file in a temp dir, with two
+// accounts (acme and globex) and helpers to act as users of given roles.
+type testEnv struct {
+	t     *testing.T
+	path  string
+	db    *boltstore.DB
+	svc   *scoping.Service
+	auth  *auth.Service
+	srv   *httptest.Server
+	accts map[string]string // slug -> account id
+}
+
+// mustEnv starts a test API; it is closed when the test ends.
+func mustEnv(t *testing.T) *testEnv {
+	t.Helper()
+	e := &testEnv{t: t, path: filepath.Join(t.TempDir(), "scopekit.db"), accts: map[string]string{}}
+	e.open()
+	t.Cleanup(e.close)
+	require.NoError(t, e.svc.Setup(context.Background(), func(a *scoping.Admin) error {
+		for _, slug := range []string{"acme", "globex"} {
+			acct, err := a.EnsureAccount(slug, strings.ToUpper(slug[:1])+slug[1:], "USD")
+			if err != nil {
+				return err
+			}
+			e.accts[slug] = acct.ID
+		}
+		return nil
+	}))
+	return e
+}
+
+func (e *testEnv) open() {
+	db, err := boltstore.Open(e.path)
+	require.NoError(e.t, err)
+	e.db = db
+	e.svc = scoping.NewService(db)
+	e.auth = &auth.Service{Store: db.AuthStore(), Directory: db.Directory(), BcryptCost: bcrypt.MinCost}
+	s := &httpadapter.Server{Svc: e.svc, Auth: e.auth, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	e.srv = httptest.NewServer(s.Handler())
+}
+
+func (e *testEnv) close() {
+	if e.srv != nil {
+		e.srv.Close()
+		require.NoError(e.t, e.db.Close())
+		e.srv = nil
+	}
+}
+
+// restart closes and reopens the database and server on the same file.
+func (e *testEnv) restart() {
+	e.close()
+	e.open()
+}
+
+// token creates (or updates) a user with the role in the account and
+// returns a fresh access token for it (client_credentials of a service
+// account: the role, not the user type, decides what it may do).
+func (e *testEnv) token(slug, email, role string) string {
+	e.t.Helper()
+	ctx := context.Background()
+	var uid string
+	require.NoError(e.t, e.svc.Setup(ctx, func(a *scoping.Admin) error {
+		u, err := a.EnsureMember(e.accts[slug], scoping.Member{Email: email, Name: email, UserType: "service", Role: role})
+		if u != nil {
+			uid = u.ID
+		}
+		return err
+	}))
+	clientID := "cid-" + slug + "-" + email
+	require.NoError(e.t, e.auth.SetServiceCredential(ctx, e.accts[slug], uid, clientID, "secret-"+email))
+	tok, err := e.auth.Token(ctx, &auth.TokenRequest{GrantType: "client_credentials", ClientID: clientID, ClientSecret: "secret-" + email})
+	require.NoError(e.t, err)
+	return tok.AccessToken
+}
+
+// admin returns a token of an Account Admin of acme.
+func (e *testEnv) admin() string { return e.token("acme", "admin@acme.test", "Account Admin") }
+
+// resp is a response with its body decoded when it is JSON.
+type resp struct {
+	Status int
+	Header http.Header
+	Body   []byte
+	Doc    map[string]any
+}
+
+// req sends a request with JSON:API headers; body "" sends none. Every
+// JSON:API body is checked against the official schema.
+func (e *testEnv) req(method, path, token, body string, headers ...string) *resp {
+	e.t.Helper()
+	var rd io.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	r, err := http.NewRequest(method, e.srv.URL+path, rd)
+	require.NoError(e.t, err)
+	r.Header.Set("Accept", "application/vnd.api+json")
+	if body != "" {
+		r.Header.Set("Content-Type", "application/vnd.api+json")
+	}
+	if token != "" {
+		r.Header.Set("Authorization", "Bearer "+token)
+	}
+	for i := 0; i+1 < len(headers); i += 2 {
+		if headers[i+1] == "" {
+			r.Header.Del(headers[i])
+		} else {
+			r.Header.Set(headers[i], headers[i+1])
+		}
+	}
+	res, err := http.DefaultClient.Do(r)
+	require.NoError(e.t, err)
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	require.NoError(e.t, err)
+	out := &resp{Status: res.StatusCode, Header: res.Header, Body: b}
+	if len(b) > 0 && strings.HasPrefix(res.Header.Get("Content-Type"), "application/vnd.api+json") {
+		require.NoError(e.t, json.Unmarshal(b, &out.Doc), "%s", b)
+		jsonapitest.Check(e.t, b)
+	}
+	return out
+}
+
+func (e *testEnv) get(path, token string) *resp { return e.req(http.MethodGet, path, token, "") }
+
+// create posts a resource and returns its id, failing unless 201.
+func (e *testEnv) create(path, token, typ, attrs string, rels ...string) string {
+	e.t.Helper()
+	r := e.req(http.MethodPost, path, token, doc(typ, "", attrs, rels...))
+	require.Equal(e.t, http.StatusCreated, r.Status, "%s", r.Body)
+	return r.data()["id"].(string)
+}
+
+// doc builds a write document; rels are name, type, id triples.
+func doc(typ, id, attrs string, rels ...string) string {
+	if attrs == "" {
+		attrs = "{}"
+	}
+	var b strings.Builder
+	b.WriteString(`{"data":{"type":"` + typ + `"`)
+	if id != "" {
+		b.WriteString(`,"id":"` + id + `"`)
+	}
+	b.WriteString(`,"attributes":` + attrs)
+	if len(rels) > 0 {
+		b.WriteString(`,"relationships":{`)
+		for i := 0; i+2 < len(rels); i += 3 {
+			if i > 0 {
+				b.WriteString(",")
+			}
+			b.WriteString(`"` + rels[i] + `":{"data":{"type":"` + rels[i+1] + `","id":"` + rels[i+2] + `"}}`)
+		}
+		b.WriteString("}")
+	}
+	b.WriteString("}}")
+	return b.String()
+}
+
+func (r *resp) data() map[string]any {
+	d, _ := r.Doc["data"].(map[string]any)
+	return d
+}
+
+func (r *resp) list() []map[string]any {
+	raw, _ := r.Doc["data"].([]any)
+	out := make([]map[string]any, len(raw))
+	for i, v := range raw {
+		out[i], _ = v.(map[string]any)
+	}
+	return out
+}
+
+func (r *resp) attr(name string) any {
+	a, _ := r.data()["attributes"].(map[string]any)
+	return a[name]
+}
+
+// firstError returns the first error object.
+func (r *resp) firstError() map[string]any {
+	errs, _ := r.Doc["errors"].([]any)
+	if len(errs) == 0 {
+		return nil
+	}
+	e, _ := errs[0].(map[string]any)
+	return e
+}
+
+func (r *resp) meta(name string) any {
+	m, _ := r.Doc["meta"].(map[string]any)
+	return m[name]
+}

@@ -1,0 +1,111 @@
+package httpadapter
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"math"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/scopekit/scopekit"
+	"github.com/scopekit/scopekit/jsonapi"
+)
+
+// statusOf is the one place where error codes become HTTP statuses.
+var statusOf = map[string]int{
+	scopekit.EINVALID:          http.StatusUnprocessableEntity,
+	scopekit.EBADREQUEST:       http.StatusBadRequest,
+	scopekit.EUNSUPPORTEDMEDIA: http.StatusUnsupportedMediaType,
+	scopekit.EUNAUTHORIZED:     http.StatusUnauthorized,
+	scopekit.EFORBIDDEN:        http.StatusForbidden,
+	scopekit.ENOTFOUND:         http.StatusNotFound,
+	scopekit.ECONFLICT:         http.StatusConflict,
+	scopekit.EMETHOD:           http.StatusMethodNotAllowed,
+	scopekit.ENOTACCEPTABLE:    http.StatusNotAcceptable,
+	scopekit.ETOOLARGE:         http.StatusRequestEntityTooLarge,
+	scopekit.ERATELIMITED:      http.StatusTooManyRequests,
+	scopekit.ETIMEOUT:          http.StatusGatewayTimeout,
+	scopekit.EINTERNAL:         http.StatusInternalServerError,
+}
+
+// codeOfStatus maps a jsonapi decoding status back to a code.
+func codeOfStatus(status int) string {
+	for code, s := range statusOf {
+		if s == status {
+			return code
+		}
+	}
+	return scopekit.EBADREQUEST
+}
+
+// normalize turns any error into ScopeKit errors: jsonapi decoding and
+// query errors keep their status and source, context errors become
+// timeouts, and anything unknown becomes EINTERNAL.
+func normalize(err error) []*scopekit.Error {
+	var je *jsonapi.Error
+	if errors.As(err, &je) {
+		e := &scopekit.Error{Code: codeOfStatus(je.Status), Message: je.Detail, Field: je.Pointer, Parameter: je.Parameter}
+		if je.Pointer == "" && je.Parameter == "" && je.Status == http.StatusBadRequest {
+			e.Field = "/"
+		}
+		return []*scopekit.Error{e}
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return []*scopekit.Error{{Code: scopekit.ETIMEOUT, Message: "the request was not answered in time"}}
+	}
+	return scopekit.List(err)
+}
+
+// writeError writes err as a JSON:API error document. Internal errors are
+// logged with the request id and shown only as "Internal error"; 401
+// bodies carry no detail.
+func writeError(w http.ResponseWriter, r *http.Request, err error) {
+	errs := normalize(err)
+	status := statusOf[errs[0].Code]
+	if status == 0 {
+		status = http.StatusInternalServerError
+	}
+	doc := &jsonapi.Document{}
+	for _, e := range errs {
+		s := statusOf[e.Code]
+		if s == 0 {
+			s = http.StatusInternalServerError
+		}
+		obj := &jsonapi.ErrorObject{Status: strconv.Itoa(s), Title: http.StatusText(s), Code: e.Code, Detail: e.Message}
+		switch {
+		case s == http.StatusUnauthorized:
+			obj.Detail = ""
+		case s == http.StatusInternalServerError:
+			obj.Detail = "Internal error"
+			logger(r).Error("internal error", "request_id", requestID(r), "error", err.Error())
+		}
+		if strings.HasPrefix(e.Field, "/") {
+			obj.Source = &jsonapi.ErrorSource{Pointer: e.Field}
+		} else if e.Parameter != "" {
+			obj.Source = &jsonapi.ErrorSource{Parameter: e.Parameter}
+		}
+		doc.Errors = append(doc.Errors, obj)
+	}
+	if errs[0].Code == scopekit.ERATELIMITED {
+		w.Header().Set("Retry-After", strconv.Itoa(int(math.Max(1, math.Ceil(errs[0].RetryAfter.Seconds())))))
+	}
+	writeDoc(w, r, status, doc)
+}
+
+// writeDoc writes a JSON:API document with its media type.
+func writeDoc(w http.ResponseWriter, r *http.Request, status int, doc *jsonapi.Document) {
+	w.Header().Set("Content-Type", jsonapi.MediaType)
+	w.WriteHeader(status)
+	if err := jsonapi.Write(w, doc); err != nil {
+		logger(r).Warn("writing response", "request_id", requestID(r), "error", err.Error())
+	}
+}
+
+func logger(r *http.Request) *slog.Logger {
+	if info := infoOf(r); info != nil && info.log != nil {
+		return info.log
+	}
+	return slog.Default()
+}

@@ -1,0 +1,108 @@
+package httpadapter
+
+import (
+	"net/url"
+	"slices"
+
+	"github.com/scopekit/scopekit/jsonapi"
+	"github.com/scopekit/scopekit/scoping"
+)
+
+// view says how records are rendered for one request: the URL prefix of
+// their links (".../acme/v1" or ".../v2") and the sparse fieldsets.
+type view struct {
+	prefix string
+	v2     bool
+	fields map[string][]string
+}
+
+// resource renders one record as a JSON:API resource object: every
+// declared attribute (null when unset), every relationship with linkage
+// for stored ones and a related link where the target is served, and a
+// self link.
+func (v *view) resource(rec *scoping.Record) *jsonapi.Resource {
+	def, _ := scoping.Lookup(rec.Type)
+	self := v.prefix + "/" + rec.Type + "/" + rec.ID
+	res := &jsonapi.Resource{Type: rec.Type, ID: rec.ID, Links: jsonapi.Links{"self": self},
+		Attributes: make(map[string]any, len(def.Attrs))}
+	only, sparse := v.fields[rec.Type]
+	for _, a := range def.Attrs {
+		if sparse && !slices.Contains(only, a.Name) {
+			continue
+		}
+		switch a.Name {
+		case "created-at":
+			res.Attributes[a.Name] = rec.CreatedAt
+		case "updated-at":
+			res.Attributes[a.Name] = rec.UpdatedAt
+		default:
+			res.Attributes[a.Name] = rec.Attrs[a.Name]
+		}
+	}
+	if len(def.Rels) > 0 {
+		res.Relationships = make(map[string]*jsonapi.Relationship, len(def.Rels))
+	}
+	for i := range def.Rels {
+		rd := &def.Rels[i]
+		if sparse && !slices.Contains(only, rd.Name) {
+			continue
+		}
+		rel := &jsonapi.Relationship{ToMany: rd.ToMany}
+		if target, ok := scoping.Lookup(rd.Type); ok && (!v.v2 || target.V2) {
+			rel.Links = jsonapi.Links{"related": self + "/" + rd.Name}
+		}
+		if rd.Stored() {
+			rel.HasData = true
+			ids := rec.Rels[rd.Name]
+			if rd.ToMany {
+				rel.Many = make([]jsonapi.Identifier, len(ids))
+				for j, id := range ids {
+					rel.Many[j] = jsonapi.Identifier{Type: rd.Type, ID: id}
+				}
+			} else if len(ids) > 0 {
+				rel.One = &jsonapi.Identifier{Type: rd.Type, ID: ids[0]}
+			}
+		}
+		if rel.HasData || rel.Links != nil {
+			res.Relationships[rd.Name] = rel
+		}
+	}
+	return res
+}
+
+// document renders a read result: a single resource (or null), or a list
+// with meta and paging links.
+func (v *view) document(res *scoping.Result, self string, raw url.Values, q *jsonapi.Query) *jsonapi.Document {
+	doc := &jsonapi.Document{Meta: res.Meta}
+	if res.Single {
+		if len(res.Records) > 0 {
+			doc.Data = v.resource(res.Records[0])
+		}
+		doc.Links = jsonapi.Links{"self": withQuery(self, raw)}
+	} else {
+		doc.List = true
+		doc.DataList = make([]*jsonapi.Resource, len(res.Records))
+		for i, r := range res.Records {
+			doc.DataList[i] = v.resource(r)
+		}
+		size := q.PageSize
+		pages := (res.Total + size - 1) / size
+		if doc.Meta == nil {
+			doc.Meta = map[string]any{}
+		}
+		doc.Meta["record-count"] = res.Total
+		doc.Meta["page-count"] = pages
+		doc.Links = jsonapi.PageLinks(self, raw, q.PageNumber, size, pages)
+	}
+	for _, r := range res.Included {
+		doc.Included = append(doc.Included, v.resource(r))
+	}
+	return doc
+}
+
+func withQuery(u string, raw url.Values) string {
+	if len(raw) == 0 {
+		return u
+	}
+	return u + "?" + raw.Encode()
+}

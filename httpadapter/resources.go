@@ -1,0 +1,271 @@
+package httpadapter
+
+import (
+	"errors"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/julienschmidt/httprouter"
+	"github.com/scopekit/scopekit"
+	"github.com/scopekit/scopekit/jsonapi"
+	"github.com/scopekit/scopekit/scoping"
+)
+
+// call is one authenticated API request.
+type call struct {
+	w      http.ResponseWriter
+	r      *http.Request
+	params httprouter.Params
+	actor  *scoping.Actor
+	v2     bool
+	raw    url.Values
+	q      *jsonapi.Query
+	view   *view
+}
+
+// api wraps a handler with the steps every API route shares: Accept
+// negotiation (406), bearer authentication (401), the account and role of
+// the caller (404 unknown slug, 403 not a member) and query parsing (400).
+func (s *Server) api(v2 bool, h func(c *call) error) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := s.serveAPI(w, r, v2, h); err != nil {
+			if scopekit.ErrorCode(err) == scopekit.EUNAUTHORIZED {
+				w.Header().Set("WWW-Authenticate", `Bearer realm="scopekit"`)
+			}
+			writeError(w, r, err)
+		}
+	})
+}
+
+func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, v2 bool, h func(c *call) error) error {
+	if !acceptable(r.Header.Get("Accept")) {
+		return scopekit.Errorf(scopekit.ENOTACCEPTABLE, "Accept must admit %s (without parameters) or */*", jsonapi.MediaType)
+	}
+	bearer, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	if !ok {
+		return scopekit.Errorf(scopekit.EUNAUTHORIZED, "missing bearer token")
+	}
+	p, err := s.Auth.Authenticate(r.Context(), strings.TrimSpace(bearer))
+	if err != nil {
+		return err
+	}
+	params := httprouter.ParamsFromContext(r.Context())
+	c := &call{w: w, r: r, params: params, v2: v2}
+	base := s.base(r)
+	if slug := params.ByName("slug"); slug != "" {
+		c.actor, err = s.Svc.ActorFor(r.Context(), p.UserID, slug)
+		c.view = &view{prefix: base + "/" + url.PathEscape(slug) + "/v1"}
+	} else {
+		c.actor, err = s.Svc.ActorForAccount(r.Context(), p.UserID, p.AccountID)
+		c.view = &view{prefix: base + "/v2", v2: true}
+		if !v2 {
+			c.view.prefix = base + "/" + url.PathEscape(c.accountSlug()) + "/v1"
+		}
+	}
+	if err != nil {
+		if scopekit.ErrorCode(err) == scopekit.EFORBIDDEN && params.ByName("slug") == "" {
+			return scopekit.Errorf(scopekit.EUNAUTHORIZED, "token user is no longer an active member")
+		}
+		return err
+	}
+	if info := infoOf(r); info != nil {
+		info.account = c.accountSlug()
+	}
+	if c.raw, err = url.ParseQuery(r.URL.RawQuery); err != nil {
+		return scopekit.ParamErrorf(scopekit.EBADREQUEST, "query", "malformed query string")
+	}
+	if c.q, err = jsonapi.ParseQuery(c.raw); err != nil {
+		return err
+	}
+	c.view.fields = c.q.Fields
+	return h(c)
+}
+
+func (c *call) accountSlug() string {
+	if c.actor == nil {
+		return ""
+	}
+	return c.actor.Account.Str("slug")
+}
+
+// base returns the scheme and host for links.
+func (s *Server) base(r *http.Request) string {
+	if s.BaseURL != "" {
+		return strings.TrimRight(s.BaseURL, "/")
+	}
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	return scheme + "://" + r.Host
+}
+
+// typeDef resolves the :type parameter; types outside v2's curated set are
+// 404 on v2.
+func (c *call) typeDef() (*scoping.TypeDef, error) {
+	name := c.params.ByName("type")
+	def, ok := scoping.Lookup(name)
+	if !ok || def.Global || (c.v2 && !def.V2) {
+		return nil, scopekit.Errorf(scopekit.ENOTFOUND, "no resource type %q here", name)
+	}
+	return def, nil
+}
+
+func (c *call) listParams() scoping.ListParams {
+	p := scoping.ListParams{Filters: c.q.Filters, PageNumber: c.q.PageNumber, PageSize: c.q.PageSize, Include: c.q.Include}
+	for _, s := range c.q.Sort {
+		p.Sort = append(p.Sort, scoping.SortSpec{Field: s.Field, Desc: s.Desc})
+	}
+	return p
+}
+
+func (c *call) self() string {
+	return c.view.prefix + strings.TrimPrefix(strings.TrimPrefix(c.r.URL.Path, "/v2"), "/"+c.params.ByName("slug")+"/v1")
+}
+
+func (c *call) respond(status int, res *scoping.Result) error {
+	writeDoc(c.w, c.r, status, c.view.document(res, c.self(), c.raw, c.q))
+	return nil
+}
+
+func (s *Server) list(c *call) error {
+	if !c.v2 && c.params.ByName("type") == "account" { // GET /{slug}/v1/account shares the route
+		return s.account(c)
+	}
+	def, err := c.typeDef()
+	if err != nil {
+		return err
+	}
+	res, err := s.Svc.List(c.r.Context(), c.actor, def.Name, c.listParams(), c.v2)
+	if err != nil {
+		return err
+	}
+	return c.respond(http.StatusOK, res)
+}
+
+func (s *Server) show(c *call) error {
+	def, err := c.typeDef()
+	if err != nil {
+		return err
+	}
+	res, err := s.Svc.Get(c.r.Context(), c.actor, def.Name, c.params.ByName("id"), c.listParams(), c.v2)
+	if err != nil {
+		return err
+	}
+	return c.respond(http.StatusOK, res)
+}
+
+func (s *Server) related(c *call) error {
+	def, err := c.typeDef()
+	if err != nil {
+		return err
+	}
+	res, err := s.Svc.Related(c.r.Context(), c.actor, def.Name, c.params.ByName("id"), c.params.ByName("rel"), c.listParams(), c.v2)
+	if err != nil {
+		return err
+	}
+	return c.respond(http.StatusOK, res)
+}
+
+func (s *Server) create(c *call) error {
+	def, err := c.writableType()
+	if err != nil {
+		return err
+	}
+	in, err := c.decodeWrite(jsonapi.DecodeOptions{Type: def.Name, Create: true})
+	if err != nil {
+		return err
+	}
+	res, err := s.Svc.Create(c.r.Context(), c.actor, def.Name, in, c.v2)
+	if err != nil {
+		return err
+	}
+	status := http.StatusOK
+	if res.Created {
+		status = http.StatusCreated
+		c.w.Header().Set("Location", c.view.prefix+"/"+def.Name+"/"+res.Records[0].ID)
+	}
+	writeDoc(c.w, c.r, status, c.view.document(res, c.view.prefix+"/"+def.Name+"/"+res.Records[0].ID, nil, c.q))
+	return nil
+}
+
+func (s *Server) update(c *call) error {
+	def, err := c.writableType()
+	if err != nil {
+		return err
+	}
+	in, err := c.decodeWrite(jsonapi.DecodeOptions{Type: def.Name, ID: c.params.ByName("id")})
+	if err != nil {
+		return err
+	}
+	res, err := s.Svc.Update(c.r.Context(), c.actor, def.Name, c.params.ByName("id"), in, c.v2)
+	if err != nil {
+		return err
+	}
+	return c.respond(http.StatusOK, res)
+}
+
+func (s *Server) remove(c *call) error {
+	def, err := c.writableType()
+	if err != nil {
+		return err
+	}
+	if err := s.Svc.Delete(c.r.Context(), c.actor, def.Name, c.params.ByName("id"), c.v2); err != nil {
+		return err
+	}
+	c.w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+// writableType is typeDef for writes: read-only types answer 405.
+func (c *call) writableType() (*scoping.TypeDef, error) {
+	def, err := c.typeDef()
+	if err == nil && def.ReadOnly {
+		c.w.Header().Set("Allow", "GET")
+		return nil, scopekit.Errorf(scopekit.EMETHOD, "%s are read-only", def.Name)
+	}
+	return def, err
+}
+
+// body reads the request body within MaxBodyBytes (413 above).
+func (c *call) body() ([]byte, error) {
+	if c.r.ContentLength > MaxBodyBytes {
+		return nil, scopekit.Errorf(scopekit.ETOOLARGE, "request body is larger than %d bytes", MaxBodyBytes)
+	}
+	b, err := io.ReadAll(http.MaxBytesReader(nil, c.r.Body, MaxBodyBytes))
+	var tooLarge *http.MaxBytesError
+	if errors.As(err, &tooLarge) {
+		return nil, scopekit.Errorf(scopekit.ETOOLARGE, "request body is larger than %d bytes", MaxBodyBytes)
+	}
+	if err != nil {
+		return nil, scopekit.Errorf(scopekit.EBADREQUEST, "could not read the request body")
+	}
+	return b, nil
+}
+
+// decodeWrite checks the media type and decodes a write document into the
+// engine's input.
+func (c *call) decodeWrite(opt jsonapi.DecodeOptions) (*scoping.Input, error) {
+	if err := checkContentType(c.r); err != nil {
+		return nil, err
+	}
+	b, err := c.body()
+	if err != nil {
+		return nil, err
+	}
+	doc, err := jsonapi.DecodeWrite(b, opt)
+	if err != nil {
+		return nil, err
+	}
+	in := &scoping.Input{Attrs: doc.Attributes, Meta: doc.Meta, Rels: make(map[string]scoping.RelInput, len(doc.Relationships))}
+	for name, rel := range doc.Relationships {
+		ri := scoping.RelInput{ToMany: rel.ToMany}
+		for _, id := range rel.Data {
+			ri.Refs = append(ri.Refs, scoping.Ref{Type: id.Type, ID: id.ID})
+		}
+		in.Rels[name] = ri
+	}
+	return in, nil
+}

@@ -1,0 +1,133 @@
+// Package httpadapter serves ScopeKit over HTTP: the JSON:API resource
+// routes of every declared type (v1 under an account slug, v2 with the
+// account of the token), the account context, and the OAuth 2.0 token
+// endpoint. It maps domain errors to statuses in one place (errors.go) and
+// adds the request id, access log, panic recovery, body limit and request
+// timeout of the HTTP contract.
+package httpadapter
+
+import (
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/julienschmidt/httprouter"
+	"github.com/scopekit/scopekit"
+	"github.com/scopekit/scopekit/auth"
+	"github.com/scopekit/scopekit/scoping"
+)
+
+// MaxBodyBytes is the largest request body accepted (413 above).
+const MaxBodyBytes = 1 << 20
+
+// Server holds what the handlers need. Construct it with its fields set and
+// use APIHandler, AuthHandler or Handler.
+type Server struct {
+	Svc  *scoping.Service
+	Auth *auth.Service
+	// BaseURL is the scheme and host used in links, e.g.
+	// "http://127.0.0.1:8080"; empty means the request's own host.
+	BaseURL string
+	Logger  *slog.Logger
+	// Timeout bounds every request (504 after it); default 30 s.
+	Timeout time.Duration
+}
+
+// reserved are first path segments that are routes, never account slugs.
+var reserved = map[string]bool{"v1": true, "v2": true, "oauth": true, "docs": true}
+
+// IsReservedSlug reports whether slug cannot name an account because a
+// route begins with it.
+func IsReservedSlug(slug string) bool { return reserved[slug] }
+
+// APIHandler serves the API host ({base_url}).
+func (s *Server) APIHandler() http.Handler { return s.wrap(s.apiRouter(nil)) }
+
+// AuthHandler serves the authentication host ({auth_url}).
+func (s *Server) AuthHandler() http.Handler {
+	r := s.newRouter()
+	s.authRoutes(r)
+	return s.wrap(r)
+}
+
+// Handler serves both hosts on one address.
+func (s *Server) Handler() http.Handler {
+	return s.wrap(s.apiRouter(s.authRoutes))
+}
+
+func (s *Server) log() *slog.Logger {
+	if s.Logger != nil {
+		return s.Logger
+	}
+	return slog.Default()
+}
+
+func (s *Server) wrap(h http.Handler) http.Handler {
+	timeout := s.Timeout
+	if timeout <= 0 {
+		timeout = 30 * time.Second
+	}
+	return withRequestLog(s.log(), withTimeout(timeout, h))
+}
+
+func (s *Server) authRoutes(r *httprouter.Router) {
+	r.Handler(http.MethodPost, "/oauth/token", s.route("/oauth/token", OAuthTokenHandler(s.Auth, s.log())))
+}
+
+// apiRouter builds the API routes. httprouter cannot hold a static first
+// segment (/v1, /v2, /oauth) beside a wildcard one (/:slug), so there are
+// two routers and the first path segment chooses between them.
+func (s *Server) apiRouter(extra func(*httprouter.Router)) http.Handler {
+	static := s.newRouter()
+	static.Handler(http.MethodGet, "/v1/me", s.route("/v1/me", s.api(false, s.me)))
+	static.Handler(http.MethodPatch, "/v1/me", s.route("/v1/me", s.api(false, s.updateMe)))
+	s.resourceRoutes(static, "/v2", true)
+	if extra != nil {
+		extra(static)
+	}
+	slugged := s.newRouter()
+	s.resourceRoutes(slugged, "/:slug/v1", false)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		first, _, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/"), "/")
+		if reserved[first] {
+			static.ServeHTTP(w, r)
+			return
+		}
+		slugged.ServeHTTP(w, r)
+	})
+}
+
+func (s *Server) resourceRoutes(r *httprouter.Router, prefix string, v2 bool) {
+	coll, one, rel := prefix+"/:type", prefix+"/:type/:id", prefix+"/:type/:id/:rel"
+	r.Handler(http.MethodGet, coll, s.route(coll, s.api(v2, s.list)))
+	r.Handler(http.MethodPost, coll, s.route(coll, s.api(v2, s.create)))
+	r.Handler(http.MethodGet, one, s.route(one, s.api(v2, s.show)))
+	r.Handler(http.MethodPatch, one, s.route(one, s.api(v2, s.update)))
+	r.Handler(http.MethodDelete, one, s.route(one, s.api(v2, s.remove)))
+	r.Handler(http.MethodGet, rel, s.route(rel, s.api(v2, s.related)))
+	r.Handler(http.MethodPost, rel, s.route(rel, s.api(v2, s.action)))
+}
+
+func (s *Server) newRouter() *httprouter.Router {
+	r := httprouter.New()
+	r.RedirectTrailingSlash = false
+	r.RedirectFixedPath = false
+	r.NotFound = http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		writeError(w, req, scopekit.Errorf(scopekit.ENOTFOUND, "no route for %s %s", req.Method, req.URL.Path))
+	})
+	r.MethodNotAllowed = http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		writeError(w, req, &scopekit.Error{Code: scopekit.EMETHOD, Message: req.Method + " is not allowed here; see the Allow header"})
+	})
+	return r
+}
+
+// route records the matched route pattern for the access log.
+func (s *Server) route(pattern string, h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if info := infoOf(r); info != nil {
+			info.route = pattern
+		}
+		h.ServeHTTP(w, r)
+	})
+}

@@ -1,0 +1,201 @@
+// Package pricing prices a ScopeKit project: pure functions over value
+// types. The caller (scoping, or any Go program) describes a project's
+// resources, phases, locations and lines in a Project; Price returns a
+// Result with every figure the API, merge data and documents show: each
+// line's hours, revenue and cost, the sections of merge data's
+// project_pricing (professional services, governance, travel and expense,
+// materials, managed services, the resources table), the contract totals,
+// per-phase and per-location breakdowns, and warnings. Result.ToDefault
+// converts an amount into the account's default currency.
+//
+// Rounding follows the design (pricing.md): the hours of every line are
+// rounded to 2 decimals before they are priced; the money of every line is
+// rounded to the currency's minor units, and totals are sums of rounded
+// lines; margins have 4 decimals and blended rates the currency's minor
+// units; a ratio with a zero denominator is 0. Every rounding is half away
+// from zero. Arithmetic is exact at any magnitude: lines are computed on
+// int64 scaled integers while they fit and on big integers beyond.
+//
+// The package has no I/O and changes no global state (it never sets
+// decimal.DivisionPrecision or decimal.MarshalJSONWithoutQuotes).
+package pricing
+
+import (
+	"cmp"
+	"slices"
+
+	"github.com/shopspring/decimal"
+)
+
+// Price prices p. It fails only on input that cannot be priced, with the
+// *scopekit.Error of p.Validate (code scopekit.EINVALID); a line that
+// cannot be priced for want of a resource is priced at 0 and reported in
+// Result.Warnings instead.
+func Price(p *Project) (*Result, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	pr := newPricer(p)
+	pr.labor()
+	pr.governance()
+	pr.expenses()
+	pr.materials()
+	pr.totals()
+	return pr.r, nil
+}
+
+// pricer holds the state of one Price call: lookups resolved once, and the
+// accumulators of the breakdowns.
+type pricer struct {
+	p     *Project
+	r     *Result
+	minor int32 // money exponent is -minor
+
+	resourceIndex map[string]int
+	phaseIndex    map[string]int
+	locationIndex map[string]int
+	rate, cost    []operand // per resource
+
+	phaseOrder []int      // indexes of p.Phases in phase order
+	phases     []phaseAcc // per phase, then one for no phase
+	locations  []laborAcc // per location, then one for no location
+	svcPhase   []int32    // phase accumulator of each service, -1 if managed
+	unphased   bool       // something went to the accumulator without a phase
+	unlocated  bool       // likewise without a location
+
+	service, pm      laborAcc // professional services labor; governance
+	managed          laborAcc // contract figures
+	expense, product laborAcc // revenue and cost only
+}
+
+type laborAcc struct {
+	hours, revenue, cost num
+}
+
+func (a *laborAcc) add(h, rev, cost num) {
+	a.hours = a.hours.add(h)
+	a.revenue = a.revenue.add(rev)
+	a.cost = a.cost.add(cost)
+}
+
+type phaseAcc struct {
+	labor, governance laborAcc
+}
+
+func newPricer(p *Project) *pricer {
+	minor := int32(p.Currency.MinorUnits)
+	defaultMinor, rate := minor, p.ConversionRate
+	if p.DefaultCurrency.Code != "" {
+		defaultMinor = int32(p.DefaultCurrency.MinorUnits)
+	}
+	if rate.IsZero() {
+		rate = decimal.New(1, 0)
+	}
+	nsub := 0
+	for i := range p.Services {
+		nsub += len(p.Services[i].Subservices)
+	}
+	r := &Result{
+		Currency:       p.Currency,
+		minor:          minor,
+		defaultMinor:   defaultMinor,
+		conversionRate: rate,
+		services:       make([]serviceFigs, len(p.Services)),
+		subservices:    make([]lineFigs, nsub),
+		resources:      make([]resourceFigs, len(p.Resources)),
+		Warnings:       []Warning{},
+	}
+	pr := &pricer{
+		p:             p,
+		r:             r,
+		minor:         minor,
+		resourceIndex: make(map[string]int, len(p.Resources)),
+		phaseIndex:    make(map[string]int, len(p.Phases)),
+		locationIndex: make(map[string]int, len(p.Locations)),
+		rate:          make([]operand, len(p.Resources)),
+		cost:          make([]operand, len(p.Resources)),
+		phaseOrder:    make([]int, len(p.Phases)),
+		phases:        make([]phaseAcc, len(p.Phases)+1),
+		locations:     make([]laborAcc, len(p.Locations)+1),
+		svcPhase:      make([]int32, len(p.Services)),
+	}
+	// The first of duplicate ids wins.
+	for i := len(p.Resources) - 1; i >= 0; i-- {
+		pr.resourceIndex[p.Resources[i].ID] = i
+	}
+	for i := len(p.Phases) - 1; i >= 0; i-- {
+		pr.phaseIndex[p.Phases[i].ID] = i
+	}
+	for i := len(p.Locations) - 1; i >= 0; i-- {
+		pr.locationIndex[p.Locations[i].ID] = i
+	}
+	for i := range p.Resources {
+		pr.rate[i] = opOf(p.Resources[i].HourlyRate)
+		pr.cost[i] = opOf(p.Resources[i].HourlyCost)
+	}
+	for i := range pr.phaseOrder {
+		pr.phaseOrder[i] = i
+	}
+	slices.SortStableFunc(pr.phaseOrder, func(a, b int) int {
+		return cmp.Compare(p.Phases[a].Position, p.Phases[b].Position)
+	})
+	return pr
+}
+
+// noPhase is the index of the accumulator of what has no phase.
+func (pr *pricer) noPhase() int { return len(pr.p.Phases) }
+
+// resource resolves a line's resource id; -1 (with a warning) when there is
+// none or it is unknown.
+func (pr *pricer) resource(id string, at lineRef, lineID string) int {
+	if id != "" {
+		if k, ok := pr.resourceIndex[id]; ok {
+			return k
+		}
+		pr.warn(WarnUnknownResource, "resource "+id+" is not on the project; the line is priced at 0", at, lineID)
+		return -1
+	}
+	pr.warn(WarnNoResource, "the line has no resource; it is priced at 0", at, lineID)
+	return -1
+}
+
+// phase resolves a phase id to its accumulator; unknown ids warn.
+func (pr *pricer) phase(id string, at lineRef, lineID string) int {
+	if id == "" {
+		return pr.noPhase()
+	}
+	if k, ok := pr.phaseIndex[id]; ok {
+		return k
+	}
+	pr.warn(WarnUnknownPhase, "phase "+id+" is not on the project; the line is counted without a phase", at, lineID)
+	return pr.noPhase()
+}
+
+func (pr *pricer) location(id string, at lineRef, lineID string) int {
+	if id == "" {
+		return len(pr.p.Locations)
+	}
+	if k, ok := pr.locationIndex[id]; ok {
+		return k
+	}
+	pr.warn(WarnUnknownLocation, "location "+id+" is not on the project; the line is counted without a location", at, lineID)
+	return len(pr.p.Locations)
+}
+
+func (pr *pricer) warn(code, message string, at lineRef, id string) {
+	pr.r.Warnings = append(pr.r.Warnings, Warning{Code: code, Message: message, Line: at.String(), ID: id})
+}
+
+// price returns the revenue and cost of hours (exponent -2) of resource k,
+// zero when k < 0.
+func (pr *pricer) price(hours num, k int) (revenue, cost num) {
+	if k < 0 {
+		return num{}, num{}
+	}
+	h := hours.op(-2)
+	return mulRound(h, pr.rate[k], -pr.minor), mulRound(h, pr.cost[k], -pr.minor)
+}
+
+func (pr *pricer) money(n num) Fixed { return Fixed{n.dec(pr.minor)} }
+
+func hoursFixed(n num) Fixed { return Fixed{n.dec(2)} }

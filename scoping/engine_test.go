@@ -1,0 +1,115 @@
+package scoping_test
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"testing"
+
+	"github.com/scopekit/scopekit"
+	"github.com/scopekit/scopekit/boltstore"
+	"github.com/scopekit/scopekit/scoping"
+	"github.com/stretchr/testify/require"
+)
+
+// mustSetup opens a real bbolt store in a temp dir with one account and
+// returns the service and a system actor of that account.
+func mustSetup(t *testing.T) (*scoping.Service, *scoping.Actor) {
+	t.Helper()
+	db, err := boltstore.Open(filepath.Join(t.TempDir(), "t.db"))
+	require.NoError(t, err)
+	t.Cleanup(func() { db.Close() })
+	svc := scoping.NewService(db)
+	var acctID string
+	require.NoError(t, svc.Setup(context.Background(), func(a *scoping.Admin) error {
+		acct, err := a.EnsureAccount("acme", "Acme", "USD")
+		acctID = acct.ID
+		return err
+	}))
+	actor, err := svc.SystemActor(context.Background(), acctID)
+	require.NoError(t, err)
+	return svc, actor
+}
+
+func attrs(kv ...string) map[string]json.RawMessage {
+	m := map[string]json.RawMessage{}
+	for i := 0; i < len(kv); i += 2 {
+		m[kv[i]] = json.RawMessage(kv[i+1])
+	}
+	return m
+}
+
+func rel(typ, id string) scoping.RelInput {
+	return scoping.RelInput{Refs: []scoping.Ref{{Type: typ, ID: id}}}
+}
+
+// Ensure the engine creates, lists with filters and paging, and copies a
+// catalog service into a project.
+func TestEngineSmoke(t *testing.T) {
+	ctx := context.Background()
+	svc, a := mustSetup(t)
+	res, err := svc.Create(ctx, a, "clients", &scoping.Input{Attrs: attrs("name", `"Globex"`)}, false)
+	require.NoError(t, err)
+	client := res.Records[0]
+	require.Equal(t, "Globex", client.Str("name"))
+
+	_, err = svc.Create(ctx, a, "clients", &scoping.Input{Attrs: attrs("name", `"globex"`)}, false)
+	require.Equal(t, scopekit.EINVALID, scopekit.ErrorCode(err), "%v", err)
+
+	res, err = svc.Create(ctx, a, "resources", &scoping.Input{Attrs: attrs("name", `"Engineer"`, "hourly-rate", `200`, "hourly-cost", `"90"`)}, false)
+	require.NoError(t, err)
+	eng := res.Records[0]
+	res, err = svc.Create(ctx, a, "phases", &scoping.Input{Attrs: attrs("name", `"Plan"`, "position", `1`)}, false)
+	require.NoError(t, err)
+	plan := res.Records[0]
+	res, err = svc.Create(ctx, a, "services", &scoping.Input{Attrs: attrs("name", `"Assessment"`, "hours", `8`),
+		Rels: map[string]scoping.RelInput{"phase": rel("phases", plan.ID), "resource": rel("resources", eng.ID)}}, false)
+	require.NoError(t, err)
+	service := res.Records[0]
+	_, err = svc.Create(ctx, a, "subservices", &scoping.Input{Attrs: attrs("name", `"Survey"`, "hours", `"1.5"`, "quantity", `3`),
+		Rels: map[string]scoping.RelInput{"service": rel("services", service.ID)}}, false)
+	require.NoError(t, err)
+
+	res, err = svc.Create(ctx, a, "projects", &scoping.Input{Attrs: attrs("project-name", `"Firewall"`),
+		Rels: map[string]scoping.RelInput{"client": rel("clients", client.ID)}}, false)
+	require.NoError(t, err)
+	proj := res.Records[0]
+	require.Equal(t, "draft", proj.Str("status"))
+	require.Equal(t, "USD", proj.Str("currency"))
+
+	res, err = svc.Create(ctx, a, "project-services", &scoping.Input{Attrs: attrs("quantity", `2`),
+		Rels: map[string]scoping.RelInput{"project": rel("projects", proj.ID), "service": rel("services", service.ID)}}, false)
+	require.NoError(t, err)
+	ps := res.Records[0]
+	require.Equal(t, "Assessment", ps.Str("name"))
+	require.Equal(t, "8", ps.Str("unit-hours"))
+	require.Equal(t, "2", ps.Str("quantity"))
+	require.NotEmpty(t, ps.Rel("project-phase"))
+	require.NotEmpty(t, ps.Rel("project-resource"))
+
+	subs, err := svc.Related(ctx, a, "project-services", ps.ID, "project-subservices", scoping.ListParams{}, false)
+	require.NoError(t, err)
+	require.Len(t, subs.Records, 1)
+	require.Equal(t, proj.ID, subs.Records[0].Rel("project"))
+
+	prs, err := svc.List(ctx, a, "project-resources", scoping.ListParams{Filters: map[string]string{"project": proj.ID}}, false)
+	require.NoError(t, err)
+	require.Equal(t, 1, prs.Total)
+	require.Equal(t, "200", prs.Records[0].Str("hourly-rate"))
+
+	for i := 0; i < 7; i++ {
+		_, err := svc.Create(ctx, a, "clients", &scoping.Input{Attrs: attrs("name", `"C`+string(rune('a'+i))+`"`)}, false)
+		require.NoError(t, err)
+	}
+	page, err := svc.List(ctx, a, "clients", scoping.ListParams{PageNumber: 2, PageSize: 3}, false)
+	require.NoError(t, err)
+	require.Equal(t, 8, page.Total)
+	require.Len(t, page.Records, 3)
+	named, err := svc.List(ctx, a, "clients", scoping.ListParams{Filters: map[string]string{"name": "LOB"}, Sort: []scoping.SortSpec{{Field: "name", Desc: true}}}, false)
+	require.NoError(t, err)
+	require.Equal(t, 1, named.Total)
+
+	require.NoError(t, svc.Delete(ctx, a, "projects", proj.ID, false))
+	_, err = svc.Get(ctx, a, "project-services", ps.ID, scoping.ListParams{}, false)
+	require.Equal(t, scopekit.ENOTFOUND, scopekit.ErrorCode(err))
+}
