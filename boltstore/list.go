@@ -2,7 +2,6 @@ package boltstore
 
 import (
 	"bytes"
-	"encoding/binary"
 	"slices"
 	"strings"
 
@@ -47,7 +46,7 @@ func (t *tx) List(q *scoping.Query) ([]*scoping.Record, int, error) {
 		if b == nil {
 			continue
 		}
-		cand, err := t.candidates(q, acct, indexed)
+		cand, err := t.candidates(q, b, acct, indexed)
 		if err != nil {
 			return nil, 0, err
 		}
@@ -122,7 +121,7 @@ func (t *tx) page(q *scoping.Query, b *bolt.Bucket, acct string, cand [][]byte) 
 
 // candidates intersects the id sets of the indexed equality conditions; nil
 // means "every record" (no such condition).
-func (t *tx) candidates(q *scoping.Query, acct string, indexed map[string]bool) ([][]byte, error) {
+func (t *tx) candidates(q *scoping.Query, b *bolt.Bucket, acct string, indexed map[string]bool) ([][]byte, error) {
 	var cand [][]byte
 	have := false
 	for _, c := range q.Where {
@@ -133,7 +132,7 @@ func (t *tx) candidates(q *scoping.Query, acct string, indexed map[string]bool) 
 		switch {
 		case c.Field == "id":
 			for _, v := range c.Values {
-				if k, ok := idKey(v); ok {
+				if k, ok := idKey(v); ok && b.Get(k) != nil {
 					ids = append(ids, k)
 				}
 			}
@@ -175,12 +174,12 @@ func intersect(a, b [][]byte) [][]byte {
 	out := make([][]byte, 0, min(len(a), len(b)))
 	i, j := 0, 0
 	for i < len(a) && j < len(b) {
-		switch d := binary.BigEndian.Uint64(a[i]) - binary.BigEndian.Uint64(b[j]); {
+		switch d := bytes.Compare(a[i], b[j]); {
 		case d == 0:
 			out = append(out, a[i])
 			i++
 			j++
-		case bytes.Compare(a[i], b[j]) < 0:
+		case d < 0:
 			i++
 		default:
 			j++
