@@ -4,8 +4,9 @@
 // HTTP: httpadapter parses the form and maps *OAuthError to a response.
 //
 // Secrets are never stored in clear. Client secrets and tokens are kept as
-// SHA-256 digests (secrets are high-entropy, so a plain digest is enough and
-// lets a token be found by its digest); passwords are hashed with bcrypt.
+// SHA-256 digests, as auth.md asks: tokens and generated secrets are 32
+// random bytes, so a plain digest resists guessing and lets a token be found
+// by its digest. Passwords, chosen by people, are hashed with bcrypt.
 package auth
 
 import (

@@ -23,9 +23,10 @@ var grantParams = map[string][]string{
 // Token answers one POST /oauth/token. It returns an *OAuthError for every
 // failure of auth.md's error table, checked in this order:
 //
-//   - invalid_request: grant_type missing, a required parameter missing,
-//     redirect_uri sent with the password grant;
+//   - invalid_request: grant_type missing;
 //   - unsupported_grant_type: grant_type not one of the four;
+//   - invalid_request: a required parameter of the grant missing (or
+//     empty), redirect_uri sent with the password grant;
 //   - invalid_client (401): client_id unknown or client_secret wrong;
 //   - unauthorized_client: an application on client_credentials, or
 //     service-account credentials on any other grant;

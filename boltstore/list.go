@@ -46,6 +46,11 @@ func (t *tx) List(q *scoping.Query) ([]*scoping.Record, int, error) {
 		if b == nil {
 			continue
 		}
+		if fast {
+			if c, ok := singleIndexed(q, indexed); ok {
+				return t.indexPage(q, b, acct, c)
+			}
+		}
 		cand, err := t.candidates(q, b, acct, indexed)
 		if err != nil {
 			return nil, 0, err
@@ -87,30 +92,72 @@ func (t *tx) List(q *scoping.Query) ([]*scoping.Record, int, error) {
 	return window(all, q.Offset, q.Limit), total, nil
 }
 
-// page serves an id-ordered page: the total is the number of candidates
-// (or of keys), and only the page's records are decoded.
+// singleIndexed returns the condition of a query that is exactly one
+// equality on one value of an indexed field (the common case: the default
+// filter[active]=true).
+func singleIndexed(q *scoping.Query, indexed map[string]bool) (scoping.Cond, bool) {
+	if len(q.Where) != 1 {
+		return scoping.Cond{}, false
+	}
+	c := q.Where[0]
+	return c, c.Op == scoping.OpIn && len(c.Values) == 1 && indexed[c.Field]
+}
+
+// indexPage serves a page for a single indexed equality by walking the
+// index once: it counts every entry and keeps only the page's keys, so a
+// page of 250 out of 10,000 allocates for 250.
+func (t *tx) indexPage(q *scoping.Query, b *bolt.Bucket, acct string, c scoping.Cond) ([]*scoping.Record, int, error) {
+	ib, err := t.index(q.Type, acct, c.Field, false)
+	if err != nil || ib == nil {
+		return nil, 0, err
+	}
+	prefix := append([]byte(strings.ToLower(c.Values[0])), 0)
+	var keys [][]byte
+	if q.Limit > 0 {
+		keys = make([][]byte, 0, q.Limit)
+	}
+	total := 0
+	cur := ib.Cursor()
+	for k, _ := cur.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = cur.Next() {
+		if len(k) != len(prefix)+8 {
+			continue
+		}
+		if total >= q.Offset && (q.Limit == 0 || len(keys) < q.Limit) {
+			keys = append(keys, k[len(prefix):])
+		}
+		total++
+	}
+	return t.decodeKeys(q.Type, b, acct, keys, total)
+}
+
+// page serves an id-ordered page when no condition is left to evaluate:
+// the total is the number of candidates (or of records when cand is nil),
+// and only the page's records are read and decoded.
 func (t *tx) page(q *scoping.Query, b *bolt.Bucket, acct string, cand [][]byte) ([]*scoping.Record, int, error) {
+	if cand != nil {
+		return t.decodeKeys(q.Type, b, acct, window(cand, q.Offset, q.Limit), len(cand))
+	}
 	var keys [][]byte
 	total := 0
-	if cand == nil {
-		c := b.Cursor()
-		for k, _ := c.First(); k != nil; k, _ = c.Next() {
-			if total >= q.Offset && (q.Limit == 0 || len(keys) < q.Limit) {
-				keys = append(keys, k)
-			}
-			total++
+	c := b.Cursor()
+	for k, _ := c.First(); k != nil; k, _ = c.Next() {
+		if total >= q.Offset && (q.Limit == 0 || len(keys) < q.Limit) {
+			keys = append(keys, k)
 		}
-	} else {
-		total = len(cand)
-		keys = window(cand, q.Offset, q.Limit)
+		total++
 	}
+	return t.decodeKeys(q.Type, b, acct, keys, total)
+}
+
+// decodeKeys reads and decodes the records of keys, in order.
+func (t *tx) decodeKeys(typ string, b *bolt.Bucket, acct string, keys [][]byte, total int) ([]*scoping.Record, int, error) {
 	out := make([]*scoping.Record, 0, len(keys))
 	for _, k := range keys {
 		v := b.Get(k)
 		if v == nil {
 			continue
 		}
-		r, err := decode(q.Type, acct, k, v)
+		r, err := decode(typ, acct, k, v)
 		if err != nil {
 			return nil, 0, err
 		}

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -16,6 +17,7 @@ import (
 	"github.com/scopekit/scopekit/httpadapter"
 	"github.com/scopekit/scopekit/internal/jsonapitest"
 	"github.com/scopekit/scopekit/scoping"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"golang.org/x/crypto/bcrypt"
 )
@@ -80,6 +82,13 @@ func (e *testEnv) restart() {
 // account: the role, not the user type, decides what it may do).
 func (e *testEnv) token(slug, email, role string) string {
 	e.t.Helper()
+	_, tok := e.user(slug, email, role)
+	return tok
+}
+
+// user is token that also returns the user's id.
+func (e *testEnv) user(slug, email, role string) (id, token string) {
+	e.t.Helper()
 	ctx := context.Background()
 	var uid string
 	require.NoError(e.t, e.svc.Setup(ctx, func(a *scoping.Admin) error {
@@ -93,7 +102,7 @@ func (e *testEnv) token(slug, email, role string) string {
 	require.NoError(e.t, e.auth.SetServiceCredential(ctx, e.accts[slug], uid, clientID, "secret-"+email))
 	tok, err := e.auth.Token(ctx, &auth.TokenRequest{GrantType: "client_credentials", ClientID: clientID, ClientSecret: "secret-" + email})
 	require.NoError(e.t, err)
-	return tok.AccessToken
+	return uid, tok.AccessToken
 }
 
 // admin returns a token of an Account Admin of acme.
@@ -108,14 +117,21 @@ type resp struct {
 }
 
 // req sends a request with JSON:API headers; body "" sends none. Every
-// JSON:API body is checked against the official schema.
+// JSON:API body is checked against the official schema. headers are name,
+// value pairs; an empty value removes the header.
 func (e *testEnv) req(method, path, token, body string, headers ...string) *resp {
+	e.t.Helper()
+	return e.send(e.newRequest(e.srv.URL, method, path, token, body, headers...))
+}
+
+// newRequest builds what req sends, to the server at base.
+func (e *testEnv) newRequest(base, method, path, token, body string, headers ...string) *http.Request {
 	e.t.Helper()
 	var rd io.Reader
 	if body != "" {
 		rd = strings.NewReader(body)
 	}
-	r, err := http.NewRequest(method, e.srv.URL+path, rd)
+	r, err := http.NewRequest(method, base+path, rd)
 	require.NoError(e.t, err)
 	r.Header.Set("Accept", "application/vnd.api+json")
 	if body != "" {
@@ -131,6 +147,12 @@ func (e *testEnv) req(method, path, token, body string, headers ...string) *resp
 			r.Header.Set(headers[i], headers[i+1])
 		}
 	}
+	return r
+}
+
+// send sends r and reads the response, checking JSON:API bodies.
+func (e *testEnv) send(r *http.Request) *resp {
+	e.t.Helper()
 	res, err := http.DefaultClient.Do(r)
 	require.NoError(e.t, err)
 	defer res.Body.Close()
@@ -211,4 +233,91 @@ func (r *resp) firstError() map[string]any {
 func (r *resp) meta(name string) any {
 	m, _ := r.Doc["meta"].(map[string]any)
 	return m[name]
+}
+
+// seed creates a record through the engine as the account's system actor,
+// without HTTP (for bulk fixtures), and returns its id. attrs is a JSON
+// object; rels are name, type, id triples.
+func (e *testEnv) seed(slug, typ, attrs string, rels ...string) string {
+	e.t.Helper()
+	ctx := context.Background()
+	in := &scoping.Input{Rels: map[string]scoping.RelInput{}}
+	if attrs != "" {
+		require.NoError(e.t, json.Unmarshal([]byte(attrs), &in.Attrs))
+	}
+	for i := 0; i+2 < len(rels); i += 3 {
+		in.Rels[rels[i]] = scoping.RelInput{Refs: []scoping.Ref{{Type: rels[i+1], ID: rels[i+2]}}}
+	}
+	a, err := e.svc.SystemActor(ctx, e.accts[slug])
+	require.NoError(e.t, err)
+	res, err := e.svc.Create(ctx, a, typ, in, false)
+	require.NoError(e.t, err)
+	return res.Records[0].ID
+}
+
+// patch updates a resource and fails unless 200.
+func (e *testEnv) patch(path, token, typ, id, attrs string, rels ...string) *resp {
+	e.t.Helper()
+	r := e.req(http.MethodPatch, path, token, doc(typ, id, attrs, rels...))
+	require.Equal(e.t, http.StatusOK, r.Status, "%s", r.Body)
+	return r
+}
+
+// errors returns the error objects of an error document.
+func (r *resp) errors() []map[string]any {
+	raw, _ := r.Doc["errors"].([]any)
+	out := make([]map[string]any, len(raw))
+	for i, v := range raw {
+		out[i], _ = v.(map[string]any)
+	}
+	return out
+}
+
+// ids returns the ids of a list document's data, in order.
+func (r *resp) ids() []string {
+	var out []string
+	for _, d := range r.list() {
+		id, _ := d["id"].(string)
+		out = append(out, id)
+	}
+	return out
+}
+
+// rel returns the linkage id of a to-one relationship of single data ("" when null).
+func (r *resp) rel(name string) string {
+	rels, _ := r.data()["relationships"].(map[string]any)
+	rel, _ := rels[name].(map[string]any)
+	d, _ := rel["data"].(map[string]any)
+	id, _ := d["id"].(string)
+	return id
+}
+
+// assertError checks that r is a JSON:API error document answering status
+// whose errors all carry the status as a string and its standard title, and
+// that one of them has the source: a JSON pointer (starting with "/") or a
+// query parameter; "" checks no source.
+func assertError(t *testing.T, r *resp, status int, source string) map[string]any {
+	t.Helper()
+	require.Equal(t, status, r.Status, "%s", r.Body)
+	assert.True(t, strings.HasPrefix(r.Header.Get("Content-Type"), "application/vnd.api+json"), "Content-Type %q", r.Header.Get("Content-Type"))
+	errs := r.errors()
+	require.NotEmpty(t, errs, "%s", r.Body)
+	for _, e := range errs {
+		assert.Equal(t, strconv.Itoa(status), e["status"], "status is a string: %s", r.Body)
+		assert.Equal(t, http.StatusText(status), e["title"], "%s", r.Body)
+	}
+	if source == "" {
+		return errs[0]
+	}
+	member := "parameter"
+	if strings.HasPrefix(source, "/") {
+		member = "pointer"
+	}
+	for _, e := range errs {
+		if src, _ := e["source"].(map[string]any); src[member] == source {
+			return e
+		}
+	}
+	t.Errorf("no error with source %s %q in %s", member, source, r.Body)
+	return errs[0]
 }

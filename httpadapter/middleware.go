@@ -1,7 +1,6 @@
 package httpadapter
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -84,16 +83,19 @@ func withRequestLog(log *slog.Logger, next http.Handler) http.Handler {
 }
 
 // withTimeout answers 504 (a JSON:API error) when the handler has not
-// answered within d, and 500 when it panics; either way the server keeps
-// serving. The handler runs with a context that is canceled at the
-// deadline, and writes to a buffer that is copied out only if it finished
-// in time.
+// started its response within d, and 500 when it panics first; either way
+// the server keeps serving. The handler runs in its own goroutine with a
+// context canceled at the deadline. Its headers are kept apart until it
+// writes the status; from then on its writes go straight to the client (the
+// handlers encode a whole document before writing, so this is the end of
+// the request) and the deadline no longer interrupts it. A handler that
+// writes after the 504 went out is ignored.
 func withTimeout(d time.Duration, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx, cancel := context.WithTimeout(r.Context(), d)
 		defer cancel()
 		r = r.WithContext(ctx)
-		tw := &bufferedWriter{h: http.Header{}}
+		tw := &timeoutWriter{w: w, h: http.Header{}}
 		done := make(chan struct{})
 		panicked := make(chan any, 1)
 		go func() {
@@ -108,55 +110,86 @@ func withTimeout(d time.Duration, next http.Handler) http.Handler {
 		}()
 		select {
 		case <-done:
-			tw.mu.Lock()
-			defer tw.mu.Unlock()
-			for k, v := range tw.h {
-				w.Header()[k] = v
-			}
-			if tw.status == 0 {
-				tw.status = http.StatusOK
-			}
-			w.WriteHeader(tw.status)
-			_, _ = w.Write(tw.buf.Bytes())
+			tw.finish()
+			return
 		case <-panicked:
+			if !tw.abandon() {
+				return // the response had begun; nothing sane can follow
+			}
 			writeError(w, r, scopekit.Errorf(scopekit.EINTERNAL, "panic"))
+			return
 		case <-ctx.Done():
-			tw.mu.Lock()
-			defer tw.mu.Unlock()
-			tw.timedOut = true
+		}
+		if tw.abandon() {
 			writeError(w, r, scopekit.Errorf(scopekit.ETIMEOUT, "the request was not answered within %s", d))
+			return
+		}
+		select { // committed before the deadline: let it finish
+		case <-done:
+		case <-panicked:
 		}
 	})
 }
 
-// bufferedWriter holds a response until the handler is done.
-type bufferedWriter struct {
-	mu       sync.Mutex
-	h        http.Header
-	buf      bytes.Buffer
-	status   int
-	timedOut bool
+// timeoutWriter passes a handler's response through once the handler has
+// written its status, and drops it if the timeout answered first.
+type timeoutWriter struct {
+	mu        sync.Mutex
+	w         http.ResponseWriter
+	h         http.Header
+	committed bool
+	abandoned bool
 }
 
-func (t *bufferedWriter) Header() http.Header { return t.h }
+func (t *timeoutWriter) Header() http.Header { return t.h }
 
-func (t *bufferedWriter) Write(p []byte) (int, error) {
+// commit copies the handler's headers out and sends the status; t.mu held.
+func (t *timeoutWriter) commit(code int) {
+	t.committed = true
+	dst := t.w.Header()
+	for k, v := range t.h {
+		dst[k] = v
+	}
+	t.w.WriteHeader(code)
+}
+
+func (t *timeoutWriter) WriteHeader(code int) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.timedOut {
+	if !t.committed && !t.abandoned {
+		t.commit(code)
+	}
+}
+
+func (t *timeoutWriter) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.abandoned {
 		return 0, http.ErrHandlerTimeout
 	}
-	if t.status == 0 {
-		t.status = http.StatusOK
+	if !t.committed {
+		t.commit(http.StatusOK)
 	}
-	return t.buf.Write(p)
+	return t.w.Write(p)
 }
 
-func (t *bufferedWriter) WriteHeader(code int) {
+// finish commits a handler that wrote nothing (an empty 200).
+func (t *timeoutWriter) finish() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.timedOut || t.status != 0 {
-		return
+	if !t.committed && !t.abandoned {
+		t.commit(http.StatusOK)
 	}
-	t.status = code
+}
+
+// abandon stops the handler's response from reaching the client; it
+// reports false when the response has already begun.
+func (t *timeoutWriter) abandon() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.committed {
+		return false
+	}
+	t.abandoned = true
+	return true
 }

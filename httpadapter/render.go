@@ -42,14 +42,16 @@ func (v *view) resource(rec *scoping.Record) *jsonapi.Resource {
 	if len(def.Rels) > 0 {
 		res.Relationships = make(map[string]*jsonapi.Relationship, len(def.Rels))
 	}
+	rels := make([]jsonapi.Relationship, len(def.Rels)) // one allocation for all
 	for i := range def.Rels {
 		rd := &def.Rels[i]
 		if sparse && !slices.Contains(only, rd.Name) {
 			continue
 		}
-		rel := &jsonapi.Relationship{ToMany: rd.ToMany}
+		rel := &rels[i]
+		rel.ToMany = rd.ToMany
 		if target, ok := scoping.Lookup(rd.Type); ok && (!v.v2 || target.V2) {
-			rel.Links = jsonapi.Links{"related": self + "/" + rd.Name}
+			rel.Related = self + "/" + rd.Name
 		}
 		if rd.Stored() {
 			rel.HasData = true
@@ -63,7 +65,7 @@ func (v *view) resource(rec *scoping.Record) *jsonapi.Resource {
 				rel.One = &jsonapi.Identifier{Type: rd.Type, ID: ids[0]}
 			}
 		}
-		if rel.HasData || rel.Links != nil {
+		if rel.HasData || rel.Related != "" {
 			res.Relationships[rd.Name] = rel
 		}
 	}

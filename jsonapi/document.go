@@ -35,7 +35,10 @@ type Relationship struct {
 	HasData bool
 	One     *Identifier  // to-one; nil with HasData => "data": null
 	Many    []Identifier // to-many; empty with HasData => "data": []
-	Links   Links
+	// Related is the relationship's "related" link (omitted when empty). A
+	// plain string rather than a Links map: a page of resources carries
+	// thousands of relationships, and one map each dominated its cost.
+	Related string
 }
 
 // errEmptyRelationship is returned for a relationship with neither data nor
@@ -101,12 +104,20 @@ func (d *Document) MarshalJSON() ([]byte, error) {
 }
 
 // Write encodes d to w followed by a newline, as json.Encoder would; HTML
-// characters are escaped as encoding/json does by default.
+// characters are escaped as encoding/json does by default. Large documents
+// are written in chunks of about 32 KiB between resources, so an encoding
+// error late in a long list (a value encoding/json rejects) leaves a
+// partial document on w; callers that must not send one encode with
+// MarshalJSON first.
 func Write(w io.Writer, d *Document) error {
 	e := getEncoder()
 	defer putEncoder(e)
+	e.w = w
 	if err := e.document(d); err != nil {
 		return err
+	}
+	if e.err != nil {
+		return e.err
 	}
 	e.buf = append(e.buf, '\n')
 	_, err := w.Write(e.buf)

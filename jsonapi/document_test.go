@@ -31,10 +31,10 @@ func project(id string) *jsonapi.Resource {
 		},
 		Relationships: map[string]*jsonapi.Relationship{
 			"client": {HasData: true, One: &jsonapi.Identifier{Type: "clients", ID: "3"},
-				Links: jsonapi.Links{"related": base + "/projects/" + id + "/client"}},
+				Related: base + "/projects/" + id + "/client"},
 			"project-services": {ToMany: true, HasData: true,
-				Many:  []jsonapi.Identifier{{Type: "project-services", ID: "10"}, {Type: "project-services", ID: "11"}},
-				Links: jsonapi.Links{"related": base + "/projects/" + id + "/project-services"}},
+				Many:    []jsonapi.Identifier{{Type: "project-services", ID: "10"}, {Type: "project-services", ID: "11"}},
+				Related: base + "/projects/" + id + "/project-services"},
 		},
 		Links: jsonapi.Links{"self": base + "/projects/" + id},
 	}
@@ -128,8 +128,8 @@ func TestDocumentEncoding(t *testing.T) {
 			doc: &jsonapi.Document{Data: &jsonapi.Resource{Type: "projects", ID: "7", Relationships: map[string]*jsonapi.Relationship{
 				"client":   {HasData: true},
 				"services": {ToMany: true, HasData: true},
-				"phases":   {ToMany: true, Links: jsonapi.Links{"related": base + "/projects/7/phases"}},
-				"owner":    {One: &jsonapi.Identifier{Type: "users", ID: "1"}, Links: jsonapi.Links{"related": base + "/projects/7/owner"}},
+				"phases":   {ToMany: true, Related: base + "/projects/7/phases"},
+				"owner":    {One: &jsonapi.Identifier{Type: "users", ID: "1"}, Related: base + "/projects/7/owner"},
 			}}},
 			want: `{"data":{"type":"projects","id":"7","relationships":{
 				"client":{"data":null},
@@ -308,8 +308,8 @@ func page250() *jsonapi.Document {
 			},
 			Relationships: map[string]*jsonapi.Relationship{
 				"client": {HasData: true, One: &jsonapi.Identifier{Type: "clients", ID: "3"},
-					Links: jsonapi.Links{"related": base + "/projects/" + id + "/client"}},
-				"project-services": {ToMany: true, Links: jsonapi.Links{"related": base + "/projects/" + id + "/project-services"}},
+					Related: base + "/projects/" + id + "/client"},
+				"project-services": {ToMany: true, Related: base + "/projects/" + id + "/project-services"},
 			},
 			Links: jsonapi.Links{"self": base + "/projects/" + id},
 		})

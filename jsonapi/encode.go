@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"io"
 	"math"
 	"slices"
 	"strconv"
@@ -26,6 +27,22 @@ const maxPooledBuffer = 4 << 20
 type encoder struct {
 	buf  []byte
 	keys []string // scratch for sorting map keys, used as a stack by nested maps
+	// w, when set, receives buf whenever it passes flushAt between
+	// resources, so a large list never needs a buffer of its whole size.
+	w   io.Writer
+	err error // the first error of w
+}
+
+// flushAt is the buffered size after which a streaming encoder writes out.
+const flushAt = 32 << 10
+
+// flush writes the buffer out when streaming and it is large enough.
+func (e *encoder) flush() {
+	if e.w == nil || len(e.buf) < flushAt || e.err != nil {
+		return
+	}
+	_, e.err = e.w.Write(e.buf)
+	e.buf = e.buf[:0]
 }
 
 var encoders = sync.Pool{New: func() any { return new(encoder) }}
@@ -42,6 +59,7 @@ func putEncoder(e *encoder) {
 	}
 	clear(e.keys[:cap(e.keys)]) // do not keep callers' strings alive
 	e.keys = e.keys[:0]
+	e.w, e.err = nil, nil
 	encoders.Put(e)
 }
 
@@ -88,6 +106,7 @@ func (e *encoder) document(d *Document) error {
 				if err := e.resource(r); err != nil {
 					return err
 				}
+				e.flush()
 				if r != nil && len(d.Included) > 0 {
 					seen[Identifier{r.Type, r.ID}] = true
 				}
@@ -137,6 +156,7 @@ func (e *encoder) included(rs []*Resource, seen map[Identifier]bool) error {
 		if err := e.resource(r); err != nil {
 			return err
 		}
+		e.flush()
 	}
 	if n > 0 {
 		e.buf = append(e.buf, ']')
@@ -195,7 +215,7 @@ func (e *encoder) relationship(r *Relationship) error {
 		e.buf = append(e.buf, "null"...)
 		return nil
 	}
-	if !r.HasData && len(r.Links) == 0 {
+	if !r.HasData && r.Related == "" {
 		return errEmptyRelationship
 	}
 	e.buf = append(e.buf, '{')
@@ -217,12 +237,13 @@ func (e *encoder) relationship(r *Relationship) error {
 			e.identifier(*r.One)
 		}
 	}
-	if len(r.Links) > 0 {
+	if r.Related != "" {
 		if r.HasData {
 			e.buf = append(e.buf, ',')
 		}
-		e.buf = append(e.buf, `"links":`...)
-		e.links(r.Links)
+		e.buf = append(e.buf, `"links":{"related":`...)
+		e.str(r.Related)
+		e.buf = append(e.buf, '}')
 	}
 	e.buf = append(e.buf, '}')
 	return nil

@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -171,6 +174,26 @@ func TestValidatorResponseVectors(t *testing.T) {
 	})
 }
 
+// Ensure Validator skips, with a message naming where it looked, when the
+// schema is absent: the test binary runs itself in a directory with a go.mod
+// and no ../shared beside it.
+func TestValidatorSkipsWithoutSchema(t *testing.T) {
+	if os.Getenv("JSONAPITEST_CHILD") == "1" {
+		jsonapitest.Validator(t)
+		t.Fatal("Validator did not skip")
+	}
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/x\n"), 0o644))
+	cmd := exec.Command(os.Args[0], "-test.run=^TestValidatorSkipsWithoutSchema$", "-test.v")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "JSONAPITEST_CHILD=1")
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	want := filepath.Join(filepath.Dir(dir), "shared", "jsonapi-schema", "schema.json")
+	assert.Contains(t, string(out), "JSON:API schema not found at "+want)
+	assert.Contains(t, string(out), "--- SKIP: TestValidatorSkipsWithoutSchema")
+}
+
 // wire types mirror the shapes this package produces, strictly: a vector
 // that does not fit them (link objects, "jsonapi", relationship meta, error
 // links) is one the encoder can never produce.
@@ -248,12 +271,17 @@ func toDocument(b []byte) (*jsonapi.Document, error) {
 	return d, nil
 }
 
-var errNotRepresentable = errors.New("a document with neither data nor errors (meta only)")
+var errNotRepresentable = errors.New("a document the encoder does not produce (meta only, or relationship links other than related)")
 
 func toResource(w wireResource) (*jsonapi.Resource, error) {
 	r := &jsonapi.Resource{Type: w.Type, ID: w.ID, Attributes: w.Attributes, Links: w.Links, Meta: w.Meta}
 	for name, wr := range w.Relationships {
-		rel := &jsonapi.Relationship{Links: wr.Links, HasData: wr.Data != nil}
+		rel := &jsonapi.Relationship{Related: wr.Links["related"], HasData: wr.Data != nil}
+		for k := range wr.Links {
+			if k != "related" {
+				return nil, errNotRepresentable // output relationships carry only a related link
+			}
+		}
 		switch {
 		case wr.Data == nil, string(wr.Data) == "null":
 		case wr.Data[0] == '[':

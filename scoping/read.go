@@ -327,6 +327,11 @@ func (c *Call) finish(ctx context.Context, def *TypeDef, res *Result, include []
 	if err := c.compute(ctx, def, res.Records); err != nil {
 		return err
 	}
+	for _, name := range include { // checked first: the answer must not depend on the data
+		if _, ok := def.Rel(name); !ok {
+			return scopekit.ParamErrorf(scopekit.EBADREQUEST, "include", "%s has no relationship %q to include", def.Name, name)
+		}
+	}
 	if len(include) == 0 || len(res.Records) == 0 {
 		return nil
 	}
@@ -335,10 +340,7 @@ func (c *Call) finish(ctx context.Context, def *TypeDef, res *Result, include []
 		seen[r.Type+"/"+r.ID] = true
 	}
 	for _, name := range include {
-		rel, ok := def.Rel(name)
-		if !ok {
-			return scopekit.ParamErrorf(scopekit.EBADREQUEST, "include", "%s has no relationship %q to include", def.Name, name)
-		}
+		rel, _ := def.Rel(name)
 		target, ok := Lookup(rel.Type)
 		if !ok || !c.Actor.Can(target.Guard, false) {
 			continue

@@ -1,0 +1,141 @@
+package httpadapter_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"testing"
+
+	"github.com/scopekit/scopekit/auth"
+	"github.com/scopekit/scopekit/boltstore"
+	"github.com/scopekit/scopekit/httpadapter"
+	"github.com/scopekit/scopekit/scoping"
+	"golang.org/x/crypto/bcrypt"
+)
+
+// benchEnv is an API over a database holding n projects of one account,
+// served by the handler directly (no network), and a token for it.
+type benchEnv struct {
+	h     http.Handler
+	token string
+	first string // id of a project
+}
+
+func newBenchEnv(b *testing.B, n int) *benchEnv {
+	b.Helper()
+	ctx := context.Background()
+	db, err := boltstore.Open(filepath.Join(b.TempDir(), "bench.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { db.Close() })
+	svc := scoping.NewService(db)
+	au := &auth.Service{Store: db.AuthStore(), Directory: db.Directory(), BcryptCost: bcrypt.MinCost}
+	var acct, uid string
+	if err := svc.Setup(ctx, func(a *scoping.Admin) error {
+		ac, err := a.EnsureAccount("acme", "Acme", "USD")
+		if err != nil {
+			return err
+		}
+		acct = ac.ID
+		u, err := a.EnsureMember(acct, scoping.Member{Email: "bot@acme.test", Name: "Bot", UserType: "service", Role: "Account Admin"})
+		uid = u.ID
+		return err
+	}); err != nil {
+		b.Fatal(err)
+	}
+	if err := au.SetServiceCredential(ctx, acct, uid, "bot", "bot-secret"); err != nil {
+		b.Fatal(err)
+	}
+	tok, err := au.Token(ctx, &auth.TokenRequest{GrantType: "client_credentials", ClientID: "bot", ClientSecret: "bot-secret"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	a, _ := svc.SystemActor(ctx, acct)
+	res, err := svc.Create(ctx, a, "clients", &scoping.Input{Attrs: map[string]json.RawMessage{"name": json.RawMessage(`"Globex"`)}}, false)
+	if err != nil {
+		b.Fatal(err)
+	}
+	client := res.Records[0].ID
+	env := &benchEnv{token: tok.AccessToken}
+	// Insert the projects in a few large transactions: the benchmark is
+	// about reads, and one fsync per project would only slow the setup.
+	for start := 0; start < n; start += 2000 {
+		if err := db.Update(ctx, func(tx scoping.Tx) error {
+			for i := start; i < min(start+2000, n); i++ {
+				p := scoping.NewRecord("projects", acct)
+				p.Attrs["project-name"] = fmt.Sprintf("Project %05d network refresh", i)
+				p.Attrs["status"], p.Attrs["active"], p.Attrs["mrr-terms"] = "draft", true, int64(12)
+				p.Attrs["executive-summary"] = "Replace the core switches and firewalls of the head office."
+				p.Attrs["revenue-adjustment"], p.Attrs["cost-adjustment"] = "0", "0"
+				p.Attrs["tag-list"] = []any{"network", "security"}
+				p.SetRel("client", client)
+				if err := tx.Insert(p); err != nil {
+					return err
+				}
+				if env.first == "" {
+					env.first = p.ID
+				}
+			}
+			return nil
+		}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	s := &httpadapter.Server{Svc: svc, Auth: au, BaseURL: "http://127.0.0.1:8080", Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	env.h = s.Handler()
+	return env
+}
+
+func (env *benchEnv) run(b *testing.B, path string) {
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		r := httptest.NewRequest(http.MethodGet, path, nil)
+		r.Header.Set("Accept", "application/vnd.api+json")
+		r.Header.Set("Authorization", "Bearer "+env.token)
+		w := &discardWriter{h: http.Header{}}
+		env.h.ServeHTTP(w, r)
+		if w.code != http.StatusOK {
+			b.Fatalf("%s: %d", path, w.code)
+		}
+	}
+}
+
+// BenchmarkListProjectsPage reads a page of 250 projects out of 10,000.
+func BenchmarkListProjectsPage(b *testing.B) {
+	env := newBenchEnv(b, 10000)
+	env.run(b, "/v2/projects?page[size]=250&page[number]=20")
+}
+
+// BenchmarkShowProject reads one project.
+func BenchmarkShowProject(b *testing.B) {
+	env := newBenchEnv(b, 10000)
+	env.run(b, "/v2/projects/"+env.first)
+}
+
+// discardWriter is a ResponseWriter that counts and drops the body, as a
+// server writing to a socket through a small buffer would, so that the
+// benchmark measures the handler and not a recorder's growing buffer.
+type discardWriter struct {
+	h    http.Header
+	code int
+	n    int
+}
+
+func (w *discardWriter) Header() http.Header { return w.h }
+func (w *discardWriter) WriteHeader(code int) {
+	if w.code == 0 {
+		w.code = code
+	}
+}
+func (w *discardWriter) Write(p []byte) (int, error) {
+	w.WriteHeader(http.StatusOK)
+	w.n += len(p)
+	return len(p), nil
+}
