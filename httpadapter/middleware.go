@@ -94,6 +94,20 @@ func withTimeout(d time.Duration, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx, cancel := context.WithTimeout(r.Context(), d)
 		defer cancel()
+		// The handler fills in its own copy of the request info (route,
+		// account): after a 504 it may still be running while the access
+		// log reads the original. The copy is taken back once it is done.
+		outer := infoOf(r)
+		var inner reqInfo
+		if outer != nil {
+			inner = *outer
+			ctx = context.WithValue(ctx, ctxKey{}, &inner)
+		}
+		takeBack := func() { // only once the handler is done
+			if outer != nil {
+				outer.route, outer.account = inner.route, inner.account
+			}
+		}
 		r = r.WithContext(ctx)
 		tw := &timeoutWriter{w: w, h: http.Header{}}
 		done := make(chan struct{})
@@ -111,8 +125,10 @@ func withTimeout(d time.Duration, next http.Handler) http.Handler {
 		select {
 		case <-done:
 			tw.finish()
+			takeBack()
 			return
 		case <-panicked:
+			takeBack()
 			if !tw.abandon() {
 				return // the response had begun; nothing sane can follow
 			}
@@ -128,6 +144,7 @@ func withTimeout(d time.Duration, next http.Handler) http.Handler {
 		case <-done:
 		case <-panicked:
 		}
+		takeBack()
 	})
 }
 

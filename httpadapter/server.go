@@ -71,8 +71,13 @@ func (s *Server) wrap(h http.Handler) http.Handler {
 	return withRequestLog(s.log(), withTimeout(timeout, h))
 }
 
+// authRoutes adds the auth host's routes. Every method of /oauth/token
+// reaches the token handler, whose 405 answers in OAuth's error format.
 func (s *Server) authRoutes(r *httprouter.Router) {
-	r.Handler(http.MethodPost, "/oauth/token", s.route("/oauth/token", OAuthTokenHandler(s.Auth, s.log())))
+	token := s.route("/oauth/token", OAuthTokenHandler(s.Auth, s.log()))
+	for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {
+		r.Handler(m, "/oauth/token", token)
+	}
 }
 
 // apiRouter builds the API routes. httprouter cannot hold a static first

@@ -105,3 +105,12 @@ func TestOtherAccountSeesNothing(t *testing.T) {
 	// and the record is untouched
 	assert.Equal(t, "Secret client", e.get("/v2/clients/"+client, tok).attr("name"))
 }
+
+// Ensure a wrong method on the token endpoint answers in OAuth's format.
+func TestTokenEndpointMethod(t *testing.T) {
+	e := mustEnv(t)
+	r := e.req(http.MethodGet, "/oauth/token", "", "")
+	require.Equal(t, http.StatusMethodNotAllowed, r.Status)
+	assert.Equal(t, "POST", r.Header.Get("Allow"))
+	assert.Contains(t, string(r.Body), `"error"`)
+}

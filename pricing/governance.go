@@ -42,7 +42,8 @@ func (pr *pricer) governance() {
 			item.ResourceName = res.Name
 			item.HourlyRate, item.HourlyCost = atLeast(res.HourlyRate, pr.minor), atLeast(res.HourlyCost, pr.minor)
 			x := &r.resources[k]
-			x.hours, x.revenue, x.cost, x.used = x.hours.add(hours), x.revenue.add(rev), x.cost.add(cost), true
+			x.add(hours, rev, cost)
+			x.used = true
 		}
 
 		switch g.AllocationMethod {
@@ -68,7 +69,7 @@ func (pr *pricer) scope(filter string, g *Governance, w []num) num {
 	clear(w)
 	switch filter {
 	case FilterPhase:
-		k, ok := pr.phaseIndex[g.PhaseID]
+		k, ok := pr.phaseIndex.lookup(g.PhaseID)
 		if !ok {
 			return num{}
 		}

@@ -15,62 +15,75 @@ func (pr *pricer) labor() {
 		s := &p.Services[i]
 		at := lineRef{"services", i, -1}
 		k := pr.resource(s.ResourceID, at, s.ID)
-		managed := s.Type == TypeManagedServices
-		// A managed line's contract figure is its per-period figure × periods
-		// = × terms / months (× 1 / 1 when billed once).
-		periods, months := num{i: int64(terms)}, num{i: 1}
-		if m, _ := periodMonths(s.PaymentFrequency); m == 0 {
-			periods = num{i: 1}
-		} else {
-			months = num{i: int64(m)}
+		sp := servicePricing{managed: s.Type == TypeManagedServices}
+		if sp.managed {
+			// A managed line's contract figure is its per-period figure ×
+			// periods = × terms / months (× 1 / 1 when billed once).
+			sp.periods, sp.months = num{i: int64(terms)}, num{i: 1}
+			if m, _ := periodMonths(s.PaymentFrequency); m == 0 {
+				sp.periods = num{i: 1}
+			} else {
+				sp.months = num{i: int64(m)}
+			}
 		}
 
 		sf := &r.services[i]
 		sf.subservices = int32(sub)
-		var total, period laborAcc // the service with its subservices; per period (managed)
-		priceLine := func(q, u decimal.Decimal, k int) lineFigs {
-			h := mulRound(opOf(q), opOf(u), -2)
-			rev, cost := pr.price(h, k)
-			if managed {
-				period.add(h, rev, cost)
-				rev, cost = mulDivRound(rev, periods, months), mulDivRound(cost, periods, months)
-			} else if k >= 0 {
-				x := &r.resources[k]
-				x.hours, x.revenue, x.cost, x.used = x.hours.add(h), x.revenue.add(rev), x.cost.add(cost), true
-			}
-			total.add(h, rev, cost)
-			return lineFigs{r.fig(h), r.fig(rev), r.fig(cost)}
-		}
-		sf.lineFigs = priceLine(s.Quantity, s.UnitHours, k)
+		sf.lineFigs = pr.line(&sp, s.Quantity, s.UnitHours, k)
 		for j := range s.Subservices {
 			x := &s.Subservices[j]
 			xk := k
 			if x.ResourceID != "" || k < 0 {
 				xk = pr.resource(x.ResourceID, lineRef{"services", i, j}, x.ID)
 			}
-			r.subservices[sub] = priceLine(x.Quantity, x.UnitHours, xk)
+			r.subservices[sub] = pr.line(&sp, x.Quantity, x.UnitHours, xk)
 			sub++
 		}
-		sf.total = lineFigs{r.fig(total.hours), r.fig(total.revenue), r.fig(total.cost)}
+		t := &sp.total
+		sf.total = lineFigs{r.fig(t.hours), r.fig(t.revenue), r.fig(t.cost)}
 
-		if managed {
+		if sp.managed {
 			pr.svcPhase[i] = -1 // not labor: outside governance scopes
-			pr.managed.add(total.hours, total.revenue, total.cost)
-			pr.managedItem(s, periods, months, period, total)
+			pr.managed.add(t.hours, t.revenue, t.cost)
+			pr.managedItem(s, &sp)
 			continue
 		}
 		ph := pr.phase(s.PhaseID, at, s.ID)
-		pr.svcPhase[i] = int32(ph)
 		loc := pr.location(s.LocationID, at, s.ID)
+		pr.svcPhase[i] = int32(ph)
 		pr.unphased = pr.unphased || ph == pr.noPhase()
 		pr.unlocated = pr.unlocated || loc == len(p.Locations)
-		pr.service.add(total.hours, total.revenue, total.cost)
-		pr.phases[ph].labor.add(total.hours, total.revenue, total.cost)
-		pr.locations[loc].add(total.hours, total.revenue, total.cost)
+		pr.service.add(t.hours, t.revenue, t.cost)
+		pr.phases[ph].labor.add(t.hours, t.revenue, t.cost)
+		pr.locations[loc].add(t.hours, t.revenue, t.cost)
 	}
 }
 
-func (pr *pricer) managedItem(s *Service, periods, months num, period, total laborAcc) {
+// servicePricing is the state of one service while its lines are priced.
+type servicePricing struct {
+	managed         bool
+	periods, months num      // managed: contract = per period × periods / months
+	total           laborAcc // the service with its subservices (contract figures)
+	period          laborAcc // managed: per period
+}
+
+// line prices one line of resource k (none when k < 0).
+func (pr *pricer) line(sp *servicePricing, quantity, unitHours decimal.Decimal, k int) lineFigs {
+	h := mulRound(opOf(quantity), opOf(unitHours), -2)
+	rev, cost := pr.price(h, k)
+	if sp.managed {
+		sp.period.add(h, rev, cost)
+		rev, cost = mulDivRound(rev, sp.periods, sp.months), mulDivRound(cost, sp.periods, sp.months)
+	} else if k >= 0 {
+		x := &pr.r.resources[k]
+		x.add(h, rev, cost)
+		x.used = true
+	}
+	sp.total.add(h, rev, cost)
+	return lineFigs{pr.r.fig(h), pr.r.fig(rev), pr.r.fig(cost)}
+}
+
+func (pr *pricer) managedItem(s *Service, sp *servicePricing) {
 	frequency := s.PaymentFrequency
 	if frequency == "" {
 		frequency = FrequencyMonthly
@@ -80,12 +93,12 @@ func (pr *pricer) managedItem(s *Service, periods, months num, period, total lab
 		ServiceID:        s.ID,
 		Name:             s.Name,
 		PaymentFrequency: frequency,
-		Periods:          Fixed{periods.dec(0).DivRound(months.dec(0), 2)},
-		Hours:            hoursFixed(period.hours),
-		PeriodRevenue:    pr.money(period.revenue),
-		PeriodCost:       pr.money(period.cost),
-		Revenue:          pr.money(total.revenue),
-		Cost:             pr.money(total.cost),
-		Profit:           pr.money(total.revenue.sub(total.cost)),
+		Periods:          Fixed{sp.periods.dec(0).DivRound(sp.months.dec(0), 2)},
+		Hours:            hoursFixed(sp.period.hours),
+		PeriodRevenue:    pr.money(sp.period.revenue),
+		PeriodCost:       pr.money(sp.period.cost),
+		Revenue:          pr.money(sp.total.revenue),
+		Cost:             pr.money(sp.total.cost),
+		Profit:           pr.money(sp.total.revenue.sub(sp.total.cost)),
 	})
 }

@@ -51,9 +51,9 @@ type pricer struct {
 	r     *Result
 	minor int32 // money exponent is -minor
 
-	resourceIndex map[string]int
-	phaseIndex    map[string]int
-	locationIndex map[string]int
+	resourceIndex ids
+	phaseIndex    ids
+	locationIndex ids
 	rate, cost    []operand // per resource
 
 	phaseOrder []int      // indexes of p.Phases in phase order
@@ -73,9 +73,9 @@ type laborAcc struct {
 }
 
 func (a *laborAcc) add(h, rev, cost num) {
-	a.hours = a.hours.add(h)
-	a.revenue = a.revenue.add(rev)
-	a.cost = a.cost.add(cost)
+	a.hours.addTo(h)
+	a.revenue.addTo(rev)
+	a.cost.addTo(cost)
 }
 
 type phaseAcc struct {
@@ -109,25 +109,15 @@ func newPricer(p *Project) *pricer {
 		p:             p,
 		r:             r,
 		minor:         minor,
-		resourceIndex: make(map[string]int, len(p.Resources)),
-		phaseIndex:    make(map[string]int, len(p.Phases)),
-		locationIndex: make(map[string]int, len(p.Locations)),
+		resourceIndex: newIDs(len(p.Resources), func(i int) string { return p.Resources[i].ID }),
+		phaseIndex:    newIDs(len(p.Phases), func(i int) string { return p.Phases[i].ID }),
+		locationIndex: newIDs(len(p.Locations), func(i int) string { return p.Locations[i].ID }),
 		rate:          make([]operand, len(p.Resources)),
 		cost:          make([]operand, len(p.Resources)),
 		phaseOrder:    make([]int, len(p.Phases)),
 		phases:        make([]phaseAcc, len(p.Phases)+1),
 		locations:     make([]laborAcc, len(p.Locations)+1),
 		svcPhase:      make([]int32, len(p.Services)),
-	}
-	// The first of duplicate ids wins.
-	for i := len(p.Resources) - 1; i >= 0; i-- {
-		pr.resourceIndex[p.Resources[i].ID] = i
-	}
-	for i := len(p.Phases) - 1; i >= 0; i-- {
-		pr.phaseIndex[p.Phases[i].ID] = i
-	}
-	for i := len(p.Locations) - 1; i >= 0; i-- {
-		pr.locationIndex[p.Locations[i].ID] = i
 	}
 	for i := range p.Resources {
 		pr.rate[i] = opOf(p.Resources[i].HourlyRate)
@@ -149,7 +139,7 @@ func (pr *pricer) noPhase() int { return len(pr.p.Phases) }
 // none or it is unknown.
 func (pr *pricer) resource(id string, at lineRef, lineID string) int {
 	if id != "" {
-		if k, ok := pr.resourceIndex[id]; ok {
+		if k, ok := pr.resourceIndex.lookup(id); ok {
 			return k
 		}
 		pr.warn(WarnUnknownResource, "resource "+id+" is not on the project; the line is priced at 0", at, lineID)
@@ -164,7 +154,7 @@ func (pr *pricer) phase(id string, at lineRef, lineID string) int {
 	if id == "" {
 		return pr.noPhase()
 	}
-	if k, ok := pr.phaseIndex[id]; ok {
+	if k, ok := pr.phaseIndex.lookup(id); ok {
 		return k
 	}
 	pr.warn(WarnUnknownPhase, "phase "+id+" is not on the project; the line is counted without a phase", at, lineID)
@@ -175,7 +165,7 @@ func (pr *pricer) location(id string, at lineRef, lineID string) int {
 	if id == "" {
 		return len(pr.p.Locations)
 	}
-	if k, ok := pr.locationIndex[id]; ok {
+	if k, ok := pr.locationIndex.lookup(id); ok {
 		return k
 	}
 	pr.warn(WarnUnknownLocation, "location "+id+" is not on the project; the line is counted without a location", at, lineID)
@@ -199,3 +189,42 @@ func (pr *pricer) price(hours num, k int) (revenue, cost num) {
 func (pr *pricer) money(n num) Fixed { return Fixed{n.dec(pr.minor)} }
 
 func hoursFixed(n num) Fixed { return Fixed{n.dec(2)} }
+
+// ids resolves the ids of one list (resources, phases, locations) to their
+// indexes; the first of duplicate ids wins. Lines repeat a few ids, so a
+// small direct-mapped cache keyed on the id's last bytes answers most
+// lookups before the map (whose hashing dominated the lookups' cost).
+type ids struct {
+	index map[string]int
+	cache [32]idSlot
+}
+
+type idSlot struct {
+	id  string
+	k   int
+	set bool
+}
+
+func newIDs(n int, id func(int) string) ids {
+	x := ids{index: make(map[string]int, n)}
+	for i := n - 1; i >= 0; i-- {
+		x.index[id(i)] = i
+	}
+	return x
+}
+
+func (x *ids) lookup(id string) (int, bool) {
+	h := uint32(len(id))
+	for i := max(0, len(id)-4); i < len(id); i++ {
+		h = h*31 + uint32(id[i])
+	}
+	slot := &x.cache[(h*2654435761)>>27]
+	if slot.set && slot.id == id {
+		return slot.k, true
+	}
+	k, ok := x.index[id]
+	if ok {
+		*slot = idSlot{id, k, true}
+	}
+	return k, ok
+}

@@ -44,10 +44,11 @@ const (
 // DefaultMRRTerms is the contract length in months of a project that names none.
 const DefaultMRRTerms = 12
 
-// MaxExponent bounds the decimal exponent of every input (the default of
-// decimal.MaxDecodeExponent, so that anything decoded from JSON passes):
-// a larger one would make exact arithmetic build numbers of millions of digits.
-const MaxExponent = 10000
+// MaxDigits bounds every decimal input: at most MaxDigits digits before
+// and MaxDigits after the decimal point. Larger values are far beyond any
+// price; they would only make exact arithmetic build numbers of tens of
+// thousands of digits on every read.
+const MaxDigits = 1000
 
 // maxMinorUnits bounds a currency's minor units.
 const maxMinorUnits = 18
@@ -190,7 +191,7 @@ type Product struct {
 // type, frequency, calculation, allocation or filter; a governance item
 // allocated or filtered by phase or category that names none; minor units
 // outside [0, 18]; a negative or missing conversion rate; negative MRR
-// terms; a decimal exponent beyond ±MaxExponent. References to ids that are
+// terms; a decimal with more than MaxDigits digits before or after the point. References to ids that are
 // not on the project are not errors: Price reports them as warnings.
 func (p *Project) Validate() error {
 	for _, c := range [...]struct {
@@ -351,8 +352,8 @@ func checkFields(at lineRef, fs ...field) error {
 }
 
 func outOfRange(d decimal.Decimal) bool {
-	e := d.Exponent()
-	return e > MaxExponent || e < -MaxExponent
+	e := int64(d.Exponent())
+	return e < -MaxDigits || e > MaxDigits || int64(d.NumDigits())+e > MaxDigits
 }
 
 // lineRef names a line of the project: list[i], or list[i].subservices[j]

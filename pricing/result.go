@@ -315,8 +315,8 @@ type serviceFigs struct {
 }
 
 type resourceFigs struct {
-	hours, revenue, cost num
-	used                 bool
+	laborAcc
+	used bool // by a labor line or a governance item
 }
 
 func (r *Result) fig(n num) fig {

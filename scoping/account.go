@@ -30,7 +30,8 @@ func init() {
 	register(&TypeDef{Name: "roles", Guard: "users",
 		Attrs: []AttrDef{unique(str("name")), obj("permissions"),
 			enum("project-visibility", "all", "all", "assigned")},
-		Hooks: Hooks{Validate: func(_ context.Context, _ *Call, rec, _ *Record) []error {
+		Rels: []RelDef{inverse("users", "users", "roles")},
+		Hooks: Hooks{Delete: deleteRole, Validate: func(_ context.Context, _ *Call, rec, _ *Record) []error {
 			m, _ := rec.Attrs["permissions"].(map[string]any)
 			var errs []error
 			for _, k := range sortedKeys(m) {
@@ -51,7 +52,13 @@ func init() {
 			computed(enum("status", "", "invited", "active", "deactivated"))),
 		Rels:    []RelDef{toN("roles", "roles")},
 		Filters: eq("email", "user-type", "status"),
-		Hooks:   Hooks{Defaults: userDefaults, Validate: validateUser, AfterWrite: syncIdentity},
+		Hooks: Hooks{Defaults: userDefaults, Validate: validateUser, AfterWrite: syncIdentity,
+			// DELETE deactivates the membership: a user's identity and its
+			// history (projects, approvals) stay.
+			Delete: func(_ context.Context, c *Call, rec *Record) error {
+				rec.Attrs["active"], rec.Attrs["status"] = false, "deactivated"
+				return c.Tx.Replace(rec)
+			}},
 	})
 
 	register(&TypeDef{Name: "payment-terms", Guard: "settings", Archives: true,
@@ -85,6 +92,19 @@ func init() {
 		Rels: []RelDef{owner("approval-level", "approval-levels"), to1("line-of-business", "lines-of-business"),
 			toN("approvers", "users")},
 		Filters: eq("approval-level", "line-of-business")})
+}
+
+// deleteRole removes a role that no user holds; a role still assigned is a
+// conflict, so that nobody loses permissions as a side effect.
+func deleteRole(_ context.Context, c *Call, rec *Record) error {
+	holders, err := c.Find("users", Eq("roles", rec.ID))
+	if err != nil {
+		return err
+	}
+	if len(holders) > 0 {
+		return scopekit.Errorf(scopekit.ECONFLICT, "role %q is assigned to %d user(s); give them another role first", rec.Str("name"), len(holders))
+	}
+	return c.Tx.Delete("roles", rec.AccountID, rec.ID)
 }
 
 func sortedKeys(m map[string]any) []string {

@@ -113,3 +113,30 @@ func TestEngineSmoke(t *testing.T) {
 	_, err = svc.Get(ctx, a, "project-services", ps.ID, scoping.ListParams{}, false)
 	require.Equal(t, scopekit.ENOTFOUND, scopekit.ErrorCode(err))
 }
+
+// Ensure deleting a user deactivates its membership and deleting a role
+// that users hold is a conflict.
+func TestDeleteUserAndRole(t *testing.T) {
+	ctx := context.Background()
+	svc, a := mustSetup(t)
+	res, err := svc.Create(ctx, a, "roles", &scoping.Input{Attrs: attrs("name", `"Auditor"`, "permissions", `{"projects":"view"}`)}, false)
+	require.NoError(t, err)
+	role := res.Records[0]
+	res, err = svc.Create(ctx, a, "users", &scoping.Input{Attrs: attrs("name", `"Ann"`, "email", `"ann@acme.test"`),
+		Rels: map[string]scoping.RelInput{"roles": {ToMany: true, Refs: []scoping.Ref{{Type: "roles", ID: role.ID}}}}}, false)
+	require.NoError(t, err)
+	user := res.Records[0]
+	require.Equal(t, "invited", user.Str("status"))
+
+	err = svc.Delete(ctx, a, "roles", role.ID, false)
+	require.Equal(t, scopekit.ECONFLICT, scopekit.ErrorCode(err), "%v", err)
+
+	require.NoError(t, svc.Delete(ctx, a, "users", user.ID, false))
+	got, err := svc.Get(ctx, a, "users", user.ID, scoping.ListParams{Filters: map[string]string{"active": "false"}}, false)
+	require.NoError(t, err)
+	require.Equal(t, "deactivated", got.Records[0].Str("status"))
+
+	_, err = svc.Update(ctx, a, "users", user.ID, &scoping.Input{Rels: map[string]scoping.RelInput{"roles": {ToMany: true}}}, false)
+	require.NoError(t, err)
+	require.NoError(t, svc.Delete(ctx, a, "roles", role.ID, false))
+}

@@ -78,7 +78,7 @@ func (s *Service) Update(ctx context.Context, a *Actor, typ, id string, in *Inpu
 	}
 	var rec *Record
 	call, err := s.update(ctx, a, v2, in.Meta, func(c *Call) error {
-		old, err := c.getVisible(ctx, def, id, map[string]string{"active": "true,false"})
+		old, err := c.getVisible(ctx, def, id, anyActive(def))
 		if err != nil {
 			return err
 		}
@@ -89,6 +89,15 @@ func (s *Service) Update(ctx context.Context, a *Actor, typ, id string, in *Inpu
 		return nil, err
 	}
 	return s.reread(ctx, a, def, rec, v2, call.RespMeta)
+}
+
+// anyActive is the filter that finds a record of def whether archived or
+// not (none for types that do not archive: they reject filter[active]).
+func anyActive(def *TypeDef) map[string]string {
+	if !def.Archives {
+		return nil
+	}
+	return map[string]string{"active": "true,false"}
 }
 
 // reread serves a written record as a read would, computed fields included.
@@ -315,7 +324,7 @@ func (s *Service) Delete(ctx context.Context, a *Actor, typ, id string, v2 bool)
 		return err
 	}
 	_, err = s.update(ctx, a, v2, nil, func(c *Call) error {
-		rec, err := c.getVisible(ctx, def, id, map[string]string{"active": "true,false"})
+		rec, err := c.getVisible(ctx, def, id, anyActive(def))
 		if err != nil {
 			return err
 		}

@@ -122,9 +122,9 @@ func loadBootstrap(path string) (*bootstrapFile, error) {
 	if err != nil {
 		return nil, fmt.Errorf("bootstrap: %w", err)
 	}
-	f, err := decodeBootstrap(data)
+	f, err := decodeBootstrap(path, data)
 	if err != nil {
-		return nil, fmt.Errorf("bootstrap %s: %w", path, err)
+		return nil, err
 	}
 	if err := f.validate(); err != nil {
 		return nil, err
@@ -133,28 +133,29 @@ func loadBootstrap(path string) (*bootstrapFile, error) {
 }
 
 // decodeBootstrap decodes the top level and then each entry on its own, so
-// that an unknown or mistyped member is reported with its entry.
-func decodeBootstrap(data []byte) (*bootstrapFile, error) {
+// that an unknown or mistyped member is reported with its entry; errors of
+// the top level name the file.
+func decodeBootstrap(path string, data []byte) (*bootstrapFile, error) {
 	var top struct {
 		Accounts []json.RawMessage `json:"accounts"`
 		Users    []json.RawMessage `json:"users"`
 	}
 	if err := strictDecode(data, &top); err != nil {
-		return nil, jsonError(data, err)
+		return nil, fmt.Errorf("bootstrap %s: %w", path, jsonError(data, err))
 	}
 	f := &bootstrapFile{Accounts: make([]bsAccount, len(top.Accounts)), Users: make([]bsUser, len(top.Users))}
 	for i, raw := range top.Accounts {
 		if err := strictDecode(raw, &f.Accounts[i]); err != nil {
 			var peek struct{ Slug any }
 			_ = json.Unmarshal(raw, &peek)
-			return nil, fmt.Errorf("%s: %v", entryName("accounts", i, fmt.Sprint(orEmpty(peek.Slug))), err)
+			return nil, fmt.Errorf("bootstrap %s: %s", entryName("accounts", i, fmt.Sprint(orEmpty(peek.Slug))), jsonMessage(err))
 		}
 	}
 	for i, raw := range top.Users {
 		if err := strictDecode(raw, &f.Users[i]); err != nil {
 			var peek struct{ Email any }
 			_ = json.Unmarshal(raw, &peek)
-			return nil, fmt.Errorf("%s: %v", entryName("users", i, fmt.Sprint(orEmpty(peek.Email))), err)
+			return nil, fmt.Errorf("bootstrap %s: %s", entryName("users", i, fmt.Sprint(orEmpty(peek.Email))), jsonMessage(err))
 		}
 	}
 	return f, nil
@@ -179,6 +180,9 @@ func strictDecode(data []byte, v any) error {
 	return nil
 }
 
+// jsonMessage is a decoding error without the "json: " prefix.
+func jsonMessage(err error) string { return strings.TrimPrefix(err.Error(), "json: ") }
+
 // jsonError adds the line and column to a syntax error.
 func jsonError(data []byte, err error) error {
 	var se *json.SyntaxError
@@ -191,9 +195,9 @@ func jsonError(data []byte, err error) error {
 				col++
 			}
 		}
-		return fmt.Errorf("malformed JSON at line %d, column %d: %v", line, col, err)
+		return fmt.Errorf("malformed JSON at line %d, column %d: %s", line, col, jsonMessage(err))
 	}
-	return fmt.Errorf("malformed JSON: %v", err)
+	return errors.New(jsonMessage(err))
 }
 
 // entryName names an entry of the file: users[1] (bot@acme.test).

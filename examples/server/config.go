@@ -119,19 +119,19 @@ func newFlagSet(out io.Writer) (*flag.FlagSet, *rawFlags) {
 	r := &rawFlags{}
 	fs.StringVar(&r.addr, "addr", "127.0.0.1:8080", "API listener `host:port`; also serves /oauth/* unless -auth-addr is set")
 	fs.StringVar(&r.authAddr, "auth-addr", "", "separate listener `host:port` for /oauth/* (the auth host)")
-	fs.StringVar(&r.baseURL, "base-url", "", "the base URL used in links (default http://<addr>)")
+	fs.StringVar(&r.baseURL, "base-url", "", "the base `URL` used in links (default http://<addr>)")
 	fs.StringVar(&r.data, "data", "./scopekit.db", "bbolt database `file` (created if missing)")
 	fs.StringVar(&r.bootstrap, "bootstrap", "", "apply this bootstrap `file` (JSON) before serving; idempotent")
 	fs.BoolVar(&r.demo, "demo", false, "create the demo account and data (default: true when the database is new and no -bootstrap is given)")
 	fs.StringVar(&r.logLevel, "log-level", "info", "log `level`: debug, info, warn or error")
-	fs.StringVar(&r.tokenRate, "token-rate", "10", "token requests per second per client IP on POST /oauth/token")
-	fs.StringVar(&r.tokenBurst, "token-burst", "30", "burst of the per-IP token bucket")
-	fs.StringVar(&r.tokenBlockAfter, "token-block-after", "100", "throttled token requests from one IP within -token-block-window that trigger a block")
-	fs.StringVar(&r.tokenBlockWindow, "token-block-window", "10m", "window of -token-block-after")
-	fs.StringVar(&r.tokenBlockFor, "token-block-for", "1h", "how long a blocked IP gets 403")
-	fs.StringVar(&r.tokenGlobalRate, "token-global-rate", "500", "ceiling on tokens minted per second across all clients")
+	fs.StringVar(&r.tokenRate, "token-rate", "10", "token requests per second (a `rate`) per client IP on POST /oauth/token")
+	fs.StringVar(&r.tokenBurst, "token-burst", "30", "burst (a `count`) of the per-IP token bucket")
+	fs.StringVar(&r.tokenBlockAfter, "token-block-after", "100", "`count` of throttled token requests from one IP within -token-block-window that trigger a block")
+	fs.StringVar(&r.tokenBlockWindow, "token-block-window", "10m", "window (a `duration`) of -token-block-after")
+	fs.StringVar(&r.tokenBlockFor, "token-block-for", "1h", "how long (a `duration`) a blocked IP gets 403")
+	fs.StringVar(&r.tokenGlobalRate, "token-global-rate", "500", "ceiling on tokens minted per second (a `rate`) across all clients")
 	fs.BoolVar(&r.webhookAllowPrivate, "webhook-allow-private", false, "allow webhook destinations on loopback/private addresses")
-	fs.StringVar(&r.webhookRetrySchedule, "webhook-retry-schedule", "0s,5s,5m,30m,2h,5h,10h,10h", "delays before each webhook attempt, comma-separated Go durations")
+	fs.StringVar(&r.webhookRetrySchedule, "webhook-retry-schedule", "0s,5s,5m,30m,2h,5h,10h,10h", "delays before each webhook attempt, comma-separated Go `durations`")
 	return fs, r
 }
 

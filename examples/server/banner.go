@@ -1,0 +1,64 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+// banner is what the startup output shows.
+type banner struct {
+	BaseURL, AuthURL string
+	Data             string
+	Demo             *demoState
+	DemoCreated      bool
+}
+
+// tokenSed extracts the access token from the JSON answer of POST
+// /oauth/token, so that the first curl line sets $TOKEN.
+const tokenSed = `sed -E 's/.*"access_token":"([^"]+)".*/\1/'`
+
+// printBanner writes the URL, the demo credentials (when the demo account
+// exists and its credentials still work) and three copy-paste curl lines.
+// The curl lines are not indented: shells with HISTCONTROL=ignorespace
+// would leave indented commands out of the history.
+func printBanner(w io.Writer, b banner) {
+	var s strings.Builder
+	fmt.Fprintf(&s, "ScopeKit is serving %s (database %s)\n", b.BaseURL, b.Data)
+	fmt.Fprintf(&s, "OAuth token endpoint: %s/oauth/token\n\n", b.AuthURL)
+
+	clientID, secret := "CLIENT_ID", "CLIENT_SECRET"
+	slug, project := "ACCOUNT_SLUG", "PROJECT_ID"
+	d := b.Demo
+	switch {
+	case d != nil && d.Exists && d.CredsWork:
+		how := "in this database"
+		if b.DemoCreated {
+			how = "created now"
+		}
+		fmt.Fprintf(&s, "Demo account %q (%s), %s:\n", demoSlug, demoName, how)
+		fmt.Fprintf(&s, "  admin user       %s / %s (Account Admin)\n", demoAdminEmail, demoAdminPassword)
+		fmt.Fprintf(&s, "  service account  %s: client_id %s, client_secret %s\n", demoBotEmail, demoBotClientID, demoBotSecret)
+		fmt.Fprintf(&s, "  OAuth app        %s: client_id %s, client_secret %s, redirect URI %s\n\n",
+			demoAppName, demoAppClientID, demoAppSecret, demoAppRedirect)
+		clientID, secret = demoBotClientID, demoBotSecret
+	case d != nil && d.Exists:
+		fmt.Fprintf(&s, "Demo account %q exists, but its service account credentials were changed; use yours below.\n\n", demoSlug)
+	default:
+		s.WriteString("No demo account in this database (start with -demo=true to create it).\n" +
+			"Replace the upper-case placeholders with a service account's credentials and ids.\n\n")
+	}
+	if d != nil && d.Exists {
+		slug = demoSlug
+		if d.ProjectID != "" {
+			project = d.ProjectID
+		}
+	}
+	s.WriteString("Try it (copy and paste):\n")
+	fmt.Fprintf(&s, "TOKEN=$(curl -s -X POST %s/oauth/token -d grant_type=client_credentials -d client_id=%s -d client_secret=%s | %s)\n",
+		b.AuthURL, clientID, secret, tokenSed)
+	const headers = `-H "Authorization: Bearer $TOKEN" -H "Accept: application/vnd.api+json"`
+	fmt.Fprintf(&s, "curl -s %s %s/v2/projects\n", headers, b.BaseURL)
+	fmt.Fprintf(&s, "curl -s %s \"%s/%s/v1/projects/%s/merge-data?version=2\"\n", headers, b.BaseURL, slug, project)
+	io.WriteString(w, s.String())
+}

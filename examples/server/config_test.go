@@ -1,0 +1,73 @@
+package main
+
+import (
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// Ensure the defaults are operations.md's.
+func TestConfigDefaults(t *testing.T) {
+	c, err := parseConfig(nil, env())
+	require.NoError(t, err)
+	require.Equal(t, &config{
+		Addr: "127.0.0.1:8080", Data: "./scopekit.db", LogLevel: slog.LevelInfo,
+		TokenRate: 10, TokenBurst: 30, TokenBlockAfter: 100, TokenBlockWindow: 10 * time.Minute,
+		TokenBlockFor: time.Hour, TokenGlobalRate: 500,
+		WebhookRetrySchedule: []time.Duration{0, 5 * time.Second, 5 * time.Minute, 30 * time.Minute,
+			2 * time.Hour, 5 * time.Hour, 10 * time.Hour, 10 * time.Hour},
+	}, c)
+}
+
+// Ensure every flag reads SCOPEKIT_<NAME> and the command line wins.
+func TestConfigEnvironment(t *testing.T) {
+	getenv := env("SCOPEKIT_ADDR=0.0.0.0:9000", "SCOPEKIT_AUTH_ADDR=127.0.0.1:9001", "SCOPEKIT_BASE_URL=https://x.test/",
+		"SCOPEKIT_DATA=/tmp/a.db", "SCOPEKIT_BOOTSTRAP=b.json", "SCOPEKIT_DEMO=true", "SCOPEKIT_LOG_LEVEL=debug",
+		"SCOPEKIT_TOKEN_RATE=2.5", "SCOPEKIT_TOKEN_BURST=5", "SCOPEKIT_TOKEN_BLOCK_AFTER=7",
+		"SCOPEKIT_TOKEN_BLOCK_WINDOW=1m", "SCOPEKIT_TOKEN_BLOCK_FOR=2h", "SCOPEKIT_TOKEN_GLOBAL_RATE=50",
+		"SCOPEKIT_WEBHOOK_ALLOW_PRIVATE=true", "SCOPEKIT_WEBHOOK_RETRY_SCHEDULE=1s, 2s")
+	c, err := parseConfig(nil, getenv)
+	require.NoError(t, err)
+	require.Equal(t, &config{
+		Addr: "0.0.0.0:9000", AuthAddr: "127.0.0.1:9001", BaseURL: "https://x.test", Data: "/tmp/a.db",
+		Bootstrap: "b.json", Demo: true, DemoSet: true, LogLevel: slog.LevelDebug,
+		TokenRate: 2.5, TokenBurst: 5, TokenBlockAfter: 7, TokenBlockWindow: time.Minute, TokenBlockFor: 2 * time.Hour,
+		TokenGlobalRate: 50, WebhookAllowPrivate: true, WebhookRetrySchedule: []time.Duration{time.Second, 2 * time.Second},
+	}, c)
+
+	c, err = parseConfig([]string{"-addr", "127.0.0.1:1", "-demo=false", "-token-rate", "3", "-token-burst=9"}, getenv)
+	require.NoError(t, err)
+	require.Equal(t, "127.0.0.1:1", c.Addr)
+	require.False(t, c.Demo)
+	require.True(t, c.DemoSet)
+	require.Equal(t, 3.0, c.TokenRate)
+	require.Equal(t, 9, c.TokenBurst)
+	require.Equal(t, 7, c.TokenBlockAfter, "the variable still applies to flags not on the command line")
+
+	// A bad variable is not reported when the command line overrides it.
+	_, err = parseConfig([]string{"-token-rate=1"}, env("SCOPEKIT_TOKEN_RATE=abc"))
+	require.NoError(t, err)
+	_, err = parseConfig(nil, env("SCOPEKIT_TOKEN_RATE=abc"))
+	require.EqualError(t, err, `invalid value "abc" for SCOPEKIT_TOKEN_RATE: not a number`)
+}
+
+// Ensure the values of later features are validated now.
+func TestConfigValidation(t *testing.T) {
+	for _, tc := range []struct{ arg, want string }{
+		{"-token-rate=0", `invalid value "0" for -token-rate: must be a positive number`},
+		{"-token-rate=NaN", `invalid value "NaN" for -token-rate: must be a positive number`},
+		{"-token-global-rate=Inf", `invalid value "Inf" for -token-global-rate: must be a positive number`},
+		{"-token-burst=1.5", `invalid value "1.5" for -token-burst: not a whole number`},
+		{"-token-block-after=0", `invalid value "0" for -token-block-after: must be a positive whole number`},
+		{"-token-block-for=forever", `invalid value "forever" for -token-block-for: not a Go duration such as 10m or 1h`},
+		{"-webhook-retry-schedule=1s,,2s", `invalid value "1s,,2s" for -webhook-retry-schedule: entry 2 ("") is not a Go duration such as 5s or 2h`},
+		{"-webhook-retry-schedule=-1s", `invalid value "-1s" for -webhook-retry-schedule: entry 1 ("-1s") is negative`},
+		{"-auth-addr=nowhere", `invalid value "nowhere" for -auth-addr: must be host:port, e.g. 127.0.0.1:8080`},
+		{"-data=", `invalid value "" for -data: must name a file`},
+	} {
+		_, err := parseConfig([]string{tc.arg}, env())
+		require.EqualError(t, err, tc.want, tc.arg)
+	}
+}

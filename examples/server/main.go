@@ -1,0 +1,224 @@
+// Command server is ScopeKit's example server: the JSON:API and the OAuth
+// token endpoint over an embedded bbolt file, with the flags, bootstrap
+// file and demo data of operations.md.
+//
+//	go run ./examples/server                 # 127.0.0.1:8080, ./scopekit.db, demo on first start
+//	go run ./examples/server -h              # every flag and its SCOPEKIT_<NAME> variable
+//
+// It is the composition root: the only place where the store, the domain
+// service, the token service and the HTTP adapter meet.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/scopekit/scopekit/auth"
+	"github.com/scopekit/scopekit/boltstore"
+	"github.com/scopekit/scopekit/httpadapter"
+	"github.com/scopekit/scopekit/scoping"
+)
+
+// shutdownGrace is how long requests in flight get to finish on SIGINT or
+// SIGTERM before their connections are closed.
+const shutdownGrace = 10 * time.Second
+
+// bcryptCost is the cost of password hashes; 0 is auth's default. Tests
+// lower it.
+var bcryptCost = 0
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr, nil)
+	if errors.Is(err, errHelp) {
+		fmt.Fprint(os.Stdout, usage())
+		return
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "scopekit: "+oneLine(err))
+		os.Exit(1)
+	}
+}
+
+// oneLine keeps a failure to one line of output.
+func oneLine(err error) string {
+	return strings.TrimSpace(strings.NewReplacer("\r\n", "; ", "\n", "; ", "\r", "; ").Replace(err.Error()))
+}
+
+// run starts the server and serves until ctx is canceled, then shuts down
+// gracefully: it stops accepting, lets requests in flight finish (at most
+// shutdownGrace) and closes the store. Once it is serving it prints the
+// startup banner to stdout and sends the API base URL on ready (when not
+// nil). Logs go to stderr. Any failure to start is returned as an error
+// whose text is one line.
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer, ready chan<- string) error {
+	cfg, err := parseConfig(args, getenv)
+	if err != nil {
+		return err
+	}
+	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: cfg.LogLevel}))
+	var boot *bootstrapFile
+	if cfg.Bootstrap != "" {
+		if boot, err = loadBootstrap(cfg.Bootstrap); err != nil {
+			return err
+		}
+	}
+
+	// Bind before touching the database, so that a busy port does not
+	// leave a new, empty database behind (which would then not get the
+	// demo on the next start).
+	apiLn, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return err
+	}
+	var authLn net.Listener
+	if cfg.AuthAddr != "" {
+		if authLn, err = net.Listen("tcp", cfg.AuthAddr); err != nil {
+			apiLn.Close()
+			return err
+		}
+	}
+	listeners := []net.Listener{apiLn}
+	if authLn != nil {
+		listeners = append(listeners, authLn)
+	}
+
+	_, statErr := os.Stat(cfg.Data)
+	isNew := errors.Is(statErr, fs.ErrNotExist)
+	db, err := boltstore.Open(cfg.Data)
+	if err != nil {
+		closeAll(listeners)
+		return err
+	}
+	started := false
+	defer func() {
+		if !started {
+			closeAll(listeners)
+			db.Close()
+			if isNew { // a failed first start leaves no half-made database
+				os.Remove(cfg.Data)
+			}
+		}
+	}()
+
+	svc := scoping.NewService(db)
+	as := &auth.Service{Store: db.AuthStore(), Directory: db.Directory(), BcryptCost: bcryptCost}
+	if boot != nil {
+		if err := applyBootstrap(ctx, boot, svc, db, as); err != nil {
+			return err
+		}
+	}
+	demo, err := findDemo(ctx, svc, db.AuthStore())
+	if err != nil {
+		return fmt.Errorf("demo: %w", err)
+	}
+	wantDemo := cfg.Demo
+	if !cfg.DemoSet {
+		wantDemo = isNew && cfg.Bootstrap == ""
+	}
+	demoCreated := false
+	if wantDemo && !demo.Exists {
+		if err := createDemo(ctx, svc, db, as); err != nil {
+			return err
+		}
+		if demo, err = findDemo(ctx, svc, db.AuthStore()); err != nil {
+			return fmt.Errorf("demo: %w", err)
+		}
+		demoCreated = true
+	}
+
+	baseURL := cfg.BaseURL
+	if baseURL == "" {
+		baseURL = "http://" + displayAddr(cfg.Addr, apiLn.Addr())
+	}
+	authURL := baseURL
+	if authLn != nil {
+		authURL = "http://" + displayAddr(cfg.AuthAddr, authLn.Addr())
+	}
+
+	api := &httpadapter.Server{Svc: svc, Auth: as, BaseURL: baseURL, Logger: logger}
+	var servers []*http.Server
+	newServer := func(h http.Handler) *http.Server {
+		return &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
+			ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelWarn)}
+	}
+	if authLn == nil {
+		servers = append(servers, newServer(api.Handler()))
+	} else {
+		servers = append(servers, newServer(api.APIHandler()), newServer(api.AuthHandler()))
+	}
+	started = true
+
+	serveErr := make(chan error, len(servers))
+	for i, srv := range servers {
+		go func() {
+			if err := srv.Serve(listeners[i]); !errors.Is(err, http.ErrServerClosed) {
+				serveErr <- err
+			}
+		}()
+	}
+	printBanner(stdout, banner{BaseURL: baseURL, AuthURL: authURL, Data: cfg.Data, Demo: demo, DemoCreated: demoCreated})
+	logger.Info("serving", "api", baseURL, "auth", authURL, "data", cfg.Data)
+	if ready != nil {
+		select {
+		case ready <- baseURL:
+		case <-ctx.Done():
+		}
+	}
+
+	var failed error
+	select {
+	case <-ctx.Done():
+		logger.Info("shutting down: finishing requests in flight", "grace", shutdownGrace.String())
+	case failed = <-serveErr:
+		logger.Error("serve failed; shutting down", "err", failed)
+	}
+	shutCtx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	defer cancel()
+	for _, srv := range servers {
+		if err := srv.Shutdown(shutCtx); err != nil {
+			logger.Warn("requests still running at the shutdown deadline were cut off", "err", err)
+			srv.Close()
+		}
+	}
+	if err := db.Close(); err != nil && failed == nil {
+		failed = fmt.Errorf("close %s: %w", cfg.Data, err)
+	}
+	if failed == nil {
+		logger.Info("stopped")
+	}
+	return failed
+}
+
+func closeAll(ls []net.Listener) {
+	for _, l := range ls {
+		l.Close()
+	}
+}
+
+// displayAddr is the host:port to print for a listener: the host as
+// configured (127.0.0.1 when it listens on every interface) and the port
+// actually bound (which differs for port 0).
+func displayAddr(configured string, bound net.Addr) string {
+	host, _, _ := net.SplitHostPort(configured)
+	_, port, err := net.SplitHostPort(bound.String())
+	if err != nil {
+		return bound.String()
+	}
+	if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
+		host = "127.0.0.1"
+	}
+	return net.JoinHostPort(host, port)
+}

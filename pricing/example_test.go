@@ -1,0 +1,97 @@
+package pricing_test
+
+import (
+	"fmt"
+
+	"github.com/scopekit/scopekit/pricing"
+	"github.com/shopspring/decimal"
+)
+
+// Price a small project: one service with a subservice, 15 % project
+// management, an expense, and a revenue adjustment.
+func Example() {
+	usd := pricing.Currency{Code: "USD", MinorUnits: 2}
+	p := &pricing.Project{
+		Currency:        usd,
+		IncludeExpenses: true,
+		Resources: []pricing.Resource{
+			{ID: "1", Name: "Engineer", HourlyRate: decimal.NewFromInt(200), HourlyCost: decimal.NewFromInt(90)},
+			{ID: "2", Name: "Project Manager", HourlyRate: decimal.NewFromInt(175), HourlyCost: decimal.NewFromInt(80)},
+		},
+		Services: []pricing.Service{{
+			ID: "10", Name: "Firewall deployment", ResourceID: "1",
+			Quantity: decimal.NewFromInt(1), UnitHours: decimal.RequireFromString("16.25"),
+			Subservices: []pricing.Subservice{{ID: "11", Name: "Site survey", // inherits the Engineer
+				Quantity: decimal.NewFromInt(3), UnitHours: decimal.RequireFromString("1.5")}},
+		}},
+		Governance: []pricing.Governance{{ID: "20", Name: "Project management", ResourceID: "2",
+			CalculationType: pricing.PercentOfTotal, Rate: decimal.RequireFromString("0.15")}},
+		Expenses: []pricing.Expense{{ID: "30", Description: "Airfare",
+			Quantity: decimal.NewFromInt(2), Rate: decimal.NewFromInt(450)}},
+		RevenueAdjustment: decimal.NewFromInt(-100),
+	}
+	r, err := pricing.Price(p)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	s := r.Service(0)
+	fmt.Println("service:", s.TotalHours, "h", s.Revenue, "/", s.Cost)
+	pm := r.ProjectGovernance.Items[0]
+	fmt.Println("project management:", pm.Hours, "h", pm.Revenue, "/", pm.Cost)
+	fmt.Println("ps revenue:", r.ProfessionalServices.PSRevenue)
+	fmt.Println("contract:", r.TotalContractValue, r.TotalContractCost, r.TotalContractProfit, r.TotalContractMargin)
+	for _, row := range r.Resources.Rows {
+		fmt.Println(row.ResourceSlug, row.Hours, row.Revenue)
+	}
+	fmt.Println(r.Resources.Total.ResourceSlug, "blended rate", r.Resources.Total.HourlyRate)
+	// Output:
+	// service: 20.75 h 4150.00 / 1867.50
+	// project management: 3.11 h 544.25 / 248.80
+	// ps revenue: 4594.25
+	// contract: 5494.25 3016.30 2477.95 0.4510
+	// engineer 20.75 4150.00
+	// project_manager 3.11 544.25
+	// project_total blended rate 196.74
+}
+
+// Convert a contract priced in yen into the account's default currency,
+// as approval conditions on money do.
+func ExampleResult_ToDefault() {
+	p := &pricing.Project{
+		Currency:        pricing.Currency{Code: "JPY", MinorUnits: 0},
+		DefaultCurrency: pricing.Currency{Code: "USD", MinorUnits: 2},
+		ConversionRate:  decimal.RequireFromString("151.37"), // yen per dollar
+		Resources:       []pricing.Resource{{ID: "1", Name: "Engineer", HourlyRate: decimal.NewFromInt(30000)}},
+		Services: []pricing.Service{{ResourceID: "1",
+			Quantity: decimal.NewFromInt(1), UnitHours: decimal.RequireFromString("12.5")}},
+	}
+	r, err := pricing.Price(p)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(r.TotalContractValue, r.Currency.Code)
+	fmt.Println(r.ToDefault(r.TotalContractValue.Decimal), "USD")
+	// Output:
+	// 375000 JPY
+	// 2477.37 USD
+}
+
+// A line without a resource is priced at 0 and reported; it never fails
+// the project.
+func ExampleResult_warnings() {
+	p := &pricing.Project{
+		Currency: pricing.Currency{Code: "USD", MinorUnits: 2},
+		Services: []pricing.Service{{ID: "10", Name: "Assessment",
+			Quantity: decimal.NewFromInt(2), UnitHours: decimal.NewFromInt(8)}},
+	}
+	r, _ := pricing.Price(p)
+	fmt.Println(r.TotalHours(), r.TotalContractValue)
+	for _, w := range r.Warnings {
+		fmt.Println(w.Code, w.Line, w.ID)
+	}
+	// Output:
+	// 16.00 0.00
+	// no_resource services[0] 10
+}
