@@ -58,31 +58,31 @@ func (t *tx) List(q *scoping.Query) ([]*scoping.Record, int, error) {
 		if fast {
 			return t.page(q, b, acct, cand)
 		}
-		visit := func(k, v []byte) error {
-			r, err := decode(q.Type, acct, k, v)
-			if err != nil {
-				return err
+		var keys, vals [][]byte
+		if cand == nil {
+			_ = b.ForEach(func(k, v []byte) error {
+				keys, vals = append(keys, k), append(vals, v)
+				return nil
+			})
+		} else {
+			for _, k := range cand {
+				if v := b.Get(k); v != nil {
+					keys, vals = append(keys, k), append(vals, v)
+				}
 			}
+		}
+		recs, err := decodeBatch(q.Type, acct, keys, vals)
+		if err != nil {
+			return nil, 0, err
+		}
+	next:
+		for _, r := range recs {
 			for _, c := range residual {
 				if !c.Match(r) {
-					return nil
+					continue next
 				}
 			}
 			all = append(all, r)
-			return nil
-		}
-		if cand == nil {
-			if err := b.ForEach(visit); err != nil {
-				return nil, 0, err
-			}
-			continue
-		}
-		for _, k := range cand {
-			if v := b.Get(k); v != nil {
-				if err := visit(k, v); err != nil {
-					return nil, 0, err
-				}
-			}
 		}
 	}
 	if len(q.Sort) > 0 || q.AllAccounts {
@@ -151,19 +151,14 @@ func (t *tx) page(q *scoping.Query, b *bolt.Bucket, acct string, cand [][]byte) 
 
 // decodeKeys reads and decodes the records of keys, in order.
 func (t *tx) decodeKeys(typ string, b *bolt.Bucket, acct string, keys [][]byte, total int) ([]*scoping.Record, int, error) {
-	out := make([]*scoping.Record, 0, len(keys))
+	found, vals := keys[:0:0], make([][]byte, 0, len(keys))
 	for _, k := range keys {
-		v := b.Get(k)
-		if v == nil {
-			continue
+		if v := b.Get(k); v != nil {
+			found, vals = append(found, k), append(vals, v)
 		}
-		r, err := decode(typ, acct, k, v)
-		if err != nil {
-			return nil, 0, err
-		}
-		out = append(out, r)
 	}
-	return out, total, nil
+	out, err := decodeBatch(typ, acct, found, vals)
+	return out, total, err
 }
 
 // candidates intersects the id sets of the indexed equality conditions; nil

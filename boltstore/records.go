@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"io"
 	"slices"
 	"strconv"
 	"strings"
@@ -109,9 +110,16 @@ func (t *tx) index(typ, accountID, field string, create bool) (*bolt.Bucket, err
 }
 
 func decode(typ, accountID string, k, v []byte) (*scoping.Record, error) {
-	r := &scoping.Record{Type: typ, ID: keyID(k), AccountID: accountID}
 	dec := json.NewDecoder(bytes.NewReader(v))
 	dec.UseNumber()
+	return decodeNext(dec, typ, accountID, k)
+}
+
+// decodeNext decodes the next stored record from dec. Numbers stay
+// json.Number: money inside objects (approval conditions) must not pass
+// through float64.
+func decodeNext(dec *json.Decoder, typ, accountID string, k []byte) (*scoping.Record, error) {
+	r := &scoping.Record{Type: typ, ID: keyID(k), AccountID: accountID}
 	if err := dec.Decode(r); err != nil {
 		return nil, fmt.Errorf("decode %s %s: %w", typ, r.ID, err)
 	}
@@ -122,6 +130,44 @@ func decode(typ, accountID string, k, v []byte) (*scoping.Record, error) {
 		r.Rels = map[string][]string{}
 	}
 	return r, nil
+}
+
+// decodeBatch decodes many stored records with one json.Decoder: values
+// are self-delimiting, so a reader that yields them one after another lets
+// the decoder and its buffer serve the whole batch instead of one each.
+func decodeBatch(typ, accountID string, keys, vals [][]byte) ([]*scoping.Record, error) {
+	out := make([]*scoping.Record, 0, len(keys))
+	if len(keys) == 0 {
+		return out, nil
+	}
+	dec := json.NewDecoder(&valuesReader{vals: vals})
+	dec.UseNumber()
+	for _, k := range keys {
+		r, err := decodeNext(dec, typ, accountID, k)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// valuesReader reads a list of byte slices as one stream.
+type valuesReader struct {
+	vals [][]byte
+	off  int
+}
+
+func (r *valuesReader) Read(p []byte) (int, error) {
+	for len(r.vals) > 0 && r.off == len(r.vals[0]) {
+		r.vals, r.off = r.vals[1:], 0
+	}
+	if len(r.vals) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(p, r.vals[0][r.off:])
+	r.off += n
+	return n, nil
 }
 
 func notFound(typ, id string) error {

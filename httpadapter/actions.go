@@ -1,6 +1,7 @@
 package httpadapter
 
 import (
+	"encoding/json"
 	"net/http"
 
 	"github.com/scopekit/scopekit"
@@ -13,6 +14,14 @@ import (
 func (s *Server) actions() map[string]func(c *call) error {
 	return map[string]func(c *call) error{
 		"projects/apply-blueprint": s.applyBlueprint,
+	}
+}
+
+// reads are the GET routes /{type}/{id}/{name} that are not relationships,
+// keyed by "type/name".
+func (s *Server) reads() map[string]func(c *call) error {
+	return map[string]func(c *call) error{
+		"projects/pricing": s.projectPricing,
 	}
 }
 
@@ -105,4 +114,34 @@ func (s *Server) account(c *call) error {
 		return err
 	}
 	return c.respond(http.StatusOK, res)
+}
+
+// projectPricing serves GET /{slug}/v1/projects/{id}/pricing: the whole
+// breakdown of pricing.md as one resource of type project-pricings whose
+// attributes are the pricing result's members (snake_case, as merge data
+// v2's project_pricing).
+func (s *Server) projectPricing(c *call) error {
+	id := c.params.ByName("id")
+	res, err := s.Svc.Pricing(c.r.Context(), c.actor, id)
+	if err != nil {
+		return err
+	}
+	raw, err := json.Marshal(res)
+	if err != nil {
+		return err
+	}
+	var attrs map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &attrs); err != nil {
+		return err
+	}
+	out := make(map[string]any, len(attrs))
+	for k, v := range attrs {
+		out[k] = v
+	}
+	self := c.view.prefix + "/projects/" + id + "/pricing"
+	writeDoc(c.w, c.r, http.StatusOK, &jsonapi.Document{
+		Data:  &jsonapi.Resource{Type: "project-pricings", ID: id, Attributes: out, Links: jsonapi.Links{"self": self}},
+		Links: jsonapi.Links{"self": self},
+	})
+	return nil
 }

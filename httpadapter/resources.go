@@ -162,6 +162,9 @@ func (s *Server) related(c *call) error {
 	if err != nil {
 		return err
 	}
+	if h, ok := s.reads()[def.Name+"/"+c.params.ByName("rel")]; ok && !c.v2 {
+		return h(c)
+	}
 	res, err := s.Svc.Related(c.r.Context(), c.actor, def.Name, c.params.ByName("id"), c.params.ByName("rel"), c.listParams(), c.v2)
 	if err != nil {
 		return err

@@ -12,7 +12,8 @@ import (
 // least those, more when the input has more). String, fmt's %v and %s, and
 // MarshalJSON keep those places ("1440.00" where decimal.Decimal says
 // "1440"), so the wire and the documents show what was charged. Fixed has
-// every method of decimal.Decimal; f.Decimal is the plain value.
+// every method of decimal.Decimal; f.Decimal is the plain value. Decoding
+// (decimal's UnmarshalJSON) keeps the places of the text.
 type Fixed struct {
 	decimal.Decimal
 }
@@ -50,6 +51,9 @@ func (f Fixed) Format(s fmt.State, verb rune) {
 	}
 	f.Decimal.Format(s, verb)
 }
+
+// MarshalText returns String, for encoders other than JSON.
+func (f Fixed) MarshalText() ([]byte, error) { return []byte(f.String()), nil }
 
 // MarshalJSON encodes f as a JSON string with its places: "1440.00".
 func (f Fixed) MarshalJSON() ([]byte, error) {

@@ -21,12 +21,12 @@ func (pr *pricer) governance() {
 		k := pr.resource(g.ResourceID, at, g.ID)
 		fallback := pr.phase(g.PhaseID, at, g.ID)
 
-		var hours num
-		if g.CalculationType == FixedHours {
-			hours = mulRound(opOf(g.FixedHours), operand{c: 1}, -2)
-		} else {
-			base := pr.scope(g.FilterType, g, weights)
-			hours = mulRound(opOf(g.Rate), base.op(-2), -2)
+		// The labor in the item's scope: the base of a percentage, and the
+		// weights of an allocation by effort.
+		base := pr.scope(g, weights)
+		hours := mulRound(validOp(g.FixedHours), operand{c: 1}, -2)
+		if g.CalculationType == PercentOfTotal {
+			hours = mulRound(validOp(g.Rate), base.op(-2), -2)
 		}
 		rev, cost := pr.price(hours, k)
 		pr.pm.add(hours, rev, cost)
@@ -54,9 +54,6 @@ func (pr *pricer) governance() {
 			pr.categoryHours(g.CategoryID, weights)
 			pr.spread(item, hours, rev, cost, weights, fallback)
 		default:
-			if g.CalculationType == FixedHours {
-				pr.scope(g.FilterType, g, weights)
-			}
 			pr.spread(item, hours, rev, cost, weights, fallback)
 		}
 	}
@@ -65,9 +62,9 @@ func (pr *pricer) governance() {
 
 // scope sets w to the labor hours per phase in the item's filter scope and
 // returns their sum (labor without a phase included).
-func (pr *pricer) scope(filter string, g *Governance, w []num) num {
+func (pr *pricer) scope(g *Governance, w []num) num {
 	clear(w)
-	switch filter {
+	switch g.FilterType {
 	case FilterPhase:
 		k, ok := pr.phaseIndex.lookup(g.PhaseID)
 		if !ok {

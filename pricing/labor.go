@@ -4,7 +4,8 @@ import "github.com/shopspring/decimal"
 
 // labor prices every project service and subservice: professional services
 // into the labor totals and breakdowns, managed services into their section.
-func (pr *pricer) labor() {
+// It stops and returns false at the first line that validateServices rejects.
+func (pr *pricer) labor() bool {
 	p, r := pr.p, pr.r
 	terms := p.MRRTerms
 	if terms == 0 {
@@ -14,29 +15,36 @@ func (pr *pricer) labor() {
 	for i := range p.Services {
 		s := &p.Services[i]
 		at := lineRef{"services", i, -1}
-		k := pr.resource(s.ResourceID, at, s.ID)
-		sp := servicePricing{managed: s.Type == TypeManagedServices}
-		if sp.managed {
+		managed, months, bad := s.billing()
+		if bad != "" {
+			return false
+		}
+		sp := servicePricing{managed: managed}
+		if managed {
 			// A managed line's contract figure is its per-period figure ×
 			// periods = × terms / months (× 1 / 1 when billed once).
-			sp.periods, sp.months = num{i: int64(terms)}, num{i: 1}
-			if m, _ := periodMonths(s.PaymentFrequency); m == 0 {
-				sp.periods = num{i: 1}
-			} else {
-				sp.months = num{i: int64(m)}
+			sp.periods, sp.months = num{i: int64(terms)}, num{i: int64(months)}
+			if months == 0 {
+				sp.periods, sp.months = num{i: 1}, num{i: 1}
 			}
 		}
+		k := pr.resource(s.ResourceID, at, s.ID)
 
 		sf := &r.services[i]
 		sf.subservices = int32(sub)
-		sf.lineFigs = pr.line(&sp, s.Quantity, s.UnitHours, k)
+		var ok bool
+		if sf.lineFigs, ok = pr.line(&sp, s.Quantity, s.UnitHours, k); !ok {
+			return false
+		}
 		for j := range s.Subservices {
 			x := &s.Subservices[j]
 			xk := k
 			if x.ResourceID != "" || k < 0 {
 				xk = pr.resource(x.ResourceID, lineRef{"services", i, j}, x.ID)
 			}
-			r.subservices[sub] = pr.line(&sp, x.Quantity, x.UnitHours, xk)
+			if r.subservices[sub], ok = pr.line(&sp, x.Quantity, x.UnitHours, xk); !ok {
+				return false
+			}
 			sub++
 		}
 		t := &sp.total
@@ -57,6 +65,7 @@ func (pr *pricer) labor() {
 		pr.phases[ph].labor.add(t.hours, t.revenue, t.cost)
 		pr.locations[loc].add(t.hours, t.revenue, t.cost)
 	}
+	return true
 }
 
 // servicePricing is the state of one service while its lines are priced.
@@ -67,9 +76,15 @@ type servicePricing struct {
 	period          laborAcc // managed: per period
 }
 
-// line prices one line of resource k (none when k < 0).
-func (pr *pricer) line(sp *servicePricing, quantity, unitHours decimal.Decimal, k int) lineFigs {
-	h := mulRound(opOf(quantity), opOf(unitHours), -2)
+// line prices one line of resource k (none when k < 0); false when its
+// quantity or unit hours are invalid.
+func (pr *pricer) line(sp *servicePricing, quantity, unitHours decimal.Decimal, k int) (lineFigs, bool) {
+	q, okQ := opOf(quantity)
+	u, okU := opOf(unitHours)
+	if !okQ || !okU {
+		return lineFigs{}, false
+	}
+	h := mulRound(q, u, -2)
 	rev, cost := pr.price(h, k)
 	if sp.managed {
 		sp.period.add(h, rev, cost)
@@ -80,7 +95,7 @@ func (pr *pricer) line(sp *servicePricing, quantity, unitHours decimal.Decimal, 
 		x.used = true
 	}
 	sp.total.add(h, rev, cost)
-	return lineFigs{pr.r.fig(h), pr.r.fig(rev), pr.r.fig(cost)}
+	return lineFigs{pr.r.fig(h), pr.r.fig(rev), pr.r.fig(cost)}, true
 }
 
 func (pr *pricer) managedItem(s *Service, sp *servicePricing) {

@@ -37,12 +37,24 @@ var pow10 = [20]uint64{
 	1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19,
 }
 
-// opOf returns d as an operand. d must be zero or positive.
-func opOf(d decimal.Decimal) operand {
-	if d.NumDigits() <= 18 {
-		return operand{c: uint64(d.CoefficientInt64()), exp: d.Exponent()}
+// opOf returns d as an operand, and whether d is a valid input: zero or
+// positive, and in range (see MaxDigits). The operand of an invalid input
+// must not be used.
+func opOf(d decimal.Decimal) (operand, bool) {
+	n, exp := d.NumDigits(), d.Exponent()
+	ok := inRange(n, exp)
+	if n <= 18 {
+		c := d.CoefficientInt64()
+		return operand{c: uint64(c), exp: exp}, ok && c >= 0
 	}
-	return operand{b: d.Coefficient(), exp: d.Exponent()}
+	b := d.Coefficient()
+	return operand{b: b, exp: exp}, ok && b.Sign() >= 0
+}
+
+// validOp returns the operand of an input that validation has accepted.
+func validOp(d decimal.Decimal) operand {
+	o, _ := opOf(d)
+	return o
 }
 
 // op returns n (zero or positive) as an operand at exponent exp.

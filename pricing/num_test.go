@@ -28,7 +28,7 @@ func TestMulRound_MatchesDecimal(t *testing.T) {
 		y := decimal.New(int64(coefficient()), rng.Int32N(30)-22)
 		exp := -rng.Int32N(6)
 		want := x.Mul(y).Round(-exp)
-		got := mulRound(opOf(x), opOf(y), exp).dec(-exp)
+		got := mulRound(validOp(x), validOp(y), exp).dec(-exp)
 		if !got.Equal(want) {
 			t.Fatalf("mulRound(%s, %s, %d) = %s, want %s", x, y, exp, got, want)
 		}

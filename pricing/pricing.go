@@ -24,6 +24,7 @@ import (
 	"cmp"
 	"slices"
 
+	"github.com/scopekit/scopekit"
 	"github.com/shopspring/decimal"
 )
 
@@ -32,11 +33,18 @@ import (
 // cannot be priced for want of a resource is priced at 0 and reported in
 // Result.Warnings instead.
 func Price(p *Project) (*Result, error) {
-	if err := p.Validate(); err != nil {
+	if err := p.validateAllButServices(); err != nil {
 		return nil, err
 	}
 	pr := newPricer(p)
-	pr.labor()
+	if !pr.labor() {
+		// Checking the lines inline spares a pass over thousands of
+		// decimals; validateServices names what failed.
+		if err := p.validateServices(); err != nil {
+			return nil, err
+		}
+		return nil, scopekit.Errorf(scopekit.EINTERNAL, "pricing rejected a service that validation accepts")
+	}
 	pr.governance()
 	pr.expenses()
 	pr.materials()
@@ -120,8 +128,8 @@ func newPricer(p *Project) *pricer {
 		svcPhase:      make([]int32, len(p.Services)),
 	}
 	for i := range p.Resources {
-		pr.rate[i] = opOf(p.Resources[i].HourlyRate)
-		pr.cost[i] = opOf(p.Resources[i].HourlyCost)
+		pr.rate[i] = validOp(p.Resources[i].HourlyRate)
+		pr.cost[i] = validOp(p.Resources[i].HourlyCost)
 	}
 	for i := range pr.phaseOrder {
 		pr.phaseOrder[i] = i

@@ -509,6 +509,16 @@ func TestResult_JSON(t *testing.T) {
 	require.Equal(t, []any{}, m["warnings"])
 	require.Equal(t, []any{}, m["managed_services"].(map[string]any)["items"])
 	require.Equal(t, map[string]any{"code": "USD", "minor_units": float64(2)}, m["currency"])
+
+	// It decodes back into a Result with the same JSON.
+	var back pricing.Result
+	require.NoError(t, json.Unmarshal(b, &back))
+	require.Len(t, back.Resources.Rows, 3)
+	require.Equal(t, pricing.TotalSlug, back.Resources.Total.ResourceSlug)
+	require.Equal(t, "7350.00", fmt.Sprint(back.Resources.Rows[1].Revenue)) // places kept
+	again, err := json.Marshal(&back)
+	require.NoError(t, err)
+	require.JSONEq(t, string(b), string(again))
 }
 
 // Ensure huge values neither overflow nor panic, and stay exact.

@@ -191,9 +191,30 @@ type Product struct {
 // type, frequency, calculation, allocation or filter; a governance item
 // allocated or filtered by phase or category that names none; minor units
 // outside [0, 18]; a negative or missing conversion rate; negative MRR
-// terms; a decimal with more than MaxDigits digits before or after the point. References to ids that are
-// not on the project are not errors: Price reports them as warnings.
+// terms; a decimal with more than MaxDigits digits before or after the
+// point. Services are checked last. References to ids that are not on the
+// project are not errors: Price reports them as warnings.
 func (p *Project) Validate() error {
+	if err := p.validateAllButServices(); err != nil {
+		return err
+	}
+	return p.validateServices()
+}
+
+// validateServices validates the services and subservices. Price checks
+// them inline with the same rules (Service.billing, and opOf's validity,
+// which is checkFields') while it prices them, and calls validateServices
+// only to name what failed.
+func (p *Project) validateServices() error {
+	for i := range p.Services {
+		if err := p.Services[i].validate(i); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (p *Project) validateAllButServices() error {
 	for _, c := range [...]struct {
 		field string
 		units int
@@ -219,11 +240,6 @@ func (p *Project) Validate() error {
 	for i := range p.Resources {
 		r := &p.Resources[i]
 		if err := checkFields(lineRef{"resources", i, -1}, field{"hourly_rate", r.HourlyRate}, field{"hourly_cost", r.HourlyCost}); err != nil {
-			return err
-		}
-	}
-	for i := range p.Services {
-		if err := p.Services[i].validate(i); err != nil {
 			return err
 		}
 	}
@@ -253,13 +269,11 @@ func (p *Project) Validate() error {
 
 func (s *Service) validate(i int) error {
 	at := lineRef{"services", i, -1}
-	if s.Type != "" && s.Type != TypeProfessionalServices && s.Type != TypeManagedServices {
-		return at.invalid("service_type", "service type must be %s or %s", TypeProfessionalServices, TypeManagedServices)
-	}
-	if s.Type == TypeManagedServices {
-		if _, ok := periodMonths(s.PaymentFrequency); !ok {
-			return at.invalid("payment_frequency", "payment frequency must be %s, %s, %s or %s", FrequencyOneTime, FrequencyMonthly, FrequencyQuarterly, FrequencyAnnually)
-		}
+	switch _, _, bad := s.billing(); bad {
+	case "service_type":
+		return at.invalid(bad, "service type must be %s or %s", TypeProfessionalServices, TypeManagedServices)
+	case "payment_frequency":
+		return at.invalid(bad, "payment frequency must be %s, %s, %s or %s", FrequencyOneTime, FrequencyMonthly, FrequencyQuarterly, FrequencyAnnually)
 	}
 	if err := checkFields(at, field{"quantity", s.Quantity}, field{"unit_hours", s.UnitHours}); err != nil {
 		return err
@@ -271,6 +285,29 @@ func (s *Service) validate(i int) error {
 		}
 	}
 	return nil
+}
+
+// billing returns how a service is billed: whether it is a managed service
+// and the months of its billing period (0: once). bad names the field that
+// makes it invalid ("service_type" or "payment_frequency"), "" if none.
+func (s *Service) billing() (managed bool, months int, bad string) {
+	switch s.Type {
+	case "", TypeProfessionalServices:
+		return false, 0, ""
+	case TypeManagedServices:
+		switch s.PaymentFrequency {
+		case "", FrequencyMonthly:
+			return true, 1, ""
+		case FrequencyQuarterly:
+			return true, 3, ""
+		case FrequencyAnnually:
+			return true, 12, ""
+		case FrequencyOneTime:
+			return true, 0, ""
+		}
+		return true, 0, "payment_frequency"
+	}
+	return false, 0, "service_type"
 }
 
 var maxGovernanceRate = decimal.NewFromInt(10)
@@ -316,22 +353,6 @@ func (g *Governance) validate(at lineRef) error {
 	return nil
 }
 
-// periodMonths returns the months of a managed service's billing period,
-// 0 for one_time.
-func periodMonths(frequency string) (int, bool) {
-	switch frequency {
-	case "", FrequencyMonthly:
-		return 1, true
-	case FrequencyQuarterly:
-		return 3, true
-	case FrequencyAnnually:
-		return 12, true
-	case FrequencyOneTime:
-		return 0, true
-	}
-	return 0, false
-}
-
 // field is one decimal input of a line and its name.
 type field struct {
 	name string
@@ -351,9 +372,13 @@ func checkFields(at lineRef, fs ...field) error {
 	return nil
 }
 
-func outOfRange(d decimal.Decimal) bool {
-	e := int64(d.Exponent())
-	return e < -MaxDigits || e > MaxDigits || int64(d.NumDigits())+e > MaxDigits
+func outOfRange(d decimal.Decimal) bool { return !inRange(d.NumDigits(), d.Exponent()) }
+
+// inRange reports whether a decimal of so many coefficient digits and this
+// exponent has at most MaxDigits digits before and after the point.
+func inRange(digits int, exp int32) bool {
+	e := int64(exp)
+	return e >= -MaxDigits && int64(digits)+e <= MaxDigits
 }
 
 // lineRef names a line of the project: list[i], or list[i].subservices[j]

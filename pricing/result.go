@@ -18,6 +18,8 @@ import (
 // Project.Services[i], Project.Services[i].Subservices[j] and
 // Project.Resources[i]. The labor lines are kept compact and turned into
 // decimals only when asked for, since a read usually needs a few of them.
+// A Result decoded from JSON has the JSON members only: Service,
+// Subservice, Resource and ToDefault need a Result made by Price.
 type Result struct {
 	Currency             Currency             `json:"currency"`
 	ProfessionalServices ProfessionalServices `json:"professional_services"`
@@ -201,6 +203,34 @@ func (t ResourceTable) MarshalJSON() ([]byte, error) {
 	return json.Marshal(append(all, &t.Total))
 }
 
+// UnmarshalJSON decodes [rows..., total] as MarshalJSON encodes it.
+func (t *ResourceTable) UnmarshalJSON(b []byte) error {
+	var all []json.RawMessage
+	if err := json.Unmarshal(b, &all); err != nil {
+		return err
+	}
+	*t = ResourceTable{Rows: make([]ResourceRow, 0, len(all))}
+	for i, raw := range all {
+		if i == len(all)-1 {
+			var slug struct {
+				Slug string `json:"resource_slug"`
+			}
+			if err := json.Unmarshal(raw, &slug); err != nil {
+				return err
+			}
+			if slug.Slug == TotalSlug {
+				return json.Unmarshal(raw, &t.Total)
+			}
+		}
+		var row ResourceRow
+		if err := json.Unmarshal(raw, &row); err != nil {
+			return err
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	return nil
+}
+
 // ResourceRow is one resource's labor and governance.
 type ResourceRow struct {
 	ResourceID   string `json:"resource_id"`
@@ -375,5 +405,9 @@ func (r *Result) TotalHours() Fixed { return r.ProfessionalServices.Hours }
 // account's default currency: amount / conversion rate, rounded half away
 // from zero to the default currency's minor units.
 func (r *Result) ToDefault(amount decimal.Decimal) Fixed {
-	return Fixed{amount.DivRound(r.conversionRate, r.defaultMinor)}
+	rate := r.conversionRate
+	if rate.IsZero() { // a Result that Price did not make
+		rate = decimal.New(1, 0)
+	}
+	return Fixed{amount.DivRound(rate, r.defaultMinor)}
 }

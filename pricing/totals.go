@@ -17,8 +17,8 @@ func (pr *pricer) expenses() {
 		if e.UnitCost.Valid {
 			unitCost = e.UnitCost.Decimal
 		}
-		q := opOf(e.Quantity)
-		rev, cost := mulRound(q, opOf(e.Rate), -pr.minor), mulRound(q, opOf(unitCost), -pr.minor)
+		q := validOp(e.Quantity)
+		rev, cost := mulRound(q, validOp(e.Rate), -pr.minor), mulRound(q, validOp(unitCost), -pr.minor)
 		pr.expense.add(num{}, rev, cost)
 		items[i] = ExpenseItem{
 			ID: e.ID, Description: e.Description, Category: e.Category,
@@ -34,8 +34,8 @@ func (pr *pricer) materials() {
 	items := make([]MaterialItem, len(p.Products))
 	for i := range p.Products {
 		x := &p.Products[i]
-		q := opOf(x.Quantity)
-		rev, cost := mulRound(q, opOf(x.UnitPrice), -pr.minor), mulRound(q, opOf(x.UnitCost), -pr.minor)
+		q := validOp(x.Quantity)
+		rev, cost := mulRound(q, validOp(x.UnitPrice), -pr.minor), mulRound(q, validOp(x.UnitCost), -pr.minor)
 		pr.product.add(num{}, rev, cost)
 		items[i] = MaterialItem{
 			ID: x.ID, Name: x.Name, SKU: x.SKU,

@@ -24,7 +24,7 @@ func init() {
 			to1("project-resource", "project-resources"), to1("project-phase", "project-phases"),
 			to1("service-category", "service-categories")},
 		Filters: eq("project"),
-		Hooks: Hooks{Validate: func(_ context.Context, _ *Call, rec, _ *Record) []error {
+		Hooks: Hooks{Compute: computePrices, Validate: func(_ context.Context, _ *Call, rec, _ *Record) []error {
 			return validateGovernance(rec, "project-phase")
 		}}})
 }

@@ -57,7 +57,13 @@ func init() {
 				return nil, scopekit.ParamErrorf(scopekit.EBADREQUEST, "filter[my-projects]", "filter[my-projects] must be true or false")
 			}}),
 			"active", FilterDef{Op: OpIn, Kind: KindBool}),
-		Hooks: Hooks{Defaults: projectDefaults, AfterWrite: addRequiredGovernance, Compute: computeProjects,
+		Hooks: Hooks{Defaults: projectDefaults, AfterWrite: addRequiredGovernance,
+			Compute: func(ctx context.Context, c *Call, recs []*Record) error {
+				if err := computeProjects(ctx, c, recs); err != nil {
+					return err
+				}
+				return computePrices(ctx, c, recs)
+			},
 			Validate: func(_ context.Context, c *Call, rec, _ *Record) []error { return validateUDFs(c, "projects", rec) }},
 	})
 
@@ -92,7 +98,7 @@ func init() {
 			computed(dec("total-hours"), dec("revenue"), dec("cost"))),
 		Rels:    []RelDef{owner("project", "projects"), to1("resource", "resources"), to1("line-of-business", "lines-of-business")},
 		Filters: eq("project"),
-		Hooks:   Hooks{Defaults: projectResourceDefaults}})
+		Hooks:   Hooks{Defaults: projectResourceDefaults, Compute: computePrices}})
 
 	register(&TypeDef{Name: "project-services", Guard: "projects", ProjectRel: "project", V2: true,
 		Attrs: cat([]AttrDef{str("name"), withDefault(dec("quantity"), "1"), dec("unit-hours"), dec("actual-hours"),
@@ -108,7 +114,7 @@ func init() {
 			to1("service-category", "service-categories"),
 			inverse("project-subservices", "project-subservices", "project-service")},
 		Filters: eq("project", "project-phase", "project-location", "service"),
-		Hooks:   Hooks{Defaults: projectServiceDefaults, AfterWrite: copySubservices}})
+		Hooks:   Hooks{Defaults: projectServiceDefaults, AfterWrite: copySubservices, Compute: computePrices}})
 
 	register(&TypeDef{Name: "project-subservices", Guard: "projects", ProjectRel: "project", V2: true,
 		Attrs: cat([]AttrDef{str("name"), withDefault(dec("quantity"), "1"), dec("unit-hours"), dec("actual-hours"), num("position")},
@@ -117,7 +123,7 @@ func init() {
 			to1("project-resource", "project-resources"),
 			{Name: "project", Type: "projects", ReadOnly: true, Cascade: true}},
 		Filters: eq("project-service", "project"),
-		Hooks: Hooks{Defaults: func(_ context.Context, c *Call, rec *Record) error {
+		Hooks: Hooks{Compute: computePrices, Defaults: func(_ context.Context, c *Call, rec *Record) error {
 			return inheritProject(c, rec, "project-services", "project-service")
 		}}})
 
@@ -127,7 +133,7 @@ func init() {
 		Rels: []RelDef{owner("project", "projects"), to1("expense-category", "expense-categories"),
 			to1("project-phase", "project-phases"), to1("project-service", "project-services")},
 		Filters: eq("project"),
-		Hooks: Hooks{Defaults: func(_ context.Context, _ *Call, rec *Record) error {
+		Hooks: Hooks{Compute: computePrices, Defaults: func(_ context.Context, _ *Call, rec *Record) error {
 			if _, ok := rec.DecOK("unit-cost"); !ok {
 				if r, ok := rec.Attrs["rate"]; ok {
 					rec.Attrs["unit-cost"] = r
@@ -140,7 +146,7 @@ func init() {
 			computed(dec("revenue"), dec("cost"), dec("profit"))),
 		Rels:    []RelDef{owner("project", "projects"), to1("product", "products")},
 		Filters: eq("project"),
-		Hooks:   Hooks{Defaults: projectProductDefaults}})
+		Hooks:   Hooks{Defaults: projectProductDefaults, Compute: computePrices}})
 
 	register(&TypeDef{Name: "approval-steps", Guard: "projects", ProjectRel: "project", ReadOnly: true,
 		Attrs: computed(str("kind"), num("position"),

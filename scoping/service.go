@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/scopekit/scopekit"
+	"github.com/scopekit/scopekit/pricing"
 )
 
 // Service is the use-case layer: every read and write of records goes
@@ -14,11 +15,13 @@ type Service struct {
 	store Store
 	// Now is the clock; tests replace it.
 	Now func() time.Time
+
+	price func(*pricing.Project) (*pricing.Result, error) // pricing.Price; tests count calls
 }
 
 // NewService returns a Service over store.
 func NewService(store Store) *Service {
-	return &Service{store: store, Now: func() time.Time { return time.Now().UTC() }}
+	return &Service{store: store, Now: func() time.Time { return time.Now().UTC() }, price: pricing.Price}
 }
 
 // Store returns the service's store.
@@ -36,6 +39,8 @@ type Call struct {
 	RespMeta map[string]any
 	// Input is the write being applied (nil on reads).
 	Input *Input
+
+	pricedCache map[string]*pricedProject // pricing runs of this call, by project id
 }
 
 // Given reports whether the write being applied names the attribute or

@@ -1,0 +1,393 @@
+package scoping
+
+import (
+	"context"
+	"slices"
+
+	"github.com/scopekit/scopekit/pricing"
+	"github.com/shopspring/decimal"
+)
+
+// Pricing wiring: the computed price figures of projects and their
+// children come from one pricing run per project per request. A request
+// that serves records of several projects loads the records of all of them
+// with one query per child type and prices each project once.
+
+// pricedProject is one pricing run and where each record's figures are.
+type pricedProject struct {
+	res *pricing.Result
+	err error // the project could not be priced; its figures stay null
+	in  *pricing.Project
+	idx map[string]int    // record id → index in its input slice, per type below
+	sub map[string][2]int // project-subservice id → (service, subservice)
+}
+
+// Pricing returns the full pricing breakdown of a project.
+//
+// Errors: EFORBIDDEN without projects view; ENOTFOUND when the project is
+// missing or not visible; EINVALID when its data cannot be priced (for
+// example a currency removed from the account).
+func (s *Service) Pricing(ctx context.Context, a *Actor, projectID string) (*pricing.Result, error) {
+	if err := a.Require("projects", false); err != nil {
+		return nil, err
+	}
+	def, _ := Lookup("projects")
+	var res *pricing.Result
+	err := s.view(ctx, a, false, func(c *Call) error {
+		if _, err := c.getVisible(ctx, def, projectID, map[string]string{"active": "true,false"}); err != nil {
+			return err
+		}
+		pp, err := c.priced([]string{projectID})
+		if err != nil {
+			return err
+		}
+		p := pp[projectID]
+		if p.err != nil {
+			return p.err
+		}
+		res = p.res
+		return nil
+	})
+	return res, err
+}
+
+// priced prices the projects not priced yet in this call and returns the
+// runs of all asked for.
+func (c *Call) priced(ids []string) (map[string]*pricedProject, error) {
+	if c.pricedCache == nil {
+		c.pricedCache = map[string]*pricedProject{}
+	}
+	var todo []string
+	for _, id := range ids {
+		if _, ok := c.pricedCache[id]; !ok && id != "" && !slices.Contains(todo, id) {
+			todo = append(todo, id)
+		}
+	}
+	if len(todo) > 0 {
+		if err := c.priceProjects(todo); err != nil {
+			return nil, err
+		}
+	}
+	return c.pricedCache, nil
+}
+
+// projectData is every record a pricing run reads, for a set of projects.
+type projectData map[string][]*Record // type → records
+
+func (c *Call) loadProjectData(ids []string) (projectData, error) {
+	d := projectData{}
+	projects, err := c.Find("projects", Eq("id", ids...))
+	if err != nil {
+		return nil, err
+	}
+	d["projects"] = projects
+	for _, typ := range []string{"project-resources", "project-phases", "project-locations", "project-services",
+		"project-subservices", "project-governances", "project-expenses", "project-products"} {
+		recs, err := c.Find(typ, Eq("project", ids...))
+		if err != nil {
+			return nil, err
+		}
+		sortByPosition(recs)
+		d[typ] = recs
+	}
+	// what the lines refer to outside the project
+	for _, ref := range []struct{ typ, from, rel string }{
+		{"rate-tables", "projects", "rate-table"}, {"payment-terms", "projects", "payment-term"},
+		{"expense-categories", "project-expenses", "expense-category"},
+		{"services", "project-services", "service"}, {"subservices", "project-subservices", "subservice"},
+	} {
+		var rids []string
+		for _, r := range d[ref.from] {
+			if id := r.Rel(ref.rel); id != "" {
+				rids = append(rids, id)
+			}
+		}
+		if len(rids) == 0 {
+			continue
+		}
+		recs, err := c.Find(ref.typ, Eq("id", rids...))
+		if err != nil {
+			return nil, err
+		}
+		d[ref.typ] = recs
+	}
+	currencies, err := c.Find("currencies")
+	if err != nil {
+		return nil, err
+	}
+	d["currencies"] = currencies
+	return d, nil
+}
+
+func byID(recs []*Record) map[string]*Record {
+	m := make(map[string]*Record, len(recs))
+	for _, r := range recs {
+		m[r.ID] = r
+	}
+	return m
+}
+
+// byProject groups records by their project.
+func byProject(recs []*Record) map[string][]*Record {
+	m := map[string][]*Record{}
+	for _, r := range recs {
+		m[r.Rel("project")] = append(m[r.Rel("project")], r)
+	}
+	return m
+}
+
+func (c *Call) priceProjects(ids []string) error {
+	d, err := c.loadProjectData(ids)
+	if err != nil {
+		return err
+	}
+	tables, terms, cats := byID(d["rate-tables"]), byID(d["payment-terms"]), byID(d["expense-categories"])
+	currencies := map[string]*Record{}
+	for _, cur := range d["currencies"] {
+		currencies[cur.Str("code")] = cur
+	}
+	groups := map[string]map[string][]*Record{}
+	for _, typ := range []string{"project-resources", "project-phases", "project-locations", "project-services",
+		"project-subservices", "project-governances", "project-expenses", "project-products"} {
+		groups[typ] = byProject(d[typ])
+	}
+	for _, proj := range d["projects"] {
+		g := func(typ string) []*Record { return groups[typ][proj.ID] }
+		in, pp := c.pricingInput(proj, g, tables, terms, cats, currencies)
+		pp.in = in
+		pp.res, pp.err = c.Svc.price(in)
+		c.pricedCache[proj.ID] = pp
+	}
+	for _, id := range ids { // missing projects price as nothing
+		if _, ok := c.pricedCache[id]; !ok {
+			c.pricedCache[id] = &pricedProject{err: notFound("projects", id)}
+		}
+	}
+	return nil
+}
+
+func currencyOf(code string, currencies map[string]*Record) (pricing.Currency, decimal.Decimal) {
+	cur := pricing.Currency{Code: code, MinorUnits: 2}
+	rate := decimal.NewFromInt(1)
+	if r, ok := currencies[code]; ok {
+		cur.MinorUnits = int(r.Int("minor-units"))
+		if d, ok := r.DecOK("conversion-rate"); ok {
+			rate = d
+		}
+	}
+	return cur, rate
+}
+
+// pricingInput describes one project to the pricing engine.
+func (c *Call) pricingInput(proj *Record, g func(string) []*Record, tables, terms, cats, currencies map[string]*Record) (*pricing.Project, *pricedProject) {
+	pp := &pricedProject{idx: map[string]int{}, sub: map[string][2]int{}}
+	defCode := c.Actor.Account.Str("default-currency")
+	code := defCode
+	if t, ok := tables[proj.Rel("rate-table")]; ok && t.Str("currency") != "" {
+		code = t.Str("currency")
+	}
+	in := &pricing.Project{MRRTerms: int(proj.Int("mrr-terms")), IncludeExpenses: true,
+		RevenueAdjustment: proj.Dec("revenue-adjustment"), CostAdjustment: proj.Dec("cost-adjustment")}
+	in.Currency, in.ConversionRate = currencyOf(code, currencies)
+	in.DefaultCurrency, _ = currencyOf(defCode, currencies)
+	if code == defCode {
+		in.ConversionRate = decimal.NewFromInt(1)
+	}
+	if t, ok := terms[proj.Rel("payment-term")]; ok {
+		in.IncludeExpenses, in.IncludeHardware = t.Bool("include-expenses"), t.Bool("include-hardware")
+	}
+	for i, r := range g("project-resources") {
+		pp.idx[r.ID] = i
+		in.Resources = append(in.Resources, pricing.Resource{ID: r.ID, Name: r.Str("name"), Slug: r.Str("code"),
+			HourlyRate: r.Dec("hourly-rate"), HourlyCost: r.Dec("hourly-cost")})
+	}
+	for _, r := range g("project-phases") {
+		in.Phases = append(in.Phases, pricing.Phase{ID: r.ID, Name: r.Str("name"), Position: int(r.Int("position"))})
+	}
+	for _, r := range g("project-locations") {
+		in.Locations = append(in.Locations, pricing.Location{ID: r.ID, Name: r.Str("name")})
+	}
+	subsOf := map[string][]*Record{}
+	for _, r := range g("project-subservices") {
+		subsOf[r.Rel("project-service")] = append(subsOf[r.Rel("project-service")], r)
+	}
+	for i, s := range g("project-services") {
+		pp.idx[s.ID] = i
+		line := pricing.Service{ID: s.ID, Name: s.Str("name"), Type: s.Str("service-type"),
+			PaymentFrequency: s.Str("payment-frequency"), Quantity: s.Dec("quantity"), UnitHours: s.Dec("unit-hours"),
+			ResourceID: s.Rel("project-resource"), PhaseID: s.Rel("project-phase"), LocationID: s.Rel("project-location"),
+			CategoryID: s.Rel("service-category")}
+		for j, sub := range subsOf[s.ID] {
+			pp.sub[sub.ID] = [2]int{i, j}
+			line.Subservices = append(line.Subservices, pricing.Subservice{ID: sub.ID, Name: sub.Str("name"),
+				Quantity: sub.Dec("quantity"), UnitHours: sub.Dec("unit-hours"), ResourceID: sub.Rel("project-resource")})
+		}
+		in.Services = append(in.Services, line)
+	}
+	for i, r := range g("project-governances") {
+		pp.idx[r.ID] = i
+		in.Governance = append(in.Governance, pricing.Governance{ID: r.ID, Name: r.Str("name"),
+			CalculationType: r.Str("calculation-type"), Rate: r.Dec("rate"), FixedHours: r.Dec("fixed-hours"),
+			AllocationMethod: r.Str("allocation-method"), FilterType: r.Str("filter-type"),
+			ResourceID: r.Rel("project-resource"), PhaseID: r.Rel("project-phase"), CategoryID: r.Rel("service-category")})
+	}
+	for i, r := range g("project-expenses") {
+		pp.idx[r.ID] = i
+		e := pricing.Expense{ID: r.ID, Description: r.Str("description"), Quantity: r.Dec("quantity"), Rate: r.Dec("rate")}
+		if cat, ok := cats[r.Rel("expense-category")]; ok {
+			e.Category = cat.Str("name")
+		}
+		if uc, ok := r.DecOK("unit-cost"); ok {
+			e.UnitCost = decimal.NewNullDecimal(uc)
+		}
+		in.Expenses = append(in.Expenses, e)
+	}
+	for i, r := range g("project-products") {
+		pp.idx[r.ID] = i
+		in.Products = append(in.Products, pricing.Product{ID: r.ID, Name: r.Str("name"), SKU: r.Str("sku"),
+			Quantity: r.Dec("quantity"), UnitPrice: r.Dec("unit-price"), UnitCost: r.Dec("unit-cost")})
+	}
+	return in, pp
+}
+
+// computePrices is the Compute hook of every priced type: it prices the
+// projects of recs (once per request) and sets each record's figures.
+func computePrices(_ context.Context, c *Call, recs []*Record) error {
+	ids := make([]string, 0, len(recs))
+	for _, r := range recs {
+		if r.Type == "projects" {
+			ids = append(ids, r.ID)
+		} else {
+			ids = append(ids, r.Rel("project"))
+		}
+	}
+	runs, err := c.priced(ids)
+	if err != nil {
+		return err
+	}
+	var catalog map[string]*Record // catalog hours, for custom-hours
+	for _, r := range recs {
+		pid := r.Rel("project")
+		if r.Type == "projects" {
+			pid = r.ID
+		}
+		pp := runs[pid]
+		if pp == nil || pp.err != nil {
+			continue // figures stay null: a read never fails for pricing
+		}
+		res := pp.res
+		switch r.Type {
+		case "projects":
+			set(r, "total-hours", res.TotalHours())
+			set(r, "contract-revenue", res.TotalContractValue)
+			set(r, "contract-cost", res.TotalContractCost)
+			set(r, "contract-profit", res.TotalContractProfit)
+			set(r, "contract-margin", res.TotalContractMargin)
+		case "project-services", "project-subservices":
+			var f pricing.LineFigures
+			if r.Type == "project-services" {
+				i, ok := pp.idx[r.ID]
+				if !ok {
+					continue
+				}
+				f = res.Service(i)
+				set(r, "total-hours", f.TotalHours)
+			} else {
+				ij, ok := pp.sub[r.ID]
+				if !ok {
+					continue
+				}
+				f = res.Subservice(ij[0], ij[1])
+			}
+			set(r, "extended-hours", f.ExtendedHours)
+			set(r, "revenue", f.Revenue)
+			set(r, "cost", f.Cost)
+			if catalog == nil {
+				if catalog, err = c.catalogLines(recs); err != nil {
+					return err
+				}
+			}
+			r.Attrs["custom-hours"] = customHours(r, catalog)
+		case "project-governances":
+			if i, ok := pp.idx[r.ID]; ok {
+				it := res.ProjectGovernance.Items[i]
+				set(r, "hours", it.Hours)
+				set(r, "revenue", it.Revenue)
+				set(r, "cost", it.Cost)
+			}
+		case "project-expenses":
+			if i, ok := pp.idx[r.ID]; ok {
+				it := res.TravelAndExpense.Items[i]
+				set(r, "revenue", it.Revenue)
+				set(r, "cost", it.Cost)
+				set(r, "profit", it.Profit)
+			}
+		case "project-products":
+			if i, ok := pp.idx[r.ID]; ok {
+				it := res.Materials.Items[i]
+				set(r, "revenue", it.Revenue)
+				set(r, "cost", it.Cost)
+				set(r, "profit", it.Profit)
+			}
+		case "project-resources":
+			if i, ok := pp.idx[r.ID]; ok {
+				f := res.Resource(i)
+				set(r, "total-hours", f.TotalHours)
+				set(r, "revenue", f.Revenue)
+				set(r, "cost", f.Cost)
+			}
+		}
+	}
+	return nil
+}
+
+func set(r *Record, name string, f pricing.Fixed) { r.Attrs[name] = f.String() }
+
+// catalogLines loads the catalog services and subservices the lines of
+// recs were added from.
+func (c *Call) catalogLines(recs []*Record) (map[string]*Record, error) {
+	var sids, subids []string
+	for _, r := range recs {
+		switch r.Type {
+		case "project-services":
+			if id := r.Rel("service"); id != "" {
+				sids = append(sids, id)
+			}
+		case "project-subservices":
+			if id := r.Rel("subservice"); id != "" {
+				subids = append(subids, id)
+			}
+		}
+	}
+	out := map[string]*Record{}
+	for _, q := range []struct {
+		typ string
+		ids []string
+	}{{"services", sids}, {"subservices", subids}} {
+		if len(q.ids) == 0 {
+			continue
+		}
+		found, err := c.Find(q.typ, Eq("id", q.ids...))
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range found {
+			out[q.typ+"/"+f.ID] = f
+		}
+	}
+	return out, nil
+}
+
+// customHours reports whether a line's unit hours differ from those of the
+// catalog service or subservice it was added from (false without one).
+func customHours(r *Record, catalog map[string]*Record) bool {
+	key := "services/" + r.Rel("service")
+	if r.Type == "project-subservices" {
+		key = "subservices/" + r.Rel("subservice")
+	}
+	src, ok := catalog[key]
+	if !ok {
+		return false
+	}
+	return !r.Dec("unit-hours").Equal(src.Dec("hours"))
+}
