@@ -176,6 +176,8 @@ func TestRequestID(t *testing.T) {
 	}{
 		{"absent", "", false},
 		{"sane", "req-42.abc_DEF", true},
+		{"128 characters", strings.Repeat("b", 128), true},
+		{"129 characters", strings.Repeat("b", 129), false},
 		{"too long", strings.Repeat("a", 300), false},
 		{"spaces", "has spaces in it", false},
 		{"other punctuation", "id%01<x>", false},
@@ -367,4 +369,33 @@ func TestTimeoutAnswers504(t *testing.T) {
 	}
 	// the normal server is unaffected
 	assert.Equal(t, http.StatusOK, e.get("/v2/clients", tok).Status)
+}
+
+// Ensure a token whose membership was deactivated answers 401 on every
+// route, while the user's membership elsewhere keeps working.
+func TestDeactivatedMemberIsUnauthorized(t *testing.T) {
+	e := mustEnv(t)
+	admin := e.admin()
+	uid, tok := e.user("acme", "leaver@acme.test", "Sales")
+	elsewhere := e.token("globex", "leaver@acme.test", "Sales")
+	require.Equal(t, http.StatusOK, e.get("/v2/clients", tok).Status)
+
+	e.patch("/acme/v1/users/"+uid, admin, "users", uid, `{"active":false}`)
+	for _, path := range []string{"/v2/clients", "/acme/v1/clients", "/v1/me", "/acme/v1/account"} {
+		first := assertError(t, e.get(path, tok), http.StatusUnauthorized, "")
+		assert.NotContains(t, first, "detail", path)
+	}
+	assert.Equal(t, http.StatusOK, e.get("/v2/clients", elsewhere).Status, "the globex membership is untouched")
+	assertError(t, e.get("/acme/v1/clients", elsewhere), http.StatusForbidden, "")
+}
+
+// Ensure a query parameter given twice or a malformed query string is 400.
+func TestAmbiguousQuery(t *testing.T) {
+	e := mustEnv(t)
+	tok := e.admin()
+	assertError(t, e.get("/v2/clients?sort=name&sort=-name", tok), http.StatusBadRequest, "sort")
+	assertError(t, e.get("/v2/clients?page[size]=1&page[size]=2", tok), http.StatusBadRequest, "page[size]")
+	assertError(t, e.get("/v2/clients?filter[name]=a&filter[name]=b", tok), http.StatusBadRequest, "filter[name]")
+	assertError(t, e.get("/v2/clients?filter[name]=%zz", tok), http.StatusBadRequest, "")
+	assertError(t, e.get("/v2/clients?filter[name=x", tok), http.StatusBadRequest, "filter[name")
 }

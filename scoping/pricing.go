@@ -37,7 +37,7 @@ func (s *Service) Pricing(ctx context.Context, a *Actor, projectID string) (*pri
 		if _, err := c.getVisible(ctx, def, projectID, map[string]string{"active": "true,false"}); err != nil {
 			return err
 		}
-		pp, err := c.priced([]string{projectID})
+		pp, err := c.priced([]string{projectID}, nil)
 		if err != nil {
 			return err
 		}
@@ -52,8 +52,9 @@ func (s *Service) Pricing(ctx context.Context, a *Actor, projectID string) (*pri
 }
 
 // priced prices the projects not priced yet in this call and returns the
-// runs of all asked for.
-func (c *Call) priced(ids []string) (map[string]*pricedProject, error) {
+// runs of all asked for. known are project records the caller has already
+// read (they are not read again).
+func (c *Call) priced(ids []string, known []*Record) (map[string]*pricedProject, error) {
 	if c.pricedCache == nil {
 		c.pricedCache = map[string]*pricedProject{}
 	}
@@ -64,7 +65,7 @@ func (c *Call) priced(ids []string) (map[string]*pricedProject, error) {
 		}
 	}
 	if len(todo) > 0 {
-		if err := c.priceProjects(todo); err != nil {
+		if err := c.priceProjects(todo, known); err != nil {
 			return nil, err
 		}
 	}
@@ -74,13 +75,32 @@ func (c *Call) priced(ids []string) (map[string]*pricedProject, error) {
 // projectData is every record a pricing run reads, for a set of projects.
 type projectData map[string][]*Record // type → records
 
-func (c *Call) loadProjectData(ids []string) (projectData, error) {
+func (c *Call) loadProjectData(ids []string, known []*Record) (projectData, error) {
 	d := projectData{}
-	projects, err := c.Find("projects", Eq("id", ids...))
-	if err != nil {
-		return nil, err
+	want := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		want[id] = true
 	}
-	d["projects"] = projects
+	have := map[string]bool{}
+	for _, p := range known {
+		if want[p.ID] && !have[p.ID] {
+			d["projects"] = append(d["projects"], p)
+			have[p.ID] = true
+		}
+	}
+	var missing []string
+	for _, id := range ids {
+		if !have[id] {
+			missing = append(missing, id)
+		}
+	}
+	if len(missing) > 0 {
+		projects, err := c.Find("projects", Eq("id", missing...))
+		if err != nil {
+			return nil, err
+		}
+		d["projects"] = append(d["projects"], projects...)
+	}
 	for _, typ := range []string{"project-resources", "project-phases", "project-locations", "project-services",
 		"project-subservices", "project-governances", "project-expenses", "project-products"} {
 		recs, err := c.Find(typ, Eq("project", ids...))
@@ -136,8 +156,8 @@ func byProject(recs []*Record) map[string][]*Record {
 	return m
 }
 
-func (c *Call) priceProjects(ids []string) error {
-	d, err := c.loadProjectData(ids)
+func (c *Call) priceProjects(ids []string, known []*Record) error {
+	d, err := c.loadProjectData(ids, known)
 	if err != nil {
 		return err
 	}
@@ -254,14 +274,16 @@ func (c *Call) pricingInput(proj *Record, g func(string) []*Record, tables, term
 // projects of recs (once per request) and sets each record's figures.
 func computePrices(_ context.Context, c *Call, recs []*Record) error {
 	ids := make([]string, 0, len(recs))
+	var known []*Record
 	for _, r := range recs {
 		if r.Type == "projects" {
 			ids = append(ids, r.ID)
+			known = append(known, r)
 		} else {
 			ids = append(ids, r.Rel("project"))
 		}
 	}
-	runs, err := c.priced(ids)
+	runs, err := c.priced(ids, known)
 	if err != nil {
 		return err
 	}

@@ -70,7 +70,7 @@ func init() {
 	register(&TypeDef{Name: "project-teammates", Guard: "projects", ProjectRel: "project",
 		Attrs: computed(AttrDef{Name: "removed-at", Kind: KindTime}),
 		Rels:  []RelDef{owner("project", "projects"), owner("user", "users")},
-		Filters: with(eq("project", "user"), "removed", FilterDef{Kind: KindBool,
+		Filters: with(eq("project", "user"), "removed", FilterDef{Kind: KindBool, Default: "false",
 			Build: func(_ context.Context, _ *Call, v string) ([]Cond, error) {
 				if v == "true" {
 					return []Cond{{Field: "removed-at", Op: OpNotNull}}, nil

@@ -99,38 +99,59 @@ func (q *Query) Matches(r *Record) bool {
 	return true
 }
 
-// SortRecords orders recs by q.Sort, then by numeric id.
+// SortRecords orders recs by q.Sort, then by numeric id. Each record's
+// sort keys are computed once (a numeric key parses a decimal), not at
+// every comparison.
 func (q *Query) SortRecords(recs []*Record) {
-	slices.SortStableFunc(recs, func(a, b *Record) int {
-		for _, k := range q.Sort {
-			d := compareField(a, b, k)
-			if k.Desc {
+	if len(recs) < 2 {
+		return
+	}
+	type keyed struct {
+		rec  *Record
+		text []string
+		num  []decimal.Decimal
+		ok   []bool // num parsed (false: null, sorted last)
+	}
+	ks := make([]keyed, len(recs))
+	for i, r := range recs {
+		k := keyed{rec: r, text: make([]string, len(q.Sort)), num: make([]decimal.Decimal, len(q.Sort)), ok: make([]bool, len(q.Sort))}
+		for j, sk := range q.Sort {
+			v := first(r.FieldValues(sk.Field))
+			if sk.Numeric {
+				d, err := decimal.NewFromString(v)
+				k.num[j], k.ok[j] = d, err == nil
+			} else {
+				k.text[j] = strings.ToLower(v)
+			}
+		}
+		ks[i] = k
+	}
+	slices.SortStableFunc(ks, func(a, b keyed) int {
+		for j, sk := range q.Sort {
+			var d int
+			switch {
+			case !sk.Numeric:
+				d = cmp.Compare(a.text[j], b.text[j])
+			case a.ok[j] && b.ok[j]:
+				d = a.num[j].Cmp(b.num[j])
+			case a.ok[j] != b.ok[j]: // nulls last
+				d = 1
+				if a.ok[j] {
+					d = -1
+				}
+			}
+			if sk.Desc {
 				d = -d
 			}
 			if d != 0 {
 				return d
 			}
 		}
-		return CompareIDs(a.ID, b.ID)
+		return CompareIDs(a.rec.ID, b.rec.ID)
 	})
-}
-
-func compareField(a, b *Record, k SortKey) int {
-	av, bv := first(a.FieldValues(k.Field)), first(b.FieldValues(k.Field))
-	if k.Numeric {
-		ad, aerr := decimal.NewFromString(av)
-		bd, berr := decimal.NewFromString(bv)
-		switch {
-		case aerr != nil && berr != nil:
-			return 0
-		case aerr != nil: // nulls last
-			return 1
-		case berr != nil:
-			return -1
-		}
-		return ad.Cmp(bd)
+	for i := range ks {
+		recs[i] = ks[i].rec
 	}
-	return cmp.Compare(strings.ToLower(av), strings.ToLower(bv))
 }
 
 func first(s []string) string {

@@ -68,7 +68,11 @@ func (c *Call) list(ctx context.Context, def *TypeDef, extra []Cond, p ListParam
 	if err != nil {
 		return nil, err
 	}
-	q.Where = append(q.Where, extra...)
+	defaults, err := c.defaultConds(ctx, def, p.Filters)
+	if err != nil {
+		return nil, err
+	}
+	q.Where = append(append(q.Where, defaults...), extra...)
 	if p.PageSize > 0 {
 		q.Limit = p.PageSize
 		q.Offset = (max(p.PageNumber, 1) - 1) * p.PageSize
@@ -173,6 +177,33 @@ func (c *Call) filterConds(ctx context.Context, name string, f FilterDef, value 
 		return []Cond{{Field: field, Op: OpContains, Values: []string{value}}}, nil
 	}
 	return []Cond{{Field: field, Op: f.Op, Values: splitList(value)}}, nil
+}
+
+// defaultConds are the conditions of def's filters that have a default and
+// that the request did not give.
+func (c *Call) defaultConds(ctx context.Context, def *TypeDef, given map[string]string) ([]Cond, error) {
+	var out []Cond
+	for _, name := range sortedFilterNames(def) {
+		f := def.Filters[name]
+		if _, ok := given[name]; ok || f.Default == "" {
+			continue
+		}
+		conds, err := c.filterConds(ctx, name, f, f.Default)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, conds...)
+	}
+	return out, nil
+}
+
+func sortedFilterNames(def *TypeDef) []string {
+	names := make([]string, 0, len(def.Filters))
+	for n := range def.Filters {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
 }
 
 func parseTimeFilter(v string) (time.Time, error) {
@@ -352,7 +383,11 @@ func (c *Call) finish(ctx context.Context, def *TypeDef, res *Result, include []
 			for i, r := range res.Records {
 				ids[i] = r.ID
 			}
-			recs, err = c.Find(target.Name, Eq(rel.Inverse, ids...))
+			var where []Cond
+			if where, err = c.defaultConds(ctx, target, nil); err != nil {
+				return err
+			}
+			recs, err = c.Find(target.Name, append(where, Eq(rel.Inverse, ids...))...)
 		} else {
 			var ids []string
 			if ids, err = c.relatedIDs(rel, res.Records); err == nil && len(ids) > 0 {

@@ -105,6 +105,9 @@ type FilterDef struct {
 	Build func(ctx context.Context, c *Call, value string) ([]Cond, error)
 	// Kind of the value: KindTime values are RFC 3339 dates or times; KindBool true/false.
 	Kind Kind
+	// Default, when set, is the value a list (and an include) applies when
+	// the request gives none; a GET of one record ignores it.
+	Default string
 }
 
 // Attr returns the attribute declaration named name.

@@ -155,7 +155,7 @@ func (c *Call) save(ctx context.Context, def *TypeDef, rec, old *Record, in *Inp
 			return nil, err
 		}
 	}
-	if err := c.restoreTeammate(projectOf(def, rec)); err != nil {
+	if err := c.restoreTeammate(def, rec); err != nil {
 		return nil, err
 	}
 	return rec, nil
@@ -296,9 +296,12 @@ func (c *Call) validate(ctx context.Context, def *TypeDef, rec, old *Record, err
 }
 
 // restoreTeammate clears removed-at of the actor's teammate record on the
-// project: a removed teammate who edits the project again is restored.
-func (c *Call) restoreTeammate(pid string) error {
-	if pid == "" {
+// project rec belongs to: a removed teammate who edits the project again
+// is restored. Managing the team (writes to project-teammates) is not
+// editing the project, so a teammate who removes itself stays removed.
+func (c *Call) restoreTeammate(def *TypeDef, rec *Record) error {
+	pid := projectOf(def, rec)
+	if pid == "" || def.Name == "project-teammates" {
 		return nil
 	}
 	tms, err := c.Find("project-teammates", Eq("project", pid), Eq("user", c.Actor.UserID), Cond{Field: "removed-at", Op: OpNotNull})
@@ -335,7 +338,7 @@ func (s *Service) Delete(ctx context.Context, a *Actor, typ, id string, v2 bool)
 		if err := remove(def, rec); err != nil {
 			return err
 		}
-		return c.restoreTeammate(projectOf(def, rec))
+		return c.restoreTeammate(def, rec)
 	})
 	return err
 }
