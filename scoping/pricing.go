@@ -20,6 +20,10 @@ type pricedProject struct {
 	in  *pricing.Project
 	idx map[string]int    // record id → index in its input slice, per type below
 	sub map[string][2]int // project-subservice id → (service, subservice)
+	// recs are the records behind the input, in the input's order, by type;
+	// subs[i] are the subservices of recs["project-services"][i].
+	recs map[string][]*Record
+	subs [][]*Record
 }
 
 // Pricing returns the full pricing breakdown of a project.
@@ -200,7 +204,11 @@ func currencyOf(code string, currencies map[string]*Record) (pricing.Currency, d
 
 // pricingInput describes one project to the pricing engine.
 func (c *Call) pricingInput(proj *Record, g func(string) []*Record, tables, terms, cats, currencies map[string]*Record) (*pricing.Project, *pricedProject) {
-	pp := &pricedProject{idx: map[string]int{}, sub: map[string][2]int{}}
+	pp := &pricedProject{idx: map[string]int{}, sub: map[string][2]int{}, recs: map[string][]*Record{}}
+	for _, typ := range []string{"project-resources", "project-phases", "project-locations", "project-services",
+		"project-governances", "project-expenses", "project-products"} {
+		pp.recs[typ] = g(typ)
+	}
 	defCode := c.Actor.Account.Str("default-currency")
 	code := defCode
 	if t, ok := tables[proj.Rel("rate-table")]; ok && t.Str("currency") != "" {
@@ -231,8 +239,10 @@ func (c *Call) pricingInput(proj *Record, g func(string) []*Record, tables, term
 	for _, r := range g("project-subservices") {
 		subsOf[r.Rel("project-service")] = append(subsOf[r.Rel("project-service")], r)
 	}
+	pp.subs = make([][]*Record, len(pp.recs["project-services"]))
 	for i, s := range g("project-services") {
 		pp.idx[s.ID] = i
+		pp.subs[i] = subsOf[s.ID]
 		line := pricing.Service{ID: s.ID, Name: s.Str("name"), Type: s.Str("service-type"),
 			PaymentFrequency: s.Str("payment-frequency"), Quantity: s.Dec("quantity"), UnitHours: s.Dec("unit-hours"),
 			ResourceID: s.Rel("project-resource"), PhaseID: s.Rel("project-phase"), LocationID: s.Rel("project-location"),

@@ -1,0 +1,164 @@
+package scoping
+
+import (
+	"context"
+
+	"github.com/scopekit/scopekit/pricing"
+)
+
+// Snapshot is a project with everything its documents and merge data are
+// filled from, read in one transaction, with its pricing run. The record
+// lists follow the pricing input: Services[i] is priced as
+// Pricing.Service(i), Subservices[i][j] as Pricing.Subservice(i, j),
+// Resources[i] as Pricing.Resource(i), and Governance, Expenses and
+// Products[i] as the i-th item of their pricing section.
+type Snapshot struct {
+	Account *Record
+	Project *Record
+	// Related records of the project; nil when the relationship is empty.
+	Client, LineOfBusiness, SalesExecutive, PresalesEngineer, PaymentTerm, RateTable *Record
+	// Teammates are the users on the project, removed teammates excluded,
+	// in the order they were added.
+	Teammates []*Record
+	Locations []*Record
+	Phases    []*Record
+	Resources []*Record
+	Services  []*Record
+	// Subservices[i] are the subservices of Services[i].
+	Subservices [][]*Record
+	Governance  []*Record
+	Expenses    []*Record
+	Products    []*Record
+	// Catalog holds the catalog records the lines refer to, by type and id
+	// ("services", "subservices", "service-categories",
+	// "expense-categories", "lines-of-business", "phases").
+	Catalog map[string]map[string]*Record
+	// Currency is the currency record of the project's currency (nil when
+	// the account has none for it).
+	Currency *Record
+	Pricing  *pricing.Result
+}
+
+// Snapshot reads a project and everything around it in one transaction and
+// prices it once. guard is the permission the caller's use needs at view
+// level (merge_data for merge data).
+//
+// Errors: EFORBIDDEN without guard view; ENOTFOUND for a missing project or
+// one outside the actor's visibility; EINVALID when it cannot be priced.
+func (s *Service) Snapshot(ctx context.Context, a *Actor, projectID, guard string) (*Snapshot, error) {
+	if err := a.Require(guard, false); err != nil {
+		return nil, err
+	}
+	def, _ := Lookup("projects")
+	var snap *Snapshot
+	err := s.view(ctx, a, false, func(c *Call) error {
+		proj, err := c.getVisible(ctx, def, projectID, anyActive(def))
+		if err != nil {
+			return err
+		}
+		runs, err := c.priced([]string{proj.ID}, []*Record{proj})
+		if err != nil {
+			return err
+		}
+		pp := runs[proj.ID]
+		if pp.err != nil {
+			return pp.err
+		}
+		snap = &Snapshot{Account: a.Account, Project: proj, Pricing: pp.res,
+			Locations: pp.recs["project-locations"], Phases: pp.recs["project-phases"],
+			Resources: pp.recs["project-resources"], Services: pp.recs["project-services"], Subservices: pp.subs,
+			Governance: pp.recs["project-governances"], Expenses: pp.recs["project-expenses"], Products: pp.recs["project-products"]}
+		return c.fillSnapshot(snap)
+	})
+	return snap, err
+}
+
+// fillSnapshot reads the records around the project: one query per type,
+// never one per line.
+func (c *Call) fillSnapshot(snap *Snapshot) error {
+	p := snap.Project
+	one := func(typ, rel string) (*Record, error) {
+		id := p.Rel(rel)
+		if id == "" {
+			return nil, nil
+		}
+		r, err := c.Get(typ, id)
+		if err != nil {
+			return nil, nil // a dangling reference reads as empty
+		}
+		return r, nil
+	}
+	var err error
+	for _, f := range []struct {
+		dst      **Record
+		typ, rel string
+	}{{&snap.Client, "clients", "client"}, {&snap.LineOfBusiness, "lines-of-business", "line-of-business"},
+		{&snap.SalesExecutive, "users", "sales-executive"}, {&snap.PresalesEngineer, "users", "presales-engineer"},
+		{&snap.PaymentTerm, "payment-terms", "payment-term"}, {&snap.RateTable, "rate-tables", "rate-table"}} {
+		if *f.dst, err = one(f.typ, f.rel); err != nil {
+			return err
+		}
+	}
+	tms, err := c.Find("project-teammates", Eq("project", p.ID), Cond{Field: "removed-at", Op: OpNull})
+	if err != nil {
+		return err
+	}
+	uids := make([]string, 0, len(tms))
+	for _, t := range tms {
+		uids = append(uids, t.Rel("user"))
+	}
+	if len(uids) > 0 {
+		users, err := c.Find("users", Eq("id", uids...))
+		if err != nil {
+			return err
+		}
+		byUser := byID(users)
+		for _, id := range uids {
+			if u, ok := byUser[id]; ok {
+				snap.Teammates = append(snap.Teammates, u)
+			}
+		}
+	}
+	snap.Catalog = map[string]map[string]*Record{}
+	refs := map[string][]string{}
+	add := func(typ, id string) {
+		if id != "" {
+			refs[typ] = append(refs[typ], id)
+		}
+	}
+	for _, s := range snap.Services {
+		add("services", s.Rel("service"))
+		add("service-categories", s.Rel("service-category"))
+		add("lines-of-business", s.Rel("line-of-business"))
+	}
+	for _, subs := range snap.Subservices {
+		for _, s := range subs {
+			add("subservices", s.Rel("subservice"))
+		}
+	}
+	for _, ph := range snap.Phases {
+		add("phases", ph.Rel("phase"))
+	}
+	for _, e := range snap.Expenses {
+		add("expense-categories", e.Rel("expense-category"))
+	}
+	for typ, ids := range refs {
+		recs, err := c.Find(typ, Eq("id", ids...))
+		if err != nil {
+			return err
+		}
+		snap.Catalog[typ] = byID(recs)
+	}
+	code := c.Actor.Account.Str("default-currency")
+	if snap.RateTable != nil && snap.RateTable.Str("currency") != "" {
+		code = snap.RateTable.Str("currency")
+	}
+	curs, err := c.Find("currencies", Eq("code", code))
+	if err != nil {
+		return err
+	}
+	if len(curs) > 0 {
+		snap.Currency = curs[0]
+	}
+	return nil
+}
