@@ -1,6 +1,7 @@
 package httpadapter
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 
@@ -13,7 +14,9 @@ import (
 // by "type/name".
 func (s *Server) actions() map[string]func(c *call) error {
 	return map[string]func(c *call) error{
-		"projects/apply-blueprint": s.applyBlueprint,
+		"projects/apply-blueprint":     s.applyBlueprint,
+		"services/submit-for-approval": s.serviceAction(s.Svc.SubmitService),
+		"services/approve":             s.serviceAction(s.Svc.ApproveService),
 	}
 }
 
@@ -38,6 +41,34 @@ func (s *Server) action(c *call) error {
 		return scopekit.Errorf(scopekit.EMETHOD, "%s of %s are read through GET", c.params.ByName("rel"), def.Name)
 	}
 	return scopekit.Errorf(scopekit.ENOTFOUND, "no action %q on %s", c.params.ByName("rel"), def.Name)
+}
+
+// actionMeta reads the optional body of an action, {"meta": {...}}; a body
+// needs the JSON:API Content-Type, an empty one needs none.
+func (c *call) actionMeta() (map[string]any, error) {
+	b, err := c.body()
+	if err != nil || len(b) == 0 {
+		return map[string]any{}, err
+	}
+	if err := checkContentType(c.r); err != nil {
+		return nil, err
+	}
+	return jsonapi.DecodeMeta(b)
+}
+
+// serviceAction serves POST /services/{id}/submit-for-approval and
+// /services/{id}/approve: 200 with the service.
+func (s *Server) serviceAction(act func(context.Context, *scoping.Actor, string) (*scoping.Result, error)) func(c *call) error {
+	return func(c *call) error {
+		if _, err := c.actionMeta(); err != nil {
+			return err
+		}
+		res, err := act(c.r.Context(), c.actor, c.params.ByName("id"))
+		if err != nil {
+			return err
+		}
+		return c.respondOne(res)
+	}
 }
 
 // applyBlueprint serves POST /projects/{id}/apply-blueprint with the body

@@ -107,7 +107,7 @@ func (s *Server) base(r *http.Request) string {
 func (c *call) typeDef() (*scoping.TypeDef, error) {
 	name := c.params.ByName("type")
 	def, ok := scoping.Lookup(name)
-	if !ok || def.Global || (c.v2 && !def.V2) {
+	if !ok || !def.Served() || (c.v2 && !def.V2) {
 		return nil, scopekit.Errorf(scopekit.ENOTFOUND, "no resource type %q here", name)
 	}
 	return def, nil
@@ -123,6 +123,14 @@ func (c *call) listParams() scoping.ListParams {
 
 func (c *call) self() string {
 	return c.view.prefix + strings.TrimPrefix(strings.TrimPrefix(c.r.URL.Path, "/v2"), "/"+c.params.ByName("slug")+"/v1")
+}
+
+// respondOne answers an action with the record it acted on, linked at its
+// own URL.
+func (c *call) respondOne(res *scoping.Result) error {
+	r := res.Records[0]
+	writeDoc(c.w, c.r, http.StatusOK, c.view.document(res, c.view.prefix+"/"+r.Type+"/"+r.ID, nil, c.q))
+	return nil
 }
 
 func (c *call) respond(status int, res *scoping.Result) error {
@@ -225,7 +233,7 @@ func (s *Server) remove(c *call) error {
 // writableType is typeDef for writes: read-only types answer 405.
 func (c *call) writableType() (*scoping.TypeDef, error) {
 	def, err := c.typeDef()
-	if err == nil && def.ReadOnly {
+	if err == nil && def.ReadOnly && !(c.r.Method == http.MethodPost && def.Hooks.Create != nil) {
 		c.w.Header().Set("Allow", "GET")
 		return nil, scopekit.Errorf(scopekit.EMETHOD, "%s are read-only", def.Name)
 	}

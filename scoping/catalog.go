@@ -40,6 +40,7 @@ func init() {
 			Validate: func(_ context.Context, c *Call, rec, _ *Record) []error {
 				return validateUDFs(c, "services", rec)
 			},
+			AfterWrite: newServiceVersion,
 		}})
 	register(&TypeDef{Name: "subservices", Guard: "catalog", Archives: true, V2: true,
 		Attrs:   []AttrDef{required(str("name")), dec("hours"), withDefault(dec("quantity"), "1"), num("position")},

@@ -18,8 +18,9 @@ func init() {
 			{Name: "tag-list", Kind: KindList},
 			{Name: "revenue-adjustment", Kind: KindDecimal, Signed: true},
 			{Name: "cost-adjustment", Kind: KindDecimal, Signed: true},
-			withDefault(num("mrr-terms"), int64(12)), obj("user-defined-fields")},
-			computed(enum("status", "draft", projectStatuses...), str("currency"), dec("total-hours"),
+			withDefault(num("mrr-terms"), int64(12)), obj("user-defined-fields"),
+			enum("status", "draft", projectStatuses...)},
+			computed(str("currency"), dec("total-hours"),
 				dec("contract-revenue"), dec("contract-cost"), dec("contract-profit"), dec("contract-margin"),
 				AttrDef{Name: "submitted-at", Kind: KindTime}, AttrDef{Name: "approved-at", Kind: KindTime},
 				str("approval-stage"))),
@@ -64,7 +65,9 @@ func init() {
 				}
 				return computePrices(ctx, c, recs)
 			},
-			Validate: func(_ context.Context, c *Call, rec, _ *Record) []error { return validateUDFs(c, "projects", rec) }},
+			Validate: func(_ context.Context, c *Call, rec, old *Record) []error {
+				return validateUDFs(c, "projects", rec)
+			}},
 	})
 
 	register(&TypeDef{Name: "project-teammates", Guard: "projects", ProjectRel: "project",
@@ -159,7 +162,8 @@ func init() {
 	register(&TypeDef{Name: "approval-requirements", Guard: "projects", ProjectRel: "project", ReadOnly: true,
 		Attrs: computed(enum("status", "pending", "pending", "signed", "downgraded"), AttrDef{Name: "signed-at", Kind: KindTime}),
 		Rels: []RelDef{owner("approval-step", "approval-steps"), to1("user", "users"),
-			{Name: "project", Type: "projects", ReadOnly: true, Cascade: true}}})
+			{Name: "project", Type: "projects", ReadOnly: true, Cascade: true}},
+		Filters: eq("approval-step", "user", "status")})
 }
 
 // projectsOfTeammates is a condition on projects on which one of users is

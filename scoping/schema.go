@@ -67,6 +67,9 @@ type Hooks struct {
 	// AfterWrite runs after the record is stored (create or update; old is
 	// nil on create) and may write related records.
 	AfterWrite func(ctx context.Context, c *Call, rec, old *Record) error
+	// Create, when set, replaces the generic create of the type (the
+	// type's guard is checked at manage level first).
+	Create func(ctx context.Context, c *Call, in *Input) (*Record, error)
 	// Upsert, when set, may return an existing record that a create
 	// restores instead of inserting rec (the answer is then 200, not 201).
 	Upsert func(ctx context.Context, c *Call, rec *Record) (*Record, error)
@@ -86,7 +89,8 @@ type TypeDef struct {
 	Archives   bool   // has `active`; filter[active] applies
 	V2         bool   // served under /v2 too
 	Global     bool   // not owned by an account (accounts)
-	ReadOnly   bool   // no writes through the generic routes
+	ReadOnly   bool   // no writes through the generic routes (a Create hook may still allow creates)
+	Internal   bool   // stored through the engine but never served (the event outbox)
 	ProjectRel string // the relationship naming the owning project ("id" for projects)
 	Attrs      []AttrDef
 	Rels       []RelDef
@@ -109,6 +113,9 @@ type FilterDef struct {
 	// the request gives none; a GET of one record ignores it.
 	Default string
 }
+
+// Served reports whether the type has routes of its own.
+func (t *TypeDef) Served() bool { return !t.Global && !t.Internal }
 
 // Attr returns the attribute declaration named name.
 func (t *TypeDef) Attr(name string) (*AttrDef, bool) {

@@ -88,7 +88,7 @@ func (s *Service) update(ctx context.Context, a *Actor, v2 bool, meta map[string
 
 func lookupType(name string) (*TypeDef, error) {
 	t, ok := Lookup(name)
-	if !ok || t.Global {
+	if !ok || !t.Served() {
 		return nil, scopekit.Errorf(scopekit.ENOTFOUND, "no resource type %q", name)
 	}
 	return t, nil

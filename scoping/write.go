@@ -16,7 +16,15 @@ import (
 // another account and type rules; ENOTFOUND for a project outside the
 // actor's visibility.
 func (s *Service) Create(ctx context.Context, a *Actor, typ string, in *Input, v2 bool) (*Result, error) {
-	def, err := writableType(a, typ)
+	def, err := lookupType(typ)
+	if err != nil {
+		return nil, err
+	}
+	if def.Hooks.Create == nil {
+		def, err = writableType(a, typ)
+	} else {
+		err = a.Require(def.Guard, true)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -39,6 +47,13 @@ func (s *Service) Create(ctx context.Context, a *Actor, typ string, in *Input, v
 // create builds a new record of def from in and stores it, or restores the
 // record an Upsert hook returns (created false).
 func (c *Call) create(ctx context.Context, def *TypeDef, in *Input) (*Record, bool, error) {
+	if def.Hooks.Create != nil {
+		prev := c.Input
+		c.Input = in
+		defer func() { c.Input = prev }()
+		rec, err := def.Hooks.Create(ctx, c, in)
+		return rec, err == nil, err
+	}
 	rec := NewRecord(def.Name, c.AccountID())
 	for _, at := range def.Attrs {
 		if at.Default != nil {

@@ -1,0 +1,58 @@
+package scoping
+
+import (
+	"context"
+)
+
+// Event types: what the outbox records and webhooks deliver.
+const (
+	EventProjectStatusChanged  = "project_status_changed"
+	EventServiceStatusChanged  = "service_status_changed"
+	EventDocumentStatusChanged = "document_status_changed"
+)
+
+// The event outbox: every status change writes an event record in the same
+// transaction as the change, so a change that rolls back leaves no event
+// and one that commits always has one. Event ids come from one sequence,
+// so they order the outbox; the webhook dispatcher reads it with Events.
+func init() {
+	register(&TypeDef{Name: "events", Internal: true,
+		Attrs: []AttrDef{{Name: "event-type", Kind: KindString, Index: true}, str("subject-type"), str("subject-id"),
+			str("old-status"), str("new-status"), {Name: "occurred-at", Kind: KindTime}},
+		Rels: []RelDef{to1("project", "projects")}})
+}
+
+// recordEvent appends an event about subject to the outbox of the call's
+// account, in the call's transaction.
+func (c *Call) recordEvent(eventType string, subject *Record, projectID, oldStatus, newStatus string) error {
+	e := NewRecord("events", subject.AccountID)
+	e.Attrs["event-type"], e.Attrs["subject-type"], e.Attrs["subject-id"] = eventType, subject.Type, subject.ID
+	e.Attrs["old-status"], e.Attrs["new-status"] = oldStatus, newStatus
+	e.Attrs["occurred-at"] = FormatTime(c.Svc.Now())
+	e.SetRel("project", projectID)
+	return c.Tx.Insert(e)
+}
+
+// Events returns up to limit events of every account recorded after the
+// event with id afterID ("" for the start), oldest first. Ids compare as
+// numbers.
+func (s *Service) Events(ctx context.Context, afterID string, limit int) ([]*Record, error) {
+	var out []*Record
+	err := s.store.View(ctx, func(tx Tx) error {
+		recs, _, err := tx.List(&Query{Type: "events", AllAccounts: true})
+		if err != nil {
+			return err
+		}
+		for _, r := range recs {
+			if afterID != "" && CompareIDs(r.ID, afterID) <= 0 {
+				continue
+			}
+			out = append(out, r)
+			if limit > 0 && len(out) == limit {
+				break
+			}
+		}
+		return nil
+	})
+	return out, err
+}

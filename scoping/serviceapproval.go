@@ -1,0 +1,203 @@
+package scoping
+
+import (
+	"context"
+
+	"github.com/scopekit/scopekit"
+)
+
+// Catalog service approval (approval.md, "Catalog service approval"):
+// editing an approved service makes a new draft version; a draft is
+// submitted for approval and approved by a service approver of its line of
+// business (or, when that line has none, by any catalog manager), which
+// records the version in approved-services and approved-subservices. Those
+// collections hold the most recent approved version of each service.
+
+// serviceVersionAttrs are the attributes an approved version keeps.
+var serviceVersionAttrs = []string{"name", "description", "sku", "hours", "service-type", "payment-frequency", "position", "user-defined-fields"}
+
+func init() {
+	register(&TypeDef{Name: "approved-services", Guard: "catalog", Archives: true, V2: true, ReadOnly: true,
+		Attrs: cat([]AttrDef{str("name"), text("description"), str("sku"), dec("hours"),
+			enum("service-type", "", serviceTypes...), enum("payment-frequency", "", paymentFrequencies...),
+			num("position"), obj("user-defined-fields")},
+			computed(num("version"), AttrDef{Name: "approved-at", Kind: KindTime}, str("service-id"),
+				enum("state", "approved", "approved"))),
+		Rels: []RelDef{{Name: "service", Type: "services", Cascade: true}, to1("approved-by", "users"),
+			to1("phase", "phases"), to1("line-of-business", "lines-of-business"),
+			to1("service-category", "service-categories"), to1("resource", "resources"),
+			inverse("approved-subservices", "approved-subservices", "approved-service")},
+		Filters: with(eq("phase", "line-of-business", "service-category", "service-type", "state", "service"),
+			"name", FilterDef{Op: OpContains}),
+	})
+	register(&TypeDef{Name: "approved-subservices", Guard: "catalog", V2: true, ReadOnly: true,
+		Attrs: computed(str("name"), dec("hours"), dec("quantity"), num("position")),
+		Rels: []RelDef{{Name: "approved-service", Type: "approved-services", Cascade: true},
+			to1("subservice", "subservices"), to1("resource", "resources"),
+			{Name: "service", Type: "services", ReadOnly: true}},
+		Filters: eq("service", "approved-service"),
+	})
+}
+
+// newServiceVersion turns an edit of an approved service into a new draft
+// version; the approved version stays in approved-services until the new
+// one is approved. Archiving and restoring a service also update its
+// approved version's `active` flag.
+func newServiceVersion(_ context.Context, c *Call, rec, old *Record) error {
+	if old == nil {
+		return nil
+	}
+	if rec.Active() != old.Active() {
+		approved, err := c.Find("approved-services", Eq("service", rec.ID))
+		if err != nil {
+			return err
+		}
+		for _, a := range approved {
+			a.Attrs["active"] = rec.Active()
+			if err := c.Tx.Replace(a); err != nil {
+				return err
+			}
+		}
+	}
+	if old.Str("state") != "approved" || !serviceEdited(rec, old) {
+		return nil
+	}
+	rec.Attrs["state"], rec.Attrs["version"] = "draft", old.Int("version")+1
+	return c.Tx.Replace(rec)
+}
+
+// serviceEdited reports whether a write changed what a version records.
+func serviceEdited(rec, old *Record) bool {
+	for _, a := range serviceVersionAttrs {
+		x, _ := textOf(rec.Attrs[a])
+		y, _ := textOf(old.Attrs[a])
+		if x != y {
+			return true
+		}
+	}
+	for _, r := range []string{"phase", "line-of-business", "service-category", "resource"} {
+		if rec.Rel(r) != old.Rel(r) {
+			return true
+		}
+	}
+	return false
+}
+
+// SubmitService submits a draft catalog service for approval.
+//
+// Errors: EFORBIDDEN without catalog manage; ENOTFOUND; ECONFLICT when the
+// service is not a draft.
+func (s *Service) SubmitService(ctx context.Context, a *Actor, serviceID string) (*Result, error) {
+	return s.serviceAction(ctx, a, serviceID, func(c *Call, svc *Record) error {
+		if err := a.Require("catalog", true); err != nil {
+			return err
+		}
+		if svc.Str("state") != "draft" {
+			return scopekit.Errorf(scopekit.ECONFLICT, "only a draft service can be submitted for approval; this one is %s", svc.Str("state"))
+		}
+		svc.Attrs["state"] = "pending_approval"
+		return c.Tx.Replace(svc)
+	})
+}
+
+// ApproveService approves a service pending approval and records the
+// version as its approved version.
+//
+// Errors: EFORBIDDEN unless the actor is a service approver of the
+// service's line of business, or a catalog manager when that line has no
+// approver; ENOTFOUND; ECONFLICT when the service is not pending approval.
+func (s *Service) ApproveService(ctx context.Context, a *Actor, serviceID string) (*Result, error) {
+	return s.serviceAction(ctx, a, serviceID, func(c *Call, svc *Record) error {
+		if svc.Str("state") != "pending_approval" {
+			return scopekit.Errorf(scopekit.ECONFLICT, "only a service pending approval can be approved; this one is %s", svc.Str("state"))
+		}
+		approvers, err := c.Find("service-approvers", Eq("line-of-business", svc.Rel("line-of-business")))
+		if err != nil {
+			return err
+		}
+		allowed := len(approvers) == 0 && a.Can("catalog", true)
+		for _, ap := range approvers {
+			allowed = allowed || ap.Rel("user") == a.UserID
+		}
+		if !allowed {
+			return scopekit.Errorf(scopekit.EFORBIDDEN, "only a service approver of this service's line of business can approve it")
+		}
+		svc.Attrs["state"] = "approved"
+		if err := c.Tx.Replace(svc); err != nil {
+			return err
+		}
+		return c.recordApprovedVersion(svc, a.UserID)
+	})
+}
+
+// recordApprovedVersion replaces the service's approved version with svc
+// as it is now, subservices included.
+func (c *Call) recordApprovedVersion(svc *Record, approver string) error {
+	prev, err := c.Find("approved-services", Eq("service", svc.ID))
+	if err != nil {
+		return err
+	}
+	def, _ := Lookup("approved-services")
+	for _, p := range prev {
+		if err := c.remove(def, p); err != nil {
+			return err
+		}
+	}
+	v := NewRecord("approved-services", svc.AccountID)
+	for _, a := range serviceVersionAttrs {
+		if x, ok := svc.Attrs[a]; ok {
+			v.Attrs[a] = x
+		}
+	}
+	v.Attrs["version"], v.Attrs["approved-at"], v.Attrs["service-id"] = svc.Int("version"), FormatTime(c.Svc.Now()), svc.ID
+	v.Attrs["state"], v.Attrs["active"] = "approved", svc.Active()
+	v.SetRel("service", svc.ID)
+	v.SetRel("approved-by", approver)
+	for _, r := range []string{"phase", "line-of-business", "service-category", "resource"} {
+		v.SetRel(r, svc.Rel(r))
+	}
+	if err := c.Tx.Insert(v); err != nil {
+		return err
+	}
+	subs, err := c.Find("subservices", Eq("service", svc.ID), Eq("active", "true"))
+	if err != nil {
+		return err
+	}
+	for _, sub := range subs {
+		as := NewRecord("approved-subservices", svc.AccountID)
+		for _, a := range []string{"name", "hours", "quantity", "position"} {
+			if x, ok := sub.Attrs[a]; ok {
+				as.Attrs[a] = x
+			}
+		}
+		as.SetRel("approved-service", v.ID)
+		as.SetRel("subservice", sub.ID)
+		as.SetRel("service", svc.ID)
+		as.SetRel("resource", sub.Rel("resource"))
+		if err := c.Tx.Insert(as); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// serviceAction runs fn on a visible catalog service in a write
+// transaction and returns the service.
+func (s *Service) serviceAction(ctx context.Context, a *Actor, serviceID string, fn func(c *Call, svc *Record) error) (*Result, error) {
+	if err := a.Require("catalog", false); err != nil {
+		return nil, err
+	}
+	def, _ := Lookup("services")
+	var svc *Record
+	_, err := s.update(ctx, a, false, nil, func(c *Call) error {
+		var err error
+		if svc, err = c.getVisible(ctx, def, serviceID, nil); err != nil {
+			return err
+		}
+		return fn(c, svc)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return s.reread(ctx, a, def, svc, false, nil)
+}
