@@ -184,9 +184,9 @@ func (t *tx) candidates(q *scoping.Query, b *bolt.Bucket, acct string, indexed m
 				return nil, err
 			}
 			if ib != nil {
+				cur := ib.Cursor() // one cursor serves every value
 				for _, v := range c.Values {
 					prefix := append([]byte(strings.ToLower(v)), 0)
-					cur := ib.Cursor()
 					for k, _ := cur.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = cur.Next() {
 						if len(k) == len(prefix)+8 {
 							ids = append(ids, k[len(prefix):])

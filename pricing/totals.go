@@ -50,47 +50,48 @@ func (pr *pricer) materials() {
 // breakdowns. Adjustments are money: rounded like a line.
 func (pr *pricer) totals() {
 	p, r, m := pr.p, pr.r, pr.minor
-	dec := func(n num) decimal.Decimal { return n.dec(m) }
-	sum := func(ds ...decimal.Decimal) decimal.Decimal {
-		s := decimal.New(0, -m)
-		for _, d := range ds {
-			s = s.Add(d)
+	// Totals are sums of rounded lines: exact integers in minor units, so
+	// they are added as nums (int64 while they fit) and turned into
+	// decimals once each, at the currency's scale.
+	money := func(n num) Fixed { return Fixed{n.dec(m)} }
+	sum := func(ns ...num) num {
+		var s num
+		for _, n := range ns {
+			s.addTo(n)
 		}
 		return s
 	}
-	money := func(d decimal.Decimal) Fixed { return fixed(d, m) }
-	zero := decimal.New(0, -m)
-	included := func(yes bool, d decimal.Decimal) decimal.Decimal {
+	included := func(yes bool, n num) num {
 		if yes {
-			return d
+			return n
 		}
-		return zero
+		return num{}
 	}
 
-	serviceRev, serviceCost := dec(pr.service.revenue), dec(pr.service.cost)
-	pmRev, pmCost := dec(pr.pm.revenue), dec(pr.pm.cost)
-	revAdj, costAdj := roundHalfAway(p.RevenueAdjustment, m), roundHalfAway(p.CostAdjustment, m)
+	serviceRev, serviceCost := pr.service.revenue, pr.service.cost
+	pmRev, pmCost := pr.pm.revenue, pr.pm.cost
+	revAdj, costAdj := minorUnits(p.RevenueAdjustment, m), minorUnits(p.CostAdjustment, m)
 	psRev, psCost := sum(serviceRev, pmRev, revAdj), sum(serviceCost, pmCost, costAdj)
-	expRev, expCost := dec(pr.expense.revenue), dec(pr.expense.cost)
-	matRev, matCost := dec(pr.product.revenue), dec(pr.product.cost)
-	mgdRev, mgdCost := dec(pr.managed.revenue), dec(pr.managed.cost)
+	expRev, expCost := pr.expense.revenue, pr.expense.cost
+	matRev, matCost := pr.product.revenue, pr.product.cost
+	mgdRev, mgdCost := pr.managed.revenue, pr.managed.cost
 	laborHours := pr.service.hours.add(pr.pm.hours)
 
 	psTotalRev := sum(psRev, included(p.IncludeHardware, matRev))
 	psTotalCost := sum(psCost, included(p.IncludeHardware, matCost))
 	contractRev := sum(psRev, mgdRev, included(p.IncludeExpenses, expRev), included(p.IncludeHardware, matRev))
 	contractCost := sum(psCost, mgdCost, included(p.IncludeExpenses, expCost), included(p.IncludeHardware, matCost))
-	contractProfit := contractRev.Sub(contractCost)
+	contractProfit := contractRev.sub(contractCost)
 
 	phases := pr.phaseTotals()
 	r.ProfessionalServices = ProfessionalServices{
 		Revenue:           money(psTotalRev),
 		Cost:              money(psTotalCost),
 		CostAdjustment:    money(costAdj),
-		Profit:            money(psTotalRev.Sub(psTotalCost)),
+		Profit:            money(psTotalRev.sub(psTotalCost)),
 		PSRevenue:         money(psRev),
 		PSCost:            money(psCost),
-		PSProfit:          money(psRev.Sub(psCost)),
+		PSProfit:          money(psRev.sub(psCost)),
 		RevenueAdjustment: money(revAdj),
 		Hours:             hoursFixed(laborHours),
 		ServiceHours:      hoursFixed(pr.service.hours),
@@ -102,40 +103,40 @@ func (pr *pricer) totals() {
 		Phases:            phases,
 	}
 	r.Phases = phases
-	r.ProjectGovernance.Hours = hoursFixed(pr.pm.hours)
-	r.ProjectGovernance.Revenue, r.ProjectGovernance.Cost = money(pmRev), money(pmCost)
-	r.ProjectGovernance.Profit = money(pmRev.Sub(pmCost))
+	r.ProjectGovernance.Hours = r.ProfessionalServices.PMHours
+	r.ProjectGovernance.Revenue, r.ProjectGovernance.Cost = r.ProfessionalServices.PMRevenue, r.ProfessionalServices.PMCost
+	r.ProjectGovernance.Profit = money(pmRev.sub(pmCost))
 	r.TravelAndExpense.Revenue, r.TravelAndExpense.Cost = money(expRev), money(expCost)
-	r.TravelAndExpense.Profit = money(expRev.Sub(expCost))
+	r.TravelAndExpense.Profit = money(expRev.sub(expCost))
 	r.Materials.Revenue, r.Materials.Cost = money(matRev), money(matCost)
-	r.Materials.Profit = money(matRev.Sub(matCost))
+	r.Materials.Profit = money(matRev.sub(matCost))
 	r.ManagedServices.Revenue, r.ManagedServices.Cost = money(mgdRev), money(mgdCost)
-	r.ManagedServices.Profit = money(mgdRev.Sub(mgdCost))
+	r.ManagedServices.Profit = money(mgdRev.sub(mgdCost))
 	if r.ManagedServices.Items == nil {
 		r.ManagedServices.Items = []ManagedItem{}
 	}
 
 	r.TotalContractValue, r.TotalContractCost = money(contractRev), money(contractCost)
 	r.TotalContractProfit = money(contractProfit)
-	r.TotalContractMargin = ratio(contractProfit, contractRev, 4)
+	r.TotalContractMargin = ratio(r.TotalContractProfit.Decimal, r.TotalContractValue.Decimal, 4)
 
-	laborH := laborHours.dec(2)
+	laborH := r.ProfessionalServices.Hours.Decimal
 	r.Resources = ResourceTable{
 		Rows: pr.resourceRows(),
 		Total: ResourceTotal{
 			ResourceName:   "Project Total",
 			ResourceSlug:   TotalSlug,
-			Hours:          hoursFixed(laborHours),
-			ServiceCost:    money(serviceCost),
-			PMCost:         money(pmCost),
-			ExpenseCost:    money(expCost),
-			MaterialCost:   money(matCost),
-			CostAdjustment: money(costAdj),
-			TotalCost:      money(contractCost),
-			TotalRevenue:   money(contractRev),
-			TotalProfit:    money(contractProfit),
-			HourlyRate:     ratio(serviceRev.Add(pmRev), laborH, m),
-			HourlyCost:     ratio(serviceCost.Add(pmCost), laborH, m),
+			Hours:          r.ProfessionalServices.Hours,
+			ServiceCost:    r.ProfessionalServices.ServiceCost,
+			PMCost:         r.ProfessionalServices.PMCost,
+			ExpenseCost:    r.TravelAndExpense.Cost,
+			MaterialCost:   r.Materials.Cost,
+			CostAdjustment: r.ProfessionalServices.CostAdjustment,
+			TotalCost:      r.TotalContractCost,
+			TotalRevenue:   r.TotalContractValue,
+			TotalProfit:    r.TotalContractProfit,
+			HourlyRate:     ratio(money(serviceRev.add(pmRev)).Decimal, laborH, m),
+			HourlyCost:     ratio(money(serviceCost.add(pmCost)).Decimal, laborH, m),
 		},
 	}
 	r.Locations = pr.locationTotals()
@@ -146,6 +147,12 @@ func (pr *pricer) totals() {
 // toward zero), with the exponent -places.
 func roundHalfAway(d decimal.Decimal, places int32) decimal.Decimal {
 	return d.Round(places)
+}
+
+// minorUnits returns d rounded half away from zero to places, as an
+// integer count of 10^-places.
+func minorUnits(d decimal.Decimal, places int32) num {
+	return numOfBig(roundHalfAway(d, places).Shift(places).BigInt())
 }
 
 // ratio returns a / b rounded half away from zero to places, 0 when b is 0.
