@@ -1,6 +1,7 @@
 // Package auth is ScopeKit's OAuth 2.0 token service: the clients (account
-// OAuth applications and service-account credentials), the grants of
-// POST /oauth/token, and the validation of bearer tokens. It knows nothing of
+// OAuth applications and service-account credentials), the sign-in of the
+// authorization code flow, the grants of POST /oauth/token, and the
+// validation of bearer tokens. It knows nothing of
 // HTTP: httpadapter parses the form and maps *OAuthError to a response.
 //
 // Secrets are never stored in clear. Client secrets and tokens are kept as
@@ -60,6 +61,17 @@ type Membership struct {
 	AccountID string
 	Status    string // StatusInvited, StatusActive or StatusDeactivated
 	Service   bool
+	// RevokedAt is when the membership was last deactivated (zero if
+	// never): access and refresh tokens and codes issued until then stay
+	// void once it is active again.
+	RevokedAt time.Time
+}
+
+// revokes reports whether the membership's last deactivation voids what
+// was issued at the given time. Times are compared to the microsecond,
+// the precision of RevokedAt in the users records.
+func (m *Membership) revokes(issued time.Time) bool {
+	return !m.RevokedAt.IsZero() && !issued.Truncate(time.Microsecond).After(m.RevokedAt)
 }
 
 // Application is an account-level OAuth client (password, authorization
@@ -127,6 +139,13 @@ type Store interface {
 	// DeleteToken removes the token. ENOTFOUND when there was none, so that
 	// of two requests consuming the same single-use token only one wins.
 	DeleteToken(ctx context.Context, digest []byte) error
+	// PutAuthCode stores c under c.Digest, and removes the codes that
+	// expired before c.CreatedAt (so unused codes do not pile up).
+	PutAuthCode(ctx context.Context, c *AuthCode) error
+	// TakeAuthCode removes the code and returns it, in one step: of two
+	// exchanges naming the same code only one gets it. ENOTFOUND when there
+	// is none.
+	TakeAuthCode(ctx context.Context, digest []byte) (*AuthCode, error)
 }
 
 // HashSecret returns the SHA-256 digest under which a client secret or a

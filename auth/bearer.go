@@ -28,8 +28,10 @@ const (
 // Authenticate validates the value of an "Authorization: Bearer" header.
 // It returns EUNAUTHORIZED for a malformed, unknown or expired token, a
 // refresh token, a token whose user's membership in the token's account is
-// missing or not active, and a client_credentials token whose service
-// credential has since been replaced. Other errors are internal.
+// missing or not active or was deactivated after the token was issued, a client_credentials token whose service
+// credential has since been replaced, and a token of a person's sign-in
+// (password or authorization code) whose user has since become a service
+// account. Other errors are internal.
 func (s *Service) Authenticate(ctx context.Context, bearer string) (*Principal, error) {
 	if !wellFormedBearer(bearer) {
 		return nil, errUnauthorized()
@@ -64,7 +66,11 @@ func (s *Service) Authenticate(ctx context.Context, bearer string) (*Principal, 
 	if err != nil {
 		return nil, fmt.Errorf("auth: membership: %w", err)
 	}
-	if m.Status != StatusActive {
+	if m.Status != StatusActive || m.revokes(t.CreatedAt) {
+		return nil, errUnauthorized()
+	}
+	if m.Service && t.Grant != GrantClientCredentials {
+		// A user converted to a service account since it signed in.
 		return nil, errUnauthorized()
 	}
 	return &Principal{

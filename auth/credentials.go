@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/scopekit/scopekit"
 	"golang.org/x/crypto/bcrypt"
@@ -77,28 +78,80 @@ func (s *Service) SetServiceCredential(ctx context.Context, accountID, userID, c
 }
 
 // IssueServiceCredential generates a random client id and secret for a
-// service account of the account and returns them; the secret is not kept
-// and cannot be shown again. The user's previous credential stops working,
-// and so do the access tokens minted with it. ENOTFOUND when the user is
-// not a member of the account, ECONFLICT when it is not a service account.
-func (s *Service) IssueServiceCredential(ctx context.Context, accountID, userID string) (clientID, clientSecret string, err error) {
+// service account of the account and returns the stored credential and the
+// secret; the secret is not kept and cannot be shown again. The user's
+// previous credential stops working, and so do the access tokens minted
+// with it. ENOTFOUND when the user is not a member of the account,
+// ECONFLICT when it is not a service account.
+func (s *Service) IssueServiceCredential(ctx context.Context, accountID, userID string) (cred *ServiceCredential, clientSecret string, err error) {
 	m, err := s.Directory.Membership(ctx, userID, accountID)
 	if err != nil {
-		return "", "", err
+		return nil, "", err
 	}
 	if !m.Service {
-		return "", "", scopekit.Errorf(scopekit.ECONFLICT, "credentials are issued to service accounts only")
+		return nil, "", scopekit.Errorf(scopekit.ECONFLICT, "credentials are issued to service accounts only; make the user a service account first (user-type: service)")
 	}
-	if clientID, err = randomString(clientIDBytes); err != nil {
-		return "", "", err
+	clientID, err := randomString(clientIDBytes)
+	if err != nil {
+		return nil, "", err
 	}
 	if clientSecret, err = randomString(tokenBytes); err != nil {
-		return "", "", err
+		return nil, "", err
 	}
-	if err := s.SetServiceCredential(ctx, accountID, userID, clientID, clientSecret); err != nil {
-		return "", "", err
+	cred = &ServiceCredential{
+		AccountID:    accountID,
+		UserID:       userID,
+		ClientID:     clientID,
+		SecretDigest: HashSecret(clientSecret),
+		CreatedAt:    s.now(),
 	}
-	return clientID, clientSecret, nil
+	if err := s.Store.PutServiceCredential(ctx, cred); err != nil {
+		return nil, "", err
+	}
+	return cred, clientSecret, nil
+}
+
+// MinPasswordChars is the shortest password a person may choose
+// (auth.md: invitations ask for 12 characters).
+const MinPasswordChars = 12
+
+// CheckNewPassword applies the password policy to a password a person
+// chooses: at least MinPasswordChars characters and at most 72 bytes (what
+// bcrypt reads). EINVALID naming the field "password" otherwise.
+func CheckNewPassword(password string) error {
+	if n := utf8.RuneCountInString(password); n < MinPasswordChars {
+		return scopekit.FieldErrorf(scopekit.EINVALID, "password", "password must be at least %d characters", MinPasswordChars)
+	}
+	if len(password) > maxPasswordBytes {
+		return scopekit.FieldErrorf(scopekit.EINVALID, "password", "password must be at most %d bytes", maxPasswordBytes)
+	}
+	return nil
+}
+
+// EstablishPassword is the password step of accepting an invitation. A
+// user without a password gets this one (EINVALID when CheckNewPassword
+// refuses it). A user who already has one (an identity invited into one
+// more account) keeps it and must prove it: EINVALID when password is not
+// it. That way whoever holds an invitation token, the inviter included,
+// cannot take over an existing identity by choosing its password.
+func (s *Service) EstablishPassword(ctx context.Context, userID, password string) error {
+	if err := requireValues("user", userID); err != nil {
+		return err
+	}
+	ok, has, err := s.verifyPassword(ctx, userID, password)
+	switch {
+	case err != nil:
+		return err
+	case ok:
+		return nil
+	case has:
+		return scopekit.FieldErrorf(scopekit.EINVALID, "password",
+			"this email already has a password (from another account); enter that password to accept")
+	}
+	if err := CheckNewPassword(password); err != nil {
+		return err
+	}
+	return s.SetPassword(ctx, userID, password)
 }
 
 // SetPassword sets the user's password (stored as a bcrypt hash of cost

@@ -21,9 +21,12 @@ func TestSecretsNotStoredInClear(t *testing.T) {
 	pw := f.MustToken(t, PasswordGrant("ada@acme.test", Password))
 	rt := f.MustToken(t, &auth.TokenRequest{GrantType: auth.GrantRefreshToken, ClientID: "acme-portal",
 		ClientSecret: PortalSecret, RefreshToken: pw.RefreshToken})
-	issuedID, issuedSecret, err := f.Svc.IssueServiceCredential(ctx, "1", "bot")
+	issuedCred, issuedSecret, err := f.Svc.IssueServiceCredential(ctx, "1", "bot")
 	require.NoError(t, err)
-	issued := f.MustToken(t, ClientCredentials(issuedID, issuedSecret))
+	issued := f.MustToken(t, ClientCredentials(issuedCred.ClientID, issuedSecret))
+	unusedCode := f.mustCode(t, authorizeReq(withPKCE))
+	usedCode := f.mustCode(t, authorizeReq())
+	byCode := f.MustToken(t, codeGrant(usedCode, callback, ""))
 
 	secrets := map[string]string{
 		"client_credentials access token": cc.AccessToken,
@@ -33,6 +36,9 @@ func TestSecretsNotStoredInClear(t *testing.T) {
 		"rotated refresh token":           rt.RefreshToken,
 		"issued-credential access token":  issued.AccessToken,
 		"issued client secret":            issuedSecret,
+		"unused authorization code":       unusedCode,
+		"used authorization code":         usedCode,
+		"code-grant access token":         byCode.AccessToken,
 		"bootstrap client secret":         BotSecret,
 		"application secret":              PortalSecret,
 		"other application secret":        OtherSecret,

@@ -34,8 +34,11 @@ var grantParams = map[string][]string{
 //   - invalid_grant: the user's authentication failed (wrong password, not
 //     a member of the client's account, invited, deactivated, a service
 //     account on the password grant), or the refresh token is unknown,
-//     expired, used, of another client or not from a password grant, or an
-//     authorization code was sent (none are issued yet).
+//     expired, used, of another client or not from a password grant, or the
+//     authorization code is unknown, expired, used, of another client, or
+//     sent with another redirect_uri or without the PKCE verifier its
+//     authorize request called for (or with a wrong one, or with one when
+//     none was called for).
 //
 // Any other error is internal (the store or directory failed).
 func (s *Service) Token(ctx context.Context, r *TokenRequest) (*TokenResponse, error) {
@@ -81,7 +84,7 @@ func (s *Service) Token(ctx context.Context, r *TokenRequest) (*TokenResponse, e
 	case GrantRefreshToken:
 		return s.refreshTokenGrant(ctx, c, r.RefreshToken)
 	default: // GrantAuthorizationCode
-		return nil, NewOAuthError(InvalidGrant, "authorization codes are not issued by this server yet")
+		return s.authorizationCodeGrant(ctx, c, r)
 	}
 }
 
@@ -201,24 +204,37 @@ func errServicePassword() error {
 // without a password costs the same bcrypt work, so timing does not tell
 // whether a password is set.
 func (s *Service) checkPassword(ctx context.Context, userID, password string) (bool, error) {
+	ok, _, err := s.verifyPassword(ctx, userID, password)
+	return ok, err
+}
+
+// verifyPassword is checkPassword that also reports whether the user has
+// a password at all.
+func (s *Service) verifyPassword(ctx context.Context, userID, password string) (ok, hasPassword bool, err error) {
 	hash, err := s.Store.PasswordHash(ctx, userID)
 	if isNotFound(err) {
-		_, _ = bcrypt.GenerateFromPassword([]byte("no password set"), s.bcryptCost())
-		return false, nil
+		s.burnBcrypt()
+		return false, false, nil
 	}
 	if err != nil {
-		return false, fmt.Errorf("auth: password hash: %w", err)
+		return false, false, fmt.Errorf("auth: password hash: %w", err)
 	}
 	err = bcrypt.CompareHashAndPassword(hash, []byte(password))
 	switch {
 	case errors.Is(err, bcrypt.ErrMismatchedHashAndPassword):
-		return false, nil
+		return false, true, nil
 	case err != nil:
-		return false, fmt.Errorf("auth: compare password: %w", err)
+		return false, true, fmt.Errorf("auth: compare password: %w", err)
 	}
 	// bcrypt ignores bytes past the 72nd; SetPassword refuses such
 	// passwords, so a longer one can never be the right one.
-	return len(password) <= maxPasswordBytes, nil
+	return len(password) <= maxPasswordBytes, true, nil
+}
+
+// burnBcrypt spends the work of one password check, so that a refusal
+// that needs none takes as long as one that does.
+func (s *Service) burnBcrypt() {
+	_, _ = bcrypt.GenerateFromPassword([]byte("no password set"), s.bcryptCost())
 }
 
 func (s *Service) refreshTokenGrant(ctx context.Context, c *client, refreshToken string) (*TokenResponse, error) {
@@ -250,6 +266,9 @@ func (s *Service) refreshTokenGrant(ctx context.Context, c *client, refreshToken
 	}
 	if err := statusGrantError(m.Status); err != nil {
 		return nil, err
+	}
+	if m.revokes(t.CreatedAt) {
+		return nil, invalid
 	}
 	// Rotation: the refresh token is consumed; if a concurrent request
 	// consumed it first, this one loses.

@@ -90,7 +90,7 @@ func TestToken_Errors(t *testing.T) {
 		{"rt: service-account credentials", with(svcCreds(auth.GrantRefreshToken), func(r *auth.TokenRequest) { r.RefreshToken = "x" }), auth.UnauthorizedClient},
 		{"rt: unknown refresh token", with(app(auth.GrantRefreshToken), func(r *auth.TokenRequest) { r.RefreshToken = "not-a-token" }), auth.InvalidGrant},
 
-		// authorization_code (no codes are issued yet)
+		// authorization_code (authorize_test.go covers issued codes)
 		{"ac: code missing", with(app(auth.GrantAuthorizationCode), func(r *auth.TokenRequest) { r.RedirectURI = "http://127.0.0.1:9999/callback" }), auth.InvalidRequest},
 		{"ac: redirect_uri missing", with(app(auth.GrantAuthorizationCode), func(r *auth.TokenRequest) { r.Code = "abc" }), auth.InvalidRequest},
 		{"ac: unknown client", with(app(auth.GrantAuthorizationCode), func(r *auth.TokenRequest) {
@@ -99,7 +99,7 @@ func TestToken_Errors(t *testing.T) {
 		{"ac: service-account credentials", with(svcCreds(auth.GrantAuthorizationCode), func(r *auth.TokenRequest) {
 			r.Code, r.RedirectURI = "abc", "http://127.0.0.1:9999/callback"
 		}), auth.UnauthorizedClient},
-		{"ac: any code", with(app(auth.GrantAuthorizationCode), func(r *auth.TokenRequest) {
+		{"ac: unknown code", with(app(auth.GrantAuthorizationCode), func(r *auth.TokenRequest) {
 			r.Code, r.RedirectURI = "abc", "http://127.0.0.1:9999/callback"
 		}), auth.InvalidGrant},
 	} {
@@ -255,10 +255,15 @@ func TestIssueServiceCredential(t *testing.T) {
 	ctx := context.Background()
 	oldTok := f.MustToken(t, ClientCredentials("acme-bot", BotSecret)).AccessToken
 
-	id1, secret1, err := f.Svc.IssueServiceCredential(ctx, "1", "bot")
+	cred1, secret1, err := f.Svc.IssueServiceCredential(ctx, "1", "bot")
 	require.NoError(t, err)
 	require.GreaterOrEqual(t, len(secret1), 43)
+	id1 := cred1.ClientID
 	require.NotEmpty(t, id1)
+	require.Equal(t, f.Clock.Now(), cred1.CreatedAt)
+	require.Equal(t, "bot", cred1.UserID)
+	require.Equal(t, "1", cred1.AccountID)
+	require.Equal(t, auth.HashSecret(secret1), cred1.SecretDigest)
 	_, err = f.Svc.Token(ctx, ClientCredentials("acme-bot", BotSecret))
 	RequireOAuthError(t, err, auth.InvalidClient)
 	_, err = f.Svc.Authenticate(ctx, oldTok)
@@ -267,8 +272,9 @@ func TestIssueServiceCredential(t *testing.T) {
 	_, err = f.Svc.Authenticate(ctx, tok1)
 	require.NoError(t, err)
 
-	id2, secret2, err := f.Svc.IssueServiceCredential(ctx, "1", "bot")
+	cred2, secret2, err := f.Svc.IssueServiceCredential(ctx, "1", "bot")
 	require.NoError(t, err)
+	id2 := cred2.ClientID
 	require.NotEqual(t, id1, id2)
 	require.NotEqual(t, secret1, secret2)
 	_, err = f.Svc.Token(ctx, ClientCredentials(id1, secret1))

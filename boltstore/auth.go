@@ -1,9 +1,12 @@
 package boltstore
 
 import (
+	"bytes"
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/scopekit/scopekit"
 	"github.com/scopekit/scopekit/auth"
@@ -17,6 +20,8 @@ import (
 //	auth_service_cred_users/<account> 0x00 <user>  = <client id>
 //	auth_passwords/<user id>                       = authPassword
 //	auth_tokens/<SHA-256 digest>                   = auth.Token
+//	auth_codes/<SHA-256 digest>                    = auth.AuthCode
+//	auth_code_expiry/<expiry, 8 bytes BE> <digest> = (empty)
 //
 // Secrets and tokens appear only as digests, passwords only as bcrypt
 // hashes. Client ids are one namespace across applications and service
@@ -27,12 +32,15 @@ var (
 	bucketAuthCredUsers = []byte("auth_service_cred_users")
 	bucketAuthPasswords = []byte("auth_passwords")
 	bucketAuthTokens    = []byte("auth_tokens")
+	bucketAuthCodes     = []byte("auth_codes")
+	bucketAuthCodeExp   = []byte("auth_code_expiry")
 )
 
 func init() {
 	rootBuckets = append(rootBuckets,
 		string(bucketAuthApps), string(bucketAuthCreds), string(bucketAuthCredUsers),
-		string(bucketAuthPasswords), string(bucketAuthTokens))
+		string(bucketAuthPasswords), string(bucketAuthTokens),
+		string(bucketAuthCodes), string(bucketAuthCodeExp))
 }
 
 // AuthStore returns the auth.Store kept in this database file.
@@ -220,4 +228,61 @@ func (s authStore) DeleteToken(ctx context.Context, digest []byte) error {
 		}
 		return b.Delete(digest)
 	})
+}
+
+// codeExpiryKey orders codes by expiry, so that the expired ones are the
+// first keys of auth_code_expiry.
+func codeExpiryKey(expires time.Time, digest []byte) []byte {
+	k := binary.BigEndian.AppendUint64(nil, uint64(max(expires.UnixNano(), 0)))
+	return append(k, digest...)
+}
+
+// PutAuthCode implements auth.Store.
+func (s authStore) PutAuthCode(ctx context.Context, c *auth.AuthCode) error {
+	if len(c.Digest) == 0 {
+		return fmt.Errorf("boltstore: code without digest")
+	}
+	return s.update(ctx, func(tx *bolt.Tx) error {
+		codes, exp := tx.Bucket(bucketAuthCodes), tx.Bucket(bucketAuthCodeExp)
+		// Purge the codes that expired unused; they are the first keys.
+		limit := codeExpiryKey(c.CreatedAt, nil)
+		var stale [][]byte
+		cur := exp.Cursor()
+		for k, _ := cur.First(); k != nil && bytes.Compare(k[:8], limit) < 0; k, _ = cur.Next() {
+			stale = append(stale, k)
+		}
+		for _, k := range stale {
+			if err := codes.Delete(k[8:]); err != nil {
+				return err
+			}
+			if err := exp.Delete(k); err != nil {
+				return err
+			}
+		}
+		if err := exp.Put(codeExpiryKey(c.ExpiresAt, c.Digest), nil); err != nil {
+			return err
+		}
+		return authPut(tx, bucketAuthCodes, c.Digest, c)
+	})
+}
+
+// TakeAuthCode implements auth.Store.
+func (s authStore) TakeAuthCode(ctx context.Context, digest []byte) (*auth.AuthCode, error) {
+	var c auth.AuthCode
+	err := s.update(ctx, func(tx *bolt.Tx) error {
+		if len(digest) == 0 {
+			return scopekit.Errorf(scopekit.ENOTFOUND, "code not found")
+		}
+		if err := authGet(tx, bucketAuthCodes, digest, "code", &c); err != nil {
+			return err
+		}
+		if err := tx.Bucket(bucketAuthCodeExp).Delete(codeExpiryKey(c.ExpiresAt, digest)); err != nil {
+			return err
+		}
+		return tx.Bucket(bucketAuthCodes).Delete(digest)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &c, nil
 }

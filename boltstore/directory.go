@@ -37,7 +37,8 @@ func (d directory) Membership(ctx context.Context, userID, accountID string) (*a
 		if err != nil {
 			return err
 		}
-		m = &auth.Membership{UserID: u.ID, AccountID: accountID, Status: u.Str("status"), Service: u.Str("user-type") == "service"}
+		m = &auth.Membership{UserID: u.ID, AccountID: accountID, Status: u.Str("status"), Service: u.Str("user-type") == "service",
+			RevokedAt: scoping.SignInsRevokedAt(u)}
 		return nil
 	})
 	return m, err

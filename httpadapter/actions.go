@@ -17,6 +17,11 @@ func (s *Server) actions() map[string]func(c *call) error {
 		"projects/apply-blueprint":     s.applyBlueprint,
 		"services/submit-for-approval": s.serviceAction(s.Svc.SubmitService),
 		"services/approve":             s.serviceAction(s.Svc.ApproveService),
+		"users/credentials":            s.issueCredentials,
+		"projects/submit":              s.submit,
+		"approval-steps/approve":       s.stepAction("approve"),
+		"approval-steps/decline":       s.stepAction("decline"),
+		"approval-steps/rescope":       s.stepAction("rescope"),
 	}
 }
 
@@ -24,7 +29,8 @@ func (s *Server) actions() map[string]func(c *call) error {
 // keyed by "type/name".
 func (s *Server) reads() map[string]func(c *call) error {
 	return map[string]func(c *call) error{
-		"projects/pricing": s.projectPricing,
+		"projects/pricing":    s.projectPricing,
+		"projects/merge-data": s.projectMergeData,
 	}
 }
 
@@ -64,6 +70,38 @@ func (s *Server) serviceAction(act func(context.Context, *scoping.Actor, string)
 			return err
 		}
 		res, err := act(c.r.Context(), c.actor, c.params.ByName("id"))
+		if err != nil {
+			return err
+		}
+		return c.respondOne(res)
+	}
+}
+
+// submit serves POST /projects/{id}/submit: 200 with the project.
+func (s *Server) submit(c *call) error {
+	if _, err := c.actionMeta(); err != nil {
+		return err
+	}
+	res, err := s.Svc.Submit(c.r.Context(), c.actor, c.params.ByName("id"))
+	if err != nil {
+		return err
+	}
+	return c.respondOne(res)
+}
+
+// stepAction serves POST /approval-steps/{id}/{approve|decline|rescope}
+// with an optional {"meta": {"comment": "..."}}: 200 with the step.
+func (s *Server) stepAction(action string) func(c *call) error {
+	return func(c *call) error {
+		meta, err := c.actionMeta()
+		if err != nil {
+			return err
+		}
+		comment, ok := meta["comment"].(string)
+		if _, given := meta["comment"]; given && !ok {
+			return scopekit.FieldErrorf(scopekit.EBADREQUEST, "/meta/comment", "meta.comment must be a string")
+		}
+		res, err := s.Svc.StepAction(c.r.Context(), c.actor, c.params.ByName("id"), action, comment)
 		if err != nil {
 			return err
 		}

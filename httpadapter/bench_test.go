@@ -14,6 +14,7 @@ import (
 	"github.com/scopekit/scopekit/auth"
 	"github.com/scopekit/scopekit/boltstore"
 	"github.com/scopekit/scopekit/httpadapter"
+	"github.com/scopekit/scopekit/internal/demodata"
 	"github.com/scopekit/scopekit/scoping"
 	"golang.org/x/crypto/bcrypt"
 )
@@ -144,64 +145,14 @@ func (w *discardWriter) Write(p []byte) (int, error) {
 }
 
 // seedLargeProject inserts pricing.md's large project into the bench
-// database: 25 locations × 40 services × 3 subservices (4,000 labor
-// lines), 12 resources, 6 governance items, 50 expenses and 50 products.
+// database.
 func seedLargeProject(b *testing.B, db *boltstore.DB, acct, client string) string {
 	b.Helper()
 	var pid string
 	err := db.Update(context.Background(), func(tx scoping.Tx) error {
-		ins := func(typ string, attrs map[string]any, rels map[string]string) string {
-			r := scoping.NewRecord(typ, acct)
-			for k, v := range attrs {
-				r.Attrs[k] = v
-			}
-			for k, v := range rels {
-				r.SetRel(k, v)
-			}
-			if err := tx.Insert(r); err != nil {
-				b.Fatal(err)
-			}
-			return r.ID
-		}
-		pid = ins("projects", map[string]any{"project-name": "Large", "active": true, "status": "draft", "mrr-terms": int64(12),
-			"revenue-adjustment": "-250", "cost-adjustment": "100"}, map[string]string{"client": client})
-		p := map[string]string{"project": pid}
-		var resources, phases, locations []string
-		for i := 0; i < 12; i++ {
-			resources = append(resources, ins("project-resources", map[string]any{"name": fmt.Sprintf("Resource %02d", i),
-				"hourly-rate": fmt.Sprintf("%d.50", 150+i*10), "hourly-cost": fmt.Sprintf("%d.25", 70+i*5)}, p))
-		}
-		for i := 0; i < 3; i++ {
-			phases = append(phases, ins("project-phases", map[string]any{"name": fmt.Sprintf("Phase %d", i), "position": int64(i)}, p))
-		}
-		for i := 0; i < 25; i++ {
-			locations = append(locations, ins("project-locations", map[string]any{"name": fmt.Sprintf("Site %02d", i)}, p))
-		}
-		for l := 0; l < 25; l++ {
-			for s := 0; s < 40; s++ {
-				svc := ins("project-services", map[string]any{"name": fmt.Sprintf("Service %d-%d", l, s), "quantity": "2",
-					"unit-hours": "7.25", "service-type": "professional_services", "position": int64(s)},
-					map[string]string{"project": pid, "project-location": locations[l], "project-phase": phases[s%3],
-						"project-resource": resources[s%12]})
-				for u := 0; u < 3; u++ {
-					ins("project-subservices", map[string]any{"name": fmt.Sprintf("Sub %d", u), "quantity": "3", "unit-hours": "1.35"},
-						map[string]string{"project": pid, "project-service": svc, "project-resource": resources[(s+u)%12]})
-				}
-			}
-		}
-		for g := 0; g < 6; g++ {
-			attrs := map[string]any{"name": fmt.Sprintf("Governance %d", g), "calculation-type": "percent_of_total", "rate": "0.05",
-				"filter-type": "all_services", "allocation-method": "prorate_phases_by_effort"}
-			if g%2 == 1 {
-				attrs["calculation-type"], attrs["fixed-hours"] = "fixed_hours", "12.5"
-			}
-			ins("project-governances", attrs, map[string]string{"project": pid, "project-resource": resources[g]})
-		}
-		for i := 0; i < 50; i++ {
-			ins("project-expenses", map[string]any{"description": fmt.Sprintf("Expense %d", i), "quantity": "2", "rate": "99.99", "unit-cost": "80"}, p)
-			ins("project-products", map[string]any{"name": fmt.Sprintf("Product %d", i), "quantity": "3", "unit-price": "1999.99", "unit-cost": "1500"}, p)
-		}
-		return nil
+		var err error
+		pid, err = demodata.SeedLarge(tx, acct, client, nil)
+		return err
 	})
 	if err != nil {
 		b.Fatal(err)

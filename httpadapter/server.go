@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/julienschmidt/httprouter"
@@ -32,6 +33,14 @@ type Server struct {
 	Logger  *slog.Logger
 	// Timeout bounds every request (504 after it); default 30 s.
 	Timeout time.Duration
+	// Throttle limits the auth host's POSTs per client IP and the tokens
+	// minted per second; its zero value is operations.md's defaults.
+	Throttle Throttle
+
+	throttleOnce sync.Once
+	throttle     *throttle
+	csrfOnce     sync.Once
+	csrfKey      []byte
 }
 
 // reserved are first path segments that are routes, never account slugs.
@@ -71,13 +80,20 @@ func (s *Server) wrap(h http.Handler) http.Handler {
 	return withRequestLog(s.log(), withTimeout(timeout, h))
 }
 
-// authRoutes adds the auth host's routes. Every method of /oauth/token
-// reaches the token handler, whose 405 answers in OAuth's error format.
+// authRoutes adds the auth host's routes: the token endpoint, the login
+// page of the authorization code flow and invitation acceptance. Every
+// method of /oauth/token and of the invitation route reaches its handler,
+// whose 405 answers in OAuth's error format.
 func (s *Server) authRoutes(r *httprouter.Router) {
-	token := s.route("/oauth/token", OAuthTokenHandler(s.Auth, s.log()))
+	token := s.route("/oauth/token", s.throttledToken(OAuthTokenHandler(s.Auth, s.log())))
+	const accept = "/oauth/invitations/:token/accept"
+	invitation := s.route(accept, http.HandlerFunc(s.acceptInvitation))
 	for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {
 		r.Handler(m, "/oauth/token", token)
+		r.Handler(m, accept, invitation)
 	}
+	r.Handler(http.MethodGet, "/oauth/authorize", s.route("/oauth/authorize", http.HandlerFunc(s.authorizePage)))
+	r.Handler(http.MethodPost, "/oauth/authorize", s.route("/oauth/authorize", http.HandlerFunc(s.authorizeLogin)))
 }
 
 // apiRouter builds the API routes. httprouter cannot hold a static first

@@ -218,7 +218,7 @@ func (pr *pricer) resourceRows() []ResourceRow {
 		res := &p.Resources[k]
 		slug := res.Slug
 		if slug == "" {
-			slug = slugify(res.Name)
+			slug = Slug(res.Name)
 		}
 		rows = append(rows, ResourceRow{
 			ResourceID: res.ID, ResourceName: res.Name, ResourceSlug: slug,
@@ -251,9 +251,11 @@ func compareFold(a, b string) int {
 	return len(ra) - len(rb)
 }
 
-// slugify derives a slug from a name: lower-case letters and digits, runs
-// of anything else as one "_" ("Project Manager" -> "project_manager").
-func slugify(name string) string {
+// Slug derives a slug from a name: lower-case letters and digits, runs of
+// anything else as one "_" ("Project Manager" -> "project_manager").
+// Resource rows use it when a resource has no slug; merge data uses it for
+// phases.
+func Slug(name string) string {
 	var b strings.Builder
 	gap := false
 	for _, c := range name {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/scopekit/scopekit"
+	"github.com/scopekit/scopekit/approval"
 )
 
 // Accounts, users, roles and account settings (resources.md, "Accounts,
@@ -52,12 +53,17 @@ func init() {
 			computed(enum("status", "", "invited", "active", "deactivated"))),
 		Rels:    []RelDef{toN("roles", "roles")},
 		Filters: eq("email", "user-type", "status"),
-		Hooks: Hooks{Defaults: userDefaults, Validate: validateUser, AfterWrite: syncIdentity,
+		Hooks: Hooks{Defaults: userDefaults, Validate: validateUser, AfterWrite: afterWriteUser,
 			// DELETE deactivates the membership: a user's identity and its
 			// history (projects, approvals) stay.
 			Delete: func(_ context.Context, c *Call, rec *Record) error {
+				revokeSignIns(c, rec, rec)
+				wasActive := rec.Active()
 				rec.Attrs["active"], rec.Attrs["status"] = false, "deactivated"
-				return c.Tx.Replace(rec)
+				if err := c.Tx.Replace(rec); err != nil || !wasActive {
+					return err
+				}
+				return userLeftApprovals(c, rec)
 			}},
 	})
 
@@ -86,12 +92,35 @@ func init() {
 			enum("kind", "technical", "technical", "sales", "business"),
 			{Name: "conditions", Kind: KindAny}, withDefault(num("required-approvals"), int64(0)),
 			flag("submitter-approves", false)},
-		Rels: []RelDef{inverse("line-of-business-approvals", "line-of-business-approvals", "approval-level")}})
+		Rels: []RelDef{inverse("line-of-business-approvals", "line-of-business-approvals", "approval-level")},
+		Hooks: Hooks{Validate: func(_ context.Context, c *Call, rec, _ *Record) []error {
+			var errs []error
+			if _, err := approval.ParseConditions(rec.Attrs["conditions"]); err != nil {
+				e := scopekit.List(err)[0]
+				errs = append(errs, scopekit.FieldErrorf(scopekit.EINVALID, "/data/attributes/"+e.Field, "%s", e.Message))
+			}
+			// the walk goes by position: two active levels may not share one
+			if rec.Active() {
+				others, err := c.Find("approval-levels", Eq("active", "true"))
+				if err != nil {
+					return []error{err}
+				}
+				for _, o := range others {
+					if o.ID != rec.ID && o.Int("position") == rec.Int("position") {
+						errs = append(errs, invalid(AttrPointer("position"), "another active approval level (%s) has position %d", o.Str("name"), rec.Int("position")))
+					}
+				}
+			}
+			return errs
+		}},
+	})
 	register(&TypeDef{Name: "line-of-business-approvals", Guard: "settings",
 		Attrs: []AttrDef{num("required-approvals")},
 		Rels: []RelDef{owner("approval-level", "approval-levels"), to1("line-of-business", "lines-of-business"),
 			toN("approvers", "users")},
-		Filters: eq("approval-level", "line-of-business")})
+		Filters: eq("approval-level", "line-of-business"),
+		Hooks:   Hooks{AfterWrite: afterLevelApproversWrite},
+	})
 }
 
 // deleteRole removes a role that no user holds; a role still assigned is a
@@ -166,17 +195,47 @@ func validateUser(_ context.Context, c *Call, rec, old *Record) []error {
 				"converting a user to a service account cannot be undone by signing in; send meta {\"confirm\": true} to confirm")}
 		}
 	}
+	// A service account is never invited: it cannot sign in, so there is
+	// nothing to accept; it authenticates with the credentials that
+	// POST /users/{id}/credentials issues. Creating one, or converting an
+	// invited user, makes the membership accepted and drops the invitation.
+	if rec.Str("user-type") == "service" {
+		rec.Attrs[acceptedAttr] = true
+		delete(rec.Attrs, invitationDigestAttr)
+		if rec.Str("status") == "invited" {
+			rec.Attrs["status"] = "active"
+		}
+	}
 	// archiving a membership deactivates it; restoring re-activates it
 	switch {
 	case !rec.Active():
+		revokeSignIns(c, rec, old)
 		rec.Attrs["status"] = "deactivated"
 	case rec.Str("status") == "deactivated":
 		rec.Attrs["status"] = "active"
-		if !rec.Bool("accepted") {
+		if !rec.Bool(acceptedAttr) {
 			rec.Attrs["status"] = "invited"
 		}
 	}
 	return errs
+}
+
+// afterWriteUser invites a newly created standard user (its token goes
+// into the response's meta) and keeps the identity in sync across
+// accounts on updates.
+func afterWriteUser(ctx context.Context, c *Call, rec, old *Record) error {
+	if old == nil {
+		if rec.Str("status") == "invited" {
+			return invite(c, rec)
+		}
+		return nil
+	}
+	if old.Active() && !rec.Active() { // archived: rules 4 and 5 of approval.md
+		if err := userLeftApprovals(c, rec); err != nil {
+			return err
+		}
+	}
+	return syncIdentity(ctx, c, rec, old)
 }
 
 // syncIdentity copies the identity attributes of an updated user to its

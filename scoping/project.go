@@ -58,7 +58,7 @@ func init() {
 				return nil, scopekit.ParamErrorf(scopekit.EBADREQUEST, "filter[my-projects]", "filter[my-projects] must be true or false")
 			}}),
 			"active", FilterDef{Op: OpIn, Kind: KindBool}),
-		Hooks: Hooks{Defaults: projectDefaults, AfterWrite: addRequiredGovernance,
+		Hooks: Hooks{Defaults: projectDefaults, AfterWrite: afterProjectWrite,
 			Compute: func(ctx context.Context, c *Call, recs []*Record) error {
 				if err := computeProjects(ctx, c, recs); err != nil {
 					return err
@@ -66,7 +66,7 @@ func init() {
 				return computePrices(ctx, c, recs)
 			},
 			Validate: func(_ context.Context, c *Call, rec, old *Record) []error {
-				return validateUDFs(c, "projects", rec)
+				return append(validateUDFs(c, "projects", rec), validateProjectStatus(c, rec, old))
 			}},
 	})
 
@@ -117,7 +117,7 @@ func init() {
 			to1("service-category", "service-categories"),
 			inverse("project-subservices", "project-subservices", "project-service")},
 		Filters: eq("project", "project-phase", "project-location", "service"),
-		Hooks:   Hooks{Defaults: projectServiceDefaults, AfterWrite: copySubservices, Compute: computePrices}})
+		Hooks:   Hooks{Defaults: projectServiceDefaults, AfterWrite: afterProjectServiceWrite, Compute: computePrices}})
 
 	register(&TypeDef{Name: "project-subservices", Guard: "projects", ProjectRel: "project", V2: true,
 		Attrs: cat([]AttrDef{str("name"), withDefault(dec("quantity"), "1"), dec("unit-hours"), dec("actual-hours"), num("position")},
@@ -152,6 +152,7 @@ func init() {
 		Hooks:   Hooks{Defaults: projectProductDefaults, Compute: computePrices}})
 
 	register(&TypeDef{Name: "approval-steps", Guard: "projects", ProjectRel: "project", ReadOnly: true,
+		Hooks: Hooks{Create: importLegacyStep},
 		Attrs: computed(str("kind"), num("position"),
 			enum("status", "pending", "pending", "approved", "declined", "rescoped", "canceled"),
 			AttrDef{Name: "legacy", Kind: KindBool}, AttrDef{Name: "completed-at", Kind: KindTime}, text("comment")),

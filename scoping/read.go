@@ -47,11 +47,8 @@ type Result struct {
 // EBADREQUEST (with Parameter) for a filter, sort or include the type does
 // not accept.
 func (s *Service) List(ctx context.Context, a *Actor, typ string, p ListParams, v2 bool) (*Result, error) {
-	def, err := lookupType(typ)
+	def, err := readableType(a, typ)
 	if err != nil {
-		return nil, err
-	}
-	if err := a.Require(def.Guard, false); err != nil {
 		return nil, err
 	}
 	var res *Result
@@ -60,6 +57,15 @@ func (s *Service) List(ctx context.Context, a *Actor, typ string, p ListParams, 
 		return err
 	})
 	return res, err
+}
+
+// readableType resolves typ and checks the actor may read it.
+func readableType(a *Actor, typ string) (*TypeDef, error) {
+	def, err := lookupType(typ)
+	if err != nil {
+		return nil, err
+	}
+	return def, a.Require(def.Guard, false)
 }
 
 // list runs a listing of def with extra conditions plus the request's.
@@ -231,11 +237,8 @@ func splitList(v string) []string {
 // requested, or outside the actor's visibility; EFORBIDDEN without read
 // access; EBADREQUEST for a bad filter or include.
 func (s *Service) Get(ctx context.Context, a *Actor, typ, id string, p ListParams, v2 bool) (*Result, error) {
-	def, err := lookupType(typ)
+	def, err := readableType(a, typ)
 	if err != nil {
-		return nil, err
-	}
-	if err := a.Require(def.Guard, false); err != nil {
 		return nil, err
 	}
 	var res *Result

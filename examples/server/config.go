@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/scopekit/scopekit/httpadapter"
 )
 
 // envPrefix prefixes the environment variable of each flag: -token-rate is
@@ -34,9 +36,7 @@ type config struct {
 	LogLevel slog.Level
 
 	// Token throttling on POST /oauth/token (auth.md, "Throttling on the
-	// auth host"). Parsed and validated now so that scripts can pass them;
-	// the throttle that uses them belongs to the auth host's rate-limiting
-	// issue and is not wired yet.
+	// auth host"), handed to httpadapter.Server.Throttle by throttle().
 	TokenRate        float64
 	TokenBurst       int
 	TokenBlockAfter  int
@@ -204,6 +204,18 @@ func (r *rawFlags) validate(source map[string]string) (*config, error) {
 		return nil, bad("webhook-retry-schedule", r.webhookRetrySchedule, "%v", err)
 	}
 	return c, nil
+}
+
+// throttle is the auth host's throttling configured by the -token-* flags.
+func (c *config) throttle() httpadapter.Throttle {
+	return httpadapter.Throttle{
+		Rate:        c.TokenRate,
+		Burst:       c.TokenBurst,
+		BlockAfter:  c.TokenBlockAfter,
+		BlockWindow: c.TokenBlockWindow,
+		BlockFor:    c.TokenBlockFor,
+		GlobalRate:  c.TokenGlobalRate,
+	}
 }
 
 func checkHostPort(addr string) error {

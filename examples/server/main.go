@@ -148,7 +148,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		authURL = "http://" + displayAddr(cfg.AuthAddr, authLn.Addr())
 	}
 
-	api := &httpadapter.Server{Svc: svc, Auth: as, BaseURL: baseURL, Logger: logger}
+	api := &httpadapter.Server{Svc: svc, Auth: as, BaseURL: baseURL, Logger: logger, Throttle: cfg.throttle()}
 	var servers []*http.Server
 	newServer := func(h http.Handler) *http.Server {
 		return &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,

@@ -1,0 +1,140 @@
+package httpadapter_test
+
+import (
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/require"
+	"golang.org/x/oauth2"
+)
+
+// chromiumPath is Debian's Chromium, which .ci/run installs.
+const chromiumPath = "/usr/bin/chromium"
+
+// Ensure the authorization code flow works in a real browser: headless
+// Chromium opens the login page, a wrong password shows the form's error,
+// the right one lands on a local callback server, and the code it
+// receives is exchanged (with PKCE) through x/oauth2 for a working token.
+func TestAuthorizationCodeInBrowser(t *testing.T) {
+	if _, err := os.Stat(chromiumPath); err != nil {
+		t.Skipf("skipping the browser test: %s is missing (install it with apt-get install chromium; .ci/run does)", chromiumPath)
+	}
+	ae := mustAuthEnv(t, nil)
+
+	// the client application's callback, on the loopback interface only
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	got := make(chan url.Values, 1)
+	cb := &http.Server{ReadHeaderTimeout: 5 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/callback" {
+			http.NotFound(w, r)
+			return
+		}
+		select {
+		case got <- r.URL.Query():
+		default:
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		_, _ = io.WriteString(w, `<!doctype html><title>Callback</title><p id="done">Signed in.</p>`)
+	})}
+	go func() { _ = cb.Serve(ln) }()
+	t.Cleanup(func() { _ = cb.Close() })
+	callback := "http://" + ln.Addr().String() + "/callback"
+	require.NoError(t, ae.auth.RegisterApplication(context.Background(), ae.accts["acme"], "Acme Portal", aePortalID, aePortalSecret,
+		[]string{aeCallback, callback}))
+
+	conf := ae.portal(oauth2.AuthStyleInHeader)
+	conf.RedirectURL = callback
+	verifier := oauth2.GenerateVerifier()
+	const state = "browser state/42"
+	authURL := conf.AuthCodeURL(state, oauth2.S256ChallengeOption(verifier))
+
+	dir, err := os.MkdirTemp("", "scopekit-chromium")
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		// Chromium's children may still write there for a moment.
+		for range 50 {
+			if os.RemoveAll(dir) == nil {
+				return
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(ctx,
+		chromedp.ExecPath(chromiumPath),
+		chromedp.Flag("headless", true),
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.NoFirstRun,
+		chromedp.UserDataDir(dir),
+	)
+	defer cancelAlloc()
+	browser, cancelBrowser := chromedp.NewContext(allocCtx)
+	defer cancelBrowser()
+
+	res, err := chromedp.Run(browser, chromedp.NavigateResponse(authURL))
+	require.NoError(t, err)
+	require.EqualValues(t, http.StatusOK, res.Status)
+	title, err := chromedp.Run(browser, chromedp.Title())
+	require.NoError(t, err)
+	require.Equal(t, "Sign in · ScopeKit", title)
+	app, err := chromedp.Run(browser, chromedp.Text(chromedp.ID("app-name")))
+	require.NoError(t, err)
+	require.Equal(t, "Acme Portal", app)
+	// the style is applied: the CSP lets the page's nonce through
+	color, err := chromedp.Run(browser, chromedp.Evaluate[string](`getComputedStyle(document.getElementById("submit")).backgroundColor`))
+	require.NoError(t, err)
+	require.Equal(t, "rgb(37, 99, 235)", color)
+
+	require.NoError(t, chromedp.Do(browser,
+		chromedp.SendKeys(chromedp.ID("email"), aeAdaEmail),
+		chromedp.SendKeys(chromedp.ID("password"), "not the password")))
+	res, err = chromedp.RunResponse(browser, chromedp.Click(chromedp.ID("submit")))
+	require.NoError(t, err)
+	require.EqualValues(t, http.StatusBadRequest, res.Status)
+	msg, err := chromedp.Run(browser, chromedp.Text(chromedp.ID("error")))
+	require.NoError(t, err)
+	require.Contains(t, msg, "incorrect")
+	email, err := chromedp.Run(browser, chromedp.Evaluate[string](`document.getElementById("email").value`))
+	require.NoError(t, err)
+	require.Equal(t, aeAdaEmail, email, "the form keeps the email")
+
+	require.NoError(t, chromedp.Do(browser, chromedp.SendKeys(chromedp.ID("password"), aePassword)))
+	res, err = chromedp.RunResponse(browser, chromedp.Click(chromedp.ID("submit")))
+	require.NoError(t, err)
+	require.EqualValues(t, http.StatusOK, res.Status)
+	loc, err := chromedp.Run(browser, chromedp.Location())
+	require.NoError(t, err)
+	require.True(t, strings.HasPrefix(loc, callback+"?"), loc)
+	done, err := chromedp.Run(browser, chromedp.Text(chromedp.ID("done")))
+	require.NoError(t, err)
+	require.Equal(t, "Signed in.", done)
+
+	var q url.Values
+	select {
+	case q = <-got:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the callback server got no request")
+	}
+	require.Equal(t, state, q.Get("state"))
+	require.NotEmpty(t, q.Get("code"))
+	tok, err := conf.Exchange(ae.ctx(), q.Get("code"), oauth2.VerifierOption(verifier))
+	require.NoError(t, err)
+	require.Empty(t, tok.RefreshToken)
+	require.Equal(t, ae.adaID, ae.meAs(t, tok.AccessToken))
+	_, err = conf.Exchange(ae.ctx(), q.Get("code"), oauth2.VerifierOption(verifier))
+	grantErr(t, err, "invalid_grant")
+}

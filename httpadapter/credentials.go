@@ -1,0 +1,40 @@
+package httpadapter
+
+import (
+	"net/http"
+
+	"github.com/scopekit/scopekit/jsonapi"
+	"github.com/scopekit/scopekit/scoping"
+)
+
+// issueCredentials serves POST /{slug}/v1/users/{id}/credentials
+// (resources.md "users"): it issues a new client id and secret for the
+// service account and answers 201 with a service-account-credentials
+// document (id = the client id) whose client-secret is shown this once;
+// the previous credentials, and the tokens minted with them, stop working.
+// Needs users manage (403); a user not in the account is 404, a user that
+// is not a service account 409 (the state of the user forbids it: convert
+// it first). The request body, if any, is not read.
+func (s *Server) issueCredentials(c *call) error {
+	if err := c.actor.Require("users", true); err != nil {
+		return err
+	}
+	cred, secret, err := s.Auth.IssueServiceCredential(c.r.Context(), c.actor.AccountID(), c.params.ByName("id"))
+	if err != nil {
+		return err
+	}
+	c.w.Header().Set("Cache-Control", "no-store")
+	writeDoc(c.w, c.r, http.StatusCreated, &jsonapi.Document{Data: &jsonapi.Resource{
+		Type: "service-account-credentials",
+		ID:   cred.ClientID,
+		Attributes: map[string]any{
+			"client-id":     cred.ClientID,
+			"client-secret": secret,
+			"created-at":    scoping.FormatTime(cred.CreatedAt),
+		},
+		Relationships: map[string]*jsonapi.Relationship{
+			"user": {HasData: true, One: &jsonapi.Identifier{Type: "users", ID: cred.UserID}},
+		},
+	}})
+	return nil
+}

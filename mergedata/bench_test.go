@@ -1,0 +1,92 @@
+package mergedata_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"testing"
+
+	"github.com/scopekit/scopekit/internal/demodata"
+	"github.com/scopekit/scopekit/mergedata"
+	"github.com/scopekit/scopekit/scoping"
+	"github.com/stretchr/testify/require"
+)
+
+// seedLarge inserts pricing.md's large project with 3 teammates.
+func (e *env) seedLarge() string {
+	e.tb.Helper()
+	client := e.create("clients", map[string]any{"name": "Globex"})
+	var users []string
+	for i := range 3 {
+		users = append(users, e.member(fmt.Sprintf("user%d@acme.test", i), fmt.Sprintf("User %d", i)))
+	}
+	var pid string
+	require.NoError(e.tb, e.db.Update(context.Background(), func(tx scoping.Tx) error {
+		var err error
+		pid, err = demodata.SeedLarge(tx, e.acct, client, users)
+		return err
+	}))
+	return pid
+}
+
+// Ensure the large project builds completely: every service in its phase
+// and its location.
+func TestLargeProject(t *testing.T) {
+	if testing.Short() {
+		t.Skip("large fixture")
+	}
+	e := mustEnv(t)
+	snap := e.snapshot(e.seedLarge())
+	require.Len(t, snap.Services, 1000)
+	v2 := mergedata.BuildV2(snap, now)
+	n := 0
+	for _, p := range v2.Phases {
+		n += len(p.Services)
+		for _, s := range p.Services {
+			require.Len(t, s.Subservices, 3)
+		}
+	}
+	require.Equal(t, 1000, n)
+	require.Len(t, v2.Locations, 25)
+	for _, l := range v2.Locations {
+		require.Len(t, l.Services, 40)
+	}
+	require.Len(t, v2.Project.Teammates, 3)
+	v1 := mergedata.BuildV1(snap, now)
+	require.Len(t, v1.Phases, 3)
+}
+
+func benchBuild(b *testing.B, build func(*scoping.Snapshot) any, encode bool) {
+	e := mustEnv(b)
+	snap := e.snapshot(e.seedLarge())
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		t := build(snap)
+		if encode {
+			if _, err := json.Marshal(t); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}
+
+// BenchmarkBuildV1Large builds v1 of the large project (target: < 20 ms).
+func BenchmarkBuildV1Large(b *testing.B) {
+	benchBuild(b, func(s *scoping.Snapshot) any { return mergedata.BuildV1(s, now) }, false)
+}
+
+// BenchmarkBuildV2Large builds v2 of the large project (target: < 20 ms).
+func BenchmarkBuildV2Large(b *testing.B) {
+	benchBuild(b, func(s *scoping.Snapshot) any { return mergedata.BuildV2(s, now) }, false)
+}
+
+// BenchmarkBuildV1LargeJSON builds and encodes v1 of the large project.
+func BenchmarkBuildV1LargeJSON(b *testing.B) {
+	benchBuild(b, func(s *scoping.Snapshot) any { return mergedata.BuildV1(s, now) }, true)
+}
+
+// BenchmarkBuildV2LargeJSON builds and encodes v2 of the large project.
+func BenchmarkBuildV2LargeJSON(b *testing.B) {
+	benchBuild(b, func(s *scoping.Snapshot) any { return mergedata.BuildV2(s, now) }, true)
+}

@@ -1,0 +1,167 @@
+package mergedata
+
+import (
+	"github.com/scopekit/scopekit/pricing"
+	"github.com/scopekit/scopekit/scoping"
+	"github.com/shopspring/decimal"
+)
+
+// Location is a project location with the services delivered there;
+// services without a location are listed in their phases only.
+type Location struct {
+	Name       string            `json:"name"`
+	Address    string            `json:"address"`
+	City       string            `json:"city"`
+	Region     string            `json:"region"`
+	Country    string            `json:"country"`
+	PostalCode string            `json:"postal_code"`
+	Remote     bool              `json:"remote"`
+	Services   []LocationService `json:"services"`
+}
+
+// LocationService is a service as a location lists it.
+type LocationService struct {
+	Name       string `json:"name"`
+	Quantity   string `json:"quantity"`
+	TotalHours string `json:"total_hours"`
+	Revenue    string `json:"revenue"`
+}
+
+// Phase is a project phase with its services, in pricing's phase order.
+// TotalHours and TotalRevenue are pricing's per-phase breakdown: the
+// phase's professional services and the governance allocated to it
+// (managed services are listed in their phase but, as in pricing, not
+// counted there). A last phase with an empty name holds the services
+// without a phase (or with an unknown one), when there are any.
+type Phase struct {
+	Name         string    `json:"name"`
+	Slug         string    `json:"slug"`
+	SOWLanguage  string    `json:"sow_language"`
+	TotalHours   string    `json:"total_hours"`
+	TotalRevenue string    `json:"total_revenue"`
+	Services     []Service `json:"services"`
+}
+
+// Service is a project service with its subservices. For a managed
+// service (ServiceType managed_services) the hours are per billing period
+// and Revenue and Cost the contract's, as pricing reports them. Cost is
+// present in v2 only.
+type Service struct {
+	Name          string       `json:"name"`
+	Description   string       `json:"description"`
+	SKU           string       `json:"sku"`
+	ServiceType   string       `json:"service_type"`
+	Quantity      string       `json:"quantity"`
+	UnitHours     string       `json:"unit_hours"`
+	ExtendedHours string       `json:"extended_hours"` // this line: quantity × unit hours
+	TotalHours    string       `json:"total_hours"`    // with its subservices
+	ResourceName  string       `json:"resource_name"`
+	LocationName  string       `json:"location_name"`
+	Revenue       string       `json:"revenue"` // with its subservices
+	Cost          string       `json:"cost,omitempty"`
+	Subservices   []Subservice `json:"subservices"`
+}
+
+// Subservice is a project subservice. Its ResourceName is the resource it
+// is priced at: its own, else its service's. Cost is present in v2 only.
+type Subservice struct {
+	Name          string `json:"name"`
+	Quantity      string `json:"quantity"`
+	UnitHours     string `json:"unit_hours"`
+	ExtendedHours string `json:"extended_hours"`
+	ResourceName  string `json:"resource_name"`
+	Revenue       string `json:"revenue"`
+	Cost          string `json:"cost,omitempty"`
+}
+
+// lines builds the locations and phases of a snapshot in one pass over its
+// services, with costs when withCost (v2).
+func lines(snap *scoping.Snapshot, withCost bool) ([]Location, []Phase) {
+	res := snap.Pricing
+	resourceName := make(map[string]string, len(snap.Resources))
+	for _, r := range snap.Resources {
+		resourceName[r.ID] = r.Str("name")
+	}
+
+	locations := make([]Location, len(snap.Locations))
+	locationAt := make(map[string]int, len(snap.Locations))
+	for k, l := range snap.Locations {
+		locationAt[l.ID] = k
+		locations[k] = Location{Name: l.Str("name"), Address: l.Str("address"), City: l.Str("city"),
+			Region: l.Str("region"), Country: l.Str("country"), PostalCode: l.Str("postal-code"),
+			Remote: l.Bool("remote"), Services: []LocationService{}}
+	}
+
+	phaseRec := make(map[string]*scoping.Record, len(snap.Phases))
+	for _, p := range snap.Phases {
+		phaseRec[p.ID] = p
+	}
+	phases := make([]Phase, 0, len(res.Phases)+1)
+	phaseAt := make(map[string]int, len(res.Phases)) // "" is the entry of services without a phase
+	for _, pt := range res.Phases {
+		phaseAt[pt.PhaseID] = len(phases)
+		phases = append(phases, phaseOf(pt, phaseRec[pt.PhaseID]))
+	}
+
+	nsub := 0
+	for _, subs := range snap.Subservices {
+		nsub += len(subs)
+	}
+	subBuf := make([]Subservice, nsub)
+	for i, rec := range snap.Services {
+		f := res.Service(i)
+		resource := resourceName[rec.Rel("project-resource")]
+		loc, located := locationAt[rec.Rel("project-location")]
+		s := Service{Name: rec.Str("name"), Description: rec.Str("service-description"), SKU: rec.Str("sku"),
+			ServiceType: rec.Str("service-type"), Quantity: quantity(rec.Str("quantity")), UnitHours: quantity(rec.Str("unit-hours")),
+			ExtendedHours: figure(f.ExtendedHours), TotalHours: figure(f.TotalHours),
+			ResourceName: resource, Revenue: figure(f.Revenue)}
+		if withCost {
+			s.Cost = figure(f.Cost)
+		}
+		if located {
+			s.LocationName = locations[loc].Name
+		}
+		subs := snap.Subservices[i]
+		s.Subservices, subBuf = subBuf[:len(subs):len(subs)], subBuf[len(subs):]
+		for j, sub := range subs {
+			sf := res.Subservice(i, j)
+			ss := &s.Subservices[j]
+			*ss = Subservice{Name: sub.Str("name"), Quantity: quantity(sub.Str("quantity")), UnitHours: quantity(sub.Str("unit-hours")),
+				ExtendedHours: figure(sf.ExtendedHours), ResourceName: resource, Revenue: figure(sf.Revenue)}
+			if id := sub.Rel("project-resource"); id != "" {
+				ss.ResourceName = resourceName[id]
+			}
+			if withCost {
+				ss.Cost = figure(sf.Cost)
+			}
+		}
+
+		k, ok := phaseAt[rec.Rel("project-phase")]
+		if !ok {
+			if k, ok = phaseAt[""]; !ok { // a managed service without a phase: pricing has no entry for it
+				k = len(phases)
+				phaseAt[""] = k
+				phases = append(phases, phaseOf(pricing.PhaseTotals{Hours: zero(2), Revenue: zero(res.Currency.MinorUnits)}, nil))
+			}
+		}
+		phases[k].Services = append(phases[k].Services, s)
+		if located {
+			locations[loc].Services = append(locations[loc].Services,
+				LocationService{Name: s.Name, Quantity: s.Quantity, TotalHours: s.TotalHours, Revenue: s.Revenue})
+		}
+	}
+	return locations, phases
+}
+
+// phaseOf is the entry of a phase of pricing's breakdown; rec is the
+// project phase (nil for the entry without a phase).
+func phaseOf(pt pricing.PhaseTotals, rec *scoping.Record) Phase {
+	return Phase{Name: pt.Name, Slug: pricing.Slug(pt.Name), SOWLanguage: str(rec, "sow-language"),
+		TotalHours: figure(pt.Hours), TotalRevenue: figure(pt.Revenue), Services: []Service{}}
+}
+
+// zero is 0 shown with places decimals.
+func zero(places int) pricing.Fixed {
+	return pricing.Fixed{Decimal: decimal.New(0, -int32(places))}
+}

@@ -1,0 +1,127 @@
+package mergedata
+
+import (
+	"time"
+
+	"github.com/scopekit/scopekit/pricing"
+	"github.com/scopekit/scopekit/scoping"
+)
+
+// V2 is merge data v2.
+type V2 struct {
+	Project        V2Project      `json:"project"`
+	Currency       Currency       `json:"currency"`
+	Locations      []Location     `json:"locations"`
+	Phases         []Phase        `json:"phases"`
+	ProjectPricing ProjectPricing `json:"project_pricing"`
+}
+
+// V2Project is the project section of v2.
+type V2Project struct {
+	ID          string `json:"id"`
+	ProjectName string `json:"project_name"`
+	ClientName  string `json:"client_name"`
+	AccountName string `json:"account_name"`
+	Status      string `json:"status"`       // the value: draft, pending_approval, ...
+	StatusLabel string `json:"status_label"` // Draft, Pending Approval, ...
+	PrintedOn   *Date  `json:"printed_on"`   // the builder's "now"
+	MSADate     *Date  `json:"msa_date"`     // the project's, else its client's
+	SubmittedAt *Date  `json:"submitted_at"`
+	ApprovedAt  *Date  `json:"approved_at"`
+	// The narrative fields, "" when unset.
+	ExecutiveSummary       string         `json:"executive_summary"`
+	SolutionSummary        string         `json:"solution_summary"`
+	OurResponsibilities    string         `json:"our_responsibilities"`
+	ClientResponsibilities string         `json:"client_responsibilities"`
+	OutOfScope             string         `json:"out_of_scope"`
+	LineOfBusiness         string         `json:"line_of_business"`
+	SalesExecutive         Person         `json:"sales_executive"`
+	PresalesEngineer       Person         `json:"presales_engineer"`
+	Teammates              []Person       `json:"teammates"` // removed teammates excluded
+	PaymentTerm            PaymentTerm    `json:"payment_term"`
+	UserDefinedFields      map[string]any `json:"user_defined_fields"`
+}
+
+// PaymentTerm is the project's payment term. A project without one is
+// priced with expenses and without hardware, which its flags then say.
+type PaymentTerm struct {
+	Name            string `json:"name"`
+	PricingModel    string `json:"pricing_model"`
+	IncludeExpenses bool   `json:"include_expenses"`
+	IncludeHardware bool   `json:"include_hardware"`
+}
+
+// ProjectPricing is v2's project_pricing: the sections and contract totals
+// of the pricing result, as they are (the pricing endpoint's attributes
+// without currency, phases, locations and warnings).
+type ProjectPricing struct {
+	ProfessionalServices pricing.ProfessionalServices `json:"professional_services"`
+	ProjectGovernance    pricing.ProjectGovernance    `json:"project_governance"`
+	TravelAndExpense     pricing.TravelAndExpense     `json:"travel_and_expense"`
+	Materials            pricing.Materials            `json:"materials"`
+	ManagedServices      pricing.ManagedServices      `json:"managed_services"`
+	Resources            pricing.ResourceTable        `json:"resources"` // the rows, then the project_total row
+	TotalContractValue   pricing.Fixed                `json:"total_contract_value"`
+	TotalContractCost    pricing.Fixed                `json:"total_contract_cost"`
+	TotalContractProfit  pricing.Fixed                `json:"total_contract_profit"`
+	TotalContractMargin  pricing.Fixed                `json:"total_contract_margin"`
+}
+
+// BuildV2 returns the v2 merge data of snap, printed on now's date (in
+// now's location). The result shares the slices of snap.Pricing.
+func BuildV2(snap *scoping.Snapshot, now time.Time) *V2 {
+	res := snap.Pricing
+	locations, phases := lines(snap, true)
+	return &V2{
+		Project:   projectV2(snap, now),
+		Currency:  currencyOf(res),
+		Locations: locations,
+		Phases:    phases,
+		ProjectPricing: ProjectPricing{
+			ProfessionalServices: res.ProfessionalServices,
+			ProjectGovernance:    res.ProjectGovernance,
+			TravelAndExpense:     res.TravelAndExpense,
+			Materials:            res.Materials,
+			ManagedServices:      res.ManagedServices,
+			Resources:            res.Resources,
+			TotalContractValue:   res.TotalContractValue,
+			TotalContractCost:    res.TotalContractCost,
+			TotalContractProfit:  res.TotalContractProfit,
+			TotalContractMargin:  res.TotalContractMargin,
+		},
+	}
+}
+
+func projectV2(snap *scoping.Snapshot, now time.Time) V2Project {
+	p := snap.Project
+	status := p.Str("status")
+	out := V2Project{
+		ID: p.ID, ProjectName: p.Str("project-name"), ClientName: str(snap.Client, "name"),
+		AccountName: str(snap.Account, "name"), Status: status, StatusLabel: StatusLabel(status),
+		PrintedOn: dateOf(now), MSADate: dateAttr(msaDate(snap)),
+		SubmittedAt: dateAttr(p.Str("submitted-at")), ApprovedAt: dateAttr(p.Str("approved-at")),
+		ExecutiveSummary: p.Str("executive-summary"), SolutionSummary: p.Str("solution-summary"),
+		OurResponsibilities: p.Str("our-responsibilities"), ClientResponsibilities: p.Str("client-responsibilities"),
+		OutOfScope:     p.Str("out-of-scope"),
+		LineOfBusiness: str(snap.LineOfBusiness, "name"),
+		SalesExecutive: personOf(snap.SalesExecutive), PresalesEngineer: personOf(snap.PresalesEngineer),
+		Teammates:   make([]Person, len(snap.Teammates)),
+		PaymentTerm: PaymentTerm{IncludeExpenses: true},
+	}
+	for i, u := range snap.Teammates {
+		out.Teammates[i] = personOf(u)
+	}
+	if t := snap.PaymentTerm; t != nil {
+		out.PaymentTerm = PaymentTerm{Name: t.Str("name"), PricingModel: t.Str("pricing-model"),
+			IncludeExpenses: t.Bool("include-expenses"), IncludeHardware: t.Bool("include-hardware")}
+	}
+	udf, _ := p.Attrs["user-defined-fields"].(map[string]any)
+	out.UserDefinedFields = make(map[string]any, len(udf))
+	for k, v := range udf {
+		if v == nil {
+			v = ""
+		}
+		out.UserDefinedFields[k] = v
+	}
+	return out
+}

@@ -1,0 +1,153 @@
+package scoping
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/base64"
+	"encoding/hex"
+	"strings"
+	"time"
+
+	"github.com/scopekit/scopekit"
+)
+
+// Invitations (resources.md "users", auth.md "Invitations"). Creating a
+// standard user invites it: the create response's top-level meta carries
+// the invitation token once, and the users record keeps only the token's
+// SHA-256 digest, in an attribute that is not declared and therefore never
+// served nor writable through the API. The token is
+// "<account id>.<user id>.<secret>": the ids locate the membership
+// without a scan, the secret (32 random bytes) is what proves possession.
+// Accepting the invitation (auth.md) makes the membership active; the
+// password that goes with it is auth's business, so the adapter calls
+// Invitation, sets the password with auth, then AcceptInvitation.
+
+const (
+	// InvitationMeta is the top-level meta member of the create-user
+	// response that carries the invitation token.
+	InvitationMeta = "invitation-token"
+	// invitationDigestAttr is the hidden attribute holding the digest of
+	// the pending invitation's token.
+	invitationDigestAttr = "invitation-digest"
+	// acceptedAttr is the hidden attribute marking a membership whose
+	// invitation was accepted (restoring it then makes it active again,
+	// not invited).
+	acceptedAttr = "accepted"
+	// maxInvitationToken bounds what is parsed from a URL.
+	maxInvitationToken = 256
+	// revokedAtAttr is the hidden attribute holding when the membership
+	// was last deactivated (TimeFormat).
+	revokedAtAttr = "tokens-revoked-at"
+)
+
+// revokeSignIns stamps the membership as deactivated now, unless it
+// already was: the tokens issued until then stay void even if it is
+// restored later (auth.Membership.RevokedAt).
+func revokeSignIns(c *Call, rec, old *Record) {
+	if old != nil && old.Str("status") == "deactivated" {
+		return
+	}
+	rec.Attrs[revokedAtAttr] = FormatTime(c.Svc.Now())
+}
+
+// SignInsRevokedAt returns when the membership u was last deactivated,
+// zero if never: tokens and codes issued until then must not work, even
+// once the membership is active again.
+func SignInsRevokedAt(u *Record) time.Time {
+	t, err := time.Parse(TimeFormat, u.Str(revokedAtAttr))
+	if err != nil {
+		return time.Time{}
+	}
+	return t
+}
+
+// Invitee is the membership a pending invitation token names.
+type Invitee struct {
+	UserID    string
+	AccountID string
+}
+
+// invite gives a new standard user its invitation token: the digest goes
+// on the record (stored again), the token into the response's meta.
+func invite(c *Call, rec *Record) error {
+	var b [32]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return err
+	}
+	token := rec.AccountID + "." + rec.ID + "." + base64.RawURLEncoding.EncodeToString(b[:])
+	rec.Attrs[invitationDigestAttr] = invitationDigest(token)
+	if err := c.Tx.Replace(rec); err != nil {
+		return err
+	}
+	if c.RespMeta != nil {
+		c.RespMeta[InvitationMeta] = token
+	}
+	return nil
+}
+
+func invitationDigest(token string) string {
+	sum := sha256.Sum256([]byte(token))
+	return hex.EncodeToString(sum[:])
+}
+
+// Invitation returns the membership whose pending invitation the token
+// names. ENOTFOUND when the token is malformed or unknown, or the
+// invitation was accepted, or the membership is deactivated or no longer
+// invited (a service account is never invited).
+func (s *Service) Invitation(ctx context.Context, token string) (*Invitee, error) {
+	var inv *Invitee
+	err := s.store.View(ctx, func(tx Tx) error {
+		u, err := pendingInvitation(tx, token)
+		if err == nil {
+			inv = &Invitee{UserID: u.ID, AccountID: u.AccountID}
+		}
+		return err
+	})
+	return inv, err
+}
+
+// AcceptInvitation accepts the pending invitation the token names: the
+// membership becomes active and the token stops working. Errors as
+// Invitation; of two requests accepting the same token, one wins and the
+// other gets ENOTFOUND.
+func (s *Service) AcceptInvitation(ctx context.Context, token string) (*Invitee, error) {
+	var inv *Invitee
+	err := s.store.Update(ctx, func(tx Tx) error {
+		u, err := pendingInvitation(tx, token)
+		if err != nil {
+			return err
+		}
+		delete(u.Attrs, invitationDigestAttr)
+		u.Attrs[acceptedAttr] = true
+		u.Attrs["status"] = "active"
+		inv = &Invitee{UserID: u.ID, AccountID: u.AccountID}
+		return tx.Replace(u)
+	})
+	return inv, err
+}
+
+func pendingInvitation(tx Tx, token string) (*Record, error) {
+	missing := scopekit.Errorf(scopekit.ENOTFOUND, "no pending invitation has this token (unknown, already accepted or revoked)")
+	if len(token) > maxInvitationToken {
+		return nil, missing
+	}
+	parts := strings.Split(token, ".")
+	if len(parts) != 3 || parts[0] == "" || parts[1] == "" || parts[2] == "" {
+		return nil, missing
+	}
+	u, err := tx.Get("users", parts[0], parts[1])
+	if scopekit.ErrorCode(err) == scopekit.ENOTFOUND {
+		return nil, missing
+	}
+	if err != nil {
+		return nil, err
+	}
+	stored, _ := u.Attrs[invitationDigestAttr].(string)
+	if stored == "" || !u.Active() || u.Str("status") != "invited" ||
+		subtle.ConstantTimeCompare([]byte(stored), []byte(invitationDigest(token))) != 1 {
+		return nil, missing
+	}
+	return u, nil
+}

@@ -1,0 +1,309 @@
+package scoping
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/scopekit/scopekit"
+	"github.com/scopekit/scopekit/approval"
+)
+
+// Step actions (approve, decline, rescope), the legacy step import and
+// the removal of approvers.
+
+// loadStep builds the state machine's view of a stored step.
+func (c *Call) loadStep(rec *Record) (*approval.Step, []*Record, error) {
+	reqs, err := c.Find("approval-requirements", Eq("approval-step", rec.ID))
+	if err != nil {
+		return nil, nil, err
+	}
+	st := &approval.Step{Status: rec.Str("status"), Legacy: rec.Bool("legacy"),
+		RequiredApprovals: int(rec.Int("required-approvals")), SubmitterApproves: rec.Bool("submitter-approves"),
+		Submitter: rec.Str("submitter"), Comment: rec.Str("comment")}
+	for _, r := range reqs {
+		req := approval.Requirement{UserID: r.Rel("user"), Status: r.Str("status")}
+		if t, err := time.Parse(TimeFormat, r.Str("signed-at")); err == nil {
+			req.SignedAt = t
+		}
+		st.Requirements = append(st.Requirements, req)
+	}
+	return st, reqs, nil
+}
+
+// storeStep writes back what the state machine changed.
+func (c *Call) storeStep(rec *Record, st *approval.Step, reqs []*Record) error {
+	for i, req := range st.Requirements {
+		if i >= len(reqs) { // a manager completing a step nobody can sign any more (rule 5)
+			r := NewRecord("approval-requirements", rec.AccountID)
+			r.Attrs["status"] = req.Status
+			if !req.SignedAt.IsZero() {
+				r.Attrs["signed-at"] = FormatTime(req.SignedAt)
+			}
+			r.SetRel("approval-step", rec.ID)
+			r.SetRel("user", req.UserID)
+			r.SetRel("project", rec.Rel("project"))
+			if err := c.Tx.Insert(r); err != nil {
+				return err
+			}
+			continue
+		}
+		r := reqs[i]
+		if r.Str("status") == req.Status {
+			continue
+		}
+		r.Attrs["status"] = req.Status
+		if !req.SignedAt.IsZero() {
+			r.Attrs["signed-at"] = FormatTime(req.SignedAt)
+		}
+		if err := c.Tx.Replace(r); err != nil {
+			return err
+		}
+	}
+	rec.Attrs["status"] = st.Status
+	if st.Comment != "" {
+		rec.Attrs["comment"] = st.Comment
+	}
+	if !st.CompletedAt.IsZero() {
+		rec.Attrs["completed-at"] = FormatTime(st.CompletedAt)
+	}
+	return c.Tx.Replace(rec)
+}
+
+// follow carries a step's outcome to its project: a completed step moves
+// the walk on (a legacy step completes the workflow); a declined or
+// rescoped one returns the project to draft.
+func (c *Call) follow(step *Record, out approval.Outcome) error {
+	if out != approval.Completed && out != approval.Declined && out != approval.Rescoped {
+		return nil
+	}
+	proj, err := c.Get("projects", step.Rel("project"))
+	if err != nil {
+		return err
+	}
+	switch {
+	case out == approval.Completed && step.Bool("legacy"):
+		return c.completeWorkflow(proj)
+	case out == approval.Completed:
+		return c.advance(proj, int(step.Int("position")))
+	}
+	delete(proj.Attrs, "approval-stage")
+	return c.setProjectStatus(proj, "draft")
+}
+
+// StepAction runs approve, decline or rescope on a step for the actor and
+// returns the step. The caller must be a required approver of the pending
+// step (or, when none remains, a project_approvals manager) and hold
+// project_approvals at view level at least.
+//
+// Errors: EFORBIDDEN (not an approver, or the submitter where the level
+// does not allow it); ENOTFOUND outside visibility; ECONFLICT for a step
+// that is not pending or a second signature; EINVALID for a missing
+// comment on decline or rescope.
+func (s *Service) StepAction(ctx context.Context, a *Actor, stepID, action, comment string) (*Result, error) {
+	if err := a.Require("project_approvals", false); err != nil {
+		return nil, err
+	}
+	def, _ := Lookup("approval-steps")
+	var rec *Record
+	_, err := s.update(ctx, a, false, nil, func(c *Call) error {
+		var err error
+		if rec, err = c.getVisible(ctx, def, stepID, nil); err != nil {
+			return err
+		}
+		st, reqs, err := c.loadStep(rec)
+		if err != nil {
+			return err
+		}
+		who := approval.Actor{UserID: a.UserID, CanManage: a.Can("project_approvals", true)}
+		var out approval.Outcome
+		switch action {
+		case "approve":
+			out, err = st.Approve(who, s.Now(), comment)
+		case "decline":
+			out, err = st.Decline(who, s.Now(), comment)
+		case "rescope":
+			out, err = st.Rescope(who, s.Now(), comment)
+		default:
+			return scopekit.Errorf(scopekit.ENOTFOUND, "no action %q on approval-steps", action)
+		}
+		if err != nil {
+			return err
+		}
+		if err := c.storeStep(rec, st, reqs); err != nil {
+			return err
+		}
+		return c.follow(rec, out)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &Result{Records: []*Record{rec}, Total: 1, Single: true}, nil
+}
+
+// importLegacyStep is the one write of approval-steps: a step imported
+// from a previous system (rule 2). It needs settings manage; the project
+// must be draft or pending_approval; its pending unified steps are
+// canceled and the imported step is its only pending step.
+func importLegacyStep(_ context.Context, c *Call, in *Input) (*Record, error) {
+	if err := c.Actor.Require("settings", true); err != nil {
+		return nil, err
+	}
+	for name, raw := range in.Attrs {
+		if name != "legacy" && name != "comment" {
+			return nil, badAttr(name, "only legacy and comment can be set when importing a step")
+		}
+		if name == "legacy" {
+			var legacy bool
+			if json.Unmarshal(raw, &legacy) != nil || !legacy {
+				return nil, invalid(AttrPointer("legacy"), "approval steps are created only by imports: legacy must be true")
+			}
+		}
+	}
+	if _, ok := in.Attrs["legacy"]; !ok {
+		return nil, invalid(AttrPointer("legacy"), "approval steps are created only by imports: legacy must be true")
+	}
+	for name := range in.Rels {
+		if name != "project" && name != "required-approvers" {
+			return nil, scopekit.FieldErrorf(scopekit.EBADREQUEST, RelPointer(name), "only project and required-approvers can be set when importing a step")
+		}
+	}
+	projRef, approvers := in.Rels["project"], in.Rels["required-approvers"]
+	if len(projRef.Refs) != 1 || projRef.ToMany || projRef.Refs[0].Type != "projects" {
+		return nil, invalid(RelPointer("project"), "project can't be blank")
+	}
+	def, _ := Lookup("projects")
+	proj, err := c.getVisible(context.Background(), def, projRef.Refs[0].ID, nil)
+	if err != nil {
+		return nil, invalid(RelPointer("project"), "projects %s does not exist in this account", projRef.Refs[0].ID)
+	}
+	if st := proj.Str("status"); st != "draft" && st != "pending_approval" {
+		return nil, scopekit.Errorf(scopekit.ECONFLICT, "a legacy step can be imported only for a draft or pending project; this one is %s", st)
+	}
+	if !approvers.ToMany || len(approvers.Refs) == 0 {
+		return nil, invalid(RelPointer("required-approvers"), "required-approvers must list at least one user")
+	}
+	var uids []string
+	for _, r := range approvers.Refs {
+		if r.Type != "users" {
+			return nil, scopekit.FieldErrorf(scopekit.EBADREQUEST, RelPointer("required-approvers"), "required-approvers must reference users")
+		}
+		if _, err := c.Get("users", r.ID); err != nil {
+			return nil, invalid(RelPointer("required-approvers"), "users %s does not exist in this account", r.ID)
+		}
+		if !slices.Contains(uids, r.ID) {
+			uids = append(uids, r.ID)
+		}
+	}
+	if err := c.cancelPendingSteps(proj.ID); err != nil {
+		return nil, err
+	}
+	if proj.Str("submitted-at") == "" {
+		proj.Attrs["submitted-at"] = FormatTime(c.Svc.Now())
+	}
+	proj.Attrs["approval-stage"] = "legacy"
+	if proj.Str("status") == "pending_approval" {
+		if err := c.Tx.Replace(proj); err != nil {
+			return nil, err
+		}
+	} else if err := c.setProjectStatus(proj, "pending_approval"); err != nil {
+		return nil, err
+	}
+	step := NewRecord("approval-steps", c.AccountID())
+	step.Attrs["kind"], step.Attrs["position"], step.Attrs["status"], step.Attrs["legacy"] = "legacy", int64(0), approval.StepPending, true
+	step.Attrs["required-approvals"] = int64(0)
+	if raw, ok := in.Attrs["comment"]; ok {
+		var cm string
+		if json.Unmarshal(raw, &cm) != nil {
+			return nil, badAttr("comment", "comment must be a string")
+		}
+		if strings.TrimSpace(cm) != "" {
+			step.Attrs["comment"] = cm
+		}
+	}
+	step.SetRel("project", proj.ID)
+	step.Rels["required-approvers"] = uids
+	return step, c.insertStep(step)
+}
+
+// removeApprover handles a user leaving the approvals of an account
+// (archived) or of one level: its pending requirements on steps (of that
+// level, when levelID is set) are downgraded so that others can complete
+// them (rule 5); a step that the remaining signatures complete moves the
+// workflow on.
+func (c *Call) removeApprover(userID, levelID string) error {
+	reqs, err := c.Find("approval-requirements", Eq("user", userID), Eq("status", approval.Pending))
+	if err != nil {
+		return err
+	}
+	for _, r := range reqs {
+		step, err := c.Get("approval-steps", r.Rel("approval-step"))
+		if err != nil || step.Str("status") != approval.StepPending || (levelID != "" && step.Rel("approval-level") != levelID) {
+			continue
+		}
+		st, all, err := c.loadStep(step)
+		if err != nil {
+			return err
+		}
+		changed, completed := st.RemoveUser(userID, c.Svc.Now())
+		if !changed {
+			continue
+		}
+		if err := c.storeStep(step, st, all); err != nil {
+			return err
+		}
+		if completed {
+			if err := c.follow(step, approval.Completed); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// userLeftApprovals removes an archived user's service-approver and
+// level-approver assignments (rule 4) and downgrades its pending
+// requirements (rule 5).
+func userLeftApprovals(c *Call, user *Record) error {
+	sas, err := c.Find("service-approvers", Eq("user", user.ID))
+	if err != nil {
+		return err
+	}
+	for _, sa := range sas {
+		if err := c.Tx.Delete("service-approvers", sa.AccountID, sa.ID); err != nil {
+			return err
+		}
+	}
+	lobas, err := c.Find("line-of-business-approvals", Eq("approvers", user.ID))
+	if err != nil {
+		return err
+	}
+	for _, l := range lobas {
+		l.Rels["approvers"] = slices.DeleteFunc(l.Rels["approvers"], func(id string) bool { return id == user.ID })
+		if len(l.Rels["approvers"]) == 0 {
+			delete(l.Rels, "approvers")
+		}
+		if err := c.Tx.Replace(l); err != nil {
+			return err
+		}
+	}
+	return c.removeApprover(user.ID, "")
+}
+
+// afterLevelApproversWrite downgrades the pending requirements of users
+// taken off a level (rule 5).
+func afterLevelApproversWrite(_ context.Context, c *Call, rec, old *Record) error {
+	if old == nil {
+		return nil
+	}
+	for _, uid := range old.Rels["approvers"] {
+		if !slices.Contains(rec.Rels["approvers"], uid) {
+			if err := c.removeApprover(uid, rec.Rel("approval-level")); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}

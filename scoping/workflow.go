@@ -1,0 +1,285 @@
+package scoping
+
+import (
+	"context"
+	"math"
+	"slices"
+
+	"github.com/scopekit/scopekit"
+	"github.com/scopekit/scopekit/approval"
+	"github.com/shopspring/decimal"
+)
+
+// The project status and the unified approval workflow (approval.md),
+// wired to the records: the pure state machine in package approval
+// decides; this file reads its inputs from the store, writes its outcomes
+// back, and records an event for every status change in the same
+// transaction.
+
+// setProjectStatus moves a project to status and records the event.
+func (c *Call) setProjectStatus(proj *Record, status string) error {
+	old := proj.Str("status")
+	if old == status {
+		return nil
+	}
+	proj.Attrs["status"] = status
+	if err := c.Tx.Replace(proj); err != nil {
+		return err
+	}
+	return c.recordEvent(EventProjectStatusChanged, proj, proj.ID, old, status)
+}
+
+// validateProjectStatus checks a status set through a write: a new project
+// starts as draft; a change needs project_approvals manage and must be a
+// direct change the table of approval.md allows.
+func validateProjectStatus(c *Call, rec, old *Record) error {
+	st := rec.Str("status")
+	if old == nil {
+		if c.Given("status") && st != "draft" {
+			return invalid(AttrPointer("status"), "a new project starts as draft; submit it or change its status afterwards")
+		}
+		rec.Attrs["status"] = "draft"
+		return nil
+	}
+	if st == old.Str("status") {
+		return nil
+	}
+	if !c.Actor.Can("project_approvals", true) {
+		return scopekit.Errorf(scopekit.EFORBIDDEN, "changing a project's status directly needs the project_approvals permission at manage level")
+	}
+	_, err := approval.Transition(old.Str("status"), st)
+	return err
+}
+
+// afterProjectWrite records the event of a direct status change and
+// cancels pending steps where the change calls for it. A directly set
+// status never sets approved-at.
+func afterProjectWrite(ctx context.Context, c *Call, rec, old *Record) error {
+	if old == nil {
+		return addRequiredGovernance(ctx, c, rec, old)
+	}
+	from, to := old.Str("status"), rec.Str("status")
+	if from == to {
+		return nil
+	}
+	cancel, err := approval.Transition(from, to)
+	if err != nil {
+		return err
+	}
+	if cancel {
+		if err := c.cancelPendingSteps(rec.ID); err != nil {
+			return err
+		}
+		delete(rec.Attrs, "approval-stage")
+		if err := c.Tx.Replace(rec); err != nil {
+			return err
+		}
+	}
+	return c.recordEvent(EventProjectStatusChanged, rec, rec.ID, from, to)
+}
+
+// afterProjectServiceWrite records a change of a project service's
+// delivery status.
+func afterProjectServiceWrite(ctx context.Context, c *Call, rec, old *Record) error {
+	if old == nil {
+		return copySubservices(ctx, c, rec, old)
+	}
+	if from, to := old.Str("status"), rec.Str("status"); from != to {
+		return c.recordEvent(EventServiceStatusChanged, rec, rec.Rel("project"), from, to)
+	}
+	return nil
+}
+
+// Submit sends a draft project into the approval workflow: it sets
+// submitted-at, moves the project to pending_approval and creates the
+// first applicable step, or approves the project when no level applies.
+//
+// Errors: EFORBIDDEN without projects manage; ENOTFOUND outside the
+// actor's visibility; ECONFLICT when the project is not a draft.
+func (s *Service) Submit(ctx context.Context, a *Actor, projectID string) (*Result, error) {
+	if err := a.Require("projects", true); err != nil {
+		return nil, err
+	}
+	def, _ := Lookup("projects")
+	var proj *Record
+	_, err := s.update(ctx, a, false, nil, func(c *Call) error {
+		var err error
+		if proj, err = c.getVisible(ctx, def, projectID, nil); err != nil {
+			return err
+		}
+		if proj.Str("status") != "draft" {
+			return scopekit.Errorf(scopekit.ECONFLICT, "only a draft project can be submitted; this one is %s", proj.Str("status"))
+		}
+		proj.Attrs["submitted-at"] = FormatTime(s.Now())
+		proj.Attrs["submitter"] = a.UserID
+		delete(proj.Attrs, "approved-at")
+		if err := c.setProjectStatus(proj, "pending_approval"); err != nil {
+			return err
+		}
+		if err := c.restoreTeammate(def, proj); err != nil {
+			return err
+		}
+		return c.advance(proj, math.MinInt)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return s.reread(ctx, a, def, proj, false, nil)
+}
+
+// advance creates the step of the first level that applies after position
+// after, or completes the workflow when none does.
+func (c *Call) advance(proj *Record, after int) error {
+	levels, err := c.approvalLevels()
+	if err != nil {
+		return err
+	}
+	facts, err := c.approvalFacts(proj)
+	if err != nil {
+		return err
+	}
+	plan, ok, err := approval.Next(levels, facts, after)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return c.completeWorkflow(proj)
+	}
+	step := NewRecord("approval-steps", proj.AccountID)
+	step.Attrs["kind"], step.Attrs["position"], step.Attrs["status"], step.Attrs["legacy"] = plan.Kind, int64(plan.Position), approval.StepPending, false
+	step.Attrs["required-approvals"], step.Attrs["submitter-approves"] = int64(plan.RequiredApprovals), plan.SubmitterApproves
+	step.Attrs["submitter"] = proj.Str("submitter")
+	step.SetRel("project", proj.ID)
+	step.SetRel("approval-level", plan.LevelID)
+	if len(plan.Approvers) > 0 {
+		step.Rels["required-approvers"] = slices.Clone(plan.Approvers)
+	}
+	if err := c.insertStep(step); err != nil {
+		return err
+	}
+	proj.Attrs["approval-stage"] = plan.Kind
+	return c.Tx.Replace(proj)
+}
+
+// insertStep stores a step and one pending requirement per required
+// approver.
+func (c *Call) insertStep(step *Record) error {
+	if err := c.Tx.Insert(step); err != nil {
+		return err
+	}
+	for _, uid := range step.Rels["required-approvers"] {
+		req := NewRecord("approval-requirements", step.AccountID)
+		req.Attrs["status"] = approval.Pending
+		req.SetRel("approval-step", step.ID)
+		req.SetRel("user", uid)
+		req.SetRel("project", step.Rel("project"))
+		if err := c.Tx.Insert(req); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// completeWorkflow approves the project: the only way approved-at is set.
+func (c *Call) completeWorkflow(proj *Record) error {
+	proj.Attrs["approved-at"] = FormatTime(c.Svc.Now())
+	delete(proj.Attrs, "approval-stage")
+	return c.setProjectStatus(proj, "approved")
+}
+
+// cancelPendingSteps cancels the project's pending steps.
+func (c *Call) cancelPendingSteps(projectID string) error {
+	steps, err := c.Find("approval-steps", Eq("project", projectID), Eq("status", approval.StepPending))
+	if err != nil {
+		return err
+	}
+	for _, st := range steps {
+		st.Attrs["status"], st.Attrs["completed-at"] = approval.StepCanceled, FormatTime(c.Svc.Now())
+		if err := c.Tx.Replace(st); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// approvalLevels reads the active levels with their coverage; approvers
+// who are not active members are left out.
+func (c *Call) approvalLevels() ([]approval.Level, error) {
+	recs, err := c.Find("approval-levels", Eq("active", "true"))
+	if err != nil {
+		return nil, err
+	}
+	lobas, err := c.Find("line-of-business-approvals")
+	if err != nil {
+		return nil, err
+	}
+	active, err := c.Find("users", Eq("status", "active"))
+	if err != nil {
+		return nil, err
+	}
+	isActive := map[string]bool{}
+	for _, u := range active {
+		isActive[u.ID] = true
+	}
+	cover := map[string][]approval.Coverage{}
+	for _, l := range lobas {
+		cv := approval.Coverage{LineOfBusiness: l.Rel("line-of-business")}
+		for _, uid := range l.Rels["approvers"] {
+			if isActive[uid] {
+				cv.Approvers = append(cv.Approvers, uid)
+			}
+		}
+		if _, ok := l.Attrs["required-approvals"]; ok {
+			n := int(l.Int("required-approvals"))
+			cv.RequiredApprovals = &n
+		}
+		cover[l.Rel("approval-level")] = append(cover[l.Rel("approval-level")], cv)
+	}
+	levels := make([]approval.Level, 0, len(recs))
+	for _, r := range recs {
+		conds, err := approval.ParseConditions(r.Attrs["conditions"])
+		if err != nil {
+			return nil, err
+		}
+		levels = append(levels, approval.Level{ID: r.ID, Position: int(r.Int("position")), Kind: r.Str("kind"),
+			Conditions: conds, RequiredApprovals: int(r.Int("required-approvals")),
+			SubmitterApproves: r.Bool("submitter-approves"), Coverage: cover[r.ID]})
+	}
+	return levels, nil
+}
+
+// approvalFacts are what level conditions read of a project: money in the
+// account's default currency (rule 3), everything else as it is.
+func (c *Call) approvalFacts(proj *Record) (approval.Facts, error) {
+	runs, err := c.priced([]string{proj.ID}, nil)
+	if err != nil {
+		return approval.Facts{}, err
+	}
+	c.pricedCache = nil // the project changes as the workflow runs
+	pp := runs[proj.ID]
+	if pp.err != nil {
+		return approval.Facts{}, pp.err
+	}
+	res := pp.res
+	f := approval.Facts{
+		Money: map[string]decimal.Decimal{
+			"contract_revenue": res.ToDefault(res.TotalContractValue.Decimal).Decimal,
+			"contract_cost":    res.ToDefault(res.TotalContractCost.Decimal).Decimal,
+			"contract_profit":  res.ToDefault(res.TotalContractProfit.Decimal).Decimal,
+		},
+		ContractMargin: res.TotalContractMargin.Decimal,
+		TotalHours:     res.TotalHours().Decimal,
+		LineOfBusiness: proj.Rel("line-of-business"),
+		Client:         proj.Rel("client"),
+		PaymentTerm:    proj.Rel("payment-term"),
+	}
+	if lob := proj.Rel("line-of-business"); lob != "" {
+		f.LinesOfBusiness = append(f.LinesOfBusiness, lob)
+	}
+	for _, s := range pp.recs["project-services"] {
+		if lob := s.Rel("line-of-business"); lob != "" && !slices.Contains(f.LinesOfBusiness, lob) {
+			f.LinesOfBusiness = append(f.LinesOfBusiness, lob)
+		}
+	}
+	return f, nil
+}
