@@ -242,17 +242,8 @@ func (s *Service) authorizationCodeGrant(ctx context.Context, c *client, r *Toke
 	case ac.CodeChallenge != "" && !verifierMatches(r.CodeVerifier, ac.CodeChallenge):
 		return nil, NewOAuthError(InvalidGrant, "code_verifier does not match the code_challenge")
 	}
-	m, err := s.Directory.Membership(ctx, ac.UserID, ac.AccountID)
-	if isNotFound(err) {
-		return nil, NewOAuthError(InvalidGrant, "the user is not a member of the application's account")
-	}
+	m, err := s.signInMembership(ctx, ac.UserID, ac.AccountID)
 	if err != nil {
-		return nil, fmt.Errorf("auth: membership: %w", err)
-	}
-	if m.Service {
-		return nil, errServicePassword()
-	}
-	if err := statusGrantError(m.Status); err != nil {
 		return nil, err
 	}
 	if m.revokes(ac.CreatedAt) {

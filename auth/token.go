@@ -180,17 +180,7 @@ func (s *Service) passwordGrant(ctx context.Context, c *client, username, passwo
 	if !ok {
 		return nil, NewOAuthError(InvalidGrant, "username or password is incorrect")
 	}
-	m, err := s.Directory.Membership(ctx, subj.UserID, c.accountID)
-	if isNotFound(err) {
-		return nil, NewOAuthError(InvalidGrant, "the user is not a member of the application's account")
-	}
-	if err != nil {
-		return nil, fmt.Errorf("auth: membership: %w", err)
-	}
-	if m.Service {
-		return nil, errServicePassword()
-	}
-	if err := statusGrantError(m.Status); err != nil {
+	if _, err := s.signInMembership(ctx, subj.UserID, c.accountID); err != nil {
 		return nil, err
 	}
 	return s.issue(ctx, c, subj.UserID, GrantPassword, true)
@@ -337,4 +327,24 @@ func (s *Service) mint(ctx context.Context, kind, grant, userID string, c *clien
 		return "", fmt.Errorf("auth: store token: %w", err)
 	}
 	return v, nil
+}
+
+// signInMembership returns the user's membership in the account when it
+// may sign in there (an active member that is not a service account), and
+// the OAuth error of the password and authorization code grants otherwise.
+func (s *Service) signInMembership(ctx context.Context, userID, accountID string) (*Membership, error) {
+	m, err := s.Directory.Membership(ctx, userID, accountID)
+	if isNotFound(err) {
+		return nil, NewOAuthError(InvalidGrant, "the user is not a member of the application's account")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("auth: membership: %w", err)
+	}
+	if m.Service {
+		return nil, errServicePassword()
+	}
+	if err := statusGrantError(m.Status); err != nil {
+		return nil, err
+	}
+	return m, nil
 }
