@@ -33,6 +33,8 @@ type Server struct {
 	Logger  *slog.Logger
 	// Timeout bounds every request (504 after it); default 30 s.
 	Timeout time.Duration
+
+	docs openAPIDocs // the generated API references, built on first use
 	// Throttle limits the auth host's POSTs per client IP and the tokens
 	// minted per second; its zero value is operations.md's defaults.
 	Throttle Throttle
@@ -102,6 +104,8 @@ func (s *Server) authRoutes(r *httprouter.Router) {
 func (s *Server) apiRouter(extra func(*httprouter.Router)) http.Handler {
 	static := s.newRouter()
 	static.Handler(http.MethodGet, "/v1/me", s.route("/v1/me", s.api(false, s.me)))
+	static.Handler(http.MethodGet, "/docs/v1", s.route("/docs/v1", s.serveReference(false)))
+	static.Handler(http.MethodGet, "/docs/v2/swagger", s.route("/docs/v2/swagger", s.serveReference(true)))
 	static.Handler(http.MethodPatch, "/v1/me", s.route("/v1/me", s.api(false, s.updateMe)))
 	s.resourceRoutes(static, "/v2", true)
 	if extra != nil {
@@ -111,6 +115,10 @@ func (s *Server) apiRouter(extra func(*httprouter.Router)) http.Handler {
 	s.resourceRoutes(slugged, "/:slug/v1", false)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		first, _, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/"), "/")
+		if r.URL.Path == "/" && r.Method == http.MethodGet { // the v1 reference at {base_url}
+			s.route("/", s.serveReference(false)).ServeHTTP(w, r)
+			return
+		}
 		if reserved[first] {
 			static.ServeHTTP(w, r)
 			return
@@ -120,7 +128,7 @@ func (s *Server) apiRouter(extra func(*httprouter.Router)) http.Handler {
 }
 
 func (s *Server) resourceRoutes(r *httprouter.Router, prefix string, v2 bool) {
-	coll, one, rel := prefix+"/:type", prefix+"/:type/:id", prefix+"/:type/:id/:rel"
+	coll, one, rel, relOne := prefix+"/:type", prefix+"/:type/:id", prefix+"/:type/:id/:rel", prefix+"/:type/:id/:rel/:relid"
 	r.Handler(http.MethodGet, coll, s.route(coll, s.api(v2, s.list)))
 	r.Handler(http.MethodPost, coll, s.route(coll, s.api(v2, s.create)))
 	r.Handler(http.MethodGet, one, s.route(one, s.api(v2, s.show)))
@@ -128,6 +136,7 @@ func (s *Server) resourceRoutes(r *httprouter.Router, prefix string, v2 bool) {
 	r.Handler(http.MethodDelete, one, s.route(one, s.api(v2, s.remove)))
 	r.Handler(http.MethodGet, rel, s.route(rel, s.api(v2, s.related)))
 	r.Handler(http.MethodPost, rel, s.route(rel, s.api(v2, s.action)))
+	r.Handler(http.MethodGet, relOne, s.route(relOne, s.api(v2, s.relatedOne)))
 }
 
 func (s *Server) newRouter() *httprouter.Router {
