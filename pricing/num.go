@@ -134,9 +134,23 @@ func (x num) sub(y num) num {
 	return numOfBig(new(big.Int).Sub(x.bigInt(), y.bigInt()))
 }
 
+// zeros holds a zero decimal at each scale a result uses. Decimals are
+// immutable (shopspring/decimal never changes a value's big.Int in place),
+// so one zero serves every zero figure: most figures of a sparse project
+// are zero, and each fresh decimal costs a big.Int allocation.
+var zeros = func() (z [maxMinorUnits + 5]decimal.Decimal) {
+	for i := range z {
+		z[i] = decimal.New(0, -int32(i))
+	}
+	return z
+}()
+
 // dec returns n × 10^-places as a decimal.
 func (n num) dec(places int32) decimal.Decimal {
 	if n.b == nil {
+		if n.i == 0 && places >= 0 && int(places) < len(zeros) {
+			return zeros[places]
+		}
 		return decimal.New(n.i, -places)
 	}
 	return decimal.NewFromBigInt(n.b, -places)

@@ -85,3 +85,18 @@ func TestRoundHalfAway(t *testing.T) {
 		}
 	}
 }
+
+// Ensure the shared zero decimals stay zero whatever is done with a figure
+// that is one of them (decimals are immutable; this guards the library).
+func TestSharedZerosStayZero(t *testing.T) {
+	z := num{}.dec(2)
+	d := decimal.New(123, -1)
+	for _, r := range []decimal.Decimal{z.Add(d), z.Sub(d), d.Add(z), z.Round(1), z.Round(4), z.Mul(d), z.Neg(), decimal.Sum(z, d, d)} {
+		_ = r.String()
+	}
+	for i, zero := range zeros {
+		if !zero.IsZero() || zero.Exponent() != -int32(i) {
+			t.Fatalf("zeros[%d] changed: %s", i, zero)
+		}
+	}
+}

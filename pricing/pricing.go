@@ -214,6 +214,9 @@ type idSlot struct {
 }
 
 func newIDs(n int, id func(int) string) ids {
+	if n == 0 {
+		return ids{} // lookups in a nil map find nothing, without allocating one
+	}
 	x := ids{index: make(map[string]int, n)}
 	for i := n - 1; i >= 0; i-- {
 		x.index[id(i)] = i
