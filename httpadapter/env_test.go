@@ -17,6 +17,7 @@ import (
 	"github.com/scopekit/scopekit/httpadapter"
 	"github.com/scopekit/scopekit/internal/jsonapitest"
 	"github.com/scopekit/scopekit/scoping"
+	"github.com/scopekit/scopekit/webhook"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"golang.org/x/crypto/bcrypt"
@@ -58,6 +59,7 @@ func (e *testEnv) open() {
 	require.NoError(e.t, err)
 	e.db = db
 	e.svc = scoping.NewService(db)
+	e.svc.Webhooks = scoping.WebhookConfig{Sealer: testSealer(e.t), CheckDestination: webhook.CheckDestination(true)}
 	e.auth = &auth.Service{Store: db.AuthStore(), Directory: db.Directory(), BcryptCost: bcrypt.MinCost}
 	s := &httpadapter.Server{Svc: e.svc, Auth: e.auth, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	e.srv = httptest.NewServer(s.Handler())

@@ -180,6 +180,32 @@ func (s *Server) related(c *call) error {
 	return c.respond(http.StatusOK, res)
 }
 
+// relatedOne serves one record of a to-many relationship by id
+// (/{type}/{id}/{rel}/{relid}): 404 unless it belongs to that parent.
+func (s *Server) relatedOne(c *call) error {
+	def, err := c.typeDef()
+	if err != nil {
+		return err
+	}
+	p := c.listParams()
+	filters := make(map[string]string, len(p.Filters)+1)
+	for k, v := range p.Filters {
+		filters[k] = v
+	}
+	relID := c.params.ByName("relid")
+	filters["ids"] = relID
+	p.Filters, p.PageNumber, p.PageSize = filters, 1, 1
+	res, err := s.Svc.Related(c.r.Context(), c.actor, def.Name, c.params.ByName("id"), c.params.ByName("rel"), p, c.v2)
+	if err != nil {
+		return err
+	}
+	if len(res.Records) == 0 || res.Records[0].ID != relID {
+		return scopekit.Errorf(scopekit.ENOTFOUND, "%s %s has no %s %s", def.Name, c.params.ByName("id"), c.params.ByName("rel"), relID)
+	}
+	res.Single, res.Total, res.Records = true, 1, res.Records[:1]
+	return c.respond(http.StatusOK, res)
+}
+
 func (s *Server) create(c *call) error {
 	def, err := c.writableType()
 	if err != nil {

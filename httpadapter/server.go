@@ -128,7 +128,7 @@ func (s *Server) apiRouter(extra func(*httprouter.Router)) http.Handler {
 }
 
 func (s *Server) resourceRoutes(r *httprouter.Router, prefix string, v2 bool) {
-	coll, one, rel := prefix+"/:type", prefix+"/:type/:id", prefix+"/:type/:id/:rel"
+	coll, one, rel, relOne := prefix+"/:type", prefix+"/:type/:id", prefix+"/:type/:id/:rel", prefix+"/:type/:id/:rel/:relid"
 	r.Handler(http.MethodGet, coll, s.route(coll, s.api(v2, s.list)))
 	r.Handler(http.MethodPost, coll, s.route(coll, s.api(v2, s.create)))
 	r.Handler(http.MethodGet, one, s.route(one, s.api(v2, s.show)))
@@ -136,6 +136,7 @@ func (s *Server) resourceRoutes(r *httprouter.Router, prefix string, v2 bool) {
 	r.Handler(http.MethodDelete, one, s.route(one, s.api(v2, s.remove)))
 	r.Handler(http.MethodGet, rel, s.route(rel, s.api(v2, s.related)))
 	r.Handler(http.MethodPost, rel, s.route(rel, s.api(v2, s.action)))
+	r.Handler(http.MethodGet, relOne, s.route(relOne, s.api(v2, s.relatedOne)))
 }
 
 func (s *Server) newRouter() *httprouter.Router {

@@ -30,7 +30,11 @@ func (c *Call) recordEvent(eventType string, subject *Record, projectID, oldStat
 	e.Attrs["old-status"], e.Attrs["new-status"] = oldStatus, newStatus
 	e.Attrs["occurred-at"] = FormatTime(c.Svc.Now())
 	e.SetRel("project", projectID)
-	return c.Tx.Insert(e)
+	if err := c.Tx.Insert(e); err != nil {
+		return err
+	}
+	c.events++
+	return c.queueDeliveries(e)
 }
 
 // Events returns up to limit events of every account recorded after the

@@ -15,6 +15,9 @@ type Service struct {
 	store Store
 	// Now is the clock; tests replace it.
 	Now func() time.Time
+	// Webhooks plugs in what webhook subscriptions and deliveries need
+	// (webhooks.go); the composition root sets it.
+	Webhooks WebhookConfig
 
 	price func(*pricing.Project) (*pricing.Result, error) // pricing.Price; tests count calls
 }
@@ -41,6 +44,7 @@ type Call struct {
 	Input *Input
 
 	pricedCache map[string]*pricedProject // pricing runs of this call, by project id
+	events      int                       // events recorded by this call
 }
 
 // Given reports whether the write being applied names the attribute or
@@ -83,6 +87,9 @@ func (s *Service) update(ctx context.Context, a *Actor, v2 bool, meta map[string
 		call = &Call{Svc: s, Tx: tx, Actor: a, V2: v2, Meta: meta, RespMeta: map[string]any{}}
 		return fn(call)
 	})
+	if err == nil && call.events > 0 && s.Webhooks.Notify != nil {
+		s.Webhooks.Notify() // after the commit: the deliveries are visible
+	}
 	return call, err
 }
 

@@ -44,10 +44,22 @@ type config struct {
 	TokenBlockFor    time.Duration
 	TokenGlobalRate  float64
 
-	// Webhook delivery (webhooks.md). Parsed and validated now; the
-	// dispatcher that uses them belongs to the webhooks issue.
+	// Webhook delivery (webhooks.md): handed to the dispatcher and to the
+	// destination check of subscriptions.
 	WebhookAllowPrivate  bool
 	WebhookRetrySchedule []time.Duration
+	// SecretKeyFile holds the key that seals webhook secrets; "" means
+	// keyFile's default.
+	SecretKeyFile string
+}
+
+// keyFile is the secret key file: -secret-key-file, or the data file's
+// path with ".key" appended.
+func (c *config) keyFile() string {
+	if c.SecretKeyFile != "" {
+		return c.SecretKeyFile
+	}
+	return c.Data + ".key"
 }
 
 // errHelp is returned by parseConfig for -h/-help; main prints the usage
@@ -111,6 +123,7 @@ type rawFlags struct {
 	tokenGlobalRate                          string
 	webhookAllowPrivate                      bool
 	webhookRetrySchedule                     string
+	secretKeyFile                            string
 }
 
 func newFlagSet(out io.Writer) (*flag.FlagSet, *rawFlags) {
@@ -132,6 +145,7 @@ func newFlagSet(out io.Writer) (*flag.FlagSet, *rawFlags) {
 	fs.StringVar(&r.tokenGlobalRate, "token-global-rate", "500", "ceiling on tokens minted per second (a `rate`) across all clients")
 	fs.BoolVar(&r.webhookAllowPrivate, "webhook-allow-private", false, "allow webhook destinations on loopback/private addresses")
 	fs.StringVar(&r.webhookRetrySchedule, "webhook-retry-schedule", "0s,5s,5m,30m,2h,5h,10h,10h", "delays before each webhook attempt, comma-separated Go `durations`")
+	fs.StringVar(&r.secretKeyFile, "secret-key-file", "", "`file` of the 32-byte key that encrypts webhook secrets at rest (default <data file>.key, created with mode 0600 if missing)")
 	return fs, r
 }
 
@@ -168,6 +182,7 @@ func (r *rawFlags) validate(source map[string]string) (*config, error) {
 	if strings.TrimSpace(r.data) == "" {
 		return nil, bad("data", r.data, "must name a file")
 	}
+	c.SecretKeyFile = r.secretKeyFile
 	switch strings.ToLower(r.logLevel) {
 	case "debug":
 		c.LogLevel = slog.LevelDebug

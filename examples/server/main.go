@@ -28,6 +28,7 @@ import (
 	"github.com/scopekit/scopekit/boltstore"
 	"github.com/scopekit/scopekit/httpadapter"
 	"github.com/scopekit/scopekit/scoping"
+	"github.com/scopekit/scopekit/webhook"
 )
 
 // shutdownGrace is how long requests in flight get to finish on SIGINT or
@@ -114,6 +115,18 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}()
 
 	svc := scoping.NewService(db)
+	key, err := loadOrCreateKey(cfg.keyFile())
+	if err != nil {
+		return err
+	}
+	sealer, err := webhook.NewSealer(key)
+	if err != nil {
+		return err
+	}
+	dispatcher := &webhook.Dispatcher{Store: db, Secrets: sealer, Schedule: cfg.WebhookRetrySchedule, Jitter: 0.2,
+		AllowPrivate: cfg.WebhookAllowPrivate, Logger: logger}
+	svc.Webhooks = scoping.WebhookConfig{CheckDestination: webhook.CheckDestination(cfg.WebhookAllowPrivate),
+		Sealer: sealer, FirstDelay: cfg.WebhookRetrySchedule[0], Notify: dispatcher.Notify}
 	as := &auth.Service{Store: db.AuthStore(), Directory: db.Directory(), BcryptCost: bcryptCost}
 	if boot != nil {
 		if err := applyBootstrap(ctx, boot, svc, db, as); err != nil {
@@ -161,6 +174,18 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	started = true
 
+	// The dispatcher resumes whatever the outbox holds; it is stopped after
+	// the HTTP servers (no new events) and before the store closes.
+	dispatchCtx, stopDispatch := context.WithCancel(context.Background())
+	defer stopDispatch()
+	dispatched := make(chan struct{})
+	go func() {
+		defer close(dispatched)
+		if err := dispatcher.Run(dispatchCtx); err != nil {
+			logger.Error("webhook dispatcher stopped", "err", err)
+		}
+	}()
+
 	serveErr := make(chan error, len(servers))
 	for i, srv := range servers {
 		go func() {
@@ -193,6 +218,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			srv.Close()
 		}
 	}
+	stopDispatch()
+	<-dispatched
 	if err := db.Close(); err != nil && failed == nil {
 		failed = fmt.Errorf("close %s: %w", cfg.Data, err)
 	}

@@ -1,0 +1,169 @@
+package scoping
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"errors"
+	"net/url"
+	"time"
+
+	"github.com/scopekit/scopekit"
+)
+
+// Webhook subscriptions, their pending deliveries and their publications
+// (webhooks.md). This file declares the records; package webhook delivers
+// them. A recorded event queues one delivery per active subscription of its
+// account and type in the transaction of the change, so a change that rolls
+// back leaves neither event nor deliveries, and a crash after the commit
+// loses nothing.
+
+// Sealer encrypts secrets that must be usable later (a webhook signing
+// secret cannot be hashed) before they are stored.
+type Sealer interface {
+	Seal(plain []byte) ([]byte, error)
+	Open(sealed []byte) ([]byte, error)
+}
+
+// WebhookConfig is what the webhook records need from outside scoping; the
+// composition root plugs it in (package webhook provides the parts).
+type WebhookConfig struct {
+	// CheckDestination rejects a destination URL the server must not call
+	// (wrong scheme, private address); its error text completes
+	// "destination-url ...". nil accepts absolute https URLs.
+	CheckDestination func(ctx context.Context, rawURL string) error
+	// Sealer encrypts subscription secrets; without it subscriptions
+	// cannot be created.
+	Sealer Sealer
+	// FirstDelay is the delay before a delivery's first attempt.
+	FirstDelay time.Duration
+	// Notify is called after a transaction that recorded events commits,
+	// so a dispatcher can deliver at once instead of at its next poll. It
+	// must not block.
+	Notify func()
+}
+
+// Webhook record attributes that are stored but never served.
+const (
+	// SealedSecretAttr holds the sealed subscription secret (base64).
+	SealedSecretAttr = "secret-sealed"
+	// FailingSinceAttr holds when a subscription's deliveries began to fail
+	// in a row (cleared by a success).
+	FailingSinceAttr = "failing-since"
+)
+
+// Delivery statuses and publication statuses.
+const (
+	DeliveryPending       = "pending"
+	PublicationDelivered  = "delivered"
+	PublicationRejected   = "rejected"
+	PublicationFailed     = "failed"
+	webhookSecretPrefix   = "whsec_"
+	webhookSecretByteSize = 24
+)
+
+var eventTypes = []string{EventProjectStatusChanged, EventServiceStatusChanged, EventDocumentStatusChanged}
+
+func init() {
+	register(&TypeDef{Name: "webhook-subscriptions", Guard: "settings.webhooks", V2: true,
+		Attrs: cat([]AttrDef{required(enum("event-type", "", eventTypes...)), required(str("destination-url")),
+			text("description"), {Name: "active", Kind: KindBool, Default: true, Index: true}},
+			computed(str("secret"), text("disabled-reason"))),
+		Rels:    []RelDef{inverse("webhook-publications", "webhook-publications", "webhook-subscription")},
+		Filters: with(eq("event-type"), "active", FilterDef{Op: OpIn, Kind: KindBool}),
+		Hooks: Hooks{
+			Validate:   validateSubscription,
+			AfterWrite: afterSubscriptionWrite,
+		}})
+	register(&TypeDef{Name: "webhook-publications", Guard: "settings.webhooks", V2: true, ReadOnly: true,
+		Attrs: computed(enum("status", "", PublicationDelivered, PublicationRejected, PublicationFailed),
+			num("response-status"), obj("source"), text("payload"), num("attempt"), text("error"),
+			AttrDef{Name: "completed-at", Kind: KindTime}, AttrDef{Name: "next-attempt-at", Kind: KindTime}),
+		Rels:    []RelDef{{Name: "webhook-subscription", Type: "webhook-subscriptions", Cascade: true, ReadOnly: true}},
+		Filters: eq("status")})
+	register(&TypeDef{Name: "webhook-deliveries", Internal: true,
+		Attrs: []AttrDef{{Name: "status", Kind: KindString, Index: true}, num("attempt"),
+			{Name: "next-attempt-at", Kind: KindTime, Index: true}}, // the index orders them by due time
+		Rels: []RelDef{{Name: "webhook-subscription", Type: "webhook-subscriptions", Cascade: true},
+			to1("event", "events")}})
+}
+
+// validateSubscription checks the destination when it is new or changed.
+func validateSubscription(ctx context.Context, c *Call, rec, old *Record) []error {
+	u := rec.Str("destination-url")
+	if u == "" || (old != nil && old.Str("destination-url") == u) {
+		return nil
+	}
+	check := c.Svc.Webhooks.CheckDestination
+	if check == nil {
+		check = httpsOnly
+	}
+	if err := check(ctx, u); err != nil {
+		return []error{invalid(AttrPointer("destination-url"), "destination-url %s", err.Error())}
+	}
+	return nil
+}
+
+// httpsOnly is the destination check used when none is configured.
+func httpsOnly(_ context.Context, raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil || u.Scheme != "https" || u.Host == "" {
+		return errors.New("must be an absolute https URL")
+	}
+	return nil
+}
+
+// afterSubscriptionWrite gives a new subscription its secret, stored only
+// sealed and returned in clear in the create response alone; reactivating
+// a subscription clears its disabled-reason and failure streak.
+func afterSubscriptionWrite(_ context.Context, c *Call, rec, old *Record) error {
+	if old != nil {
+		if rec.Active() && !old.Active() {
+			delete(rec.Attrs, "disabled-reason")
+			delete(rec.Attrs, FailingSinceAttr)
+			return c.Tx.Replace(rec)
+		}
+		return nil
+	}
+	sealer := c.Svc.Webhooks.Sealer
+	if sealer == nil {
+		return scopekit.Errorf(scopekit.EINTERNAL, "webhook subscriptions need a secret sealer (none configured)")
+	}
+	raw := make([]byte, webhookSecretByteSize)
+	if _, err := rand.Read(raw); err != nil {
+		return err
+	}
+	secret := webhookSecretPrefix + base64.StdEncoding.EncodeToString(raw)
+	sealed, err := sealer.Seal([]byte(secret))
+	if err != nil {
+		return err
+	}
+	rec.Attrs[SealedSecretAttr] = base64.StdEncoding.EncodeToString(sealed)
+	if err := c.Tx.Replace(rec); err != nil {
+		return err
+	}
+	delete(rec.Attrs, SealedSecretAttr)
+	rec.Attrs["secret"] = secret // in memory only: the create response
+	return nil
+}
+
+// queueDeliveries adds a pending delivery of event e for every active
+// subscription of its account and type.
+func (c *Call) queueDeliveries(e *Record) error {
+	subs, _, err := c.Tx.List(&Query{Type: "webhook-subscriptions", AccountID: e.AccountID,
+		Where: []Cond{Eq("event-type", e.Str("event-type")), Eq("active", "true")}})
+	if err != nil {
+		return err
+	}
+	due := FormatTime(c.Svc.Now().Add(c.Svc.Webhooks.FirstDelay))
+	for _, s := range subs {
+		d := NewRecord("webhook-deliveries", e.AccountID)
+		d.Attrs["status"], d.Attrs["attempt"], d.Attrs["next-attempt-at"] = DeliveryPending, int64(0), due
+		d.SetRel("webhook-subscription", s.ID)
+		d.SetRel("event", e.ID)
+		if err := c.Tx.Insert(d); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,102 @@
+// Package webhook delivers ScopeKit's outgoing webhook notifications
+// (webhooks.md): a durable dispatcher that reads pending deliveries from a
+// Store, POSTs each event's JSON:API document to its subscription's
+// destination signed per the Standard Webhooks spec, retries on a schedule
+// and records every attempt as a publication. It also provides the
+// destination safety check and the sealer of subscription secrets that the
+// composition root plugs into scoping.
+package webhook
+
+import (
+	"context"
+	"time"
+)
+
+// Event is one entry of the outbox: a status change of a subject.
+type Event struct {
+	ID          string
+	Type        string // project_status_changed, service_status_changed, document_status_changed
+	SubjectType string
+	SubjectID   string
+	ProjectID   string // "" when none
+	OldStatus   string
+	NewStatus   string
+	OccurredAt  time.Time
+}
+
+// Subscription is what a delivery needs of its subscription.
+type Subscription struct {
+	ID           string
+	URL          string
+	Active       bool
+	SealedSecret []byte    // the Standard Webhooks secret, sealed
+	FailingSince time.Time // start of the current run of failed attempts (zero: none)
+}
+
+// Delivery is one pending delivery of an event to a subscription.
+type Delivery struct {
+	ID            string
+	AccountID     string
+	Attempt       int // attempts made so far
+	NextAttemptAt time.Time
+	Subscription  Subscription
+	Event         Event
+}
+
+// Publication is the record of one attempt.
+type Publication struct {
+	Status         string // delivered, rejected or failed
+	ResponseStatus int    // 0 when no answer
+	Payload        []byte // the exact body sent
+	Attempt        int
+	Error          string
+	CreatedAt      time.Time
+	CompletedAt    time.Time
+	NextAttemptAt  time.Time // zero when no further attempt follows
+}
+
+// Publication statuses.
+const (
+	Delivered = "delivered"
+	Rejected  = "rejected"
+	Failed    = "failed"
+)
+
+// Outcome is what became of a delivery: an attempt (Publication) or none
+// (the subscription is inactive), and what follows.
+type Outcome struct {
+	Delivery    *Delivery
+	Publication *Publication // nil when no attempt was made
+	// Next is when to try again; zero finishes the delivery (delivered,
+	// given up, or dropped).
+	Next time.Time
+	// Disable, when set, deactivates the subscription with this reason.
+	Disable string
+}
+
+// Skip names deliveries that Due leaves out.
+type Skip struct {
+	Deliveries    map[string]bool // by delivery id
+	Subscriptions map[string]bool // by subscription id
+}
+
+// Store persists deliveries, subscriptions' delivery state and
+// publications. boltstore implements it over the same records scoping
+// serves.
+type Store interface {
+	// Due returns up to limit pending deliveries whose next attempt is at
+	// or before now, oldest first, with their subscription and event,
+	// leaving out those skip names (in flight, or of a subscription with no
+	// free slot) before the limit applies. A delivery whose subscription is
+	// inactive is returned too (with Active false) so that the dispatcher
+	// can drop it.
+	Due(ctx context.Context, now time.Time, limit int, skip Skip) ([]*Delivery, error)
+	// Complete applies outcomes in one transaction: each publication is
+	// stored, each delivery advanced or removed, and each subscription's
+	// failure streak (set by a failed or rejected attempt when unset,
+	// cleared by a delivered one) and active state updated. Outcomes of
+	// deliveries or subscriptions deleted meanwhile are skipped.
+	Complete(ctx context.Context, outcomes []*Outcome) error
+	// Purge deletes the publications created before t and returns how many.
+	Purge(ctx context.Context, before time.Time) (int, error)
+}
