@@ -147,14 +147,8 @@ func (s *Server) authorizePage(w http.ResponseWriter, r *http.Request) {
 		s.showError(w, r, http.StatusBadRequest, "The sign-in link is malformed.")
 		return
 	}
-	req, msg := authorizeRequest(q)
-	if msg != "" {
-		s.showError(w, r, http.StatusBadRequest, msg)
-		return
-	}
-	app, err := s.Auth.CheckAuthorize(r.Context(), req)
-	if err != nil {
-		s.authorizeFailed(w, r, req, err)
+	req, app, ok := s.checkAuthorize(w, r, q)
+	if !ok {
 		return
 	}
 	s.showLogin(w, r, http.StatusOK, app, req, "", "")
@@ -191,14 +185,8 @@ func (s *Server) authorizeLogin(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	req, msg := authorizeRequest(form)
-	if msg != "" {
-		s.showError(w, r, http.StatusBadRequest, msg)
-		return
-	}
-	app, err := s.Auth.CheckAuthorize(r.Context(), req)
-	if err != nil {
-		s.authorizeFailed(w, r, req, err)
+	req, app, ok := s.checkAuthorize(w, r, form)
+	if !ok {
 		return
 	}
 	email := strings.TrimSpace(form.Get("email"))
@@ -251,6 +239,22 @@ func authorizeRequest(v url.Values) (req *auth.AuthorizeRequest, msg string) {
 // authorizeFailed answers an error of CheckAuthorize or Authorize: a page
 // when the client or redirect URI is not trusted, a redirect with error
 // and state when they are, a logged 500 page otherwise.
+// checkAuthorize reads and checks the authorization request of a query or
+// form shared by the page and its POST; on failure it has answered.
+func (s *Server) checkAuthorize(w http.ResponseWriter, r *http.Request, v url.Values) (*auth.AuthorizeRequest, *auth.Application, bool) {
+	req, msg := authorizeRequest(v)
+	if msg != "" {
+		s.showError(w, r, http.StatusBadRequest, msg)
+		return nil, nil, false
+	}
+	app, err := s.Auth.CheckAuthorize(r.Context(), req)
+	if err != nil {
+		s.authorizeFailed(w, r, req, err)
+		return nil, nil, false
+	}
+	return req, app, true
+}
+
 func (s *Server) authorizeFailed(w http.ResponseWriter, r *http.Request, req *auth.AuthorizeRequest, err error) {
 	var ae *auth.AuthorizeError
 	switch {

@@ -350,16 +350,12 @@ func computePrices(_ context.Context, c *Call, recs []*Record) error {
 		case "project-expenses":
 			if i, ok := pp.idx[r.ID]; ok {
 				it := res.TravelAndExpense.Items[i]
-				set(r, "revenue", it.Revenue)
-				set(r, "cost", it.Cost)
-				set(r, "profit", it.Profit)
+				setMoney(r, it.Revenue, it.Cost, it.Profit)
 			}
 		case "project-products":
 			if i, ok := pp.idx[r.ID]; ok {
 				it := res.Materials.Items[i]
-				set(r, "revenue", it.Revenue)
-				set(r, "cost", it.Cost)
-				set(r, "profit", it.Profit)
+				setMoney(r, it.Revenue, it.Cost, it.Profit)
 			}
 		case "project-resources":
 			if i, ok := pp.idx[r.ID]; ok {
@@ -374,6 +370,13 @@ func computePrices(_ context.Context, c *Call, recs []*Record) error {
 }
 
 func set(r *Record, name string, f pricing.Fixed) { r.Attrs[name] = f.String() }
+
+// setMoney sets the revenue, cost and profit of an expense or product line.
+func setMoney(r *Record, revenue, cost, profit pricing.Fixed) {
+	set(r, "revenue", revenue)
+	set(r, "cost", cost)
+	set(r, "profit", profit)
+}
 
 // catalogLines loads the catalog services and subservices the lines of
 // recs were added from.
