@@ -39,7 +39,7 @@ func newBenchEnv(b *testing.B, n int) *benchEnv {
 	}
 	b.Cleanup(func() { db.Close() })
 	svc := scoping.NewService(db)
-	au := &auth.Service{Store: db.AuthStore(), Directory: db.Directory(), BcryptCost: bcrypt.MinCost}
+	au := &auth.Service{Store: db.AuthStore(), Directory: scoping.Directory(db), BcryptCost: bcrypt.MinCost}
 	var acct, uid string
 	if err := svc.Setup(ctx, func(a *scoping.Admin) error {
 		ac, err := a.EnsureAccount("acme", "Acme", "USD")

@@ -60,7 +60,7 @@ func (e *testEnv) open() {
 	e.db = db
 	e.svc = scoping.NewService(db)
 	e.svc.Webhooks = scoping.WebhookConfig{Sealer: testSealer(e.t), CheckDestination: webhook.CheckDestination(true)}
-	e.auth = &auth.Service{Store: db.AuthStore(), Directory: db.Directory(), BcryptCost: bcrypt.MinCost}
+	e.auth = &auth.Service{Store: db.AuthStore(), Directory: scoping.Directory(db), BcryptCost: bcrypt.MinCost}
 	s := &httpadapter.Server{Svc: e.svc, Auth: e.auth, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	e.srv = httptest.NewServer(s.Handler())
 }

@@ -81,15 +81,18 @@ type Skip struct {
 }
 
 // Store persists deliveries, subscriptions' delivery state and
-// publications. boltstore implements it over the same records scoping
-// serves.
+// publications. RecordStore implements it over the records scoping serves
+// (any scoping.Store); a store may replace its Due with a faster one, or,
+// when several processes share it, with one that claims what it returns.
 type Store interface {
 	// Due returns up to limit pending deliveries whose next attempt is at
 	// or before now, oldest first, with their subscription and event,
 	// leaving out those skip names (in flight, or of a subscription with no
 	// free slot) before the limit applies. A delivery whose subscription is
 	// inactive is returned too (with Active false) so that the dispatcher
-	// can drop it.
+	// can drop it. A store shared by several processes claims what it
+	// returns for a while, so that no other process's Due returns it until
+	// its outcome is completed or the claim runs out (the process died).
 	Due(ctx context.Context, now time.Time, limit int, skip Skip) ([]*Delivery, error)
 	// Complete applies outcomes in one transaction: each publication is
 	// stored, each delivery advanced or removed, and each subscription's

@@ -28,7 +28,7 @@ func mustOpenDB(t *testing.T) (*boltstore.DB, *scoping.Service, *auth.Service) {
 		}))
 		require.NoError(t, db.Close())
 	})
-	return db, scoping.NewService(db), &auth.Service{Store: db.AuthStore(), Directory: db.Directory(), BcryptCost: bcryptCost}
+	return db, scoping.NewService(db), &auth.Service{Store: db.AuthStore(), Directory: scoping.Directory(db), BcryptCost: bcryptCost}
 }
 
 // list returns every record of typ in the account (archived ones too).

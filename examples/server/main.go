@@ -127,7 +127,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		AllowPrivate: cfg.WebhookAllowPrivate, Logger: logger}
 	svc.Webhooks = scoping.WebhookConfig{CheckDestination: webhook.CheckDestination(cfg.WebhookAllowPrivate),
 		Sealer: sealer, FirstDelay: cfg.WebhookRetrySchedule[0], Notify: dispatcher.Notify}
-	as := &auth.Service{Store: db.AuthStore(), Directory: db.Directory(), BcryptCost: bcryptCost}
+	as := &auth.Service{Store: db.AuthStore(), Directory: scoping.Directory(db), BcryptCost: bcryptCost}
 	if boot != nil {
 		if err := applyBootstrap(ctx, boot, svc, db, as); err != nil {
 			return err

@@ -1,0 +1,46 @@
+package scoping
+
+import (
+	"context"
+
+	"github.com/scopekit/scopekit"
+	"github.com/scopekit/scopekit/auth"
+)
+
+// Directory returns the auth.Directory over the users records of s: an
+// email is one identity across accounts, and the users record of an
+// account is that identity's membership there. Every store serves it the
+// same way.
+func Directory(s Store) auth.Directory { return directory{s} }
+
+type directory struct{ s Store }
+
+func (d directory) UserByEmail(ctx context.Context, email string) (*auth.Subject, error) {
+	var subj *auth.Subject
+	err := d.s.View(ctx, func(tx Tx) error {
+		recs, _, err := tx.List(&Query{Type: "users", AllAccounts: true, Where: []Cond{Eq("email", email)}, Limit: 1})
+		if err != nil {
+			return err
+		}
+		if len(recs) == 0 {
+			return scopekit.Errorf(scopekit.ENOTFOUND, "users %s not found", email)
+		}
+		subj = &auth.Subject{UserID: recs[0].ID, Email: recs[0].Str("email"), Service: recs[0].Str("user-type") == "service"}
+		return nil
+	})
+	return subj, err
+}
+
+func (d directory) Membership(ctx context.Context, userID, accountID string) (*auth.Membership, error) {
+	var m *auth.Membership
+	err := d.s.View(ctx, func(tx Tx) error {
+		u, err := tx.Get("users", accountID, userID)
+		if err != nil {
+			return err
+		}
+		m = &auth.Membership{UserID: u.ID, AccountID: accountID, Status: u.Str("status"), Service: u.Str("user-type") == "service",
+			RevokedAt: SignInsRevokedAt(u)}
+		return nil
+	})
+	return m, err
+}
