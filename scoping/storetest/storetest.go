@@ -483,7 +483,9 @@ func testListMatchesBruteForce(t *testing.T, open Opener) {
 			alive = append(alive, r)
 		}
 	}
-	in, contains := scoping.Eq, func(f, v string) scoping.Cond { return scoping.Cond{Field: f, Op: scoping.OpContains, Values: []string{v}} }
+	in, contains := scoping.Eq, func(f, v string) scoping.Cond {
+		return scoping.Cond{Field: f, Op: scoping.OpContains, Values: []string{v}}
+	}
 	gte := func(f, v string) scoping.Cond { return scoping.Cond{Field: f, Op: scoping.OpGte, Values: []string{v}} }
 	lte := func(f, v string) scoping.Cond { return scoping.Cond{Field: f, Op: scoping.OpLte, Values: []string{v}} }
 	null := func(f string) scoping.Cond { return scoping.Cond{Field: f, Op: scoping.OpNull} }
