@@ -122,7 +122,7 @@ func newPricer(p *Project) *pricer {
 		locationIndex: newIDs(len(p.Locations), func(i int) string { return p.Locations[i].ID }),
 		rate:          make([]operand, len(p.Resources)),
 		cost:          make([]operand, len(p.Resources)),
-		phaseOrder:    make([]int, len(p.Phases)),
+		phaseOrder:    phaseOrder(p.Phases),
 		phases:        make([]phaseAcc, len(p.Phases)+1),
 		locations:     make([]laborAcc, len(p.Locations)+1),
 		svcPhase:      make([]int32, len(p.Services)),
@@ -131,13 +131,20 @@ func newPricer(p *Project) *pricer {
 		pr.rate[i] = validOp(p.Resources[i].HourlyRate)
 		pr.cost[i] = validOp(p.Resources[i].HourlyCost)
 	}
-	for i := range pr.phaseOrder {
-		pr.phaseOrder[i] = i
-	}
-	slices.SortStableFunc(pr.phaseOrder, func(a, b int) int {
-		return cmp.Compare(p.Phases[a].Position, p.Phases[b].Position)
-	})
 	return pr
+}
+
+// phaseOrder returns the indexes of phases in phase order: by Position,
+// ties in the order given.
+func phaseOrder(phases []Phase) []int {
+	order := make([]int, len(phases))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		return cmp.Compare(phases[a].Position, phases[b].Position)
+	})
+	return order
 }
 
 // noPhase is the index of the accumulator of what has no phase.
