@@ -42,9 +42,9 @@ func TestDeliveryRollup(t *testing.T) {
 		name     string
 		services []pricing.Service
 		// project figures
-		count, complete, canceled int
-		estimated, actual, percent    string
-		phases                        []string // percent complete per phase, in phase order
+		count, complete, canceled  int
+		estimated, actual, percent string
+		phases                     []string // percent complete per phase, in phase order
 	}{
 		{name: "canceled services leave the denominator",
 			services: []pricing.Service{svc("1", "10", "complete", "10", "9"), svc("2", "10", "canceled", "5", "1"),
@@ -52,8 +52,8 @@ func TestDeliveryRollup(t *testing.T) {
 			count: 3, complete: 1, canceled: 1, estimated: "20.00", actual: "12.00", percent: "0.6667",
 			phases: []string{"1.0000", "0.0000"}},
 		{name: "only canceled services: 0",
-			services:  []pricing.Service{svc("1", "10", "canceled", "4", "0")},
-			count: 1, canceled: 1, estimated: "4.00", actual: "0.00", percent: "0.0000",
+			services: []pricing.Service{svc("1", "10", "canceled", "4", "0")},
+			count:    1, canceled: 1, estimated: "4.00", actual: "0.00", percent: "0.0000",
 			phases: []string{"0.0000", "0.0000"}},
 		{name: "no services", estimated: "0.00", actual: "0.00", percent: "0.0000", phases: []string{"0.0000", "0.0000"}},
 		{name: "subservices count in the service's estimate and actual hours",
@@ -65,8 +65,8 @@ func TestDeliveryRollup(t *testing.T) {
 			count: 2, complete: 1, estimated: "29.00", actual: "21.75", percent: "0.8448",
 			phases: []string{"1.0000", "0.0000"}},
 		{name: "an empty status is not started; no phase gets its own entry",
-			services:  []pricing.Service{svc("1", "", "", "3", "1"), svc("2", "99", "complete", "1", "1")},
-			count: 2, complete: 1, estimated: "4.00", actual: "2.00", percent: "0.2500",
+			services: []pricing.Service{svc("1", "", "", "3", "1"), svc("2", "99", "complete", "1", "1")},
+			count:    2, complete: 1, estimated: "4.00", actual: "2.00", percent: "0.2500",
 			phases: []string{"0.0000", "0.0000", "0.2500"}},
 		{name: "managed services are not delivery lines",
 			services: []pricing.Service{svc("1", "10", "complete", "2", "2"),
