@@ -7,6 +7,7 @@ import (
 
 	"github.com/scopekit/scopekit"
 	"github.com/scopekit/scopekit/jsonapi"
+	"github.com/scopekit/scopekit/pricing"
 	"github.com/scopekit/scopekit/scoping"
 )
 
@@ -29,7 +30,29 @@ func (s *Server) actions() map[string]func(c *call) error {
 // keyed by "type/name".
 func (s *Server) reads() map[string]func(c *call) error {
 	return map[string]func(c *call) error{
-		"projects/pricing":    s.projectPricing,
+		"projects/pricing": s.projectFigures("project-pricings", "pricing", func(c *call, id string) (any, error) {
+			return s.Svc.Pricing(c.r.Context(), c.actor, id)
+		}),
+		"projects/delivery-rollup": s.projectFigures("project-delivery-rollups", "delivery-rollup", func(c *call, id string) (any, error) {
+			d, err := s.Svc.Delivery(c.r.Context(), c.actor, id)
+			if err != nil {
+				return nil, err
+			}
+			return struct {
+				Currency pricing.Currency `json:"currency"`
+				pricing.DeliveryRollup
+			}{d.Currency, d.Rollup}, nil
+		}),
+		"projects/estimate-vs-actual": s.projectFigures("project-estimate-vs-actuals", "estimate-vs-actual", func(c *call, id string) (any, error) {
+			d, err := s.Svc.Delivery(c.r.Context(), c.actor, id)
+			if err != nil {
+				return nil, err
+			}
+			return struct {
+				Currency pricing.Currency `json:"currency"`
+				pricing.EstimateVsActual
+			}{d.Currency, d.EstimateVsActual}, nil
+		}),
 		"projects/merge-data": s.projectMergeData,
 	}
 }
@@ -42,7 +65,8 @@ func (s *Server) action(c *call) error {
 	if h, ok := s.actions()[def.Name+"/"+c.params.ByName("rel")]; ok {
 		return h(c)
 	}
-	if _, isRel := def.Rel(c.params.ByName("rel")); isRel {
+	_, isRead := s.reads()[def.Name+"/"+c.params.ByName("rel")]
+	if _, isRel := def.Rel(c.params.ByName("rel")); isRel || isRead {
 		c.w.Header().Set("Allow", "GET")
 		return scopekit.Errorf(scopekit.EMETHOD, "%s of %s are read through GET", c.params.ByName("rel"), def.Name)
 	}
@@ -185,32 +209,37 @@ func (s *Server) account(c *call) error {
 	return c.respond(http.StatusOK, res)
 }
 
-// projectPricing serves GET /{slug}/v1/projects/{id}/pricing: the whole
-// breakdown of pricing.md as one resource of type project-pricings whose
-// attributes are the pricing result's members (snake_case, as merge data
-// v2's project_pricing).
-func (s *Server) projectPricing(c *call) error {
-	id := c.params.ByName("id")
-	res, err := s.Svc.Pricing(c.r.Context(), c.actor, id)
-	if err != nil {
-		return err
+// projectFigures serves GET /{slug}/v1/projects/{id}/{name}, the computed
+// figures of a project: one resource of type typ, id the project id,
+// whose attributes are the members of what fetch returns (snake_case, as
+// in merge data v2). The routes are /pricing (the whole breakdown of
+// pricing.md, project-pricings), /delivery-rollup (project-delivery-rollups)
+// and /estimate-vs-actual (project-estimate-vs-actuals); their use cases
+// apply the projects view guard and the project's visibility.
+func (s *Server) projectFigures(typ, name string, fetch func(c *call, id string) (any, error)) func(c *call) error {
+	return func(c *call) error {
+		id := c.params.ByName("id")
+		v, err := fetch(c, id)
+		if err != nil {
+			return err
+		}
+		raw, err := json.Marshal(v)
+		if err != nil {
+			return err
+		}
+		var attrs map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &attrs); err != nil {
+			return err
+		}
+		out := make(map[string]any, len(attrs))
+		for k, v := range attrs {
+			out[k] = v
+		}
+		self := c.view.prefix + "/projects/" + id + "/" + name
+		writeDoc(c.w, c.r, http.StatusOK, &jsonapi.Document{
+			Data:  &jsonapi.Resource{Type: typ, ID: id, Attributes: out, Links: jsonapi.Links{"self": self}},
+			Links: jsonapi.Links{"self": self},
+		})
+		return nil
 	}
-	raw, err := json.Marshal(res)
-	if err != nil {
-		return err
-	}
-	var attrs map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &attrs); err != nil {
-		return err
-	}
-	out := make(map[string]any, len(attrs))
-	for k, v := range attrs {
-		out[k] = v
-	}
-	self := c.view.prefix + "/projects/" + id + "/pricing"
-	writeDoc(c.w, c.r, http.StatusOK, &jsonapi.Document{
-		Data:  &jsonapi.Resource{Type: "project-pricings", ID: id, Attributes: out, Links: jsonapi.Links{"self": self}},
-		Links: jsonapi.Links{"self": self},
-	})
-	return nil
 }

@@ -548,3 +548,20 @@ func TestDeterministic(t *testing.T) {
 	assert.Equal(t, before, tree(t, snap.Pricing))
 	assert.True(t, strings.HasPrefix(at(t, a, "project", "printed_on", "value").(string), "2026-"))
 }
+
+// Ensure v2's delivery section is the project's delivery figures, and
+// follows the services' status and actual hours.
+func TestDeliverySection(t *testing.T) {
+	e := mustEnv(t)
+	pid := e.seedDemo().ProjectID
+	snap := e.snapshot(pid)
+	e.updateRec("project-services", snap.Services[0].ID, map[string]any{"status": "complete", "actual-hours": "30"})
+	snap = e.snapshot(pid)
+	v2 := tree(t, mergedata.BuildV2(snap, now))
+	assert.Equal(t, "0.6012", at(t, v2, "delivery", "rollup", "project", "percent_complete"))
+	assert.Equal(t, 1.0, at(t, v2, "delivery", "rollup", "project", "status_counts", "complete"))
+	assert.Equal(t, "30.00", at(t, v2, "delivery", "estimate_vs_actual", "total", "actual_hours"))
+	assert.Equal(t, snap.Delivery.EstimateVsActual.Total.ActualCost.String(), at(t, v2, "delivery", "estimate_vs_actual", "total", "actual_cost"))
+	rows := at(t, v2, "delivery", "estimate_vs_actual", "rows").([]any)
+	assert.Len(t, rows, 4)
+}

@@ -14,6 +14,27 @@ type V2 struct {
 	Locations      []Location     `json:"locations"`
 	Phases         []Phase        `json:"phases"`
 	ProjectPricing ProjectPricing `json:"project_pricing"`
+	Delivery       Delivery       `json:"delivery"`
+}
+
+// Delivery is v2's delivery section: the project's delivery rollup and
+// estimate-versus-actual table, as pricing.DeliveryFigures computes them
+// (the same figures as the REST /delivery-rollup and /estimate-vs-actual).
+type Delivery struct {
+	Rollup           pricing.DeliveryRollup   `json:"rollup"`
+	EstimateVsActual pricing.EstimateVsActual `json:"estimate_vs_actual"`
+}
+
+// deliveryOf returns the delivery section of snap; a snapshot without
+// delivery figures gives empty lists and zero totals rather than nulls.
+func deliveryOf(snap *scoping.Snapshot) Delivery {
+	if snap.Delivery != nil {
+		return Delivery{Rollup: snap.Delivery.Rollup, EstimateVsActual: snap.Delivery.EstimateVsActual}
+	}
+	return Delivery{
+		Rollup:           pricing.DeliveryRollup{Phases: []pricing.PhaseDelivery{}},
+		EstimateVsActual: pricing.EstimateVsActual{Rows: []pricing.EstimateRow{}, Phases: []pricing.PhaseEstimate{}},
+	}
 }
 
 // V2Project is the project section of v2.
@@ -89,6 +110,7 @@ func BuildV2(snap *scoping.Snapshot, now time.Time) *V2 {
 			TotalContractProfit:  res.TotalContractProfit,
 			TotalContractMargin:  res.TotalContractMargin,
 		},
+		Delivery: deliveryOf(snap),
 	}
 }
 

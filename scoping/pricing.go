@@ -32,11 +32,34 @@ type pricedProject struct {
 // missing or not visible; EINVALID when its data cannot be priced (for
 // example a currency removed from the account).
 func (s *Service) Pricing(ctx context.Context, a *Actor, projectID string) (*pricing.Result, error) {
+	pp, err := s.pricedRun(ctx, a, projectID)
+	if err != nil {
+		return nil, err
+	}
+	return pp.res, nil
+}
+
+// Delivery returns the delivery figures of a project: its delivery rollup
+// and estimate-versus-actual table (pricing.DeliveryFigures over the same
+// input and run as Pricing).
+//
+// Errors: as Pricing.
+func (s *Service) Delivery(ctx context.Context, a *Actor, projectID string) (*pricing.Delivery, error) {
+	pp, err := s.pricedRun(ctx, a, projectID)
+	if err != nil {
+		return nil, err
+	}
+	return pricing.DeliveryFigures(pp.in, pp.res)
+}
+
+// pricedRun reads and prices one project the actor may see, archived or
+// not, under the projects view guard.
+func (s *Service) pricedRun(ctx context.Context, a *Actor, projectID string) (*pricedProject, error) {
 	if err := a.Require("projects", false); err != nil {
 		return nil, err
 	}
 	def, _ := Lookup("projects")
-	var res *pricing.Result
+	var run *pricedProject
 	err := s.view(ctx, a, false, func(c *Call) error {
 		if _, err := c.getVisible(ctx, def, projectID, map[string]string{"active": "true,false"}); err != nil {
 			return err
@@ -45,14 +68,10 @@ func (s *Service) Pricing(ctx context.Context, a *Actor, projectID string) (*pri
 		if err != nil {
 			return err
 		}
-		p := pp[projectID]
-		if p.err != nil {
-			return p.err
-		}
-		res = p.res
-		return nil
+		run = pp[projectID]
+		return run.err
 	})
-	return res, err
+	return run, err
 }
 
 // priced prices the projects not priced yet in this call and returns the
@@ -246,11 +265,12 @@ func (c *Call) pricingInput(proj *Record, g func(string) []*Record, tables, term
 		line := pricing.Service{ID: s.ID, Name: s.Str("name"), Type: s.Str("service-type"),
 			PaymentFrequency: s.Str("payment-frequency"), Quantity: s.Dec("quantity"), UnitHours: s.Dec("unit-hours"),
 			ResourceID: s.Rel("project-resource"), PhaseID: s.Rel("project-phase"), LocationID: s.Rel("project-location"),
-			CategoryID: s.Rel("service-category")}
+			CategoryID: s.Rel("service-category"), Status: s.Str("status"), ActualHours: s.Dec("actual-hours")}
 		for j, sub := range subsOf[s.ID] {
 			pp.sub[sub.ID] = [2]int{i, j}
 			line.Subservices = append(line.Subservices, pricing.Subservice{ID: sub.ID, Name: sub.Str("name"),
-				Quantity: sub.Dec("quantity"), UnitHours: sub.Dec("unit-hours"), ResourceID: sub.Rel("project-resource")})
+				Quantity: sub.Dec("quantity"), UnitHours: sub.Dec("unit-hours"), ResourceID: sub.Rel("project-resource"),
+				ActualHours: sub.Dec("actual-hours")})
 		}
 		in.Services = append(in.Services, line)
 	}

@@ -37,6 +37,9 @@ type Snapshot struct {
 	// the account has none for it).
 	Currency *Record
 	Pricing  *pricing.Result
+	// Delivery are the project's delivery figures, from the same pricing
+	// run.
+	Delivery *pricing.Delivery
 }
 
 // Snapshot reads a project and everything around it in one transaction and
@@ -64,7 +67,11 @@ func (s *Service) Snapshot(ctx context.Context, a *Actor, projectID, guard strin
 		if pp.err != nil {
 			return pp.err
 		}
-		snap = &Snapshot{Account: a.Account, Project: proj, Pricing: pp.res,
+		delivery, err := pricing.DeliveryFigures(pp.in, pp.res)
+		if err != nil {
+			return err
+		}
+		snap = &Snapshot{Account: a.Account, Project: proj, Pricing: pp.res, Delivery: delivery,
 			Locations: pp.recs["project-locations"], Phases: pp.recs["project-phases"],
 			Resources: pp.recs["project-resources"], Services: pp.recs["project-services"], Subservices: pp.subs,
 			Governance: pp.recs["project-governances"], Expenses: pp.recs["project-expenses"], Products: pp.recs["project-products"]}
