@@ -3,6 +3,7 @@ package auth
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/scopekit/scopekit"
@@ -24,6 +25,19 @@ const (
 	minBearerLen = (tokenBytes*8 + 5) / 6
 	maxBearerLen = 512
 )
+
+// BearerToken returns the token of an Authorization header value of the
+// Bearer scheme. The scheme name is case-insensitive (RFC 9110 11.1) and
+// may be followed by more than one space; ok is false for any other scheme
+// or an empty token.
+func BearerToken(authorization string) (token string, ok bool) {
+	scheme, rest, found := strings.Cut(strings.TrimLeft(authorization, " "), " ")
+	if !found || !strings.EqualFold(scheme, "Bearer") {
+		return "", false
+	}
+	token = strings.Trim(rest, " ")
+	return token, token != ""
+}
 
 // Authenticate validates the value of an "Authorization: Bearer" header.
 // It returns EUNAUTHORIZED for a malformed, unknown or expired token, a

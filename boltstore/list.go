@@ -3,7 +3,6 @@ package boltstore
 import (
 	"bytes"
 	"slices"
-	"strings"
 
 	"github.com/scopekit/scopekit"
 	"github.com/scopekit/scopekit/scoping"
@@ -111,7 +110,7 @@ func (t *tx) indexPage(q *scoping.Query, b *bolt.Bucket, acct string, c scoping.
 	if err != nil || ib == nil {
 		return nil, 0, err
 	}
-	prefix := append([]byte(strings.ToLower(c.Values[0])), 0)
+	prefix := append(indexValue(c.Values[0]), 0)
 	var keys [][]byte
 	if q.Limit > 0 {
 		keys = make([][]byte, 0, q.Limit)
@@ -186,7 +185,7 @@ func (t *tx) candidates(q *scoping.Query, b *bolt.Bucket, acct string, indexed m
 			if ib != nil {
 				cur := ib.Cursor() // one cursor serves every value
 				for _, v := range c.Values {
-					prefix := append([]byte(strings.ToLower(v)), 0)
+					prefix := append(indexValue(v), 0)
 					for k, _ := cur.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = cur.Next() {
 						if len(k) == len(prefix)+8 {
 							ids = append(ids, k[len(prefix):])

@@ -3,7 +3,9 @@ package boltstore
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -318,8 +320,29 @@ func (t *tx) reindex(old, cur *scoping.Record) error {
 }
 
 func indexKey(value string, id []byte) []byte {
-	k := make([]byte, 0, len(value)+1+len(id))
-	k = append(k, strings.ToLower(value)...)
+	v := indexValue(value)
+	k := make([]byte, 0, len(v)+1+len(id))
+	k = append(k, v...)
 	k = append(k, 0)
 	return append(k, id...)
+}
+
+// maxIndexValue bounds the value part of an index key, far below bbolt's
+// key limit (32 KiB): a longer value is stored as its first bytes and a
+// SHA-256 of the whole, so that equality lookups still find it and no
+// value, however long, can fail a write.
+const maxIndexValue = 256
+
+// indexValue is the form of a value in index keys: lower-cased (equality
+// is case-insensitive), and hashed beyond maxIndexValue bytes.
+func indexValue(value string) []byte {
+	v := strings.ToLower(value)
+	if len(v) <= maxIndexValue {
+		return []byte(v)
+	}
+	sum := sha256.Sum256([]byte(v))
+	out := make([]byte, 0, 128+2+hex.EncodedLen(len(sum)))
+	out = append(out, v[:128]...)
+	out = append(out, 1, '#')
+	return hex.AppendEncode(out, sum[:])
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/julienschmidt/httprouter"
 	"github.com/scopekit/scopekit"
+	"github.com/scopekit/scopekit/auth"
 	"github.com/scopekit/scopekit/jsonapi"
 	"github.com/scopekit/scopekit/scoping"
 )
@@ -43,11 +44,11 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, v2 bool, h fun
 	if !acceptable(r.Header.Get("Accept")) {
 		return scopekit.Errorf(scopekit.ENOTACCEPTABLE, "Accept must admit %s (without parameters) or */*", jsonapi.MediaType)
 	}
-	bearer, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	bearer, ok := auth.BearerToken(r.Header.Get("Authorization"))
 	if !ok {
 		return scopekit.Errorf(scopekit.EUNAUTHORIZED, "missing bearer token")
 	}
-	p, err := s.Auth.Authenticate(r.Context(), strings.TrimSpace(bearer))
+	p, err := s.Auth.Authenticate(r.Context(), bearer)
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/scopekit/scopekit"
+	"github.com/shopspring/decimal"
 )
 
 // Admin creates and updates what the API itself cannot: accounts, roles by
@@ -29,8 +30,11 @@ func (a *Admin) AccountBySlug(slug string) (*Record, error) { return accountBySl
 // the name and default currency of the existing one.
 func (a *Admin) EnsureAccount(slug, name, currency string) (*Record, error) {
 	currency = strings.ToUpper(strings.TrimSpace(currency))
-	if slug == "" || name == "" || len(currency) != 3 {
-		return nil, scopekit.Errorf(scopekit.EINVALID, "account %q needs a slug, a name and a three-letter default-currency", slug)
+	if _, ok := ISOCurrency(currency); slug == "" || name == "" || !ok {
+		return nil, scopekit.Errorf(scopekit.EINVALID, "account %q needs a slug, a name and an ISO 4217 default-currency", slug)
+	}
+	if err := CheckAttrs("accounts", map[string]any{"slug": slug, "name": name}); err != nil {
+		return nil, err
 	}
 	acct, err := accountBySlug(a.c.Tx, slug)
 	switch {
@@ -75,17 +79,44 @@ func (a *Admin) EnsureRole(accountID, name string, perms map[string]string, visi
 	return a.upsert("roles", accountID, "name", name, map[string]any{"name": name, "permissions": pm, "project-visibility": visibility})
 }
 
-// EnsureCurrency creates or updates a currency of the account.
+// EnsureCurrency creates or updates a currency of the account, with the
+// minor units of ISO 4217.
 func (a *Admin) EnsureCurrency(accountID, code, name, rate string) (*Record, error) {
-	d, err := parseDecimal(rate)
+	return a.SetCurrency(accountID, Currency{Code: code, Name: name, ConversionRate: rate})
+}
+
+// Currency describes a currency for SetCurrency.
+type Currency struct {
+	Code, Name, ConversionRate string
+	MinorUnits                 *int // nil: from ISO 4217
+}
+
+// SetCurrency creates or updates a currency of the account: an ISO 4217
+// code, a positive rate (1 for the account's default currency).
+func (a *Admin) SetCurrency(accountID string, c Currency) (*Record, error) {
+	standard, ok := ISOCurrency(c.Code)
+	if !ok {
+		return nil, scopekit.FieldErrorf(scopekit.EINVALID, AttrPointer("code"), "currency %q is not an ISO 4217 code", c.Code)
+	}
+	d, err := parseDecimal(c.ConversionRate)
 	if err != nil || !d.IsPositive() {
-		return nil, scopekit.Errorf(scopekit.EINVALID, "currency %s: conversion-rate must be a positive number", code)
+		return nil, scopekit.FieldErrorf(scopekit.EINVALID, AttrPointer("conversion-rate"), "currency %s: conversion-rate must be a positive number", c.Code)
 	}
-	minor := int64(2)
-	if code == "JPY" || code == "KRW" {
-		minor = 0
+	acct, err := a.c.Tx.Get("accounts", "", accountID)
+	if err != nil {
+		return nil, err
 	}
-	return a.upsert("currencies", accountID, "code", code, map[string]any{"code": code, "name": name, "conversion-rate": d.String(), "minor-units": minor})
+	if c.Code == acct.Str("default-currency") && !d.Equal(decimal.NewFromInt(1)) {
+		return nil, scopekit.FieldErrorf(scopekit.EINVALID, AttrPointer("conversion-rate"), "currency %s is the account's default: its conversion-rate is always 1", c.Code)
+	}
+	minor := int64(standard)
+	if c.MinorUnits != nil {
+		if *c.MinorUnits < 0 || *c.MinorUnits > maxMinorUnits {
+			return nil, scopekit.FieldErrorf(scopekit.EINVALID, AttrPointer("minor-units"), "currency %s: minor-units must be between 0 and %d", c.Code, maxMinorUnits)
+		}
+		minor = int64(*c.MinorUnits)
+	}
+	return a.upsert("currencies", accountID, "code", c.Code, map[string]any{"code": c.Code, "name": c.Name, "conversion-rate": d.String(), "minor-units": minor})
 }
 
 // Member describes a membership for EnsureMember.
@@ -147,6 +178,9 @@ func (a *Admin) EnsureMember(accountID string, m Member) (*Record, error) {
 // upsert creates or updates the record of typ whose key attribute equals
 // value.
 func (a *Admin) upsert(typ, accountID, key, value string, attrs map[string]any) (*Record, error) {
+	if err := CheckAttrs(typ, attrs); err != nil {
+		return nil, err
+	}
 	found, _, err := a.c.Tx.List(&Query{Type: typ, AccountID: accountID, Where: []Cond{Eq(key, value)}})
 	if err != nil {
 		return nil, err

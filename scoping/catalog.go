@@ -75,16 +75,8 @@ func init() {
 		}}})
 	register(&TypeDef{Name: "currencies", Guard: "rate_tables",
 		Attrs: []AttrDef{unique(str("code")), str("name"), required(dec("conversion-rate")),
-			withDefault(num("minor-units"), int64(2))},
-		Hooks: Hooks{Validate: func(_ context.Context, _ *Call, rec, _ *Record) []error {
-			if rec.Dec("conversion-rate").IsZero() {
-				return []error{invalid(AttrPointer("conversion-rate"), "conversion-rate must be greater than zero")}
-			}
-			if rec.Int("minor-units") > 8 {
-				return []error{invalid(AttrPointer("minor-units"), "minor-units must be between 0 and 8")}
-			}
-			return nil
-		}}})
+			{Name: "minor-units", Kind: KindInt, NotNull: true}}, // absent: from ISO 4217
+		Hooks: Hooks{Defaults: currencyDefaults, Validate: validateCurrency}})
 
 	register(&TypeDef{Name: "blueprints", Guard: "catalog", Archives: true,
 		Attrs: []AttrDef{required(str("name")), text("description")},

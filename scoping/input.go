@@ -51,9 +51,12 @@ func badAttr(name, format string, args ...any) *scopekit.Error {
 func decodeAttr(a *AttrDef, raw json.RawMessage) (any, *scopekit.Error) {
 	raw = bytes.TrimSpace(raw)
 	if string(raw) == "null" {
-		return nil, nil
+		return nullValue(a)
 	}
 	p := AttrPointer(a.Name)
+	if e := checkEncoding(a.Name, raw); e != nil {
+		return nil, e
+	}
 	switch a.Kind {
 	case KindString, KindText, KindEnum, KindDate, KindTime:
 		var s string
@@ -62,7 +65,7 @@ func decodeAttr(a *AttrDef, raw json.RawMessage) (any, *scopekit.Error) {
 		}
 		switch a.Kind {
 		case KindEnum:
-			if s != "" && !slices.Contains(a.Enum, s) {
+			if !slices.Contains(a.Enum, s) {
 				return nil, invalid(p, "%s must be one of %s", a.Name, strings.Join(a.Enum, ", "))
 			}
 		case KindDate:
@@ -80,7 +83,7 @@ func decodeAttr(a *AttrDef, raw json.RawMessage) (any, *scopekit.Error) {
 				s = FormatTime(t)
 			}
 		}
-		return s, nil
+		return s, checkValue(a, s)
 	case KindDecimal:
 		var txt string
 		switch {
@@ -126,7 +129,14 @@ func decodeAttr(a *AttrDef, raw json.RawMessage) (any, *scopekit.Error) {
 		if raw[0] != '{' {
 			return nil, badAttr(a.Name, "%s must be an object", a.Name)
 		}
-		return decodeJSON(raw)
+		if len(raw) > a.maxLen() {
+			return nil, tooLong(a)
+		}
+		v, e := decodeJSON(raw)
+		if e != nil {
+			return nil, e
+		}
+		return v, checkValue(a, v)
 	case KindList:
 		var ss []string
 		if json.Unmarshal(raw, &ss) != nil {
@@ -136,18 +146,26 @@ func decodeAttr(a *AttrDef, raw json.RawMessage) (any, *scopekit.Error) {
 		for i, s := range ss {
 			out[i] = s
 		}
-		return out, nil
+		return out, checkValue(a, out)
 	}
-	return decodeJSON(raw)
+	if len(raw) > a.maxLen() {
+		return nil, tooLong(a)
+	}
+	v, e := decodeJSON(raw)
+	if e != nil {
+		return nil, e
+	}
+	return v, checkValue(a, v)
 }
 
 // maxDecimalDigits bounds decimal inputs so that one request cannot make
 // the engine multiply numbers of millions of digits.
 const maxDecimalDigits = 40
 
+// parseDecimal reads a plain decimal: digits with an optional sign and
+// point, no exponent and no surrounding spaces.
 func parseDecimal(s string) (decimal.Decimal, error) {
-	s = strings.TrimSpace(s)
-	if s == "" || len(s) > 64 || strings.ContainsAny(s, "eE") {
+	if s == "" || strings.TrimSpace(s) != s || len(s) > 64 || strings.ContainsAny(s, "eE") {
 		return decimal.Zero, fmt.Errorf("not a plain decimal")
 	}
 	d, err := decimal.NewFromString(s)

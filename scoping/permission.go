@@ -144,7 +144,8 @@ func actorIn(tx Tx, userID string, acct *Record) (*Actor, error) {
 	if rid := u.Rel("roles"); rid != "" {
 		if role, err := tx.Get("roles", acct.ID, rid); err == nil {
 			a.Role = role
-			a.AllProjects = role.Str("project-visibility") != "assigned"
+			// fail closed: only an explicit "all" shows every project
+			a.AllProjects = role.Str("project-visibility") == "all"
 		}
 	}
 	return a, nil

@@ -36,6 +36,12 @@ type AttrDef struct {
 	Signed   bool     // KindDecimal: may be negative (adjustments)
 	Default  any      // canonical value set on create when absent
 	Sortable bool     // accepted by sort=
+	// MaxLen overrides the kind's length limit (limits.go): characters for
+	// short strings, bytes for text and structured values.
+	MaxLen int
+	// NotNull refuses null in writes (422) where the kind would take it
+	// as "back to the default".
+	NotNull bool
 }
 
 // RelDef declares one relationship of a type. A stored relationship keeps

@@ -1,0 +1,56 @@
+package scoping
+
+import (
+	"context"
+
+	"github.com/shopspring/decimal"
+	"golang.org/x/text/currency"
+)
+
+// Currencies: ISO 4217 codes only, minor units from the standard unless
+// given, and the account's default currency always at rate 1 (every other
+// rate is "units of that currency per one default unit").
+
+// ISOCurrency checks that code is an active ISO 4217 code written in
+// capitals and returns its minor units (the number of decimals of its
+// standard rounding, from the CLDR tables of golang.org/x/text/currency).
+// XXX (no currency) and the test code XTS are refused.
+func ISOCurrency(code string) (minorUnits int, ok bool) {
+	u, err := currency.ParseISO(code)
+	if err != nil || u.String() != code || code == "XXX" || code == "XTS" {
+		return 0, false
+	}
+	scale, _ := currency.Standard.Rounding(u)
+	return scale, true
+}
+
+// maxMinorUnits bounds minor-units: no currency has more than 4.
+const maxMinorUnits = 8
+
+func currencyDefaults(_ context.Context, _ *Call, rec *Record) error {
+	if _, set := rec.Attrs["minor-units"]; !set {
+		if units, ok := ISOCurrency(rec.Str("code")); ok {
+			rec.Attrs["minor-units"] = int64(units)
+		}
+	}
+	return nil
+}
+
+func validateCurrency(_ context.Context, c *Call, rec, _ *Record) []error {
+	var errs []error
+	code := rec.Str("code")
+	if _, ok := ISOCurrency(code); !ok && code != "" {
+		errs = append(errs, invalid(AttrPointer("code"), "code %q is not an ISO 4217 currency code (three capital letters, such as USD or EUR)", code))
+	}
+	rate := rec.Dec("conversion-rate")
+	switch {
+	case !rate.IsPositive():
+		errs = append(errs, invalid(AttrPointer("conversion-rate"), "conversion-rate must be greater than zero"))
+	case code != "" && code == c.Actor.Account.Str("default-currency") && !rate.Equal(decimal.NewFromInt(1)):
+		errs = append(errs, invalid(AttrPointer("conversion-rate"), "conversion-rate of %s, the account's default currency, is always 1", code))
+	}
+	if rec.Int("minor-units") > maxMinorUnits {
+		errs = append(errs, invalid(AttrPointer("minor-units"), "minor-units must be between 0 and %d", maxMinorUnits))
+	}
+	return errs
+}
