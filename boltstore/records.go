@@ -327,11 +327,12 @@ func indexKey(value string, id []byte) []byte {
 	return append(k, id...)
 }
 
-// maxIndexValue bounds the value part of an index key, far below bbolt's
-// key limit (32 KiB): a longer value is stored as its first bytes and a
+// maxIndexValue bounds the value part of an index key: far below bbolt's
+// key limit (32 KiB), above any name within its limit (255 characters of
+// up to 4 bytes). A longer value is stored as its first bytes and a
 // SHA-256 of the whole, so that equality lookups still find it and no
 // value, however long, can fail a write.
-const maxIndexValue = 256
+const maxIndexValue = 1024
 
 // indexValue is the form of a value in index keys: lower-cased (equality
 // is case-insensitive), and hashed beyond maxIndexValue bytes.

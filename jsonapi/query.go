@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Paging bounds of the HTTP contract.
@@ -59,6 +60,14 @@ func parseQuery(v url.Values) (*Query, *Error) {
 	}
 	// Sorted keys make the reported error independent of map order.
 	for _, key := range slices.Sorted(maps.Keys(v)) {
+		if !cleanText(key) {
+			return nil, badParameter(strings.ToValidUTF8(strings.ReplaceAll(key, "\x00", ""), "\uFFFD"), "query parameter names must be UTF-8 text without NUL characters")
+		}
+		for _, val := range v[key] {
+			if !cleanText(val) {
+				return nil, badParameter(key, "%s must be UTF-8 text without NUL characters", key)
+			}
+		}
 		family, name, bracketed, wellFormed := splitKey(key)
 		switch family {
 		case "page", "filter", "fields", "include", "sort":
@@ -203,4 +212,10 @@ func validPath(p string) bool {
 		}
 	}
 	return true
+}
+
+// cleanText reports whether s is valid UTF-8 without NUL bytes: what a
+// query value must be before it can name anything.
+func cleanText(s string) bool {
+	return utf8.ValidString(s) && strings.IndexByte(s, 0) < 0
 }

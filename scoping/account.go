@@ -29,7 +29,7 @@ func init() {
 		}}})
 
 	register(&TypeDef{Name: "roles", Guard: "users",
-		Attrs: []AttrDef{unique(str("name")), obj("permissions"),
+		Attrs: []AttrDef{unique(str("name")), {Name: "permissions", Kind: KindObject, NotNull: true},
 			enum("project-visibility", "all", "all", "assigned")},
 		Rels: []RelDef{inverse("users", "users", "roles")},
 		Hooks: Hooks{Delete: deleteRole, Validate: func(_ context.Context, _ *Call, rec, _ *Record) []error {

@@ -147,6 +147,9 @@ func (a *Admin) EnsureMember(accountID string, m Member) (*Record, error) {
 	}
 	attrs := map[string]any{"email": strings.ToLower(m.Email), "name": m.Name, "user-type": m.UserType,
 		"status": m.Status, "active": m.Status != "deactivated", "accepted": m.Status != "invited"}
+	if err := CheckAttrs("users", attrs); err != nil {
+		return nil, err
+	}
 	others, _, err := a.c.Tx.List(&Query{Type: "users", AllAccounts: true, Where: []Cond{Eq("email", m.Email)}, Limit: 1})
 	if err != nil {
 		return nil, err

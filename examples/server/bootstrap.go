@@ -46,10 +46,12 @@ type bsAccount struct {
 	OAuthApplications []bsApplication `json:"oauth-applications"`
 }
 
+// bsCurrency holds every writable attribute of the currencies resource.
 type bsCurrency struct {
 	Code           string      `json:"code"`
 	Name           string      `json:"name"`
 	ConversionRate decimalText `json:"conversion-rate"`
+	MinorUnits     *int        `json:"minor-units"` // absent: from ISO 4217
 }
 
 type bsRole struct {
@@ -110,8 +112,7 @@ const minPasswordChars = 12
 const maxPasswordBytes = 72
 
 var (
-	slugPattern     = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,62}$`)
-	currencyPattern = regexp.MustCompile(`^[A-Z]{3}$`)
+	slugPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,62}$`)
 )
 
 // loadBootstrap reads and decodes the file strictly (unknown members are
@@ -136,6 +137,9 @@ func loadBootstrap(path string) (*bootstrapFile, error) {
 // that an unknown or mistyped member is reported with its entry; errors of
 // the top level name the file.
 func decodeBootstrap(path string, data []byte) (*bootstrapFile, error) {
+	if err := cleanJSONText(data); err != nil {
+		return nil, fmt.Errorf("bootstrap %s: %w", path, err)
+	}
 	var top struct {
 		Accounts []json.RawMessage `json:"accounts"`
 		Users    []json.RawMessage `json:"users"`
@@ -159,6 +163,43 @@ func decodeBootstrap(path string, data []byte) (*bootstrapFile, error) {
 		}
 	}
 	return f, nil
+}
+
+// cleanJSONText refuses a file that is not UTF-8 or has a NUL character
+// in a string: encoding/json would silently turn the first into U+FFFD and
+// store the second.
+func cleanJSONText(data []byte) error {
+	if !utf8.Valid(data) {
+		return errors.New("the file is not valid UTF-8")
+	}
+	var v any
+	if json.Unmarshal(data, &v) != nil {
+		return nil // the strict decoding reports it, with its position
+	}
+	var walk func(v any) bool
+	walk = func(v any) bool {
+		switch v := v.(type) {
+		case string:
+			return !strings.ContainsRune(v, 0) && !strings.ContainsRune(v, utf8.RuneError)
+		case map[string]any:
+			for k, e := range v {
+				if !walk(k) || !walk(e) {
+					return false
+				}
+			}
+		case []any:
+			for _, e := range v {
+				if !walk(e) {
+					return false
+				}
+			}
+		}
+		return true
+	}
+	if !walk(v) {
+		return errors.New("a string holds a NUL character or an unpaired surrogate escape")
+	}
+	return nil
 }
 
 func orEmpty(v any) any {
@@ -257,7 +298,7 @@ func (f *bootstrapFile) validate() error {
 			p.add(e, "name must not be empty")
 		}
 		a.DefaultCurrency = strings.ToUpper(strings.TrimSpace(a.DefaultCurrency))
-		if !currencyPattern.MatchString(a.DefaultCurrency) {
+		if _, ok := scoping.ISOCurrency(a.DefaultCurrency); !ok {
 			p.add(e, "default-currency %q must be a three-letter ISO 4217 code such as USD", a.DefaultCurrency)
 		}
 		codes := map[string]bool{}
@@ -265,14 +306,17 @@ func (f *bootstrapFile) validate() error {
 			c := &a.Currencies[j]
 			c.Code = strings.ToUpper(strings.TrimSpace(c.Code))
 			ce := e + " " + entryName("currencies", j, c.Code)
-			rate, err := decimal.NewFromString(strings.TrimSpace(string(c.ConversionRate)))
+			rate, err := decimal.NewFromString(string(c.ConversionRate))
+			_, iso := scoping.ISOCurrency(c.Code)
 			switch {
-			case !currencyPattern.MatchString(c.Code):
+			case !iso:
 				p.add(ce, "code %q must be a three-letter ISO 4217 code such as EUR", c.Code)
 			case codes[c.Code]:
 				p.add(ce, "currency %s appears twice in the account", c.Code)
-			case err != nil || !rate.IsPositive():
+			case err != nil || !rate.IsPositive() || strings.TrimSpace(string(c.ConversionRate)) != string(c.ConversionRate):
 				p.add(ce, "conversion-rate %q must be a positive number", c.ConversionRate)
+			case c.MinorUnits != nil && (*c.MinorUnits < 0 || *c.MinorUnits > 8):
+				p.add(ce, "minor-units %d must be between 0 and 8", *c.MinorUnits)
 			case c.Code == a.DefaultCurrency && !rate.Equal(decimal.NewFromInt(1)):
 				p.add(ce, "the default currency's conversion-rate must be 1")
 			}
@@ -655,7 +699,8 @@ func applyBootstrap(ctx context.Context, f *bootstrapFile, svc *scoping.Service,
 				if sameCurrency(st.currencies[acct.ID][c.Code], c) {
 					continue
 				}
-				if _, err := a.EnsureCurrency(acct.ID, c.Code, c.Name, string(c.ConversionRate)); err != nil {
+				if _, err := a.SetCurrency(acct.ID, scoping.Currency{Code: c.Code, Name: c.Name,
+					ConversionRate: string(c.ConversionRate), MinorUnits: c.MinorUnits}); err != nil {
 					return fmt.Errorf("%s currency %s: %w", e, c.Code, err)
 				}
 			}
@@ -762,7 +807,10 @@ func sameCurrency(rec *scoping.Record, c bsCurrency) bool {
 	if rec == nil || rec.Str("name") != c.Name {
 		return false
 	}
-	want, err := decimal.NewFromString(strings.TrimSpace(string(c.ConversionRate)))
+	if c.MinorUnits != nil && rec.Int("minor-units") != int64(*c.MinorUnits) {
+		return false
+	}
+	want, err := decimal.NewFromString(string(c.ConversionRate))
 	return err == nil && rec.Dec("conversion-rate").Equal(want)
 }
 

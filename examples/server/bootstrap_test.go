@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/hex"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -169,6 +170,17 @@ func TestBootstrapRejectsBadFiles(t *testing.T) {
 			`bootstrap accounts[0] (acme) currencies[0] (EURO): code "EURO" must be a three-letter ISO 4217 code`},
 		{"bad default currency", edit(`"default-currency": "USD"`, `"default-currency": "US$"`),
 			`bootstrap accounts[0] (acme): default-currency "US$" must be a three-letter ISO 4217 code`},
+		{"currency code not in ISO 4217", edit(`"code": "EUR"`, `"code": "ZZZ"`),
+			`bootstrap accounts[0] (acme) currencies[0] (ZZZ): code "ZZZ" must be a three-letter ISO 4217 code`},
+		{"default currency not in ISO 4217", edit(`"default-currency": "USD"`, `"default-currency": "ABC"`),
+			`bootstrap accounts[0] (acme): default-currency "ABC" must be a three-letter ISO 4217 code`},
+		{"padded conversion rate", edit(`"0.92"`, `" 0.92 "`),
+			`bootstrap accounts[0] (acme) currencies[0] (EUR): conversion-rate " 0.92 " must be a positive number`},
+		{"minor units out of range", edit(`"0.92"`, `"0.92", "minor-units": 9`),
+			`bootstrap accounts[0] (acme) currencies[0] (EUR): minor-units 9 must be between 0 and 8`},
+		{"NUL in a name", edit(`"name": "Ada Admin"`, `"name": "Ada\u0000Admin"`), `bootstrap `},
+		{"invalid UTF-8", edit(`"name": "Ada Admin"`, "\"name\": \"Ada \xff\""), `bootstrap `},
+		{"name over the limit", edit(`"name": "Ada Admin"`, `"name": "`+strings.Repeat("a", 256)+`"`), `bootstrap `},
 		{"bad conversion rate", edit(`"0.92"`, `"-1"`),
 			`bootstrap accounts[0] (acme) currencies[0] (EUR): conversion-rate "-1" must be a positive number`},
 		{"service account without client id", edit(`"client-id": "acme-bot", `, ``),
@@ -262,4 +274,27 @@ func TestBootstrapFlag(t *testing.T) {
 	require.Contains(t, s.Stdout.String(), "created now")
 	token(t, s.URL, "acme-bot", "bot-secret")
 	token(t, s.URL, demoBotClientID, demoBotSecret)
+}
+
+// Ensure the bootstrap file accepts every attribute of a currency
+// (minor-units included) and takes minor units from ISO 4217 when absent.
+func TestBootstrapCurrencyMinorUnits(t *testing.T) {
+	ctx := context.Background()
+	db, svc, as := mustOpenDB(t)
+	require.NoError(t, bootstrap(t, db, svc, as, `{"accounts": [{"slug": "units", "name": "Units", "default-currency": "USD",
+		"currencies": [{"code": "EUR", "name": "Euro", "conversion-rate": "0.92", "minor-units": 3},
+			{"code": "BHD", "name": "Dinar", "conversion-rate": "0.38"}, {"code": "JPY", "conversion-rate": 150}]}]}`))
+	got := map[string]int64{}
+	require.NoError(t, svc.Store().View(ctx, func(tx scoping.Tx) error {
+		accts, _, err := tx.List(&scoping.Query{Type: "accounts", Where: []scoping.Cond{scoping.Eq("slug", "units")}})
+		if err != nil || len(accts) != 1 {
+			return fmt.Errorf("account units: %v", err)
+		}
+		recs, _, err := tx.List(&scoping.Query{Type: "currencies", AccountID: accts[0].ID})
+		for _, r := range recs {
+			got[r.Str("code")] = r.Int("minor-units")
+		}
+		return err
+	}))
+	require.Equal(t, map[string]int64{"USD": 2, "EUR": 3, "BHD": 3, "JPY": 0}, got)
 }

@@ -13,6 +13,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -40,6 +41,7 @@ func Run(t *testing.T, open Opener) {
 		{"Rollback", testRollback},
 		{"ValuesRoundTrip", testValuesRoundTrip},
 		{"CaseInsensitiveIn", testCaseInsensitiveIn},
+		{"LongIndexedValues", testLongIndexedValues},
 		{"AllAccounts", testAllAccounts},
 		{"ListMatchesBruteForce", testListMatchesBruteForce},
 		{"ConcurrentInserts", testConcurrentInserts},
@@ -336,6 +338,41 @@ func testCaseInsensitiveIn(t *testing.T, open Opener) {
 		_, total := List(t, s, &scoping.Query{Type: "users", AccountID: "1", Where: []scoping.Cond{c}})
 		require.Zero(t, total, "%+v", c)
 	}
+}
+
+// Ensure an indexed value of any length is stored and found by equality,
+// case-insensitively, and leaves the index when it changes: a store key
+// limit (bbolt refuses keys over 32 KiB) must never reach a user.
+func testLongIndexedValues(t *testing.T, open Opener) {
+	s := openDefault(t, open)
+	long := strings.Repeat("Long Name ", 5000) // 50,000 bytes
+	a, b, c := client("1", long), client("1", long+"!"), client("1", "short")
+	Insert(t, s, a, b, c)
+	for _, tc := range []struct {
+		value string
+		want  []string
+	}{{long, []string{a.ID}}, {strings.ToUpper(long), []string{a.ID}}, {long + "!", []string{b.ID}}, {long[:2000], nil}, {"short", []string{c.ID}}} {
+		recs, total := List(t, s, &scoping.Query{Type: "clients", AccountID: "1", Where: []scoping.Cond{scoping.Eq("name", tc.value)}})
+		require.Equal(t, len(tc.want), total, "%d bytes", len(tc.value))
+		require.Equal(t, tc.want, nilIfEmpty(ids(recs)))
+	}
+	require.NoError(t, s.Update(context.Background(), func(tx scoping.Tx) error {
+		r, err := tx.Get("clients", "1", a.ID)
+		if err != nil {
+			return err
+		}
+		r.Attrs["name"] = "renamed"
+		return tx.Replace(r)
+	}))
+	_, total := List(t, s, &scoping.Query{Type: "clients", AccountID: "1", Where: []scoping.Cond{scoping.Eq("name", long)}})
+	require.Zero(t, total)
+}
+
+func nilIfEmpty(s []string) []string {
+	if len(s) == 0 {
+		return nil
+	}
+	return s
 }
 
 // Ensure AllAccounts searches every account, sorting by id across them,
