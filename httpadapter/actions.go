@@ -26,6 +26,44 @@ func (s *Server) actions() map[string]func(c *call) error {
 	}
 }
 
+// actionDocs describe the actions for the API reference, keyed as in
+// actions(); each action needs an entry (TestEveryRouteIsDescribed).
+var actionDocs = map[string]routeDoc{
+	"projects/apply-blueprint": {Summary: "Add a blueprint's services to the project",
+		Description: "Copies each service of the blueprint with its subservices, priced from the project's rate table. Answers the created project services.",
+		Body: obj{"required": true, "content": obj{"application/vnd.api+json": obj{"schema": obj{"type": "object", "required": []any{"data"},
+			"properties": obj{"data": obj{"type": "object", "properties": obj{"type": obj{"type": "string", "enum": []any{"blueprints"}}, "id": str()}}}}}}},
+		Response: listDoc("project-services")},
+	"projects/submit": {Summary: "Submit a draft project for approval",
+		Description: "Creates the approval steps of the applicable levels (docs/approval.md); a project no level applies to is approved at once. 409 unless the project is a draft.",
+		Body:        actionMetaBody(), Response: singleDoc("projects")},
+	"services/submit-for-approval": {Summary: "Submit a catalog service for approval", Body: actionMetaBody(), Response: singleDoc("services")},
+	"services/approve":             {Summary: "Approve a catalog service", Body: actionMetaBody(), Response: singleDoc("services")},
+	"users/credentials": {Summary: "Issue a service account's client id and secret",
+		Description: "The secret is shown this once; issuing again replaces the credentials and voids their tokens. Needs `users` manage; 409 for a user that is not a service account.",
+		Status:      "201", Response: obj{"type": "object", "properties": obj{"data": ref("service-account-credentials")}}},
+	"approval-steps/approve": {Summary: "Approve a pending step", Description: "Needs to be a required approver of the step (docs/approval.md).",
+		Body: actionMetaBody(), Response: singleDoc("approval-steps")},
+	"approval-steps/decline": {Summary: "Decline a pending step (the project goes back to draft)", Body: actionMetaBody(), Response: singleDoc("approval-steps")},
+	"approval-steps/rescope": {Summary: "Send a pending step back for rescoping", Body: actionMetaBody(), Response: singleDoc("approval-steps")},
+}
+
+func actionMetaBody() obj {
+	return obj{"required": false, "content": obj{"application/vnd.api+json": obj{"schema": obj{"$ref": "#/components/schemas/ActionMeta"}}}}
+}
+
+// readDocs describe the reads for the API reference, keyed as in reads();
+// each read needs an entry (TestEveryRouteIsDescribed).
+var readDocs = map[string]routeDoc{
+	"projects/pricing": {Summary: "Every figure of the project's price (docs/pricing.md)",
+		Description: "Sections, the resources table, phases, locations and contract totals as one resource of type project-pricings.",
+		Response:    obj{"type": "object", "properties": obj{"data": ref("project-pricings")}}},
+	"projects/merge-data": {Summary: "The merge data SOW templates are filled from (docs/mergedata.md)",
+		Description: "v1 by default; `version=2` adds costs and profit. Needs `merge_data` view.",
+		Params:      []any{queryParam("version", "1 (default) or 2", obj{"type": "integer", "enum": []any{1, 2}})},
+		Response:    obj{"type": "object", "properties": obj{"data": ref("merge-data")}}},
+}
+
 // reads are the GET routes /{type}/{id}/{name} that are not relationships,
 // keyed by "type/name".
 func (s *Server) reads() map[string]func(c *call) error {

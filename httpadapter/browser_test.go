@@ -24,9 +24,7 @@ const chromiumPath = "/usr/bin/chromium"
 // the right one lands on a local callback server, and the code it
 // receives is exchanged (with PKCE) through x/oauth2 for a working token.
 func TestAuthorizationCodeInBrowser(t *testing.T) {
-	if _, err := os.Stat(chromiumPath); err != nil {
-		t.Skipf("skipping the browser test: %s is missing (install it with apt-get install chromium; .ci/run does)", chromiumPath)
-	}
+	skipWithoutChromium(t)
 	ae := mustAuthEnv(t, nil)
 
 	// the client application's callback, on the loopback interface only
@@ -57,33 +55,7 @@ func TestAuthorizationCodeInBrowser(t *testing.T) {
 	const state = "browser state/42"
 	authURL := conf.AuthCodeURL(state, oauth2.S256ChallengeOption(verifier))
 
-	dir, err := os.MkdirTemp("", "scopekit-chromium")
-	require.NoError(t, err)
-	t.Cleanup(func() {
-		// Chromium's children may still write there for a moment.
-		for range 50 {
-			if os.RemoveAll(dir) == nil {
-				return
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
-	})
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(ctx,
-		chromedp.ExecPath(chromiumPath),
-		chromedp.Flag("headless", true),
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.NoFirstRun,
-		chromedp.UserDataDir(dir),
-	)
-	defer cancelAlloc()
-	browser, cancelBrowser := chromedp.NewContext(allocCtx)
-	defer cancelBrowser()
+	browser := startChromium(t, 90*time.Second)
 
 	res, err := chromedp.Run(browser, chromedp.NavigateResponse(authURL))
 	require.NoError(t, err)
@@ -137,4 +109,43 @@ func TestAuthorizationCodeInBrowser(t *testing.T) {
 	require.Equal(t, ae.adaID, ae.meAs(t, tok.AccessToken))
 	_, err = conf.Exchange(ae.ctx(), q.Get("code"), oauth2.VerifierOption(verifier))
 	grantErr(t, err, "invalid_grant")
+}
+
+func skipWithoutChromium(t *testing.T) {
+	t.Helper()
+	if _, err := os.Stat(chromiumPath); err != nil {
+		t.Skipf("skipping the browser test: %s is missing (install it with apt-get install chromium; .ci/run does)", chromiumPath)
+	}
+}
+
+// startChromium starts headless Chromium with a fresh profile and returns
+// a browser context that ends after timeout or with the test.
+func startChromium(t *testing.T, timeout time.Duration) context.Context {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "scopekit-chromium")
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		// Chromium's children may still write there for a moment.
+		for range 50 {
+			if os.RemoveAll(dir) == nil {
+				return
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(ctx,
+		chromedp.ExecPath(chromiumPath),
+		chromedp.Flag("headless", true),
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.NoFirstRun,
+		chromedp.UserDataDir(dir),
+	)
+	browser, cancelBrowser := chromedp.NewContext(allocCtx)
+	t.Cleanup(func() { cancelBrowser(); cancelAlloc(); cancel() })
+	return browser
 }

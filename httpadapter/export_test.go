@@ -16,3 +16,23 @@ func (s *Server) ExtraRoutes() (actions, reads []string) {
 	sort.Strings(reads)
 	return actions, reads
 }
+
+// ServedRoutes lists "METHOD pattern" of every route the handlers built
+// so far answer.
+func (s *Server) ServedRoutes() []string {
+	s.servedMu.Lock()
+	defer s.servedMu.Unlock()
+	out := make([]string, 0, len(s.served))
+	for _, r := range s.served {
+		out = append(out, r.Method+" "+r.Pattern)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// RouteDescribed reports whether a fixed route has an entry in routeDocs,
+// and the reason when it is left out of the reference on purpose.
+func RouteDescribed(key string) (described bool, omit string) {
+	d, ok := routeDocs[key]
+	return ok, d.Omit
+}

@@ -1,101 +1,244 @@
 package httpadapter
 
 import (
-	"encoding/json"
-	"net/http"
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 
 	"github.com/scopekit/scopekit/scoping"
 )
 
-// The API reference: an OpenAPI 3.0 document generated from the same type
-// declarations that drive the engine, so it cannot drift from what the
-// routes do. /docs/v2/swagger serves the curated v2 set; / and /docs/v1
-// serve every type under the account slug. The documents are public.
-
-type openAPIDocs struct {
-	once   sync.Once
-	v1, v2 []byte
-}
-
-func (s *Server) serveReference(v2 bool) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		s.docs.once.Do(func() {
-			s.docs.v1, _ = json.MarshalIndent(OpenAPI(false), "", "  ")
-			s.docs.v2, _ = json.MarshalIndent(OpenAPI(true), "", "  ")
-		})
-		w.Header().Set("Content-Type", "application/json")
-		w.Header().Set("Cache-Control", "public, max-age=300")
-		if v2 {
-			_, _ = w.Write(s.docs.v2)
-		} else {
-			_, _ = w.Write(s.docs.v1)
-		}
-	})
-}
+// The API reference: an OpenAPI 3.1 document generated from the same type
+// declarations that drive the engine, plus the descriptions of the routes
+// beyond plain CRUD (routeDocs, actionDocs, readDocs), so it cannot drift
+// from what the routes do. TestEveryRouteIsDescribed walks the routers and
+// fails on a route the document leaves out. The pages and documents are
+// public (reference.go serves them).
 
 type obj = map[string]any
 
-// OpenAPI returns the OpenAPI 3.0 reference of the v2 curated set (v2
-// true) or of every type under /{slug}/v1.
+// routeDoc describes one route for the reference.
+type routeDoc struct {
+	Tag, Summary, Description string
+	Params                    []any // beyond the path parameters of the pattern
+	Body                      obj   // the request body object, nil for none
+	Status                    string
+	Response                  obj // the success response's schema; nil for none (204)
+	ResponseType              string
+	Public                    bool // no token needed
+	// Omit says why the route is left out of the document (a method that
+	// only answers 405, the reference page's static assets); empty means
+	// it is described.
+	Omit string
+}
+
+// OpenAPI returns the OpenAPI 3.1 reference of the v2 curated set (v2
+// true) or of every type under /{slug}/v1 with the account context, the
+// auth host and the reference pages.
 func OpenAPI(v2 bool) map[string]any {
 	prefix, title := "/{slug}/v1", "ScopeKit API v1"
 	if v2 {
 		prefix, title = "/v2", "ScopeKit API v2 (curated for integrations)"
 	}
-	paths, schemas := obj{}, obj{
-		"Error":    obj{"type": "object", "properties": obj{"errors": obj{"type": "array", "items": errorObjectSchema()}}},
-		"ListMeta": obj{"type": "object", "properties": obj{"record-count": obj{"type": "integer"}, "page-count": obj{"type": "integer"}}},
-	}
+	paths, schemas := obj{}, baseSchemas()
 	for _, def := range scoping.Types() {
 		if !def.Served() || (v2 && !def.V2) {
 			continue
 		}
-		schemas[schemaName(def.Name)] = resourceSchema(def)
+		schemas[schemaName(def.Name)] = resourceSchema(def, false)
+		schemas[schemaName(def.Name)+"_write"] = resourceSchema(def, true)
 		addTypePaths(paths, prefix, def, v2)
 	}
 	if !v2 {
-		str := obj{"type": "string"}
-		schemas["me"] = obj{"type": "object", "properties": obj{"type": obj{"type": "string", "enum": []any{"me"}}, "id": str,
-			"attributes": obj{"type": "object", "properties": obj{"name": str, "email": str, "title": str, "user-type": str,
-				"account-id": str, "account-slug": str, "account-name": str, "settings-design": obj{"type": "string", "enum": []any{"classic", "modern"}},
-				"privileges": obj{"type": "array", "items": obj{"type": "object", "properties": obj{"privilege": str, "access-level": str}}}}}}}
 		if acct, ok := scoping.Lookup("accounts"); ok {
-			schemas["accounts"] = resourceSchema(acct)
+			schemas["accounts"] = resourceSchema(acct, false)
 		}
-		paths["/v1/me"] = obj{"get": op("me", "The token's user in the token's account, with its privileges", nil, singleDoc("me"))}
-		paths[prefix+"/account"] = obj{"get": op("accounts", "The account addressed", []any{pathParam("slug")}, singleDoc("accounts"))}
+		paths[prefix+"/account"] = obj{"get": op(routeDoc{Tag: "accounts", Summary: "The account addressed",
+			Description: "The same record as `/{slug}/v1/accounts/{id}` of the account in the path.", Response: singleDoc("accounts")},
+			[]any{pathParam("slug")})}
+	}
+	for _, key := range sortedKeys(routeDocs) {
+		d := routeDocs[key]
+		method, pattern, _ := strings.Cut(key, " ")
+		if d.Omit != "" || strings.HasPrefix(pattern, "/v2/") != v2 && !(v2 && pattern == "/oauth/token") {
+			continue
+		}
+		path := openAPIPath(pattern)
+		item, _ := paths[path].(obj)
+		if item == nil {
+			item = obj{}
+			paths[path] = item
+		}
+		item[strings.ToLower(method)] = op(d, pathParams(pattern))
+	}
+	desc := "JSON:API 1.0 over HTTP; requests and responses use `application/vnd.api+json` " +
+		"(docs/http.md in the repository). Decimal attributes (money, hours, quantities, rates) are strings on output " +
+		"and accept strings or numbers on input. Get a token at `POST /oauth/token` (docs/auth.md) and send it as " +
+		"`Authorization: Bearer <token>`; the Authorize button takes client credentials."
+	if v2 {
+		desc += " The v2 paths serve the curated set of types; the account is the token's."
+	} else {
+		desc += " The v1 paths carry the account slug (`demo` in the demo) and serve every type; the curated v2 set is at /docs/v2/swagger."
 	}
 	return obj{
-		"openapi": "3.0.3",
+		"openapi": "3.1.0",
 		"info": obj{"title": title, "version": strings.TrimPrefix(prefix[strings.LastIndex(prefix, "/"):], "/"),
-			"description": "JSON:API 1.0 over HTTP; requests and responses use application/vnd.api+json. " +
-				"Decimal attributes (money, hours, quantities, rates) are strings on output and accept strings or numbers on input."},
-		"servers":    []any{obj{"url": "/"}},
-		"security":   []any{obj{"oauth2": []any{}}},
-		"paths":      paths,
-		"components": obj{"schemas": schemas, "securitySchemes": securitySchemes()},
+			"description": desc},
+		"servers":  []any{obj{"url": "/"}},
+		"security": []any{obj{"oauth2": []any{}}},
+		"tags":     tags(paths),
+		"paths":    paths,
+		"components": obj{"schemas": schemas, "securitySchemes": securitySchemes(),
+			"responses": errorResponses()},
 	}
+}
+
+// openAPIPath turns an httprouter pattern into an OpenAPI path:
+// :name becomes {name}.
+func openAPIPath(pattern string) string {
+	parts := strings.Split(pattern, "/")
+	for i, p := range parts {
+		if strings.HasPrefix(p, ":") || strings.HasPrefix(p, "*") {
+			parts[i] = "{" + p[1:] + "}"
+		}
+	}
+	return strings.Join(parts, "/")
+}
+
+func pathParams(pattern string) []any {
+	var ps []any
+	for _, p := range strings.Split(pattern, "/") {
+		if strings.HasPrefix(p, ":") {
+			ps = append(ps, pathParam(p[1:]))
+		}
+	}
+	return ps
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// tags lists the operations' tags in order, the auth host and the account
+// context first.
+func tags(paths obj) []any {
+	seen := map[string]bool{}
+	for _, item := range paths {
+		for _, o := range item.(obj) {
+			for _, t := range o.(obj)["tags"].([]any) {
+				seen[t.(string)] = true
+			}
+		}
+	}
+	first := []string{"oauth", "me", "accounts", "projects", "project-services", "approval-steps", "reference"}
+	var out []any
+	for _, t := range first {
+		if seen[t] {
+			out = append(out, obj{"name": t})
+			delete(seen, t)
+		}
+	}
+	for _, t := range sortedKeys(seen) {
+		out = append(out, obj{"name": t})
+	}
+	return out
 }
 
 func schemaName(typ string) string { return strings.ReplaceAll(typ, "-", "_") }
 
 func securitySchemes() obj {
-	return obj{"oauth2": obj{"type": "oauth2", "flows": obj{
-		"clientCredentials": obj{"tokenUrl": "/oauth/token", "scopes": obj{}},
-		"password":          obj{"tokenUrl": "/oauth/token", "refreshUrl": "/oauth/token", "scopes": obj{}},
-		"authorizationCode": obj{"authorizationUrl": "/oauth/authorize", "tokenUrl": "/oauth/token", "scopes": obj{}},
-	}}}
+	return obj{"oauth2": obj{"type": "oauth2", "description": "Tokens from POST /oauth/token (docs/auth.md); they last 86400 s.",
+		"flows": obj{
+			"clientCredentials": obj{"tokenUrl": "/oauth/token", "scopes": obj{}},
+			"password":          obj{"tokenUrl": "/oauth/token", "refreshUrl": "/oauth/token", "scopes": obj{}},
+			"authorizationCode": obj{"authorizationUrl": "/oauth/authorize", "tokenUrl": "/oauth/token", "scopes": obj{}},
+		}}}
 }
 
-func errorObjectSchema() obj {
-	return obj{"type": "object", "properties": obj{
-		"status": obj{"type": "string"}, "title": obj{"type": "string"}, "detail": obj{"type": "string"}, "code": obj{"type": "string"},
-		"source": obj{"type": "object", "properties": obj{"pointer": obj{"type": "string"}, "parameter": obj{"type": "string"}}},
+func str() obj { return obj{"type": "string"} }
+
+func nullable(s obj) obj {
+	if t, ok := s["type"].(string); ok {
+		s["type"] = []any{t, "null"}
+		if e, ok := s["enum"].([]any); ok {
+			s["enum"] = append(e, nil)
+		}
+		return s
+	}
+	return obj{"oneOf": []any{s, obj{"type": "null"}}}
+}
+
+func baseSchemas() obj {
+	errObj := obj{"type": "object", "properties": obj{
+		"status": str(), "title": str(), "detail": str(), "code": str(),
+		"source": obj{"type": "object", "properties": obj{"pointer": str(), "parameter": str()}},
 	}}
+	str := str()
+	return obj{
+		"Error": obj{"type": "object", "description": "A JSON:API error document: one entry per problem (docs/http.md).",
+			"properties": obj{"errors": obj{"type": "array", "items": errObj}}},
+		"OAuthError": obj{"type": "object", "required": []any{"error"}, "properties": obj{
+			"error": obj{"type": "string", "enum": []any{"invalid_request", "invalid_client", "invalid_grant", "invalid_resource_owner",
+				"unsupported_grant_type", "unauthorized_client", "slow_down", "access_denied", "not_found", "invalid_password"}},
+			"error_description": str}},
+		"ListMeta": obj{"type": "object", "properties": obj{"record-count": obj{"type": "integer"}, "page-count": obj{"type": "integer"}}},
+		"TokenRequest": obj{"type": "object", "required": []any{"grant_type"}, "properties": obj{
+			"grant_type":    obj{"type": "string", "enum": []any{"client_credentials", "password", "refresh_token", "authorization_code"}},
+			"client_id":     obj{"type": "string", "description": "or HTTP Basic"},
+			"client_secret": obj{"type": "string", "description": "or HTTP Basic"},
+			"username":      obj{"type": "string", "description": "password grant: the user's email"},
+			"password":      obj{"type": "string", "description": "password grant"},
+			"refresh_token": obj{"type": "string", "description": "refresh_token grant"},
+			"code":          obj{"type": "string", "description": "authorization_code grant"},
+			"redirect_uri":  obj{"type": "string", "description": "authorization_code grant: the one of the authorize request"},
+			"code_verifier": obj{"type": "string", "description": "authorization_code grant with PKCE"},
+		}},
+		"TokenResponse": obj{"type": "object", "required": []any{"access_token", "token_type", "expires_in"}, "properties": obj{
+			"access_token": str, "token_type": obj{"type": "string", "enum": []any{"Bearer"}},
+			"expires_in": obj{"type": "integer"}, "created_at": obj{"type": "integer"},
+			"refresh_token": obj{"type": "string", "description": "password and refresh_token grants only; rotates on each refresh"},
+		}},
+		"me": obj{"type": "object", "properties": obj{"type": obj{"type": "string", "enum": []any{"me"}}, "id": str,
+			"attributes": obj{"type": "object", "properties": obj{"name": str, "email": str, "title": str, "user-type": str,
+				"account-id": str, "account-slug": str, "account-name": str, "settings-design": obj{"type": "string", "enum": []any{"classic", "modern"}},
+				"privileges": obj{"type": "array", "items": obj{"type": "object", "properties": obj{"privilege": str, "access-level": str}}}}}}},
+		"ActionMeta": obj{"type": "object", "description": "An optional body of an action.",
+			"properties": obj{"meta": obj{"type": "object", "properties": obj{"comment": obj{"type": "string", "description": "decline and rescope: the reason"}}}}},
+		"project_pricings": obj{"type": "object", "properties": obj{"type": obj{"type": "string", "enum": []any{"project-pricings"}}, "id": str,
+			"attributes": obj{"type": "object", "description": "The pricing breakdown (docs/pricing.md), the members of merge data v2's project_pricing.",
+				"properties": obj{"currency": str, "professional_services": obj{"type": "object"}, "project_governance": obj{"type": "object"},
+					"travel_and_expense": obj{"type": "object"}, "materials": obj{"type": "object"}, "managed_services": obj{"type": "object"},
+					"resources": obj{"type": "array"}, "phases": obj{"type": "array"}, "locations": obj{"type": "array"},
+					"total_contract_value": obj{"type": "object"}, "warnings": obj{"type": "array"}}}}},
+		"merge_data": obj{"type": "object", "properties": obj{"type": obj{"type": "string", "enum": []any{"merge-data"}}, "id": str,
+			"attributes": obj{"type": "object", "properties": obj{"version": obj{"type": "integer", "enum": []any{1, 2}},
+				"merge-data": obj{"type": "object", "description": "The tree SOW templates are filled from (docs/mergedata.md)."}}}}},
+		"service_account_credentials": obj{"type": "object", "properties": obj{
+			"type": obj{"type": "string", "enum": []any{"service-account-credentials"}}, "id": str,
+			"attributes": obj{"type": "object", "properties": obj{"client-id": str,
+				"client-secret": obj{"type": "string", "description": "shown this once"}, "created-at": obj{"type": "string", "format": "date-time"}}}}},
+	}
+}
+
+// errorResponses are the shared error answers of API operations.
+func errorResponses() obj {
+	out := obj{}
+	for code, desc := range map[string]string{
+		"400": "malformed request: bad JSON:API, unknown attribute, filter, include or sort, page[size] above 1000 (detail and source name it)",
+		"401": "no token, or an expired, revoked or unknown one: get a new token",
+		"403": "the token's role lacks the permission, or the slug names an account the user is not a member of",
+		"404": "no such record for this caller (another account's records look the same)",
+		"409": "the current state forbids it (type or id mismatch, an action on a record in the wrong state)",
+		"422": "validation failed: one error per field, with source.pointer",
+	} {
+		out[code] = obj{"description": desc, "content": obj{"application/vnd.api+json": obj{"schema": obj{"$ref": "#/components/schemas/Error"}}}}
+	}
+	return out
 }
 
 // attrSchema describes one attribute by its kind.
@@ -103,7 +246,11 @@ func attrSchema(a *scoping.AttrDef) obj {
 	var s obj
 	switch a.Kind {
 	case scoping.KindEnum:
-		s = obj{"type": "string", "enum": slices.Clone(a.Enum)}
+		e := make([]any, len(a.Enum))
+		for i, v := range a.Enum {
+			e[i] = v
+		}
+		s = obj{"type": "string", "enum": e}
 	case scoping.KindDecimal:
 		s = obj{"type": "string", "pattern": `^-?[0-9]+(\.[0-9]+)?$`, "description": "a decimal; numbers are accepted on input"}
 	case scoping.KindInt:
@@ -119,21 +266,26 @@ func attrSchema(a *scoping.AttrDef) obj {
 	case scoping.KindList:
 		s = obj{"type": "array", "items": obj{"type": "string"}}
 	case scoping.KindAny:
-		s = obj{}
+		return obj{}
 	default:
 		s = obj{"type": "string"}
 	}
+	s = nullable(s)
 	if a.Computed {
 		s["readOnly"] = true
 	}
-	s["nullable"] = true
 	return s
 }
 
-func resourceSchema(def *scoping.TypeDef) obj {
-	attrs, required := obj{}, []any{}
+// resourceSchema is the resource object of def; write is the variant of
+// request bodies (no id needed, computed attributes left out).
+func resourceSchema(def *scoping.TypeDef, write bool) obj {
+	attrs, required := obj{}, []string{}
 	for i := range def.Attrs {
 		a := &def.Attrs[i]
+		if write && a.Computed {
+			continue
+		}
 		attrs[a.Name] = attrSchema(a)
 		if a.Required {
 			required = append(required, a.Name)
@@ -141,55 +293,88 @@ func resourceSchema(def *scoping.TypeDef) obj {
 	}
 	attrObj := obj{"type": "object", "properties": attrs}
 	if len(required) > 0 {
-		attrObj["description"] = "required on create: " + strings.Join(anyStrings(required), ", ")
+		attrObj["description"] = "required on create: " + strings.Join(required, ", ")
 	}
 	rels := obj{}
 	for _, r := range def.Rels {
-		linkage := obj{"type": "object", "properties": obj{"type": obj{"type": "string", "enum": []any{r.Type}}, "id": obj{"type": "string"}}}
-		data := obj{"allOf": []any{linkage}, "nullable": true}
+		if write && (!r.Stored() || r.ReadOnly) {
+			continue
+		}
+		linkage := obj{"type": "object", "properties": obj{"type": obj{"type": "string", "enum": []any{r.Type}}, "id": str()}}
+		data := nullable(linkage)
 		if r.ToMany {
 			data = obj{"type": "array", "items": linkage}
 		}
 		rel := obj{"type": "object", "properties": obj{"data": data,
-			"links": obj{"type": "object", "properties": obj{"related": obj{"type": "string"}}}}}
+			"links": obj{"type": "object", "properties": obj{"related": str()}}}}
 		if !r.Stored() || r.ReadOnly {
 			rel["readOnly"] = true
 		}
 		rels[r.Name] = rel
 	}
-	return obj{"type": "object", "required": []any{"type", "id"}, "properties": obj{
-		"type": obj{"type": "string", "enum": []any{def.Name}}, "id": obj{"type": "string"},
+	s := obj{"type": "object", "required": []any{"type", "id"}, "properties": obj{
+		"type": obj{"type": "string", "enum": []any{def.Name}}, "id": str(),
 		"attributes": attrObj, "relationships": obj{"type": "object", "properties": rels},
-		"links": obj{"type": "object", "properties": obj{"self": obj{"type": "string"}}},
+		"links": obj{"type": "object", "properties": obj{"self": str()}},
 	}}
-}
-
-func anyStrings(xs []any) []string {
-	out := make([]string, len(xs))
-	for i, x := range xs {
-		out[i], _ = x.(string)
+	if write {
+		s["required"] = []any{"type"}
+		s["description"] = "id only on update (it must equal the path's)"
 	}
-	return out
+	return s
 }
 
-func ref(typ string) obj { return obj{"$ref": "#/components/schemas/" + schemaName(typ)} }
+func ref(name string) obj { return obj{"$ref": "#/components/schemas/" + schemaName(name)} }
 
 func singleDoc(typ string) obj {
-	return obj{"type": "object", "properties": obj{"data": ref(typ)}}
+	return obj{"type": "object", "properties": obj{"data": ref(typ), "included": obj{"type": "array", "items": obj{"type": "object"}}}}
+}
+
+func writeDoc1(typ string) obj {
+	return obj{"required": true, "content": obj{"application/vnd.api+json": obj{"schema": obj{"type": "object", "required": []any{"data"},
+		"properties": obj{"data": ref(typ + "_write"), "meta": obj{"type": "object"}}}}}}
 }
 
 func listDoc(typ string) obj {
 	return obj{"type": "object", "properties": obj{"data": obj{"type": "array", "items": ref(typ)},
-		"meta": obj{"$ref": "#/components/schemas/ListMeta"}, "links": obj{"type": "object"}}}
+		"included": obj{"type": "array", "items": obj{"type": "object"}},
+		"meta":     obj{"$ref": "#/components/schemas/ListMeta"}, "links": obj{"type": "object"}}}
 }
 
-func op(tag, summary string, params []any, body obj) obj {
-	o := obj{"tags": []any{tag}, "summary": summary, "responses": obj{
-		"200":     obj{"description": "OK", "content": obj{"application/vnd.api+json": obj{"schema": body}}},
-		"default": obj{"description": "a JSON:API error document", "content": obj{"application/vnd.api+json": obj{"schema": obj{"$ref": "#/components/schemas/Error"}}}},
-	}}
-	if len(params) > 0 {
-		o["parameters"] = params
+// op builds one operation from its description.
+func op(d routeDoc, params []any) obj {
+	status, media := d.Status, d.ResponseType
+	if status == "" {
+		status = "200"
+	}
+	if media == "" {
+		media = "application/vnd.api+json"
+	}
+	ok := obj{"description": "OK"}
+	if d.Response != nil {
+		ok["content"] = obj{media: obj{"schema": d.Response}}
+	}
+	responses := obj{status: ok}
+	if strings.HasPrefix(media, "application/vnd.api+json") {
+		for _, code := range []string{"400", "401", "403", "404", "409", "422"} {
+			if d.Public && (code == "401" || code == "403") {
+				continue
+			}
+			responses[code] = obj{"$ref": "#/components/responses/" + code}
+		}
+	}
+	o := obj{"tags": []any{d.Tag}, "summary": d.Summary, "responses": responses}
+	if d.Description != "" {
+		o["description"] = d.Description
+	}
+	if d.Public {
+		o["security"] = []any{}
+	}
+	if all := append(slices.Clone(params), d.Params...); len(all) > 0 {
+		o["parameters"] = all
+	}
+	if d.Body != nil {
+		o["requestBody"] = d.Body
 	}
 	return o
 }
@@ -222,7 +407,11 @@ func listParams(def *scoping.TypeDef) []any {
 	for _, n := range names {
 		ps = append(ps, queryParam("filter["+n+"]", "", obj{"type": "string"}))
 	}
-	return append(ps, includeParam(def), sortParam(def))
+	return append(ps, includeParam(def), sortParam(def), fieldsParam(def))
+}
+
+func fieldsParam(def *scoping.TypeDef) obj {
+	return queryParam("fields["+def.Name+"]", "sparse fieldset: comma-separated attributes and relationships", obj{"type": "string"})
 }
 
 func includeParam(def *scoping.TypeDef) obj {
@@ -248,34 +437,52 @@ func addTypePaths(paths obj, prefix string, def *scoping.TypeDef, v2 bool) {
 	if !v2 {
 		slug = []any{pathParam("slug")}
 	}
-	body := obj{"required": true, "content": obj{"application/vnd.api+json": obj{"schema": singleDoc(def.Name)}}}
-	coll := obj{"get": op(def.Name, "List "+def.Name+" (guarded by "+def.Guard+")", append(slices.Clone(slug), listParams(def)...), listDoc(def.Name))}
-	one := obj{"get": op(def.Name, "Show one", append(slices.Clone(slug), pathParam("id"), includeParam(def)), singleDoc(def.Name))}
+	withID := append(slices.Clone(slug), pathParam("id"))
+	t := def.Name
+	coll := obj{"get": op(routeDoc{Tag: t, Summary: "List " + t, Description: "Needs `" + def.Guard + "` view.", Response: listDoc(t)},
+		append(slices.Clone(slug), listParams(def)...))}
+	one := obj{"get": op(routeDoc{Tag: t, Summary: "Show one of " + t, Response: singleDoc(t)}, append(slices.Clone(withID), includeParam(def), fieldsParam(def)))}
 	if !def.ReadOnly || def.Hooks.Create != nil {
-		post := op(def.Name, "Create (201 with Location)", slug, singleDoc(def.Name))
-		post["requestBody"] = body
-		coll["post"] = post
+		coll["post"] = op(routeDoc{Tag: t, Summary: "Create one of " + t, Description: "Answers 201 with a Location header. Needs `" + def.Guard + "` manage.",
+			Status: "201", Body: writeDoc1(t), Response: singleDoc(t)}, slug)
 	}
 	if !def.ReadOnly {
-		patch := op(def.Name, "Update", append(slices.Clone(slug), pathParam("id")), singleDoc(def.Name))
-		patch["requestBody"] = body
-		one["patch"] = patch
-		del := op(def.Name, "Delete (204)", append(slices.Clone(slug), pathParam("id")), obj{})
-		one["delete"] = del
+		one["patch"] = op(routeDoc{Tag: t, Summary: "Update one of " + t, Body: writeDoc1(t), Response: singleDoc(t)}, withID)
+		one["delete"] = op(routeDoc{Tag: t, Summary: "Delete one of " + t, Status: "204"}, withID)
 	}
-	paths[prefix+"/"+def.Name] = coll
-	paths[prefix+"/"+def.Name+"/{id}"] = one
+	paths[prefix+"/"+t] = coll
+	paths[prefix+"/"+t+"/{id}"] = one
 	for _, r := range def.Rels {
 		target, ok := scoping.Lookup(r.Type)
 		if !ok || !target.Served() || (v2 && !target.V2) {
 			continue
 		}
-		resp := singleDoc(r.Type)
-		params := append(slices.Clone(slug), pathParam("id"))
-		if r.ToMany {
-			resp = listDoc(r.Type)
-			params = append(params, listParams(target)...)
+		if !r.ToMany {
+			paths[prefix+"/"+t+"/{id}/"+r.Name] = obj{"get": op(routeDoc{Tag: t, Summary: "The related " + r.Name, Response: singleDoc(r.Type)}, withID)}
+			continue
 		}
-		paths[prefix+"/"+def.Name+"/{id}/"+r.Name] = obj{"get": op(def.Name, "Related "+r.Name, params, resp)}
+		paths[prefix+"/"+t+"/{id}/"+r.Name] = obj{"get": op(routeDoc{Tag: t, Summary: "The related " + r.Name, Response: listDoc(r.Type)},
+			append(slices.Clone(withID), listParams(target)...))}
+		paths[prefix+"/"+t+"/{id}/"+r.Name+"/{relid}"] = obj{"get": op(routeDoc{Tag: t, Summary: "One of the related " + r.Name + " (404 unless it belongs to this record)",
+			Response: singleDoc(r.Type)}, append(slices.Clone(withID), pathParam("relid"), includeParam(target)))}
+	}
+	for _, kind := range []struct {
+		method string
+		docs   map[string]routeDoc
+	}{{"post", actionDocs}, {"get", readDocs}} {
+		if v2 && kind.method == "get" { // the reads are v1 only
+			continue
+		}
+		for _, key := range sortedKeys(kind.docs) {
+			typ, name, _ := strings.Cut(key, "/")
+			if typ != t {
+				continue
+			}
+			d := kind.docs[key]
+			if d.Tag == "" {
+				d.Tag = t
+			}
+			paths[prefix+"/"+t+"/{id}/"+name] = obj{kind.method: op(d, withID)}
+		}
 	}
 }

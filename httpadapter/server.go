@@ -9,6 +9,7 @@ package httpadapter
 import (
 	"log/slog"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -34,7 +35,7 @@ type Server struct {
 	// Timeout bounds every request (504 after it); default 30 s.
 	Timeout time.Duration
 
-	docs openAPIDocs // the generated API references, built on first use
+	docs openAPIDocs // the generated API references and their pages, built on first use
 	// Throttle limits the auth host's POSTs per client IP and the tokens
 	// minted per second; its zero value is operations.md's defaults.
 	Throttle Throttle
@@ -43,6 +44,9 @@ type Server struct {
 	throttle     *throttle
 	csrfOnce     sync.Once
 	csrfKey      []byte
+
+	servedMu sync.Mutex
+	served   []servedRoute // every route the handlers built so far answer (for the reference test)
 }
 
 // reserved are first path segments that are routes, never account slugs.
@@ -86,7 +90,7 @@ func (s *Server) wrap(h http.Handler) http.Handler {
 // page of the authorization code flow and invitation acceptance. Every
 // method of /oauth/token and of the invitation route reaches its handler,
 // whose 405 answers in OAuth's error format.
-func (s *Server) authRoutes(r *httprouter.Router) {
+func (s *Server) authRoutes(r *router) {
 	token := s.route("/oauth/token", s.throttledToken(OAuthTokenHandler(s.Auth, s.log())))
 	const accept = "/oauth/invitations/:token/accept"
 	invitation := s.route(accept, http.HandlerFunc(s.acceptInvitation))
@@ -101,22 +105,32 @@ func (s *Server) authRoutes(r *httprouter.Router) {
 // apiRouter builds the API routes. httprouter cannot hold a static first
 // segment (/v1, /v2, /oauth) beside a wildcard one (/:slug), so there are
 // two routers and the first path segment chooses between them.
-func (s *Server) apiRouter(extra func(*httprouter.Router)) http.Handler {
+//
+// Describing a route: every route added to a router here (or in
+// authRoutes, resourceRoutes) must appear in the OpenAPI reference, and
+// TestEveryRouteIsDescribed fails, naming the route, when one does not. A
+// fixed path (like /v1/me) is described by an entry under the same method
+// and pattern in routeDocs (openapi_routes.go); a POST action or GET read
+// under /{type}/{id}/{name} by an entry in actionDocs or readDocs
+// (actions.go) beside its handler. Plain resource routes are described
+// from the type declarations and need nothing more.
+func (s *Server) apiRouter(extra func(*router)) http.Handler {
 	static := s.newRouter()
 	static.Handler(http.MethodGet, "/v1/me", s.route("/v1/me", s.api(false, s.me)))
-	static.Handler(http.MethodGet, "/docs/v1", s.route("/docs/v1", s.serveReference(false)))
-	static.Handler(http.MethodGet, "/docs/v2/swagger", s.route("/docs/v2/swagger", s.serveReference(true)))
 	static.Handler(http.MethodPatch, "/v1/me", s.route("/v1/me", s.api(false, s.updateMe)))
+	s.referenceRoutes(static)
 	s.resourceRoutes(static, "/v2", true)
 	if extra != nil {
 		extra(static)
 	}
 	slugged := s.newRouter()
 	s.resourceRoutes(slugged, "/:slug/v1", false)
+	home := s.route("/", s.serveReference(false))
+	s.record(http.MethodGet, "/")
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		first, _, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/"), "/")
 		if r.URL.Path == "/" && r.Method == http.MethodGet { // the v1 reference at {base_url}
-			s.route("/", s.serveReference(false)).ServeHTTP(w, r)
+			home.ServeHTTP(w, r)
 			return
 		}
 		if reserved[first] {
@@ -127,7 +141,7 @@ func (s *Server) apiRouter(extra func(*httprouter.Router)) http.Handler {
 	})
 }
 
-func (s *Server) resourceRoutes(r *httprouter.Router, prefix string, v2 bool) {
+func (s *Server) resourceRoutes(r *router, prefix string, v2 bool) {
 	coll, one, rel, relOne := prefix+"/:type", prefix+"/:type/:id", prefix+"/:type/:id/:rel", prefix+"/:type/:id/:rel/:relid"
 	r.Handler(http.MethodGet, coll, s.route(coll, s.api(v2, s.list)))
 	r.Handler(http.MethodPost, coll, s.route(coll, s.api(v2, s.create)))
@@ -139,7 +153,41 @@ func (s *Server) resourceRoutes(r *httprouter.Router, prefix string, v2 bool) {
 	r.Handler(http.MethodGet, relOne, s.route(relOne, s.api(v2, s.relatedOne)))
 }
 
-func (s *Server) newRouter() *httprouter.Router {
+// router is an httprouter.Router that records the routes it is given, so
+// that the reference test can check each is described.
+type router struct {
+	*httprouter.Router
+	s *Server
+}
+
+// Handler adds a route (as httprouter's Handler) and records it.
+func (r *router) Handler(method, path string, h http.Handler) {
+	r.s.record(method, path)
+	r.Router.Handler(method, path, h)
+}
+
+// HandlerFunc adds a route (as httprouter's HandlerFunc) and records it.
+func (r *router) HandlerFunc(method, path string, h http.HandlerFunc) { r.Handler(method, path, h) }
+
+// Handle adds a route (as httprouter's Handle) and records it.
+func (r *router) Handle(method, path string, h httprouter.Handle) {
+	r.s.record(method, path)
+	r.Router.Handle(method, path, h)
+}
+
+// servedRoute is one method and httprouter pattern a handler answers.
+type servedRoute struct{ Method, Pattern string }
+
+func (s *Server) record(method, pattern string) {
+	s.servedMu.Lock()
+	defer s.servedMu.Unlock()
+	rt := servedRoute{method, pattern}
+	if !slices.Contains(s.served, rt) {
+		s.served = append(s.served, rt)
+	}
+}
+
+func (s *Server) newRouter() *router {
 	r := httprouter.New()
 	r.RedirectTrailingSlash = false
 	r.RedirectFixedPath = false
@@ -149,7 +197,7 @@ func (s *Server) newRouter() *httprouter.Router {
 	r.MethodNotAllowed = http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		writeError(w, req, &scopekit.Error{Code: scopekit.EMETHOD, Message: req.Method + " is not allowed here; see the Allow header"})
 	})
-	return r
+	return &router{Router: r, s: s}
 }
 
 // route records the matched route pattern for the access log.

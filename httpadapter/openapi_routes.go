@@ -1,0 +1,62 @@
+package httpadapter
+
+// routeDocs describes the fixed routes, keyed by "METHOD pattern" exactly
+// as the route is added to its router (server.go). A route under /v2/ goes
+// into the v2 reference, every other one into the v1 reference (the token
+// endpoint into both). Add an entry here with each new fixed route;
+// TestEveryRouteIsDescribed names any route without one.
+var routeDocs = map[string]routeDoc{
+	"GET /v1/me": {Tag: "me", Summary: "The token's user in the token's account, with its privileges",
+		Description: "Which account a token is for, and what its role may do.", Response: obj{"type": "object", "properties": obj{"data": ref("me")}}},
+	"PATCH /v1/me": {Tag: "me", Summary: "Change the token user's own preferences (settings-design)",
+		Description: "Needs `user_preferences` manage. Only `settings-design` (`classic` or `modern`) may be set.",
+		Body: obj{"required": true, "content": obj{"application/vnd.api+json": obj{"schema": obj{"type": "object", "properties": obj{"data": obj{
+			"type": "object", "properties": obj{"type": obj{"type": "string", "enum": []any{"me"}},
+				"attributes": obj{"type": "object", "properties": obj{"settings-design": obj{"type": "string", "enum": []any{"classic", "modern"}}}}}}}}}}},
+		Response: obj{"type": "object", "properties": obj{"data": ref("me")}}},
+
+	"POST /oauth/token": {Tag: "oauth", Public: true, Summary: "Get a token (client_credentials, password, refresh_token, authorization_code)",
+		Description: "A form (`application/x-www-form-urlencoded`); client id and secret in the form or with HTTP Basic. " +
+			"Errors are `{\"error\", \"error_description\"}`: 400 (401 for `invalid_client`); 429 `slow_down` with `Retry-After` " +
+			"(whole seconds) when throttled; 403 `access_denied` for an address blocked after a sustained loop (docs/auth.md).",
+		Body:     obj{"required": true, "content": obj{"application/x-www-form-urlencoded": obj{"schema": ref("TokenRequest")}}},
+		Response: ref("TokenResponse"), ResponseType: "application/json"},
+	"GET /oauth/token":    {Omit: "answers 405 in OAuth's error format"},
+	"PUT /oauth/token":    {Omit: "answers 405 in OAuth's error format"},
+	"PATCH /oauth/token":  {Omit: "answers 405 in OAuth's error format"},
+	"DELETE /oauth/token": {Omit: "answers 405 in OAuth's error format"},
+	"GET /oauth/authorize": {Tag: "oauth", Public: true, Summary: "The login page of the authorization code flow (HTML)",
+		Description: "Shows a sign-in form; on success redirects (302) to `redirect_uri?code=...&state=...`. The code is single-use and lives 10 minutes.",
+		Params: []any{queryParam("response_type", "code", obj{"type": "string", "enum": []any{"code"}}),
+			queryParam("client_id", "the OAuth application", str()),
+			queryParam("redirect_uri", "one of the application's registered URIs, character for character", str()),
+			queryParam("state", "echoed to the redirect URI", str()),
+			queryParam("code_challenge", "PKCE (recommended)", str()),
+			queryParam("code_challenge_method", "S256", obj{"type": "string", "enum": []any{"S256"}})},
+		Response: obj{"type": "string"}, ResponseType: "text/html"},
+	"POST /oauth/authorize": {Tag: "oauth", Public: true, Summary: "Sign in on the login page (the form's POST)",
+		Description: "The form of GET /oauth/authorize with `email`, `password` and its CSRF token; redirects (302) to the application with a code.",
+		Status:      "302", ResponseType: "text/html"},
+	"POST /oauth/invitations/:token/accept": {Tag: "oauth", Public: true, Summary: "Accept an invitation by choosing a password",
+		Description: "The password (at least 12 characters) as a form or as JSON `{\"password\": \"...\"}`. 404 for an unknown or used token, 422 for a short password.",
+		Body: obj{"required": true, "content": obj{
+			"application/x-www-form-urlencoded": obj{"schema": obj{"type": "object", "properties": obj{"password": str()}}},
+			"application/json":                  obj{"schema": obj{"type": "object", "properties": obj{"password": str()}}}}},
+		Status: "204", ResponseType: "application/json"},
+	"GET /oauth/invitations/:token/accept":    {Omit: "answers 405 in OAuth's error format"},
+	"PUT /oauth/invitations/:token/accept":    {Omit: "answers 405 in OAuth's error format"},
+	"PATCH /oauth/invitations/:token/accept":  {Omit: "answers 405 in OAuth's error format"},
+	"DELETE /oauth/invitations/:token/accept": {Omit: "answers 405 in OAuth's error format"},
+
+	"GET /": {Tag: "reference", Public: true, Summary: "This reference (v1) as a Swagger UI page; its JSON with Accept: application/json",
+		Response: obj{"type": "string"}, ResponseType: "text/html"},
+	"GET /docs/v1": {Tag: "reference", Public: true, Summary: "The v1 reference as a Swagger UI page; its JSON with Accept: application/json",
+		Response: obj{"type": "string"}, ResponseType: "text/html"},
+	"GET /docs/v2/swagger": {Tag: "reference", Public: true, Summary: "The v2 reference as a Swagger UI page; its JSON with Accept: application/json",
+		Response: obj{"type": "string"}, ResponseType: "text/html"},
+	"GET /docs/v1/openapi.json": {Tag: "reference", Public: true, Summary: "The v1 reference (OpenAPI 3.1)",
+		Response: obj{"type": "object"}, ResponseType: "application/json"},
+	"GET /docs/v2/openapi.json": {Tag: "reference", Public: true, Summary: "The v2 reference (OpenAPI 3.1)",
+		Response: obj{"type": "object"}, ResponseType: "application/json"},
+	"GET /docs/assets/*file": {Omit: "the reference page's scripts and styles"},
+}
