@@ -62,6 +62,24 @@ var readDocs = map[string]routeDoc{
 		Description: "v1 by default; `version=2` adds costs and profit. Needs `merge_data` view.",
 		Params:      []any{queryParam("version", "1 (default) or 2", obj{"type": "integer", "enum": []any{1, 2}})},
 		Response:    obj{"type": "object", "properties": obj{"data": ref("merge-data")}}},
+	"projects/delivery-rollup": {Summary: "Delivery progress per phase and for the project",
+		Description: "Services by delivery status, estimated and actual hours and percent complete, as one resource of type project-delivery-rollups (attributes `currency`, `phases`, `project`). Needs `projects` view.",
+		Response:    figuresDoc("project-delivery-rollups", "currency", "phases", "project")},
+	"projects/estimate-vs-actual": {Summary: "Estimated versus actual hours and cost, line by line",
+		Description: "One resource of type project-estimate-vs-actuals (attributes `currency`, `rows`, `phases`, `total`). Needs `projects` view.",
+		Response:    figuresDoc("project-estimate-vs-actuals", "currency", "rows", "phases", "total")},
+}
+
+// figuresDoc is the answer of a computed-figures read: one resource of
+// type typ whose attributes are the members named.
+func figuresDoc(typ string, members ...string) obj {
+	props := obj{}
+	for _, m := range members {
+		props[m] = obj{}
+	}
+	return obj{"type": "object", "properties": obj{"data": obj{"type": "object", "properties": obj{
+		"type": obj{"type": "string", "enum": []any{typ}}, "id": str(),
+		"attributes": obj{"type": "object", "properties": props}}}}}
 }
 
 // reads are the GET routes /{type}/{id}/{name} that are not relationships,
