@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/scopekit/scopekit/auth"
@@ -23,6 +24,7 @@ import (
 // served by the handler directly (no network), and a token for it.
 type benchEnv struct {
 	h      http.Handler
+	svc    *scoping.Service
 	token  string
 	first  string // id of a project
 	db     *boltstore.DB
@@ -91,6 +93,11 @@ func newBenchEnv(b *testing.B, n int) *benchEnv {
 			b.Fatal(err)
 		}
 	}
+	// as if written through the API: prices stored with the projects
+	if err := svc.RefreshAllPrices(ctx); err != nil {
+		b.Fatal(err)
+	}
+	env.svc = svc
 	s := &httpadapter.Server{Svc: svc, Auth: au, BaseURL: "http://127.0.0.1:8080", Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	env.h = s.Handler()
 	return env
@@ -157,6 +164,10 @@ func seedLargeProject(b *testing.B, db *boltstore.DB, acct, client string) strin
 	if err != nil {
 		b.Fatal(err)
 	}
+	// as if written through the API: prices stored with the project
+	if err := scoping.NewService(db).RefreshAllPrices(context.Background()); err != nil {
+		b.Fatal(err)
+	}
 	return pid
 }
 
@@ -166,4 +177,39 @@ func BenchmarkShowLargeProject(b *testing.B) {
 	env := newBenchEnv(b, 0)
 	pid := seedLargeProject(b, env.db, env.acct, env.client)
 	env.run(b, "/v2/projects/"+pid)
+}
+
+// BenchmarkCreateProjectService adds a service to the large project (1,000
+// services, 4,200 records in all) with POST /v2/project-services: the
+// write, the project's new prices and the response.
+func BenchmarkCreateProjectService(b *testing.B) {
+	env := newBenchEnv(b, 0)
+	pid := seedLargeProject(b, env.db, env.acct, env.client)
+	env.post(b, "/v2/project-services", fmt.Sprintf(`{"data":{"type":"project-services",
+		"attributes":{"name":"Extra","quantity":"2","unit-hours":"3.5"},
+		"relationships":{"project":{"data":{"type":"projects","id":%q}}}}}`, pid))
+}
+
+// BenchmarkCreateProject creates a project (with the account's defaults)
+// in an account of 1,000 projects.
+func BenchmarkCreateProject(b *testing.B) {
+	env := newBenchEnv(b, 1000)
+	env.post(b, "/v2/projects", fmt.Sprintf(`{"data":{"type":"projects","attributes":{"project-name":"New"},
+		"relationships":{"client":{"data":{"type":"clients","id":%q}}}}}`, env.client))
+}
+
+func (env *benchEnv) post(b *testing.B, path, body string) {
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		r := httptest.NewRequest(http.MethodPost, path, strings.NewReader(body))
+		r.Header.Set("Accept", "application/vnd.api+json")
+		r.Header.Set("Content-Type", "application/vnd.api+json")
+		r.Header.Set("Authorization", "Bearer "+env.token)
+		w := &discardWriter{h: http.Header{}}
+		env.h.ServeHTTP(w, r)
+		if w.code != http.StatusCreated {
+			b.Fatalf("%s: %d", path, w.code)
+		}
+	}
 }

@@ -13,12 +13,15 @@ import (
 // that serves records of several projects loads the records of all of them
 // with one query per child type and prices each project once.
 
+// typedID names a record: ids are unique per type only.
+type typedID struct{ typ, id string }
+
 // pricedProject is one pricing run and where each record's figures are.
 type pricedProject struct {
 	res *pricing.Result
 	err error // the project could not be priced; its figures stay null
 	in  *pricing.Project
-	idx map[string]int    // record id → index in its input slice, per type below
+	idx map[typedID]int   // record → index in its input slice
 	sub map[string][2]int // project-subservice id → (service, subservice)
 	// recs are the records behind the input, in the input's order, by type;
 	// subs[i] are the subservices of recs["project-services"][i].
@@ -124,8 +127,7 @@ func (c *Call) loadProjectData(ids []string, known []*Record) (projectData, erro
 		}
 		d["projects"] = append(d["projects"], projects...)
 	}
-	for _, typ := range []string{"project-resources", "project-phases", "project-locations", "project-services",
-		"project-subservices", "project-governances", "project-expenses", "project-products"} {
+	for _, typ := range projectInputTypes {
 		recs, err := c.Find(typ, Eq("project", ids...))
 		if err != nil {
 			return nil, err
@@ -184,19 +186,28 @@ func (c *Call) priceProjects(ids []string, known []*Record) error {
 	if err != nil {
 		return err
 	}
+	return c.priceData(d, ids)
+}
+
+// priceData prices the projects ids from their loaded data into the call's
+// cache of runs.
+func (c *Call) priceData(d projectData, ids []string) error {
+	acct, err := c.txAccount()
+	if err != nil {
+		return err
+	}
 	tables, terms, cats := byID(d["rate-tables"]), byID(d["payment-terms"]), byID(d["expense-categories"])
 	currencies := map[string]*Record{}
 	for _, cur := range d["currencies"] {
 		currencies[cur.Str("code")] = cur
 	}
 	groups := map[string]map[string][]*Record{}
-	for _, typ := range []string{"project-resources", "project-phases", "project-locations", "project-services",
-		"project-subservices", "project-governances", "project-expenses", "project-products"} {
+	for _, typ := range projectInputTypes {
 		groups[typ] = byProject(d[typ])
 	}
 	for _, proj := range d["projects"] {
 		g := func(typ string) []*Record { return groups[typ][proj.ID] }
-		in, pp := c.pricingInput(proj, g, tables, terms, cats, currencies)
+		in, pp := pricingInput(acct, proj, g, tables, terms, cats, currencies)
 		pp.in = in
 		pp.res, pp.err = c.Svc.price(in)
 		c.pricedCache[proj.ID] = pp
@@ -222,13 +233,13 @@ func currencyOf(code string, currencies map[string]*Record) (pricing.Currency, d
 }
 
 // pricingInput describes one project to the pricing engine.
-func (c *Call) pricingInput(proj *Record, g func(string) []*Record, tables, terms, cats, currencies map[string]*Record) (*pricing.Project, *pricedProject) {
-	pp := &pricedProject{idx: map[string]int{}, sub: map[string][2]int{}, recs: map[string][]*Record{}}
+func pricingInput(acct, proj *Record, g func(string) []*Record, tables, terms, cats, currencies map[string]*Record) (*pricing.Project, *pricedProject) {
+	pp := &pricedProject{idx: map[typedID]int{}, sub: map[string][2]int{}, recs: map[string][]*Record{}}
 	for _, typ := range []string{"project-resources", "project-phases", "project-locations", "project-services",
 		"project-governances", "project-expenses", "project-products"} {
 		pp.recs[typ] = g(typ)
 	}
-	defCode := c.Actor.Account.Str("default-currency")
+	defCode := acct.Str("default-currency")
 	code := defCode
 	if t, ok := tables[proj.Rel("rate-table")]; ok && t.Str("currency") != "" {
 		code = t.Str("currency")
@@ -244,7 +255,7 @@ func (c *Call) pricingInput(proj *Record, g func(string) []*Record, tables, term
 		in.IncludeExpenses, in.IncludeHardware = t.Bool("include-expenses"), t.Bool("include-hardware")
 	}
 	for i, r := range g("project-resources") {
-		pp.idx[r.ID] = i
+		pp.idx[typedID{r.Type, r.ID}] = i
 		in.Resources = append(in.Resources, pricing.Resource{ID: r.ID, Name: r.Str("name"), Slug: r.Str("code"),
 			HourlyRate: r.Dec("hourly-rate"), HourlyCost: r.Dec("hourly-cost")})
 	}
@@ -260,7 +271,7 @@ func (c *Call) pricingInput(proj *Record, g func(string) []*Record, tables, term
 	}
 	pp.subs = make([][]*Record, len(pp.recs["project-services"]))
 	for i, s := range g("project-services") {
-		pp.idx[s.ID] = i
+		pp.idx[typedID{s.Type, s.ID}] = i
 		pp.subs[i] = subsOf[s.ID]
 		line := pricing.Service{ID: s.ID, Name: s.Str("name"), Type: s.Str("service-type"),
 			PaymentFrequency: s.Str("payment-frequency"), Quantity: s.Dec("quantity"), UnitHours: s.Dec("unit-hours"),
@@ -275,14 +286,14 @@ func (c *Call) pricingInput(proj *Record, g func(string) []*Record, tables, term
 		in.Services = append(in.Services, line)
 	}
 	for i, r := range g("project-governances") {
-		pp.idx[r.ID] = i
+		pp.idx[typedID{r.Type, r.ID}] = i
 		in.Governance = append(in.Governance, pricing.Governance{ID: r.ID, Name: r.Str("name"),
 			CalculationType: r.Str("calculation-type"), Rate: r.Dec("rate"), FixedHours: r.Dec("fixed-hours"),
 			AllocationMethod: r.Str("allocation-method"), FilterType: r.Str("filter-type"),
 			ResourceID: r.Rel("project-resource"), PhaseID: r.Rel("project-phase"), CategoryID: r.Rel("service-category")})
 	}
 	for i, r := range g("project-expenses") {
-		pp.idx[r.ID] = i
+		pp.idx[typedID{r.Type, r.ID}] = i
 		e := pricing.Expense{ID: r.ID, Description: r.Str("description"), Quantity: r.Dec("quantity"), Rate: r.Dec("rate")}
 		if cat, ok := cats[r.Rel("expense-category")]; ok {
 			e.Category = cat.Str("name")
@@ -293,109 +304,179 @@ func (c *Call) pricingInput(proj *Record, g func(string) []*Record, tables, term
 		in.Expenses = append(in.Expenses, e)
 	}
 	for i, r := range g("project-products") {
-		pp.idx[r.ID] = i
+		pp.idx[typedID{r.Type, r.ID}] = i
 		in.Products = append(in.Products, pricing.Product{ID: r.ID, Name: r.Str("name"), SKU: r.Str("sku"),
 			Quantity: r.Dec("quantity"), UnitPrice: r.Dec("unit-price"), UnitCost: r.Dec("unit-cost")})
 	}
 	return in, pp
 }
 
-// computePrices is the Compute hook of every priced type: it prices the
-// projects of recs (once per request) and sets each record's figures.
+// computePrices is the Compute hook of every priced type. Figures stored
+// on write are served as they are; only projects whose stored figures are
+// stale (storedprices.go) are priced, once per request, and their records'
+// figures set from that run. Custom hours compare with the catalog.
 func computePrices(_ context.Context, c *Call, recs []*Record) error {
-	ids := make([]string, 0, len(recs))
-	var known []*Record
+	projects := map[string]*Record{}
+	var want []string
 	for _, r := range recs {
 		if r.Type == "projects" {
-			ids = append(ids, r.ID)
-			known = append(known, r)
-		} else {
-			ids = append(ids, r.Rel("project"))
+			projects[r.ID] = r
+		} else if pid := r.Rel("project"); pid != "" && !slices.Contains(want, pid) {
+			want = append(want, pid)
 		}
 	}
-	runs, err := c.priced(ids, known)
+	want = slices.DeleteFunc(want, func(id string) bool { return projects[id] != nil })
+	if len(want) > 0 {
+		found, err := c.Find("projects", Eq("id", want...))
+		if err != nil {
+			return err
+		}
+		for _, p := range found {
+			projects[p.ID] = p
+		}
+	}
+	acct, err := c.txAccount()
 	if err != nil {
 		return err
 	}
+	epoch, _ := epochOf(acct, priceEpochAttr)
+	stale := map[string]bool{}
+	var ids []string
+	var known []*Record
+	for _, r := range recs {
+		pid := projectOfPriced(r)
+		if stale[pid] || pid == "" {
+			continue
+		}
+		if p := projects[pid]; p == nil || !pricesFresh(p, epoch) {
+			stale[pid] = true
+			ids = append(ids, pid)
+			if p != nil {
+				known = append(known, p)
+			}
+		}
+	}
+	if len(ids) > 0 {
+		if _, err := c.priced(ids, known); err != nil {
+			return err
+		}
+	}
 	var catalog map[string]*Record // catalog hours, for custom-hours
 	for _, r := range recs {
-		pid := r.Rel("project")
-		if r.Type == "projects" {
-			pid = r.ID
+		if stale[projectOfPriced(r)] {
+			c.setFigures(r)
 		}
-		pp := runs[pid]
-		if pp == nil || pp.err != nil {
-			continue // figures stay null: a read never fails for pricing
-		}
-		res := pp.res
-		switch r.Type {
-		case "projects":
-			set(r, "total-hours", res.TotalHours())
-			set(r, "contract-revenue", res.TotalContractValue)
-			set(r, "contract-cost", res.TotalContractCost)
-			set(r, "contract-profit", res.TotalContractProfit)
-			set(r, "contract-margin", res.TotalContractMargin)
-		case "project-services", "project-subservices":
-			var f pricing.LineFigures
-			if r.Type == "project-services" {
-				i, ok := pp.idx[r.ID]
-				if !ok {
-					continue
-				}
-				f = res.Service(i)
-				set(r, "total-hours", f.TotalHours)
-			} else {
-				ij, ok := pp.sub[r.ID]
-				if !ok {
-					continue
-				}
-				f = res.Subservice(ij[0], ij[1])
-			}
-			set(r, "extended-hours", f.ExtendedHours)
-			set(r, "revenue", f.Revenue)
-			set(r, "cost", f.Cost)
+		if r.Type == "project-services" || r.Type == "project-subservices" {
 			if catalog == nil {
+				var err error
 				if catalog, err = c.catalogLines(recs); err != nil {
 					return err
 				}
 			}
 			r.Attrs["custom-hours"] = customHours(r, catalog)
-		case "project-governances":
-			if i, ok := pp.idx[r.ID]; ok {
-				it := res.ProjectGovernance.Items[i]
-				set(r, "hours", it.Hours)
-				set(r, "revenue", it.Revenue)
-				set(r, "cost", it.Cost)
-			}
-		case "project-expenses":
-			if i, ok := pp.idx[r.ID]; ok {
-				it := res.TravelAndExpense.Items[i]
-				setMoney(r, it.Revenue, it.Cost, it.Profit)
-			}
-		case "project-products":
-			if i, ok := pp.idx[r.ID]; ok {
-				it := res.Materials.Items[i]
-				setMoney(r, it.Revenue, it.Cost, it.Profit)
-			}
-		case "project-resources":
-			if i, ok := pp.idx[r.ID]; ok {
-				f := res.Resource(i)
-				set(r, "total-hours", f.TotalHours)
-				set(r, "revenue", f.Revenue)
-				set(r, "cost", f.Cost)
-			}
 		}
 	}
 	return nil
 }
 
-func set(r *Record, name string, f pricing.Fixed) { r.Attrs[name] = f.String() }
+// projectOfPriced returns the project a priced record belongs to.
+func projectOfPriced(r *Record) string {
+	if r.Type == "projects" {
+		return r.ID
+	}
+	return r.Rel("project")
+}
 
-// setMoney sets the revenue, cost and profit of an expense or product line.
-func setMoney(r *Record, revenue, cost, profit pricing.Fixed) {
-	set(r, "revenue", revenue)
-	set(r, "cost", cost)
-	set(r, "profit", profit)
+// setFigures sets the price figures of r from the call's pricing run of its
+// project (none when the project could not be priced: a read never fails
+// for pricing) and reports whether they changed.
+func (c *Call) setFigures(r *Record) bool {
+	names := figureAttrs[r.Type]
+	var vals [6]any // by position in names; nil: no figure
+	put := func(name string, f pricing.Fixed) { vals[slices.Index(names, name)] = f.String() }
+	if pp := c.pricedCache[projectOfPriced(r)]; pp != nil {
+		if r.Type == "projects" && pp.in != nil {
+			vals[0] = pp.in.Currency.Code
+		}
+		if pp.err == nil {
+			lineFigures(r, pp, put)
+		}
+	}
+	changed := false
+	for i, n := range names {
+		if vals[i] == nil {
+			if _, ok := r.Attrs[n]; ok {
+				delete(r.Attrs, n)
+				changed = true
+			}
+			continue
+		}
+		if old, ok := r.Attrs[n].(string); !ok || old != vals[i] {
+			r.Attrs[n] = vals[i]
+			changed = true
+		}
+	}
+	return changed
+}
+
+// lineFigures passes the figures of r in the run pp to put.
+func lineFigures(r *Record, pp *pricedProject, put func(string, pricing.Fixed)) {
+	res := pp.res
+	switch r.Type {
+	case "projects":
+		put("total-hours", res.TotalHours())
+		put("contract-revenue", res.TotalContractValue)
+		put("contract-cost", res.TotalContractCost)
+		put("contract-profit", res.TotalContractProfit)
+		put("contract-margin", res.TotalContractMargin)
+	case "project-services", "project-subservices":
+		var f pricing.LineFigures
+		if r.Type == "project-services" {
+			i, ok := pp.idx[typedID{r.Type, r.ID}]
+			if !ok {
+				return
+			}
+			f = res.Service(i)
+			put("total-hours", f.TotalHours)
+		} else {
+			ij, ok := pp.sub[r.ID]
+			if !ok {
+				return
+			}
+			f = res.Subservice(ij[0], ij[1])
+		}
+		put("extended-hours", f.ExtendedHours)
+		put("revenue", f.Revenue)
+		put("cost", f.Cost)
+	case "project-governances":
+		if i, ok := pp.idx[typedID{r.Type, r.ID}]; ok {
+			it := res.ProjectGovernance.Items[i]
+			put("hours", it.Hours)
+			put("revenue", it.Revenue)
+			put("cost", it.Cost)
+		}
+	case "project-expenses":
+		if i, ok := pp.idx[typedID{r.Type, r.ID}]; ok {
+			it := res.TravelAndExpense.Items[i]
+			put("revenue", it.Revenue)
+			put("cost", it.Cost)
+			put("profit", it.Profit)
+		}
+	case "project-products":
+		if i, ok := pp.idx[typedID{r.Type, r.ID}]; ok {
+			it := res.Materials.Items[i]
+			put("revenue", it.Revenue)
+			put("cost", it.Cost)
+			put("profit", it.Profit)
+		}
+	case "project-resources":
+		if i, ok := pp.idx[typedID{r.Type, r.ID}]; ok {
+			f := res.Resource(i)
+			put("total-hours", f.TotalHours)
+			put("revenue", f.Revenue)
+			put("cost", f.Cost)
+		}
+	}
 }
 
 // catalogLines loads the catalog services and subservices the lines of

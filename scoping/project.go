@@ -59,12 +59,7 @@ func init() {
 			}}),
 			"active", FilterDef{Op: OpIn, Kind: KindBool}),
 		Hooks: Hooks{Defaults: projectDefaults, AfterWrite: afterProjectWrite,
-			Compute: func(ctx context.Context, c *Call, recs []*Record) error {
-				if err := computeProjects(ctx, c, recs); err != nil {
-					return err
-				}
-				return computePrices(ctx, c, recs)
-			},
+			Compute: computePrices,
 			Validate: func(_ context.Context, c *Call, rec, old *Record) []error {
 				return append(validateUDFs(c, "projects", rec), validateProjectStatus(c, rec, old))
 			}},
@@ -195,29 +190,6 @@ func projectDefaults(_ context.Context, c *Call, rec *Record) error {
 		if len(defs) > 0 {
 			rec.SetRel(d.rel, defs[0].ID)
 		}
-	}
-	return nil
-}
-
-// computeProjects sets the currency of projects: their rate table's, else
-// the account default. Price figures come from the pricing engine.
-func computeProjects(_ context.Context, c *Call, recs []*Record) error {
-	tables := map[string]string{}
-	for _, r := range recs {
-		cur := c.Actor.Account.Str("default-currency")
-		if rt := r.Rel("rate-table"); rt != "" {
-			code, ok := tables[rt]
-			if !ok {
-				if t, err := c.Get("rate-tables", rt); err == nil {
-					code = t.Str("currency")
-				}
-				tables[rt] = code
-			}
-			if code != "" {
-				cur = code
-			}
-		}
-		r.Attrs["currency"] = cur
 	}
 	return nil
 }

@@ -2,6 +2,8 @@ package scoping
 
 import (
 	"context"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/scopekit/scopekit"
@@ -45,6 +47,7 @@ type Call struct {
 
 	pricedCache map[string]*pricedProject // pricing runs of this call, by project id
 	events      int                       // events recorded by this call
+	acct        *Record                   // the account as this transaction sees it (txAccount)
 }
 
 // Given reports whether the write being applied names the attribute or
@@ -83,14 +86,26 @@ func (s *Service) view(ctx context.Context, a *Actor, v2 bool, fn func(c *Call) 
 
 func (s *Service) update(ctx context.Context, a *Actor, v2 bool, meta map[string]any, fn func(c *Call) error) (*Call, error) {
 	var call *Call
+	var ptx *pricingTx
 	err := s.store.Update(ctx, func(tx Tx) error {
-		call = &Call{Svc: s, Tx: tx, Actor: a, V2: v2, Meta: meta, RespMeta: map[string]any{}}
-		return fn(call)
+		ptx = newPricingTx(tx, s)
+		call = &Call{Svc: s, Tx: ptx, Actor: a, V2: v2, Meta: meta, RespMeta: map[string]any{}}
+		if err := fn(call); err != nil {
+			return err
+		}
+		return ptx.flush(ctx) // prices are stored with the writes that change them
 	})
-	if err == nil && call.events > 0 && s.Webhooks.Notify != nil {
+	if err != nil {
+		return call, err
+	}
+	if call.events > 0 && s.Webhooks.Notify != nil {
 		s.Webhooks.Notify() // after the commit: the deliveries are visible
 	}
-	return call, err
+	for _, acct := range slices.Sorted(maps.Keys(ptx.bumped)) {
+		// best effort: a project left stale is priced on read until refreshed
+		_ = s.RefreshPrices(context.WithoutCancel(ctx), acct)
+	}
+	return call, nil
 }
 
 func lookupType(name string) (*TypeDef, error) {

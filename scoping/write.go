@@ -121,7 +121,15 @@ func (s *Service) reread(ctx context.Context, a *Actor, def *TypeDef, rec *Recor
 	if len(meta) > 0 {
 		res.Meta = meta
 	}
-	err := s.view(ctx, a, v2, func(c *Call) error { return c.compute(ctx, def, res.Records) })
+	err := s.view(ctx, a, v2, func(c *Call) error {
+		// as stored: the write's transaction added the price figures
+		if _, priced := figureAttrs[rec.Type]; priced {
+			if cur, err := c.Get(rec.Type, rec.ID); err == nil {
+				res.Records[0] = cur
+			}
+		}
+		return c.compute(ctx, def, res.Records)
+	})
 	return res, err
 }
 

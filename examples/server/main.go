@@ -128,6 +128,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	svc.Webhooks = scoping.WebhookConfig{CheckDestination: webhook.CheckDestination(cfg.WebhookAllowPrivate),
 		Sealer: sealer, FirstDelay: cfg.WebhookRetrySchedule[0], Notify: dispatcher.Notify}
 	as := &auth.Service{Store: db.AuthStore(), Directory: scoping.Directory(db), BcryptCost: bcryptCost}
+	// stored prices: price the projects of a database written before
+	// prices were stored, or left stale by an interrupted refresh
+	if err := svc.RefreshAllPrices(ctx); err != nil {
+		return fmt.Errorf("prices: %w", err)
+	}
 	if boot != nil {
 		if err := applyBootstrap(ctx, boot, svc, db, as); err != nil {
 			return err

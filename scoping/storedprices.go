@@ -1,0 +1,361 @@
+package scoping
+
+import (
+	"context"
+	"slices"
+)
+
+// Stored prices: a project's price figures are computed when its price
+// inputs are written, in the same transaction, and stored on the records
+// they belong to (the project's totals on the project, each line's on the
+// line). A read serves them as stored and prices nothing.
+//
+// Every write of the engine goes through pricingTx, which notes the
+// projects whose own inputs change (the project record, its lines,
+// resources, phases and locations) and re-prices them once, just before
+// the transaction commits. This works on any Store: nothing here depends
+// on how records are kept.
+//
+// Inputs shared by many projects (a rate table's currency, a payment
+// term's flags, the account's currencies and default currency) would make
+// one write re-price every project of an account. Instead, such a write
+// bumps the account's price epoch; each project stores the epoch its
+// figures were computed under, and figures of an older epoch are not
+// trusted: a read prices such a project as before (correct, but not
+// free). After the commit the writer re-prices the account's stale
+// projects in transactions of refreshChunk projects each (RefreshPrices),
+// so the fan-out never makes one long transaction and an interrupted
+// refresh only costs reads until the next one. Because the epoch is stored
+// with the data, several servers on one database agree on what is stale.
+
+const (
+	// priceEpochAttr (accounts) counts the changes of shared price inputs.
+	priceEpochAttr = "price-epoch"
+	// pricedEpochAttr (projects) is the account epoch the project's stored
+	// figures were computed under; absent when never priced on write.
+	pricedEpochAttr = "priced-epoch"
+	// refreshChunk is how many projects one refresh transaction re-prices.
+	refreshChunk = 100
+)
+
+// figureAttrs are the stored price figures of each priced type.
+var figureAttrs = map[string][]string{
+	"projects":            {"currency", "total-hours", "contract-revenue", "contract-cost", "contract-profit", "contract-margin"},
+	"project-services":    {"extended-hours", "total-hours", "revenue", "cost"},
+	"project-subservices": {"extended-hours", "revenue", "cost"},
+	"project-governances": {"hours", "revenue", "cost"},
+	"project-expenses":    {"revenue", "cost", "profit"},
+	"project-products":    {"revenue", "cost", "profit"},
+	"project-resources":   {"total-hours", "revenue", "cost"},
+}
+
+// projectInputTypes are the children of a project that a pricing run reads.
+var projectInputTypes = []string{"project-resources", "project-phases", "project-locations", "project-services",
+	"project-subservices", "project-governances", "project-expenses", "project-products"}
+
+// sharedInputs are the attributes of records shared by many projects that
+// pricing reads; a change to one of them bumps the account's price epoch.
+var sharedInputs = map[string][]string{
+	"rate-tables":   {"currency"},
+	"payment-terms": {"include-expenses", "include-hardware"},
+	"currencies":    {"code", "minor-units", "conversion-rate"},
+	"accounts":      {"default-currency"},
+}
+
+// projectInputs are the project's own attributes and relationships that
+// pricing reads.
+var projectInputs = []string{"revenue-adjustment", "cost-adjustment", "mrr-terms", "rate-table", "payment-term"}
+
+// epochOf returns the price epoch stored on an account (or, with
+// pricedEpochAttr, on a project) and whether it is set.
+func epochOf(r *Record, attr string) (int64, bool) {
+	if _, ok := r.Attrs[attr]; !ok {
+		return 0, false
+	}
+	return r.Int(attr), true
+}
+
+// pricesFresh reports whether the figures stored on proj were computed
+// under the account's price epoch cur.
+func pricesFresh(proj *Record, cur int64) bool {
+	e, ok := epochOf(proj, pricedEpochAttr)
+	return ok && e == cur
+}
+
+// txAccount returns the call's account as this transaction sees it (the
+// actor's copy may be older): pricing reads its default currency and
+// price epoch.
+func (c *Call) txAccount() (*Record, error) {
+	if c.acct == nil {
+		acct, err := c.Tx.Get("accounts", "", c.AccountID())
+		if err != nil {
+			return nil, err
+		}
+		c.acct = acct
+	}
+	return c.acct, nil
+}
+
+// pricingTx is the Tx of a write: it passes every write through and notes
+// which projects to re-price and which accounts' epochs to bump.
+type pricingTx struct {
+	Tx
+	svc     *Service
+	dirty   map[string][]string // account → projects to re-price, in order
+	bumped  map[string]bool     // accounts whose epoch this transaction bumped
+	touched bool                // bumped or dirty since the last flush
+}
+
+func newPricingTx(tx Tx, svc *Service) *pricingTx {
+	return &pricingTx{Tx: tx, svc: svc, dirty: map[string][]string{}, bumped: map[string]bool{}}
+}
+
+func (t *pricingTx) markDirty(accountID, projectID string) {
+	if projectID == "" || slices.Contains(t.dirty[accountID], projectID) {
+		return
+	}
+	t.dirty[accountID] = append(t.dirty[accountID], projectID)
+	t.touched = true
+}
+
+// tracked reports whether writes of typ may change prices.
+func tracked(typ string) bool {
+	_, shared := sharedInputs[typ]
+	return typ == "projects" || shared || slices.Contains(projectInputTypes, typ)
+}
+
+// Insert implements Tx.
+func (t *pricingTx) Insert(r *Record) error {
+	if err := t.Tx.Insert(r); err != nil {
+		return err
+	}
+	return t.note(r, nil)
+}
+
+// Replace implements Tx.
+func (t *pricingTx) Replace(r *Record) error {
+	if !tracked(r.Type) {
+		return t.Tx.Replace(r)
+	}
+	old, err := t.Tx.Get(r.Type, r.AccountID, r.ID)
+	if err != nil {
+		return err
+	}
+	switch r.Type {
+	case "accounts":
+		// the epoch only grows, whatever copy of the account is written
+		e, _ := epochOf(old, priceEpochAttr)
+		if n, _ := epochOf(r, priceEpochAttr); n > e {
+			e = n
+		}
+		if !t.bumped[r.ID] && !sameAttrs(old, r, sharedInputs["accounts"]) {
+			e++
+			t.bumped[r.ID], t.touched = true, true
+		}
+		r.Attrs[priceEpochAttr] = e
+	case "projects":
+		// figures survive a rewrite of the record that does not carry them
+		for _, a := range append(figureAttrs["projects"], pricedEpochAttr) {
+			if _, ok := r.Attrs[a]; !ok && old.Attrs[a] != nil {
+				r.Attrs[a] = old.Attrs[a]
+			}
+		}
+	}
+	if err := t.Tx.Replace(r); err != nil {
+		return err
+	}
+	return t.note(r, old)
+}
+
+// Delete implements Tx.
+func (t *pricingTx) Delete(typ, accountID, id string) error {
+	if !tracked(typ) || typ == "projects" {
+		return t.Tx.Delete(typ, accountID, id)
+	}
+	old, err := t.Tx.Get(typ, accountID, id)
+	if err != nil {
+		return err
+	}
+	if err := t.Tx.Delete(typ, accountID, id); err != nil {
+		return err
+	}
+	return t.note(nil, old)
+}
+
+// note records what a write of cur (nil: deleted) over old (nil: created)
+// changes for prices.
+func (t *pricingTx) note(cur, old *Record) error {
+	some := cur
+	if some == nil {
+		some = old
+	}
+	switch typ := some.Type; {
+	case typ == "projects":
+		if old == nil || cur != nil && !sameAttrs(old, cur, projectInputs) {
+			t.markDirty(some.AccountID, some.ID)
+		}
+	case slices.Contains(projectInputTypes, typ):
+		for _, r := range []*Record{old, cur} {
+			if r != nil {
+				t.markDirty(r.AccountID, r.Rel("project"))
+			}
+		}
+	case typ == "accounts":
+		// handled in Replace
+	default:
+		if attrs, ok := sharedInputs[typ]; ok && (old == nil || cur == nil || !sameAttrs(old, cur, attrs)) {
+			return t.bump(some.AccountID)
+		}
+	}
+	return nil
+}
+
+// bump increments the price epoch of an account, once per transaction.
+func (t *pricingTx) bump(accountID string) error {
+	if t.bumped[accountID] {
+		return nil
+	}
+	acct, err := t.Tx.Get("accounts", "", accountID)
+	if err != nil {
+		return err
+	}
+	e, _ := epochOf(acct, priceEpochAttr)
+	acct.Attrs[priceEpochAttr] = e + 1
+	t.bumped[accountID], t.touched = true, true
+	return t.Tx.Replace(acct)
+}
+
+// sameAttrs reports whether a and b agree on the named attributes and
+// relationships.
+func sameAttrs(a, b *Record, names []string) bool {
+	for _, n := range names {
+		if !slices.Equal(a.FieldValues(n), b.FieldValues(n)) {
+			return false
+		}
+	}
+	return true
+}
+
+// flush re-prices the projects the transaction's writes touched and stores
+// their figures. It reads the account's epoch before any price input, so
+// that figures are never stored under an epoch newer than their inputs.
+func (t *pricingTx) flush(ctx context.Context) error {
+	if !t.touched {
+		return nil
+	}
+	t.touched = false
+	accts := make([]string, 0, len(t.dirty))
+	for a := range t.dirty {
+		accts = append(accts, a)
+	}
+	slices.SortFunc(accts, CompareIDs)
+	for _, acctID := range accts {
+		ids := t.dirty[acctID]
+		delete(t.dirty, acctID)
+		if err := t.svc.storePrices(ctx, t.Tx, acctID, ids); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// storePrices prices the projects ids of an account from the data in tx
+// and writes the figures that changed, with the account's current epoch.
+func (s *Service) storePrices(_ context.Context, tx Tx, accountID string, ids []string) error {
+	acct, err := tx.Get("accounts", "", accountID)
+	if err != nil {
+		return err
+	}
+	epoch, _ := epochOf(acct, priceEpochAttr)
+	c := &Call{Svc: s, Tx: tx, Actor: &Actor{Account: acct, AllProjects: true}, acct: acct, pricedCache: map[string]*pricedProject{}}
+	d, err := c.loadProjectData(ids, nil)
+	if err != nil {
+		return err
+	}
+	if err := c.priceData(d, ids); err != nil {
+		return err
+	}
+	for _, proj := range d["projects"] {
+		changed := c.setFigures(proj)
+		if e, ok := epochOf(proj, pricedEpochAttr); !ok || e != epoch {
+			proj.Attrs[pricedEpochAttr] = epoch
+			changed = true
+		}
+		if changed {
+			if err := tx.Replace(proj); err != nil {
+				return err
+			}
+		}
+	}
+	for _, typ := range projectInputTypes {
+		if _, priced := figureAttrs[typ]; !priced {
+			continue
+		}
+		for _, r := range d[typ] {
+			if c.setFigures(r) {
+				if err := tx.Replace(r); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// RefreshPrices re-prices the projects of an account whose stored figures
+// are older than the account's price epoch (or were never stored), in
+// transactions of at most refreshChunk projects. Writes call it after
+// changing a shared price input; composition roots may call it at start
+// (RefreshAllPrices) for data written before prices were stored.
+func (s *Service) RefreshPrices(ctx context.Context, accountID string) error {
+	for off := 0; ; off += refreshChunk {
+		n := 0
+		err := s.store.Update(ctx, func(tx Tx) error {
+			acct, err := tx.Get("accounts", "", accountID)
+			if err != nil {
+				return err
+			}
+			epoch, _ := epochOf(acct, priceEpochAttr)
+			projects, _, err := tx.List(&Query{Type: "projects", AccountID: accountID, Limit: refreshChunk, Offset: off})
+			if err != nil {
+				return err
+			}
+			n = len(projects)
+			var stale []string
+			for _, p := range projects {
+				if !pricesFresh(p, epoch) {
+					stale = append(stale, p.ID)
+				}
+			}
+			if len(stale) == 0 {
+				return nil
+			}
+			return s.storePrices(ctx, tx, accountID, stale)
+		})
+		if err != nil || n < refreshChunk {
+			return err
+		}
+	}
+}
+
+// RefreshAllPrices runs RefreshPrices for every account.
+func (s *Service) RefreshAllPrices(ctx context.Context) error {
+	var ids []string
+	err := s.store.View(ctx, func(tx Tx) error {
+		accts, _, err := tx.List(&Query{Type: "accounts"})
+		for _, a := range accts {
+			ids = append(ids, a.ID)
+		}
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	slices.SortFunc(ids, CompareIDs)
+	for _, id := range ids {
+		if err := s.RefreshPrices(ctx, id); err != nil {
+			return err
+		}
+	}
+	return nil
+}
