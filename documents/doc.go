@@ -1,0 +1,53 @@
+// Package documents generates a project's documents: statements of work
+// filled from DOCX tag templates, pricing and breakdown workbooks (XLSX),
+// and PDF through a Converter.
+//
+// The package is pure: it takes bytes and values and returns bytes; it
+// knows nothing of HTTP or storage. Render fills a template from a
+// merge-data tree (package mergedata, v2); Tags validates a template and
+// lists the paths its tags use; PricingWorkbook and BreakdownWorkbook build
+// spreadsheets from a scoping.Snapshot and its pricing run; LibreOffice
+// converts DOCX to PDF. Templates compute nothing: every value comes from
+// merge data, so a document always shows what the pricing endpoint shows.
+//
+// Tag syntax (docs/templates.md has the full reference):
+//
+//	{project.project_name}          a value by dotted path; missing → empty
+//	{#phases}…{/phases}             a loop over a list, a section over any other truthy value
+//	{^phases}…{/phases}             an inverted section: shown when the value is missing, false or empty
+//	{#a.b == "x" && n > 1}…{/}      a condition: == != > < >= <= && || ! and parentheses
+//	{.}  {phases.length}            the current item; the length of a list or text
+//
+// Tags are found on a paragraph's joined text, so a tag Word split over
+// several runs still works; the value takes the formatting of the tag's
+// first run. A loop whose tags sit in one paragraph repeats the text between
+// them, one spanning paragraphs repeats the paragraphs (and tables) between
+// them, and one whose tags sit in different cells of one table row repeats
+// the row.
+package documents
+
+import "errors"
+
+// Content types of the files this package produces.
+const (
+	ContentTypeDOCX = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
+	ContentTypePDF  = "application/pdf"
+	ContentTypeXLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+)
+
+// Limits of a template. A template over MaxTemplateSize, or whose entries
+// would unpack to more than the limits below (a zip bomb), is refused.
+const (
+	MaxTemplateSize = 20 << 20  // bytes of the .docx file
+	MaxEntries      = 2000      // entries in the zip
+	MaxEntrySize    = 64 << 20  // uncompressed bytes of one entry
+	MaxUnpackedSize = 160 << 20 // uncompressed bytes of all entries together
+	// MaxOutputPart bounds the rendered size of one document part, so a
+	// template nesting loops over large lists cannot grow without limit.
+	MaxOutputPart = 96 << 20
+)
+
+// ErrNoConverter is returned (wrapped) by NewLibreOffice when soffice is
+// not installed, and by a nil Converter's callers when no converter is
+// configured.
+var ErrNoConverter = errors.New("documents: no PDF converter (LibreOffice soffice not found)")

@@ -1,0 +1,133 @@
+package documents
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Converter turns a DOCX document into PDF.
+//
+// ToPDF returns the PDF's bytes, or an error whose text says why the
+// conversion failed (it is shown to the user as the document's error-text);
+// it honours ctx's deadline and cancellation.
+type Converter interface {
+	ToPDF(ctx context.Context, docx []byte) ([]byte, error)
+}
+
+// LibreOffice converts with LibreOffice headless (soffice --headless
+// --convert-to pdf), one process per conversion, each in a temp dir of its
+// own with a private user profile, so conversions never share state.
+// Its zero fields take the defaults below; set them before the first
+// conversion.
+type LibreOffice struct {
+	// Path is the soffice program.
+	Path string
+	// Timeout bounds one conversion (default 2 minutes); the process
+	// group is killed when it passes.
+	Timeout time.Duration
+	// MaxConcurrent bounds the conversions running at once (default 2);
+	// more wait their turn (or for ctx).
+	MaxConcurrent int
+	// TempDir is where the work dirs go (default os.TempDir()).
+	TempDir string
+
+	once sync.Once
+	sem  chan struct{}
+}
+
+// Defaults of LibreOffice.
+const (
+	DefaultPDFTimeout    = 2 * time.Minute
+	DefaultPDFConcurrent = 2
+)
+
+// NewLibreOffice returns a converter running the soffice program at path,
+// or, with path "", the first of soffice and libreoffice found on PATH. The
+// error wraps ErrNoConverter when there is none.
+func NewLibreOffice(path string) (*LibreOffice, error) {
+	if path == "" {
+		for _, name := range []string{"soffice", "libreoffice"} {
+			if p, err := exec.LookPath(name); err == nil {
+				path = p
+				break
+			}
+		}
+		if path == "" {
+			return nil, fmt.Errorf("%w: install LibreOffice (Debian: libreoffice-writer-nogui)", ErrNoConverter)
+		}
+	} else if _, err := exec.LookPath(path); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrNoConverter, err)
+	}
+	return &LibreOffice{Path: path}, nil
+}
+
+// ToPDF implements Converter.
+func (lo *LibreOffice) ToPDF(ctx context.Context, docx []byte) ([]byte, error) {
+	lo.once.Do(func() {
+		n := lo.MaxConcurrent
+		if n <= 0 {
+			n = DefaultPDFConcurrent
+		}
+		lo.sem = make(chan struct{}, n)
+	})
+	timeout := lo.Timeout
+	if timeout <= 0 {
+		timeout = DefaultPDFTimeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	select {
+	case lo.sem <- struct{}{}:
+		defer func() { <-lo.sem }()
+	case <-ctx.Done():
+		return nil, fmt.Errorf("PDF conversion did not start in time: %w", ctx.Err())
+	}
+
+	dir, err := os.MkdirTemp(lo.TempDir, "scopekit-pdf-")
+	if err != nil {
+		return nil, fmt.Errorf("PDF conversion: %w", err)
+	}
+	defer os.RemoveAll(dir)
+	in := filepath.Join(dir, "document.docx")
+	if err := os.WriteFile(in, docx, 0o600); err != nil {
+		return nil, fmt.Errorf("PDF conversion: %w", err)
+	}
+	outDir := filepath.Join(dir, "out")
+	cmd := exec.CommandContext(ctx, lo.Path,
+		"-env:UserInstallation=file://"+filepath.ToSlash(filepath.Join(dir, "profile")),
+		"--headless", "--norestore", "--nologo", "--nodefault", "--nolockcheck",
+		"--convert-to", "pdf", "--outdir", outDir, in)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "HOME="+dir)
+	var output bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &output, &output
+	killGroup(cmd)
+	cmd.WaitDelay = 5 * time.Second
+	err = cmd.Run()
+	if ctx.Err() != nil {
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return nil, fmt.Errorf("PDF conversion timed out: %w", ctx.Err())
+		}
+		return nil, fmt.Errorf("PDF conversion canceled: %w", ctx.Err())
+	}
+	pdf, rerr := os.ReadFile(filepath.Join(outDir, "document.pdf"))
+	if err != nil || rerr != nil || !bytes.HasPrefix(pdf, []byte("%PDF")) {
+		msg := strings.TrimSpace(output.String())
+		if len(msg) > 300 {
+			msg = msg[:300]
+		}
+		if err == nil {
+			err = errors.New("no PDF produced")
+		}
+		return nil, fmt.Errorf("PDF conversion failed: %v: %s", err, msg)
+	}
+	return pdf, nil
+}

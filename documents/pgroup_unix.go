@@ -1,0 +1,17 @@
+//go:build unix
+
+package documents
+
+import (
+	"os/exec"
+	"syscall"
+)
+
+// killGroup runs cmd in a process group of its own and makes cancellation
+// kill the whole group (soffice starts a child process).
+func killGroup(cmd *exec.Cmd) {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error {
+		return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	}
+}

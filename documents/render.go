@@ -1,0 +1,239 @@
+package documents
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/scopekit/scopekit"
+)
+
+// Render fills a DOCX template from a merge-data tree: v2 merge data
+// (mergedata.BuildV2), or any value that marshals to JSON (maps, slices,
+// strings, numbers, bools); []byte and json.RawMessage are taken as JSON.
+// The body, headers, footers, footnotes and endnotes are filled; every
+// other part of the template is copied as it is.
+//
+// Errors: EINVALID (field "file") for a template Tags refuses or one whose
+// rendering outgrows MaxOutputPart; an error wrapping the JSON error when
+// data does not marshal.
+func Render(template []byte, data any) ([]byte, error) {
+	d, err := openDOCX(template, false)
+	if err != nil {
+		return nil, err
+	}
+	tree, err := toTree(data)
+	if err != nil {
+		return nil, err
+	}
+	outs := map[string][]byte{}
+	for _, name := range d.partNames() {
+		b := d.parts[name]
+		if !bytes.ContainsAny(b, "{}") {
+			continue
+		}
+		t, err := compile(name, b)
+		if err != nil {
+			return nil, err
+		}
+		if len(t.tags) == 0 {
+			continue
+		}
+		if outs[name], err = t.render(tree); err != nil {
+			return nil, err
+		}
+	}
+	return d.write(outs)
+}
+
+// Tags validates a template, a DOCX of at most MaxTemplateSize whose zip
+// entries stay within the unpacking limits, with well-formed tags, and
+// returns the sorted distinct paths its tags use, as written
+// ("phases", "name", "project.project_name"; "x.length" counts as x).
+//
+// Errors: EINVALID with Field "file" and a message naming the problem: a
+// non-DOCX, a zip bomb, an oversized file, or a malformed tag with its
+// paragraph (`unclosed loop {#phases} in paragraph 12`).
+func Tags(template []byte) ([]string, error) {
+	d, err := openDOCX(template, true)
+	if err != nil {
+		return nil, err
+	}
+	paths := []string{}
+	for _, name := range d.partNames() {
+		t, err := compile(name, d.parts[name])
+		if err != nil {
+			return nil, err
+		}
+		for _, tg := range t.tags {
+			paths = tg.expr.paths(paths)
+		}
+	}
+	slices.Sort(paths)
+	return slices.Compact(paths), nil
+}
+
+// toTree turns data into a decoded JSON tree (numbers as json.Number).
+func toTree(data any) (any, error) {
+	var b []byte
+	switch v := data.(type) {
+	case []byte:
+		b = v
+	case json.RawMessage:
+		b = v
+	default:
+		var err error
+		if b, err = json.Marshal(data); err != nil {
+			return nil, fmt.Errorf("documents: merge data: %w", err)
+		}
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var tree any
+	if err := dec.Decode(&tree); err != nil {
+		return nil, fmt.Errorf("documents: merge data: %w", err)
+	}
+	return tree, nil
+}
+
+// maxSteps bounds the nodes a rendering visits (loops multiply them).
+const maxSteps = 50_000_000
+
+// renderer writes a compiled part filled from data.
+type renderer struct {
+	w      out
+	scopes []any
+	steps  int
+	paras  int // paragraphs written so far
+}
+
+func (t *template) render(data any) ([]byte, error) {
+	r := &renderer{w: out{limit: MaxOutputPart}, scopes: []any{data}}
+	r.node(t.root)
+	if errors.Is(r.w.err, errTooLarge) {
+		return nil, scopekit.FieldErrorf(scopekit.EINVALID, "file",
+			"the document rendered from %s would be larger than %d MiB", t.part, MaxOutputPart>>20)
+	}
+	return r.w.Bytes(), nil
+}
+
+// needsParagraph are the elements Word requires to end with a paragraph.
+var needsParagraph = map[string]bool{"w:tc": true, "w:txbxContent": true, "w:hdr": true, "w:ftr": true,
+	"w:footnote": true, "w:endnote": true}
+
+func (r *renderer) node(n *node) {
+	if r.w.err != nil {
+		return
+	}
+	if r.steps++; r.steps > maxSteps {
+		r.w.err = errTooLarge
+		return
+	}
+	switch n.kind {
+	case kText:
+		escape(&r.w, n.text, false)
+	case kRaw:
+		r.w.WriteString(n.text)
+	case kValue:
+		r.value(n)
+	case kSection:
+		r.section(n)
+	case kElem:
+		if n.drop {
+			return
+		}
+		if n.name == "" {
+			r.kids(n)
+			return
+		}
+		if n.name == "w:p" {
+			r.paras++
+		}
+		r.w.startTag(n.name, n.attrs, len(n.kids) == 0)
+		if len(n.kids) == 0 {
+			return
+		}
+		before := r.paras
+		r.kids(n)
+		if needsParagraph[n.name] && r.paras == before {
+			r.w.WriteString("<w:p/>")
+		}
+		r.w.endTag(n.name)
+		r.w.full()
+	}
+}
+
+func (r *renderer) kids(n *node) {
+	for _, k := range n.kids {
+		r.node(k)
+	}
+}
+
+// section writes a section's content per item of a list, once for another
+// truthy value (or a false one when inverted), or not at all.
+func (r *renderer) section(n *node) {
+	e := n.tag.expr
+	v := e.eval(r.scopes)
+	switch {
+	case n.tag.op == '^':
+		if !truthy(v) {
+			r.kids(n)
+		}
+	case e.op != "path":
+		if truthy(v) {
+			r.kids(n)
+		}
+	default:
+		items, ok := v.([]any)
+		if !ok {
+			if !truthy(v) {
+				return
+			}
+			items = []any{v}
+		}
+		for _, it := range items {
+			r.scopes = append(r.scopes, it)
+			r.kids(n)
+			r.scopes = r.scopes[:len(r.scopes)-1]
+			if r.w.full() {
+				return
+			}
+		}
+	}
+}
+
+// value writes a value tag as a run with the tag's run properties; new
+// lines become line breaks and tabs tabs.
+func (r *renderer) value(n *node) {
+	s := text(n.tag.expr.eval(r.scopes))
+	if s == "" {
+		return
+	}
+	w := &r.w
+	w.WriteString("<w:r>")
+	if n.rPr != nil {
+		w.writeNode(n.rPr)
+	}
+	s = strings.ReplaceAll(s, "\r\n", "\n")
+	first := true
+	for line := range strings.SplitSeq(strings.ReplaceAll(s, "\r", "\n"), "\n") {
+		if !first {
+			w.WriteString("<w:br/>")
+		}
+		first = false
+		for j, cell := range strings.Split(line, "\t") {
+			if j > 0 {
+				w.WriteString("<w:tab/>")
+			}
+			if cell != "" {
+				w.WriteString(`<w:t xml:space="preserve">`)
+				escape(w, cell, false)
+				w.WriteString("</w:t>")
+			}
+		}
+	}
+	w.WriteString("</w:r>")
+}

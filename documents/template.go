@@ -1,0 +1,341 @@
+package documents
+
+import (
+	"encoding/xml"
+	"fmt"
+	"strings"
+	"unicode"
+)
+
+// tag is one tag of a template.
+type tag struct {
+	src  string // as written, braces included: {#phases}
+	op   byte   // 0 for a value, '#' a section, '^' an inverted section, '/' a close
+	body string // the expression text, spaces removed (what a close names)
+	expr *expr  // nil for a close
+	para int    // the paragraph it is in (1-based, in its part)
+	part string // the part it is in
+}
+
+// where names the tag's paragraph for an error message.
+func (t *tag) where() string {
+	if t.part == mainPart {
+		return fmt.Sprintf("paragraph %d", t.para)
+	}
+	return fmt.Sprintf("paragraph %d of %s", t.para, t.part)
+}
+
+// kindName is how an error message calls an opening tag.
+func (t *tag) kindName() string {
+	switch {
+	case t.op == '^':
+		return "inverted section"
+	case t.expr != nil && t.expr.op == "path":
+		return "loop"
+	}
+	return "condition"
+}
+
+// template is a compiled part: its tree with tags as nodes and sections
+// built.
+type template struct {
+	part string
+	root *node
+	tags []*tag
+}
+
+// compile parses a part, finds the tags of every paragraph, and builds the
+// sections. Errors are EINVALID naming the tag and its paragraph.
+func compile(part string, b []byte) (*template, error) {
+	root, err := parseXML(b)
+	if err != nil {
+		return nil, invalid("the template's %s is not well-formed XML: %v", part, err)
+	}
+	t := &template{part: part, root: root}
+	para := 0
+	var paras []*node
+	walk(root, func(n *node) bool {
+		if n.kind == kElem && n.name == "w:p" {
+			paras = append(paras, n)
+		}
+		return true
+	})
+	for _, p := range paras {
+		para++
+		if err := t.splitTags(p, para); err != nil {
+			return nil, err
+		}
+	}
+	if err := t.sections(); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// walk visits n's subtree in document order; f returns false to skip a
+// node's kids.
+func walk(n *node, f func(*node) bool) {
+	if !f(n) {
+		return
+	}
+	for _, k := range n.kids {
+		walk(k, f)
+	}
+}
+
+// splitTags finds the tags on the joined text of paragraph p (text boxes'
+// paragraphs inside it excluded) and rebuilds the runs they touch, so each
+// tag becomes a node of its own where its first character was, carrying
+// that run's properties.
+func (t *template) splitTags(p *node, para int) error {
+	var ts []*node // the paragraph's w:t elements in order
+	var joined strings.Builder
+	var starts []int
+	for _, k := range p.kids {
+		walk(k, func(n *node) bool {
+			if n.kind != kElem || n.name == "w:p" {
+				return false
+			}
+			if n.name == "w:t" {
+				ts = append(ts, n)
+				starts = append(starts, joined.Len())
+				joined.WriteString(textOf(n))
+				return false
+			}
+			return true
+		})
+	}
+	text := joined.String()
+	if !strings.ContainsAny(text, "{}") {
+		return nil
+	}
+	spans, err := t.scan(text, para)
+	if err != nil {
+		return err
+	}
+	// pieces of each w:t: its text outside tags, with the tags that start in it.
+	type piece struct {
+		text string
+		tag  *tag
+	}
+	pieces := make([][]piece, len(ts))
+	touched := make([]bool, len(ts))
+	si := 0
+	for i, tn := range ts {
+		from, to := starts[i], starts[i]+len(textOf(tn))
+		pos := from
+		for pos < to {
+			for si < len(spans) && spans[si].end <= pos {
+				si++
+			}
+			if si == len(spans) || spans[si].start >= to {
+				pieces[i] = append(pieces[i], piece{text: text[pos:to]})
+				break
+			}
+			sp := spans[si]
+			touched[i] = true
+			if sp.start > pos {
+				pieces[i] = append(pieces[i], piece{text: text[pos:sp.start]})
+			}
+			if sp.start >= from {
+				pieces[i] = append(pieces[i], piece{tag: sp.tag})
+			}
+			pos = min(sp.end, to)
+		}
+	}
+	done := map[*node]bool{}
+	for i, tn := range ts {
+		if !touched[i] || tn.parent == nil || done[tn.parent] {
+			continue
+		}
+		run := tn.parent
+		done[run] = true
+		var rPr *node
+		if len(run.kids) > 0 && run.kids[0].kind == kElem && run.kids[0].name == "w:rPr" {
+			rPr = run.kids[0]
+		}
+		var seq []*node
+		cur := newRun(run, rPr)
+		flush := func() {
+			if hasContent(cur) {
+				seq = append(seq, cur)
+			}
+			cur = newRun(run, rPr)
+		}
+		for _, k := range run.kids {
+			if k == rPr {
+				continue
+			}
+			j := indexOf(ts, k)
+			if j < 0 || !touched[j] {
+				cur.add(k)
+				continue
+			}
+			for _, pc := range pieces[j] {
+				if pc.tag == nil {
+					cur.add(textRun(k, pc.text))
+					continue
+				}
+				flush()
+				tk := kValue
+				switch pc.tag.op {
+				case '#', '^':
+					tk = kOpen
+				case '/':
+					tk = kClose
+				}
+				seq = append(seq, &node{kind: tk, tag: pc.tag, rPr: rPr})
+			}
+		}
+		flush()
+		replace(run, seq)
+	}
+	return nil
+}
+
+// indexOf returns the index of n in ns, -1 if absent.
+func indexOf(ns []*node, n *node) int {
+	for i, k := range ns {
+		if k == n {
+			return i
+		}
+	}
+	return -1
+}
+
+// newRun is an empty copy of run with the run properties rPr.
+func newRun(run, rPr *node) *node {
+	r := &node{kind: kElem, name: run.name, attrs: run.attrs}
+	if rPr != nil {
+		r.kids = []*node{rPr} // shared: written, never changed
+	}
+	return r
+}
+
+// textRun is a copy of the w:t t holding s, spaces preserved.
+func textRun(t *node, s string) *node {
+	n := &node{kind: kElem, name: t.name, attrs: preserve(t.attrs)}
+	if s != "" {
+		n.add(&node{kind: kText, text: s})
+	}
+	return n
+}
+
+var xmlSpace = xml.Name{Space: "xml", Local: "space"}
+
+// preserve returns attrs with xml:space="preserve".
+func preserve(attrs []xml.Attr) []xml.Attr {
+	for _, a := range attrs {
+		if a.Name == xmlSpace {
+			return attrs
+		}
+	}
+	return append(append([]xml.Attr(nil), attrs...), xml.Attr{Name: xmlSpace, Value: "preserve"})
+}
+
+// hasContent reports whether a run holds anything but its properties and
+// empty text.
+func hasContent(run *node) bool {
+	for _, k := range run.kids {
+		if k.kind == kElem && k.name == "w:rPr" {
+			continue
+		}
+		if k.kind == kElem && k.name == "w:t" && textOf(k) == "" {
+			continue
+		}
+		return true
+	}
+	return false
+}
+
+// replace puts seq in n's place in its parent.
+func replace(n *node, seq []*node) {
+	p := n.parent
+	i := indexOf(p.kids, n)
+	kids := make([]*node, 0, len(p.kids)-1+len(seq))
+	kids = append(kids, p.kids[:i]...)
+	for _, k := range seq {
+		k.parent = p
+	}
+	kids = append(kids, seq...)
+	kids = append(kids, p.kids[i+1:]...)
+	p.kids = kids
+}
+
+// span is a tag's place in a paragraph's joined text.
+type span struct {
+	start, end int
+	tag        *tag
+}
+
+// scan finds the tags of a paragraph's text.
+func (t *template) scan(text string, para int) ([]span, error) {
+	var spans []span
+	at := func() string {
+		if t.part == mainPart {
+			return fmt.Sprintf("paragraph %d", para)
+		}
+		return fmt.Sprintf("paragraph %d of %s", para, t.part)
+	}
+	for i := 0; i < len(text); i++ {
+		switch text[i] {
+		case '}':
+			return nil, invalid("unbalanced braces: %s without { in %s", quoteTag(text[max(0, i-30):i+1]), at())
+		case '{':
+			end := strings.IndexAny(text[i+1:], "{}")
+			if end < 0 || text[i+1+end] == '{' {
+				stop := len(text)
+				if end >= 0 {
+					stop = i + 1 + end
+				}
+				return nil, invalid("unbalanced braces: unclosed tag %s in %s", quoteTag(text[i:min(stop, i+40)]), at())
+			}
+			end += i + 1
+			tg, err := parseTag(text[i:end+1], para, t.part)
+			if err != nil {
+				return nil, invalid("bad tag %s in %s: %v", quoteTag(text[i:end+1]), at(), err)
+			}
+			t.tags = append(t.tags, tg)
+			spans = append(spans, span{start: i, end: end + 1, tag: tg})
+			i = end
+		}
+	}
+	return spans, nil
+}
+
+// quoteTag shortens a tag's text for an error message.
+func quoteTag(s string) string {
+	if r := []rune(s); len(r) > 60 {
+		s = string(r[:60]) + "…"
+	}
+	return s
+}
+
+// parseTag parses a tag's text, braces included.
+func parseTag(src string, para int, part string) (*tag, error) {
+	body := strings.TrimSpace(src[1 : len(src)-1])
+	t := &tag{src: src, para: para, part: part}
+	if body != "" && strings.ContainsRune("#^/", rune(body[0])) {
+		t.op, body = body[0], strings.TrimSpace(body[1:])
+	}
+	t.body = strings.Map(func(r rune) rune {
+		if unicode.IsSpace(r) {
+			return -1
+		}
+		return r
+	}, body)
+	if t.op == '/' {
+		if body != "" {
+			if _, err := parseExpr(body); err != nil {
+				return nil, err
+			}
+		}
+		return t, nil
+	}
+	e, err := parseExpr(body)
+	if err != nil {
+		return nil, err
+	}
+	t.expr = e
+	return t, nil
+}
