@@ -136,7 +136,7 @@ func parseExpr(s string) (*expr, error) {
 }
 
 func (p *parser) peek() token { return p.toks[p.pos] }
-func (p *parser) next() token  { t := p.toks[p.pos]; p.pos++; return t }
+func (p *parser) next() token { t := p.toks[p.pos]; p.pos++; return t }
 
 func (p *parser) or() (*expr, error) {
 	p.depth++

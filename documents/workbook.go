@@ -90,7 +90,7 @@ func num(f pricing.Fixed) float64 {
 	return v
 }
 
-func (s *sheet) text(v string) cell        { return cell{v, s.styles.text} }
+func (s *sheet) text(v string) cell         { return cell{v, s.styles.text} }
 func (s *sheet) money(f pricing.Fixed) cell { return cell{num(f), s.styles.money} }
 func (s *sheet) hours(f pricing.Fixed) cell { return cell{num(f), s.styles.hours} }
 
