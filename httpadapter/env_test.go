@@ -16,6 +16,7 @@ import (
 	"github.com/scopekit/scopekit/boltstore"
 	"github.com/scopekit/scopekit/httpadapter"
 	"github.com/scopekit/scopekit/internal/jsonapitest"
+	"github.com/scopekit/scopekit/mcpadapter"
 	"github.com/scopekit/scopekit/scoping"
 	"github.com/scopekit/scopekit/webhook"
 	"github.com/stretchr/testify/assert"
@@ -61,7 +62,11 @@ func (e *testEnv) open() {
 	e.svc = scoping.NewService(db)
 	e.svc.Webhooks = scoping.WebhookConfig{Sealer: testSealer(e.t), CheckDestination: webhook.CheckDestination(true)}
 	e.auth = &auth.Service{Store: db.AuthStore(), Directory: scoping.Directory(db), BcryptCost: bcrypt.MinCost}
-	s := &httpadapter.Server{Svc: e.svc, Auth: e.auth, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	s := &httpadapter.Server{Svc: e.svc, Auth: e.auth, Logger: logger}
+	// The MCP endpoint, mounted as the example server mounts it.
+	m := &mcpadapter.Server{Svc: e.svc, Auth: e.auth, Logger: logger}
+	s.Mounts = map[string]http.Handler{mcpadapter.Path: m.HTTPHandler(), mcpadapter.MetadataPath: m.MetadataHandler()}
 	e.srv = httptest.NewServer(s.Handler())
 }
 

@@ -35,6 +35,12 @@ type Server struct {
 	// Timeout bounds every request (504 after it); default 30 s.
 	Timeout time.Duration
 
+	// Mounts are further handlers of the API host at exact paths (the
+	// composition root mounts the MCP endpoint and its resource metadata
+	// there). They get the request id, access log and timeout of every
+	// route; their own handlers do the rest, authentication included.
+	Mounts map[string]http.Handler
+
 	docs openAPIDocs // the generated API references and their pages, built on first use
 	// Throttle limits the auth host's POSTs per client IP and the tokens
 	// minted per second; its zero value is operations.md's defaults.
@@ -128,6 +134,10 @@ func (s *Server) apiRouter(extra func(*router)) http.Handler {
 	home := s.route("/", s.serveReference(false))
 	s.record(http.MethodGet, "/")
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if h, ok := s.Mounts[r.URL.Path]; ok {
+			s.route(r.URL.Path, h).ServeHTTP(w, r)
+			return
+		}
 		first, _, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/"), "/")
 		if r.URL.Path == "/" && r.Method == http.MethodGet { // the v1 reference at {base_url}
 			home.ServeHTTP(w, r)

@@ -25,7 +25,8 @@ const tokenSed = `sed -E 's/.*"access_token":"([^"]+)".*/\1/'`
 func printBanner(w io.Writer, b banner) {
 	var s strings.Builder
 	fmt.Fprintf(&s, "ScopeKit is serving %s (database %s)\n", b.BaseURL, b.Data)
-	fmt.Fprintf(&s, "OAuth token endpoint: %s/oauth/token\n\n", b.AuthURL)
+	fmt.Fprintf(&s, "OAuth token endpoint: %s/oauth/token\n", b.AuthURL)
+	fmt.Fprintf(&s, "MCP endpoint for AI assistants: %s/mcp (docs/mcp.md)\n\n", b.BaseURL)
 
 	clientID, secret := "CLIENT_ID", "CLIENT_SECRET"
 	slug, project := "ACCOUNT_SLUG", "PROJECT_ID"

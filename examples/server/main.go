@@ -27,6 +27,7 @@ import (
 	"github.com/scopekit/scopekit/auth"
 	"github.com/scopekit/scopekit/boltstore"
 	"github.com/scopekit/scopekit/httpadapter"
+	"github.com/scopekit/scopekit/mcpadapter"
 	"github.com/scopekit/scopekit/scoping"
 	"github.com/scopekit/scopekit/webhook"
 )
@@ -167,6 +168,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 
 	api := &httpadapter.Server{Svc: svc, Auth: as, BaseURL: baseURL, Logger: logger, Throttle: cfg.throttle()}
+	// MCP (docs/mcp.md): the tools for AI assistants on the API host, over
+	// the same use cases, behind the same token check.
+	assistants := &mcpadapter.Server{Svc: svc, Auth: as, BaseURL: baseURL, AuthURL: authURL, Logger: logger}
+	api.Mounts = map[string]http.Handler{mcpadapter.Path: assistants.HTTPHandler(), mcpadapter.MetadataPath: assistants.MetadataHandler()}
 	var servers []*http.Server
 	newServer := func(h http.Handler) *http.Server {
 		return &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,

@@ -1,0 +1,158 @@
+package mcpadapter
+
+import (
+	"context"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/scopekit/scopekit/scoping"
+)
+
+// ItemsPageSize is the most items scopekit_list_project_items returns
+// (the API's default page size); Truncated says when a project has more.
+const ItemsPageSize = 250
+
+// itemType is one value of list_project_items' type argument: the project
+// relationship that lists the items and the attributes shown concisely.
+type itemType struct {
+	rel    string // relationship of projects
+	name   string // the attribute that names an item
+	hours  string // the attribute of its hours, "" for none
+	money  bool   // it has revenue and cost
+	status bool   // it has a (delivery) status
+}
+
+// itemTypes are the types in the order the tool describes them.
+var itemTypes = []struct {
+	arg string
+	itemType
+}{
+	{"services", itemType{rel: "project-services", name: "name", hours: "total-hours", money: true, status: true}},
+	{"phases", itemType{rel: "project-phases", name: "name"}},
+	{"locations", itemType{rel: "project-locations", name: "name"}},
+	{"governance", itemType{rel: "project-governances", name: "name", hours: "hours", money: true}},
+	{"expenses", itemType{rel: "project-expenses", name: "description", money: true}},
+	{"products", itemType{rel: "project-products", name: "name", money: true}},
+}
+
+func lookupItemType(arg string) (itemType, bool) {
+	for _, t := range itemTypes {
+		if t.arg == arg {
+			return t.itemType, true
+		}
+	}
+	return itemType{}, false
+}
+
+func itemTypeList() string {
+	args := make([]string, len(itemTypes))
+	for i, t := range itemTypes {
+		args[i] = t.arg
+	}
+	return strings.Join(args[:len(args)-1], ", ") + " or " + args[len(args)-1]
+}
+
+// ListItemsInput are the arguments of scopekit_list_project_items.
+type ListItemsInput struct {
+	ProjectID      string `json:"project_id" jsonschema:"the project's id"`
+	Type           string `json:"type" jsonschema:"services, phases, locations, governance, expenses or products"`
+	ResponseFormat string `json:"response_format,omitempty" jsonschema:"concise (default): names and key figures; detailed: every attribute and relationship"`
+}
+
+// ListItemsOutput is the items of one type of a project.
+type ListItemsOutput struct {
+	ProjectID string `json:"project_id"`
+	Type      string `json:"type"`
+	Items     []Item `json:"items"`
+	Total     int    `json:"total"`
+	Truncated bool   `json:"truncated" jsonschema:"true when the project has more items than listed"`
+}
+
+// Item is one item of a project. Figures are decimal strings, present
+// where the type has them; Attributes, Relationships and Subservices only
+// in the detailed format.
+type Item struct {
+	ID      string `json:"id"`
+	Name    string `json:"name"`
+	Status  string `json:"status,omitempty"`
+	Hours   string `json:"hours,omitempty"`
+	Revenue string `json:"revenue,omitempty"`
+	Cost    string `json:"cost,omitempty"`
+	// Detailed only.
+	Attributes    map[string]any      `json:"attributes,omitempty"`
+	Relationships map[string][]string `json:"relationships,omitempty" jsonschema:"ids of related records by relationship"`
+	Subservices   []SubItem           `json:"subservices,omitempty" jsonschema:"a service's subservices"`
+}
+
+// SubItem is a subservice of a service in the detailed format.
+type SubItem struct {
+	ID         string         `json:"id"`
+	Name       string         `json:"name"`
+	Attributes map[string]any `json:"attributes"`
+}
+
+func (t *tools) listProjectItems(ctx context.Context, req *mcp.CallToolRequest, in ListItemsInput) (*mcp.CallToolResult, ListItemsOutput, error) {
+	var out ListItemsOutput
+	id, err := requireID("project_id", in.ProjectID)
+	if err != nil {
+		return nil, out, err
+	}
+	detailed, err := responseFormat(in.ResponseFormat)
+	if err != nil {
+		return nil, out, err
+	}
+	typ, ok := lookupItemType(in.Type)
+	if !ok {
+		return nil, out, argError("type", "unknown item type %q; use %s", in.Type, itemTypeList())
+	}
+	a, err := t.ses.actor(ctx, req)
+	if err != nil {
+		return nil, out, t.fail(err)
+	}
+	res, err := t.s.Svc.Related(ctx, a, "projects", id, typ.rel,
+		scoping.ListParams{PageNumber: 1, PageSize: ItemsPageSize}, false)
+	if err != nil {
+		return nil, out, t.fail(err)
+	}
+	var subs map[string][]SubItem
+	if detailed && typ.rel == "project-services" && len(res.Records) > 0 {
+		if subs, err = t.subservices(ctx, a, id); err != nil {
+			return nil, out, err
+		}
+	}
+	out = ListItemsOutput{ProjectID: id, Type: in.Type, Items: make([]Item, 0, len(res.Records)),
+		Total: res.Total, Truncated: res.Total > len(res.Records)}
+	for _, r := range res.Records {
+		it := Item{ID: r.ID, Name: r.Str(typ.name)}
+		if typ.status {
+			it.Status = r.Str("status")
+		}
+		if typ.hours != "" {
+			it.Hours = r.Str(typ.hours)
+		}
+		if typ.money {
+			it.Revenue, it.Cost = r.Str("revenue"), r.Str("cost")
+		}
+		if detailed {
+			it.Attributes, it.Relationships = r.Attrs, r.Rels
+			it.Subservices = subs[r.ID]
+		}
+		out.Items = append(out.Items, it)
+	}
+	return nil, out, nil
+}
+
+// subservices returns the subservices of a project's services, by service.
+func (t *tools) subservices(ctx context.Context, a *scoping.Actor, projectID string) (map[string][]SubItem, error) {
+	res, err := t.s.Svc.List(ctx, a, "project-subservices",
+		scoping.ListParams{Filters: map[string]string{"project": projectID}}, false)
+	if err != nil {
+		return nil, t.fail(err)
+	}
+	m := map[string][]SubItem{}
+	for _, r := range res.Records {
+		svc := r.Rel("project-service")
+		m[svc] = append(m[svc], SubItem{ID: r.ID, Name: r.Str("name"), Attributes: r.Attrs})
+	}
+	return m, nil
+}
