@@ -123,7 +123,7 @@ func (s *Server) action(c *call) error {
 	}
 	_, isRead := s.reads()[def.Name+"/"+c.params.ByName("rel")]
 	if _, isRel := def.Rel(c.params.ByName("rel")); isRel || isRead {
-		c.w.Header().Set("Allow", "GET")
+		c.w.Header().Set("Allow", readOnlyAllow)
 		return scopekit.Errorf(scopekit.EMETHOD, "%s of %s are read through GET", c.params.ByName("rel"), def.Name)
 	}
 	return scopekit.Errorf(scopekit.ENOTFOUND, "no action %q on %s", c.params.ByName("rel"), def.Name)

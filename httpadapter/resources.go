@@ -174,6 +174,10 @@ func (s *Server) related(c *call) error {
 	if h, ok := s.reads()[def.Name+"/"+c.params.ByName("rel")]; ok && !c.v2 {
 		return h(c)
 	}
+	if _, ok := s.actions()[def.Name+"/"+c.params.ByName("rel")]; ok {
+		c.w.Header().Set("Allow", "OPTIONS, POST")
+		return scopekit.Errorf(scopekit.EMETHOD, "%s is an action: use POST", c.params.ByName("rel"))
+	}
 	res, err := s.Svc.Related(c.r.Context(), c.actor, def.Name, c.params.ByName("id"), c.params.ByName("rel"), c.listParams(), c.v2)
 	if err != nil {
 		return err
@@ -208,6 +212,10 @@ func (s *Server) relatedOne(c *call) error {
 }
 
 func (s *Server) create(c *call) error {
+	if !c.v2 && c.params.ByName("type") == "account" {
+		c.w.Header().Set("Allow", readOnlyAllow)
+		return methodNotAllowed(c.r)
+	}
 	def, err := c.writableType()
 	if err != nil {
 		return err
@@ -261,7 +269,7 @@ func (s *Server) remove(c *call) error {
 func (c *call) writableType() (*scoping.TypeDef, error) {
 	def, err := c.typeDef()
 	if err == nil && def.ReadOnly && !(c.r.Method == http.MethodPost && def.Hooks.Create != nil) {
-		c.w.Header().Set("Allow", "GET")
+		c.w.Header().Set("Allow", readOnlyAllow)
 		return nil, scopekit.Errorf(scopekit.EMETHOD, "%s are read-only", def.Name)
 	}
 	return def, err

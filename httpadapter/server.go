@@ -93,20 +93,20 @@ func (s *Server) wrap(h http.Handler) http.Handler {
 }
 
 // authRoutes adds the auth host's routes: the token endpoint, the login
-// page of the authorization code flow and invitation acceptance. Every
-// method of /oauth/token and of the invitation route reaches its handler,
-// whose 405 answers in OAuth's error format.
+// page of the authorization code flow and invitation acceptance. Other
+// methods of the token and invitation routes answer 405 in OAuth's error
+// format (newRouter).
 func (s *Server) authRoutes(r *router) {
-	token := s.route("/oauth/token", s.throttledToken(OAuthTokenHandler(s.Auth, s.log())))
-	const accept = "/oauth/invitations/:token/accept"
-	invitation := s.route(accept, http.HandlerFunc(s.acceptInvitation))
-	for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {
-		r.Handler(m, "/oauth/token", token)
-		r.Handler(m, accept, invitation)
-	}
+	r.Handler(http.MethodPost, tokenPath, s.route(tokenPath, s.throttledToken(OAuthTokenHandler(s.Auth, s.log()))))
+	r.Handler(http.MethodPost, acceptPath, s.route(acceptPath, http.HandlerFunc(s.acceptInvitation)))
 	r.Handler(http.MethodGet, "/oauth/authorize", s.route("/oauth/authorize", http.HandlerFunc(s.authorizePage)))
 	r.Handler(http.MethodPost, "/oauth/authorize", s.route("/oauth/authorize", http.HandlerFunc(s.authorizeLogin)))
 }
+
+const (
+	tokenPath  = "/oauth/token"
+	acceptPath = "/oauth/invitations/:token/accept"
+)
 
 // apiRouter builds the API routes. httprouter cannot hold a static first
 // segment (/v1, /v2, /oauth) beside a wildcard one (/:slug), so there are
@@ -139,8 +139,16 @@ func (s *Server) apiRouter(extra func(*router)) http.Handler {
 			return
 		}
 		first, _, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/"), "/")
-		if r.URL.Path == "/" && r.Method == http.MethodGet { // the v1 reference at {base_url}
-			home.ServeHTTP(w, r)
+		if r.URL.Path == "/" { // the v1 reference at {base_url}
+			w.Header().Set("Allow", readOnlyAllow)
+			switch r.Method {
+			case http.MethodGet, http.MethodHead:
+				home.ServeHTTP(w, r)
+			case http.MethodOptions:
+				w.WriteHeader(http.StatusNoContent)
+			default:
+				writeError(w, r, methodNotAllowed(r))
+			}
 			return
 		}
 		if reserved[first] {
@@ -170,10 +178,15 @@ type router struct {
 	s *Server
 }
 
-// Handler adds a route (as httprouter's Handler) and records it.
+// Handler adds a route (as httprouter's Handler) and records it. A GET
+// route answers HEAD too: net/http drops the body of a HEAD answer and
+// keeps its headers.
 func (r *router) Handler(method, path string, h http.Handler) {
 	r.s.record(method, path)
 	r.Router.Handler(method, path, h)
+	if method == http.MethodGet {
+		r.Router.Handler(http.MethodHead, path, h)
+	}
 }
 
 // HandlerFunc adds a route (as httprouter's HandlerFunc) and records it.
@@ -204,10 +217,26 @@ func (s *Server) newRouter() *router {
 	r.NotFound = http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		writeError(w, req, scopekit.Errorf(scopekit.ENOTFOUND, "no route for %s %s", req.Method, req.URL.Path))
 	})
+	// OPTIONS and 405 answers carry the router's Allow, narrowed to what
+	// the resource type admits (a read-only type takes no writes).
+	r.GlobalOPTIONS = http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		s.narrowAllow(w, req)
+		w.WriteHeader(http.StatusNoContent)
+	})
 	r.MethodNotAllowed = http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		writeError(w, req, &scopekit.Error{Code: scopekit.EMETHOD, Message: req.Method + " is not allowed here; see the Allow header"})
+		s.narrowAllow(w, req)
+		if p := req.URL.Path; p == tokenPath || (strings.HasPrefix(p, "/oauth/invitations/") && strings.HasSuffix(p, "/accept")) {
+			w.Header().Set("Cache-Control", "no-store")
+			oauthWriteError(w, http.StatusMethodNotAllowed, "invalid_request", req.Method+" is not allowed here: use POST")
+			return
+		}
+		writeError(w, req, methodNotAllowed(req))
 	})
 	return &router{Router: r, s: s}
+}
+
+func methodNotAllowed(r *http.Request) error {
+	return &scopekit.Error{Code: scopekit.EMETHOD, Message: r.Method + " is not allowed here; see the Allow header"}
 }
 
 // route records the matched route pattern for the access log.

@@ -111,6 +111,6 @@ func TestTokenEndpointMethod(t *testing.T) {
 	e := mustEnv(t)
 	r := e.req(http.MethodGet, "/oauth/token", "", "")
 	require.Equal(t, http.StatusMethodNotAllowed, r.Status)
-	assert.Equal(t, "POST", r.Header.Get("Allow"))
+	assert.Equal(t, "OPTIONS, POST", r.Header.Get("Allow"))
 	assert.Contains(t, string(r.Body), `"error"`)
 }

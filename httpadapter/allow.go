@@ -1,0 +1,70 @@
+package httpadapter
+
+import (
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/scopekit/scopekit/scoping"
+)
+
+// readOnlyAllow is the Allow of a URL that only reads.
+const readOnlyAllow = "GET, HEAD, OPTIONS"
+
+// narrowAllow replaces the router's Allow (every method of the route
+// pattern) with what the URL's resource type admits, when the URL names a
+// declared type: a read-only type takes no writes, an action takes POST
+// only, a relationship or figure GET only.
+func (s *Server) narrowAllow(w http.ResponseWriter, r *http.Request) {
+	segs := strings.Split(strings.Trim(r.URL.Path, "/"), "/")
+	v2 := false
+	switch {
+	case len(segs) >= 2 && segs[0] == "v2":
+		v2, segs = true, segs[1:]
+	case len(segs) >= 3 && segs[1] == "v1" && !reserved[segs[0]]:
+		segs = segs[2:]
+	default:
+		return
+	}
+	if allow := s.resourceAllow(segs, v2); allow != "" {
+		w.Header().Set("Allow", allow)
+	}
+}
+
+// resourceAllow is the Allow of the resource URL whose segments after the
+// version prefix are segs ("" when they name no declared type).
+func (s *Server) resourceAllow(segs []string, v2 bool) string {
+	if !v2 && len(segs) == 1 && segs[0] == "account" {
+		return readOnlyAllow
+	}
+	def, ok := scoping.Lookup(segs[0])
+	if !ok || !def.Served() || (v2 && !def.V2) {
+		return ""
+	}
+	m := []string{http.MethodGet, http.MethodHead}
+	switch len(segs) {
+	case 1:
+		if !def.ReadOnly || def.Hooks.Create != nil {
+			m = append(m, http.MethodPost)
+		}
+	case 2:
+		if !def.ReadOnly {
+			m = append(m, http.MethodPatch, http.MethodDelete)
+		}
+	case 3:
+		name := def.Name + "/" + segs[2]
+		_, isAction := s.actions()[name]
+		_, isRead := s.reads()[name]
+		_, isRel := def.Rel(segs[2])
+		switch {
+		case isAction:
+			m = []string{http.MethodPost}
+		case isRel || (isRead && !v2):
+		default:
+			return ""
+		}
+	}
+	m = append(m, http.MethodOptions)
+	slices.Sort(m)
+	return strings.Join(m, ", ")
+}
