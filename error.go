@@ -21,6 +21,8 @@ const (
 	EMETHOD           = "method_not_allowed" // 405: the route exists, the method does not
 	ENOTACCEPTABLE    = "not_acceptable"     // 406: Accept admits no JSON:API
 	ETOOLARGE         = "too_large"          // 413: request body too large
+	ESLOWREQUEST      = "request_timeout"    // 408: the request body did not arrive in time
+	EHEADERSTOOLARGE  = "headers_too_large"  // 431: request line and headers too large
 	ERATELIMITED      = "rate_limited"       // 429: throttled
 	ETIMEOUT          = "timeout"            // 504: not answered in time
 	EINTERNAL         = "internal"           // 500: anything else

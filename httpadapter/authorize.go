@@ -170,6 +170,10 @@ func (s *Server) authorizeLogin(w http.ResponseWriter, r *http.Request) {
 		s.showError(w, r, http.StatusRequestEntityTooLarge, "The sign-in form is too large.")
 		return
 	}
+	if isTimeout(err) {
+		s.showError(w, r, http.StatusRequestTimeout, "The sign-in form was not received in time.")
+		return
+	}
 	if err != nil {
 		s.showError(w, r, http.StatusBadRequest, "The sign-in form could not be read.")
 		return

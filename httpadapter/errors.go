@@ -25,6 +25,8 @@ var statusOf = map[string]int{
 	scopekit.EMETHOD:           http.StatusMethodNotAllowed,
 	scopekit.ENOTACCEPTABLE:    http.StatusNotAcceptable,
 	scopekit.ETOOLARGE:         http.StatusRequestEntityTooLarge,
+	scopekit.ESLOWREQUEST:      http.StatusRequestTimeout,
+	scopekit.EHEADERSTOOLARGE:  http.StatusRequestHeaderFieldsTooLarge,
 	scopekit.ERATELIMITED:      http.StatusTooManyRequests,
 	scopekit.ETIMEOUT:          http.StatusGatewayTimeout,
 	scopekit.EINTERNAL:         http.StatusInternalServerError,

@@ -79,6 +79,9 @@ func readInvitationPassword(w http.ResponseWriter, r *http.Request) (password st
 	if errors.As(err, &tooLarge) {
 		return "", http.StatusRequestEntityTooLarge, "the request body is larger than 64 KiB"
 	}
+	if isTimeout(err) {
+		return "", http.StatusRequestTimeout, "the request body was not received in time"
+	}
 	if err != nil {
 		return "", http.StatusBadRequest, "the request body could not be read"
 	}

@@ -2,6 +2,7 @@ package httpadapter
 
 import (
 	"context"
+	"errors"
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
@@ -135,6 +136,18 @@ func withTimeout(d time.Duration, next http.Handler) http.Handler {
 			writeError(w, r, scopekit.Errorf(scopekit.EINTERNAL, "panic"))
 			return
 		case <-ctx.Done():
+		}
+		if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			// canceled by net/http: the client went away or its body
+			// missed the read deadline. The handler sees it at once and
+			// gives the answer (408 for the late body).
+			select {
+			case <-done:
+				tw.finish()
+			case <-panicked:
+			}
+			takeBack()
+			return
 		}
 		if tw.abandon() {
 			writeError(w, r, scopekit.Errorf(scopekit.ETIMEOUT, "the request was not answered within %s", d))

@@ -87,6 +87,10 @@ func oauthParseRequest(w http.ResponseWriter, r *http.Request) (req *auth.TokenR
 		return nil, basic, &auth.OAuthError{Code: auth.InvalidRequest, Status: http.StatusRequestEntityTooLarge,
 			Description: "the request body is larger than 64 KiB"}
 	}
+	if isTimeout(rerr) {
+		return nil, basic, &auth.OAuthError{Code: auth.InvalidRequest, Status: http.StatusRequestTimeout,
+			Description: "the request body was not received in time"}
+	}
 	if rerr != nil {
 		return nil, basic, auth.NewOAuthError(auth.InvalidRequest, "the request body could not be read")
 	}

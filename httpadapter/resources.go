@@ -285,6 +285,9 @@ func (c *call) body() ([]byte, error) {
 	if errors.As(err, &tooLarge) {
 		return nil, scopekit.Errorf(scopekit.ETOOLARGE, "request body is larger than %d bytes", MaxBodyBytes)
 	}
+	if isTimeout(err) {
+		return nil, errSlowBody()
+	}
 	if err != nil {
 		return nil, scopekit.Errorf(scopekit.EBADREQUEST, "could not read the request body")
 	}

@@ -34,6 +34,8 @@ type Server struct {
 	Logger  *slog.Logger
 	// Timeout bounds every request (504 after it); default 30 s.
 	Timeout time.Duration
+	// Limits bound slow and oversized requests (limits.go).
+	Limits Limits
 
 	// Mounts are further handlers of the API host at exact paths (the
 	// composition root mounts the MCP endpoint and its resource metadata
@@ -89,7 +91,7 @@ func (s *Server) wrap(h http.Handler) http.Handler {
 	if timeout <= 0 {
 		timeout = 30 * time.Second
 	}
-	return withRequestLog(s.log(), withTimeout(timeout, h))
+	return withBodyDeadline(s.Limits.withDefaults().BodyTimeout, withRequestLog(s.log(), withTimeout(timeout, h)))
 }
 
 // authRoutes adds the auth host's routes: the token endpoint, the login

@@ -51,6 +51,10 @@ type config struct {
 	// SecretKeyFile holds the key that seals webhook secrets; "" means
 	// keyFile's default.
 	SecretKeyFile string
+
+	// Limits of slow and oversized requests (docs/limits.md), handed to
+	// httpadapter.Server.Limits.
+	Limits httpadapter.Limits
 }
 
 // keyFile is the secret key file: -secret-key-file, or the data file's
@@ -124,6 +128,8 @@ type rawFlags struct {
 	webhookAllowPrivate                      bool
 	webhookRetrySchedule                     string
 	secretKeyFile                            string
+	readHeaderTimeout, bodyTimeout           string
+	idleTimeout, maxHeaderBytes              string
 }
 
 func newFlagSet(out io.Writer) (*flag.FlagSet, *rawFlags) {
@@ -146,6 +152,10 @@ func newFlagSet(out io.Writer) (*flag.FlagSet, *rawFlags) {
 	fs.BoolVar(&r.webhookAllowPrivate, "webhook-allow-private", false, "allow webhook destinations on loopback/private addresses")
 	fs.StringVar(&r.webhookRetrySchedule, "webhook-retry-schedule", "0s,5s,5m,30m,2h,5h,10h,10h", "delays before each webhook attempt, comma-separated Go `durations`")
 	fs.StringVar(&r.secretKeyFile, "secret-key-file", "", "`file` of the 32-byte key that encrypts webhook secrets at rest (default <data file>.key, created with mode 0600 if missing)")
+	fs.StringVar(&r.readHeaderTimeout, "read-header-timeout", httpadapter.DefaultReadHeaderTimeout.String(), "time (a `duration`) a client has to send its request line and headers; the connection is closed after it")
+	fs.StringVar(&r.bodyTimeout, "body-timeout", httpadapter.DefaultBodyTimeout.String(), "time (a `duration`) a client has to send a request body; 408 after it")
+	fs.StringVar(&r.idleTimeout, "idle-timeout", httpadapter.DefaultIdleTimeout.String(), "how long (a `duration`) an idle keep-alive connection stays open")
+	fs.StringVar(&r.maxHeaderBytes, "max-header-bytes", strconv.Itoa(httpadapter.DefaultMaxHeaderBytes), "largest request line and headers (a `count` of bytes); 431 above")
 	return fs, r
 }
 
@@ -217,6 +227,18 @@ func (r *rawFlags) validate(source map[string]string) (*config, error) {
 	}
 	if c.WebhookRetrySchedule, err = retrySchedule(r.webhookRetrySchedule); err != nil {
 		return nil, bad("webhook-retry-schedule", r.webhookRetrySchedule, "%v", err)
+	}
+	if c.Limits.ReadHeaderTimeout, err = positiveDuration(r.readHeaderTimeout); err != nil {
+		return nil, bad("read-header-timeout", r.readHeaderTimeout, "%v", err)
+	}
+	if c.Limits.BodyTimeout, err = positiveDuration(r.bodyTimeout); err != nil {
+		return nil, bad("body-timeout", r.bodyTimeout, "%v", err)
+	}
+	if c.Limits.IdleTimeout, err = positiveDuration(r.idleTimeout); err != nil {
+		return nil, bad("idle-timeout", r.idleTimeout, "%v", err)
+	}
+	if c.Limits.MaxHeaderBytes, err = positiveInt(r.maxHeaderBytes); err != nil {
+		return nil, bad("max-header-bytes", r.maxHeaderBytes, "%v", err)
 	}
 	return c, nil
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/scopekit/scopekit/httpadapter"
 	"github.com/stretchr/testify/require"
 )
 
@@ -18,6 +19,8 @@ func TestConfigDefaults(t *testing.T) {
 		TokenBlockFor: time.Hour, TokenGlobalRate: 500,
 		WebhookRetrySchedule: []time.Duration{0, 5 * time.Second, 5 * time.Minute, 30 * time.Minute,
 			2 * time.Hour, 5 * time.Hour, 10 * time.Hour, 10 * time.Hour},
+		Limits: httpadapter.Limits{ReadHeaderTimeout: 10 * time.Second, BodyTimeout: 20 * time.Second,
+			IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 64 << 10},
 	}, c)
 }
 
@@ -27,7 +30,8 @@ func TestConfigEnvironment(t *testing.T) {
 		"SCOPEKIT_DATA=/tmp/a.db", "SCOPEKIT_BOOTSTRAP=b.json", "SCOPEKIT_DEMO=true", "SCOPEKIT_LOG_LEVEL=debug",
 		"SCOPEKIT_TOKEN_RATE=2.5", "SCOPEKIT_TOKEN_BURST=5", "SCOPEKIT_TOKEN_BLOCK_AFTER=7",
 		"SCOPEKIT_TOKEN_BLOCK_WINDOW=1m", "SCOPEKIT_TOKEN_BLOCK_FOR=2h", "SCOPEKIT_TOKEN_GLOBAL_RATE=50",
-		"SCOPEKIT_WEBHOOK_ALLOW_PRIVATE=true", "SCOPEKIT_WEBHOOK_RETRY_SCHEDULE=1s, 2s")
+		"SCOPEKIT_WEBHOOK_ALLOW_PRIVATE=true", "SCOPEKIT_WEBHOOK_RETRY_SCHEDULE=1s, 2s",
+		"SCOPEKIT_READ_HEADER_TIMEOUT=3s", "SCOPEKIT_BODY_TIMEOUT=4s", "SCOPEKIT_IDLE_TIMEOUT=5s", "SCOPEKIT_MAX_HEADER_BYTES=8192")
 	c, err := parseConfig(nil, getenv)
 	require.NoError(t, err)
 	require.Equal(t, &config{
@@ -35,6 +39,8 @@ func TestConfigEnvironment(t *testing.T) {
 		Bootstrap: "b.json", Demo: true, DemoSet: true, LogLevel: slog.LevelDebug,
 		TokenRate: 2.5, TokenBurst: 5, TokenBlockAfter: 7, TokenBlockWindow: time.Minute, TokenBlockFor: 2 * time.Hour,
 		TokenGlobalRate: 50, WebhookAllowPrivate: true, WebhookRetrySchedule: []time.Duration{time.Second, 2 * time.Second},
+		Limits: httpadapter.Limits{ReadHeaderTimeout: 3 * time.Second, BodyTimeout: 4 * time.Second,
+			IdleTimeout: 5 * time.Second, MaxHeaderBytes: 8192},
 	}, c)
 
 	c, err = parseConfig([]string{"-addr", "127.0.0.1:1", "-demo=false", "-token-rate", "3", "-token-burst=9"}, getenv)
@@ -66,6 +72,10 @@ func TestConfigValidation(t *testing.T) {
 		{"-webhook-retry-schedule=-1s", `invalid value "-1s" for -webhook-retry-schedule: entry 1 ("-1s") is negative`},
 		{"-auth-addr=nowhere", `invalid value "nowhere" for -auth-addr: must be host:port, e.g. 127.0.0.1:8080`},
 		{"-data=", `invalid value "" for -data: must name a file`},
+		{"-body-timeout=0s", `invalid value "0s" for -body-timeout: must be a positive duration`},
+		{"-read-header-timeout=soon", `invalid value "soon" for -read-header-timeout: not a Go duration such as 10m or 1h`},
+		{"-idle-timeout=-1s", `invalid value "-1s" for -idle-timeout: must be a positive duration`},
+		{"-max-header-bytes=1k", `invalid value "1k" for -max-header-bytes: not a whole number`},
 	} {
 		_, err := parseConfig([]string{tc.arg}, env())
 		require.EqualError(t, err, tc.want, tc.arg)

@@ -167,16 +167,13 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		authURL = "http://" + displayAddr(cfg.AuthAddr, authLn.Addr())
 	}
 
-	api := &httpadapter.Server{Svc: svc, Auth: as, BaseURL: baseURL, Logger: logger, Throttle: cfg.throttle()}
+	api := &httpadapter.Server{Svc: svc, Auth: as, BaseURL: baseURL, Logger: logger, Throttle: cfg.throttle(), Limits: cfg.Limits}
 	// MCP (docs/mcp.md): the tools for AI assistants on the API host, over
 	// the same use cases, behind the same token check.
 	assistants := &mcpadapter.Server{Svc: svc, Auth: as, BaseURL: baseURL, AuthURL: authURL, Logger: logger}
 	api.Mounts = map[string]http.Handler{mcpadapter.Path: assistants.HTTPHandler(), mcpadapter.MetadataPath: assistants.MetadataHandler()}
 	var servers []*http.Server
-	newServer := func(h http.Handler) *http.Server {
-		return &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
-			ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelWarn)}
-	}
+	newServer := api.HTTPServer
 	if authLn == nil {
 		servers = append(servers, newServer(api.Handler()))
 	} else {
@@ -199,7 +196,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	serveErr := make(chan error, len(servers))
 	for i, srv := range servers {
 		go func() {
-			if err := srv.Serve(listeners[i]); !errors.Is(err, http.ErrServerClosed) {
+			if err := srv.Serve(httpadapter.WrapListener(listeners[i])); !errors.Is(err, http.ErrServerClosed) {
 				serveErr <- err
 			}
 		}()

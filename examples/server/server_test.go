@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"io"
 	"net"
@@ -123,7 +124,8 @@ func TestHelp(t *testing.T) {
 	require.Contains(t, r.Stdout, "SCOPEKIT_<NAME>")
 	for _, f := range []string{"-addr", "-auth-addr", "-base-url", "-data", "-bootstrap", "-demo", "-token-rate",
 		"-token-burst", "-token-block-after", "-token-block-window", "-token-block-for", "-token-global-rate",
-		"-webhook-allow-private", "-webhook-retry-schedule", "-log-level"} {
+		"-webhook-allow-private", "-webhook-retry-schedule", "-log-level",
+		"-read-header-timeout", "-body-timeout", "-idle-timeout", "-max-header-bytes"} {
 		require.Regexp(t, `(?m)^  `+f+`( |$)`, r.Stdout)
 	}
 }
@@ -264,4 +266,36 @@ func TestDemoDefaults(t *testing.T) {
 		require.Equal(t, http.StatusOK, status)
 		require.Len(t, doc["data"], 1, "the demo data was not created twice")
 	})
+}
+
+// Ensure the limit flags reach the server: a body slower than
+// -body-timeout answers 408 and frees the connection, headers over
+// -max-header-bytes answer 431, both as JSON:API errors.
+func TestLimitFlags(t *testing.T) {
+	s := startServer(t, "", nil, "-demo=false", "-body-timeout=300ms", "-read-header-timeout=300ms", "-max-header-bytes=2048")
+	addr := strings.TrimPrefix(s.URL, "http://")
+	for _, tc := range []struct {
+		name, request string
+		status        int
+	}{
+		{"slow body", "POST /oauth/token HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 1000\r\n\r\ngrant", 408},
+		{"large headers", "GET /v2/clients HTTP/1.1\r\nHost: x\r\nX-Big: " + strings.Repeat("b", 8192) + "\r\n\r\n", 431},
+	} {
+		c, err := net.Dial("tcp", addr)
+		require.NoError(t, err)
+		start := time.Now()
+		_, err = io.WriteString(c, tc.request)
+		require.NoError(t, err)
+		require.NoError(t, c.SetReadDeadline(time.Now().Add(5*time.Second)))
+		all, err := io.ReadAll(c) // until the server closes the connection
+		c.Close()
+		require.NoError(t, err, "%s: the connection was not closed", tc.name)
+		require.Less(t, time.Since(start), 2*time.Second, tc.name)
+		res, err := http.ReadResponse(bufio.NewReader(bytes.NewReader(all)), nil)
+		require.NoError(t, err, "%s: %q", tc.name, all)
+		require.Equal(t, tc.status, res.StatusCode, tc.name)
+		if tc.status == 431 {
+			require.Equal(t, "application/vnd.api+json", res.Header.Get("Content-Type"))
+		}
+	}
 }
