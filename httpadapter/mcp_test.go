@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -175,7 +176,7 @@ func TestMCPTools(t *testing.T) {
 			{mcpadapter.ToolListProjectItems, map[string]any{"project_id": s.ProjectID, "type": "services", "response_format": "verbose"}, "response_format"},
 			{mcpadapter.ToolGetProject, map[string]any{"project_id": " "}, "project_id"},
 			{mcpadapter.ToolGetProject, map[string]any{}, "project_id"},
-			{mcpadapter.ToolDeliveryRollup, map[string]any{"project_id": 7}, "project_id"},
+			{mcpadapter.ToolDeliveryRollup, map[string]any{"project_id": true}, "project_id"},
 		} {
 			msg := toolError(t, ses, tc.tool, tc.args)
 			assert.Contains(t, msg, tc.arg, "%s %v", tc.tool, tc.args)
@@ -195,6 +196,12 @@ func TestMCPTools(t *testing.T) {
 		assert.Equal(t, "48.86", p.Pricing.TotalHours.String())
 		assert.Equal(t, "USD", p.Pricing.Currency)
 		assert.Empty(t, p.Pricing.Warnings)
+		// ids look like numbers: an integer is accepted too
+		n, err := strconv.Atoi(s.ProjectID)
+		require.NoError(t, err)
+		var again mcpadapter.ProjectDetail
+		call(t, ses, mcpadapter.ToolGetProject, map[string]any{"project_id": n}, &again)
+		assert.Equal(t, p.ID, again.ID)
 	})
 
 	t.Run("items concise and detailed", func(t *testing.T) {

@@ -54,7 +54,7 @@ func itemTypeList() string {
 
 // ListItemsInput are the arguments of scopekit_list_project_items.
 type ListItemsInput struct {
-	ProjectID      string `json:"project_id" jsonschema:"the project's id"`
+	ProjectID      ID     `json:"project_id" jsonschema:"the project's id"`
 	Type           string `json:"type" jsonschema:"services, phases, locations, governance, expenses or products"`
 	ResponseFormat string `json:"response_format,omitempty" jsonschema:"concise (default): names and key figures; detailed: every attribute and relationship"`
 }

@@ -3,6 +3,7 @@ package mcpadapter
 import (
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
@@ -72,18 +73,44 @@ func (t *tools) register(srv *mcp.Server) {
 		t.estimateVsActual)
 }
 
-// addTool registers a typed tool. The SDK infers both schemas from the Go
-// types; the output schema is inferred here with pricing.Fixed as what it
-// is on the wire, a decimal string.
+// addTool registers a typed tool with the schemas of its Go types,
+// inferred as the SDK does but with two types described as they are on
+// the wire: pricing.Fixed is a decimal string, and an ID a string or an
+// integer.
 func addTool[In, Out any](srv *mcp.Server, tool *mcp.Tool, h mcp.ToolHandlerFor[In, Out]) {
-	schema, err := jsonschema.For[Out](&jsonschema.ForOptions{TypeSchemas: map[reflect.Type]*jsonschema.Schema{
+	opts := &jsonschema.ForOptions{TypeSchemas: map[reflect.Type]*jsonschema.Schema{
 		reflect.TypeFor[pricing.Fixed](): {Type: "string", Description: "a decimal number"},
-	}})
+		reflect.TypeFor[ID]():            {Types: []string{"string", "integer"}},
+	}}
+	in, err := jsonschema.For[In](opts)
+	if err != nil {
+		panic(fmt.Sprintf("mcpadapter: input schema of %s: %v", tool.Name, err))
+	}
+	out, err := jsonschema.For[Out](opts)
 	if err != nil {
 		panic(fmt.Sprintf("mcpadapter: output schema of %s: %v", tool.Name, err))
 	}
-	tool.OutputSchema = schema
+	tool.InputSchema, tool.OutputSchema = in, out
 	mcp.AddTool(srv, tool, h)
+}
+
+// ID is a record id argument. Ids look like numbers, and assistants send
+// them as JSON strings or integers: both are accepted.
+type ID string
+
+// UnmarshalJSON accepts a JSON string or number.
+func (id *ID) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err == nil {
+		*id = ID(s)
+		return nil
+	}
+	var n json.Number
+	if err := json.Unmarshal(b, &n); err != nil {
+		return errors.New("an id must be a string or an integer")
+	}
+	*id = ID(n.String())
+	return nil
 }
 
 // argError is a bad tool argument: its text starts with the argument's
@@ -146,8 +173,8 @@ func responseFormat(v string) (detailed bool, err error) {
 	return false, argError("response_format", "must be %s or %s, not %q", Concise, Detailed, v)
 }
 
-func requireID(arg, v string) (string, error) {
-	v = strings.TrimSpace(v)
+func requireID(arg string, id ID) (string, error) {
+	v := strings.TrimSpace(string(id))
 	if v == "" {
 		return "", argError(arg, "is required")
 	}
@@ -158,7 +185,7 @@ func requireID(arg, v string) (string, error) {
 type SearchProjectsInput struct {
 	Query          string `json:"query,omitempty" jsonschema:"case-insensitive substring of the project name"`
 	Status         string `json:"status,omitempty" jsonschema:"project status: draft, pending_approval, approved, won, lost or canceled"`
-	Client         string `json:"client,omitempty" jsonschema:"client id (the client_id of a project)"`
+	Client         ID     `json:"client,omitempty" jsonschema:"client id (the client_id of a project)"`
 	CreatedAfter   string `json:"created_after,omitempty" jsonschema:"created at or after this RFC 3339 date or time, e.g. 2026-11-01 or 2026-11-01T09:00:00Z"`
 	CreatedBefore  string `json:"created_before,omitempty" jsonschema:"created at or before this RFC 3339 date or time"`
 	ApprovedAfter  string `json:"approved_after,omitempty" jsonschema:"approved (through the approval workflow) at or after this RFC 3339 date or time"`
@@ -230,7 +257,7 @@ func (t *tools) searchProjects(ctx context.Context, req *mcp.CallToolRequest, in
 		}
 	}
 	filters := map[string]string{}
-	for name, v := range map[string]string{"name": in.Query, "status": in.Status, "client": in.Client,
+	for name, v := range map[string]string{"name": in.Query, "status": in.Status, "client": string(in.Client),
 		"created-after": in.CreatedAfter, "created-before": in.CreatedBefore,
 		"approved-after": in.ApprovedAfter, "approved-before": in.ApprovedBefore} {
 		if v = strings.TrimSpace(v); v != "" {
@@ -280,7 +307,7 @@ func summary(p *scoping.Record, clients map[string]string) ProjectSummary {
 
 // ProjectInput names a project.
 type ProjectInput struct {
-	ProjectID string `json:"project_id" jsonschema:"the project's id (the id of a search result)"`
+	ProjectID ID `json:"project_id" jsonschema:"the project's id (the id of a search result)"`
 }
 
 // ProjectDetail is a project with its pricing summary.
