@@ -50,7 +50,7 @@ func (t *tx) List(q *scoping.Query) ([]*scoping.Record, int, error) {
 				return t.indexPage(q, b, acct, c)
 			}
 		}
-		cand, err := t.candidates(q, b, acct, indexed)
+		cand, err := t.candidates(q, def, b, acct, indexed)
 		if err != nil {
 			return nil, 0, err
 		}
@@ -162,14 +162,27 @@ func (t *tx) decodeKeys(typ string, b *bolt.Bucket, acct string, keys [][]byte, 
 
 // candidates intersects the id sets of the indexed equality conditions; nil
 // means "every record" (no such condition).
-func (t *tx) candidates(q *scoping.Query, b *bolt.Bucket, acct string, indexed map[string]bool) ([][]byte, error) {
+func (t *tx) candidates(q *scoping.Query, def *scoping.TypeDef, b *bolt.Bucket, acct string, indexed map[string]bool) ([][]byte, error) {
 	var cand [][]byte
 	have := false
 	for _, c := range q.Where {
+		var ids [][]byte
+		if isRange(c) && indexed[c.Field] && def.TimeField(c.Field) {
+			var err error
+			if ids, err = t.rangeIDs(q.Type, acct, c); err != nil {
+				return nil, err
+			}
+			slices.SortFunc(ids, bytes.Compare)
+			if !have {
+				cand, have = ids, true
+			} else {
+				cand = intersect(cand, ids)
+			}
+			continue
+		}
 		if c.Op != scoping.OpIn {
 			continue
 		}
-		var ids [][]byte
 		switch {
 		case c.Field == "id":
 			for _, v := range c.Values {
@@ -208,6 +221,39 @@ func (t *tx) candidates(q *scoping.Query, b *bolt.Bucket, acct string, indexed m
 		cand = [][]byte{}
 	}
 	return cand, nil
+}
+
+// isRange reports whether c bounds a field from one side.
+func isRange(c scoping.Cond) bool {
+	return (c.Op == scoping.OpLte || c.Op == scoping.OpGte) && len(c.Values) == 1
+}
+
+// rangeIDs walks the index of a time field from one end to the bound of c
+// (times sort as their text does), returning the ids of the records in
+// range without reading any record. The condition is still evaluated on
+// the records (it is residual), so this only has to include them all.
+func (t *tx) rangeIDs(typ, acct string, c scoping.Cond) ([][]byte, error) {
+	ib, err := t.index(typ, acct, c.Field, false)
+	if err != nil || ib == nil {
+		return nil, err
+	}
+	bound := indexValue(c.Values[0])
+	var ids [][]byte
+	cur := ib.Cursor()
+	k, _ := cur.Seek(bound)
+	if c.Op == scoping.OpLte {
+		k, _ = cur.First()
+	}
+	for ; k != nil; k, _ = cur.Next() {
+		if len(k) < 9 {
+			continue
+		}
+		if c.Op == scoping.OpLte && bytes.Compare(k[:len(k)-9], bound) > 0 {
+			break
+		}
+		ids = append(ids, k[len(k)-8:])
+	}
+	return ids, nil
 }
 
 // intersect returns the keys present in both sorted lists.

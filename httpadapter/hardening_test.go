@@ -6,8 +6,10 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/scopekit/scopekit/scoping"
+	"github.com/scopekit/scopekit/webhook"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -212,4 +214,60 @@ func TestInvalidTextRefused(t *testing.T) {
 		src, _ := r.firstError()["source"].(map[string]any)
 		assert.NotEmpty(t, src["parameter"], "%s: %s", q, r.Body)
 	}
+}
+
+// Ensure a receiver's Retry-After cannot postpone a retry beyond
+// webhook.MaxRetryAfter, in seconds or as an HTTP date (it used to be
+// honoured without bound).
+func TestRetryAfterIsCapped(t *testing.T) {
+	for _, value := range []string{"99999999999999999999", "31536000", time.Now().Add(400 * 24 * time.Hour).UTC().Format(http.TimeFormat)} {
+		f := newHookFlow(t)
+		rc := newReceiver(t, func(_ int, w http.ResponseWriter) {
+			w.Header().Set("Retry-After", value)
+			w.WriteHeader(http.StatusServiceUnavailable)
+		})
+		sub, _ := f.subscribe("service_status_changed", rc.URL)
+		startDispatcher(t, f.e, nil)
+		f.setStatus("on_hold")
+		rc.next(t, 2*time.Second)
+		a := attrsOf(f.publications(sub, 1)[0])
+		done, err := time.Parse(time.RFC3339, a["completed-at"].(string))
+		require.NoError(t, err)
+		next, err := time.Parse(time.RFC3339, a["next-attempt-at"].(string))
+		require.NoError(t, err, "Retry-After %s", value)
+		assert.WithinDuration(t, done.Add(webhook.MaxRetryAfter), next, time.Minute, "Retry-After %s", value)
+	}
+}
+
+// Ensure the event outbox is pruned: Purge deletes events older than the
+// retention that no delivery waits on, keeps those still being
+// delivered, and reads only old records (publications and events index
+// created-at).
+func TestOutboxPruned(t *testing.T) {
+	f := newHookFlow(t)
+	ctx := context.Background()
+	f.setStatus("on_hold") // no subscription yet: an event without deliveries
+	rc := newReceiver(t, status(http.StatusServiceUnavailable))
+	f.subscribe("service_status_changed", rc.URL)
+	f.setStatus("in_progress") // an event with a pending delivery (no dispatcher runs)
+	events := func() []*scoping.Record {
+		var out []*scoping.Record
+		require.NoError(t, f.e.db.View(ctx, func(tx scoping.Tx) error {
+			recs, _, err := tx.List(&scoping.Query{Type: "events", AllAccounts: true})
+			out = recs
+			return err
+		}))
+		return out
+	}
+	all := events()
+	require.Len(t, all, 2)
+	n, err := f.e.db.Purge(ctx, time.Now().Add(-time.Hour))
+	require.NoError(t, err)
+	assert.Zero(t, n, "nothing is older than the retention")
+	n, err = f.e.db.Purge(ctx, time.Now().Add(time.Hour))
+	require.NoError(t, err)
+	assert.Equal(t, 1, n)
+	left := events()
+	require.Len(t, left, 1)
+	assert.Equal(t, "in_progress", left[0].Str("new-status"), "the event still being delivered is kept")
 }

@@ -16,7 +16,7 @@ const (
 // and one that commits always has one. Event ids come from one sequence,
 // so they order the outbox; the webhook dispatcher reads it with Events.
 func init() {
-	register(&TypeDef{Name: "events", Internal: true,
+	register(&TypeDef{Name: "events", Internal: true, IndexCreated: true,
 		Attrs: []AttrDef{{Name: "event-type", Kind: KindString, Index: true}, str("subject-type"), str("subject-id"),
 			str("old-status"), str("new-status"), {Name: "occurred-at", Kind: KindTime}},
 		Rels: []RelDef{to1("project", "projects")}})

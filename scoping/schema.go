@@ -98,10 +98,13 @@ type TypeDef struct {
 	ReadOnly   bool   // no writes through the generic routes (a Create hook may still allow creates)
 	Internal   bool   // stored through the engine but never served (the event outbox)
 	ProjectRel string // the relationship naming the owning project ("id" for projects)
-	Attrs      []AttrDef
-	Rels       []RelDef
-	Filters    map[string]FilterDef // accepted filter[...] names besides ids and active
-	Hooks      Hooks
+	// IndexCreated indexes created-at, so that a range condition on it
+	// (a purge of old records) reads only the records in range.
+	IndexCreated bool
+	Attrs        []AttrDef
+	Rels         []RelDef
+	Filters      map[string]FilterDef // accepted filter[...] names besides ids and active
+	Hooks        Hooks
 
 	attrIdx map[string]int
 	relIdx  map[string]int
@@ -155,7 +158,20 @@ func (t *TypeDef) IndexedFields() []string {
 			out = append(out, r.Name)
 		}
 	}
+	if t.IndexCreated {
+		out = append(out, "created-at")
+	}
 	return out
+}
+
+// TimeField reports whether field holds times (TimeFormat text, which
+// sorts as the times do): created-at, updated-at and KindTime attributes.
+func (t *TypeDef) TimeField(field string) bool {
+	if field == "created-at" || field == "updated-at" {
+		return true
+	}
+	a, ok := t.Attr(field)
+	return ok && a.Kind == KindTime
 }
 
 // Sortable reports whether sort= accepts field for this type.

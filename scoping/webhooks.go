@@ -75,7 +75,7 @@ func init() {
 			Validate:   validateSubscription,
 			AfterWrite: afterSubscriptionWrite,
 		}})
-	register(&TypeDef{Name: "webhook-publications", Guard: "settings.webhooks", V2: true, ReadOnly: true,
+	register(&TypeDef{Name: "webhook-publications", Guard: "settings.webhooks", V2: true, ReadOnly: true, IndexCreated: true,
 		Attrs: computed(enum("status", "", PublicationDelivered, PublicationRejected, PublicationFailed),
 			num("response-status"), obj("source"), text("payload"), num("attempt"), text("error"),
 			AttrDef{Name: "completed-at", Kind: KindTime}, AttrDef{Name: "next-attempt-at", Kind: KindTime}),

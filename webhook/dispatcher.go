@@ -24,6 +24,10 @@ const (
 	DefaultPerSubscription = 64
 	DefaultMaxInFlight     = 512
 	DefaultShutdownGrace   = 5 * time.Second
+	// MaxRetryAfter caps how long a receiver's Retry-After may postpone
+	// the next attempt: a longer one (or an HTTP date further out) counts
+	// as this long, so a receiver cannot park deliveries indefinitely.
+	MaxRetryAfter = 24 * time.Hour
 )
 
 // DefaultSchedule is the delay before each attempt (webhooks.md).
@@ -58,7 +62,8 @@ type Dispatcher struct {
 	// PollInterval is how often the store is read when nothing wakes the
 	// dispatcher.
 	PollInterval time.Duration
-	// Retention is how long publications are kept.
+	// Retention is how long publications, and events that no delivery
+	// waits on, are kept.
 	Retention time.Duration
 	// DisableAfter disables a subscription whose attempts have failed for
 	// this long in a row.
@@ -377,16 +382,21 @@ func (d *Dispatcher) post(ctx context.Context, dl *Delivery, body []byte, now ti
 	return res.StatusCode, retryAfter(res.Header.Get("Retry-After"), d.Now()), nil
 }
 
-// retryAfter parses a Retry-After value: seconds or an HTTP date.
+// retryAfter parses a Retry-After value: seconds or an HTTP date, at most
+// MaxRetryAfter.
 func retryAfter(v string, now time.Time) time.Duration {
 	if v == "" {
 		return 0
 	}
-	if s, err := strconv.Atoi(v); err == nil && s > 0 {
-		return time.Duration(s) * time.Second
+	s, err := strconv.ParseUint(v, 10, 64)
+	if errors.Is(err, strconv.ErrRange) {
+		return MaxRetryAfter
+	}
+	if err == nil && s > 0 {
+		return time.Duration(min(s, uint64(MaxRetryAfter/time.Second))) * time.Second
 	}
 	if t, err := http.ParseTime(v); err == nil && t.After(now) {
-		return t.Sub(now)
+		return min(t.Sub(now), MaxRetryAfter)
 	}
 	return 0
 }

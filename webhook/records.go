@@ -73,21 +73,40 @@ func (s RecordStore) Complete(ctx context.Context, outcomes []*Outcome) error {
 	})
 }
 
-// Purge implements Store.
+// Purge implements Store. Both record types index created-at, so the
+// store finds what is old without reading the rest.
 func (s RecordStore) Purge(ctx context.Context, before time.Time) (int, error) {
 	n := 0
+	old := []scoping.Cond{{Field: "created-at", Op: scoping.OpLte, Values: []string{scoping.FormatTime(before)}}}
 	err := s.Records.Update(ctx, func(tx scoping.Tx) error {
-		old, _, err := tx.List(&scoping.Query{Type: publicationType, AllAccounts: true,
-			Where: []scoping.Cond{{Field: "created-at", Op: scoping.OpLte, Values: []string{scoping.FormatTime(before)}}}})
+		pubs, _, err := tx.List(&scoping.Query{Type: publicationType, AllAccounts: true, Where: old})
 		if err != nil {
 			return err
 		}
-		for _, r := range old {
+		for _, r := range pubs {
 			if err := tx.Delete(r.Type, r.AccountID, r.ID); err != nil {
 				return err
 			}
 		}
-		n = len(old)
+		n = len(pubs)
+		events, _, err := tx.List(&scoping.Query{Type: eventType, AllAccounts: true, Where: old})
+		if err != nil {
+			return err
+		}
+		for _, e := range events {
+			waiting, _, err := tx.List(&scoping.Query{Type: deliveryType, AccountID: e.AccountID,
+				Where: []scoping.Cond{scoping.Eq("event", e.ID)}, Limit: 1})
+			if err != nil {
+				return err
+			}
+			if len(waiting) > 0 {
+				continue // still being delivered: kept until its deliveries end
+			}
+			if err := tx.Delete(e.Type, e.AccountID, e.ID); err != nil {
+				return err
+			}
+			n++
+		}
 		return nil
 	})
 	return n, err

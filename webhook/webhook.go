@@ -100,6 +100,9 @@ type Store interface {
 	// cleared by a delivered one) and active state updated. Outcomes of
 	// deliveries or subscriptions deleted meanwhile are skipped.
 	Complete(ctx context.Context, outcomes []*Outcome) error
-	// Purge deletes the publications created before t and returns how many.
+	// Purge deletes the publications created before t, and the events of
+	// the outbox recorded before t that no delivery waits on any more, and
+	// returns how many records it deleted. It reads only what it deletes
+	// (and the events' deliveries), not the whole history.
 	Purge(ctx context.Context, before time.Time) (int, error)
 }

@@ -42,6 +42,7 @@ func Run(t *testing.T, open Opener) {
 		{"ValuesRoundTrip", testValuesRoundTrip},
 		{"CaseInsensitiveIn", testCaseInsensitiveIn},
 		{"LongIndexedValues", testLongIndexedValues},
+		{"TimeRanges", testTimeRanges},
 		{"AllAccounts", testAllAccounts},
 		{"ListMatchesBruteForce", testListMatchesBruteForce},
 		{"ConcurrentInserts", testConcurrentInserts},
@@ -373,6 +374,49 @@ func nilIfEmpty(s []string) []string {
 		return nil
 	}
 	return s
+}
+
+// Ensure range conditions on times (created-at of a type that indexes it,
+// the purge of old publications) find exactly the records in range, in
+// every account, also after deletes.
+func testTimeRanges(t *testing.T, open Opener) {
+	now, advance := fixedClock()
+	s := open(t, now)
+	var all []*scoping.Record
+	for i := range 40 {
+		r := scoping.NewRecord("webhook-publications", strconv.Itoa(1+i%3))
+		r.Attrs["status"] = "delivered"
+		if i%5 == 0 { // an explicit, older creation time
+			r.CreatedAt = scoping.FormatTime(now().Add(-time.Duration(i) * time.Hour))
+		}
+		Insert(t, s, r)
+		all = append(all, r)
+		advance(time.Minute)
+	}
+	require.NoError(t, s.Update(context.Background(), func(tx scoping.Tx) error {
+		return tx.Delete(all[7].Type, all[7].AccountID, all[7].ID)
+	}))
+	all = slices.Delete(all, 7, 8)
+	for _, bound := range []time.Time{now().Add(-100 * time.Hour), now().Add(-20 * time.Minute), now(), now().Add(time.Hour)} {
+		for _, op := range []scoping.Op{scoping.OpLte, scoping.OpGte} {
+			c := scoping.Cond{Field: "created-at", Op: op, Values: []string{scoping.FormatTime(bound)}}
+			var want []string
+			for _, r := range all {
+				if c.Match(r) {
+					want = append(want, r.AccountID+"/"+r.ID)
+				}
+			}
+			recs, total := List(t, s, &scoping.Query{Type: "webhook-publications", AllAccounts: true, Where: []scoping.Cond{c}})
+			var got []string
+			for _, r := range recs {
+				got = append(got, r.AccountID+"/"+r.ID)
+			}
+			slices.Sort(want)
+			slices.Sort(got)
+			require.Equal(t, want, got, "%v %s", op, bound)
+			require.Equal(t, len(want), total)
+		}
+	}
 }
 
 // Ensure AllAccounts searches every account, sorting by id across them,
