@@ -33,7 +33,7 @@ const (
 )
 
 // Fields lists every field a condition can read, in the order of
-// approval.md.
+// docs/approval.md.
 var Fields = []string{FieldContractRevenue, FieldContractCost, FieldContractProfit,
 	FieldContractMargin, FieldTotalHours, FieldLineOfBusiness, FieldClient, FieldPaymentTerm}
 
@@ -41,7 +41,7 @@ var Fields = []string{FieldContractRevenue, FieldContractCost, FieldContractProf
 var Operators = []string{OpGt, OpGte, OpLt, OpLte, OpEq, OpNe}
 
 // MoneyFields lists the money fields: the caller converts them into the
-// account's default currency before Next compares them (approval.md rule 3).
+// account's default currency before Next compares them (docs/approval.md rule 3).
 var MoneyFields = []string{FieldContractRevenue, FieldContractCost, FieldContractProfit}
 
 // maxExponent bounds the exponent of a numeric value: comparing decimals

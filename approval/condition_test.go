@@ -130,7 +130,7 @@ func decode(t testing.TB, text string) any {
 	return v
 }
 
-// Ensure ParseConditions accepts the conditions of approval.md as stored.
+// Ensure ParseConditions accepts the conditions of docs/approval.md as stored.
 func TestParseConditions(t *testing.T) {
 	tests := []struct {
 		name string

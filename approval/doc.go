@@ -1,5 +1,5 @@
 // Package approval is ScopeKit's approval workflow as a pure state machine
-// (approval.md). Given an account's approval levels, a project's facts and
+// (docs/approval.md). Given an account's approval levels, a project's facts and
 // the approvers that cover each level, Next decides which level gets the
 // next step and who must sign it; a Step's methods apply approve, decline,
 // rescope, cancel and the removal of a user, and tell the caller what

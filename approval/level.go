@@ -27,7 +27,7 @@ const Start = math.MinInt
 // Facts are the project's facts a level's conditions read. Money figures
 // (contract_revenue, contract_cost, contract_profit, keyed by field name)
 // are already in the account's default currency: the caller converts them
-// (approval.md rule 3); a money condition whose figure is missing from
+// (docs/approval.md rule 3); a money condition whose figure is missing from
 // Money is an error. The other facts are used as they are.
 type Facts struct {
 	Money           map[string]decimal.Decimal
@@ -63,7 +63,7 @@ type Level struct {
 }
 
 // Plan is the step to create for a level that applies. Its approvers are
-// fixed now (approval.md rule 6): the slice is the plan's own, so later
+// fixed now (docs/approval.md rule 6): the slice is the plan's own, so later
 // changes to the level's coverage do not reach it.
 type Plan struct {
 	LevelID           string
@@ -78,7 +78,7 @@ type Plan struct {
 // Start, or -1 when positions are not negative, walks from the first) and
 // returns the plan of the first level that applies: all of its conditions
 // hold (none = always), and a coverage with at least one approver covers
-// one of the project's lines of business (approval.md rule 1). ok is false
+// one of the project's lines of business (docs/approval.md rule 1). ok is false
 // when no further level applies: the project is approved.
 //
 // Levels that share a position are walked in the order of their ids

@@ -9,7 +9,7 @@ import (
 	"github.com/shopspring/decimal"
 )
 
-// The six rules of approval.md, each at the level of this package. The
+// The six rules of docs/approval.md, each at the level of this package. The
 // HTTP half of each rule is tested through the API in httpadapter.
 
 // Ensure a level whose approvers do not cover the project's lines of

@@ -39,7 +39,7 @@ func Label(status string) string {
 }
 
 // Transition checks a direct change of a project's status from from to to
-// by a user with project_approvals manage (approval.md): to approved from
+// by a user with project_approvals manage (docs/approval.md): to approved from
 // draft or pending_approval; to won or lost from approved; to canceled
 // from any status; to draft from pending_approval, canceled or lost.
 // pending_approval is entered only by submitting. cancelSteps is true when

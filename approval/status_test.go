@@ -8,7 +8,7 @@ import (
 )
 
 // Ensure every one of the 36 direct status changes is allowed or refused
-// as approval.md's table says, and which cancel the pending steps.
+// as docs/approval.md's table says, and which cancel the pending steps.
 func TestTransition(t *testing.T) {
 	const (
 		no     = iota // 409

@@ -53,7 +53,7 @@ type Step struct {
 }
 
 // LegacyStep returns a pending legacy step requiring every one of
-// approvers (approval.md rule 2).
+// approvers (docs/approval.md rule 2).
 func LegacyStep(approvers []string, submitter string) *Step {
 	s := Plan{Approvers: approvers}.NewStep(submitter)
 	s.Legacy = true

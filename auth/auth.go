@@ -5,7 +5,7 @@
 // HTTP: httpadapter parses the form and maps *OAuthError to a response.
 //
 // Secrets are never stored in clear. Client secrets and tokens are kept as
-// SHA-256 digests, as auth.md asks: tokens and generated secrets are 32
+// SHA-256 digests, as docs/auth.md asks: tokens and generated secrets are 32
 // random bytes, so a plain digest resists guessing and lets a token be found
 // by its digest. Passwords, chosen by people, are hashed with bcrypt.
 package auth
@@ -30,7 +30,7 @@ const (
 	KindRefresh = "refresh"
 )
 
-// Membership statuses, as in resources.md.
+// Membership statuses, as in docs/resources.md.
 const (
 	StatusInvited     = "invited"
 	StatusActive      = "active"

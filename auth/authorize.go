@@ -11,7 +11,7 @@ import (
 )
 
 // CodeTTL is how long an authorization code may wait for its exchange
-// (auth.md: ten minutes).
+// (docs/auth.md: ten minutes).
 const CodeTTL = 10 * time.Minute
 
 // CodeChallengeS256 is the only PKCE method accepted (RFC 7636 4.2); the

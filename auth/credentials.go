@@ -112,7 +112,7 @@ func (s *Service) IssueServiceCredential(ctx context.Context, accountID, userID 
 }
 
 // MinPasswordChars is the shortest password a person may choose
-// (auth.md: invitations ask for 12 characters).
+// (docs/auth.md: invitations ask for 12 characters).
 const MinPasswordChars = 12
 
 // CheckNewPassword applies the password policy to a password a person

@@ -31,7 +31,7 @@ func (e *OAuthError) Error() string {
 // NewOAuthError returns an *OAuthError with the status RFC 6749 gives its
 // code: 401 for invalid_client, 400 otherwise.
 func NewOAuthError(code, description string) *OAuthError {
-	status := 400 // auth stays free of net/http (auth.md)
+	status := 400 // auth stays free of net/http (docs/auth.md)
 	if code == InvalidClient {
 		status = 401
 	}

@@ -21,7 +21,7 @@ var grantParams = map[string][]string{
 }
 
 // Token answers one POST /oauth/token. It returns an *OAuthError for every
-// failure of auth.md's error table, checked in this order:
+// failure of docs/auth.md's error table, checked in this order:
 //
 //   - invalid_request: grant_type missing;
 //   - unsupported_grant_type: grant_type not one of the four;

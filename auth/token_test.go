@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// Ensure every row of auth.md's error table, for every grant, answers the
+// Ensure every row of docs/auth.md's error table, for every grant, answers the
 // right OAuth error, and that the checks run in the documented order.
 func TestToken_Errors(t *testing.T) {
 	f := NewFixture(t)

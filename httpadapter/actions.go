@@ -269,7 +269,7 @@ func (s *Server) account(c *call) error {
 // figures of a project: one resource of type typ, id the project id,
 // whose attributes are the members of what fetch returns (snake_case, as
 // in merge data v2). The routes are /pricing (the whole breakdown of
-// pricing.md, project-pricings), /delivery-rollup (project-delivery-rollups)
+// docs/pricing.md, project-pricings), /delivery-rollup (project-delivery-rollups)
 // and /estimate-vs-actual (project-estimate-vs-actuals); their use cases
 // apply the projects view guard and the project's visibility.
 func (s *Server) projectFigures(typ, name string, fetch func(c *call, id string) (any, error)) func(c *call) error {

@@ -271,7 +271,7 @@ func TestRule6LaterApproverNotRequired(t *testing.T) {
 	assert.Equal(t, "approved", f.project1(f.project).attr("status"))
 }
 
-// Ensure the direct status changes of approval.md: allowed ones by a
+// Ensure the direct status changes of docs/approval.md: allowed ones by a
 // project_approvals manager (never setting approved-at), 403 without the
 // permission, 409 for a change the table forbids, 422 for an unknown value;
 // and that every change left exactly one event while refused ones left

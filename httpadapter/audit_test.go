@@ -16,7 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// The permission audit (auth.md "Permissions"): every route the engine
+// The permission audit (docs/auth.md "Permissions"): every route the engine
 // serves, derived from scoping.Types() (list, show, create, update,
 // delete, related) and the server's actions and reads, is walked with
 //
@@ -32,7 +32,7 @@ import (
 // the end.
 
 // auditGuards names the permission guarding a route whose guard is not
-// its type's (auth.md: merge_data view opens merge data). The audit checks
+// its type's (docs/auth.md: merge_data view opens merge data). The audit checks
 // such a route with a role lacking that permission, and only logs what a
 // role lacking the type's guard gets.
 var auditGuards = map[string]string{"projects/merge-data": "merge_data"}

@@ -183,7 +183,7 @@ func requireRetrieveError(t *testing.T, err error, code string, status int) *oau
 	return re
 }
 
-// grantErr is requireRetrieveError for the 400/401 of auth.md's table.
+// grantErr is requireRetrieveError for the 400/401 of docs/auth.md's table.
 func grantErr(t *testing.T, err error, code string) *oauth2.RetrieveError {
 	t.Helper()
 	status := http.StatusBadRequest

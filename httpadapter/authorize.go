@@ -17,7 +17,7 @@ import (
 	"github.com/scopekit/scopekit/auth"
 )
 
-// The login page of the authorization code flow (auth.md "GET
+// The login page of the authorization code flow (docs/auth.md "GET
 // /oauth/authorize"). GET validates the request and shows the form; the
 // form posts back to the same path with the request's parameters in
 // hidden fields, a CSRF token, the email and the password. Success is a

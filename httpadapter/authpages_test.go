@@ -15,7 +15,7 @@ import (
 )
 
 // The login page of the authorization code flow and the auth host's
-// refusal of bad input (auth.md "GET /oauth/authorize").
+// refusal of bad input (docs/auth.md "GET /oauth/authorize").
 
 func authorizeURL(q url.Values) string { return "/oauth/authorize?" + q.Encode() }
 

@@ -151,7 +151,7 @@ func (w *discardWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// seedLargeProject inserts pricing.md's large project into the bench
+// seedLargeProject inserts docs/pricing.md's large project into the bench
 // database.
 func seedLargeProject(b *testing.B, db *boltstore.DB, acct, client string) string {
 	b.Helper()

@@ -8,7 +8,7 @@ import (
 )
 
 // issueCredentials serves POST /{slug}/v1/users/{id}/credentials
-// (resources.md "users"): it issues a new client id and secret for the
+// (docs/resources.md "users"): it issues a new client id and secret for the
 // service account and answers 201 with a service-account-credentials
 // document (id = the client id) whose client-secret is shown this once;
 // the previous credentials, and the tokens minted with them, stop working.

@@ -26,7 +26,7 @@ func (ae *authEnv) meAs(t *testing.T, token string) string {
 }
 
 // Ensure client_credentials works through x/oauth2's clientcredentials
-// package, and its refusals are RetrieveErrors with auth.md's codes.
+// package, and its refusals are RetrieveErrors with docs/auth.md's codes.
 func TestGrants_ClientCredentials(t *testing.T) {
 	ae := mustAuthEnv(t, nil)
 	botID, _ := ae.user("acme", "bot@acme.test", "Account Admin")

@@ -16,7 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// The wire rules of http.md: media types, statuses, error documents,
+// The wire rules of docs/http.md: media types, statuses, error documents,
 // authentication failures, limits and robustness.
 
 const mediaType = "application/vnd.api+json"

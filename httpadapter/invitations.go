@@ -20,7 +20,7 @@ const (
 	invitationBadPasswd = "invalid_password"
 )
 
-// acceptInvitation serves POST /oauth/invitations/{token}/accept (auth.md
+// acceptInvitation serves POST /oauth/invitations/{token}/accept (docs/auth.md
 // "Invitations"). The body is a form or JSON {"password": "..."}, at most
 // 64 KiB. Answers: 204 once the membership is active; 404 not_found for an
 // unknown, used or revoked token; 422 invalid_password for a password

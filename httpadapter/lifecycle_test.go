@@ -18,7 +18,7 @@ import (
 	"golang.org/x/oauth2/clientcredentials"
 )
 
-// Users' life cycle (resources.md "users", auth.md "Invitations"):
+// Users' life cycle (docs/resources.md "users", docs/auth.md "Invitations"):
 // invitation, acceptance, deactivation, service accounts and their
 // credentials.
 

@@ -9,7 +9,7 @@ import (
 )
 
 // projectMergeData serves GET /{slug}/v1/projects/{id}/merge-data: v1 by
-// default or with version=1, v2 with version=2 (mergedata.md), as one
+// default or with version=1, v2 with version=2 (docs/mergedata.md), as one
 // resource of type merge-data whose attributes are the version (a number)
 // and the tree. It needs merge_data view (403) and the project's
 // visibility (404); printed_on is the service clock's date.

@@ -32,7 +32,7 @@ func mergeData(t *testing.T, r *resp, projectID string, version int) map[string]
 }
 
 // Ensure merge data is v1 without version or with version=1, v2 with
-// version=2, in the envelope of mergedata.md, and that v2's project_pricing
+// version=2, in the envelope of docs/mergedata.md, and that v2's project_pricing
 // holds the same figures as the pricing endpoint.
 func TestMergeDataEndpoint(t *testing.T) {
 	e := mustEnv(t)

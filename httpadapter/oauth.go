@@ -16,7 +16,7 @@ import (
 // an OAuth error body (invalid_request), like every other refusal here.
 const oauthMaxBodyBytes = 64 << 10
 
-// oauthParams are the parameters of RFC 6749 and auth.md that the token
+// oauthParams are the parameters of RFC 6749 and docs/auth.md that the token
 // endpoint reads. Each may be sent once (RFC 6749 3.2); other parameters
 // are ignored, repeated or not.
 var oauthParams = []string{
@@ -24,7 +24,7 @@ var oauthParams = []string{
 	"refresh_token", "code", "redirect_uri", "code_verifier", "scope",
 }
 
-// OAuthTokenHandler serves POST /oauth/token (auth.md). The body must be
+// OAuthTokenHandler serves POST /oauth/token (docs/auth.md). The body must be
 // application/x-www-form-urlencoded, at most 64 KiB; parameters in the URL
 // query are ignored. Client credentials come from the form or from HTTP
 // Basic (values URL-decoded, RFC 6749 2.3.1); both may be given only if

@@ -10,11 +10,11 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// Roles, permissions and project visibility (resources.md "Accounts,
+// Roles, permissions and project visibility (docs/resources.md "Accounts,
 // users, roles"), and the separation of accounts.
 
 // Ensure each built-in role, and a custom role naming only clients: view,
-// gets exactly the access of the resources.md tables: view allows reads,
+// gets exactly the access of the docs/resources.md tables: view allows reads,
 // manage reads and writes, and an unnamed permission is none.
 func TestRolePermissions(t *testing.T) {
 	e := mustEnv(t)

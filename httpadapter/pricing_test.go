@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// seedWorkedExample creates pricing.md's worked example in acme.
+// seedWorkedExample creates docs/pricing.md's worked example in acme.
 func (e *testEnv) seedWorkedExample() *demodata.Seeded {
 	e.t.Helper()
 	a, err := e.svc.SystemActor(context.Background(), e.accts["acme"])
@@ -87,7 +87,7 @@ func pick(m map[string]any, keys ...string) map[string]any {
 	return out
 }
 
-// Ensure the pricing endpoint returns the whole breakdown with pricing.md's
+// Ensure the pricing endpoint returns the whole breakdown with docs/pricing.md's
 // names and the worked example's figures.
 func TestPricingEndpoint(t *testing.T) {
 	e := mustEnv(t)

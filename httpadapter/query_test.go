@@ -11,8 +11,8 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// Query parameters of list and show routes (http.md "Paging", "Archiving";
-// resources.md "Filters"): paging, filters, sort, include, sparse
+// Query parameters of list and show routes (docs/http.md "Paging", "Archiving";
+// docs/resources.md "Filters"): paging, filters, sort, include, sparse
 // fieldsets, and archiving.
 
 // Ensure paging: 250 by default, at most 1000, bad sizes and numbers are

@@ -45,7 +45,7 @@ type Server struct {
 
 	docs openAPIDocs // the generated API references and their pages, built on first use
 	// Throttle limits the auth host's POSTs per client IP and the tokens
-	// minted per second; its zero value is operations.md's defaults.
+	// minted per second; its zero value is docs/operations.md's defaults.
 	Throttle Throttle
 
 	throttleOnce sync.Once

@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// Project teammates (resources.md "Teammates"): one record per (project,
+// Project teammates (docs/resources.md "Teammates"): one record per (project,
 // user), removed rather than deleted, restored by adding again or by the
 // removed teammate's own edits.
 

@@ -16,8 +16,8 @@ import (
 	"golang.org/x/time/rate"
 )
 
-// Throttle configures the throttling of the auth host (auth.md,
-// "Throttling on the auth host"; the defaults are operations.md's flags).
+// Throttle configures the throttling of the auth host (docs/auth.md,
+// "Throttling on the auth host"; the defaults are docs/operations.md's flags).
 // Each client IP has a token bucket shared by /oauth/token, and also by
 // the login form (POST /oauth/authorize) and invitation acceptance, which
 // guess passwords and tokens just as well; the login page (GET) is free.
@@ -54,7 +54,7 @@ type Throttle struct {
 	Disabled bool
 }
 
-// Defaults of Throttle (operations.md).
+// Defaults of Throttle (docs/operations.md).
 const (
 	DefaultTokenRate        = 10
 	DefaultTokenBurst       = 30

@@ -96,7 +96,7 @@ func TestRetryAfterSeconds(t *testing.T) {
 	}
 }
 
-// Ensure the defaults are operations.md's.
+// Ensure the defaults are docs/operations.md's.
 func TestThrottleDefaults(t *testing.T) {
 	d := Throttle{}.withDefaults()
 	require.Equal(t, Throttle{Rate: 10, Burst: 30, BlockAfter: 100, BlockWindow: 10 * time.Minute, BlockFor: time.Hour,

@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// Throttling of the auth host with tiny limits (auth.md "Throttling on the
+// Throttling of the auth host with tiny limits (docs/auth.md "Throttling on the
 // auth host"); each test finishes in a few seconds.
 
 // tokenPost posts a token request from the given X-Forwarded-For ("" for

@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// The validation rules 1-7 of resources.md and the 400/422 line between a
+// The validation rules 1-7 of docs/resources.md and the 400/422 line between a
 // malformed request and one that fails validation.
 
 // projectFixture creates a client and a project of acme and returns the

@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// seedLarge inserts pricing.md's large project with 3 teammates.
+// seedLarge inserts docs/pricing.md's large project with 3 teammates.
 func (e *env) seedLarge() string {
 	e.tb.Helper()
 	client := e.create("clients", map[string]any{"name": "Globex"})

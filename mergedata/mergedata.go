@@ -1,5 +1,5 @@
 // Package mergedata builds the merge data of a project: the tree of values
-// that SOW templates are filled from (mergedata.md). BuildV1 returns the
+// that SOW templates are filled from (docs/mergedata.md). BuildV1 returns the
 // legacy flat shape, BuildV2 the current one with costs, profits and the
 // full project_pricing section.
 //
@@ -115,7 +115,7 @@ func msaDate(snap *scoping.Snapshot) string {
 	return str(snap.Client, "msa-date")
 }
 
-// statusLabels are the labels of the project statuses of resources.md.
+// statusLabels are the labels of the project statuses of docs/resources.md.
 var statusLabels = map[string]string{
 	"draft": "Draft", "pending_approval": "Pending Approval", "approved": "Approved",
 	"won": "Won", "lost": "Lost", "canceled": "Canceled",

@@ -47,7 +47,7 @@ type check struct {
 
 func fig(f pricing.Fixed) any { return f.String() }
 
-// pricingChecks lists every project_pricing field of mergedata.md, for
+// pricingChecks lists every project_pricing field of docs/mergedata.md, for
 // every item and resource row of r.
 func pricingChecks(r *pricing.Result) []check {
 	pp := func(p ...any) []any { return append([]any{"project_pricing"}, p...) }
@@ -176,7 +176,7 @@ func pricingChecks(r *pricing.Result) []check {
 	return cs
 }
 
-// Ensure every project_pricing field of mergedata.md is the pricing
+// Ensure every project_pricing field of docs/mergedata.md is the pricing
 // result's figure, with the payment term including hardware or not.
 func TestProjectPricingIsThePricingResult(t *testing.T) {
 	e := mustEnv(t)

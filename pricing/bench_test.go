@@ -8,7 +8,7 @@ import (
 	"github.com/shopspring/decimal"
 )
 
-// largeProject is the benchmark's project (pricing.md): 25 locations × 40
+// largeProject is the benchmark's project (docs/pricing.md): 25 locations × 40
 // services × 3 subservices (4,000 labor lines), 12 resources, 6 governance
 // items of mixed types, 50 expenses and 50 products.
 func largeProject() *pricing.Project {

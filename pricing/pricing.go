@@ -8,7 +8,7 @@
 // per-phase and per-location breakdowns, and warnings. Result.ToDefault
 // converts an amount into the account's default currency.
 //
-// Rounding follows the design (pricing.md): the hours of every line are
+// Rounding follows the design (docs/pricing.md): the hours of every line are
 // rounded to 2 decimals before they are priced; the money of every line is
 // rounded to the currency's minor units, and totals are sums of rounded
 // lines; margins have 4 decimals and blended rates the currency's minor

@@ -25,7 +25,7 @@ func equal(t *testing.T, name string, got pricing.Fixed, want string) {
 
 var usd = pricing.Currency{Code: "USD", MinorUnits: 2}
 
-// workedExample is the worked example of pricing.md.
+// workedExample is the worked example of docs/pricing.md.
 func workedExample() *pricing.Project {
 	return &pricing.Project{
 		Currency:        usd,
@@ -74,7 +74,7 @@ func mustPrice(t testing.TB, p *pricing.Project) *pricing.Result {
 	return r
 }
 
-// Ensure every figure of pricing.md's worked example comes out as written.
+// Ensure every figure of docs/pricing.md's worked example comes out as written.
 func TestPrice_WorkedExample(t *testing.T) {
 	r := mustPrice(t, workedExample())
 	type fig struct {

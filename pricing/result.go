@@ -8,7 +8,7 @@ import (
 )
 
 // Result is every figure of a priced project. Its exported fields are the
-// members of merge data v2's project_pricing (mergedata.md) plus currency,
+// members of merge data v2's project_pricing (docs/mergedata.md) plus currency,
 // phases, locations and warnings; their JSON names are those names.
 //
 // Per-record figures follow the input's order: ProjectGovernance.Items[i],

@@ -9,7 +9,7 @@ import (
 	"github.com/scopekit/scopekit/approval"
 )
 
-// Accounts, users, roles and account settings (resources.md, "Accounts,
+// Accounts, users, roles and account settings (docs/resources.md, "Accounts,
 // users, roles").
 
 func init() {
@@ -230,7 +230,7 @@ func afterWriteUser(ctx context.Context, c *Call, rec, old *Record) error {
 		}
 		return nil
 	}
-	if old.Active() && !rec.Active() { // archived: rules 4 and 5 of approval.md
+	if old.Active() && !rec.Active() { // archived: rules 4 and 5 of docs/approval.md
 		if err := userLeftApprovals(c, rec); err != nil {
 			return err
 		}

@@ -4,7 +4,7 @@ import (
 	"context"
 )
 
-// The catalog: what an account sells (resources.md, "Catalog").
+// The catalog: what an account sells (docs/resources.md, "Catalog").
 
 var serviceTypes = []string{"professional_services", "managed_services"}
 var paymentFrequencies = []string{"one_time", "monthly", "quarterly", "annually"}

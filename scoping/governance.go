@@ -29,7 +29,7 @@ func init() {
 		}}})
 }
 
-// validateGovernance applies rules 2 and 3 of resources.md to a catalog or
+// validateGovernance applies rules 2 and 3 of docs/resources.md to a catalog or
 // project governance item; phaseRel names its phase relationship.
 func validateGovernance(rec *Record, phaseRel string) []error {
 	var errs []error

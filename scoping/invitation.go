@@ -13,14 +13,14 @@ import (
 	"github.com/scopekit/scopekit"
 )
 
-// Invitations (resources.md "users", auth.md "Invitations"). Creating a
+// Invitations (docs/resources.md "users", docs/auth.md "Invitations"). Creating a
 // standard user invites it: the create response's top-level meta carries
 // the invitation token once, and the users record keeps only the token's
 // SHA-256 digest, in an attribute that is not declared and therefore never
 // served nor writable through the API. The token is
 // "<account id>.<user id>.<secret>": the ids locate the membership
 // without a scan, the secret (32 random bytes) is what proves possession.
-// Accepting the invitation (auth.md) makes the membership active; the
+// Accepting the invitation (docs/auth.md) makes the membership active; the
 // password that goes with it is auth's business, so the adapter calls
 // Invitation, sets the password with auth, then AcceptInvitation.
 

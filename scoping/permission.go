@@ -13,7 +13,7 @@ const (
 	AccessManage = "manage"
 )
 
-// Permission names (resources.md).
+// Permission names (docs/resources.md).
 var Permissions = []string{
 	"projects", "project_approvals", "catalog", "clients", "rate_tables",
 	"governance", "documents", "merge_data", "users", "settings",

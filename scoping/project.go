@@ -6,7 +6,7 @@ import (
 	"github.com/scopekit/scopekit"
 )
 
-// Projects and their children (resources.md, "Clients and projects").
+// Projects and their children (docs/resources.md, "Clients and projects").
 
 var projectStatuses = []string{"draft", "pending_approval", "approved", "won", "lost", "canceled"}
 

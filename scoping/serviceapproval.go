@@ -6,7 +6,7 @@ import (
 	"github.com/scopekit/scopekit"
 )
 
-// Catalog service approval (approval.md, "Catalog service approval"):
+// Catalog service approval (docs/approval.md, "Catalog service approval"):
 // editing an approved service makes a new draft version; a draft is
 // submitted for approval and approved by a service approver of its line of
 // business (or, when that line has none, by any catalog manager), which

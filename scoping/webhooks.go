@@ -12,7 +12,7 @@ import (
 )
 
 // Webhook subscriptions, their pending deliveries and their publications
-// (webhooks.md). This file declares the records; package webhook delivers
+// (docs/webhooks.md). This file declares the records; package webhook delivers
 // them. A recorded event queues one delivery per active subscription of its
 // account and type in the transaction of the change, so a change that rolls
 // back leaves neither event nor deliveries, and a crash after the commit

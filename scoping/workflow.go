@@ -10,7 +10,7 @@ import (
 	"github.com/shopspring/decimal"
 )
 
-// The project status and the unified approval workflow (approval.md),
+// The project status and the unified approval workflow (docs/approval.md),
 // wired to the records: the pure state machine in package approval
 // decides; this file reads its inputs from the store, writes its outcomes
 // back, and records an event for every status change in the same
@@ -31,7 +31,7 @@ func (c *Call) setProjectStatus(proj *Record, status string) error {
 
 // validateProjectStatus checks a status set through a write: a new project
 // starts as draft; a change needs project_approvals manage and must be a
-// direct change the table of approval.md allows.
+// direct change the table of docs/approval.md allows.
 func validateProjectStatus(c *Call, rec, old *Record) error {
 	st := rec.Str("status")
 	if old == nil {

@@ -30,7 +30,7 @@ const (
 	MaxRetryAfter = 24 * time.Hour
 )
 
-// DefaultSchedule is the delay before each attempt (webhooks.md).
+// DefaultSchedule is the delay before each attempt (docs/webhooks.md).
 var DefaultSchedule = []time.Duration{0, 5 * time.Second, 5 * time.Minute, 30 * time.Minute,
 	2 * time.Hour, 5 * time.Hour, 10 * time.Hour, 10 * time.Hour}
 

@@ -1,5 +1,5 @@
 // Package webhook delivers ScopeKit's outgoing webhook notifications
-// (webhooks.md): a durable dispatcher that reads pending deliveries from a
+// (docs/webhooks.md): a durable dispatcher that reads pending deliveries from a
 // Store, POSTs each event's JSON:API document to its subscription's
 // destination signed per the Standard Webhooks spec, retries on a schedule
 // and records every attempt as a publication. It also provides the

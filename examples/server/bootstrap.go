@@ -24,7 +24,7 @@ import (
 	"golang.org/x/crypto/bcrypt"
 )
 
-// The bootstrap file (operations.md, "Bootstrap file") creates or updates
+// The bootstrap file (docs/operations.md, "Bootstrap file") creates or updates
 // the identities the API cannot create: accounts with their currencies,
 // roles and OAuth applications, and users with their memberships,
 // passwords and service credentials. It is checked as a whole, against
@@ -104,7 +104,7 @@ func (d *decimalText) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// minPasswordChars is the password policy of invitations (auth.md), applied
+// minPasswordChars is the password policy of invitations (docs/auth.md), applied
 // to bootstrap passwords too.
 const minPasswordChars = 12
 

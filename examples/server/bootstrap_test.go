@@ -19,7 +19,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
-// exampleFile is the bootstrap file of operations.md, verbatim.
+// exampleFile is the bootstrap file of docs/operations.md, verbatim.
 func exampleFile(t *testing.T) string {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("testdata", "bootstrap.json"))
@@ -71,7 +71,7 @@ func dump(t *testing.T, db *boltstore.DB) map[string]string {
 	return out
 }
 
-// Ensure the example file of operations.md applies, works (a token for
+// Ensure the example file of docs/operations.md applies, works (a token for
 // the bot, a password grant for Ada through the portal), and applying it
 // again writes nothing at all.
 func TestBootstrapExampleIdempotent(t *testing.T) {

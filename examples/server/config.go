@@ -20,7 +20,7 @@ import (
 // SCOPEKIT_TOKEN_RATE.
 const envPrefix = "SCOPEKIT_"
 
-// config is the parsed and validated command line (operations.md, "Example
+// config is the parsed and validated command line (docs/operations.md, "Example
 // server flags").
 type config struct {
 	Addr      string
@@ -35,7 +35,7 @@ type config struct {
 	DemoSet  bool
 	LogLevel slog.Level
 
-	// Token throttling on POST /oauth/token (auth.md, "Throttling on the
+	// Token throttling on POST /oauth/token (docs/auth.md, "Throttling on the
 	// auth host"), handed to httpadapter.Server.Throttle by throttle().
 	TokenRate        float64
 	TokenBurst       int
@@ -44,7 +44,7 @@ type config struct {
 	TokenBlockFor    time.Duration
 	TokenGlobalRate  float64
 
-	// Webhook delivery (webhooks.md): handed to the dispatcher and to the
+	// Webhook delivery (docs/webhooks.md): handed to the dispatcher and to the
 	// destination check of subscriptions.
 	WebhookAllowPrivate  bool
 	WebhookRetrySchedule []time.Duration

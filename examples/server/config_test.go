@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// Ensure the defaults are operations.md's.
+// Ensure the defaults are docs/operations.md's.
 func TestConfigDefaults(t *testing.T) {
 	c, err := parseConfig(nil, env())
 	require.NoError(t, err)

@@ -10,9 +10,9 @@ import (
 	"github.com/scopekit/scopekit/scoping"
 )
 
-// The demo account (operations.md, "Demo data"): an admin, a service
+// The demo account (docs/operations.md, "Demo data"): an admin, a service
 // account, an OAuth application, a small catalog and the worked example
-// project of pricing.md, so that the first curl shows real data.
+// project of docs/pricing.md, so that the first curl shows real data.
 const (
 	demoSlug          = "demo"
 	demoName          = "Demo IT Services"

@@ -54,7 +54,7 @@ func requireDec(t *testing.T, want string, rec *scoping.Record, attr string) {
 	require.True(t, decimal.RequireFromString(want).Equal(got), "%s %s: %s = %s, want %s", rec.Type, rec.ID, attr, got, want)
 }
 
-// Ensure the demo project carries exactly the lines of pricing.md's worked
+// Ensure the demo project carries exactly the lines of docs/pricing.md's worked
 // example: quantities, hours, resources and their rates, governance,
 // expenses, products and adjustments.
 func TestDemoIsTheWorkedExample(t *testing.T) {
@@ -199,7 +199,7 @@ func TestDemoIsTheWorkedExample(t *testing.T) {
 	items := list(t, svc, a, "blueprint-items", map[string]string{"blueprint": bp[0].ID})
 	require.Len(t, items, 2)
 
-	// The demo project prices exactly as pricing.md's worked example.
+	// The demo project prices exactly as docs/pricing.md's worked example.
 	requireDec(t, "10794.25", p[0], "contract-revenue")
 	requireDec(t, "5696.30", p[0], "contract-cost")
 	requireDec(t, "5097.95", p[0], "contract-profit")

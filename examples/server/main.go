@@ -1,6 +1,6 @@
 // Command server is ScopeKit's example server: the JSON:API and the OAuth
 // token endpoint over an embedded bbolt file, with the flags, bootstrap
-// file and demo data of operations.md.
+// file and demo data of docs/operations.md.
 //
 //	go run ./examples/server                 # 127.0.0.1:8080, ./scopekit.db, demo on first start
 //	go run ./examples/server -h              # every flag and its SCOPEKIT_<NAME> variable

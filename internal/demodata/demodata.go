@@ -1,4 +1,4 @@
-// Package demodata creates the worked example of pricing.md: a small
+// Package demodata creates the worked example of docs/pricing.md: a small
 // catalog (phases, lines of business, resources, a default USD rate table,
 // services with subservices, required governance, expense categories, a
 // product, a blueprint) and the project "Globex firewall refresh", through
@@ -79,7 +79,7 @@ func (s *seeder) create(typ string, at attrs, rs rels) string {
 }
 
 // catalogAndProject creates the catalog and the worked example project of
-// pricing.md, with the admin as a teammate.
+// docs/pricing.md, with the admin as a teammate.
 func (s *seeder) catalogAndProject(adminID string) *Seeded {
 	phase := map[string]string{}
 	for i, name := range []string{"Plan", "Design", "Implement"} {

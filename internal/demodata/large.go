@@ -6,7 +6,7 @@ import (
 	"github.com/scopekit/scopekit/scoping"
 )
 
-// SeedLarge inserts pricing.md's large project into the account through
+// SeedLarge inserts docs/pricing.md's large project into the account through
 // tx: 25 locations × 40 services × 3 subservices (1,000 services, 3,000
 // subservices: 4,000 labor lines), 12 resources, 3 phases, 6 governance
 // items, 50 expenses and 50 products, with the users as teammates. It

@@ -1,0 +1,173 @@
+package main
+
+// The docs test: every ```sh block of README.md and docs/*.md runs, as
+// pasted, against a fresh example server, so that the docs cannot rot.
+//
+// The rules for writing a block (README.md or any docs/*.md file):
+//   - A block fenced with ```sh runs; other fences (```go, ```json, plain
+//     ```) are text. Indented fences (inside a list) count too.
+//   - The blocks of one file run in order in one bash session (set -e -o
+//     pipefail), with a fresh server for each file, in an empty working
+//     directory: a later block may use variables an earlier one set, and
+//     a file's first runnable block sets what it needs (BASE, TOKEN, ...).
+//   - The server's address appears once, as the line
+//     BASE=http://127.0.0.1:8080, which the test replaces with the test
+//     server's address; any other 127.0.0.1:8080 in a runnable block fails
+//     the test (use $BASE). The server runs with -webhook-allow-private.
+//   - A block that must not run (it starts a server, needs a browser,
+//     another program or a placeholder value) is preceded by a comment
+//     line of the form  <!-- not-run: the reason -->  (the reason is
+//     required).
+//   - A block passes when bash exits 0 and its output holds no JSON:API
+//     error document ("errors":[); the key figures of each known file are
+//     checked below.
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// docBlock is one runnable ```sh block.
+type docBlock struct {
+	file string
+	line int // of the opening fence
+	code string
+}
+
+var notRun = regexp.MustCompile(`^<!--\s*not-run:\s*(\S.*?)\s*-->$`)
+
+// shellBlocks extracts the runnable sh blocks of a Markdown file.
+func shellBlocks(t *testing.T, path string) []docBlock {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	require.NoError(t, err)
+	lines := strings.Split(string(raw), "\n")
+	var out []docBlock
+	prev := ""
+	for i := 0; i < len(lines); i++ {
+		trimmed := strings.TrimSpace(lines[i])
+		if !strings.HasPrefix(trimmed, "```") {
+			if trimmed != "" {
+				prev = trimmed
+			}
+			continue
+		}
+		indent := len(lines[i]) - len(strings.TrimLeft(lines[i], " "))
+		lang, start := strings.TrimPrefix(trimmed, "```"), i
+		var body []string
+		for i++; i < len(lines) && strings.TrimSpace(lines[i]) != "```"; i++ {
+			l := lines[i]
+			if len(l) >= indent && strings.TrimSpace(l[:indent]) == "" {
+				l = l[indent:]
+			}
+			body = append(body, l)
+		}
+		require.Less(t, i, len(lines), "%s:%d: an unclosed code fence", path, start+1)
+		if lang == "sh" && !strings.HasPrefix(prev, "<!--") {
+			out = append(out, docBlock{file: path, line: start + 1, code: strings.Join(body, "\n")})
+		} else if lang == "sh" {
+			require.Regexp(t, notRun, prev, "%s:%d: a comment before an sh block must be <!-- not-run: reason -->", path, start+1)
+		}
+		prev = trimmed
+	}
+	return out
+}
+
+// docFigures are what the known files' output must show.
+var docFigures = map[string][]string{
+	"README.md": {
+		`"account-slug":"demo"`, `"project-name":"Initech SD-WAN"`, `"name":"Assessment"`,
+		`"total_contract_value":"10794.25"`, `"merge-data":{`, `"type":"approval-steps"`,
+		`"approved-at":"20`, `"status":"approved"`,
+	},
+	"docs/auth.md":     {`"token_type":"Bearer"`, `"refresh_token":"`, `"email":"bot@demo.test"`, "\n204\n", `"client-secret":"`},
+	"docs/webhooks.md": {`"secret":"whsec_`},
+}
+
+func TestDocsShellBlocks(t *testing.T) {
+	for _, prog := range []string{"bash", "curl", "openssl"} {
+		if _, err := exec.LookPath(prog); err != nil {
+			t.Skipf("skipping the docs test: %s is not installed (.ci/run installs it)", prog)
+		}
+	}
+	root := filepath.Join("..", "..")
+	files := []string{"README.md"}
+	docs, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
+	require.NoError(t, err)
+	for _, d := range docs {
+		files = append(files, filepath.ToSlash(strings.TrimPrefix(d, root+string(filepath.Separator))))
+	}
+	for _, name := range files {
+		blocks := shellBlocks(t, filepath.Join(root, name))
+		if len(blocks) == 0 {
+			continue
+		}
+		t.Run(name, func(t *testing.T) {
+			s := startServer(t, "", nil, "-webhook-allow-private")
+			var script strings.Builder
+			script.WriteString("set -e -o pipefail\n")
+			for _, b := range blocks {
+				code := regexp.MustCompile(`(?m)^BASE=http://127\.0\.0\.1:8080\s*$`).ReplaceAllString(b.code, "BASE="+s.URL)
+				require.NotContains(t, code, "127.0.0.1:8080", "%s:%d hard-codes the address: use $BASE", name, b.line)
+				script.WriteString("printf '\\n@@ " + name + ":" + strconv.Itoa(b.line) + "\\n'\n" + code + "\n")
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, "bash", "-c", script.String())
+			cmd.Dir = t.TempDir()
+			out, err := cmd.CombinedOutput()
+			require.NoError(t, err, "the sh blocks of %s failed; output up to the failure (blocks start at @@ file:line):\n%s", name, out)
+			for _, block := range strings.Split(string(out), "\n@@ ")[1:] {
+				if i := strings.Index(block, `"errors":[`); i >= 0 {
+					where, _, _ := strings.Cut(block, "\n")
+					t.Fatalf("the block at %s answered a JSON:API error: %.600s", where, block[max(0, i-20):])
+				}
+			}
+			for _, want := range docFigures[name] {
+				require.Contains(t, string(out), want, "%s's output", name)
+			}
+		})
+	}
+	for name := range docFigures {
+		require.Contains(t, files, name, "a file with expected figures is gone")
+	}
+}
+
+// Ensure every docs/<name>.md that a Go comment or string cites exists.
+func TestCitedDocsExist(t *testing.T) {
+	root := filepath.Join("..", "..")
+	cite := regexp.MustCompile(`docs/[a-z0-9-]+\.md`)
+	n := 0
+	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && strings.HasPrefix(d.Name(), ".") && path != root {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".go") {
+			return nil
+		}
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for _, c := range cite.FindAllString(string(src), -1) {
+			n++
+			_, err := os.Stat(filepath.Join(root, c))
+			require.NoError(t, err, "%s cites %s, which is not in the repository", path, c)
+		}
+		return nil
+	})
+	require.NoError(t, err)
+	require.Greater(t, n, 50)
+}
