@@ -135,7 +135,7 @@ func tags(paths obj) []any {
 			}
 		}
 	}
-	first := []string{"oauth", "me", "accounts", "projects", "project-services", "approval-steps", "reference"}
+	first := []string{"oauth", "me", "accounts", "projects", "project-services", "approval-steps", "mcp", "reference"}
 	var out []any
 	for _, t := range first {
 		if seen[t] {

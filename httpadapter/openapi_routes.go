@@ -1,5 +1,7 @@
 package httpadapter
 
+import "strings"
+
 // routeDocs describes the fixed routes, keyed by "METHOD pattern" exactly
 // as the route is added to its router (server.go). A route under /v2/ goes
 // into the v2 reference, every other one into the v1 reference (the token
@@ -59,4 +61,41 @@ var routeDocs = map[string]routeDoc{
 	"GET /docs/v2/openapi.json": {Tag: "reference", Public: true, Summary: "The v2 reference (OpenAPI 3.1)",
 		Response: obj{"type": "object"}, ResponseType: "application/json"},
 	"GET /docs/assets/*file": {Omit: "the reference page's scripts and styles"},
+}
+
+// mountDocs describes the handlers a program may mount on the API host
+// (Server.Mounts), keyed by path and then by method. A mounted path
+// without an entry is still listed, as "mounted by the program"; add an
+// entry here when a composition root mounts something new.
+var mountDocs = map[string]map[string]routeDoc{
+	"/mcp": {"POST": {Tag: "mcp", Summary: "The MCP endpoint for AI assistants (streamable HTTP, JSON-RPC)",
+		Description: "Model Context Protocol over streamable HTTP, stateless, JSON answers (docs/mcp.md). Needs a bearer token the API accepts; " +
+			"without one 401 with a WWW-Authenticate header pointing at /.well-known/oauth-protected-resource.",
+		Body:     obj{"required": true, "content": obj{"application/json": obj{"schema": obj{"type": "object", "description": "a JSON-RPC 2.0 request"}}}},
+		Response: obj{"type": "object", "description": "a JSON-RPC 2.0 response"}, ResponseType: "application/json"}},
+	"/.well-known/oauth-protected-resource": {"GET": {Tag: "mcp", Public: true,
+		Summary:  "OAuth 2.0 protected resource metadata of the MCP endpoint (RFC 9728)",
+		Response: obj{"type": "object"}, ResponseType: "application/json"}},
+}
+
+// openAPI is the reference of this server: OpenAPI(v2) plus, in v1, the
+// handlers mounted on it.
+func (s *Server) openAPI(v2 bool) map[string]any {
+	doc := OpenAPI(v2)
+	if v2 {
+		return doc
+	}
+	paths := doc["paths"].(obj)
+	for _, path := range sortedKeys(s.Mounts) {
+		item := obj{}
+		for method, d := range mountDocs[path] {
+			item[strings.ToLower(method)] = op(d, nil)
+		}
+		if len(item) == 0 {
+			item["post"] = op(routeDoc{Tag: "mounted", Summary: "A handler mounted by the program (any method)"}, nil)
+		}
+		paths[path] = item
+	}
+	doc["tags"] = tags(paths)
+	return doc
 }

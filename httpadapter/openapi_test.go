@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"regexp"
 	"strings"
 	"testing"
@@ -233,4 +234,22 @@ func TestReferencePagesUseLocalAssets(t *testing.T) {
 			}
 		})
 	}
+}
+
+// Ensure the handlers a program mounts on the API host are in the v1
+// reference: described when known (mountDocs), listed when not.
+func TestReferenceListsMounts(t *testing.T) {
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {})
+	s := &httpadapter.Server{Mounts: map[string]http.Handler{"/mcp": h, "/custom-hook": h}}
+	srv := httptest.NewServer(s.Handler())
+	defer srv.Close()
+	v1 := loadReference(t, srv.URL+"/docs/v1/openapi.json", "")
+	mcp := v1.Paths.Find("/mcp")
+	require.NotNil(t, mcp)
+	require.NotNil(t, mcp.Post)
+	assert.Contains(t, mcp.Post.Description, "Model Context Protocol")
+	require.NotNil(t, v1.Paths.Find("/custom-hook"), "an unknown mount is listed")
+	assert.Nil(t, v1.Paths.Find("/.well-known/oauth-protected-resource"), "what is not mounted is not listed")
+	v2 := loadReference(t, srv.URL+"/docs/v2/openapi.json", "")
+	assert.Nil(t, v2.Paths.Find("/mcp"))
 }

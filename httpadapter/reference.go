@@ -30,10 +30,10 @@ type openAPIDocs struct {
 func (s *Server) referenceDocs() *openAPIDocs {
 	d := &s.docs
 	d.once.Do(func() {
-		if d.v1, d.buildError = json.MarshalIndent(OpenAPI(false), "", "  "); d.buildError != nil {
+		if d.v1, d.buildError = json.MarshalIndent(s.openAPI(false), "", "  "); d.buildError != nil {
 			return
 		}
-		if d.v2, d.buildError = json.MarshalIndent(OpenAPI(true), "", "  "); d.buildError != nil {
+		if d.v2, d.buildError = json.MarshalIndent(s.openAPI(true), "", "  "); d.buildError != nil {
 			return
 		}
 		page := func(title, doc string) http.Handler {
