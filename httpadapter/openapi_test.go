@@ -169,7 +169,7 @@ func TestEveryRouteIsDescribed(t *testing.T) {
 								"GET %s is served but not in the reference: describe it in readDocs (httpadapter/actions.go) under %q", path, k)
 						}
 					}
-				} else {
+				} else if method == http.MethodPost {
 					for _, k := range actions {
 						if typ, name, _ := strings.Cut(k, "/"); typ == def.Name {
 							path := prefix + "/" + def.Name + "/{id}/" + name
@@ -177,6 +177,8 @@ func TestEveryRouteIsDescribed(t *testing.T) {
 								"POST %s is served but not in the reference: describe it in actionDocs (httpadapter/actions.go) under %q", path, k)
 						}
 					}
+				} else {
+					t.Errorf("route %s: the test expands /:rel for GET (reads) and POST (actions) only; teach it (and the generator, openapi.go) which names this method serves", route)
 				}
 			case "/:type/:id/:rel/:relid":
 				for _, r := range def.Rels {

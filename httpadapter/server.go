@@ -200,6 +200,14 @@ func (r *router) Handle(method, path string, h httprouter.Handle) {
 	r.Router.Handle(method, path, h)
 }
 
+// GET, POST, PUT, PATCH and DELETE add a route as httprouter's do, and
+// record it.
+func (r *router) GET(path string, h httprouter.Handle)    { r.Handle(http.MethodGet, path, h) }
+func (r *router) POST(path string, h httprouter.Handle)   { r.Handle(http.MethodPost, path, h) }
+func (r *router) PUT(path string, h httprouter.Handle)    { r.Handle(http.MethodPut, path, h) }
+func (r *router) PATCH(path string, h httprouter.Handle)  { r.Handle(http.MethodPatch, path, h) }
+func (r *router) DELETE(path string, h httprouter.Handle) { r.Handle(http.MethodDelete, path, h) }
+
 // servedRoute is one method and httprouter pattern a handler answers.
 type servedRoute struct{ Method, Pattern string }
 
