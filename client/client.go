@@ -241,6 +241,9 @@ func (c *Client) callRaw(ctx context.Context, method, path string, query url.Val
 	u := path
 	if !strings.HasPrefix(path, "http://") && !strings.HasPrefix(path, "https://") {
 		u = c.base + path
+	} else if !strings.HasPrefix(path, c.base+"/") {
+		// a link to another host must not get this client's token
+		return nil, fmt.Errorf("scopekit: %s is not on %s", path, c.base)
 	}
 	if len(query) > 0 {
 		sep := "?"

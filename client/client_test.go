@@ -167,6 +167,9 @@ func TestTypedErrors(t *testing.T) {
 	assert.Equal(t, "Not Found", e.Errors[0].Title)
 	assert.Contains(t, err.Error(), "404")
 
+	_, err = c.Call(ctx(t), http.MethodGet, "http://example.invalid/v2/projects", nil, nil)
+	require.ErrorContains(t, err, "is not on "+serverURL, "the token goes to the client's own server only")
+
 	cl, err := c.CreateClient(ctx(t), "Typed Errors Inc", nil)
 	require.NoError(t, err)
 	_, err = c.CreateProject(ctx(t), "  ", cl.ID, nil)
