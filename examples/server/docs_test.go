@@ -36,6 +36,7 @@ import (
 	"time"
 
 	"github.com/scopekit/scopekit/mcpadapter"
+	"github.com/scopekit/scopekit/scoping"
 	"github.com/stretchr/testify/require"
 )
 
@@ -201,6 +202,34 @@ func TestReferenceDescribesMounts(t *testing.T) {
 		require.Contains(t, doc.Paths, path)
 		for _, o := range doc.Paths[path] {
 			require.NotContains(t, o.Summary, "mounted by the program", "%s is described", path)
+		}
+	}
+}
+
+// Ensure the docs name every resource type the API serves and each of its
+// attributes (resources.md, or the page of the type's topic).
+func TestDocsNameEveryAttribute(t *testing.T) {
+	pages, err := filepath.Glob(filepath.Join("..", "..", "docs", "*.md"))
+	require.NoError(t, err)
+	var all strings.Builder
+	for _, p := range pages {
+		b, err := os.ReadFile(p)
+		require.NoError(t, err)
+		all.Write(b)
+	}
+	docs := all.String()
+	for _, def := range scoping.Types() {
+		if !def.Served() {
+			continue
+		}
+		if !strings.Contains(docs, "`"+def.Name+"`") {
+			t.Errorf("no page of docs/ names the type `%s` (add it to docs/resources.md)", def.Name)
+			continue
+		}
+		for _, a := range def.Attrs {
+			if !strings.Contains(docs, "`"+a.Name+"`") {
+				t.Errorf("no page of docs/ names the attribute `%s` of %s (add it to docs/resources.md)", a.Name, def.Name)
+			}
 		}
 	}
 }
