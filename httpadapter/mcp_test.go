@@ -308,6 +308,18 @@ func TestMCPAuth(t *testing.T) {
 	_, err := ses.CallTool(context.Background(), &mcp.CallToolParams{Name: mcpadapter.ToolSearchProjects, Arguments: map[string]any{}})
 	require.Error(t, err)
 
+	// bodies are bounded as on the API
+	big, err := http.NewRequest(http.MethodPost, e.srv.URL+mcpadapter.Path,
+		strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"x":"`+strings.Repeat("x", mcpadapter.MaxBodyBytes)+`"}}`))
+	require.NoError(t, err)
+	big.Header.Set("Content-Type", "application/json")
+	big.Header.Set("Accept", "application/json, text/event-stream")
+	big.Header.Set("Authorization", "Bearer "+admin)
+	bres, err := http.DefaultClient.Do(big)
+	require.NoError(t, err)
+	bres.Body.Close()
+	assert.Equal(t, http.StatusRequestEntityTooLarge, bres.StatusCode)
+
 	res, err := http.Get(e.srv.URL + mcpadapter.MetadataPath)
 	require.NoError(t, err)
 	defer res.Body.Close()

@@ -36,6 +36,10 @@ const (
 	MetadataPath = "/.well-known/oauth-protected-resource"
 )
 
+// MaxBodyBytes bounds a request to Path (413 above), as the API bounds
+// its bodies; tool arguments are small.
+const MaxBodyBytes = 1 << 20
+
 // Version is the server version reported to MCP clients.
 const Version = "1.0.0"
 
@@ -97,7 +101,7 @@ func (s *Server) newServer(ses session) *mcp.Server {
 func (s *Server) HTTPHandler() http.Handler {
 	srv := s.newServer(httpSession{s})
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
-		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true, Logger: s.log()})
+		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true, Logger: s.log(), MaxRequestBodyBytes: MaxBodyBytes})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		opts := &sdkauth.RequireBearerTokenOptions{ResourceMetadataURL: s.base(r) + MetadataPath}
 		sdkauth.RequireBearerToken(s.verify, opts)(h).ServeHTTP(w, r)
