@@ -82,3 +82,28 @@ func BenchmarkPriceLargeProject(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkDeliveryLargeProject computes the delivery figures of the
+// benchmark's project (every service with a status and actual hours) from
+// its pricing run, as merge data and the delivery endpoints do.
+func BenchmarkDeliveryLargeProject(b *testing.B) {
+	p := largeProject()
+	statuses := []string{pricing.StatusNotStarted, pricing.StatusInProgress, pricing.StatusOnHold, pricing.StatusComplete, pricing.StatusCanceled}
+	for i := range p.Services {
+		s := &p.Services[i]
+		s.Status, s.ActualHours = statuses[i%5], decimal.New(int64(i%40*25), -2)
+		for j := range s.Subservices {
+			s.Subservices[j].ActualHours = decimal.New(int64(j*50), -2)
+		}
+	}
+	r, err := pricing.Price(p)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := pricing.DeliveryFigures(p, r); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -122,7 +122,7 @@ func DeliveryFigures(p *Project, r *Result) (*Delivery, error) {
 	d := deliverer{p: p, r: r, order: phaseOrder(p.Phases),
 		phaseIndex: newIDs(len(p.Phases), func(i int) string { return p.Phases[i].ID }),
 		resources:  newIDs(len(p.Resources), func(i int) string { return p.Resources[i].ID }),
-		phases:     make([]deliveryAcc, len(p.Phases)+1)}
+		phases:     make([]deliveryAcc, len(p.Phases)+1), costs: make([]resourceCost, len(p.Resources))}
 	rows := make([]EstimateRow, 0, len(r.services)+len(r.subservices))
 	for i := range p.Services {
 		s := &p.Services[i]
@@ -186,6 +186,14 @@ type deliverer struct {
 	phaseIndex, resources ids
 	phases                []deliveryAcc // per phase, then one for no phase
 	unphased              bool
+	costs                 []resourceCost // per resource, resolved on first use
+}
+
+// resourceCost is a resource's hourly cost as an operand and as shown.
+type resourceCost struct {
+	op    operand
+	shown Fixed
+	set   bool
 }
 
 type deliveryAcc struct {
@@ -280,9 +288,12 @@ func (d *deliverer) row(at lineRef, actualHours decimal.Decimal, estimated, esti
 	hourlyCost := Fixed{zeros[minor]}
 	var actualCost num
 	if k, ok := d.resources.lookup(resource); ok && resource != "" {
-		c := validOp(d.p.Resources[k].HourlyCost)
-		actualCost = mulRound(actual.op(-2), c, -minor)
-		hourlyCost = atLeast(d.p.Resources[k].HourlyCost, minor)
+		c := &d.costs[k]
+		if !c.set {
+			*c = resourceCost{op: validOp(d.p.Resources[k].HourlyCost), shown: atLeast(d.p.Resources[k].HourlyCost, minor), set: true}
+		}
+		actualCost = mulRound(actual.op(-2), c.op, -minor)
+		hourlyCost = c.shown
 	}
 	row := deliveryRow{tableAcc: tableAcc{estimated: estimated, actual: actual, estimatedCost: estimatedCost, actualCost: actualCost}}
 	row.HourlyCost = hourlyCost
@@ -292,12 +303,11 @@ func (d *deliverer) row(at lineRef, actualHours decimal.Decimal, estimated, esti
 
 func (d *deliverer) totals(a *tableAcc) EstimateTotals {
 	variance := a.actual.sub(a.estimated)
-	est := hoursFixed(a.estimated)
 	return EstimateTotals{
-		EstimatedHours: est,
+		EstimatedHours: hoursFixed(a.estimated),
 		ActualHours:    hoursFixed(a.actual),
 		VarianceHours:  hoursFixed(variance),
-		VarianceRatio:  ratio(variance.dec(2), est.Decimal, 4),
+		VarianceRatio:  ratio4(variance, a.estimated),
 		EstimatedCost:  d.money(a.estimatedCost),
 		ActualCost:     d.money(a.actualCost),
 		VarianceCost:   d.money(a.actualCost.sub(a.estimatedCost)),
@@ -352,7 +362,7 @@ func (a *rollupAcc) totals() DeliveryTotals {
 		StatusCounts:    a.counts,
 		EstimatedHours:  hoursFixed(a.estimated),
 		ActualHours:     hoursFixed(a.actual),
-		PercentComplete: ratio(a.complete.dec(2), a.countable.dec(2), 4),
+		PercentComplete: ratio4(a.complete, a.countable),
 	}
 }
 
@@ -362,4 +372,34 @@ func validStatus(s string) bool {
 		return true
 	}
 	return false
+}
+
+// ratio4 returns a / b rounded half away from zero to 4 places, 0 when b
+// is 0: ratio's figure, on integers while they fit (a ratio per row would
+// otherwise cost a decimal division each).
+func ratio4(a, b num) Fixed {
+	const limit = 1 << 48 // a × 10^4 and 2 × remainder stay within int64
+	if b.isZero() {
+		return Fixed{zeros[4]}
+	}
+	if a.b != nil || b.b != nil || a.i <= -limit || a.i >= limit || b.i <= -limit || b.i >= limit {
+		return ratio(a.dec(2), b.dec(2), 4)
+	}
+	n := a.i * 10000
+	q, r := n/b.i, n%b.i
+	if 2*abs64(r) >= abs64(b.i) {
+		if (n < 0) != (b.i < 0) {
+			q--
+		} else {
+			q++
+		}
+	}
+	return Fixed{num{i: q}.dec(4)}
+}
+
+func abs64(x int64) int64 {
+	if x < 0 {
+		return -x
+	}
+	return x
 }
