@@ -89,26 +89,18 @@ func (s *Server) reads() map[string]func(c *call) error {
 		"projects/pricing": s.projectFigures("project-pricings", "pricing", func(c *call, id string) (any, error) {
 			return s.Svc.Pricing(c.r.Context(), c.actor, id)
 		}),
-		"projects/delivery-rollup": s.projectFigures("project-delivery-rollups", "delivery-rollup", func(c *call, id string) (any, error) {
-			d, err := s.Svc.Delivery(c.r.Context(), c.actor, id)
-			if err != nil {
-				return nil, err
-			}
+		"projects/delivery-rollup": s.projectFigures("project-delivery-rollups", "delivery-rollup", s.delivery(func(d *pricing.Delivery) any {
 			return struct {
 				Currency pricing.Currency `json:"currency"`
 				pricing.DeliveryRollup
-			}{d.Currency, d.Rollup}, nil
-		}),
-		"projects/estimate-vs-actual": s.projectFigures("project-estimate-vs-actuals", "estimate-vs-actual", func(c *call, id string) (any, error) {
-			d, err := s.Svc.Delivery(c.r.Context(), c.actor, id)
-			if err != nil {
-				return nil, err
-			}
+			}{d.Currency, d.Rollup}
+		})),
+		"projects/estimate-vs-actual": s.projectFigures("project-estimate-vs-actuals", "estimate-vs-actual", s.delivery(func(d *pricing.Delivery) any {
 			return struct {
 				Currency pricing.Currency `json:"currency"`
 				pricing.EstimateVsActual
-			}{d.Currency, d.EstimateVsActual}, nil
-		}),
+			}{d.Currency, d.EstimateVsActual}
+		})),
 		"projects/merge-data": s.projectMergeData,
 	}
 }
@@ -263,6 +255,17 @@ func (s *Server) account(c *call) error {
 		return err
 	}
 	return c.respond(http.StatusOK, res)
+}
+
+// delivery fetches a project's delivery figures and shows part of them.
+func (s *Server) delivery(part func(*pricing.Delivery) any) func(c *call, id string) (any, error) {
+	return func(c *call, id string) (any, error) {
+		d, err := s.Svc.Delivery(c.r.Context(), c.actor, id)
+		if err != nil {
+			return nil, err
+		}
+		return part(d), nil
+	}
 }
 
 // projectFigures serves GET /{slug}/v1/projects/{id}/{name}, the computed
