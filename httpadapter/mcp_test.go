@@ -222,6 +222,7 @@ func TestMCPTools(t *testing.T) {
 		require.Len(t, detailed.Items, 2)
 		for _, it := range detailed.Items {
 			require.NotNil(t, it.Attributes)
+			assert.Contains(t, it.Attributes, "created-at")
 			assert.Equal(t, []string{s.ProjectID}, it.Relationships["project"])
 			if it.Name == "Assessment" {
 				assert.Equal(t, "20", it.Attributes["actual-hours"])

@@ -134,7 +134,7 @@ func (t *tools) listProjectItems(ctx context.Context, req *mcp.CallToolRequest, 
 			it.Revenue, it.Cost = r.Str("revenue"), r.Str("cost")
 		}
 		if detailed {
-			it.Attributes, it.Relationships = r.Attrs, r.Rels
+			it.Attributes, it.Relationships = declared(r)
 			it.Subservices = subs[r.ID]
 		}
 		out.Items = append(out.Items, it)
@@ -152,7 +152,36 @@ func (t *tools) subservices(ctx context.Context, a *scoping.Actor, projectID str
 	m := map[string][]SubItem{}
 	for _, r := range res.Records {
 		svc := r.Rel("project-service")
-		m[svc] = append(m[svc], SubItem{ID: r.ID, Name: r.Str("name"), Attributes: r.Attrs})
+		attrs, _ := declared(r)
+		m[svc] = append(m[svc], SubItem{ID: r.ID, Name: r.Str("name"), Attributes: attrs})
 	}
 	return m, nil
+}
+
+// declared returns a record's attributes and relationships as the API
+// serves them: the declared ones only (never what the engine keeps for
+// itself), with created-at and updated-at.
+func declared(r *scoping.Record) (map[string]any, map[string][]string) {
+	def, ok := scoping.Lookup(r.Type)
+	if !ok {
+		return map[string]any{}, map[string][]string{}
+	}
+	attrs := make(map[string]any, len(def.Attrs))
+	for _, a := range def.Attrs {
+		switch {
+		case a.Name == "created-at":
+			attrs[a.Name] = r.CreatedAt
+		case a.Name == "updated-at":
+			attrs[a.Name] = r.UpdatedAt
+		default:
+			attrs[a.Name] = r.Attrs[a.Name]
+		}
+	}
+	rels := map[string][]string{}
+	for _, d := range def.Rels {
+		if ids := r.Rels[d.Name]; len(ids) > 0 {
+			rels[d.Name] = ids
+		}
+	}
+	return attrs, rels
 }
