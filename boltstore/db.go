@@ -46,6 +46,10 @@ func Open(path string) (*DB, error) {
 		b.Close()
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
+	if err := migrateJSON(b); err != nil {
+		b.Close()
+		return nil, fmt.Errorf("open %s: rewrite records: %w", path, err)
+	}
 	return db, nil
 }
 

@@ -1,7 +1,6 @@
 package boltstore
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
@@ -20,7 +19,7 @@ import (
 
 // Layout of the record buckets:
 //
-//	rec/<type>/<account>/<id as 8 bytes big-endian> = JSON of the record
+//	rec/<type>/<account>/<id as 8 bytes big-endian> = the record (codec.go)
 //	idx/<type>/<account>/<field>/<lower(value)> 0x00 <id> = nothing
 //
 // The type bucket's sequence numbers ids, so ids are unique per type across
@@ -111,12 +110,6 @@ func (t *tx) index(typ, accountID, field string, create bool) (*bolt.Bucket, err
 	return b, nil
 }
 
-func decode(typ, accountID string, k, v []byte) (*scoping.Record, error) {
-	dec := json.NewDecoder(bytes.NewReader(v))
-	dec.UseNumber()
-	return decodeNext(dec, typ, accountID, k)
-}
-
 // decodeNext decodes the next stored record from dec. Numbers stay
 // json.Number: money inside objects (approval conditions) must not pass
 // through float64.
@@ -134,22 +127,35 @@ func decodeNext(dec *json.Decoder, typ, accountID string, k []byte) (*scoping.Re
 	return r, nil
 }
 
-// decodeBatch decodes many stored records with one json.Decoder: values
-// are self-delimiting, so a reader that yields them one after another lets
-// the decoder and its buffer serve the whole batch instead of one each.
+// decodeBatch decodes many stored records. Records still stored as JSON
+// share one json.Decoder: values are self-delimiting, so a reader that
+// yields them one after another lets the decoder and its buffer serve the
+// whole batch instead of one each.
 func decodeBatch(typ, accountID string, keys, vals [][]byte) ([]*scoping.Record, error) {
-	out := make([]*scoping.Record, 0, len(keys))
-	if len(keys) == 0 {
-		return out, nil
-	}
-	dec := json.NewDecoder(&valuesReader{vals: vals})
-	dec.UseNumber()
-	for _, k := range keys {
-		r, err := decodeNext(dec, typ, accountID, k)
-		if err != nil {
-			return nil, err
+	out := make([]*scoping.Record, len(keys))
+	var jsonAt []int
+	var jsonVals [][]byte
+	for i, k := range keys {
+		if v := vals[i]; len(v) > 0 && v[0] == binVersion {
+			r, err := decodeBinary(typ, accountID, k, v)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = r
+		} else {
+			jsonAt, jsonVals = append(jsonAt, i), append(jsonVals, v)
 		}
-		out = append(out, r)
+	}
+	if len(jsonAt) > 0 {
+		dec := json.NewDecoder(&valuesReader{vals: jsonVals})
+		dec.UseNumber()
+		for _, i := range jsonAt {
+			r, err := decodeNext(dec, typ, accountID, keys[i])
+			if err != nil {
+				return nil, err
+			}
+			out[i] = r
+		}
 	}
 	return out, nil
 }
@@ -193,7 +199,7 @@ func (t *tx) Get(typ, accountID, id string) (*scoping.Record, error) {
 	if v == nil {
 		return nil, notFound(typ, id)
 	}
-	return decode(typ, accountID, k, v)
+	return decodeRecord(typ, accountID, k, v)
 }
 
 // Insert implements scoping.Tx.
@@ -244,7 +250,7 @@ func (t *tx) Replace(r *scoping.Record) error {
 	if !ok || b == nil || b.Get(k) == nil {
 		return notFound(r.Type, r.ID)
 	}
-	old, err := decode(r.Type, r.AccountID, k, b.Get(k))
+	old, err := decodeRecord(r.Type, r.AccountID, k, b.Get(k))
 	if err != nil {
 		return err
 	}
@@ -268,7 +274,7 @@ func (t *tx) Delete(typ, accountID, id string) error {
 }
 
 func (t *tx) write(b *bolt.Bucket, k []byte, r, old *scoping.Record) error {
-	v, err := json.Marshal(r)
+	v, err := encodeRecord(r)
 	if err != nil {
 		return fmt.Errorf("encode %s %s: %w", r.Type, r.ID, err)
 	}

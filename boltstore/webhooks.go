@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"cmp"
 	"context"
-	"encoding/json"
-	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -63,15 +61,15 @@ func (db *DB) Due(ctx context.Context, now time.Time, limit int, skip webhook.Sk
 				if v == nil {
 					continue
 				}
-				var r deliveryRow // decodes only what Due needs: it may pass many
-				if err := json.Unmarshal(v, &r); err != nil {
-					return fmt.Errorf("decode %s %s: %w", typ, keyID(id), err)
+				r, err := decodeRecord(typ, acct, id, v)
+				if err != nil {
+					return err
 				}
-				sid := first(r.R.Subscription)
-				if r.A.Status != scoping.DeliveryPending || skip.Subscriptions[sid] {
+				sid := r.Rel("webhook-subscription")
+				if r.Str("status") != scoping.DeliveryPending || skip.Subscriptions[sid] {
 					continue
 				}
-				if d := l.Delivery(acct, keyID(id), r.A.Attempt, webhook.ParseTime(r.A.Next), sid, first(r.R.Event)); d != nil {
+				if d := l.Delivery(acct, keyID(id), int(r.Int("attempt")), webhook.ParseTime(r.Str("next-attempt-at")), sid, r.Rel("event")); d != nil {
 					out = append(out, d)
 					n++
 				}
@@ -87,27 +85,6 @@ func (db *DB) Due(ctx context.Context, now time.Time, limit int, skip webhook.Sk
 		out = out[:limit]
 	}
 	return out, err
-}
-
-// deliveryRow is the stored form of a webhook-deliveries record, as far
-// as Due reads it.
-type deliveryRow struct {
-	A struct {
-		Status  string `json:"status"`
-		Attempt int    `json:"attempt"`
-		Next    string `json:"next-attempt-at"`
-	} `json:"a"`
-	R struct {
-		Subscription []string `json:"webhook-subscription"`
-		Event        []string `json:"event"`
-	} `json:"r"`
-}
-
-func first(ids []string) string {
-	if len(ids) == 0 {
-		return ""
-	}
-	return ids[0]
 }
 
 // Complete implements webhook.Store.
