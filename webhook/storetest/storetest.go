@@ -348,7 +348,7 @@ func testClaims(t *testing.T, open Opener) {
 	require.NoError(t, f.Webhook.Complete(ctx, []*webhook.Outcome{{Delivery: d1, Next: next,
 		Publication: &webhook.Publication{Status: webhook.Failed, Attempt: 1, CreatedAt: at, CompletedAt: at}}}))
 	after := due(t, f, at.Add(f.Claim+time.Second))
-	require.Equal(t, []string{f.dels[3].ID, f.dels[2].ID, f.dels[0].ID}, deliveryIDs(after), "expired claims are due again")
+	require.ElementsMatch(t, []string{f.dels[3].ID, f.dels[2].ID, f.dels[0].ID}, deliveryIDs(after), "expired claims are due again")
 	if next.Before(at.Add(f.Claim + time.Second)) {
 		t.Fatalf("claim %s too short for this test", f.Claim)
 	}

@@ -1,0 +1,97 @@
+package pgstore
+
+import (
+	"cmp"
+	"context"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/scopekit/scopekit/scoping"
+	"github.com/scopekit/scopekit/webhook"
+)
+
+var _ webhook.Store = (*DB)(nil)
+
+// Due implements webhook.Store. It claims the due deliveries it returns:
+// in one statement the oldest due rows are locked with FOR UPDATE SKIP
+// LOCKED (so concurrent claimers of other processes pass over them rather
+// than wait) and their next attempt is moved to the end of the claim, so
+// no other process finds them due until then. Complete records the real
+// next attempt; if this process dies first, the claim runs out and another
+// process attempts them.
+func (db *DB) Due(ctx context.Context, now time.Time, limit int, skip webhook.Skip) ([]*webhook.Delivery, error) {
+	claim := db.Claim
+	if claim <= 0 {
+		claim = DefaultClaim
+	}
+	skipIDs := make([]int64, 0, len(skip.Deliveries))
+	for id := range skip.Deliveries {
+		if n, ok := parseID(id); ok {
+			skipIDs = append(skipIDs, n)
+		}
+	}
+	skipSubs := make([]string, 0, len(skip.Subscriptions))
+	for id := range skip.Subscriptions {
+		skipSubs = append(skipSubs, id)
+	}
+	var out []*webhook.Delivery
+	err := pgx.BeginTxFunc(ctx, db.pool, pgx.TxOptions{IsoLevel: pgx.ReadCommitted}, func(ptx pgx.Tx) error {
+		rows, err := ptx.Query(ctx, `WITH due AS (
+				SELECT type, id, account_id, attrs, rels FROM records
+				WHERE type = 'webhook-deliveries'
+					AND ((attrs ->> 'next-attempt-at') COLLATE "C") <= ($1::text COLLATE "C")
+					AND attrs ->> 'status' = $2
+					AND NOT (id = ANY($3::bigint[]))
+					AND NOT (coalesce(rels -> 'webhook-subscription' ->> 0, '') = ANY($4::text[]))
+				ORDER BY ((attrs ->> 'next-attempt-at') COLLATE "C"), id
+				LIMIT $5
+				FOR UPDATE SKIP LOCKED)
+			UPDATE records r SET attrs = jsonb_set(r.attrs, '{next-attempt-at}', to_jsonb($6::text))
+			FROM due WHERE r.type = due.type AND r.id = due.id
+			RETURNING due.account_id, due.id, due.attrs ->> 'next-attempt-at', coalesce((due.attrs ->> 'attempt')::int, 0),
+				coalesce(due.rels -> 'webhook-subscription' ->> 0, ''), coalesce(due.rels -> 'event' ->> 0, '')`,
+			scoping.FormatTime(now), scoping.DeliveryPending, skipIDs, skipSubs, limit, scoping.FormatTime(now.Add(claim)))
+		if err != nil {
+			return err
+		}
+		type row struct {
+			acct       string
+			id         int64
+			next       string
+			attempt    int
+			sub, event string
+		}
+		var claimed []row
+		for rows.Next() {
+			var r row
+			if err := rows.Scan(&r.acct, &r.id, &r.next, &r.attempt, &r.sub, &r.event); err != nil {
+				return err
+			}
+			claimed = append(claimed, r)
+		}
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		slices.SortFunc(claimed, func(a, b row) int { return cmp.Or(cmp.Compare(a.next, b.next), cmp.Compare(a.id, b.id)) })
+		l := webhook.NewLoader(&tx{db: db, ctx: ctx, ptx: ptx})
+		for _, r := range claimed {
+			if d := l.Delivery(r.acct, strconv.FormatInt(r.id, 10), r.attempt, webhook.ParseTime(r.next), r.sub, r.event); d != nil {
+				out = append(out, d)
+			}
+		}
+		return nil
+	})
+	return out, err
+}
+
+// Complete implements webhook.Store.
+func (db *DB) Complete(ctx context.Context, outcomes []*webhook.Outcome) error {
+	return webhook.RecordStore{Records: db}.Complete(ctx, outcomes)
+}
+
+// Purge implements webhook.Store.
+func (db *DB) Purge(ctx context.Context, before time.Time) (int, error) {
+	return webhook.RecordStore{Records: db}.Purge(ctx, before)
+}
