@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -17,6 +18,8 @@ import (
 	"github.com/scopekit/scopekit/httpadapter"
 	"github.com/scopekit/scopekit/internal/jsonapitest"
 	"github.com/scopekit/scopekit/mcpadapter"
+	"github.com/scopekit/scopekit/pgstore"
+	"github.com/scopekit/scopekit/pgstore/pgtest"
 	"github.com/scopekit/scopekit/scoping"
 	"github.com/scopekit/scopekit/webhook"
 	"github.com/stretchr/testify/assert"
@@ -26,10 +29,14 @@ import (
 
 // testEnv is a running API on a real bbolt file in a temp dir, with two
 // accounts (acme and globex) and helpers to act as users of given roles.
+// With SCOPEKIT_TEST_STORE=postgres it runs on PostgreSQL instead (a fresh
+// schema of the server SCOPEKIT_TEST_DATABASE names), so that the same
+// end-to-end tests check pgstore.
 type testEnv struct {
 	t     *testing.T
 	path  string
-	db    *boltstore.DB
+	pgURL string
+	db    testDB
 	svc   *scoping.Service
 	auth  *auth.Service
 	srv   *httptest.Server
@@ -55,8 +62,28 @@ func mustEnv(t *testing.T) *testEnv {
 	return e
 }
 
+// testDB is what the tests use of a store.
+type testDB interface {
+	scoping.Store
+	webhook.Store
+	AuthStore() auth.Store
+	Close() error
+}
+
+// onPostgres reports whether the tests run on pgstore.
+func onPostgres() bool { return os.Getenv("SCOPEKIT_TEST_STORE") == "postgres" }
+
 func (e *testEnv) open() {
-	db, err := boltstore.Open(e.path)
+	var db testDB
+	var err error
+	if onPostgres() {
+		if e.pgURL == "" {
+			e.pgURL = pgtest.URL(e.t)
+		}
+		db, err = pgstore.Open(context.Background(), e.pgURL)
+	} else {
+		db, err = boltstore.Open(e.path)
+	}
 	require.NoError(e.t, err)
 	e.db = db
 	e.svc = scoping.NewService(db)
@@ -76,6 +103,23 @@ func (e *testEnv) close() {
 		require.NoError(e.t, e.db.Close())
 		e.srv = nil
 	}
+}
+
+// stored returns everything the store holds as bytes (the file, or a
+// text dump of the tables), to check that no secret is kept in clear.
+func (e *testEnv) stored() []byte {
+	e.t.Helper()
+	if pg, ok := e.db.(*pgstore.DB); ok {
+		var dump string
+		require.NoError(e.t, pg.Pool().QueryRow(context.Background(), `SELECT concat_ws(E'\n',
+			(SELECT string_agg(r::text, E'\n') FROM records r), (SELECT string_agg(a::text, E'\n') FROM auth_applications a),
+			(SELECT string_agg(c::text, E'\n') FROM auth_service_credentials c), (SELECT string_agg(p::text, E'\n') FROM auth_passwords p),
+			(SELECT string_agg(t::text, E'\n') FROM auth_tokens t), (SELECT string_agg(c::text, E'\n') FROM auth_codes c))`).Scan(&dump))
+		return []byte(dump)
+	}
+	raw, err := os.ReadFile(e.path)
+	require.NoError(e.t, err)
+	return raw
 }
 
 // restart closes and reopens the database and server on the same file.

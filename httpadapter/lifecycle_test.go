@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -114,8 +113,7 @@ func TestInvitation_Accept(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, oliID, ae.meAs(t, tok.AccessToken))
 
-	raw, err := os.ReadFile(ae.db.Path())
-	require.NoError(t, err)
+	raw := ae.stored()
 	for _, secret := range []string{token, oliToken, "nia's new password", "olí's pässword ✓"} {
 		require.NotContains(t, string(raw), secret, "stored in clear")
 	}
@@ -288,8 +286,7 @@ func TestServiceAccountCredentials(t *testing.T) {
 	_, err = cc(clientID2, secret2).Token(ae.ctx())
 	require.NoError(t, err)
 
-	raw, err := os.ReadFile(ae.db.Path())
-	require.NoError(t, err)
+	raw := ae.stored()
 	require.NotContains(t, string(raw), secret)
 	require.NotContains(t, string(raw), secret2)
 }

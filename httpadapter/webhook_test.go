@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -165,8 +164,7 @@ func TestWebhookSubscriptions(t *testing.T) {
 		list := e.get(path, admin)
 		assert.NotContains(t, string(list.Body), strings.TrimPrefix(secret, "whsec_"))
 
-		raw, err := os.ReadFile(e.path)
-		require.NoError(t, err)
+		raw := e.stored()
 		assert.False(t, bytes.Contains(raw, []byte(secret)), "secret in clear in the data file")
 		assert.False(t, bytes.Contains(raw, []byte(strings.TrimPrefix(secret, "whsec_"))), "secret body in clear in the data file")
 

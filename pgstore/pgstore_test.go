@@ -2,6 +2,7 @@ package pgstore_test
 
 import (
 	"context"
+	"os"
 	"testing"
 	"time"
 
@@ -56,4 +57,10 @@ func TestWebhookStoreConformance(t *testing.T) {
 		db.Claim = 30 * time.Second
 		return webhookstoretest.Stores{Records: db, Webhook: db, Claim: db.Claim}
 	})
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	pgtest.DropSchemas()
+	os.Exit(code)
 }

@@ -49,7 +49,7 @@ func (db *DB) Due(ctx context.Context, now time.Time, limit int, skip webhook.Sk
 				LIMIT $5
 				FOR UPDATE SKIP LOCKED)
 			UPDATE records r SET attrs = jsonb_set(r.attrs, '{next-attempt-at}', to_jsonb($6::text))
-			FROM due WHERE r.type = due.type AND r.id = due.id
+			FROM due WHERE r.type = due.type AND r.account_id = due.account_id AND r.id = due.id
 			RETURNING due.account_id, due.id, due.attrs ->> 'next-attempt-at', coalesce((due.attrs ->> 'attempt')::int, 0),
 				coalesce(due.rels -> 'webhook-subscription' ->> 0, ''), coalesce(due.rels -> 'event' ->> 0, '')`,
 			scoping.FormatTime(now), scoping.DeliveryPending, skipIDs, skipSubs, limit, scoping.FormatTime(now.Add(claim)))

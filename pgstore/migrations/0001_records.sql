@@ -1,6 +1,8 @@
 -- Records of every scoping type: attributes and relationships as JSONB,
 -- timestamps as TimeFormat text (they sort as times do). Ids are numbered
--- per type by one sequence each (created at open), unique across accounts.
+-- per type by one sequence each (created at open), so ids the store gives
+-- are unique across accounts; a record given an explicit id may share it
+-- with its counterpart in another account (a user's membership records).
 CREATE TABLE records (
 	type       text   NOT NULL,
 	account_id text   NOT NULL,
@@ -9,9 +11,8 @@ CREATE TABLE records (
 	rels       jsonb  NOT NULL DEFAULT '{}',
 	created_at text   NOT NULL,
 	updated_at text   NOT NULL,
-	PRIMARY KEY (type, id)
+	PRIMARY KEY (type, account_id, id)
 );
-CREATE INDEX records_account ON records (type, account_id, id);
 
 -- sk_text is the canonical text of an attribute value, as the engine
 -- matches it (scoping.Record.FieldValues): strings, numbers and booleans

@@ -1,6 +1,11 @@
-// Package pgtest gives tests their own empty pgstore database: a fresh
-// schema on the PostgreSQL server that SCOPEKIT_TEST_DATABASE names,
-// dropped when the test ends. Without that variable the tests skip.
+// Package pgtest gives tests their own empty pgstore database: a schema
+// on the PostgreSQL server that SCOPEKIT_TEST_DATABASE names. Without that
+// variable the tests skip.
+//
+// Migrating a schema (tables, functions, a hundred indexes) costs far more
+// than emptying one, so a schema is emptied when its test ends and handed
+// to the next test of the process; DropSchemas, called from TestMain,
+// removes them when the package's tests are done.
 package pgtest
 
 import (
@@ -9,6 +14,7 @@ import (
 	"encoding/hex"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -19,11 +25,15 @@ import (
 // connection string.
 const EnvVar = "SCOPEKIT_TEST_DATABASE"
 
-// Available reports whether tests can reach a PostgreSQL server.
-func Available() bool { return os.Getenv(EnvVar) != "" }
+var (
+	mu      sync.Mutex
+	free    []string // emptied schemas, ready for another test
+	created []string // every schema of this process
+)
 
-// URL creates an empty schema for tb and returns a connection string whose
-// sessions use it. It skips tb when SCOPEKIT_TEST_DATABASE is unset.
+// URL returns a connection string whose sessions use an empty schema of
+// their own until tb ends. It skips tb when SCOPEKIT_TEST_DATABASE is
+// unset.
 func URL(tb testing.TB) string {
 	tb.Helper()
 	base := os.Getenv(EnvVar)
@@ -31,28 +41,66 @@ func URL(tb testing.TB) string {
 		tb.Skip(EnvVar + " is not set: no PostgreSQL server to test pgstore against (see .ci/run for a throwaway one)")
 	}
 	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, base)
-	if err != nil {
-		tb.Fatalf("%s: %v", EnvVar, err)
+	mu.Lock()
+	var schema string
+	if n := len(free); n > 0 {
+		schema, free = free[n-1], free[:n-1]
 	}
-	defer conn.Close(ctx)
-	raw := make([]byte, 6)
-	rand.Read(raw)
-	schema := "t_" + hex.EncodeToString(raw)
-	if _, err := conn.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
-		tb.Fatalf("create schema: %v", err)
+	mu.Unlock()
+	if schema == "" {
+		raw := make([]byte, 6)
+		rand.Read(raw)
+		schema = "scopekit_test_" + hex.EncodeToString(raw)
+		if err := exec(ctx, base, "CREATE SCHEMA "+schema); err != nil {
+			tb.Fatalf("%s: create schema: %v", EnvVar, err)
+		}
+		mu.Lock()
+		created = append(created, schema)
+		mu.Unlock()
 	}
+	url := withSchema(base, schema)
 	tb.Cleanup(func() {
-		conn, err := pgx.Connect(ctx, base)
-		if err != nil {
-			tb.Errorf("drop schema %s: %v", schema, err)
+		// empty every table but the migrations' and restart the sequences
+		if err := exec(ctx, url, `DO $$ DECLARE r record; BEGIN
+			FOR r IN SELECT tablename FROM pg_tables WHERE schemaname = current_schema() AND tablename <> 'scopekit_migrations' LOOP
+				EXECUTE format('DELETE FROM %I', r.tablename); -- cheaper than TRUNCATE for a test's few rows
+			END LOOP;
+			FOR r IN SELECT sequencename FROM pg_sequences WHERE schemaname = current_schema() LOOP
+				EXECUTE format('ALTER SEQUENCE %I RESTART', r.sequencename);
+			END LOOP; END $$`); err != nil {
+			tb.Errorf("empty schema %s: %v", schema, err)
 			return
 		}
-		defer conn.Close(ctx)
-		if _, err := conn.Exec(ctx, "DROP SCHEMA "+schema+" CASCADE"); err != nil {
-			tb.Errorf("drop schema %s: %v", schema, err)
-		}
+		mu.Lock()
+		free = append(free, schema)
+		mu.Unlock()
 	})
+	return url
+}
+
+// DropSchemas drops the schemas this process created; call it from
+// TestMain after m.Run.
+func DropSchemas() {
+	base := os.Getenv(EnvVar)
+	mu.Lock()
+	defer mu.Unlock()
+	for _, s := range created {
+		_ = exec(context.Background(), base, "DROP SCHEMA "+s+" CASCADE")
+	}
+	created, free = nil, nil
+}
+
+func exec(ctx context.Context, url, sql string) error {
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(ctx)
+	_, err = conn.Exec(ctx, sql)
+	return err
+}
+
+func withSchema(base, schema string) string {
 	switch {
 	case !strings.Contains(base, "://"):
 		return base + " search_path=" + schema
@@ -63,8 +111,8 @@ func URL(tb testing.TB) string {
 	}
 }
 
-// Open returns a store on a fresh schema; it is closed when tb ends
-// (before the schema is dropped).
+// Open returns a store on an empty schema; it is closed when tb ends
+// (before the schema is emptied).
 func Open(tb testing.TB) *pgstore.DB {
 	tb.Helper()
 	url := URL(tb)
