@@ -215,23 +215,33 @@ func (db *DB) syncSchema(ctx context.Context, conn *pgx.Conn) error {
 
 // indexExprs lists the index expressions of a type: one per indexed field
 // (equality filters compare lower-cased text) and one per sortable
-// attribute.
+// attribute. Long values (text kinds, bounded in bytes rather than as
+// short strings) are left unindexed: a btree entry holds about 2.7 KB.
 func indexExprs(def *scoping.TypeDef) []string {
 	var out []string
 	for _, f := range def.IndexedFields() {
 		if rd, ok := def.Rel(f); ok && rd.ToMany {
 			continue // to-many lists are matched element by element
 		}
+		if a, ok := def.Attr(f); ok && !short(a) {
+			continue
+		}
 		out = append(out, "lower("+fieldExpr(def, f)+")")
 	}
 	for _, a := range def.Attrs {
 		sk, ok := def.Sortable(a.Name)
-		if !ok {
+		if !ok || !short(&a) {
 			continue
 		}
 		out = append(out, sortExpr(def, sk))
 	}
 	return out
+}
+
+// short reports whether an attribute's values fit an index entry.
+func short(a *scoping.AttrDef) bool {
+	n, unit := a.MaxLength()
+	return unit != "bytes" && n <= 255
 }
 
 func seqName(typ string) string { return pgx.Identifier{"id:" + typ}.Sanitize() }
