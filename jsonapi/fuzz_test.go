@@ -35,6 +35,9 @@ var fuzzSeeds = []string{
 	`{"meta":{"a b":1}}`,
 	`{"data":{"type":"projects"},"data":{"type":"clients"}}`,
 	`{"data":{"type":"pro\u006aects","attributes":{"\u00e9":1}}}`,
+	`{"data":{"type":"projects","attributes":{"name":"a\u0000b","x":"\ud800","y":"\ud83d\ude00"}}}`,
+	"{\"data\":{\"type\":\"projects\",\"attributes\":{\"name\":\"\xc0\xaf\"}}}",
+	`{"data":{"type":"projects","attributes":{"name":null,"active":null,"tags":[null,{}]}}}`,
 	"{\"data\":{\"type\":\"\xff\",\"attributes\":{\"\xfe\":1}}}",
 	`{"data":` + strings.Repeat(`{"a":`, 100) + `1` + strings.Repeat(`}`, 100) + `}`,
 	strings.Repeat(`[`, 10001),
@@ -151,6 +154,7 @@ func FuzzParseQuery(f *testing.F) {
 		"filter[active]=true,false&filter[name]=a", "filter[]=1", "filter=1", "filter[a][b]=1",
 		"include=a,b.c", "include=", "include=,", "fields[projects]=a,b", "fields[]=a", "fields[p]=",
 		"sort=-a,b", "sort=", "sort=-", "version=2&x[y]=1", "page[number]=1&page[number]=2",
+		"filter[name]=a%00b", "filter[name]=%ff", "filter%ff=1", "x=%00", "filter[a%00]=1", "include=%c0%af",
 	} {
 		f.Add(s)
 	}
@@ -162,10 +166,20 @@ func FuzzParseQuery(f *testing.F) {
 			if q != nil || e.Status != 400 || e.Parameter == "" || e.Pointer != "" || e.Detail == "" {
 				t.Fatalf("bad error %#v", e)
 			}
-			if _, ok := v[e.Parameter]; !ok {
+			if _, ok := v[e.Parameter]; !ok && !namesUncleanKey(v, e.Parameter) {
 				t.Fatalf("parameter %q is not in the query", e.Parameter)
 			}
 			return
+		}
+		for k, vs := range v { // what parses is clean text (an unnamed parameter is never read)
+			if k == "" {
+				continue
+			}
+			for _, s := range append([]string{k}, vs...) {
+				if !utf8.ValidString(s) || strings.ContainsRune(s, 0) {
+					t.Fatalf("parameter %q = %q accepted", k, vs)
+				}
+			}
 		}
 		if q.PageNumber < 1 || q.PageSize < 1 || q.PageSize > jsonapi.MaxPageSize {
 			t.Fatalf("page %d size %d", q.PageNumber, q.PageSize)
@@ -189,6 +203,19 @@ func FuzzParseQuery(f *testing.F) {
 			t.Fatalf("self link %q does not parse back: %v", links["self"], err)
 		}
 	})
+}
+
+// namesUncleanKey reports whether param names a key of v that is not
+// clean text, as ParseQuery reports it (NUL and invalid UTF-8 as
+// U+FFFD).
+func namesUncleanKey(v url.Values, param string) bool {
+	for k := range v {
+		if (!utf8.ValidString(k) || strings.ContainsRune(k, 0)) &&
+			strings.ToValidUTF8(strings.ReplaceAll(k, "\x00", "\uFFFD"), "\uFFFD") == param {
+			return true
+		}
+	}
+	return false
 }
 
 // FuzzStringEncoding holds the encoder's string escaping to encoding/json's.

@@ -61,10 +61,10 @@ func parseQuery(v url.Values) (*Query, *Error) {
 	// Sorted keys make the reported error independent of map order.
 	for _, key := range slices.Sorted(maps.Keys(v)) {
 		if !cleanText(key) {
-			return nil, badParameter(strings.ToValidUTF8(strings.ReplaceAll(key, "\x00", ""), "\uFFFD"), "query parameter names must be UTF-8 text without NUL characters")
+			return nil, badParameter(strings.ToValidUTF8(strings.ReplaceAll(key, "\x00", "\uFFFD"), "\uFFFD"), "query parameter names must be UTF-8 text without NUL characters")
 		}
 		for _, val := range v[key] {
-			if !cleanText(val) {
+			if !cleanText(val) && key != "" { // an unnamed parameter is never read
 				return nil, badParameter(key, "%s must be UTF-8 text without NUL characters", key)
 			}
 		}

@@ -50,6 +50,9 @@ func badAttr(name, format string, args ...any) *scopekit.Error {
 // (negative amount, unknown enum value, bad date) is EINVALID.
 func decodeAttr(a *AttrDef, raw json.RawMessage) (any, *scopekit.Error) {
 	raw = bytes.TrimSpace(raw)
+	if !json.Valid(raw) {
+		return nil, badAttr(a.Name, "%s is not a JSON value", a.Name)
+	}
 	if string(raw) == "null" {
 		return nullValue(a)
 	}
@@ -83,7 +86,7 @@ func decodeAttr(a *AttrDef, raw json.RawMessage) (any, *scopekit.Error) {
 				s = FormatTime(t)
 			}
 		}
-		return s, checkValue(a, s)
+		return checked(a, s)
 	case KindDecimal:
 		var txt string
 		switch {
@@ -136,7 +139,7 @@ func decodeAttr(a *AttrDef, raw json.RawMessage) (any, *scopekit.Error) {
 		if e != nil {
 			return nil, e
 		}
-		return v, checkValue(a, v)
+		return checked(a, v)
 	case KindList:
 		var ss []string
 		if json.Unmarshal(raw, &ss) != nil {
@@ -146,7 +149,7 @@ func decodeAttr(a *AttrDef, raw json.RawMessage) (any, *scopekit.Error) {
 		for i, s := range ss {
 			out[i] = s
 		}
-		return out, checkValue(a, out)
+		return checked(a, out)
 	}
 	if len(raw) > a.maxLen() {
 		return nil, tooLong(a)
@@ -155,7 +158,7 @@ func decodeAttr(a *AttrDef, raw json.RawMessage) (any, *scopekit.Error) {
 	if e != nil {
 		return nil, e
 	}
-	return v, checkValue(a, v)
+	return checked(a, v)
 }
 
 // maxDecimalDigits bounds decimal inputs so that one request cannot make

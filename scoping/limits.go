@@ -176,6 +176,14 @@ func checkValue(a *AttrDef, v any) *scopekit.Error {
 	return nil
 }
 
+// checked returns v when it keeps the attribute's limits, else the error.
+func checked(a *AttrDef, v any) (any, *scopekit.Error) {
+	if e := checkValue(a, v); e != nil {
+		return nil, e
+	}
+	return v, nil
+}
+
 // badText says what is wrong with the strings of v ("" when nothing).
 func badText(v any) string {
 	switch v := v.(type) {
