@@ -44,7 +44,7 @@ const (
 	MaxUnpackedSize = 160 << 20 // uncompressed bytes of all entries together
 	// MaxOutputPart bounds the rendered size of one document part, so a
 	// template nesting loops over large lists cannot grow without limit.
-	MaxOutputPart = 96 << 20
+	MaxOutputPart = 64 << 20
 )
 
 // ErrNoConverter is returned (wrapped) by NewLibreOffice when soffice is

@@ -31,11 +31,7 @@ func Render(template []byte, data any) ([]byte, error) {
 	}
 	outs := map[string][]byte{}
 	for _, name := range d.partNames() {
-		b := d.parts[name]
-		if !bytes.ContainsAny(b, "{}") {
-			continue
-		}
-		t, err := compile(name, b)
+		t, err := compile(name, d.parts[name])
 		if err != nil {
 			return nil, err
 		}
@@ -100,7 +96,7 @@ func toTree(data any) (any, error) {
 }
 
 // maxSteps bounds the nodes a rendering visits (loops multiply them).
-const maxSteps = 50_000_000
+const maxSteps = 20_000_000
 
 // renderer writes a compiled part filled from data.
 type renderer struct {

@@ -1,0 +1,85 @@
+package documents_test
+
+import (
+	"bytes"
+	"encoding/xml"
+	"fmt"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/scopekit/scopekit/documents"
+)
+
+// FuzzTemplate builds a template from arbitrary text (a "|" starts a new
+// run, a new line a new paragraph, a tab a new table cell) and checks that
+// Tags and Render never panic, that a template Tags accepts renders, and
+// that the result is well-formed XML.
+func FuzzTemplate(f *testing.F) {
+	for _, s := range []string{
+		"{project.name}", "{#phases}\n{name}|{#services}{name}{/services}\n{/phases}",
+		"{#tags}\t{.}{/tags}", "{^none}x{/}", `{#count > 2 && status == "draft" || !(amount <= 1)}y{/}`,
+		"{pro|ject.na|me}", "{#a}{#b}{/a}{/b}", "{", "}", "{{}}", "{#phases}\t{name}\n\t{/phases}",
+		"{tags.length}{phases.0.name}{.}", "{#project}{name}{/}", "a & <b>{project.risky}",
+	} {
+		f.Add(s)
+	}
+	d := data()
+	f.Fuzz(func(t *testing.T, s string) {
+		if len(s) > 2000 {
+			return
+		}
+		var blocks []string
+		for _, line := range strings.Split(s, "\n") {
+			cells := strings.Split(line, "\t")
+			if len(cells) > 1 {
+				var tcs []string
+				for _, c := range cells {
+					tcs = append(tcs, tc(runs(c)))
+				}
+				blocks = append(blocks, tbl(tr(tcs...)))
+				continue
+			}
+			blocks = append(blocks, runs(line))
+		}
+		tpl := template(t, blocks...)
+		slow := time.AfterFunc(5*time.Second, func() { panic(fmt.Sprintf("slow input %q", s)) })
+		defer slow.Stop()
+		_, tagsErr := documents.Tags(tpl)
+		out, err := documents.Render(tpl, d)
+		if tagsErr != nil {
+			if err == nil {
+				t.Fatalf("Tags refuses the template (%v) but Render accepts it", tagsErr)
+			}
+			return
+		}
+		if err != nil {
+			t.Fatalf("Tags accepts the template but Render fails: %v", err)
+		}
+		dec := xml.NewDecoder(bytes.NewReader(entry(t, out, "word/document.xml")))
+		for {
+			if _, err := dec.Token(); err == io.EOF {
+				break
+			} else if err != nil {
+				t.Fatalf("the rendered document is not well-formed XML: %v", err)
+			}
+		}
+	})
+}
+
+// runs is a paragraph whose runs are the "|"-separated parts of s, with
+// invalid XML characters left out, as Word never writes them.
+func runs(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0xFFFE || r == 0xFFFF || (r >= 0xD800 && r <= 0xDFFF) {
+			return -1
+		}
+		return r
+	}, strings.ToValidUTF8(s, ""))
+	var rs []string
+	for _, part := range strings.Split(s, "|") {
+		rs = append(rs, r(part))
+	}
+	return p(rs...)
+}
