@@ -139,6 +139,7 @@ const (
 	body
 	sub
 	total
+	sign // a signature line: tall, the text at the bottom
 )
 
 // row is a table row of cells, each cell's content being runs.
@@ -146,17 +147,25 @@ func row(cols []col, kind int, cells ...string) string {
 	var sb strings.Builder
 	sb.WriteString("<w:tr>")
 	trPr := `<w:cantSplit/>`
+	if kind == sign {
+		trPr += `<w:trHeight w:val="680"/>`
+	}
 	if kind == header {
 		trPr += `<w:tblHeader/>`
 	}
 	sb.WriteString("<w:trPr>" + trPr + "</w:trPr>")
 	for i, c := range cells {
 		props := ""
+		if kind == sub && i == 0 {
+			props = `<w:ind w:left="284"/>`
+		}
 		if cols[i].right {
-			props = `<w:jc w:val="right"/>`
+			props += `<w:jc w:val="right"/>`
 		}
 		style := "TableText"
 		switch kind {
+		case sign:
+			style = "SignatureLine"
 		case header:
 			style = "TableHeading"
 		case sub:
@@ -165,8 +174,11 @@ func row(cols []col, kind int, cells ...string) string {
 			style = "TableTotal"
 		}
 		tcPr := `<w:tcW w:w="` + fmt.Sprint(cols[i].w) + `" w:type="dxa"/>`
-		if kind == header {
+		switch kind {
+		case header:
 			tcPr += `<w:shd w:val="clear" w:color="auto" w:fill="1F3864"/>`
+		case sign:
+			tcPr += `<w:tcBorders><w:top w:val="nil"/><w:bottom w:val="nil"/></w:tcBorders><w:shd w:val="clear" w:color="auto" w:fill="FFFFFF"/><w:vAlign w:val="bottom"/>`
 		}
 		if kind == total {
 			tcPr += `<w:tcBorders><w:top w:val="single" w:sz="8" w:space="0" w:color="1F3864"/></w:tcBorders><w:shd w:val="clear" w:color="auto" w:fill="FFFFFF"/>`
@@ -190,7 +202,8 @@ func document() string {
 		}
 	}
 	// Cover.
-	add(pp("CoverSpacer", ""),
+	add(p("CoverBrand", r("{project.account_name}")),
+		pp("CoverSpacer", ""),
 		t("Title", "Statement of Work"),
 		t("Subtitle", "{project.project_name}"),
 		pp("CoverRule", ""),
@@ -203,6 +216,8 @@ func document() string {
 		tag("{#project.presales_engineer.name}"),
 		p("CoverLabel", r("Solution architect")), p("CoverValue", r("{project.presales_engineer.name}")),
 		tag("{/project.presales_engineer.name}"),
+		pp("CoverSpacer", ""),
+		t("Note", "This statement of work is confidential. It describes the services {project.account_name} will deliver to {project.client_name}, their price and the terms under which they are delivered."),
 		pageBreak())
 
 	// 1. Executive summary.
@@ -336,14 +351,14 @@ func document() string {
 
 	// 10. Acceptance.
 	sig := []col{{4680, false}, {4680, false}}
-	add(t("Heading1", "Acceptance"),
-		t("", "By signing below, the parties agree to this statement of work."),
+	add(pp("Heading1", `<w:pageBreakBefore/>`, r("Acceptance")),
+		t("", "By signing below, the parties agree to this statement of work for {project.project_name}, including the scope, the price of {currency.unit}{project_pricing.total_contract_value} ({currency.code}) and the payment terms it describes."),
 		table(sig,
 			row(sig, header, r("{project.client_name}"), r("{project.account_name}")),
-			row(sig, body, r("Name:"), r("Name:")),
-			row(sig, body, r("Title:"), r("Title:")),
-			row(sig, body, r("Signature:"), r("Signature:")),
-			row(sig, body, r("Date:"), r("Date:")),
+			row(sig, sign, r("Signature"), r("Signature")),
+			row(sig, sign, r("Name"), r("Name")),
+			row(sig, sign, r("Title"), r("Title")),
+			row(sig, sign, r("Date"), r("Date")),
 		))
 
 	add(`<w:sectPr><w:footerReference w:type="default" r:id="rIdFooter1"/><w:footerReference w:type="first" r:id="rIdFooter2"/>` +

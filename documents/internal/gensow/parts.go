@@ -68,8 +68,16 @@ const stylesXML = `<w:styles xmlns:w="http://schemas.openxmlformats.org/wordproc
 	`<w:style w:type="paragraph" w:styleId="Subtitle"><w:name w:val="Subtitle"/><w:basedOn w:val="Normal"/><w:next w:val="Normal"/><w:qFormat/>` +
 	`<w:pPr><w:spacing w:after="480"/></w:pPr><w:rPr><w:color w:val="` + blue + `"/><w:sz w:val="36"/><w:szCs w:val="36"/></w:rPr></w:style>` +
 
+	`<w:style w:type="paragraph" w:customStyle="1" w:styleId="CoverBrand"><w:name w:val="Cover Brand"/><w:basedOn w:val="Normal"/>` +
+	`<w:pPr><w:pBdr><w:left w:val="single" w:sz="36" w:space="8" w:color="` + blue + `"/></w:pBdr><w:ind w:left="170"/></w:pPr>` +
+	`<w:rPr><w:b/><w:caps/><w:color w:val="` + navy + `"/><w:spacing w:val="20"/><w:sz w:val="20"/><w:szCs w:val="20"/></w:rPr></w:style>` +
+
+	`<w:style w:type="paragraph" w:customStyle="1" w:styleId="SignatureLine"><w:name w:val="Signature Line"/><w:basedOn w:val="TableText"/>` +
+	`<w:pPr><w:pBdr><w:top w:val="single" w:sz="4" w:space="2" w:color="7F7F7F"/></w:pBdr><w:ind w:right="340"/></w:pPr>` +
+	`<w:rPr><w:color w:val="` + grey + `"/><w:sz w:val="16"/><w:szCs w:val="16"/></w:rPr></w:style>` +
+
 	`<w:style w:type="paragraph" w:customStyle="1" w:styleId="CoverSpacer"><w:name w:val="Cover Spacer"/><w:basedOn w:val="Normal"/>` +
-	`<w:pPr><w:spacing w:before="2880" w:after="0"/></w:pPr></w:style>` +
+	`<w:pPr><w:spacing w:before="2400" w:after="0"/></w:pPr></w:style>` +
 
 	`<w:style w:type="paragraph" w:customStyle="1" w:styleId="CoverRule"><w:name w:val="Cover Rule"/><w:basedOn w:val="Normal"/>` +
 	`<w:pPr><w:pBdr><w:top w:val="single" w:sz="18" w:space="1" w:color="` + navy + `"/></w:pBdr><w:spacing w:after="360"/></w:pPr></w:style>` +

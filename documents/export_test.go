@@ -1,0 +1,40 @@
+package documents
+
+// ScopedPath is a path a tag reads with the paths of the loops and
+// sections around it (outermost first), as written.
+type ScopedPath struct {
+	Path   string
+	Scopes []string
+}
+
+// TagScopes returns the paths of every tag of a template's body with their
+// enclosing sections, for tests that check paths against merge data.
+func TagScopes(tpl []byte) ([]ScopedPath, error) {
+	d, err := openDOCX(tpl, false)
+	if err != nil {
+		return nil, err
+	}
+	var out []ScopedPath
+	for _, name := range d.partNames() {
+		t, err := compile(name, d.parts[name])
+		if err != nil {
+			return nil, err
+		}
+		var visit func(n *node, scopes []string)
+		visit = func(n *node, scopes []string) {
+			if n.kind == kValue || n.kind == kSection {
+				for _, p := range n.tag.expr.paths(nil) {
+					out = append(out, ScopedPath{Path: p, Scopes: append([]string(nil), scopes...)})
+				}
+			}
+			if n.kind == kSection && n.tag.op == '#' && n.tag.expr.op == "path" && n.tag.expr.path != nil {
+				scopes = append(scopes[:len(scopes):len(scopes)], n.tag.body)
+			}
+			for _, k := range n.kids {
+				visit(k, scopes)
+			}
+		}
+		visit(t.root, nil)
+	}
+	return out, nil
+}
