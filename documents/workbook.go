@@ -2,165 +2,367 @@ package documents
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/scopekit/scopekit/mergedata"
 	"github.com/scopekit/scopekit/pricing"
 	"github.com/scopekit/scopekit/scoping"
+	"github.com/shopspring/decimal"
 	"github.com/xuri/excelize/v2"
 )
 
-// sheet writes rows on one sheet of a workbook with a few styles.
-type sheet struct {
+// book is a workbook being written: one sheet at a time, row by row, with
+// the styles of figures in the project's currency. The first error stops
+// every later write and is returned by bytes.
+type book struct {
 	f      *excelize.File
-	name   string
+	sheet  string
 	row    int
-	styles styles
+	places int // the currency's minor units
+	st     styles
 	err    error
 }
 
+// styles are the cell styles of a book.
 type styles struct {
-	title, header, text, money, hours, percent, totalText, totalMoney, totalHours int
+	title, label, header, headerRight, text, bold, money, hours, percent int
+	totalText, totalMoney, totalHours, totalPercent                      int
+	indent1, indent2                                                     int
 }
 
-func newStyles(f *excelize.File, cur pricing.Currency) (styles, error) {
-	var s styles
-	var err error
-	places := cur.MinorUnits
-	moneyFmt := "#,##0"
-	if places > 0 {
-		moneyFmt += "." + fmt.Sprintf("%0*d", places, 0)
+func newBook(cur pricing.Currency) (*book, error) {
+	b := &book{f: excelize.NewFile(), places: cur.MinorUnits}
+	money := "#,##0"
+	if cur.MinorUnits > 0 {
+		money += "." + strings.Repeat("0", cur.MinorUnits)
 	}
-	sym := mergedata.CurrencySymbol(cur.Code)
-	moneyFmt = fmt.Sprintf(`"%s"%s;-"%s"%s`, sym, moneyFmt, sym, moneyFmt)
-	border := []excelize.Border{{Type: "top", Color: "404040", Style: 1}}
-	mk := func(st *excelize.Style) int {
-		if err != nil {
+	sym := strings.ReplaceAll(mergedata.CurrencySymbol(cur.Code), `"`, "")
+	money = fmt.Sprintf(`"%s"%s;-"%s"%s`, sym, money, sym, money)
+	hours, percent := "#,##0.00", "0.00%"
+	top := []excelize.Border{{Type: "top", Color: "1F3864", Style: 2}}
+	font := func(bold bool) *excelize.Font {
+		return &excelize.Font{Family: "Arial", Size: 10, Bold: bold, Color: "262626"}
+	}
+	mk := func(s *excelize.Style) int {
+		if b.err != nil {
 			return 0
 		}
-		var id int
-		id, err = f.NewStyle(st)
+		id, err := b.f.NewStyle(s)
+		b.err = err
 		return id
 	}
-	s.title = mk(&excelize.Style{Font: &excelize.Font{Bold: true, Size: 14}})
-	s.header = mk(&excelize.Style{Font: &excelize.Font{Bold: true, Color: "FFFFFF"},
-		Fill: excelize.Fill{Type: "pattern", Pattern: 1, Color: []string{"1F3864"}}})
-	s.text = mk(&excelize.Style{})
-	s.money = mk(&excelize.Style{CustomNumFmt: &moneyFmt})
-	hoursFmt := "#,##0.00"
-	s.hours = mk(&excelize.Style{CustomNumFmt: &hoursFmt})
-	pctFmt := "0.00%"
-	s.percent = mk(&excelize.Style{CustomNumFmt: &pctFmt})
-	s.totalText = mk(&excelize.Style{Font: &excelize.Font{Bold: true}, Border: border})
-	s.totalMoney = mk(&excelize.Style{Font: &excelize.Font{Bold: true}, Border: border, CustomNumFmt: &moneyFmt})
-	s.totalHours = mk(&excelize.Style{Font: &excelize.Font{Bold: true}, Border: border, CustomNumFmt: &hoursFmt})
-	return s, err
+	navy := excelize.Fill{Type: "pattern", Pattern: 1, Color: []string{"1F3864"}}
+	white := &excelize.Font{Family: "Arial", Size: 10, Bold: true, Color: "FFFFFF"}
+	b.st = styles{
+		title:        mk(&excelize.Style{Font: &excelize.Font{Family: "Arial", Size: 14, Bold: true, Color: "1F3864"}}),
+		label:        mk(&excelize.Style{Font: &excelize.Font{Family: "Arial", Size: 10, Color: "595959"}}),
+		header:       mk(&excelize.Style{Font: white, Fill: navy}),
+		headerRight:  mk(&excelize.Style{Font: white, Fill: navy, Alignment: &excelize.Alignment{Horizontal: "right"}}),
+		text:         mk(&excelize.Style{Font: font(false)}),
+		bold:         mk(&excelize.Style{Font: font(true)}),
+		money:        mk(&excelize.Style{Font: font(false), CustomNumFmt: &money}),
+		hours:        mk(&excelize.Style{Font: font(false), CustomNumFmt: &hours}),
+		percent:      mk(&excelize.Style{Font: font(false), CustomNumFmt: &percent}),
+		totalText:    mk(&excelize.Style{Font: font(true), Border: top}),
+		totalMoney:   mk(&excelize.Style{Font: font(true), Border: top, CustomNumFmt: &money}),
+		totalHours:   mk(&excelize.Style{Font: font(true), Border: top, CustomNumFmt: &hours}),
+		totalPercent: mk(&excelize.Style{Font: font(true), Border: top, CustomNumFmt: &percent}),
+		indent1:      mk(&excelize.Style{Font: font(false), Alignment: &excelize.Alignment{Indent: 1}}),
+		indent2:      mk(&excelize.Style{Font: &excelize.Font{Family: "Arial", Size: 10, Color: "595959"}, Alignment: &excelize.Alignment{Indent: 2}}),
+	}
+	return b, b.err
 }
 
-// cell is a value with its style.
+// cell is a value with its style: a string, or a figure (a decimal written
+// as a number with exactly its places, so the file holds what pricing says).
 type cell struct {
 	v     any
 	style int
 }
 
-func (s *sheet) line(cells ...cell) {
-	s.row++
-	if s.err != nil {
+// newSheet starts a sheet with column widths; the first sheet renames the
+// default one.
+func (b *book) newSheet(name string, widths ...float64) {
+	if b.err != nil {
 		return
 	}
-	for i, c := range cells {
-		ref, err := excelize.CoordinatesToCellName(i+1, s.row)
-		if err == nil {
-			err = s.f.SetCellValue(s.name, ref, c.v)
-		}
-		if err == nil && c.style != 0 {
-			err = s.f.SetCellStyle(s.name, ref, ref, c.style)
-		}
-		if err != nil {
-			s.err = err
-			return
+	if b.sheet == "" {
+		b.err = b.f.SetSheetName("Sheet1", name)
+	} else {
+		_, b.err = b.f.NewSheet(name)
+	}
+	b.sheet, b.row = name, 0
+	for i, w := range widths {
+		if b.err == nil {
+			col, _ := excelize.ColumnNumberToName(i + 1)
+			b.err = b.f.SetColWidth(name, col, col, w)
 		}
 	}
 }
 
-// num is a figure as a spreadsheet number (float64: what a cell holds);
-// the number format shows it with its places.
-func num(f pricing.Fixed) float64 {
-	v, _ := f.Float64()
-	return v
+// line writes the next row.
+func (b *book) line(cells ...cell) {
+	b.row++
+	for i, c := range cells {
+		if b.err != nil {
+			return
+		}
+		ref, err := excelize.CoordinatesToCellName(i+1, b.row)
+		if err != nil {
+			b.err = err
+			return
+		}
+		switch v := c.v.(type) {
+		case nil:
+		case decimal.Decimal:
+			places := int32(0)
+			if e := v.Exponent(); e < 0 {
+				places = -e
+			}
+			f, _ := v.Float64()
+			b.err = b.f.SetCellFloat(b.sheet, ref, f, int(places), 64)
+		default:
+			b.err = b.f.SetCellValue(b.sheet, ref, v)
+		}
+		if b.err == nil && c.style != 0 {
+			b.err = b.f.SetCellStyle(b.sheet, ref, ref, c.style)
+		}
+	}
 }
 
-func (s *sheet) text(v string) cell         { return cell{v, s.styles.text} }
-func (s *sheet) money(f pricing.Fixed) cell { return cell{num(f), s.styles.money} }
-func (s *sheet) hours(f pricing.Fixed) cell { return cell{num(f), s.styles.hours} }
+// header writes a header row; columns from right onwards align right, and
+// the row stays in view when scrolling.
+func (b *book) header(right int, names ...string) {
+	cells := make([]cell, len(names))
+	for i, n := range names {
+		cells[i] = cell{n, b.st.header}
+		if i >= right {
+			cells[i].style = b.st.headerRight
+		}
+	}
+	b.line(cells...)
+	if b.err == nil {
+		ref, _ := excelize.CoordinatesToCellName(1, b.row+1)
+		b.err = b.f.SetPanes(b.sheet, &excelize.Panes{Freeze: true, YSplit: b.row, TopLeftCell: ref, ActivePane: "bottomLeft"})
+	}
+}
 
-// PricingWorkbook returns the pricing of a snapshot as an XLSX workbook.
+func (b *book) text(s string) cell          { return cell{s, b.st.text} }
+func (b *book) money(f pricing.Fixed) cell  { return cell{f.Decimal, b.st.money} }
+func (b *book) hours(f pricing.Fixed) cell  { return cell{f.Decimal, b.st.hours} }
+func (b *book) tmoney(f pricing.Fixed) cell { return cell{f.Decimal, b.st.totalMoney} }
+func (b *book) thours(f pricing.Fixed) cell { return cell{f.Decimal, b.st.totalHours} }
+
+// figure reads a merge-data figure (a decimal text); "" is no value.
+func figure(s string) any {
+	d, err := decimal.NewFromString(s)
+	if err != nil {
+		return nil
+	}
+	return d
+}
+
+// sum adds figures (a total the pricing result has no field for).
+func sum(fs ...pricing.Fixed) pricing.Fixed {
+	d := fs[0].Decimal
+	for _, f := range fs[1:] {
+		d = d.Add(f.Decimal)
+	}
+	return pricing.Fixed{Decimal: d}
+}
+
+// diff is a - b.
+func diff(a, b pricing.Fixed) pricing.Fixed { return pricing.Fixed{Decimal: a.Sub(b.Decimal)} }
+
+// bytes returns the workbook as an XLSX file.
+func (b *book) bytes() ([]byte, error) {
+	defer b.f.Close()
+	if b.err != nil {
+		return nil, fmt.Errorf("documents: workbook: %w", b.err)
+	}
+	b.f.SetActiveSheet(0)
+	buf, err := b.f.WriteToBuffer()
+	if err != nil {
+		return nil, fmt.Errorf("documents: workbook: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+// yes is how a sheet says whether a section counts in the contract.
+func yes(b bool) string {
+	if b {
+		return "Yes"
+	}
+	return "No"
+}
+
+// PricingWorkbook returns the pricing of a snapshot as an XLSX workbook:
+// a Summary sheet (the sections, what the contract includes, the contract
+// value, cost, profit and margin), Resources (the resources table and its
+// total row), Phases (labor and governance per phase), and one sheet per
+// section with items: Governance, Travel and expense, Materials, Managed
+// services. Figures are numbers with the currency's format; every one is
+// the pricing run's.
 func PricingWorkbook(snap *scoping.Snapshot) ([]byte, error) {
 	res := snap.Pricing
-	f := excelize.NewFile()
-	defer f.Close()
-	st, err := newStyles(f, res.Currency)
+	b, err := newBook(res.Currency)
 	if err != nil {
 		return nil, err
 	}
-	if err := f.SetSheetName("Sheet1", "Pricing"); err != nil {
-		return nil, err
-	}
-	s := &sheet{f: f, name: "Pricing", styles: st}
-	s.line(cell{snap.Project.Str("project-name"), st.title})
-	s.line(s.text("Currency"), s.text(res.Currency.Code))
-	s.row++
-	s.line(cell{"Section", st.header}, cell{"Revenue", st.header}, cell{"Cost", st.header}, cell{"Profit", st.header})
+	term := mergedata.BuildV2(snap, time.Time{}).Project.PaymentTerm
+	st := b.st
 	ps := res.ProfessionalServices
-	s.line(s.text("Professional services"), s.money(ps.PSRevenue), s.money(ps.PSCost), s.money(ps.PSProfit))
-	s.line(s.text("Travel and expense"), s.money(res.TravelAndExpense.Revenue), s.money(res.TravelAndExpense.Cost), s.money(res.TravelAndExpense.Profit))
-	s.line(s.text("Materials"), s.money(res.Materials.Revenue), s.money(res.Materials.Cost), s.money(res.Materials.Profit))
-	s.line(s.text("Managed services"), s.money(res.ManagedServices.Revenue), s.money(res.ManagedServices.Cost), s.money(res.ManagedServices.Profit))
-	s.line(cell{"Total contract", st.totalText}, cell{num(res.TotalContractValue), st.totalMoney},
-		cell{num(res.TotalContractCost), st.totalMoney}, cell{num(res.TotalContractProfit), st.totalMoney})
-	s.line(s.text("Margin"), cell{num(res.TotalContractMargin), st.percent})
-	if s.err != nil {
-		return nil, s.err
+
+	b.newSheet("Summary", 34, 16, 16, 16, 12, 12)
+	b.line(cell{snap.Project.Str("project-name"), st.title})
+	client := ""
+	if snap.Client != nil {
+		client = snap.Client.Str("name")
 	}
-	return writeBook(f)
+	b.line(cell{"Client", st.label}, b.text(client))
+	b.line(cell{"Currency", st.label}, b.text(res.Currency.Code))
+	b.line(cell{"Payment term", st.label}, b.text(term.Name))
+	b.row++
+	b.header(1, "Section", "Revenue", "Cost", "Profit", "Hours", "In contract")
+	b.line(b.text("Services"), b.money(ps.ServiceRevenue), b.money(ps.ServiceCost), b.money(diff(ps.ServiceRevenue, ps.ServiceCost)), b.hours(ps.ServiceHours), b.text("Yes"))
+	b.line(b.text("Project governance"), b.money(ps.PMRevenue), b.money(ps.PMCost), b.money(res.ProjectGovernance.Profit), b.hours(ps.PMHours), b.text("Yes"))
+	b.line(b.text("Adjustments"), b.money(ps.RevenueAdjustment), b.money(ps.CostAdjustment), cell{}, cell{}, b.text("Yes"))
+	b.line(cell{"Professional services", st.bold}, b.money(ps.PSRevenue), b.money(ps.PSCost), b.money(ps.PSProfit), b.hours(ps.Hours), b.text("Yes"))
+	b.line(b.text("Travel and expense"), b.money(res.TravelAndExpense.Revenue), b.money(res.TravelAndExpense.Cost), b.money(res.TravelAndExpense.Profit), cell{}, b.text(yes(term.IncludeExpenses)))
+	b.line(b.text("Materials"), b.money(res.Materials.Revenue), b.money(res.Materials.Cost), b.money(res.Materials.Profit), cell{}, b.text(yes(term.IncludeHardware)))
+	b.line(b.text("Managed services"), b.money(res.ManagedServices.Revenue), b.money(res.ManagedServices.Cost), b.money(res.ManagedServices.Profit), cell{}, b.text("Yes"))
+	b.line(cell{"Total contract", st.totalText}, b.tmoney(res.TotalContractValue), b.tmoney(res.TotalContractCost), b.tmoney(res.TotalContractProfit), cell{nil, st.totalText}, cell{nil, st.totalText})
+	b.line(cell{"Contract margin", st.label}, cell{res.TotalContractMargin.Decimal, st.percent})
+
+	b.newSheet("Resources", 28, 12, 14, 14, 16, 16, 16)
+	b.header(1, "Resource", "Hours", "Hourly rate", "Hourly cost", "Revenue", "Cost", "Profit")
+	for _, r := range res.Resources.Rows {
+		b.line(b.text(r.ResourceName), b.hours(r.Hours), b.money(r.HourlyRate), b.money(r.HourlyCost), b.money(r.Revenue), b.money(r.Cost), b.money(r.Profit))
+	}
+	t := res.Resources.Total
+	b.line(cell{"Project total (contract)", st.totalText}, b.thours(t.Hours), b.tmoney(t.HourlyRate), b.tmoney(t.HourlyCost),
+		b.tmoney(t.TotalRevenue), b.tmoney(t.TotalCost), b.tmoney(t.TotalProfit))
+	b.row++
+	b.line(cell{"Cost of the contract", st.bold})
+	for _, c := range []struct {
+		name string
+		f    pricing.Fixed
+	}{{"Services", t.ServiceCost}, {"Project governance", t.PMCost}, {"Travel and expense", t.ExpenseCost},
+		{"Materials", t.MaterialCost}, {"Cost adjustment", t.CostAdjustment}} {
+		b.line(cell{c.name, st.indent1}, cell{}, cell{}, cell{}, cell{}, b.money(c.f))
+	}
+	b.line(cell{"Total cost", st.totalText}, cell{nil, st.totalText}, cell{nil, st.totalText}, cell{nil, st.totalText}, cell{nil, st.totalText}, b.tmoney(t.TotalCost))
+
+	b.newSheet("Phases", 28, 13, 15, 15, 13, 15, 15, 12, 15, 15, 15)
+	b.header(1, "Phase", "Service hours", "Service revenue", "Service cost", "Governance hours", "Governance revenue",
+		"Governance cost", "Hours", "Revenue", "Cost", "Profit")
+	for _, ph := range res.Phases {
+		name := ph.Name
+		if ph.PhaseID == "" {
+			name = "No phase"
+		}
+		b.line(b.text(name), b.hours(ph.ServiceHours), b.money(ph.ServiceRevenue), b.money(ph.ServiceCost), b.hours(ph.GovernanceHours),
+			b.money(ph.GovernanceRevenue), b.money(ph.GovernanceCost), b.hours(ph.Hours), b.money(ph.Revenue), b.money(ph.Cost), b.money(ph.Profit))
+	}
+	b.line(cell{"Total", st.totalText}, b.thours(ps.ServiceHours), b.tmoney(ps.ServiceRevenue), b.tmoney(ps.ServiceCost), b.thours(ps.PMHours),
+		b.tmoney(ps.PMRevenue), b.tmoney(ps.PMCost), b.thours(ps.Hours), b.tmoney(sum(ps.ServiceRevenue, ps.PMRevenue)),
+		b.tmoney(sum(ps.ServiceCost, ps.PMCost)), b.tmoney(diff(sum(ps.ServiceRevenue, ps.PMRevenue), sum(ps.ServiceCost, ps.PMCost))))
+
+	gov := res.ProjectGovernance
+	b.newSheet("Governance", 30, 22, 12, 14, 14, 16, 16, 16)
+	b.header(2, "Item", "Resource", "Hours", "Hourly rate", "Hourly cost", "Revenue", "Cost", "Profit")
+	for _, g := range gov.Items {
+		b.line(b.text(g.Name), b.text(g.ResourceName), b.hours(g.Hours), b.money(g.HourlyRate), b.money(g.HourlyCost), b.money(g.Revenue), b.money(g.Cost), b.money(g.Profit))
+	}
+	b.line(cell{"Total", st.totalText}, cell{nil, st.totalText}, b.thours(gov.Hours), cell{nil, st.totalText}, cell{nil, st.totalText},
+		b.tmoney(gov.Revenue), b.tmoney(gov.Cost), b.tmoney(gov.Profit))
+
+	tne := res.TravelAndExpense
+	b.newSheet("Travel and expense", 30, 20, 12, 14, 14, 16, 16, 16)
+	b.header(2, "Description", "Category", "Quantity", "Rate", "Unit cost", "Revenue", "Cost", "Profit")
+	for _, x := range tne.Items {
+		b.line(b.text(x.Description), b.text(x.Category), b.hours(x.Quantity), b.money(x.Rate), b.money(x.UnitCost), b.money(x.Revenue), b.money(x.Cost), b.money(x.Profit))
+	}
+	b.line(cell{"Total", st.totalText}, cell{nil, st.totalText}, cell{nil, st.totalText}, cell{nil, st.totalText}, cell{nil, st.totalText},
+		b.tmoney(tne.Revenue), b.tmoney(tne.Cost), b.tmoney(tne.Profit))
+
+	mat := res.Materials
+	b.newSheet("Materials", 30, 16, 12, 14, 14, 16, 16, 16)
+	b.header(2, "Product", "SKU", "Quantity", "Unit price", "Unit cost", "Revenue", "Cost", "Profit")
+	for _, m := range mat.Items {
+		b.line(b.text(m.Name), b.text(m.SKU), b.hours(m.Quantity), b.money(m.UnitPrice), b.money(m.UnitCost), b.money(m.Revenue), b.money(m.Cost), b.money(m.Profit))
+	}
+	b.line(cell{"Total", st.totalText}, cell{nil, st.totalText}, cell{nil, st.totalText}, cell{nil, st.totalText}, cell{nil, st.totalText},
+		b.tmoney(mat.Revenue), b.tmoney(mat.Cost), b.tmoney(mat.Profit))
+
+	if ms := res.ManagedServices; len(ms.Items) > 0 {
+		b.newSheet("Managed services", 30, 16, 10, 12, 15, 15, 16, 16, 16)
+		b.header(1, "Service", "Frequency", "Periods", "Hours per period", "Revenue per period", "Cost per period", "Revenue", "Cost", "Profit")
+		for _, m := range ms.Items {
+			b.line(b.text(m.Name), b.text(m.PaymentFrequency), b.hours(m.Periods), b.hours(m.Hours), b.money(m.PeriodRevenue),
+				b.money(m.PeriodCost), b.money(m.Revenue), b.money(m.Cost), b.money(m.Profit))
+		}
+		b.line(cell{"Total", st.totalText}, cell{nil, st.totalText}, cell{nil, st.totalText}, cell{nil, st.totalText}, cell{nil, st.totalText},
+			cell{nil, st.totalText}, b.tmoney(ms.Revenue), b.tmoney(ms.Cost), b.tmoney(ms.Profit))
+	}
+	return b.bytes()
 }
 
 // BreakdownWorkbook returns the work breakdown of a snapshot as an XLSX
-// workbook: phase → service → subservice with hours and resources.
+// workbook, one sheet "Breakdown": per phase (in pricing's order) a phase
+// row with its hours and revenue, its services, each followed by its
+// subservices, and the governance allocated to the phase; then the project
+// total. Rows are grouped (outline levels) phase → service → subservice,
+// and each row repeats its phase and service so the sheet filters well.
+// Service rows show the line's own hours and, with its subservices, the
+// total hours and revenue.
 func BreakdownWorkbook(snap *scoping.Snapshot) ([]byte, error) {
-	v2 := mergedata.BuildV2(snap, time.Time{})
-	f := excelize.NewFile()
-	defer f.Close()
-	st, err := newStyles(f, snap.Pricing.Currency)
+	res := snap.Pricing
+	b, err := newBook(res.Currency)
 	if err != nil {
 		return nil, err
 	}
-	if err := f.SetSheetName("Sheet1", "Breakdown"); err != nil {
-		return nil, err
-	}
-	s := &sheet{f: f, name: "Breakdown", styles: st}
-	s.line(cell{"Phase", st.header}, cell{"Service", st.header}, cell{"Subservice", st.header}, cell{"Resource", st.header},
-		cell{"Quantity", st.header}, cell{"Unit hours", st.header}, cell{"Hours", st.header}, cell{"Revenue", st.header})
-	for _, ph := range v2.Phases {
-		for _, sv := range ph.Services {
-			s.line(s.text(ph.Name), s.text(sv.Name), s.text(""), s.text(sv.ResourceName),
-				cell{sv.Quantity, st.hours}, cell{sv.UnitHours, st.hours}, cell{sv.ExtendedHours, st.hours}, cell{sv.Revenue, st.money})
-			for _, sub := range sv.Subservices {
-				s.line(s.text(ph.Name), s.text(sv.Name), s.text(sub.Name), s.text(sub.ResourceName),
-					cell{sub.Quantity, st.hours}, cell{sub.UnitHours, st.hours}, cell{sub.ExtendedHours, st.hours}, cell{sub.Revenue, st.money})
-			}
+	st := b.st
+	v2 := mergedata.BuildV2(snap, time.Time{})
+	b.newSheet("Breakdown", 36, 22, 28, 26, 20, 18, 10, 11, 11, 12, 16)
+	b.line(cell{snap.Project.Str("project-name"), st.title})
+	b.row++
+	b.header(6, "Item", "Phase", "Service", "Subservice", "Resource", "Location", "Quantity", "Unit hours", "Line hours", "Total hours", "Revenue")
+	outline := func(level uint8) {
+		if b.err == nil && level > 0 {
+			b.err = b.f.SetRowOutlineLevel(b.sheet, b.row, level)
 		}
 	}
-	if s.err != nil {
-		return nil, s.err
+	for k, ph := range v2.Phases {
+		name := ph.Name
+		if name == "" {
+			name = "No phase"
+		}
+		b.line(cell{name, st.bold}, b.text(name), cell{}, cell{}, cell{}, cell{}, cell{}, cell{}, cell{},
+			cell{figure(ph.TotalHours), st.hours}, cell{figure(ph.TotalRevenue), st.money})
+		for _, s := range ph.Services {
+			b.line(cell{s.Name, st.indent1}, b.text(name), b.text(s.Name), cell{}, b.text(s.ResourceName), b.text(s.LocationName),
+				cell{figure(s.Quantity), st.hours}, cell{figure(s.UnitHours), st.hours}, cell{figure(s.ExtendedHours), st.hours},
+				cell{figure(s.TotalHours), st.hours}, cell{figure(s.Revenue), st.money})
+			outline(1)
+			for _, sub := range s.Subservices {
+				b.line(cell{sub.Name, st.indent2}, b.text(name), b.text(s.Name), b.text(sub.Name), b.text(sub.ResourceName), b.text(s.LocationName),
+					cell{figure(sub.Quantity), st.hours}, cell{figure(sub.UnitHours), st.hours}, cell{figure(sub.ExtendedHours), st.hours},
+					cell{figure(sub.ExtendedHours), st.hours}, cell{figure(sub.Revenue), st.money})
+				outline(2)
+			}
+		}
+		if k < len(res.Phases) && !res.Phases[k].GovernanceHours.IsZero() {
+			g := res.Phases[k]
+			b.line(cell{"Project governance", st.indent1}, b.text(name), cell{}, cell{}, cell{}, cell{}, cell{}, cell{},
+				cell{}, b.hours(g.GovernanceHours), b.money(g.GovernanceRevenue))
+			outline(1)
+		}
 	}
-	return writeBook(f)
-}
-
-func writeBook(f *excelize.File) ([]byte, error) {
-	buf, err := f.WriteToBuffer()
-	if err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
+	ps := res.ProfessionalServices
+	b.line(cell{"Total", st.totalText}, cell{nil, st.totalText}, cell{nil, st.totalText}, cell{nil, st.totalText}, cell{nil, st.totalText},
+		cell{nil, st.totalText}, cell{nil, st.totalText}, cell{nil, st.totalText}, cell{nil, st.totalText},
+		b.thours(ps.Hours), b.tmoney(sum(ps.ServiceRevenue, ps.PMRevenue)))
+	return b.bytes()
 }
