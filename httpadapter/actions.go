@@ -55,6 +55,12 @@ func actionMetaBody() obj {
 // readDocs describe the reads for the API reference, keyed as in reads();
 // each read needs an entry (TestEveryRouteIsDescribed).
 var readDocs = map[string]routeDoc{
+	"document-templates/file": fileDoc("Download the template's DOCX", "404 until a file is uploaded. Needs `documents` view."),
+	"project-documents/download": fileDoc("Download the generated file",
+		"The DOCX (sow) or XLSX (pricing, breakdown) with its content type and a Content-Disposition filename from the project's name; "+
+			"`format=pdf` gives a sow's PDF. 409 while the document is queued or generating; 404 for a PDF that was not made. "+
+			"Needs `documents` view and the project's visibility.",
+		queryParam("format", "docx or pdf for a sow, xlsx for a workbook; default the document's own", obj{"type": "string", "enum": []any{"docx", "pdf", "xlsx"}})),
 	"projects/pricing": {Summary: "Every figure of the project's price (docs/pricing.md)",
 		Description: "Sections, the resources table, phases, locations and contract totals as one resource of type project-pricings.",
 		Response:    obj{"type": "object", "properties": obj{"data": ref("project-pricings")}}},
@@ -102,6 +108,9 @@ func (s *Server) reads() map[string]func(c *call) error {
 			}{d.Currency, d.EstimateVsActual}
 		})),
 		"projects/merge-data": s.projectMergeData,
+		// documents.go
+		"document-templates/file":    s.templateFile,
+		"project-documents/download": s.downloadDocument,
 	}
 }
 

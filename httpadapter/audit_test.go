@@ -150,6 +150,32 @@ func auditFixtures(t *testing.T, e *testEnv, slug string) map[string]string {
 			ensure(def.Name)
 		}
 	}
+	// the fixtures that keep files (templates, generated documents) get
+	// them, so that their file routes have something to serve
+	require.NoError(t, e.svc.Store().Update(ctx, func(tx scoping.Tx) error {
+		for _, def := range scoping.Types() {
+			if len(def.Blobs) == 0 {
+				continue
+			}
+			rec, err := tx.Get(def.Name, e.accts[slug], ids[def.Name])
+			if err != nil {
+				return err
+			}
+			for _, kind := range def.Blobs {
+				if err := tx.PutBlob(rec.AccountID, kind, rec.ID, []byte("fixture")); err != nil {
+					return err
+				}
+			}
+			rec.Attrs["size"], rec.Attrs["filename"] = int64(len("fixture")), "fixture.docx"
+			if def.Name == "project-documents" {
+				rec.Attrs["status"], rec.Attrs["content-type"] = scoping.DocumentFinished, scoping.ContentTypeDOCX
+			}
+			if err := tx.Replace(rec); err != nil {
+				return err
+			}
+		}
+		return nil
+	}))
 	return ids
 }
 

@@ -12,9 +12,12 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/scopekit/scopekit/auth"
 	"github.com/scopekit/scopekit/boltstore"
+	"github.com/scopekit/scopekit/docgen"
+	"github.com/scopekit/scopekit/documents"
 	"github.com/scopekit/scopekit/httpadapter"
 	"github.com/scopekit/scopekit/internal/jsonapitest"
 	"github.com/scopekit/scopekit/mcpadapter"
@@ -41,6 +44,12 @@ type testEnv struct {
 	auth  *auth.Service
 	srv   *httptest.Server
 	accts map[string]string // slug -> account id
+
+	// documents: the generation workers (stopped by close), the PDF
+	// converter they use (nil: none) and the generation throttle
+	converter   documents.Converter
+	docThrottle httpadapter.DocumentThrottle
+	stopDocs    func()
 }
 
 // mustEnv starts a test API; it is closed when the test ends.
@@ -90,7 +99,17 @@ func (e *testEnv) open() {
 	e.svc.Webhooks = scoping.WebhookConfig{Sealer: testSealer(e.t), CheckDestination: webhook.CheckDestination(true)}
 	e.auth = &auth.Service{Store: db.AuthStore(), Directory: scoping.Directory(db), BcryptCost: bcrypt.MinCost}
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	s := &httpadapter.Server{Svc: e.svc, Auth: e.auth, Logger: logger}
+	pool := docgen.New(e.svc)
+	pool.Converter, pool.Logger, pool.Poll = e.converter, logger, 50*time.Millisecond
+	e.svc.Documents = pool.Config()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		assert.NoError(e.t, pool.Run(ctx))
+	}()
+	e.stopDocs = func() { cancel(); <-done }
+	s := &httpadapter.Server{Svc: e.svc, Auth: e.auth, Logger: logger, DocumentThrottle: e.docThrottle}
 	// The MCP endpoint, mounted as the example server mounts it.
 	m := &mcpadapter.Server{Svc: e.svc, Auth: e.auth, Logger: logger}
 	s.Mounts = map[string]http.Handler{mcpadapter.Path: m.HTTPHandler(), mcpadapter.MetadataPath: m.MetadataHandler()}
@@ -100,6 +119,7 @@ func (e *testEnv) open() {
 func (e *testEnv) close() {
 	if e.srv != nil {
 		e.srv.Close()
+		e.stopDocs()
 		require.NoError(e.t, e.db.Close())
 		e.srv = nil
 	}

@@ -36,3 +36,16 @@ func RouteDescribed(key string) (described bool, omit string) {
 	d, ok := routeDocs[key]
 	return ok, d.Omit
 }
+
+// UploadRoutes lists the PUT routes /{type}/{id}/{name}, as "type/name".
+func (s *Server) UploadRoutes() []string {
+	var out []string
+	for k := range s.uploads() {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// V2Read reports whether a read is served on v2 too.
+func V2Read(key string) bool { return v2Reads[key] }

@@ -442,7 +442,11 @@ func addTypePaths(paths obj, prefix string, def *scoping.TypeDef, v2 bool) {
 	coll := obj{"get": op(routeDoc{Tag: t, Summary: "List " + t, Description: "Needs `" + def.Guard + "` view.", Response: listDoc(t)},
 		append(slices.Clone(slug), listParams(def)...))}
 	one := obj{"get": op(routeDoc{Tag: t, Summary: "Show one of " + t, Response: singleDoc(t)}, append(slices.Clone(withID), includeParam(def), fieldsParam(def)))}
-	if !def.ReadOnly || def.Hooks.Create != nil {
+	if def.Async {
+		coll["post"] = op(routeDoc{Tag: t, Summary: "Queue one of " + t, Description: "Answers 202 with the record (status queued) and a Location header to poll; " +
+			"the work happens in the background. Needs `" + def.Guard + "` manage; throttled per IP and per account (429 with Retry-After).",
+			Status: "202", Body: writeDoc1(t), Response: singleDoc(t)}, slug)
+	} else if !def.ReadOnly || def.Hooks.Create != nil {
 		coll["post"] = op(routeDoc{Tag: t, Summary: "Create one of " + t, Description: "Answers 201 with a Location header. Needs `" + def.Guard + "` manage.",
 			Status: "201", Body: writeDoc1(t), Response: singleDoc(t)}, slug)
 	}
@@ -469,20 +473,22 @@ func addTypePaths(paths obj, prefix string, def *scoping.TypeDef, v2 bool) {
 	for _, kind := range []struct {
 		method string
 		docs   map[string]routeDoc
-	}{{"post", actionDocs}, {"get", readDocs}} {
-		if v2 && kind.method == "get" { // the reads are v1 only
-			continue
-		}
+	}{{"post", actionDocs}, {"get", readDocs}, {"put", uploadDocs}} {
 		for _, key := range sortedKeys(kind.docs) {
 			typ, name, _ := strings.Cut(key, "/")
-			if typ != t {
+			if typ != t || (v2 && kind.method != "post" && !v2Reads[key]) { // reads and uploads are v1 only unless v2Reads says
 				continue
 			}
 			d := kind.docs[key]
 			if d.Tag == "" {
 				d.Tag = t
 			}
-			paths[prefix+"/"+t+"/{id}/"+name] = obj{kind.method: op(d, withID)}
+			item, _ := paths[prefix+"/"+t+"/{id}/"+name].(obj)
+			if item == nil {
+				item = obj{}
+				paths[prefix+"/"+t+"/{id}/"+name] = item
+			}
+			item[kind.method] = op(d, withID)
 		}
 	}
 }

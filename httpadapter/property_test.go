@@ -73,8 +73,17 @@ func (p *probeEnv) probe(def *scoping.TypeDef) string {
 	if def.Name == "project-subservices" { // owned through the project service
 		rels = append(rels, "project-service", "project-services", p.firstOf("project-services"))
 	}
+	if _, ok := def.Rel("document-template"); ok { // a sow needs a template with a file: the built-in one
+		std := p.get("/acme/v1/document-templates?filter[name]=Standard", p.tok).ids()
+		require.NotEmpty(p.t, std)
+		rels = append(rels, "document-template", "document-templates", std[0])
+	}
 	r := p.req(http.MethodPost, "/acme/v1/"+def.Name, p.tok, doc(def.Name, "", string(body), rels...))
-	require.Equal(p.t, http.StatusCreated, r.Status, "probe %s: %s", def.Name, r.Body)
+	want := http.StatusCreated
+	if def.Async {
+		want = http.StatusAccepted
+	}
+	require.Equal(p.t, want, r.Status, "probe %s: %s", def.Name, r.Body)
 	return r.data()["id"].(string)
 }
 

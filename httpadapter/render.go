@@ -36,7 +36,11 @@ func (v *view) resource(rec *scoping.Record) *jsonapi.Resource {
 		case "updated-at":
 			res.Attributes[a.Name] = rec.UpdatedAt
 		default:
-			res.Attributes[a.Name] = rec.Attrs[a.Name]
+			v := rec.Attrs[a.Name]
+			if p, ok := v.(string); ok && a.Link && p != "" {
+				v = self + "/" + p
+			}
+			res.Attributes[a.Name] = v
 		}
 	}
 	if len(def.Rels) > 0 {

@@ -171,8 +171,10 @@ func (s *Server) related(c *call) error {
 	if err != nil {
 		return err
 	}
-	if h, ok := s.reads()[def.Name+"/"+c.params.ByName("rel")]; ok && !c.v2 {
-		return h(c)
+	if key := def.Name + "/" + c.params.ByName("rel"); !c.v2 || v2Reads[key] {
+		if h, ok := s.reads()[key]; ok {
+			return h(c)
+		}
 	}
 	if _, ok := s.actions()[def.Name+"/"+c.params.ByName("rel")]; ok {
 		c.w.Header().Set("Allow", "OPTIONS, POST")
@@ -220,6 +222,14 @@ func (s *Server) create(c *call) error {
 	if err != nil {
 		return err
 	}
+	if def.Async { // background work is throttled, once the caller may ask for it
+		if err := c.actor.Require(def.Guard, true); err != nil {
+			return err
+		}
+		if !s.admitGeneration(c) {
+			return nil
+		}
+	}
 	in, err := c.decodeWrite(jsonapi.DecodeOptions{Type: def.Name, Create: true})
 	if err != nil {
 		return err
@@ -231,6 +241,9 @@ func (s *Server) create(c *call) error {
 	status := http.StatusOK
 	if res.Created {
 		status = http.StatusCreated
+		if def.Async {
+			status = http.StatusAccepted
+		}
 		c.w.Header().Set("Location", c.view.prefix+"/"+def.Name+"/"+res.Records[0].ID)
 	}
 	writeDoc(c.w, c.r, status, c.view.document(res, c.view.prefix+"/"+def.Name+"/"+res.Records[0].ID, nil, c.q))

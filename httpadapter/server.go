@@ -55,6 +55,12 @@ type Server struct {
 
 	servedMu sync.Mutex
 	served   []servedRoute // every route the handlers built so far answer (for the reference test)
+
+	// DocumentThrottle limits document generation per IP and per account
+	// (documents.go); its zero value is the defaults.
+	DocumentThrottle DocumentThrottle
+	docThrottleOnce  sync.Once
+	docThrottle      *throttle
 }
 
 // reserved are first path segments that are routes, never account slugs.
@@ -170,6 +176,7 @@ func (s *Server) resourceRoutes(r *router, prefix string, v2 bool) {
 	r.Handler(http.MethodDelete, one, s.route(one, s.api(v2, s.remove)))
 	r.Handler(http.MethodGet, rel, s.route(rel, s.api(v2, s.related)))
 	r.Handler(http.MethodPost, rel, s.route(rel, s.api(v2, s.action)))
+	r.Handler(http.MethodPut, rel, s.route(rel, s.api(v2, s.put)))
 	r.Handler(http.MethodGet, relOne, s.route(relOne, s.api(v2, s.relatedOne)))
 }
 

@@ -1,10 +1,14 @@
 package httpadapter
 
 import (
+	"io"
+	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"testing"
 	"time"
 
+	"github.com/scopekit/scopekit/scoping"
 	"github.com/stretchr/testify/require"
 )
 
@@ -129,4 +133,35 @@ func TestThrottleGlobalCeiling(t *testing.T) {
 		}
 	}
 	require.Equal(t, 4, admitted, "four given back, one minted")
+}
+
+// Ensure document generation is throttled by the client IP's bucket and by
+// the account's, independently, and never blocks (403) however often it
+// refuses.
+func TestDocumentThrottleBuckets(t *testing.T) {
+	s := &Server{DocumentThrottle: DocumentThrottle{Rate: 0.001, Burst: 1}, Throttle: Throttle{TrustProxy: true}}
+	prev := slog.Default()
+	slog.SetDefault(slog.New(slog.NewTextHandler(io.Discard, nil))) // each refusal is logged
+	t.Cleanup(func() { slog.SetDefault(prev) })
+	try := func(ip, account string) int {
+		r := httptest.NewRequest(http.MethodPost, "/v2/project-documents", nil)
+		r.Header.Set("X-Forwarded-For", ip)
+		w := httptest.NewRecorder()
+		c := &call{w: w, r: r, actor: &scoping.Actor{Account: &scoping.Record{ID: account}}}
+		if s.admitGeneration(c) {
+			return http.StatusAccepted
+		}
+		require.Equal(t, "application/json", w.Header().Get("Content-Type"))
+		require.Regexp(t, `^[1-9][0-9]*$`, w.Header().Get("Retry-After"))
+		return w.Code
+	}
+	require.Equal(t, http.StatusAccepted, try("10.0.0.1", "1"))
+	require.Equal(t, http.StatusTooManyRequests, try("10.0.0.2", "1"), "the account's bucket is empty")
+	require.Equal(t, http.StatusTooManyRequests, try("10.0.0.1", "2"), "the address's bucket is empty")
+	require.Equal(t, http.StatusAccepted, try("10.0.0.3", "3"))
+	for range 200 {
+		require.Equal(t, http.StatusTooManyRequests, try("10.0.0.3", "3"), "refused, never blocked")
+	}
+	s2 := &Server{DocumentThrottle: DocumentThrottle{Disabled: true}}
+	require.Nil(t, s2.documentThrottler())
 }

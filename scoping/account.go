@@ -77,8 +77,6 @@ func init() {
 		Attrs: []AttrDef{required(str("name")), enum("kind", "other", "psa", "crm", "other"), str("vendor"),
 			{Name: "connected", Kind: KindBool, Default: false, Index: true},
 			{Name: "enabled", Kind: KindBool, Default: false, Index: true}}})
-	register(&TypeDef{Name: "project-download-types", Guard: "documents",
-		Attrs: []AttrDef{required(str("name")), str("format")}})
 
 	register(&TypeDef{Name: "clients", Guard: "clients", Archives: true, V2: true,
 		Attrs:   []AttrDef{unique(str("name")), str("domain"), date("msa-date"), obj("user-defined-fields")},

@@ -26,7 +26,8 @@ func (s *Service) Setup(ctx context.Context, fn func(a *Admin) error) error {
 // AccountBySlug returns the account with the slug (ENOTFOUND when none).
 func (a *Admin) AccountBySlug(slug string) (*Record, error) { return accountBySlug(a.c.Tx, slug) }
 
-// EnsureAccount creates the account with its built-in roles, or updates
+// EnsureAccount creates the account with its built-in roles and
+// templates, or updates
 // the name and default currency of the existing one.
 func (a *Admin) EnsureAccount(slug, name, currency string) (*Record, error) {
 	currency = strings.ToUpper(strings.TrimSpace(currency))
@@ -54,8 +55,10 @@ func (a *Admin) EnsureAccount(slug, name, currency string) (*Record, error) {
 			return nil, err
 		}
 	}
-	_, err = a.EnsureCurrency(acct.ID, currency, currency, "1")
-	return acct, err
+	if _, err = a.EnsureCurrency(acct.ID, currency, currency, "1"); err != nil {
+		return nil, err
+	}
+	return acct, a.ensureBuiltinTemplates(acct.ID)
 }
 
 // EnsureRole creates or updates the role with that name in the account.

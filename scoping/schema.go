@@ -42,6 +42,10 @@ type AttrDef struct {
 	// NotNull refuses null in writes (422) where the kind would take it
 	// as "back to the default".
 	NotNull bool
+	// Link marks a computed attribute whose value is a path relative to
+	// the record's own URL ("download"); adapters serve it as an absolute
+	// URL, and null stays null.
+	Link bool
 }
 
 // RelDef declares one relationship of a type. A stored relationship keeps
@@ -101,10 +105,16 @@ type TypeDef struct {
 	// IndexCreated indexes created-at, so that a range condition on it
 	// (a purge of old records) reads only the records in range.
 	IndexCreated bool
-	Attrs        []AttrDef
-	Rels         []RelDef
-	Filters      map[string]FilterDef // accepted filter[...] names besides ids and active
-	Hooks        Hooks
+	// Blobs are the kinds of files kept beside each record (BlobTx); they
+	// are removed with the record.
+	Blobs []string
+	// Async means a create only queues the work: adapters answer 202
+	// Accepted (with the record and its Location) instead of 201.
+	Async   bool
+	Attrs   []AttrDef
+	Rels    []RelDef
+	Filters map[string]FilterDef // accepted filter[...] names besides ids and active
+	Hooks   Hooks
 
 	attrIdx map[string]int
 	relIdx  map[string]int

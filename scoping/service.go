@@ -20,6 +20,9 @@ type Service struct {
 	// Webhooks plugs in what webhook subscriptions and deliveries need
 	// (webhooks.go); the composition root sets it.
 	Webhooks WebhookConfig
+	// Documents plugs in what document templates and generation need
+	// (documents.go); the composition root sets it.
+	Documents DocumentConfig
 
 	price func(*pricing.Project) (*pricing.Result, error) // pricing.Price; tests count calls
 }
@@ -48,6 +51,7 @@ type Call struct {
 	pricedCache map[string]*pricedProject // pricing runs of this call, by project id
 	events      int                       // events recorded by this call
 	acct        *Record                   // the account as this transaction sees it (txAccount)
+	queued      bool                      // a document was queued for generation
 }
 
 // Given reports whether the write being applied names the attribute or
@@ -104,6 +108,9 @@ func (s *Service) update(ctx context.Context, a *Actor, v2 bool, meta map[string
 	for _, acct := range slices.Sorted(maps.Keys(ptx.bumped)) {
 		// best effort: a project left stale is priced on read until refreshed
 		_ = s.RefreshPrices(context.WithoutCancel(ctx), acct)
+	}
+	if call.queued && s.Documents.Notify != nil {
+		s.Documents.Notify() // after the commit: the workers see the queued document
 	}
 	return call, nil
 }

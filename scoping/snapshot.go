@@ -52,6 +52,11 @@ func (s *Service) Snapshot(ctx context.Context, a *Actor, projectID, guard strin
 	if err := a.Require(guard, false); err != nil {
 		return nil, err
 	}
+	return s.snapshot(ctx, a, projectID)
+}
+
+// snapshot reads the snapshot of a project visible to a.
+func (s *Service) snapshot(ctx context.Context, a *Actor, projectID string) (*Snapshot, error) {
 	def, _ := Lookup("projects")
 	var snap *Snapshot
 	err := s.view(ctx, a, false, func(c *Call) error {

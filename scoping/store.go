@@ -30,4 +30,22 @@ type Tx interface {
 	Replace(r *Record) error
 	// Delete removes a record (ENOTFOUND when missing).
 	Delete(typ, accountID, id string) error
+	BlobTx
+}
+
+// BlobTx is the part of Tx that keeps files beside records (a document
+// template's DOCX, a generated document). A blob is addressed by the
+// account, a kind (a type and a role, e.g. "project-documents/pdf") and
+// the owning record's id; it is written and removed in the same
+// transaction as its record, so a record never points at a missing file.
+// A bbolt store keeps blobs in a bucket; a SQL store in a bytea table.
+type BlobTx interface {
+	// PutBlob stores data under (accountID, kind, id), replacing any
+	// previous blob.
+	PutBlob(accountID, kind, id string, data []byte) error
+	// Blob returns the blob under (accountID, kind, id), or an ENOTFOUND
+	// error. The bytes are the caller's.
+	Blob(accountID, kind, id string) ([]byte, error)
+	// DeleteBlob removes the blob; removing a missing blob is no error.
+	DeleteBlob(accountID, kind, id string) error
 }

@@ -413,5 +413,10 @@ func (c *Call) remove(def *TypeDef, rec *Record) error {
 			return err
 		}
 	}
+	for _, kind := range def.Blobs {
+		if err := c.Tx.DeleteBlob(rec.AccountID, kind, rec.ID); err != nil {
+			return err
+		}
+	}
 	return c.Tx.Delete(def.Name, rec.AccountID, rec.ID)
 }

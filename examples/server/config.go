@@ -55,6 +55,11 @@ type config struct {
 	// Limits of slow and oversized requests (docs/limits.md), handed to
 	// httpadapter.Server.Limits.
 	Limits httpadapter.Limits
+	// Document generation (documents.md): the worker pool's size and the
+	// throttling of generation requests per IP and per account.
+	DocumentWorkers int
+	DocumentsRate   float64
+	DocumentsBurst  int
 }
 
 // keyFile is the secret key file: -secret-key-file, or the data file's
@@ -130,6 +135,8 @@ type rawFlags struct {
 	secretKeyFile                            string
 	readHeaderTimeout, bodyTimeout           string
 	idleTimeout, maxHeaderBytes              string
+	documentWorkers                          string
+	documentsRate, documentsBurst            string
 }
 
 func newFlagSet(out io.Writer) (*flag.FlagSet, *rawFlags) {
@@ -156,6 +163,9 @@ func newFlagSet(out io.Writer) (*flag.FlagSet, *rawFlags) {
 	fs.StringVar(&r.bodyTimeout, "body-timeout", httpadapter.DefaultBodyTimeout.String(), "time (a `duration`) a client has to send a request body; 408 after it")
 	fs.StringVar(&r.idleTimeout, "idle-timeout", httpadapter.DefaultIdleTimeout.String(), "how long (a `duration`) an idle keep-alive connection stays open")
 	fs.StringVar(&r.maxHeaderBytes, "max-header-bytes", strconv.Itoa(httpadapter.DefaultMaxHeaderBytes), "largest request line and headers (a `count` of bytes); 431 above")
+	fs.StringVar(&r.documentWorkers, "document-workers", "2", "documents generated at once (a `count` of workers)")
+	fs.StringVar(&r.documentsRate, "documents-rate", "1", "document generations per second (a `rate`) per client IP and per account")
+	fs.StringVar(&r.documentsBurst, "documents-burst", "20", "burst (a `count`) of the document generation buckets")
 	return fs, r
 }
 
@@ -239,6 +249,15 @@ func (r *rawFlags) validate(source map[string]string) (*config, error) {
 	}
 	if c.Limits.MaxHeaderBytes, err = positiveInt(r.maxHeaderBytes); err != nil {
 		return nil, bad("max-header-bytes", r.maxHeaderBytes, "%v", err)
+	}
+	if c.DocumentWorkers, err = positiveInt(r.documentWorkers); err != nil {
+		return nil, bad("document-workers", r.documentWorkers, "%v", err)
+	}
+	if c.DocumentsRate, err = positiveFloat(r.documentsRate); err != nil {
+		return nil, bad("documents-rate", r.documentsRate, "%v", err)
+	}
+	if c.DocumentsBurst, err = positiveInt(r.documentsBurst); err != nil {
+		return nil, bad("documents-burst", r.documentsBurst, "%v", err)
 	}
 	return c, nil
 }

@@ -21,6 +21,7 @@ func TestConfigDefaults(t *testing.T) {
 			2 * time.Hour, 5 * time.Hour, 10 * time.Hour, 10 * time.Hour},
 		Limits: httpadapter.Limits{ReadHeaderTimeout: 10 * time.Second, BodyTimeout: 20 * time.Second,
 			IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 64 << 10},
+		DocumentWorkers: 2, DocumentsRate: 1, DocumentsBurst: 20,
 	}, c)
 }
 
@@ -31,7 +32,8 @@ func TestConfigEnvironment(t *testing.T) {
 		"SCOPEKIT_TOKEN_RATE=2.5", "SCOPEKIT_TOKEN_BURST=5", "SCOPEKIT_TOKEN_BLOCK_AFTER=7",
 		"SCOPEKIT_TOKEN_BLOCK_WINDOW=1m", "SCOPEKIT_TOKEN_BLOCK_FOR=2h", "SCOPEKIT_TOKEN_GLOBAL_RATE=50",
 		"SCOPEKIT_WEBHOOK_ALLOW_PRIVATE=true", "SCOPEKIT_WEBHOOK_RETRY_SCHEDULE=1s, 2s",
-		"SCOPEKIT_READ_HEADER_TIMEOUT=3s", "SCOPEKIT_BODY_TIMEOUT=4s", "SCOPEKIT_IDLE_TIMEOUT=5s", "SCOPEKIT_MAX_HEADER_BYTES=8192")
+		"SCOPEKIT_READ_HEADER_TIMEOUT=3s", "SCOPEKIT_BODY_TIMEOUT=4s", "SCOPEKIT_IDLE_TIMEOUT=5s", "SCOPEKIT_MAX_HEADER_BYTES=8192",
+		"SCOPEKIT_DOCUMENT_WORKERS=4", "SCOPEKIT_DOCUMENTS_RATE=0.5", "SCOPEKIT_DOCUMENTS_BURST=3")
 	c, err := parseConfig(nil, getenv)
 	require.NoError(t, err)
 	require.Equal(t, &config{
@@ -41,6 +43,7 @@ func TestConfigEnvironment(t *testing.T) {
 		TokenGlobalRate: 50, WebhookAllowPrivate: true, WebhookRetrySchedule: []time.Duration{time.Second, 2 * time.Second},
 		Limits: httpadapter.Limits{ReadHeaderTimeout: 3 * time.Second, BodyTimeout: 4 * time.Second,
 			IdleTimeout: 5 * time.Second, MaxHeaderBytes: 8192},
+		DocumentWorkers: 4, DocumentsRate: 0.5, DocumentsBurst: 3,
 	}, c)
 
 	c, err = parseConfig([]string{"-addr", "127.0.0.1:1", "-demo=false", "-token-rate", "3", "-token-burst=9"}, getenv)
@@ -76,6 +79,9 @@ func TestConfigValidation(t *testing.T) {
 		{"-read-header-timeout=soon", `invalid value "soon" for -read-header-timeout: not a Go duration such as 10m or 1h`},
 		{"-idle-timeout=-1s", `invalid value "-1s" for -idle-timeout: must be a positive duration`},
 		{"-max-header-bytes=1k", `invalid value "1k" for -max-header-bytes: not a whole number`},
+		{"-document-workers=0", `invalid value "0" for -document-workers: must be a positive whole number`},
+		{"-documents-rate=-1", `invalid value "-1" for -documents-rate: must be a positive number`},
+		{"-documents-burst=x", `invalid value "x" for -documents-burst: not a whole number`},
 	} {
 		_, err := parseConfig([]string{tc.arg}, env())
 		require.EqualError(t, err, tc.want, tc.arg)

@@ -128,6 +128,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		AllowPrivate: cfg.WebhookAllowPrivate, Logger: logger}
 	svc.Webhooks = scoping.WebhookConfig{CheckDestination: webhook.CheckDestination(cfg.WebhookAllowPrivate),
 		Sealer: sealer, FirstDelay: cfg.WebhookRetrySchedule[0], Notify: dispatcher.Notify}
+	docs := newDocumentPool(svc, cfg, logger)
 	as := &auth.Service{Store: db.AuthStore(), Directory: scoping.Directory(db), BcryptCost: bcryptCost}
 	// stored prices: price the projects of a database written before
 	// prices were stored, or left stale by an interrupted refresh
@@ -138,6 +139,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		if err := applyBootstrap(ctx, boot, svc, db, as); err != nil {
 			return err
 		}
+	}
+	if err := svc.EnsureBuiltinTemplates(ctx); err != nil { // accounts made before a built-in existed
+		return fmt.Errorf("built-in document templates: %w", err)
 	}
 	demo, err := findDemo(ctx, svc, db.AuthStore())
 	if err != nil {
@@ -167,7 +171,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		authURL = "http://" + displayAddr(cfg.AuthAddr, authLn.Addr())
 	}
 
-	api := &httpadapter.Server{Svc: svc, Auth: as, BaseURL: baseURL, Logger: logger, Throttle: cfg.throttle(), Limits: cfg.Limits}
+	api := &httpadapter.Server{Svc: svc, Auth: as, BaseURL: baseURL, Logger: logger, Throttle: cfg.throttle(), Limits: cfg.Limits,
+		DocumentThrottle: httpadapter.DocumentThrottle{Rate: cfg.DocumentsRate, Burst: cfg.DocumentsBurst}}
 	// MCP (docs/mcp.md): the tools for AI assistants on the API host, over
 	// the same use cases, behind the same token check.
 	assistants := &mcpadapter.Server{Svc: svc, Auth: as, BaseURL: baseURL, AuthURL: authURL, Logger: logger}
@@ -190,6 +195,16 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		defer close(dispatched)
 		if err := dispatcher.Run(dispatchCtx); err != nil {
 			logger.Error("webhook dispatcher stopped", "err", err)
+		}
+	}()
+
+	// The document workers resume the queue (re-queuing what a crash left
+	// generating); like the dispatcher they stop after the HTTP servers.
+	generated := make(chan struct{})
+	go func() {
+		defer close(generated)
+		if err := docs.Run(dispatchCtx); err != nil {
+			logger.Error("document workers stopped", "err", err)
 		}
 	}()
 
@@ -227,6 +242,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	stopDispatch()
 	<-dispatched
+	<-generated
 	if err := db.Close(); err != nil && failed == nil {
 		failed = fmt.Errorf("close %s: %w", cfg.Data, err)
 	}

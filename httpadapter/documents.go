@@ -1,0 +1,264 @@
+package httpadapter
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"math"
+	"mime"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/scopekit/scopekit"
+	"github.com/scopekit/scopekit/scoping"
+)
+
+// The document routes beyond the generic engine (documents.md): the
+// upload and download of a template's DOCX, the download of a generated
+// document, and the throttling of document generation.
+
+// DefaultMaxTemplateBytes bounds an uploaded template file when the
+// service sets no MaxTemplateSize (413 above).
+const DefaultMaxTemplateBytes = 20 << 20
+
+// uploads are the PUT routes /{type}/{id}/{name} (v1 only), keyed by
+// "type/name".
+func (s *Server) uploads() map[string]func(c *call) error {
+	return map[string]func(c *call) error{
+		"document-templates/file": s.uploadTemplateFile,
+	}
+}
+
+// v2Reads are the entries of reads that v2 serves too.
+var v2Reads = map[string]bool{"project-documents/download": true}
+
+// uploadDocs describe the uploads for the API reference, keyed as in
+// uploads(); each upload needs an entry (TestEveryRouteIsDescribed).
+var uploadDocs = map[string]routeDoc{
+	"document-templates/file": {Summary: "Upload the template's DOCX",
+		Description: "The body is the DOCX itself (at most 20 MiB; 413 above). It is validated at once: a file that is not a DOCX, " +
+			"a zip bomb or a malformed template (unclosed loop, unbalanced braces) is 422 naming the tag and its paragraph, and nothing is stored. " +
+			"Answers the template with its size, sha256 and tags. An optional Content-Disposition names the file. Needs `documents` manage.",
+		Body:     obj{"required": true, "content": obj{scoping.ContentTypeDOCX: obj{"schema": obj{"type": "string", "format": "binary"}}}},
+		Response: singleDoc("document-templates")},
+}
+
+// fileDoc is the answer of a file download.
+func fileDoc(summary, description string, params ...any) routeDoc {
+	return routeDoc{Summary: summary, Description: description, Params: params,
+		Response: obj{"type": "string", "format": "binary"}, ResponseType: "application/octet-stream"}
+}
+
+func (s *Server) put(c *call) error {
+	def, err := c.typeDef()
+	if err != nil {
+		return err
+	}
+	if h, ok := s.uploads()[def.Name+"/"+c.params.ByName("rel")]; ok && !c.v2 {
+		return h(c)
+	}
+	c.w.Header().Set("Allow", "GET, POST")
+	return scopekit.Errorf(scopekit.EMETHOD, "PUT is not allowed here; see the Allow header")
+}
+
+// uploadTemplateFile serves PUT /{slug}/v1/document-templates/{id}/file:
+// the body is the DOCX itself (Content-Type the DOCX media type; an
+// optional Content-Disposition names the file). It answers 200 with the
+// template, its size, sha256 and tags updated; a file that fails
+// validation is 422 and stores nothing.
+func (s *Server) uploadTemplateFile(c *call) error {
+	ct := strings.TrimSpace(c.r.Header.Get("Content-Type"))
+	if ct == "" {
+		return scopekit.Errorf(scopekit.EBADREQUEST, "Content-Type header is required: use %s", scoping.ContentTypeDOCX)
+	}
+	if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != scoping.ContentTypeDOCX {
+		return scopekit.Errorf(scopekit.EUNSUPPORTEDMEDIA, "Content-Type must be %s (the DOCX itself is the body), not %q", scoping.ContentTypeDOCX, ct)
+	}
+	limit := int64(s.Svc.Documents.MaxTemplateSize)
+	if limit <= 0 {
+		limit = DefaultMaxTemplateBytes
+	}
+	tooLarge := scopekit.Errorf(scopekit.ETOOLARGE, "a template file may be at most %d bytes", limit)
+	if c.r.ContentLength > limit {
+		return tooLarge
+	}
+	file, err := io.ReadAll(http.MaxBytesReader(nil, c.r.Body, limit))
+	var mbe *http.MaxBytesError
+	if errors.As(err, &mbe) {
+		return tooLarge
+	}
+	if err != nil {
+		return scopekit.Errorf(scopekit.EBADREQUEST, "could not read the request body")
+	}
+	if len(file) == 0 {
+		return scopekit.Errorf(scopekit.EINVALID, "the body is empty: send the DOCX file")
+	}
+	var filename string
+	if cd := c.r.Header.Get("Content-Disposition"); cd != "" {
+		if _, params, err := mime.ParseMediaType(cd); err == nil {
+			filename = safeFilename(params["filename"])
+		}
+	}
+	res, err := s.Svc.UploadTemplateFile(c.r.Context(), c.actor, c.params.ByName("id"), filename, file)
+	if err != nil {
+		return err
+	}
+	return c.respondOne(res)
+}
+
+// templateFile serves GET /{slug}/v1/document-templates/{id}/file.
+func (s *Server) templateFile(c *call) error {
+	f, err := s.Svc.TemplateFile(c.r.Context(), c.actor, c.params.ByName("id"))
+	if err != nil {
+		return err
+	}
+	serveFile(c.w, f)
+	return nil
+}
+
+// downloadDocument serves GET .../project-documents/{id}/download: the
+// document (DOCX or XLSX), or with format=pdf its PDF.
+func (s *Server) downloadDocument(c *call) error {
+	var format string
+	switch vals := c.q.Other["format"]; len(vals) {
+	case 0:
+	case 1:
+		format = vals[0]
+	default:
+		return scopekit.ParamErrorf(scopekit.EBADREQUEST, "format", "format may be given once")
+	}
+	f, err := s.Svc.DocumentFile(c.r.Context(), c.actor, c.params.ByName("id"), format, c.v2)
+	if err != nil {
+		return err
+	}
+	serveFile(c.w, f)
+	return nil
+}
+
+func serveFile(w http.ResponseWriter, f *scoping.File) {
+	h := w.Header()
+	h.Set("Content-Type", f.ContentType)
+	h.Set("Content-Length", strconv.Itoa(len(f.Data)))
+	h.Set("Content-Disposition", contentDisposition(f.Name))
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Cache-Control", "private, no-cache")
+	w.WriteHeader(http.StatusOK)
+	w.Write(f.Data) //nolint:errcheck // the client went away; nothing to do
+}
+
+// contentDisposition is an attachment header naming the file for every
+// client (RFC 6266): an ASCII filename, and the exact UTF-8 name in
+// filename* (RFC 8187).
+func contentDisposition(name string) string {
+	name = safeFilename(name)
+	if name == "" {
+		name = "download"
+	}
+	ascii := strings.Map(func(r rune) rune {
+		if r < 0x20 || r >= 0x7f || r == '"' || r == '\\' {
+			return '_'
+		}
+		return r
+	}, name)
+	var enc strings.Builder
+	for _, b := range []byte(name) {
+		if isAttrChar(b) {
+			enc.WriteByte(b)
+		} else {
+			enc.WriteString("%" + strings.ToUpper(strconv.FormatUint(uint64(b)|0x100, 16)[1:]))
+		}
+	}
+	return `attachment; filename="` + ascii + `"; filename*=UTF-8''` + enc.String()
+}
+
+// isAttrChar reports whether b may appear unencoded in an RFC 8187 value.
+func isAttrChar(b byte) bool {
+	switch {
+	case 'a' <= b && b <= 'z', 'A' <= b && b <= 'Z', '0' <= b && b <= '9':
+		return true
+	}
+	return strings.IndexByte("!#$&+-.^_`|~", b) >= 0
+}
+
+// safeFilename keeps the last path element of a client-given name, without
+// control characters.
+func safeFilename(name string) string {
+	if i := strings.LastIndexAny(name, `/\`); i >= 0 {
+		name = name[i+1:]
+	}
+	return strings.TrimSpace(strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f {
+			return -1
+		}
+		return r
+	}, name))
+}
+
+// DocumentThrottle limits document generation (a POST of project-documents,
+// whether a SOW or a pricing or breakdown export) per client IP and per
+// account: two token buckets, both of which must admit the request.
+// Nothing else on the API host is throttled. Zero fields take their
+// defaults; the client IP follows Throttle.TrustProxy.
+type DocumentThrottle struct {
+	// Rate is the generations per second each IP, and each account, may
+	// request; default 1.
+	Rate float64
+	// Burst is the size of each bucket; default 20.
+	Burst int
+	// Disabled turns the throttling off.
+	Disabled bool
+}
+
+// Defaults of DocumentThrottle.
+const (
+	DefaultDocumentRate  = 1
+	DefaultDocumentBurst = 20
+)
+
+// documentThrottler returns the generation throttle, nil when disabled.
+// It is the auth host's throttle with other buckets and no blocking.
+func (s *Server) documentThrottler() *throttle {
+	s.docThrottleOnce.Do(func() {
+		cfg := s.DocumentThrottle
+		if cfg.Disabled {
+			return
+		}
+		if !(cfg.Rate > 0) {
+			cfg.Rate = DefaultDocumentRate
+		}
+		if cfg.Burst <= 0 {
+			cfg.Burst = DefaultDocumentBurst
+		}
+		s.docThrottle = newThrottle(Throttle{Rate: cfg.Rate, Burst: cfg.Burst, BlockAfter: math.MaxInt,
+			TrustProxy: s.Throttle.TrustProxy})
+	})
+	return s.docThrottle
+}
+
+// admitGeneration applies the generation buckets of the caller's IP and
+// account; on a refusal it writes 429 with Retry-After and
+// {"error": "..."} and reports false.
+func (s *Server) admitGeneration(c *call) bool {
+	t := s.documentThrottler()
+	if t == nil {
+		return true
+	}
+	now := time.Now()
+	ref := t.admit("ip "+clientKey(c.r, t.cfg.TrustProxy), now)
+	if ref != nil {
+		ref.desc = "too many document generations from this address; retry after the Retry-After delay"
+	} else if ref = t.admit("account "+c.actor.AccountID(), now); ref != nil {
+		ref.desc = "too many document generations for this account; retry after the Retry-After delay"
+	}
+	if ref == nil {
+		return true
+	}
+	logger(c.r).Info("document generation throttled", "account", c.accountSlug(), "request_id", requestID(c.r))
+	c.w.Header().Set("Content-Type", "application/json")
+	c.w.Header().Set("Retry-After", strconv.Itoa(retryAfterSeconds(ref.retryAfter)))
+	c.w.WriteHeader(http.StatusTooManyRequests)
+	json.NewEncoder(c.w).Encode(map[string]string{"error": ref.desc}) //nolint:errcheck // best effort
+	return false
+}
