@@ -122,10 +122,9 @@ func (s *Server) action(c *call) error {
 	if h, ok := s.actions()[def.Name+"/"+c.params.ByName("rel")]; ok {
 		return h(c)
 	}
-	_, isRead := s.reads()[def.Name+"/"+c.params.ByName("rel")]
-	if _, isRel := def.Rel(c.params.ByName("rel")); isRel || isRead {
-		c.w.Header().Set("Allow", readOnlyAllow)
-		return scopekit.Errorf(scopekit.EMETHOD, "%s of %s are read through GET", c.params.ByName("rel"), def.Name)
+	if allow := s.resourceAllow([]string{def.Name, c.params.ByName("id"), c.params.ByName("rel")}, c.v2); allow != "" {
+		c.w.Header().Set("Allow", allow)
+		return scopekit.Errorf(scopekit.EMETHOD, "%s of %s does not take POST; see the Allow header", c.params.ByName("rel"), def.Name)
 	}
 	return scopekit.Errorf(scopekit.ENOTFOUND, "no action %q on %s", c.params.ByName("rel"), def.Name)
 }

@@ -56,10 +56,13 @@ func (s *Server) resourceAllow(segs []string, v2 bool) string {
 		_, isAction := s.actions()[name]
 		_, isRead := s.reads()[name]
 		_, isRel := def.Rel(segs[2])
+		_, isUpload := s.uploads()[name]
 		switch {
 		case isAction:
 			m = []string{http.MethodPost}
-		case isRel || (isRead && !v2):
+		case isUpload && !v2:
+			m = append(m, http.MethodPut)
+		case isRel || (isRead && (!v2 || v2Reads[name])):
 		default:
 			return ""
 		}

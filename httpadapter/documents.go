@@ -59,8 +59,12 @@ func (s *Server) put(c *call) error {
 	if h, ok := s.uploads()[def.Name+"/"+c.params.ByName("rel")]; ok && !c.v2 {
 		return h(c)
 	}
-	c.w.Header().Set("Allow", "GET, POST")
-	return scopekit.Errorf(scopekit.EMETHOD, "PUT is not allowed here; see the Allow header")
+	allow := s.resourceAllow([]string{def.Name, c.params.ByName("id"), c.params.ByName("rel")}, c.v2)
+	if allow == "" {
+		return scopekit.Errorf(scopekit.ENOTFOUND, "no %q under %s", c.params.ByName("rel"), def.Name)
+	}
+	c.w.Header().Set("Allow", allow)
+	return methodNotAllowed(c.r)
 }
 
 // uploadTemplateFile serves PUT /{slug}/v1/document-templates/{id}/file:

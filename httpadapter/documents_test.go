@@ -164,7 +164,8 @@ func TestDocumentTemplateFile(t *testing.T) {
 		{"another account's admin under its own slug", "/globex/v1/document-templates/" + id + "/file", other, file, nil, http.StatusNotFound, ""},
 		{"a missing template", "/acme/v1/document-templates/999/file", admin, file, nil, http.StatusNotFound, ""},
 		{"v2", "/v2/document-templates/" + id + "/file", admin, file, nil, http.StatusNotFound, ""},
-		{"another relationship", "/acme/v1/projects/1/file", admin, file, nil, http.StatusMethodNotAllowed, ""},
+		{"a relationship", "/acme/v1/projects/1/project-services", admin, file, nil, http.StatusMethodNotAllowed, ""},
+		{"nothing", "/acme/v1/projects/1/file", admin, file, nil, http.StatusNotFound, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := e.upload(tc.path, tc.token, tc.body, tc.headers...)

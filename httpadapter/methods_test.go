@@ -32,6 +32,8 @@ func TestAllowIsTruthful(t *testing.T) {
 		{"/acme/v1/projects/" + proj + "/pricing", "GET, HEAD, OPTIONS"},
 		{"/acme/v1/projects/" + proj + "/project-services", "GET, HEAD, OPTIONS"},
 		{"/acme/v1/account", "GET, HEAD, OPTIONS"},
+		{"/acme/v1/document-templates/1/file", "GET, HEAD, OPTIONS, PUT"},
+		{"/v2/project-documents/1/download", "GET, HEAD, OPTIONS"},
 		{"/v1/me", "GET, HEAD, OPTIONS, PATCH"},
 		{"/", "GET, HEAD, OPTIONS"},
 	} {
