@@ -92,11 +92,13 @@ var docFigures = map[string][]string{
 		`"account-slug":"demo"`, `"project-name":"Initech SD-WAN"`, `"name":"Assessment"`,
 		`"total_contract_value":"10794.25"`, `"merge-data":{`, `"type":"approval-steps"`,
 		`"approved-at":"20`, `"status":"approved"`,
+		": finished\n", "pricing.xlsx", "sow.docx",
 	},
 	"docs/auth.md":     {`"token_type":"Bearer"`, `"refresh_token":"`, `"email":"bot@demo.test"`, "\n204\n", `"client-secret":"`},
 	"docs/webhooks.md": {`"secret":"whsec_`},
 	"docs/mcp.md": {`"resource_name":"ScopeKit"`, `"approved_at":"20`, `"total_contract_value":"10794.25"`,
 		`"percent_complete":"0.6012"`, `"variance_ratio":"-0.3006"`, `invalid argument created_after`},
+	"docs/documents.md": {`"tags":["`, "status: finished\n", "Globex firewall refresh - SOW.docx"},
 }
 
 func TestDocsShellBlocks(t *testing.T) {
