@@ -56,9 +56,16 @@ type DB struct {
 	// when zero.
 	Claim time.Duration
 
+	created bool // this Open applied the first migration
+
 	mu   sync.Mutex
 	seqs map[string]bool // types whose id sequence exists
 }
+
+// Created reports whether this Open created the database's tables (it
+// found none): of several instances starting on an empty database
+// together, exactly one sees true.
+func (db *DB) Created() bool { return db.created }
 
 // Open connects to the database at url (a postgres:// URL or key=value
 // string, as pgx accepts; pool_max_conns and search_path may be set in
@@ -144,6 +151,9 @@ func (db *DB) migrate(ctx context.Context) error {
 		sql, err := migrations.ReadFile(name)
 		if err != nil {
 			return err
+		}
+		if len(applied) == 0 {
+			db.created = true
 		}
 		if err := pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
 			if _, err := tx.Exec(ctx, string(sql)); err != nil {

@@ -17,7 +17,6 @@ import (
 
 	"github.com/scopekit/scopekit"
 	"github.com/scopekit/scopekit/auth"
-	"github.com/scopekit/scopekit/boltstore"
 	"github.com/scopekit/scopekit/httpadapter"
 	"github.com/scopekit/scopekit/scoping"
 	"github.com/shopspring/decimal"
@@ -649,7 +648,7 @@ func isNotFound(err error) bool { return scopekit.ErrorCode(err) == scopekit.ENO
 // passwords and service credentials. Entries already as the file says are
 // left untouched. Should the second step fail (the store failing, since
 // everything was checked), applying the file again completes it.
-func applyBootstrap(ctx context.Context, f *bootstrapFile, svc *scoping.Service, db *boltstore.DB, as *auth.Service) error {
+func applyBootstrap(ctx context.Context, f *bootstrapFile, svc *scoping.Service, db authStorer, as *auth.Service) error {
 	st, err := f.readState(ctx, svc.Store())
 	if err != nil {
 		return fmt.Errorf("bootstrap: read database: %w", err)

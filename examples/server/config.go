@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/scopekit/scopekit/httpadapter"
+	"github.com/scopekit/scopekit/pgstore"
 )
 
 // envPrefix prefixes the environment variable of each flag: -token-rate is
@@ -23,10 +24,13 @@ const envPrefix = "SCOPEKIT_"
 // config is the parsed and validated command line (docs/operations.md, "Example
 // server flags").
 type config struct {
-	Addr      string
-	AuthAddr  string
-	BaseURL   string // "" until the API listener is bound: http://<addr>
-	Data      string
+	Addr     string
+	AuthAddr string
+	BaseURL  string // "" until the API listener is bound: http://<addr>
+	Data     string
+	// Database is a PostgreSQL URL (-database); when set it replaces the
+	// bbolt file, so that several instances serve one database.
+	Database  string
 	Bootstrap string
 	// Demo is the -demo flag; DemoSet says whether it was given (flag or
 	// environment). When it was not, the demo is created only on a new
@@ -48,6 +52,9 @@ type config struct {
 	// destination check of subscriptions.
 	WebhookAllowPrivate  bool
 	WebhookRetrySchedule []time.Duration
+	// WebhookClaim is how long an instance on PostgreSQL keeps a due
+	// delivery from the other instances (pgstore.DB.Claim).
+	WebhookClaim time.Duration
 	// SecretKeyFile holds the key that seals webhook secrets; "" means
 	// keyFile's default.
 	SecretKeyFile string
@@ -125,6 +132,7 @@ func envName(flagName string) string {
 // read as strings so that the error message is ours, not strconv's.
 type rawFlags struct {
 	addr, authAddr, baseURL, data, bootstrap string
+	database, webhookClaim                   string
 	demo                                     bool
 	logLevel                                 string
 	tokenRate, tokenBurst, tokenBlockAfter   string
@@ -147,6 +155,8 @@ func newFlagSet(out io.Writer) (*flag.FlagSet, *rawFlags) {
 	fs.StringVar(&r.authAddr, "auth-addr", "", "separate listener `host:port` for /oauth/* (the auth host)")
 	fs.StringVar(&r.baseURL, "base-url", "", "the base `URL` used in links (default http://<addr>)")
 	fs.StringVar(&r.data, "data", "./scopekit.db", "bbolt database `file` (created if missing)")
+	fs.StringVar(&r.database, "database", "", "PostgreSQL `URL` (postgres://user:password@host/db) to use instead of the bbolt file; several instances may share it")
+	fs.StringVar(&r.webhookClaim, "webhook-claim", pgstore.DefaultClaim.String(), "with -database: how long (a `duration`) an instance keeps a due webhook delivery from the others; after it (the instance died) another one attempts it")
 	fs.StringVar(&r.bootstrap, "bootstrap", "", "apply this bootstrap `file` (JSON) before serving; idempotent")
 	fs.BoolVar(&r.demo, "demo", false, "create the demo account and data (default: true when the database is new and no -bootstrap is given)")
 	fs.StringVar(&r.logLevel, "log-level", "info", "log `level`: debug, info, warn or error")
@@ -173,7 +183,7 @@ func newFlagSet(out io.Writer) (*flag.FlagSet, *rawFlags) {
 // how they were given ("-addr" or "SCOPEKIT_ADDR"), for error messages.
 func (r *rawFlags) validate(source map[string]string) (*config, error) {
 	c := &config{
-		Addr: r.addr, AuthAddr: r.authAddr, Data: r.data, Bootstrap: r.bootstrap,
+		Addr: r.addr, AuthAddr: r.authAddr, Data: r.data, Database: r.database, Bootstrap: r.bootstrap,
 		Demo: r.demo, DemoSet: source["demo"] != "", WebhookAllowPrivate: r.webhookAllowPrivate,
 	}
 	bad := func(flagName, value, format string, args ...any) error {
@@ -201,6 +211,11 @@ func (r *rawFlags) validate(source map[string]string) (*config, error) {
 	}
 	if strings.TrimSpace(r.data) == "" {
 		return nil, bad("data", r.data, "must name a file")
+	}
+	if r.database != "" {
+		if u, err := url.Parse(r.database); err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") || u.Host == "" {
+			return nil, bad("database", redactURL(r.database), "must be a postgres:// URL such as postgres://scopekit:secret@127.0.0.1:5432/scopekit")
+		}
 	}
 	c.SecretKeyFile = r.secretKeyFile
 	switch strings.ToLower(r.logLevel) {
@@ -238,6 +253,9 @@ func (r *rawFlags) validate(source map[string]string) (*config, error) {
 	if c.WebhookRetrySchedule, err = retrySchedule(r.webhookRetrySchedule); err != nil {
 		return nil, bad("webhook-retry-schedule", r.webhookRetrySchedule, "%v", err)
 	}
+	if c.WebhookClaim, err = positiveDuration(r.webhookClaim); err != nil {
+		return nil, bad("webhook-claim", r.webhookClaim, "%v", err)
+	}
 	if c.Limits.ReadHeaderTimeout, err = positiveDuration(r.readHeaderTimeout); err != nil {
 		return nil, bad("read-header-timeout", r.readHeaderTimeout, "%v", err)
 	}
@@ -272,6 +290,24 @@ func (c *config) throttle() httpadapter.Throttle {
 		BlockFor:    c.TokenBlockFor,
 		GlobalRate:  c.TokenGlobalRate,
 	}
+}
+
+// redactURL hides the password of a database URL in messages.
+func redactURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "(unparsable URL)"
+	}
+	return u.Redacted()
+}
+
+// where names the database in the banner and the logs: the URL without
+// its password, or the bbolt file.
+func (c *config) where() string {
+	if c.Database != "" {
+		return redactURL(c.Database)
+	}
+	return c.Data
 }
 
 func checkHostPort(addr string) error {

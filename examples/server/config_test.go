@@ -19,6 +19,7 @@ func TestConfigDefaults(t *testing.T) {
 		TokenBlockFor: time.Hour, TokenGlobalRate: 500,
 		WebhookRetrySchedule: []time.Duration{0, 5 * time.Second, 5 * time.Minute, 30 * time.Minute,
 			2 * time.Hour, 5 * time.Hour, 10 * time.Hour, 10 * time.Hour},
+		WebhookClaim: time.Minute,
 		Limits: httpadapter.Limits{ReadHeaderTimeout: 10 * time.Second, BodyTimeout: 20 * time.Second,
 			IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 64 << 10},
 		DocumentWorkers: 2, DocumentsRate: 1, DocumentsBurst: 20,
@@ -33,12 +34,13 @@ func TestConfigEnvironment(t *testing.T) {
 		"SCOPEKIT_TOKEN_BLOCK_WINDOW=1m", "SCOPEKIT_TOKEN_BLOCK_FOR=2h", "SCOPEKIT_TOKEN_GLOBAL_RATE=50",
 		"SCOPEKIT_WEBHOOK_ALLOW_PRIVATE=true", "SCOPEKIT_WEBHOOK_RETRY_SCHEDULE=1s, 2s",
 		"SCOPEKIT_READ_HEADER_TIMEOUT=3s", "SCOPEKIT_BODY_TIMEOUT=4s", "SCOPEKIT_IDLE_TIMEOUT=5s", "SCOPEKIT_MAX_HEADER_BYTES=8192",
-		"SCOPEKIT_DOCUMENT_WORKERS=4", "SCOPEKIT_DOCUMENTS_RATE=0.5", "SCOPEKIT_DOCUMENTS_BURST=3")
+		"SCOPEKIT_DOCUMENT_WORKERS=4", "SCOPEKIT_DOCUMENTS_RATE=0.5", "SCOPEKIT_DOCUMENTS_BURST=3",
+		"SCOPEKIT_DATABASE=postgres://sk:pw@db.test:5432/sk", "SCOPEKIT_WEBHOOK_CLAIM=30s")
 	c, err := parseConfig(nil, getenv)
 	require.NoError(t, err)
 	require.Equal(t, &config{
 		Addr: "0.0.0.0:9000", AuthAddr: "127.0.0.1:9001", BaseURL: "https://x.test", Data: "/tmp/a.db",
-		Bootstrap: "b.json", Demo: true, DemoSet: true, LogLevel: slog.LevelDebug,
+		Database: "postgres://sk:pw@db.test:5432/sk", WebhookClaim: 30 * time.Second, Bootstrap: "b.json", Demo: true, DemoSet: true, LogLevel: slog.LevelDebug,
 		TokenRate: 2.5, TokenBurst: 5, TokenBlockAfter: 7, TokenBlockWindow: time.Minute, TokenBlockFor: 2 * time.Hour,
 		TokenGlobalRate: 50, WebhookAllowPrivate: true, WebhookRetrySchedule: []time.Duration{time.Second, 2 * time.Second},
 		Limits: httpadapter.Limits{ReadHeaderTimeout: 3 * time.Second, BodyTimeout: 4 * time.Second,
@@ -82,6 +84,9 @@ func TestConfigValidation(t *testing.T) {
 		{"-document-workers=0", `invalid value "0" for -document-workers: must be a positive whole number`},
 		{"-documents-rate=-1", `invalid value "-1" for -documents-rate: must be a positive number`},
 		{"-documents-burst=x", `invalid value "x" for -documents-burst: not a whole number`},
+		{"-database=mysql://u:secret@h/db", `invalid value "mysql://u:xxxxx@h/db" for -database: must be a postgres:// URL such as postgres://scopekit:secret@127.0.0.1:5432/scopekit`},
+		{"-database=/var/db", `invalid value "/var/db" for -database: must be a postgres:// URL such as postgres://scopekit:secret@127.0.0.1:5432/scopekit`},
+		{"-webhook-claim=0s", `invalid value "0s" for -webhook-claim: must be a positive duration`},
 	} {
 		_, err := parseConfig([]string{tc.arg}, env())
 		require.EqualError(t, err, tc.want, tc.arg)

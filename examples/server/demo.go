@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/scopekit/scopekit/auth"
-	"github.com/scopekit/scopekit/boltstore"
 	"github.com/scopekit/scopekit/internal/demodata"
 	"github.com/scopekit/scopekit/scoping"
 )
@@ -77,7 +76,11 @@ func findDemo(ctx context.Context, svc *scoping.Service, as auth.Store) (*demoSt
 // that the account does not exist yet; createDemo checks first that its
 // emails and client ids are free, so that it never takes over another
 // account's identities (nor leaves half a demo behind for that reason).
-func createDemo(ctx context.Context, svc *scoping.Service, db *boltstore.DB, as *auth.Service) error {
+// authStorer is a database with an auth store (createDemo and
+// applyBootstrap write clients and credentials there).
+type authStorer interface{ AuthStore() auth.Store }
+
+func createDemo(ctx context.Context, svc *scoping.Service, db authStorer, as *auth.Service) error {
 	if err := demoIdentitiesFree(ctx, svc, db.AuthStore()); err != nil {
 		return err
 	}

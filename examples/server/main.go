@@ -28,6 +28,7 @@ import (
 	"github.com/scopekit/scopekit/boltstore"
 	"github.com/scopekit/scopekit/httpadapter"
 	"github.com/scopekit/scopekit/mcpadapter"
+	"github.com/scopekit/scopekit/pgstore"
 	"github.com/scopekit/scopekit/scoping"
 	"github.com/scopekit/scopekit/webhook"
 )
@@ -97,9 +98,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		listeners = append(listeners, authLn)
 	}
 
-	_, statErr := os.Stat(cfg.Data)
-	isNew := errors.Is(statErr, fs.ErrNotExist)
-	db, err := boltstore.Open(cfg.Data)
+	db, isNew, err := openStore(ctx, cfg)
 	if err != nil {
 		closeAll(listeners)
 		return err
@@ -109,7 +108,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		if !started {
 			closeAll(listeners)
 			db.Close()
-			if isNew { // a failed first start leaves no half-made database
+			if isNew && cfg.Database == "" { // a failed first start leaves no half-made database file
 				os.Remove(cfg.Data)
 			}
 		}
@@ -216,8 +215,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			}
 		}()
 	}
-	printBanner(stdout, banner{BaseURL: baseURL, AuthURL: authURL, Data: cfg.Data, Demo: demo, DemoCreated: demoCreated})
-	logger.Info("serving", "api", baseURL, "auth", authURL, "data", cfg.Data)
+	printBanner(stdout, banner{BaseURL: baseURL, AuthURL: authURL, Data: cfg.where(), Demo: demo, DemoCreated: demoCreated})
+	logger.Info("serving", "api", baseURL, "auth", authURL, "data", cfg.where())
 	if ready != nil {
 		select {
 		case ready <- baseURL:
@@ -244,12 +243,41 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	<-dispatched
 	<-generated
 	if err := db.Close(); err != nil && failed == nil {
-		failed = fmt.Errorf("close %s: %w", cfg.Data, err)
+		failed = fmt.Errorf("close %s: %w", cfg.where(), err)
 	}
 	if failed == nil {
 		logger.Info("stopped")
 	}
 	return failed
+}
+
+// store is what the server needs of a database: the records, the webhook
+// outbox and the auth store.
+type store interface {
+	scoping.Store
+	webhook.Store
+	AuthStore() auth.Store
+	Close() error
+}
+
+// openStore opens the PostgreSQL database of -database or else the bbolt
+// file of -data; isNew reports a database created by this start (the
+// demo's default).
+func openStore(ctx context.Context, cfg *config) (db store, isNew bool, err error) {
+	if cfg.Database != "" {
+		pg, err := pgstore.Open(ctx, cfg.Database)
+		if err != nil {
+			return nil, false, fmt.Errorf("database %s: %w", cfg.where(), err)
+		}
+		pg.Claim = cfg.WebhookClaim
+		return pg, pg.Created(), nil
+	}
+	_, statErr := os.Stat(cfg.Data)
+	bdb, err := boltstore.Open(cfg.Data)
+	if err != nil {
+		return nil, false, err
+	}
+	return bdb, errors.Is(statErr, fs.ErrNotExist), nil
 }
 
 func closeAll(ls []net.Listener) {
