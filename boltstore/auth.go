@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/scopekit/scopekit"
@@ -82,6 +83,51 @@ func authGet(tx *bolt.Tx, bucket, key []byte, what string, v any) error {
 		return fmt.Errorf("boltstore: decode %s: %w", what, err)
 	}
 	return nil
+}
+
+// decodeCache keeps auth records decoded, with the stored bytes they were
+// decoded from. Every request validates a token (and, for service
+// accounts, its credential), and decoding them was a fifth of a small
+// read. An entry is used only while the stored bytes are the same, so the
+// cache never serves a record that was replaced or deleted, whoever wrote
+// it.
+type decodeCache[T any] struct {
+	mu sync.Mutex
+	m  map[string]decodeEntry[T]
+}
+
+type decodeEntry[T any] struct {
+	raw []byte
+	val T
+}
+
+// decodeCacheMax bounds a cache; a full one starts over.
+const decodeCacheMax = 4096
+
+// cachedGet is authGet through a cache; it returns a copy of the record.
+func cachedGet[T any](tx *bolt.Tx, c *decodeCache[T], bucket, key []byte, what string) (*T, error) {
+	data := tx.Bucket(bucket).Get(key)
+	if data == nil {
+		return nil, scopekit.Errorf(scopekit.ENOTFOUND, "%s not found", what)
+	}
+	c.mu.Lock()
+	e, ok := c.m[string(key)]
+	c.mu.Unlock()
+	if ok && bytes.Equal(e.raw, data) {
+		v := e.val
+		return &v, nil
+	}
+	var v T
+	if err := json.Unmarshal(data, &v); err != nil {
+		return nil, fmt.Errorf("boltstore: decode %s: %w", what, err)
+	}
+	c.mu.Lock()
+	if c.m == nil || len(c.m) >= decodeCacheMax {
+		c.m = map[string]decodeEntry[T]{}
+	}
+	c.m[string(key)] = decodeEntry[T]{raw: bytes.Clone(data), val: v}
+	c.mu.Unlock()
+	return &v, nil
 }
 
 func authPut(tx *bolt.Tx, bucket, key []byte, v any) error {
@@ -165,13 +211,12 @@ func (s authStore) PutServiceCredential(ctx context.Context, c *auth.ServiceCred
 
 // ServiceCredentialByClientID implements auth.Store.
 func (s authStore) ServiceCredentialByClientID(ctx context.Context, clientID string) (*auth.ServiceCredential, error) {
-	var c auth.ServiceCredential
-	if err := s.view(ctx, func(tx *bolt.Tx) error {
-		return authGet(tx, bucketAuthCreds, []byte(clientID), "service credential", &c)
-	}); err != nil {
-		return nil, err
-	}
-	return &c, nil
+	var c *auth.ServiceCredential
+	err := s.view(ctx, func(tx *bolt.Tx) (err error) {
+		c, err = cachedGet(tx, &s.db.credCache, bucketAuthCreds, []byte(clientID), "service credential")
+		return err
+	})
+	return c, err
 }
 
 // SetPasswordHash implements auth.Store.
@@ -210,13 +255,12 @@ func (s authStore) TokenByDigest(ctx context.Context, digest []byte) (*auth.Toke
 	if len(digest) == 0 {
 		return nil, scopekit.Errorf(scopekit.ENOTFOUND, "token not found")
 	}
-	var t auth.Token
-	if err := s.view(ctx, func(tx *bolt.Tx) error {
-		return authGet(tx, bucketAuthTokens, digest, "token", &t)
-	}); err != nil {
-		return nil, err
-	}
-	return &t, nil
+	var t *auth.Token
+	err := s.view(ctx, func(tx *bolt.Tx) (err error) {
+		t, err = cachedGet(tx, &s.db.tokenCache, bucketAuthTokens, digest, "token")
+		return err
+	})
+	return t, err
 }
 
 // DeleteToken implements auth.Store.

@@ -7,7 +7,10 @@ import (
 	"math/rand/v2"
 	"path/filepath"
 	"testing"
+	"time"
 
+	"github.com/scopekit/scopekit"
+	"github.com/scopekit/scopekit/auth"
 	"github.com/scopekit/scopekit/scoping"
 	"github.com/stretchr/testify/require"
 	bolt "go.etcd.io/bbolt"
@@ -190,4 +193,30 @@ func FuzzDecodeBinary(f *testing.F) {
 			require.Equal(t, normal(r), normal(r2))
 		}
 	})
+}
+
+// Ensure the decoded-token cache follows the stored record: a replaced
+// token reads as replaced, a deleted one is gone, and callers get copies.
+func TestTokenCacheFollowsStore(t *testing.T) {
+	db, err := Open(filepath.Join(t.TempDir(), "t.db"))
+	require.NoError(t, err)
+	defer db.Close()
+	ctx, s := t.Context(), db.AuthStore()
+	tok := &auth.Token{Digest: []byte("digest"), Kind: auth.KindAccess, UserID: "1", AccountID: "2",
+		CreatedAt: time.Unix(100, 0).UTC(), ExpiresAt: time.Unix(200, 0).UTC()}
+	require.NoError(t, s.PutToken(ctx, tok))
+	for range 2 {
+		got, err := s.TokenByDigest(ctx, tok.Digest)
+		require.NoError(t, err)
+		require.Equal(t, "1", got.UserID)
+		got.UserID = "changed by the caller"
+	}
+	tok.UserID = "3"
+	require.NoError(t, s.PutToken(ctx, tok))
+	got, err := s.TokenByDigest(ctx, tok.Digest)
+	require.NoError(t, err)
+	require.Equal(t, "3", got.UserID)
+	require.NoError(t, s.DeleteToken(ctx, tok.Digest))
+	_, err = s.TokenByDigest(ctx, tok.Digest)
+	require.Equal(t, scopekit.ENOTFOUND, scopekit.ErrorCode(err))
 }

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/scopekit/scopekit/auth"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -21,6 +22,9 @@ type DB struct {
 	path string
 	// Now is the clock used for timestamps; tests may replace it.
 	Now func() time.Time
+
+	tokenCache decodeCache[auth.Token]
+	credCache  decodeCache[auth.ServiceCredential]
 }
 
 // Open opens (creating if missing) the bbolt file at path. It waits at most

@@ -240,8 +240,12 @@ func (s *Service) Account(ctx context.Context, a *Actor) (*Result, error) {
 	return res, err
 }
 
-// Me returns the actor's own users record in the account.
+// Me returns the actor's own users record in the account: the one read
+// when the actor was resolved (one request), else the stored one.
 func (s *Service) Me(ctx context.Context, a *Actor) (*Record, error) {
+	if a.User != nil && a.User.ID == a.UserID {
+		return a.User, nil
+	}
 	var u *Record
 	err := s.store.View(ctx, func(tx Tx) error {
 		var err error

@@ -48,6 +48,9 @@ func perms(levels ...string) map[string]string {
 type Actor struct {
 	UserID  string
 	Account *Record // the account addressed
+	// User is the user's record in the account as read when the actor was
+	// resolved (nil for system actors).
+	User *Record
 	Role    *Record // nil: no role, no permissions
 	// AllProjects is false for roles with project-visibility "assigned".
 	AllProjects bool
@@ -140,7 +143,7 @@ func actorIn(tx Tx, userID string, acct *Record) (*Actor, error) {
 	if err != nil || u.Str("status") != "active" {
 		return nil, scopekit.Errorf(scopekit.EFORBIDDEN, "you are not a member of account %q", acct.Str("slug"))
 	}
-	a := &Actor{UserID: userID, Account: acct, AllProjects: true}
+	a := &Actor{UserID: userID, Account: acct, User: u, AllProjects: true}
 	if rid := u.Rel("roles"); rid != "" {
 		if role, err := tx.Get("roles", acct.ID, rid); err == nil {
 			a.Role = role
