@@ -51,7 +51,7 @@ type Actor struct {
 	// User is the user's record in the account as read when the actor was
 	// resolved (nil for system actors).
 	User *Record
-	Role    *Record // nil: no role, no permissions
+	Role *Record // nil: no role, no permissions
 	// AllProjects is false for roles with project-visibility "assigned".
 	AllProjects bool
 
