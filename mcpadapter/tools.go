@@ -113,8 +113,7 @@ func (id *ID) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// argError is a bad tool argument: its text starts with the argument's
-// name.
+// argError is a bad tool argument: "invalid argument <name>: <why>".
 func argError(arg, format string, args ...any) error {
 	return fmt.Errorf("invalid argument %s: %s", arg, fmt.Sprintf(format, args...))
 }
