@@ -114,6 +114,7 @@ func (e *testEnv) open() {
 	m := &mcpadapter.Server{Svc: e.svc, Auth: e.auth, Logger: logger}
 	s.Mounts = map[string]http.Handler{mcpadapter.Path: m.HTTPHandler(), mcpadapter.MetadataPath: m.MetadataHandler()}
 	e.srv = httptest.NewServer(s.Handler())
+	m.BaseURL = e.srv.URL // for the absolute download links of documents
 }
 
 func (e *testEnv) close() {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/scopekit/scopekit/mcpadapter"
+	"github.com/scopekit/scopekit/scoping"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -104,8 +105,8 @@ func TestMCPTools(t *testing.T) {
 		assert.True(t, tl.Annotations.ReadOnlyHint, tl.Name)
 	}
 	sort.Strings(names)
-	assert.Equal(t, []string{mcpadapter.ToolDeliveryRollup, mcpadapter.ToolEstimateVsActual, mcpadapter.ToolGetProject,
-		mcpadapter.ToolListProjectItems, mcpadapter.ToolSearchProjects}, names)
+	assert.Equal(t, []string{mcpadapter.ToolDeliveryRollup, mcpadapter.ToolEstimateVsActual, mcpadapter.ToolGetDocument,
+		mcpadapter.ToolGetProject, mcpadapter.ToolListProjectItems, mcpadapter.ToolSearchProjects}, names)
 
 	pricing := e.get("/acme/v1/projects/"+s.ProjectID+"/pricing", tok)
 	require.Equal(t, http.StatusOK, pricing.Status)
@@ -239,6 +240,54 @@ func TestMCPTools(t *testing.T) {
 		names := []string{exp.Items[0].Name, exp.Items[1].Name}
 		sort.Strings(names)
 		assert.Equal(t, []string{"Airfare", "Per diem"}, names)
+	})
+
+	t.Run("documents: download links only in detail", func(t *testing.T) {
+		std := e.get("/acme/v1/document-templates?filter[name]=Standard", tok).ids()[0]
+		sow := e.generate("/acme/v1", tok, `{"document-type":"sow"}`, "project", "projects", s.ProjectID,
+			"document-template", "document-templates", std)
+		rest := e.await("/acme/v1", tok, sow)
+		require.Equal(t, scoping.DocumentFinished, rest.attr("status"), "%s", rest.Body)
+
+		var concise, detailed mcpadapter.ListItemsOutput
+		call(t, ses, mcpadapter.ToolListProjectItems, map[string]any{"project_id": s.ProjectID, "type": "documents"}, &concise)
+		require.Len(t, concise.Items, 1)
+		it := concise.Items[0]
+		assert.Equal(t, mcpadapter.Item{ID: sow, Name: rest.attr("filename").(string), Status: "finished"}, it)
+		call(t, ses, mcpadapter.ToolListProjectItems, map[string]any{"project_id": s.ProjectID, "type": "documents",
+			"response_format": "detailed"}, &detailed)
+		require.Len(t, detailed.Items, 1)
+		assert.Equal(t, rest.attr("document-url"), detailed.Items[0].DownloadURL)
+		assert.Equal(t, "", detailed.Items[0].PDFURL, "no PDF was asked for")
+		assert.Equal(t, "sow", detailed.Items[0].Attributes["document-type"])
+		assert.NotContains(t, detailed.Items[0].Attributes, "document-url", "links are given as URLs, not paths")
+
+		var doc, full mcpadapter.Document
+		call(t, ses, mcpadapter.ToolGetDocument, map[string]any{"document_id": sow}, &doc)
+		assert.Equal(t, mcpadapter.Document{ID: sow, ProjectID: s.ProjectID, DocumentType: "sow", Status: "finished",
+			Filename: rest.attr("filename").(string), ContentType: scoping.ContentTypeDOCX, Size: doc.Size,
+			GeneratedAt: rest.attr("generated-at").(string)}, doc)
+		assert.Positive(t, doc.Size)
+		call(t, ses, mcpadapter.ToolGetDocument, map[string]any{"document_id": sow, "response_format": "detailed"}, &full)
+		require.Equal(t, rest.attr("document-url"), full.DownloadURL)
+		// the link downloads the file with the same token
+		file := e.download(strings.TrimPrefix(full.DownloadURL, e.srv.URL), tok)
+		require.Equal(t, http.StatusOK, file.Status)
+		assert.Equal(t, scoping.ContentTypeDOCX, file.Header.Get("Content-Type"))
+		assert.Len(t, file.Body, int(doc.Size))
+
+		assert.Contains(t, toolError(t, ses, mcpadapter.ToolGetDocument, map[string]any{"document_id": "999"}), "not found")
+		assert.Contains(t, toolError(t, ses, mcpadapter.ToolGetDocument, map[string]any{"document_id": sow, "response_format": "full"}),
+			"response_format")
+		// documents view is enough (Read Only); an invisible project's documents do not exist
+		readOnly := e.mcpSession(e.token("acme", "ro@acme.test", "Read Only"))
+		var ro mcpadapter.Document
+		call(t, readOnly, mcpadapter.ToolGetDocument, map[string]any{"document_id": sow}, &ro)
+		assert.Equal(t, sow, ro.ID)
+		eng := e.mcpSession(e.token("acme", "eng2@acme.test", "Engineer")) // not a teammate: the project is invisible
+		assert.Contains(t, toolError(t, eng, mcpadapter.ToolGetDocument, map[string]any{"document_id": sow}), "not found")
+		other := e.mcpSession(e.token("globex", "admin2@globex.test", "Account Admin"))
+		assert.Contains(t, toolError(t, other, mcpadapter.ToolGetDocument, map[string]any{"document_id": sow}), "not found")
 	})
 
 	t.Run("delivery figures are the REST ones", func(t *testing.T) {

@@ -19,7 +19,7 @@ type itemType struct {
 	name   string // the attribute that names an item
 	hours  string // the attribute of its hours, "" for none
 	money  bool   // it has revenue and cost
-	status bool   // it has a (delivery) status
+	status bool   // it has a status (delivery, or a document's generation)
 }
 
 // itemTypes are the types in the order the tool describes them.
@@ -27,6 +27,7 @@ var itemTypes = []struct {
 	arg string
 	itemType
 }{
+	{"documents", itemType{rel: "project-documents", name: "filename", status: true}},
 	{"services", itemType{rel: "project-services", name: "name", hours: "total-hours", money: true, status: true}},
 	{"phases", itemType{rel: "project-phases", name: "name"}},
 	{"locations", itemType{rel: "project-locations", name: "name"}},
@@ -55,8 +56,8 @@ func itemTypeList() string {
 // ListItemsInput are the arguments of scopekit_list_project_items.
 type ListItemsInput struct {
 	ProjectID      ID     `json:"project_id" jsonschema:"the project's id"`
-	Type           string `json:"type" jsonschema:"services, phases, locations, governance, expenses or products"`
-	ResponseFormat string `json:"response_format,omitempty" jsonschema:"concise (default): names and key figures; detailed: every attribute and relationship"`
+	Type           string `json:"type" jsonschema:"documents, services, phases, locations, governance, expenses or products"`
+	ResponseFormat string `json:"response_format,omitempty" jsonschema:"concise (default): names and key figures; detailed: every attribute and relationship, and the download links of documents"`
 }
 
 // ListItemsOutput is the items of one type of a project.
@@ -69,11 +70,11 @@ type ListItemsOutput struct {
 }
 
 // Item is one item of a project. Figures are decimal strings, present
-// where the type has them; Attributes, Relationships and Subservices only
-// in the detailed format.
+// where the type has them; Attributes, Relationships, Subservices and the
+// download links only in the detailed format.
 type Item struct {
 	ID      string `json:"id"`
-	Name    string `json:"name"`
+	Name    string `json:"name" jsonschema:"a document's file name, or its type while it has no file"`
 	Status  string `json:"status,omitempty"`
 	Hours   string `json:"hours,omitempty"`
 	Revenue string `json:"revenue,omitempty"`
@@ -82,6 +83,8 @@ type Item struct {
 	Attributes    map[string]any      `json:"attributes,omitempty"`
 	Relationships map[string][]string `json:"relationships,omitempty" jsonschema:"ids of related records by relationship"`
 	Subservices   []SubItem           `json:"subservices,omitempty" jsonschema:"a service's subservices"`
+	DownloadURL   string              `json:"download_url,omitempty" jsonschema:"a document's file, from the API with the same bearer token"`
+	PDFURL        string              `json:"pdf_url,omitempty" jsonschema:"a SOW document's PDF, when one was generated"`
 }
 
 // SubItem is a subservice of a service in the detailed format.
@@ -124,6 +127,9 @@ func (t *tools) listProjectItems(ctx context.Context, req *mcp.CallToolRequest, 
 		Total: res.Total, Truncated: res.Total > len(res.Records)}
 	for _, r := range res.Records {
 		it := Item{ID: r.ID, Name: r.Str(typ.name)}
+		if it.Name == "" && r.Type == "project-documents" {
+			it.Name = r.Str("document-type") + " document"
+		}
 		if typ.status {
 			it.Status = r.Str("status")
 		}
@@ -136,6 +142,7 @@ func (t *tools) listProjectItems(ctx context.Context, req *mcp.CallToolRequest, 
 		if detailed {
 			it.Attributes, it.Relationships = declared(r)
 			it.Subservices = subs[r.ID]
+			it.DownloadURL, it.PDFURL = t.link(a, r, "document-url"), t.link(a, r, "pdf-url")
 		}
 		out.Items = append(out.Items, it)
 	}
@@ -160,7 +167,9 @@ func (t *tools) subservices(ctx context.Context, a *scoping.Actor, projectID str
 
 // declared returns a record's attributes and relationships as the API
 // serves them: the declared ones only (never what the engine keeps for
-// itself), with created-at and updated-at.
+// itself), with created-at and updated-at. Link attributes (a document's
+// download paths) are left out: the tools give them as absolute URLs, and
+// only in the detailed format.
 func declared(r *scoping.Record) (map[string]any, map[string][]string) {
 	def, ok := scoping.Lookup(r.Type)
 	if !ok {
@@ -173,6 +182,7 @@ func declared(r *scoping.Record) (map[string]any, map[string][]string) {
 			attrs[a.Name] = r.CreatedAt
 		case a.Name == "updated-at":
 			attrs[a.Name] = r.UpdatedAt
+		case a.Link:
 		default:
 			attrs[a.Name] = r.Attrs[a.Name]
 		}

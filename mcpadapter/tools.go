@@ -58,9 +58,14 @@ func (t *tools) register(srv *mcp.Server) {
 			"expenses, materials, managed services and contract totals)."},
 		t.getProject)
 	addTool(srv, &mcp.Tool{Name: ToolListProjectItems, Annotations: readOnly,
-		Description: "List the items of a project by type: services, phases, locations, governance, expenses " +
-			"or products. response_format concise (default) gives names and key figures; detailed adds every attribute."},
+		Description: "List the items of a project by type: documents (generated SOWs and workbooks), services, " +
+			"phases, locations, governance, expenses or products. response_format concise (default) gives names, " +
+			"statuses and key figures; detailed adds every attribute, and for documents the download links."},
 		t.listProjectItems)
+	addTool(srv, &mcp.Tool{Name: ToolGetDocument, Annotations: readOnly,
+		Description: "Read one generated project document (SOW, pricing or breakdown workbook): its status, file " +
+			"name and size. response_format detailed adds the download links (fetch them with the same bearer token)."},
+		t.getDocument)
 	addTool(srv, &mcp.Tool{Name: ToolDeliveryRollup, Annotations: readOnly,
 		Description: "The delivery rollup of a project, per phase and in total: services by delivery status, " +
 			"estimated and actual hours, and percent complete (estimated hours of complete services over those " +

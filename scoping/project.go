@@ -37,6 +37,7 @@ func init() {
 			inverse("project-governances", "project-governances", "project"),
 			inverse("project-expenses", "project-expenses", "project"),
 			inverse("project-products", "project-products", "project"),
+			inverse("project-documents", "project-documents", "project"),
 		},
 		Filters: with(with(with(with(with(with(with(with(
 			eq("status", "client", "line-of-business", "sales-executive", "presales-engineer"),

@@ -1,0 +1,78 @@
+package mcpadapter
+
+import (
+	"context"
+	"net/url"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/scopekit/scopekit/scoping"
+)
+
+// Documents are the project-documents records: generated SOWs (DOCX, and
+// a PDF when asked for) and pricing and breakdown workbooks. Their files
+// are downloaded from the API with the same bearer token.
+
+// DocumentInput are the arguments of scopekit_get_document.
+type DocumentInput struct {
+	DocumentID     ID     `json:"document_id" jsonschema:"the document's id (the id of a documents item)"`
+	ResponseFormat string `json:"response_format,omitempty" jsonschema:"concise (default) or detailed, which adds the download links"`
+}
+
+// Document is a generated project document.
+type Document struct {
+	ID           string `json:"id"`
+	ProjectID    string `json:"project_id"`
+	DocumentType string `json:"document_type" jsonschema:"sow, pricing or breakdown"`
+	Status       string `json:"status" jsonschema:"queued, generating, finished or error"`
+	Filename     string `json:"filename"`
+	ContentType  string `json:"content_type"`
+	Size         int64  `json:"size" jsonschema:"bytes of the file; 0 until it is generated"`
+	GeneratedAt  string `json:"generated_at"`
+	ErrorText    string `json:"error_text,omitempty"`
+	// Detailed only: where to download the file (and its PDF) from the
+	// API, with the same bearer token.
+	DownloadURL string `json:"download_url,omitempty"`
+	PDFURL      string `json:"pdf_url,omitempty"`
+}
+
+// document turns a project-documents record into a Document; links only
+// when detailed.
+func (t *tools) document(a *scoping.Actor, r *scoping.Record, detailed bool) Document {
+	d := Document{ID: r.ID, ProjectID: r.Rel("project"), DocumentType: r.Str("document-type"), Status: r.Str("status"),
+		Filename: r.Str("filename"), ContentType: r.Str("content-type"), Size: r.Int("size"),
+		GeneratedAt: r.Str("generated-at"), ErrorText: r.Str("error-text")}
+	if detailed {
+		d.DownloadURL, d.PDFURL = t.link(a, r, "document-url"), t.link(a, r, "pdf-url")
+	}
+	return d
+}
+
+// link is the absolute URL of a link attribute of a document, as the API
+// serves it ("" when the record has none).
+func (t *tools) link(a *scoping.Actor, r *scoping.Record, attr string) string {
+	p := r.Str(attr)
+	if p == "" {
+		return ""
+	}
+	return t.s.base(nil) + "/" + url.PathEscape(a.Account.Str("slug")) + "/v1/" + r.Type + "/" + url.PathEscape(r.ID) + "/" + p
+}
+
+func (t *tools) getDocument(ctx context.Context, req *mcp.CallToolRequest, in DocumentInput) (*mcp.CallToolResult, Document, error) {
+	id, err := requireID("document_id", in.DocumentID)
+	if err != nil {
+		return nil, Document{}, err
+	}
+	detailed, err := responseFormat(in.ResponseFormat)
+	if err != nil {
+		return nil, Document{}, err
+	}
+	a, err := t.ses.actor(ctx, req)
+	if err != nil {
+		return nil, Document{}, t.fail(err)
+	}
+	res, err := t.s.Svc.Get(ctx, a, "project-documents", id, scoping.ListParams{Filters: map[string]string{"active": "true,false"}}, false)
+	if err != nil {
+		return nil, Document{}, t.fail(err)
+	}
+	return nil, t.document(a, res.Records[0], detailed), nil
+}
