@@ -107,11 +107,18 @@ func (lo *LibreOffice) ToPDF(ctx context.Context, docx []byte) ([]byte, error) {
 		"--convert-to", "pdf", "--outdir", outDir, in)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "HOME="+dir)
-	var output bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &output, &output
+	// Output goes to a file, not a pipe, so a leftover child holding it
+	// open cannot keep Wait waiting.
+	logf, err := os.Create(filepath.Join(dir, "soffice.log"))
+	if err != nil {
+		return nil, fmt.Errorf("PDF conversion: %w", err)
+	}
+	defer logf.Close()
+	cmd.Stdout, cmd.Stderr = logf, logf
 	killGroup(cmd)
 	cmd.WaitDelay = 5 * time.Second
 	err = cmd.Run()
+	endGroup(cmd)
 	if ctx.Err() != nil {
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			return nil, fmt.Errorf("PDF conversion timed out: %w", ctx.Err())
@@ -120,7 +127,8 @@ func (lo *LibreOffice) ToPDF(ctx context.Context, docx []byte) ([]byte, error) {
 	}
 	pdf, rerr := os.ReadFile(filepath.Join(outDir, "document.pdf"))
 	if err != nil || rerr != nil || !bytes.HasPrefix(pdf, []byte("%PDF")) {
-		msg := strings.TrimSpace(output.String())
+		out, _ := os.ReadFile(logf.Name())
+		msg := strings.TrimSpace(string(out))
 		if len(msg) > 300 {
 			msg = msg[:300]
 		}
