@@ -250,7 +250,7 @@ func document() string {
 	loc := []col{{2880, false}, {3240, false}, {2160, false}, {1080, false}}
 	add(t("Heading1", "Locations"),
 		tag("{#locations}"),
-		t("", "The services are delivered at the following locations."),
+		pp("", `<w:keepNext/>`, r("The services are delivered at the following locations.")),
 		tag("{/locations}"),
 		tag("{#locations.length > 0}"),
 		table(loc,

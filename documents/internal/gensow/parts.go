@@ -107,7 +107,7 @@ const stylesXML = `<w:styles xmlns:w="http://schemas.openxmlformats.org/wordproc
 	`<w:pPr><w:keepNext/></w:pPr><w:rPr><w:b/><w:color w:val="FFFFFF"/></w:rPr></w:style>` +
 
 	`<w:style w:type="paragraph" w:customStyle="1" w:styleId="TableSubText"><w:name w:val="Table Sub Text"/><w:basedOn w:val="TableText"/>` +
-	`<w:pPr><w:ind w:left="284"/></w:pPr><w:rPr><w:color w:val="` + grey + `"/><w:sz w:val="18"/><w:szCs w:val="18"/></w:rPr></w:style>` +
+	`<w:rPr><w:color w:val="` + grey + `"/><w:sz w:val="18"/><w:szCs w:val="18"/></w:rPr></w:style>` +
 
 	`<w:style w:type="paragraph" w:customStyle="1" w:styleId="TableTotal"><w:name w:val="Table Total"/><w:basedOn w:val="TableText"/>` +
 	`<w:rPr><w:b/><w:color w:val="` + navy + `"/></w:rPr></w:style>` +
