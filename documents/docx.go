@@ -116,8 +116,17 @@ func (d *docx) partNames() []string {
 // write returns the template with the given parts replaced; every other
 // entry is copied as it is, still compressed.
 func (d *docx) write(out map[string][]byte) ([]byte, error) {
-	var buf bytes.Buffer
-	zw := zip.NewWriter(&buf)
+	// The copied entries keep their size; the new parts compress well.
+	size := 1 << 12
+	for _, f := range d.zr.File {
+		if data, ok := out[f.Name]; ok {
+			size += len(data)/4 + len(f.Name) + 100
+		} else {
+			size += int(f.CompressedSize64) + 2*len(f.Name) + 200
+		}
+	}
+	buf := bytes.NewBuffer(make([]byte, 0, size))
+	zw := zip.NewWriter(buf)
 	for _, f := range d.zr.File {
 		data, ok := out[f.Name]
 		if !ok {

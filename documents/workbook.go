@@ -12,16 +12,17 @@ import (
 	"github.com/xuri/excelize/v2"
 )
 
-// book is a workbook being written: one sheet at a time, row by row, with
-// the styles of figures in the project's currency. The first error stops
-// every later write and is returned by bytes.
+// book is a workbook being written: one sheet at a time, row by row
+// through excelize's stream writer, with the styles of figures in the
+// project's currency. The first error stops every later write and is
+// returned by bytes.
 type book struct {
-	f      *excelize.File
-	sheet  string
-	row    int
-	places int // the currency's minor units
-	st     styles
-	err    error
+	f     *excelize.File
+	sw    *excelize.StreamWriter
+	sheet string
+	row   int
+	st    styles
+	err   error
 }
 
 // styles are the cell styles of a book.
@@ -32,7 +33,7 @@ type styles struct {
 }
 
 func newBook(cur pricing.Currency) (*book, error) {
-	b := &book{f: excelize.NewFile(), places: cur.MinorUnits}
+	b := &book{f: excelize.NewFile()}
 	money := "#,##0"
 	if cur.MinorUnits > 0 {
 		money += "." + strings.Repeat("0", cur.MinorUnits)
@@ -81,9 +82,10 @@ type cell struct {
 	style int
 }
 
-// newSheet starts a sheet with column widths; the first sheet renames the
-// default one.
-func (b *book) newSheet(name string, widths ...float64) {
+// newSheet starts a sheet with column widths, whose first frozen rows
+// stay in view when scrolling; the first sheet renames the default one.
+func (b *book) newSheet(name string, frozen int, widths ...float64) {
+	b.flush()
 	if b.err != nil {
 		return
 	}
@@ -93,46 +95,51 @@ func (b *book) newSheet(name string, widths ...float64) {
 		_, b.err = b.f.NewSheet(name)
 	}
 	b.sheet, b.row = name, 0
+	if b.err == nil {
+		b.sw, b.err = b.f.NewStreamWriter(name)
+	}
 	for i, w := range widths {
 		if b.err == nil {
-			col, _ := excelize.ColumnNumberToName(i + 1)
-			b.err = b.f.SetColWidth(name, col, col, w)
+			b.err = b.sw.SetColWidth(i+1, i+1, w)
 		}
 	}
+	if b.err == nil && frozen > 0 {
+		ref, _ := excelize.CoordinatesToCellName(1, frozen+1)
+		b.err = b.sw.SetPanes(&excelize.Panes{Freeze: true, YSplit: frozen, TopLeftCell: ref, ActivePane: "bottomLeft"})
+	}
+}
+
+// flush ends the sheet being written.
+func (b *book) flush() {
+	if b.sw != nil && b.err == nil {
+		b.err = b.sw.Flush()
+	}
+	b.sw = nil
 }
 
 // line writes the next row.
-func (b *book) line(cells ...cell) {
+func (b *book) line(cells ...cell) { b.outlined(0, cells...) }
+
+// outlined writes the next row at an outline level (a group of rows that
+// can be collapsed).
+func (b *book) outlined(level uint8, cells ...cell) {
 	b.row++
-	for i, c := range cells {
-		if b.err != nil {
-			return
-		}
-		ref, err := excelize.CoordinatesToCellName(i+1, b.row)
-		if err != nil {
-			b.err = err
-			return
-		}
-		switch v := c.v.(type) {
-		case nil:
-		case decimal.Decimal:
-			places := int32(0)
-			if e := v.Exponent(); e < 0 {
-				places = -e
-			}
-			f, _ := v.Float64()
-			b.err = b.f.SetCellFloat(b.sheet, ref, f, int(places), 64)
-		default:
-			b.err = b.f.SetCellValue(b.sheet, ref, v)
-		}
-		if b.err == nil && c.style != 0 {
-			b.err = b.f.SetCellStyle(b.sheet, ref, ref, c.style)
-		}
+	if b.err != nil {
+		return
 	}
+	row := make([]any, len(cells))
+	for i, c := range cells {
+		var v any = c.v
+		if d, ok := v.(decimal.Decimal); ok {
+			v, _ = d.Float64()
+		}
+		row[i] = excelize.Cell{StyleID: c.style, Value: v}
+	}
+	ref, _ := excelize.CoordinatesToCellName(1, b.row)
+	b.err = b.sw.SetRow(ref, row, excelize.RowOpts{OutlineLevel: int(level)})
 }
 
-// header writes a header row; columns from right onwards align right, and
-// the row stays in view when scrolling.
+// header writes a header row; columns from right onwards align right.
 func (b *book) header(right int, names ...string) {
 	cells := make([]cell, len(names))
 	for i, n := range names {
@@ -142,10 +149,6 @@ func (b *book) header(right int, names ...string) {
 		}
 	}
 	b.line(cells...)
-	if b.err == nil {
-		ref, _ := excelize.CoordinatesToCellName(1, b.row+1)
-		b.err = b.f.SetPanes(b.sheet, &excelize.Panes{Freeze: true, YSplit: b.row, TopLeftCell: ref, ActivePane: "bottomLeft"})
-	}
 }
 
 func (b *book) text(s string) cell          { return cell{s, b.st.text} }
@@ -178,10 +181,10 @@ func diff(a, b pricing.Fixed) pricing.Fixed { return pricing.Fixed{Decimal: a.Su
 // bytes returns the workbook as an XLSX file.
 func (b *book) bytes() ([]byte, error) {
 	defer b.f.Close()
+	b.flush()
 	if b.err != nil {
 		return nil, fmt.Errorf("documents: workbook: %w", b.err)
 	}
-	b.f.SetActiveSheet(0)
 	buf, err := b.f.WriteToBuffer()
 	if err != nil {
 		return nil, fmt.Errorf("documents: workbook: %w", err)
@@ -214,7 +217,7 @@ func PricingWorkbook(snap *scoping.Snapshot) ([]byte, error) {
 	st := b.st
 	ps := res.ProfessionalServices
 
-	b.newSheet("Summary", 34, 16, 16, 16, 12, 12)
+	b.newSheet("Summary", 6, 34, 16, 16, 16, 12, 12)
 	b.line(cell{snap.Project.Str("project-name"), st.title})
 	client := ""
 	if snap.Client != nil {
@@ -235,7 +238,7 @@ func PricingWorkbook(snap *scoping.Snapshot) ([]byte, error) {
 	b.line(cell{"Total contract", st.totalText}, b.tmoney(res.TotalContractValue), b.tmoney(res.TotalContractCost), b.tmoney(res.TotalContractProfit), cell{nil, st.totalText}, cell{nil, st.totalText})
 	b.line(cell{"Contract margin", st.label}, cell{res.TotalContractMargin.Decimal, st.percent})
 
-	b.newSheet("Resources", 28, 12, 14, 14, 16, 16, 16)
+	b.newSheet("Resources", 1, 28, 12, 14, 14, 16, 16, 16)
 	b.header(1, "Resource", "Hours", "Hourly rate", "Hourly cost", "Revenue", "Cost", "Profit")
 	for _, r := range res.Resources.Rows {
 		b.line(b.text(r.ResourceName), b.hours(r.Hours), b.money(r.HourlyRate), b.money(r.HourlyCost), b.money(r.Revenue), b.money(r.Cost), b.money(r.Profit))
@@ -254,7 +257,7 @@ func PricingWorkbook(snap *scoping.Snapshot) ([]byte, error) {
 	}
 	b.line(cell{"Total cost", st.totalText}, cell{nil, st.totalText}, cell{nil, st.totalText}, cell{nil, st.totalText}, cell{nil, st.totalText}, b.tmoney(t.TotalCost))
 
-	b.newSheet("Phases", 28, 13, 15, 15, 13, 15, 15, 12, 15, 15, 15)
+	b.newSheet("Phases", 1, 28, 13, 15, 15, 13, 15, 15, 12, 15, 15, 15)
 	b.header(1, "Phase", "Service hours", "Service revenue", "Service cost", "Governance hours", "Governance revenue",
 		"Governance cost", "Hours", "Revenue", "Cost", "Profit")
 	for _, ph := range res.Phases {
@@ -270,7 +273,7 @@ func PricingWorkbook(snap *scoping.Snapshot) ([]byte, error) {
 		b.tmoney(sum(ps.ServiceCost, ps.PMCost)), b.tmoney(diff(sum(ps.ServiceRevenue, ps.PMRevenue), sum(ps.ServiceCost, ps.PMCost))))
 
 	gov := res.ProjectGovernance
-	b.newSheet("Governance", 30, 22, 12, 14, 14, 16, 16, 16)
+	b.newSheet("Governance", 1, 30, 22, 12, 14, 14, 16, 16, 16)
 	b.header(2, "Item", "Resource", "Hours", "Hourly rate", "Hourly cost", "Revenue", "Cost", "Profit")
 	for _, g := range gov.Items {
 		b.line(b.text(g.Name), b.text(g.ResourceName), b.hours(g.Hours), b.money(g.HourlyRate), b.money(g.HourlyCost), b.money(g.Revenue), b.money(g.Cost), b.money(g.Profit))
@@ -279,7 +282,7 @@ func PricingWorkbook(snap *scoping.Snapshot) ([]byte, error) {
 		b.tmoney(gov.Revenue), b.tmoney(gov.Cost), b.tmoney(gov.Profit))
 
 	tne := res.TravelAndExpense
-	b.newSheet("Travel and expense", 30, 20, 12, 14, 14, 16, 16, 16)
+	b.newSheet("Travel and expense", 1, 30, 20, 12, 14, 14, 16, 16, 16)
 	b.header(2, "Description", "Category", "Quantity", "Rate", "Unit cost", "Revenue", "Cost", "Profit")
 	for _, x := range tne.Items {
 		b.line(b.text(x.Description), b.text(x.Category), b.hours(x.Quantity), b.money(x.Rate), b.money(x.UnitCost), b.money(x.Revenue), b.money(x.Cost), b.money(x.Profit))
@@ -288,7 +291,7 @@ func PricingWorkbook(snap *scoping.Snapshot) ([]byte, error) {
 		b.tmoney(tne.Revenue), b.tmoney(tne.Cost), b.tmoney(tne.Profit))
 
 	mat := res.Materials
-	b.newSheet("Materials", 30, 16, 12, 14, 14, 16, 16, 16)
+	b.newSheet("Materials", 1, 30, 16, 12, 14, 14, 16, 16, 16)
 	b.header(2, "Product", "SKU", "Quantity", "Unit price", "Unit cost", "Revenue", "Cost", "Profit")
 	for _, m := range mat.Items {
 		b.line(b.text(m.Name), b.text(m.SKU), b.hours(m.Quantity), b.money(m.UnitPrice), b.money(m.UnitCost), b.money(m.Revenue), b.money(m.Cost), b.money(m.Profit))
@@ -297,7 +300,7 @@ func PricingWorkbook(snap *scoping.Snapshot) ([]byte, error) {
 		b.tmoney(mat.Revenue), b.tmoney(mat.Cost), b.tmoney(mat.Profit))
 
 	if ms := res.ManagedServices; len(ms.Items) > 0 {
-		b.newSheet("Managed services", 30, 16, 10, 12, 15, 15, 16, 16, 16)
+		b.newSheet("Managed services", 1, 30, 16, 10, 12, 15, 15, 16, 16, 16)
 		b.header(1, "Service", "Frequency", "Periods", "Hours per period", "Revenue per period", "Cost per period", "Revenue", "Cost", "Profit")
 		for _, m := range ms.Items {
 			b.line(b.text(m.Name), b.text(m.PaymentFrequency), b.hours(m.Periods), b.hours(m.Hours), b.money(m.PeriodRevenue),
@@ -325,15 +328,10 @@ func BreakdownWorkbook(snap *scoping.Snapshot) ([]byte, error) {
 	}
 	st := b.st
 	v2 := mergedata.BuildV2(snap, time.Time{})
-	b.newSheet("Breakdown", 36, 22, 28, 26, 20, 18, 10, 11, 11, 12, 16)
+	b.newSheet("Breakdown", 3, 36, 22, 28, 26, 20, 18, 10, 11, 11, 12, 16)
 	b.line(cell{snap.Project.Str("project-name"), st.title})
 	b.row++
 	b.header(6, "Item", "Phase", "Service", "Subservice", "Resource", "Location", "Quantity", "Unit hours", "Line hours", "Total hours", "Revenue")
-	outline := func(level uint8) {
-		if b.err == nil && level > 0 {
-			b.err = b.f.SetRowOutlineLevel(b.sheet, b.row, level)
-		}
-	}
 	for k, ph := range v2.Phases {
 		name := ph.Name
 		if name == "" {
@@ -342,22 +340,19 @@ func BreakdownWorkbook(snap *scoping.Snapshot) ([]byte, error) {
 		b.line(cell{name, st.bold}, b.text(name), cell{}, cell{}, cell{}, cell{}, cell{}, cell{}, cell{},
 			cell{figure(ph.TotalHours), st.hours}, cell{figure(ph.TotalRevenue), st.money})
 		for _, s := range ph.Services {
-			b.line(cell{s.Name, st.indent1}, b.text(name), b.text(s.Name), cell{}, b.text(s.ResourceName), b.text(s.LocationName),
+			b.outlined(1, cell{s.Name, st.indent1}, b.text(name), b.text(s.Name), cell{}, b.text(s.ResourceName), b.text(s.LocationName),
 				cell{figure(s.Quantity), st.hours}, cell{figure(s.UnitHours), st.hours}, cell{figure(s.ExtendedHours), st.hours},
 				cell{figure(s.TotalHours), st.hours}, cell{figure(s.Revenue), st.money})
-			outline(1)
 			for _, sub := range s.Subservices {
-				b.line(cell{sub.Name, st.indent2}, b.text(name), b.text(s.Name), b.text(sub.Name), b.text(sub.ResourceName), b.text(s.LocationName),
+				b.outlined(2, cell{sub.Name, st.indent2}, b.text(name), b.text(s.Name), b.text(sub.Name), b.text(sub.ResourceName), b.text(s.LocationName),
 					cell{figure(sub.Quantity), st.hours}, cell{figure(sub.UnitHours), st.hours}, cell{figure(sub.ExtendedHours), st.hours},
 					cell{figure(sub.ExtendedHours), st.hours}, cell{figure(sub.Revenue), st.money})
-				outline(2)
 			}
 		}
 		if k < len(res.Phases) && !res.Phases[k].GovernanceHours.IsZero() {
 			g := res.Phases[k]
-			b.line(cell{"Project governance", st.indent1}, b.text(name), cell{}, cell{}, cell{}, cell{}, cell{}, cell{},
+			b.outlined(1, cell{"Project governance", st.indent1}, b.text(name), cell{}, cell{}, cell{}, cell{}, cell{}, cell{},
 				cell{}, b.hours(g.GovernanceHours), b.money(g.GovernanceRevenue))
-			outline(1)
 		}
 	}
 	ps := res.ProfessionalServices
