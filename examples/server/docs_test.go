@@ -97,7 +97,8 @@ var docFigures = map[string][]string{
 	"docs/auth.md":     {`"token_type":"Bearer"`, `"refresh_token":"`, `"email":"bot@demo.test"`, "\n204\n", `"client-secret":"`},
 	"docs/webhooks.md": {`"secret":"whsec_`},
 	"docs/mcp.md": {`"resource_name":"ScopeKit"`, `"approved_at":"20`, `"total_contract_value":"10794.25"`,
-		`"percent_complete":"0.6012"`, `"variance_ratio":"-0.3006"`, `invalid argument created_after`},
+		`"percent_complete":"0.6012"`, `"variance_ratio":"-0.3006"`, `invalid argument created_after`,
+		`"download_url":"http://`, `"status":"finished"`, "200 application/vnd.openxmlformats-officedocument.wordprocessingml.document"},
 	"docs/documents.md": {`"tags":["`, "status: finished\n", "Globex firewall refresh - SOW.docx"},
 }
 
