@@ -309,15 +309,20 @@ func decodeBinary(typ, accountID string, k, v []byte) (*scoping.Record, error) {
 	r.Attrs = d.object(0)
 	n := d.count()
 	r.Rels = make(map[string][]string, n)
+	var slab []string // the ids of all relationships: one allocation
 	for range n {
 		name := d.str()
 		m := d.count()
 		var ids []string
 		if m > 0 {
-			ids = make([]string, m)
-			for j := range ids {
-				ids[j] = d.str()
+			if len(slab)+m > cap(slab) {
+				slab = make([]string, 0, m+(len(d.s)-d.i)/8) // a guess: one more id per 8 bytes left
 			}
+			start := len(slab)
+			for range m {
+				slab = append(slab, d.str())
+			}
+			ids = slab[start:len(slab):len(slab)] // an append by the owner copies
 		}
 		r.Rels[name] = ids
 	}

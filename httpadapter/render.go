@@ -3,6 +3,7 @@ package httpadapter
 import (
 	"net/url"
 	"slices"
+	"strings"
 
 	"github.com/scopekit/scopekit/jsonapi"
 	"github.com/scopekit/scopekit/scoping"
@@ -46,7 +47,27 @@ func (v *view) resource(rec *scoping.Record) *jsonapi.Resource {
 	if len(def.Rels) > 0 {
 		res.Relationships = make(map[string]*jsonapi.Relationship, len(def.Rels))
 	}
-	rels := make([]jsonapi.Relationship, len(def.Rels)) // one allocation for all
+	// one allocation each for the relationship objects, their linkage and
+	// their related links (substrings of one string)
+	rels := make([]jsonapi.Relationship, len(def.Rels))
+	nids := 0
+	var links strings.Builder
+	links.Grow(len(def.Rels) * (len(self) + 24))
+	ends := make([]int, len(def.Rels))
+	for i := range def.Rels {
+		rd := &def.Rels[i]
+		if rd.Stored() {
+			nids += len(rec.Rels[rd.Name])
+		}
+		if target, ok := scoping.Lookup(rd.Type); ok && (!v.v2 || target.V2) {
+			links.WriteString(self)
+			links.WriteByte('/')
+			links.WriteString(rd.Name)
+		}
+		ends[i] = links.Len()
+	}
+	related := links.String()
+	ids := make([]jsonapi.Identifier, 0, nids)
 	for i := range def.Rels {
 		rd := &def.Rels[i]
 		if sparse && !slices.Contains(only, rd.Name) {
@@ -54,19 +75,19 @@ func (v *view) resource(rec *scoping.Record) *jsonapi.Resource {
 		}
 		rel := &rels[i]
 		rel.ToMany = rd.ToMany
-		if target, ok := scoping.Lookup(rd.Type); ok && (!v.v2 || target.V2) {
-			rel.Related = self + "/" + rd.Name
+		if start := prevEnd(ends, i); ends[i] > start {
+			rel.Related = related[start:ends[i]]
 		}
 		if rd.Stored() {
 			rel.HasData = true
-			ids := rec.Rels[rd.Name]
+			start := len(ids)
+			for _, id := range rec.Rels[rd.Name] {
+				ids = append(ids, jsonapi.Identifier{Type: rd.Type, ID: id})
+			}
 			if rd.ToMany {
-				rel.Many = make([]jsonapi.Identifier, len(ids))
-				for j, id := range ids {
-					rel.Many[j] = jsonapi.Identifier{Type: rd.Type, ID: id}
-				}
-			} else if len(ids) > 0 {
-				rel.One = &jsonapi.Identifier{Type: rd.Type, ID: ids[0]}
+				rel.Many = ids[start:len(ids):len(ids)]
+			} else if len(ids) > start {
+				rel.One = &ids[start]
 			}
 		}
 		if rel.HasData || rel.Related != "" {
@@ -74,6 +95,13 @@ func (v *view) resource(rec *scoping.Record) *jsonapi.Resource {
 		}
 	}
 	return res
+}
+
+func prevEnd(ends []int, i int) int {
+	if i == 0 {
+		return 0
+	}
+	return ends[i-1]
 }
 
 // document renders a read result: a single resource (or null), or a list

@@ -31,6 +31,23 @@ type encoder struct {
 	// resources, so a large list never needs a buffer of its whole size.
 	w   io.Writer
 	err error // the first error of w
+	// attrOrder and relOrder are the sorted attribute and relationship
+	// names of the last resource: the resources of a list usually share
+	// them, and checking that they do is cheaper than sorting again.
+	attrOrder, relOrder []string
+}
+
+// sameKeys reports whether m has exactly the keys of order.
+func sameKeys[V any](order []string, m map[string]V) bool {
+	if len(order) != len(m) {
+		return false
+	}
+	for _, k := range order {
+		if _, ok := m[k]; !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // flushAt is the buffered size after which a streaming encoder writes out.
@@ -59,6 +76,7 @@ func putEncoder(e *encoder) {
 	}
 	clear(e.keys[:cap(e.keys)]) // do not keep callers' strings alive
 	e.keys = e.keys[:0]
+	e.attrOrder, e.relOrder = nil, nil
 	e.w, e.err = nil, nil
 	encoders.Put(e)
 }
@@ -175,25 +193,41 @@ func (e *encoder) resource(r *Resource) error {
 	e.buf = append(e.buf, `,"id":`...)
 	e.str(r.ID)
 	if len(r.Attributes) > 0 {
-		e.buf = append(e.buf, `,"attributes":`...)
-		if err := e.object(r.Attributes, 0); err != nil {
-			return err
+		e.buf = append(e.buf, `,"attributes":{`...)
+		if !sameKeys(e.attrOrder, r.Attributes) {
+			start := sortedKeys(e, r.Attributes)
+			e.attrOrder = append(e.attrOrder[:0], e.keys[start:]...)
+			e.keys = e.keys[:start]
 		}
-	}
-	if len(r.Relationships) > 0 {
-		e.buf = append(e.buf, `,"relationships":{`...)
-		start := sortedKeys(e, r.Relationships)
-		for i := start; i < len(e.keys); i++ {
-			if i > start {
+		for i, k := range e.attrOrder {
+			if i > 0 {
 				e.buf = append(e.buf, ',')
 			}
-			e.str(e.keys[i])
+			e.str(k)
 			e.buf = append(e.buf, ':')
-			if err := e.relationship(r.Relationships[e.keys[i]]); err != nil {
+			if err := e.value(r.Attributes[k], 1); err != nil {
 				return err
 			}
 		}
-		e.keys = e.keys[:start]
+		e.buf = append(e.buf, '}')
+	}
+	if len(r.Relationships) > 0 {
+		e.buf = append(e.buf, `,"relationships":{`...)
+		if !sameKeys(e.relOrder, r.Relationships) {
+			start := sortedKeys(e, r.Relationships)
+			e.relOrder = append(e.relOrder[:0], e.keys[start:]...)
+			e.keys = e.keys[:start]
+		}
+		for i, k := range e.relOrder {
+			if i > 0 {
+				e.buf = append(e.buf, ',')
+			}
+			e.str(k)
+			e.buf = append(e.buf, ':')
+			if err := e.relationship(r.Relationships[k]); err != nil {
+				return err
+			}
+		}
 		e.buf = append(e.buf, '}')
 	}
 	if len(r.Links) > 0 {
