@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/scopekit/scopekit/pgstore/pgtest"
 	"github.com/stretchr/testify/require"
 	"golang.org/x/crypto/bcrypt"
 )
@@ -31,7 +32,9 @@ func TestMain(m *testing.M) {
 		os.Exit(0)
 	}
 	bcryptCost = bcrypt.MinCost
-	os.Exit(m.Run())
+	code := m.Run()
+	pgtest.DropSchemas() // the multi-instance tests' databases
+	os.Exit(code)
 }
 
 // syncBuffer is a bytes.Buffer safe for the server's and the test's
