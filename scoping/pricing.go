@@ -455,20 +455,22 @@ func lineFigures(r *Record, pp *pricedProject, put func(string, pricing.Fixed)) 
 			put("revenue", it.Revenue)
 			put("cost", it.Cost)
 		}
-	case "project-expenses":
-		if i, ok := pp.idx[typedID{r.Type, r.ID}]; ok {
+	case "project-expenses", "project-products":
+		i, ok := pp.idx[typedID{r.Type, r.ID}]
+		if !ok {
+			return
+		}
+		var revenue, cost, profit pricing.Fixed
+		if r.Type == "project-expenses" {
 			it := res.TravelAndExpense.Items[i]
-			put("revenue", it.Revenue)
-			put("cost", it.Cost)
-			put("profit", it.Profit)
-		}
-	case "project-products":
-		if i, ok := pp.idx[typedID{r.Type, r.ID}]; ok {
+			revenue, cost, profit = it.Revenue, it.Cost, it.Profit
+		} else {
 			it := res.Materials.Items[i]
-			put("revenue", it.Revenue)
-			put("cost", it.Cost)
-			put("profit", it.Profit)
+			revenue, cost, profit = it.Revenue, it.Cost, it.Profit
 		}
+		put("revenue", revenue)
+		put("cost", cost)
+		put("profit", profit)
 	case "project-resources":
 		if i, ok := pp.idx[typedID{r.Type, r.ID}]; ok {
 			f := res.Resource(i)

@@ -202,10 +202,13 @@ func (t *pricingTx) note(cur, old *Record) error {
 		}
 	case typ == "accounts":
 		// handled in Replace
-	default:
-		if attrs, ok := sharedInputs[typ]; ok && (old == nil || cur == nil || !sameAttrs(old, cur, attrs)) {
-			return t.bump(some.AccountID)
-		}
+	case typ == "currencies" && (old == nil || cur == nil):
+		// a currency added or removed changes how its code prices
+		return t.bump(some.AccountID)
+	case old != nil && cur != nil && !sameAttrs(old, cur, sharedInputs[typ]):
+		// a new rate table or payment term prices no project yet; one
+		// removed is first cleared from (or kept by) its projects
+		return t.bump(some.AccountID)
 	}
 	return nil
 }
