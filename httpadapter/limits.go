@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -70,34 +69,17 @@ func (s *Server) HTTPServer(h http.Handler) *http.Server {
 }
 
 // withBodyDeadline gives a request with a body BodyTimeout to deliver all
-// of it: a read deadline on the connection, lifted once the body is read
-// to its end (so that a handler that runs longer is not cut off). A body
-// read past the deadline fails, and the handler answers 408.
+// of it: a read deadline on the connection. A body read past it fails and
+// the handler answers 408. net/http clears the deadline itself once the
+// body has been read to its end (it starts its background read of the
+// connection), so a handler that works longer is not cut off.
 func withBodyDeadline(d time.Duration, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Body != nil && r.Body != http.NoBody && (r.ContentLength != 0 || len(r.TransferEncoding) > 0) {
-			rc := http.NewResponseController(w)
-			if rc.SetReadDeadline(time.Now().Add(d)) == nil {
-				r.Body = &deadlineBody{ReadCloser: r.Body, lift: func() { _ = rc.SetReadDeadline(time.Time{}) }}
-			}
+			_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(d)) // unsupported writers: no deadline
 		}
 		next.ServeHTTP(w, r)
 	})
-}
-
-type deadlineBody struct {
-	io.ReadCloser
-	lift func()
-	done bool
-}
-
-func (b *deadlineBody) Read(p []byte) (int, error) {
-	n, err := b.ReadCloser.Read(p)
-	if err == io.EOF && !b.done {
-		b.done = true
-		b.lift()
-	}
-	return n, err
 }
 
 // isTimeout reports whether a body read failed on its deadline.
