@@ -132,14 +132,6 @@ func decodeAttr(a *AttrDef, raw json.RawMessage) (any, *scopekit.Error) {
 		if raw[0] != '{' {
 			return nil, badAttr(a.Name, "%s must be an object", a.Name)
 		}
-		if len(raw) > a.maxLen() {
-			return nil, tooLong(a)
-		}
-		v, e := decodeJSON(raw)
-		if e != nil {
-			return nil, e
-		}
-		return checked(a, v)
 	case KindList:
 		var ss []string
 		if json.Unmarshal(raw, &ss) != nil {
@@ -151,6 +143,7 @@ func decodeAttr(a *AttrDef, raw json.RawMessage) (any, *scopekit.Error) {
 		}
 		return checked(a, out)
 	}
+	// objects and free values (KindAny)
 	if len(raw) > a.maxLen() {
 		return nil, tooLong(a)
 	}
