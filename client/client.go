@@ -226,7 +226,7 @@ func sleep(ctx context.Context, d time.Duration) error {
 // answer (nil for 204). It adds the token, renews it once on 401 or 403,
 // and waits out 429 answers. A failure status is an *Error.
 func (c *Client) Call(ctx context.Context, method, path string, query url.Values, body any) (*Document, error) {
-	raw, err := c.callRaw(ctx, method, path, query, body)
+	raw, _, err := c.callRaw(ctx, method, path, query, body, MediaType)
 	if err != nil || len(raw) == 0 {
 		return nil, err
 	}
@@ -237,13 +237,15 @@ func (c *Client) Call(ctx context.Context, method, path string, query url.Values
 	return &doc, nil
 }
 
-func (c *Client) callRaw(ctx context.Context, method, path string, query url.Values, body any) ([]byte, error) {
+// callRaw is Call with the Accept header given, answering the body and
+// the headers of a success.
+func (c *Client) callRaw(ctx context.Context, method, path string, query url.Values, body any, accept string) ([]byte, http.Header, error) {
 	u := path
 	if !strings.HasPrefix(path, "http://") && !strings.HasPrefix(path, "https://") {
 		u = c.base + path
 	} else if !strings.HasPrefix(path, c.base+"/") {
 		// a link to another host must not get this client's token
-		return nil, fmt.Errorf("scopekit: %s is not on %s", path, c.base)
+		return nil, nil, fmt.Errorf("scopekit: %s is not on %s", path, c.base)
 	}
 	if len(query) > 0 {
 		sep := "?"
@@ -256,51 +258,51 @@ func (c *Client) callRaw(ctx context.Context, method, path string, query url.Val
 	if body != nil {
 		var err error
 		if payload, err = json.Marshal(body); err != nil {
-			return nil, fmt.Errorf("scopekit: encode the %s %s body: %w", method, path, err)
+			return nil, nil, fmt.Errorf("scopekit: encode the %s %s body: %w", method, path, err)
 		}
 	}
 	renewed := false
 	for throttled := 0; ; {
 		tok, err := c.tokens.Token(ctx)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		req, err := http.NewRequestWithContext(ctx, method, u, bytes.NewReader(payload))
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		req.Header.Set("Accept", MediaType)
+		req.Header.Set("Accept", accept)
 		req.Header.Set("Authorization", "Bearer "+tok.AccessToken)
 		if payload != nil {
 			req.Header.Set("Content-Type", MediaType)
 		}
 		res, err := c.hc.Do(req)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		raw, err := io.ReadAll(res.Body)
 		res.Body.Close()
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		switch {
 		case res.StatusCode < 300:
-			return raw, nil
+			return raw, res.Header, nil
 		case (res.StatusCode == http.StatusUnauthorized || res.StatusCode == http.StatusForbidden) && !renewed:
 			renewed = true
 			if _, err := c.tokens.Renew(ctx, tok); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			continue
 		case res.StatusCode == http.StatusTooManyRequests && throttled+1 < c.retry.Attempts:
 			e := errorOf(req, res, raw)
 			if err := sleep(ctx, c.retry.delay(throttled, e.RetryAfter)); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			throttled++
 			continue
 		}
-		return nil, errorOf(req, res, raw)
+		return nil, nil, errorOf(req, res, raw)
 	}
 }
 
