@@ -5,8 +5,9 @@
 // Retry-After, then exponential backoff with jitter, a bounded number of
 // times), pages through lists with an iterator that reads meta.page-count
 // once, and returns failures as *Error carrying the JSON:API error
-// objects. Typed helpers cover the common resources; Call and the generic
-// Get, List, Create, Update and Delete functions cover the rest.
+// objects. Typed helpers cover the common resources (generated documents
+// included); Call and the generic Get, List, Create, Update and Delete
+// functions cover the rest.
 //
 // It imports no server package: it speaks to any ScopeKit server over
 // HTTP.

@@ -403,3 +403,50 @@ func TestTypedHelpers(t *testing.T) {
 	raw, _ := json.Marshal(p.Resource.Attributes["status"])
 	assert.Equal(t, `"approved"`, string(raw))
 }
+
+// Ensure a document is queued, followed to finished and downloaded: the
+// demo project's SOW from the built-in template (DOCX) and its pricing
+// workbook (XLSX).
+func TestProjectDocuments(t *testing.T) {
+	c := client.NewClientCredentials(serverURL, botID, botSecret)
+	var templateID string
+	for tpl, err := range client.List[client.Resource](ctx(t), c, "/demo/v1/document-templates", url.Values{"filter[name]": {"Standard SOW"}}) {
+		require.NoError(t, err)
+		templateID = tpl.ID
+	}
+	require.NotEmpty(t, templateID, "the built-in template")
+	for _, tc := range []struct {
+		typ, template, contentType, filename string
+	}{
+		{client.DocumentSOW, templateID, "application/vnd.openxmlformats-officedocument.wordprocessingml.document", "Globex firewall refresh - SOW.docx"},
+		{client.DocumentPricing, "", "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet", "Globex firewall refresh - Pricing.xlsx"},
+	} {
+		t.Run(tc.typ, func(t *testing.T) {
+			d, err := c.CreateProjectDocument(ctx(t), "1", tc.typ, tc.template, false)
+			require.NoError(t, err)
+			assert.Equal(t, "1", d.ProjectID)
+			assert.Contains(t, []string{"queued", "generating", "finished"}, d.Status)
+			d, err = c.WaitForDocument(ctx(t), d.ID, 50*time.Millisecond)
+			require.NoError(t, err)
+			require.Equal(t, "finished", d.Status, d.ErrorText)
+			f, err := c.DownloadDocument(ctx(t), d.ID, "")
+			require.NoError(t, err)
+			assert.Equal(t, tc.contentType, f.ContentType)
+			assert.Equal(t, tc.filename, f.Filename)
+			assert.Equal(t, "PK", string(f.Data[:2]), "a zip (OOXML) file")
+			assert.EqualValues(t, d.Size, len(f.Data))
+			listed := collect(t, c.ListProjectDocuments(ctx(t), "1", url.Values{"filter[document-type]": {tc.typ}}))
+			assert.NotEmpty(t, listed)
+		})
+	}
+	// a PDF that was not asked for is a typed 404
+	var sow string
+	for d, err := range c.ListProjectDocuments(ctx(t), "1", url.Values{"filter[document-type]": {client.DocumentSOW}}) {
+		require.NoError(t, err)
+		sow = d.ID
+	}
+	_, err := c.DownloadDocument(ctx(t), sow, "pdf")
+	var e *client.Error
+	require.ErrorAs(t, err, &e)
+	assert.Equal(t, http.StatusNotFound, e.StatusCode)
+}
