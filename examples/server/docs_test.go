@@ -235,3 +235,14 @@ func TestDocsNameEveryAttribute(t *testing.T) {
 		}
 	}
 }
+
+// Ensure docs/operations.md lists every flag of the example server.
+func TestOperationsListsEveryFlag(t *testing.T) {
+	page, err := os.ReadFile(filepath.Join("..", "..", "docs", "operations.md"))
+	require.NoError(t, err)
+	flags := regexp.MustCompile(`(?m)^  (-[a-z-]+)`).FindAllStringSubmatch(usage(), -1)
+	require.Greater(t, len(flags), 15)
+	for _, f := range flags {
+		require.Contains(t, string(page), "`"+f[1]+"`", "docs/operations.md does not list the flag %s", f[1])
+	}
+}
