@@ -330,8 +330,8 @@ func workbookValues(t *testing.T, b []byte) []string {
 	return out
 }
 
-// pricingFigures are the contract totals and the section revenues of a
-// /pricing response.
+// pricingFigures are the contract totals, the section figures and the
+// resources table's revenues of a /pricing response.
 func pricingFigures(t *testing.T, r *resp) map[string]decimal.Decimal {
 	t.Helper()
 	attrs, _ := r.data()["attributes"].(map[string]any)
@@ -346,12 +346,20 @@ func pricingFigures(t *testing.T, r *resp) map[string]decimal.Decimal {
 	for _, k := range []string{"total_contract_value", "total_contract_cost", "total_contract_profit"} {
 		add(k, attrs[k])
 	}
-	for _, sec := range []string{"professional_services", "travel_and_expense", "materials"} {
+	for _, sec := range []string{"professional_services", "project_governance", "travel_and_expense", "materials"} {
 		m, _ := attrs[sec].(map[string]any)
 		add(sec+".revenue", m["revenue"])
 		add(sec+".cost", m["cost"])
 	}
-	require.Len(t, out, 9, "every figure is in /pricing")
+	res, _ := attrs["resources"].([]any)
+	for _, x := range res {
+		m, _ := x.(map[string]any)
+		if name, _ := m["resource_name"].(string); name != "" {
+			add(name+".revenue", m["revenue"])
+			add(name+".hours", m["hours"])
+		}
+	}
+	require.Len(t, out, 18, "every figure is in /pricing")
 	return out
 }
 
@@ -501,4 +509,48 @@ func TestProjectDocumentThrottle(t *testing.T) {
 	for range 5 {
 		require.Equal(t, http.StatusOK, e.get("/acme/v1/project-documents", admin).Status)
 	}
+}
+
+// Ensure accounts made before the built-in templates existed get them
+// from EnsureBuiltinTemplates (what the example server runs at start),
+// once; an archived built-in stays archived, a deleted one comes back.
+func TestBuiltinTemplatesForExistingAccounts(t *testing.T) {
+	e := mustEnv(t)
+	ctx := context.Background()
+	cfg := e.svc.Documents
+	e.svc.Documents = scoping.DocumentConfig{} // as a server without documents made it
+	require.NoError(t, e.svc.Setup(ctx, func(a *scoping.Admin) error {
+		acct, err := a.EnsureAccount("initech", "Initech", "USD")
+		if err == nil {
+			e.accts["initech"] = acct.ID
+		}
+		return err
+	}))
+	e.svc.Documents = cfg
+	tok := e.token("initech", "admin@initech.test", "Account Admin")
+	all := "/initech/v1/document-templates?filter[active]=true,false"
+	require.Empty(t, e.get(all, tok).list())
+
+	for range 2 { // idempotent
+		require.NoError(t, e.svc.EnsureBuiltinTemplates(ctx))
+		r := e.get(all, tok)
+		require.Len(t, r.list(), 1, "%s", r.Body)
+		attrs := r.list()[0]["attributes"].(map[string]any)
+		assert.Equal(t, documents.StandardSOWName, attrs["name"])
+		assert.Equal(t, true, attrs["builtin"])
+		assert.Equal(t, float64(len(documents.StandardSOW())), attrs["size"])
+	}
+	assert.Len(t, e.get("/acme/v1/document-templates?filter[active]=true,false", e.admin()).list(), 1, "acme already had it")
+
+	id := e.get(all, tok).ids()[0]
+	e.patch("/initech/v1/document-templates/"+id, tok, "document-templates", id, `{"active":false}`)
+	require.NoError(t, e.svc.EnsureBuiltinTemplates(ctx))
+	r := e.get(all, tok)
+	require.Len(t, r.list(), 1)
+	assert.Equal(t, false, r.list()[0]["attributes"].(map[string]any)["active"], "an archived built-in stays archived")
+
+	require.Equal(t, http.StatusNoContent, e.req(http.MethodDelete, "/initech/v1/document-templates/"+id, tok, "").Status)
+	require.Empty(t, e.get(all, tok).list())
+	require.NoError(t, e.svc.EnsureBuiltinTemplates(ctx))
+	require.Len(t, e.get(all, tok).list(), 1, "a deleted built-in comes back")
 }
