@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/julienschmidt/httprouter"
 	"github.com/scopekit/scopekit"
 	"github.com/scopekit/scopekit/scoping"
 )
@@ -29,6 +30,19 @@ func (s *Server) uploads() map[string]func(c *call) error {
 	return map[string]func(c *call) error{
 		"document-templates/file": s.uploadTemplateFile,
 	}
+}
+
+// fileReads are the reads that answer a file, not a JSON:API document:
+// any Accept is fine (their errors are still JSON:API documents).
+var fileReads = map[string]bool{"document-templates/file": true, "project-documents/download": true}
+
+// isFileRead reports whether r is a GET (or HEAD) of a file read.
+func isFileRead(r *http.Request) bool {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		return false
+	}
+	p := httprouter.ParamsFromContext(r.Context())
+	return fileReads[p.ByName("type")+"/"+p.ByName("rel")]
 }
 
 // v2Reads are the entries of reads that v2 serves too.

@@ -245,6 +245,10 @@ func TestProjectDocumentGeneration(t *testing.T) {
 	assertError(t, e.download("/acme/v1/project-documents/"+id+"/download?format=xlsx", admin), http.StatusBadRequest, "format")
 	assertError(t, e.download("/acme/v1/project-documents/"+id+"/download?format=docx&format=pdf", admin), http.StatusBadRequest, "format")
 	require.Equal(t, http.StatusOK, e.download("/acme/v1/project-documents/"+id+"/download?format=docx", admin).Status)
+	// a file route takes any Accept (a JSON:API route would answer 406)
+	r = e.req(http.MethodGet, "/acme/v1/project-documents/"+id+"/download", admin, "", "Accept", documents.ContentTypeDOCX)
+	require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
+	assertError(t, e.req(http.MethodGet, "/acme/v1/project-documents/"+id, admin, "", "Accept", documents.ContentTypeDOCX), http.StatusNotAcceptable, "")
 
 	// one event per status change, in order, in the outbox
 	events, err := e.svc.Events(context.Background(), "", 0)

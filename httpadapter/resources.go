@@ -41,7 +41,7 @@ func (s *Server) api(v2 bool, h func(c *call) error) http.Handler {
 }
 
 func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, v2 bool, h func(c *call) error) error {
-	if !acceptable(r.Header.Get("Accept")) {
+	if !acceptable(r.Header.Get("Accept")) && !isFileRead(r) {
 		return scopekit.Errorf(scopekit.ENOTACCEPTABLE, "Accept must admit %s (without parameters) or */*", jsonapi.MediaType)
 	}
 	bearer, ok := auth.BearerToken(r.Header.Get("Authorization"))
