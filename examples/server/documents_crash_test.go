@@ -5,7 +5,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -51,19 +50,8 @@ func TestDocumentGenerationSurvivesSIGKILL(t *testing.T) {
 	addr := freeAddr(t)
 	base := "http://" + addr
 	start := func() *exec.Cmd {
-		cmd := exec.Command(bin, "-addr", addr, "-data", data, "-webhook-allow-private", "-log-level", "warn",
+		return startBinary(t, bin, addr, data, "-webhook-allow-private", "-log-level", "warn",
 			"-webhook-retry-schedule", "0s"+strings.Repeat(",250ms", 20))
-		cmd.Stdout, cmd.Stderr = io.Discard, os.Stderr
-		require.NoError(t, cmd.Start())
-		t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-		require.Eventually(t, func() bool {
-			res, err := http.Get(base + "/v2/projects")
-			if err == nil {
-				res.Body.Close()
-			}
-			return err == nil
-		}, 20*time.Second, 50*time.Millisecond, "server did not start")
-		return cmd
 	}
 	srv := start()
 	tok := passwordToken(t, base)

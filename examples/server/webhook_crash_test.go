@@ -61,19 +61,8 @@ func TestWebhookDeliveriesSurviveSIGKILL(t *testing.T) {
 	addr := freeAddr(t)
 	base := "http://" + addr
 	start := func() *exec.Cmd {
-		cmd := exec.Command(bin, "-addr", addr, "-data", data, "-webhook-allow-private", "-log-level", "warn",
+		return startBinary(t, bin, addr, data, "-webhook-allow-private", "-log-level", "warn",
 			"-webhook-retry-schedule", "0s"+strings.Repeat(",250ms", 60))
-		cmd.Stdout, cmd.Stderr = io.Discard, os.Stderr
-		require.NoError(t, cmd.Start())
-		t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-		require.Eventually(t, func() bool {
-			res, err := http.Get(base + "/v2/projects")
-			if err == nil {
-				res.Body.Close()
-			}
-			return err == nil
-		}, 20*time.Second, 50*time.Millisecond, "server did not start")
-		return cmd
 	}
 
 	srv := start()
@@ -116,6 +105,25 @@ func TestWebhookDeliveriesSurviveSIGKILL(t *testing.T) {
 		want[s]++
 	}
 	require.Equal(t, want, counts)
+}
+
+// startBinary runs the server binary bin on addr and the database data
+// with the extra args, waits until it serves, and kills it when the test
+// ends.
+func startBinary(t *testing.T, bin, addr, data string, args ...string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(bin, append([]string{"-addr", addr, "-data", data}, args...)...)
+	cmd.Stdout, cmd.Stderr = io.Discard, os.Stderr
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	require.Eventually(t, func() bool {
+		res, err := http.Get("http://" + addr + "/v2/projects")
+		if err == nil {
+			res.Body.Close()
+		}
+		return err == nil
+	}, 20*time.Second, 50*time.Millisecond, "server did not start")
+	return cmd
 }
 
 func freeAddr(t *testing.T) string {
