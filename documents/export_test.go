@@ -38,3 +38,10 @@ func TagScopes(tpl []byte) ([]ScopedPath, error) {
 	}
 	return out, nil
 }
+
+// SetRenderLimits lowers the bounds of a rendering for a test.
+func SetRenderLimits(t interface{ Cleanup(func()) }, output, steps int) {
+	o, s := outputLimit, maxSteps
+	outputLimit, maxSteps = output, steps
+	t.Cleanup(func() { outputLimit, maxSteps = o, s })
+}

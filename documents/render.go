@@ -95,8 +95,12 @@ func toTree(data any) (any, error) {
 	return tree, nil
 }
 
-// maxSteps bounds the nodes a rendering visits (loops multiply them).
-const maxSteps = 20_000_000
+// Bounds of one part's rendering: its size (MaxOutputPart) and the nodes
+// it visits (loops multiply them). Variables so tests can lower them.
+var (
+	outputLimit = MaxOutputPart
+	maxSteps    = 20_000_000
+)
 
 // renderer writes a compiled part filled from data.
 type renderer struct {
@@ -107,11 +111,11 @@ type renderer struct {
 }
 
 func (t *template) render(data any) ([]byte, error) {
-	r := &renderer{w: out{limit: MaxOutputPart}, scopes: []any{data}}
+	r := &renderer{w: out{limit: outputLimit}, scopes: []any{data}}
 	r.node(t.root)
 	if errors.Is(r.w.err, errTooLarge) {
 		return nil, scopekit.FieldErrorf(scopekit.EINVALID, "file",
-			"the document rendered from %s would be larger than %d MiB", t.part, MaxOutputPart>>20)
+			"the document rendered from %s would be too large (over %d MiB, or loops nested over long lists)", t.part, outputLimit>>20)
 	}
 	return r.w.Bytes(), nil
 }

@@ -177,13 +177,34 @@ func TestMalformed(t *testing.T) {
 	}
 }
 
-// fastZip is a zip writer compressing at flate's best speed.
-func fastZip(w io.Writer) *zip.Writer {
-	zw := zip.NewWriter(w)
-	zw.RegisterCompressor(zip.Deflate, func(out io.Writer) (io.WriteCloser, error) {
-		return flate.NewWriter(out, flate.BestSpeed)
-	})
-	return zw
+// zeroEntry adds an entry of mib MiB of zeros, deflated, without
+// compressing them all: one MiB is compressed and its block repeated (a
+// deflate block of zeros refers only to zeros before it, so repeating it
+// is a valid stream of more zeros).
+func zeroEntry(t *testing.T, zw *zip.Writer, name string, mib int) {
+	t.Helper()
+	zeros := make([]byte, 1<<20)
+	var block, tail bytes.Buffer
+	fw, err := flate.NewWriter(&block, flate.BestSpeed)
+	require.NoError(t, err)
+	_, err = fw.Write(zeros)
+	require.NoError(t, err)
+	require.NoError(t, fw.Flush())
+	fw.Reset(&tail)
+	require.NoError(t, fw.Close()) // the final, empty block
+	crc := uint32(0)
+	for range mib {
+		crc = crc32.Update(crc, crc32.IEEETable, zeros)
+	}
+	w, err := zw.CreateRaw(&zip.FileHeader{Name: name, Method: zip.Deflate, CRC32: crc,
+		CompressedSize64: uint64(mib*block.Len() + tail.Len()), UncompressedSize64: uint64(mib) << 20})
+	require.NoError(t, err)
+	for range mib {
+		_, err = w.Write(block.Bytes())
+		require.NoError(t, err)
+	}
+	_, err = w.Write(tail.Bytes())
+	require.NoError(t, err)
 }
 
 func requireInvalid(t *testing.T, err error, msg string) {
@@ -201,29 +222,30 @@ func requireInvalid(t *testing.T, err error, msg string) {
 func TestBadInput(t *testing.T) {
 	// A bomb declaring its true size: 80 MiB of zeros in 80 KiB.
 	var bomb bytes.Buffer
-	zw := fastZip(&bomb)
-	w, err := zw.Create("word/document.xml")
-	require.NoError(t, err)
-	zeros := make([]byte, 1<<20)
-	for range 80 {
-		_, err = w.Write(zeros)
-		require.NoError(t, err)
-	}
+	zw := zip.NewWriter(&bomb)
+	zeroEntry(t, zw, "word/document.xml", 80)
 	require.NoError(t, zw.Close())
 	require.Less(t, bomb.Len(), 1<<20)
+	// The trick makes real zeros: a small one unpacks to its size and CRC.
+	var small bytes.Buffer
+	zw = zip.NewWriter(&small)
+	zeroEntry(t, zw, "zeros", 3)
+	require.NoError(t, zw.Close())
+	zr, err := zip.NewReader(bytes.NewReader(small.Bytes()), int64(small.Len()))
+	require.NoError(t, err)
+	rc, err := zr.File[0].Open()
+	require.NoError(t, err)
+	n, err := io.Copy(io.Discard, rc)
+	require.NoError(t, err)
+	require.Equal(t, int64(3<<20), n)
 
 	// A bomb whose entries each stay under the entry limit but add up.
 	var wide bytes.Buffer
-	zw = fastZip(&wide)
+	zw = zip.NewWriter(&wide)
 	for i := range 4 {
-		w, err := zw.Create(fmt.Sprintf("word/media/zeros%d.bin", i))
-		require.NoError(t, err)
-		for range 50 {
-			_, err = w.Write(zeros)
-			require.NoError(t, err)
-		}
+		zeroEntry(t, zw, fmt.Sprintf("word/media/zeros%d.bin", i), 50)
 	}
-	w, err = zw.Create("word/document.xml")
+	w, err := zw.Create("word/document.xml")
 	require.NoError(t, err)
 	_, err = w.Write([]byte(documentXML(p("x"))))
 	require.NoError(t, err)
@@ -283,8 +305,11 @@ func TestBadInput(t *testing.T) {
 }
 
 // Ensure nested loops over long lists cannot make a rendering grow without
-// bound: it stops with EINVALID, quickly.
+// bound: it stops with EINVALID, quickly (limits lowered to 2 MiB and
+// 200,000 nodes so the test is fast; the real ones are 32 and 100 times
+// those).
 func TestRenderBounded(t *testing.T) {
+	documents.SetRenderLimits(t, 2<<20, 200_000)
 	items := make([]any, 300)
 	for i := range items {
 		items[i] = map[string]any{"n": strings.Repeat("x", 20)}
@@ -300,7 +325,7 @@ func TestRenderBounded(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			start := time.Now()
 			_, err := documents.Render(tc.tpl, d)
-			requireInvalid(t, err, "would be larger than")
+			requireInvalid(t, err, "would be too large")
 			require.Less(t, time.Since(start), 20*time.Second)
 		})
 	}
