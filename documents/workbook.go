@@ -139,6 +139,16 @@ func (b *book) outlined(level uint8, cells ...cell) {
 	b.err = b.sw.SetRow(ref, row, excelize.RowOpts{OutlineLevel: int(level)})
 }
 
+// total writes a total row of width columns: the label, then empty cells
+// up to the figures at the end.
+func (b *book) total(label string, width int, figures ...cell) {
+	cells := []cell{{label, b.st.totalText}}
+	for len(cells)+len(figures) < width {
+		cells = append(cells, cell{nil, b.st.totalText})
+	}
+	b.line(append(cells, figures...)...)
+}
+
 // header writes a header row; columns from right onwards align right.
 func (b *book) header(right int, names ...string) {
 	cells := make([]cell, len(names))
@@ -255,7 +265,7 @@ func PricingWorkbook(snap *scoping.Snapshot) ([]byte, error) {
 		{"Materials", t.MaterialCost}, {"Cost adjustment", t.CostAdjustment}} {
 		b.line(cell{c.name, st.indent1}, cell{}, cell{}, cell{}, cell{}, b.money(c.f))
 	}
-	b.line(cell{"Total cost", st.totalText}, cell{nil, st.totalText}, cell{nil, st.totalText}, cell{nil, st.totalText}, cell{nil, st.totalText}, b.tmoney(t.TotalCost))
+	b.total("Total cost", 6, b.tmoney(t.TotalCost))
 
 	b.newSheet("Phases", 1, 28, 13, 15, 15, 13, 15, 15, 12, 15, 15, 15)
 	b.header(1, "Phase", "Service hours", "Service revenue", "Service cost", "Governance hours", "Governance revenue",
@@ -287,8 +297,7 @@ func PricingWorkbook(snap *scoping.Snapshot) ([]byte, error) {
 	for _, x := range tne.Items {
 		b.line(b.text(x.Description), b.text(x.Category), b.hours(x.Quantity), b.money(x.Rate), b.money(x.UnitCost), b.money(x.Revenue), b.money(x.Cost), b.money(x.Profit))
 	}
-	b.line(cell{"Total", st.totalText}, cell{nil, st.totalText}, cell{nil, st.totalText}, cell{nil, st.totalText}, cell{nil, st.totalText},
-		b.tmoney(tne.Revenue), b.tmoney(tne.Cost), b.tmoney(tne.Profit))
+	b.total("Total", 8, b.tmoney(tne.Revenue), b.tmoney(tne.Cost), b.tmoney(tne.Profit))
 
 	mat := res.Materials
 	b.newSheet("Materials", 1, 30, 16, 12, 14, 14, 16, 16, 16)
@@ -296,8 +305,7 @@ func PricingWorkbook(snap *scoping.Snapshot) ([]byte, error) {
 	for _, m := range mat.Items {
 		b.line(b.text(m.Name), b.text(m.SKU), b.hours(m.Quantity), b.money(m.UnitPrice), b.money(m.UnitCost), b.money(m.Revenue), b.money(m.Cost), b.money(m.Profit))
 	}
-	b.line(cell{"Total", st.totalText}, cell{nil, st.totalText}, cell{nil, st.totalText}, cell{nil, st.totalText}, cell{nil, st.totalText},
-		b.tmoney(mat.Revenue), b.tmoney(mat.Cost), b.tmoney(mat.Profit))
+	b.total("Total", 8, b.tmoney(mat.Revenue), b.tmoney(mat.Cost), b.tmoney(mat.Profit))
 
 	if ms := res.ManagedServices; len(ms.Items) > 0 {
 		b.newSheet("Managed services", 1, 30, 16, 10, 12, 15, 15, 16, 16, 16)
@@ -306,8 +314,7 @@ func PricingWorkbook(snap *scoping.Snapshot) ([]byte, error) {
 			b.line(b.text(m.Name), b.text(m.PaymentFrequency), b.hours(m.Periods), b.hours(m.Hours), b.money(m.PeriodRevenue),
 				b.money(m.PeriodCost), b.money(m.Revenue), b.money(m.Cost), b.money(m.Profit))
 		}
-		b.line(cell{"Total", st.totalText}, cell{nil, st.totalText}, cell{nil, st.totalText}, cell{nil, st.totalText}, cell{nil, st.totalText},
-			cell{nil, st.totalText}, b.tmoney(ms.Revenue), b.tmoney(ms.Cost), b.tmoney(ms.Profit))
+		b.total("Total", 9, b.tmoney(ms.Revenue), b.tmoney(ms.Cost), b.tmoney(ms.Profit))
 	}
 	return b.bytes()
 }
@@ -356,8 +363,6 @@ func BreakdownWorkbook(snap *scoping.Snapshot) ([]byte, error) {
 		}
 	}
 	ps := res.ProfessionalServices
-	b.line(cell{"Total", st.totalText}, cell{nil, st.totalText}, cell{nil, st.totalText}, cell{nil, st.totalText}, cell{nil, st.totalText},
-		cell{nil, st.totalText}, cell{nil, st.totalText}, cell{nil, st.totalText}, cell{nil, st.totalText},
-		b.thours(ps.Hours), b.tmoney(sum(ps.ServiceRevenue, ps.PMRevenue)))
+	b.total("Total", 11, b.thours(ps.Hours), b.tmoney(sum(ps.ServiceRevenue, ps.PMRevenue)))
 	return b.bytes()
 }

@@ -285,45 +285,23 @@ func document() string {
 		t("", "Governance is part of the services above."),
 		tag("{/project_pricing.project_governance.items}"))
 
-	// 6. Travel and expense.
-	exp := []col{{3600, false}, {2160, false}, {1080, true}, {1080, true}, {1440, true}}
-	add(t("Heading1", "Travel and expense"),
-		tag("{#project_pricing.travel_and_expense.items.length > 0}"),
-		table(exp,
-			row(exp, header, r("Description"), r("Category"), r("Quantity"), r("Rate"), r("Amount")),
-			row(exp, body, r("{#project_pricing.travel_and_expense.items}{description}"), r("{category}"), r("{quantity}"), r("{currency.unit}{rate}"), r("{currency.unit}{revenue}{/project_pricing.travel_and_expense.items}")),
-			row(exp, total, r("Total travel and expense"), r(""), r(""), r(""), money("project_pricing.travel_and_expense.revenue")),
-		),
-		tag("{#project.payment_term.include_expenses}"),
-		t("Note", "Travel and expenses are part of the contract value."),
-		tag("{/project.payment_term.include_expenses}"),
-		tag("{^project.payment_term.include_expenses}"),
-		t("Note", "Travel and expenses are estimates, invoiced separately as incurred, and not part of the contract value."),
-		tag("{/project.payment_term.include_expenses}"),
-		tag("{/}"),
-		tag("{^project_pricing.travel_and_expense.items}"),
-		t("", "No travel or expenses are expected."),
-		tag("{/project_pricing.travel_and_expense.items}"))
-
-	// 7. Materials.
-	mat := []col{{3600, false}, {1800, false}, {1080, true}, {1440, true}, {1440, true}}
-	add(t("Heading1", "Materials"),
-		tag("{#project_pricing.materials.items.length > 0}"),
-		table(mat,
-			row(mat, header, r("Product"), r("SKU"), r("Quantity"), r("Unit price"), r("Amount")),
-			row(mat, body, r("{#project_pricing.materials.items}{name}"), r("{sku}"), r("{quantity}"), r("{currency.unit}{unit_price}"), r("{currency.unit}{revenue}{/project_pricing.materials.items}")),
-			row(mat, total, r("Total materials"), r(""), r(""), r(""), money("project_pricing.materials.revenue")),
-		),
-		tag("{#project.payment_term.include_hardware}"),
-		t("Note", "Materials are part of the contract value."),
-		tag("{/project.payment_term.include_hardware}"),
-		tag("{^project.payment_term.include_hardware}"),
-		t("Note", "Materials are quoted for information, ordered and invoiced separately, and not part of the contract value."),
-		tag("{/project.payment_term.include_hardware}"),
-		tag("{/}"),
-		tag("{^project_pricing.materials.items}"),
-		t("", "No materials are part of this statement of work."),
-		tag("{/project_pricing.materials.items}"))
+	// 6. Travel and expense; 7. Materials.
+	add(itemSection(items{title: "Travel and expense", path: "project_pricing.travel_and_expense",
+		cols:    []col{{3600, false}, {2160, false}, {1080, true}, {1080, true}, {1440, true}},
+		headers: []string{"Description", "Category", "Quantity", "Rate", "Amount"},
+		cells:   []string{"{description}", "{category}", "{quantity}", "{currency.unit}{rate}"},
+		flag:    "project.payment_term.include_expenses",
+		in:      "Travel and expenses are part of the contract value.",
+		out:     "Travel and expenses are estimates, invoiced separately as incurred, and not part of the contract value.",
+		none:    "No travel or expenses are expected."}))
+	add(itemSection(items{title: "Materials", path: "project_pricing.materials",
+		cols:    []col{{3600, false}, {1800, false}, {1080, true}, {1440, true}, {1440, true}},
+		headers: []string{"Product", "SKU", "Quantity", "Unit price", "Amount"},
+		cells:   []string{"{name}", "{sku}", "{quantity}", "{currency.unit}{unit_price}"},
+		flag:    "project.payment_term.include_hardware",
+		in:      "Materials are part of the contract value.",
+		out:     "Materials are quoted for information, ordered and invoiced separately, and not part of the contract value.",
+		none:    "No materials are part of this statement of work."}))
 
 	// 8. Pricing summary.
 	sum := []col{{6480, false}, {2880, true}}
@@ -365,6 +343,46 @@ func document() string {
 		`<w:pgSz w:w="12240" w:h="15840"/><w:pgMar w:top="1296" w:right="1440" w:bottom="1296" w:left="1440" w:header="708" w:footer="576" w:gutter="0"/>` +
 		`<w:titlePg/></w:sectPr>`)
 	return `<w:document ` + nsW + `><w:body>` + b.String() + `</w:body></w:document>`
+}
+
+// items is a section of priced items (expenses, products): a table of the
+// items of path with their revenue and the section's total, a note on
+// whether the contract includes them (flag), or a sentence when there are
+// none.
+type items struct {
+	title, path    string
+	cols           []col
+	headers, cells []string // cells: all but the last (the revenue)
+	flag           string
+	in, out, none  string
+}
+
+func itemSection(it items) string {
+	list := it.path + ".items"
+	line := make([]string, 0, len(it.cols))
+	for i, c := range it.cells {
+		if i == 0 {
+			c = "{#" + list + "}" + c
+		}
+		line = append(line, r(c))
+	}
+	line = append(line, r("{currency.unit}{revenue}{/"+list+"}"))
+	headers := make([]string, len(it.headers))
+	for i, h := range it.headers {
+		headers[i] = r(h)
+	}
+	totals := []string{r("Total " + strings.ToLower(it.title))}
+	for len(totals) < len(it.cols)-1 {
+		totals = append(totals, r(""))
+	}
+	totals = append(totals, money(it.path+".revenue"))
+	return t("Heading1", it.title) +
+		tag("{#"+list+".length > 0}") +
+		table(it.cols, row(it.cols, header, headers...), row(it.cols, body, line...), row(it.cols, total, totals...)) +
+		tag("{#"+it.flag+"}") + t("Note", it.in) + tag("{/"+it.flag+"}") +
+		tag("{^"+it.flag+"}") + t("Note", it.out) + tag("{/"+it.flag+"}") +
+		tag("{/}") +
+		tag("{^"+list+"}") + t("", it.none) + tag("{/"+list+"}")
 }
 
 func field(instr string) string {
