@@ -402,12 +402,22 @@ type DocumentJob struct {
 // it to generating (with its event). It returns nil when none is queued.
 // Claims are transactions, so two workers never take the same document.
 func (s *Service) ClaimDocument(ctx context.Context) (*DocumentJob, error) {
+	next := &Query{Type: "project-documents", AllAccounts: true, Where: []Cond{Eq("status", DocumentQueued)}, Limit: 1}
+	// an idle poll only reads: no write transaction (and no fsync) when
+	// nothing is queued
+	var queued bool
+	if err := s.store.View(ctx, func(tx Tx) error {
+		recs, _, err := tx.List(next)
+		queued = len(recs) > 0
+		return err
+	}); err != nil || !queued {
+		return nil, err
+	}
 	var job *DocumentJob
 	_, err := s.update(ctx, &Actor{Account: &Record{}, AllProjects: true}, false, nil, func(c *Call) error {
-		recs, _, err := c.Tx.List(&Query{Type: "project-documents", AllAccounts: true,
-			Where: []Cond{Eq("status", DocumentQueued)}, Limit: 1})
+		recs, _, err := c.Tx.List(next)
 		if err != nil || len(recs) == 0 {
-			return err
+			return err // another worker took it meanwhile
 		}
 		doc := recs[0]
 		acct, err := c.Tx.Get("accounts", "", doc.AccountID)
