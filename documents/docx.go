@@ -151,3 +151,6 @@ func (d *docx) write(out map[string][]byte) ([]byte, error) {
 
 // errTooLarge is the error of a rendering that outgrew MaxOutputPart.
 var errTooLarge = errors.New("too large")
+
+// errComplex is the error of a part with more than maxNodes nodes.
+var errComplex = errors.New("too complex")

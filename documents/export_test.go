@@ -45,3 +45,10 @@ func SetRenderLimits(t interface{ Cleanup(func()) }, output, steps int) {
 	outputLimit, maxSteps = output, steps
 	t.Cleanup(func() { outputLimit, maxSteps = o, s })
 }
+
+// SetMaxNodes lowers the bound of a part's tree for a test.
+func SetMaxNodes(t interface{ Cleanup(func()) }, n int) {
+	old := maxNodes
+	maxNodes = n
+	t.Cleanup(func() { maxNodes = old })
+}

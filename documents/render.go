@@ -136,7 +136,8 @@ func (r *renderer) node(n *node) {
 	case kText:
 		escape(&r.w, n.text, false)
 	case kRaw:
-		r.w.WriteString(n.text)
+		r.paras += n.paras
+		r.w.writeNode(n)
 	case kValue:
 		r.value(n)
 	case kSection:

@@ -1,15 +1,33 @@
 package documents
 
+import (
+	"cmp"
+	"slices"
+)
+
+// wrap is a section to build: the kids i..j of cont go into a section node
+// of the pair whose opening tag is the open-th of the part.
+type wrap struct {
+	cont *node
+	i, j int
+	o    *node // the opening tag
+	open int
+}
+
 // sections pairs the opening and closing tags of the part (in document
-// order) and turns each pair into a section node, innermost first:
+// order) and turns each pair into a section node around what it spans:
 //   - tags in one paragraph: the runs between them;
 //   - tags in different cells of one table row: the row;
 //   - otherwise the blocks (paragraphs, tables, rows) from the one holding
 //     the opening tag to the one holding the closing tag, where a paragraph
 //     or row that held nothing but section tags is dropped.
+//
+// Every span is found on the tree as parsed; then each container's kids are
+// regrouped once, so the work stays linear in the size of the part.
 func (t *template) sections() error {
 	var stack []*node
 	var pairs [][2]*node
+	order := map[*node]int{}
 	var err error
 	walk(t.root, func(n *node) bool {
 		if err != nil {
@@ -17,6 +35,7 @@ func (t *template) sections() error {
 		}
 		switch n.kind {
 		case kOpen:
+			order[n] = len(order)
 			stack = append(stack, n)
 		case kClose:
 			if len(stack) == 0 {
@@ -41,9 +60,98 @@ func (t *template) sections() error {
 		o := stack[len(stack)-1]
 		return invalid("unclosed %s %s in %s", o.tag.kindName(), o.tag.src, o.tag.where())
 	}
+
+	byCont := map[*node][]wrap{}
+	var conts []*node
+	indexed := map[*node]bool{}
+	pos := map[*node]int{}
 	for _, p := range pairs {
-		build(p[0], p[1])
+		o, c := p[0], p[1]
+		cont, a, b := spanOf(o, c)
+		if !indexed[cont] {
+			indexed[cont] = true
+			conts = append(conts, cont)
+			for i, k := range cont.kids {
+				pos[k] = i
+			}
+		}
+		byCont[cont] = append(byCont[cont], wrap{cont: cont, i: pos[a], j: pos[b], o: o, open: order[o]})
 	}
+	for _, cont := range conts {
+		if err := regroup(cont, byCont[cont]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// spanOf returns the container whose kids a..b the pair o…c spans, marking a
+// and b dropped when they hold nothing but section tags.
+func spanOf(o, c *node) (cont, a, b *node) {
+	po, pc := ancestors(o), ancestors(c)
+	k := 0
+	for k < len(po) && k < len(pc) && po[k] == pc[k] {
+		k++
+	}
+	lca := po[k-1]
+	if lca.kind == kElem && lca.name == "w:tr" {
+		return lca.parent, lca, lca
+	}
+	a, b = po[k], pc[k]
+	dropIfBlank(a, o)
+	dropIfBlank(b, c)
+	return lca, a, b
+}
+
+// regroup puts the spans of cont's kids into section nodes. Spans nest or
+// are apart, since tags do; spans of the same kids nest in the order their
+// tags do (an inner loop over the same row repeats inside the outer one).
+// Spans that overlap (one loop ending in the row or paragraph where another
+// begins) are an error.
+func regroup(cont *node, ws []wrap) error {
+	slices.SortFunc(ws, func(x, y wrap) int {
+		return cmp.Or(cmp.Compare(x.i, y.i), cmp.Compare(y.j, x.j), cmp.Compare(x.open, y.open))
+	})
+	type frame struct {
+		w    wrap
+		kids []*node
+	}
+	var stack []frame
+	var out []*node
+	add := func(n *node) {
+		if len(stack) == 0 {
+			out = append(out, n)
+		} else {
+			stack[len(stack)-1].kids = append(stack[len(stack)-1].kids, n)
+		}
+	}
+	next := 0
+	for idx, kid := range cont.kids {
+		for next < len(ws) && ws[next].i == idx {
+			w := ws[next]
+			if len(stack) > 0 && w.j > stack[len(stack)-1].w.j {
+				outer := stack[len(stack)-1].w.o.tag
+				return invalid("%s in %s begins in the block where %s %s of %s ends; give each its own paragraph or row",
+					w.o.tag.src, w.o.tag.where(), outer.kindName(), outer.src, outer.where())
+			}
+			stack = append(stack, frame{w: w})
+			next++
+		}
+		add(kid)
+		for len(stack) > 0 && stack[len(stack)-1].w.j == idx {
+			f := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			s := &node{kind: kSection, tag: f.w.o.tag, kids: f.kids}
+			for _, k := range f.kids {
+				k.parent = s
+			}
+			add(s)
+		}
+	}
+	for _, n := range out {
+		n.parent = cont
+	}
+	cont.kids = out
 	return nil
 }
 
@@ -53,50 +161,8 @@ func ancestors(n *node) []*node {
 	for ; n != nil; n = n.parent {
 		path = append(path, n)
 	}
-	for i, j := 0, len(path)-1; i < j; i, j = i+1, j-1 {
-		path[i], path[j] = path[j], path[i]
-	}
+	slices.Reverse(path)
 	return path
-}
-
-// build wraps what the pair o…c spans in a section node.
-func build(o, c *node) {
-	po, pc := ancestors(o), ancestors(c)
-	k := 0
-	for k < len(po) && k < len(pc) && po[k] == pc[k] {
-		k++
-	}
-	lca := po[k-1]
-	var cont *node
-	var i, j int
-	if lca.kind == kElem && lca.name == "w:tr" {
-		cont = lca.parent
-		i = indexOf(cont.kids, lca)
-		j = i
-	} else {
-		a, b := po[k], pc[k]
-		cont = lca
-		i, j = indexOf(cont.kids, a), indexOf(cont.kids, b)
-		dropIfBlank(a, o)
-		dropIfBlank(b, c)
-	}
-	// A section that is exactly what this pair spans (an inner loop over
-	// the same row or paragraphs) goes inside this one.
-	for cont.kind == kSection && i == 0 && j == len(cont.kids)-1 {
-		p := cont.parent
-		i = indexOf(p.kids, cont)
-		j = i
-		cont = p
-	}
-	s := &node{kind: kSection, tag: o.tag, parent: cont}
-	s.kids = append([]*node(nil), cont.kids[i:j+1]...)
-	for _, kid := range s.kids {
-		kid.parent = s
-	}
-	kids := make([]*node, 0, len(cont.kids)-(j-i))
-	kids = append(kids, cont.kids[:i]...)
-	kids = append(kids, s)
-	cont.kids = append(kids, cont.kids[j+1:]...)
 }
 
 // content are the elements that make a paragraph worth keeping even when it
@@ -110,13 +176,20 @@ var content = map[string]bool{
 // dropIfBlank marks block (a paragraph or a table row holding the section
 // tag t) as not written when it has nothing but section tags.
 func dropIfBlank(block, t *node) {
-	if block == t || block.kind != kElem || (block.name != "w:p" && block.name != "w:tr") {
-		return
+	if block != t && block.kind == kElem && (block.name == "w:p" || block.name == "w:tr") && blank(block) {
+		block.drop = true
 	}
+}
+
+// blank reports whether n holds nothing to show: no value tags, no text but
+// spaces, none of the content elements.
+func blank(n *node) bool {
 	blank := true
-	walk(block, func(n *node) bool {
+	walk(n, func(n *node) bool {
 		switch {
 		case !blank || n.kind == kValue:
+			blank = false
+		case n.kind == kRaw && n.name == "w:p" && !n.empty:
 			blank = false
 		case n.kind == kElem && content[n.name]:
 			blank = false
@@ -129,5 +202,5 @@ func dropIfBlank(block, t *node) {
 		}
 		return blank
 	})
-	block.drop = blank
+	return blank
 }

@@ -2,6 +2,7 @@ package documents
 
 import (
 	"encoding/xml"
+	"errors"
 	"fmt"
 	"strings"
 	"unicode"
@@ -48,24 +49,33 @@ type template struct {
 // sections. Errors are EINVALID naming the tag and its paragraph.
 func compile(part string, b []byte) (*template, error) {
 	root, err := parseXML(b)
+	if errors.Is(err, errComplex) {
+		return nil, invalid("the template's %s is too complex: more than %d XML nodes (a paragraph without tags counts as one)", part, maxNodes)
+	}
 	if err != nil {
 		return nil, invalid("the template's %s is not well-formed XML: %v", part, err)
 	}
 	t := &template{part: part, root: root}
-	para := 0
+	// Paragraphs are numbered in document order, those kept as bytes too.
 	var paras []*node
+	var numbers []int
+	para := 0
 	walk(root, func(n *node) bool {
-		if n.kind == kElem && n.name == "w:p" {
-			paras = append(paras, n)
+		switch {
+		case n.kind == kElem && n.name == "w:p":
+			para++
+			paras, numbers = append(paras, n), append(numbers, para)
+		case n.kind == kRaw:
+			para += n.paras
 		}
 		return true
 	})
-	for _, p := range paras {
-		para++
-		if err := t.splitTags(p, para); err != nil {
+	for i, p := range paras {
+		if err := t.splitTags(p, numbers[i]); err != nil {
 			return nil, err
 		}
 	}
+	splitTagParagraphs(paras)
 	if err := t.sections(); err != nil {
 		return nil, err
 	}
@@ -143,18 +153,22 @@ func (t *template) splitTags(p *node, para int) error {
 			pos = min(sp.end, to)
 		}
 	}
-	done := map[*node]bool{}
+	at := make(map[*node]int, len(ts))
 	for i, tn := range ts {
-		if !touched[i] || tn.parent == nil || done[tn.parent] {
+		at[tn] = i
+	}
+	repl := map[*node][]*node{}
+	var runs []*node
+	for i, tn := range ts {
+		run := tn.parent
+		if !touched[i] || run == nil || repl[run] != nil {
 			continue
 		}
-		run := tn.parent
-		done[run] = true
 		var rPr *node
 		if len(run.kids) > 0 && run.kids[0].kind == kElem && run.kids[0].name == "w:rPr" {
 			rPr = run.kids[0]
 		}
-		var seq []*node
+		seq := []*node{}
 		cur := newRun(run, rPr)
 		flush := func() {
 			if hasContent(cur) {
@@ -166,8 +180,8 @@ func (t *template) splitTags(p *node, para int) error {
 			if k == rPr {
 				continue
 			}
-			j := indexOf(ts, k)
-			if j < 0 || !touched[j] {
+			j, ok := at[k]
+			if !ok || !touched[j] {
 				cur.add(k)
 				continue
 			}
@@ -188,19 +202,82 @@ func (t *template) splitTags(p *node, para int) error {
 			}
 		}
 		flush()
-		replace(run, seq)
+		repl[run] = seq
+		runs = append(runs, run)
 	}
+	replaceAll(repl, runs)
 	return nil
 }
 
-// indexOf returns the index of n in ns, -1 if absent.
-func indexOf(ns []*node, n *node) int {
-	for i, k := range ns {
-		if k == n {
-			return i
+// replaceAll puts each of nodes in its parent by its replacement in repl,
+// rebuilding each parent's kids once.
+func replaceAll(repl map[*node][]*node, nodes []*node) {
+	done := map[*node]bool{}
+	for _, n := range nodes {
+		p := n.parent
+		if done[p] {
+			continue
 		}
+		done[p] = true
+		kids := make([]*node, 0, len(p.kids))
+		for _, k := range p.kids {
+			seq, ok := repl[k]
+			if !ok {
+				kids = append(kids, k)
+				continue
+			}
+			for _, x := range seq {
+				x.parent = p
+			}
+			kids = append(kids, seq...)
+		}
+		p.kids = kids
 	}
-	return -1
+}
+
+// splitTagParagraphs gives each section tag of a paragraph that holds
+// nothing but section tags ("{/phases}{#locations}") a paragraph of its
+// own, so that one loop can end and the next begin on one line.
+func splitTagParagraphs(paras []*node) {
+	repl := map[*node][]*node{}
+	var split []*node
+	for _, p := range paras {
+		var tags []*node
+		for _, k := range p.kids {
+			if k.kind == kOpen || k.kind == kClose {
+				tags = append(tags, k)
+			}
+		}
+		if len(tags) < 2 || !blank(p) || countTags(p) != len(tags) {
+			continue
+		}
+		var pPr *node
+		if len(p.kids) > 0 && p.kids[0].kind == kElem && p.kids[0].name == "w:pPr" {
+			pPr = p.kids[0]
+		}
+		for _, tg := range tags {
+			q := &node{kind: kElem, name: p.name, attrs: p.attrs}
+			if pPr != nil {
+				q.kids = append(q.kids, pPr) // shared: written, never changed
+			}
+			q.add(tg)
+			repl[p] = append(repl[p], q)
+		}
+		split = append(split, p)
+	}
+	replaceAll(repl, split)
+}
+
+// countTags counts the tag nodes in n's subtree.
+func countTags(n *node) int {
+	c := 0
+	walk(n, func(k *node) bool {
+		if k.kind == kValue || k.kind == kOpen || k.kind == kClose {
+			c++
+		}
+		return true
+	})
+	return c
 }
 
 // newRun is an empty copy of run with the run properties rPr.
@@ -246,20 +323,6 @@ func hasContent(run *node) bool {
 		return true
 	}
 	return false
-}
-
-// replace puts seq in n's place in its parent.
-func replace(n *node, seq []*node) {
-	p := n.parent
-	i := indexOf(p.kids, n)
-	kids := make([]*node, 0, len(p.kids)-1+len(seq))
-	kids = append(kids, p.kids[:i]...)
-	for _, k := range seq {
-		k.parent = p
-	}
-	kids = append(kids, seq...)
-	kids = append(kids, p.kids[i+1:]...)
-	p.kids = kids
 }
 
 // span is a tag's place in a paragraph's joined text.

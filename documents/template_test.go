@@ -353,3 +353,69 @@ func TestRenderData(t *testing.T) {
 	_, err := documents.Render(tpl, map[string]any{"f": func() {}})
 	require.Error(t, err)
 }
+
+// Ensure one loop can end and the next begin in one paragraph of tags, and
+// that a loop ending where another begins amid text is refused.
+func TestLoopsSharingAParagraph(t *testing.T) {
+	tpl := template(t, p("{#tags}"), p("{.}"), p("{/tags}{#phases}"), p("{name}"), p("{/phases}"))
+	out, err := documents.Render(tpl, data())
+	require.NoError(t, err)
+	require.Equal(t, []string{"alpha", "beta", "Plan", "Implement"}, paragraphs(entry(t, out, "word/document.xml")))
+
+	tpl = template(t, p("{#tags}"), p("{.}"), p("end {/tags}{#phases}"), p("{name}"), p("{/phases}"))
+	_, err = documents.Tags(tpl)
+	requireInvalid(t, err, "{#phases} in paragraph 3 begins in the block where loop {#tags} of paragraph 1 ends")
+}
+
+// Ensure validating and rendering stay linear in the template's size: tens
+// of thousands of loops over paragraphs, and a paragraph of thousands of
+// runs each holding a tag.
+func TestManyTags(t *testing.T) {
+	var blocks []string
+	for range 15000 {
+		blocks = append(blocks, p("{#tags}"), p("{.}"), p("{/tags}"))
+	}
+	var runs []string
+	for range 15000 {
+		runs = append(runs, r("{project."), r("name}"))
+	}
+	blocks = append(blocks, p(runs...))
+	tpl := template(t, blocks...)
+	start := time.Now()
+	_, err := documents.Tags(tpl)
+	require.NoError(t, err)
+	out, err := documents.Render(tpl, data())
+	require.NoError(t, err)
+	t.Logf("%d KiB template validated and rendered in %v", len(tpl)>>10, time.Since(start))
+	ps := paragraphs(entry(t, out, "word/document.xml"))
+	require.Len(t, ps, 30001)
+	require.Equal(t, strings.Repeat("Globex", 15000), ps[30000])
+	require.Less(t, time.Since(start), 30*time.Second)
+}
+
+// Ensure a part is parsed into nodes only where tags are: a paragraph
+// without braces stays bytes, one node (a large body costs little), and a
+// part with too many nodes is refused.
+func TestPartComplexity(t *testing.T) {
+	var blocks []string
+	for i := range 2000 {
+		blocks = append(blocks, p(fmt.Sprintf("Plain paragraph %d with no tags.", i)))
+	}
+	blocks = append(blocks, p("{project.name}"), tbl(tr(tc("a", "b"), tc("{#tags}{.}{/tags}"))))
+	tpl := template(t, blocks...)
+	documents.SetMaxNodes(t, 2100)
+	out, err := documents.Render(tpl, data())
+	require.NoError(t, err)
+	ps := paragraphs(entry(t, out, "word/document.xml"))
+	require.Equal(t, []string{"Plain paragraph 1999 with no tags.", "Globex", "a", "b", "alphabeta"}, ps[1999:])
+
+	blocks = nil
+	for range 600 {
+		blocks = append(blocks, p("{project.name}"))
+	}
+	_, err = documents.Tags(template(t, blocks...))
+	requireInvalid(t, err, "the template's word/document.xml is too complex: more than 2100 XML nodes")
+	// Paragraph numbers count the paragraphs kept as bytes.
+	_, err = documents.Tags(template(t, append(blocks[:0], p("a"), p("b"), p("{#x}"))...))
+	requireInvalid(t, err, "unclosed loop {#x} in paragraph 3")
+}

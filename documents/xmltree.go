@@ -3,7 +3,6 @@ package documents
 import (
 	"bytes"
 	"encoding/xml"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -35,6 +34,13 @@ type node struct {
 	tag    *tag   // kValue, kOpen, kClose, kSection
 	rPr    *node  // kValue: the run properties of the tag's first run
 	drop   bool   // a block that held only a section tag: not written
+
+	// A paragraph without braces is kept as its bytes (kRaw, name "w:p"):
+	// raw is its markup as written, paras the paragraphs it holds (itself
+	// and those of its text boxes), empty whether it shows nothing.
+	raw   []byte
+	paras int
+	empty bool
 }
 
 func (n *node) add(k *node) {
@@ -50,13 +56,28 @@ func qname(n xml.Name) string {
 	return n.Space + ":" + n.Local
 }
 
+// maxNodes bounds the nodes of one part's tree (a variable so tests can
+// lower it). Paragraphs without tags are kept as bytes, not nodes, so only
+// the paragraphs with tags and the elements around them count.
+var maxNodes = 400_000
+
 // parseXML reads a part into a tree whose root is a kElem with no name
-// holding the prolog and the document element.
+// holding the prolog and the document element. A paragraph whose markup
+// has no brace becomes one kRaw node holding its bytes.
 func parseXML(b []byte) (*node, error) {
 	d := xml.NewDecoder(bytes.NewReader(b))
 	root := &node{kind: kElem}
 	cur := root
+	live := 0
+	names := map[xml.Name]string{}
+	type open struct {
+		n     *node
+		start int64
+		live  int
+	}
+	var paras []open
 	for {
+		off := d.InputOffset()
 		tok, err := d.RawToken()
 		if err == io.EOF {
 			break
@@ -64,17 +85,47 @@ func parseXML(b []byte) (*node, error) {
 		if err != nil {
 			return nil, err
 		}
+		if _, end := tok.(xml.EndElement); !end {
+			if live++; live > maxNodes {
+				return nil, errComplex
+			}
+		}
 		switch t := tok.(type) {
 		case xml.StartElement:
-			n := &node{kind: kElem, name: qname(t.Name)}
+			name, ok := names[t.Name]
+			if !ok {
+				name = qname(t.Name)
+				names[t.Name] = name
+			}
+			n := &node{kind: kElem, name: name}
 			if len(t.Attr) > 0 {
 				n.attrs = append([]xml.Attr(nil), t.Attr...)
 			}
 			cur.add(n)
 			cur = n
+			if name == "w:p" {
+				paras = append(paras, open{n, off, live})
+			}
 		case xml.EndElement:
 			if cur == root || qname(t.Name) != cur.name {
 				return nil, fmt.Errorf("unexpected </%s>", qname(t.Name))
+			}
+			if cur.name == "w:p" {
+				o := paras[len(paras)-1]
+				paras = paras[:len(paras)-1]
+				if raw := b[o.start:d.InputOffset()]; !bytes.ContainsAny(raw, "{}") {
+					n := &node{kind: kRaw, name: "w:p", raw: raw, paras: 1, empty: blank(cur), parent: cur.parent}
+					walk(cur, func(k *node) bool {
+						if k != cur && k.kind == kElem && k.name == "w:p" {
+							n.paras++
+						} else if k.kind == kRaw {
+							n.paras += k.paras
+						}
+						return true
+					})
+					cur.parent.kids[len(cur.parent.kids)-1] = n
+					live = o.live
+				}
 			}
 			cur = cur.parent
 		case xml.CharData:
@@ -185,7 +236,11 @@ func (w *out) writeNode(n *node) {
 	case kText:
 		escape(w, n.text, false)
 	case kRaw:
-		w.WriteString(n.text)
+		if n.raw != nil {
+			w.Write(n.raw)
+		} else {
+			w.WriteString(n.text)
+		}
 	case kElem:
 		if n.name == "" {
 			for _, k := range n.kids {
@@ -202,5 +257,3 @@ func (w *out) writeNode(n *node) {
 		}
 	}
 }
-
-var errBadXML = errors.New("bad xml")
