@@ -129,6 +129,13 @@ func TestDefaultCurrencyRateAndPaddedDecimals(t *testing.T) {
 	}
 	e.patch("/acme/v1/currencies/"+usd, tok, "currencies", usd, `{"conversion-rate":"1.000"}`)
 	assert.Equal(t, "1", e.get("/acme/v1/currencies/"+usd, tok).attr("conversion-rate"))
+	// and the default currency keeps its code and cannot be deleted
+	assertError(t, e.req(http.MethodPatch, "/acme/v1/currencies/"+usd, tok, doc("currencies", usd, `{"code":"EUR"}`)),
+		http.StatusUnprocessableEntity, "/data/attributes/code")
+	assertError(t, e.req(http.MethodDelete, "/acme/v1/currencies/"+usd, tok, ""), http.StatusConflict, "")
+	eur := e.create("/acme/v1/currencies", tok, "currencies", `{"code":"EUR","conversion-rate":"0.9"}`)
+	require.Equal(t, http.StatusNoContent, e.req(http.MethodDelete, "/acme/v1/currencies/"+eur, tok, "").Status)
+	assert.Equal(t, "USD", e.get("/acme/v1/currencies/"+usd, tok).attr("code"))
 
 	for _, padded := range []string{`" 5 "`, `" 5"`, `"5 "`, `"\t5"`, `"5\n"`} {
 		assertError(t, e.req(http.MethodPost, "/acme/v1/currencies", tok, doc("currencies", "", `{"code":"EUR","conversion-rate":`+padded+`}`)),

@@ -76,7 +76,7 @@ func init() {
 	register(&TypeDef{Name: "currencies", Guard: "rate_tables",
 		Attrs: []AttrDef{unique(str("code")), str("name"), required(dec("conversion-rate")),
 			{Name: "minor-units", Kind: KindInt, NotNull: true}}, // absent: from ISO 4217
-		Hooks: Hooks{Defaults: currencyDefaults, Validate: validateCurrency}})
+		Hooks: Hooks{Defaults: currencyDefaults, Validate: validateCurrency, Delete: deleteCurrency}})
 
 	register(&TypeDef{Name: "blueprints", Guard: "catalog", Archives: true,
 		Attrs: []AttrDef{required(str("name")), text("description")},

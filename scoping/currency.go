@@ -3,6 +3,7 @@ package scoping
 import (
 	"context"
 
+	"github.com/scopekit/scopekit"
 	"github.com/shopspring/decimal"
 	"golang.org/x/text/currency"
 )
@@ -36,9 +37,12 @@ func currencyDefaults(_ context.Context, _ *Call, rec *Record) error {
 	return nil
 }
 
-func validateCurrency(_ context.Context, c *Call, rec, _ *Record) []error {
+func validateCurrency(_ context.Context, c *Call, rec, old *Record) []error {
 	var errs []error
 	code := rec.Str("code")
+	if def := c.Actor.Account.Str("default-currency"); old != nil && old.Str("code") == def && code != def {
+		errs = append(errs, invalid(AttrPointer("code"), "%s is the account's default currency: its code cannot change", def))
+	}
 	if _, ok := ISOCurrency(code); !ok && code != "" {
 		errs = append(errs, invalid(AttrPointer("code"), "code %q is not an ISO 4217 currency code (three capital letters, such as USD or EUR)", code))
 	}
@@ -53,4 +57,14 @@ func validateCurrency(_ context.Context, c *Call, rec, _ *Record) []error {
 		errs = append(errs, invalid(AttrPointer("minor-units"), "minor-units must be between 0 and %d", maxMinorUnits))
 	}
 	return errs
+}
+
+// deleteCurrency refuses to delete the account's default currency, which
+// every price falls back to.
+func deleteCurrency(_ context.Context, c *Call, rec *Record) error {
+	if rec.Str("code") == c.Actor.Account.Str("default-currency") {
+		return scopekit.Errorf(scopekit.ECONFLICT, "%s is the account's default currency and cannot be deleted", rec.Str("code"))
+	}
+	def, _ := Lookup("currencies")
+	return c.remove(def, rec)
 }
