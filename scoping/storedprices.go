@@ -155,7 +155,7 @@ func (t *pricingTx) Replace(r *Record) error {
 		r.Attrs[priceEpochAttr] = e
 	case "projects":
 		// figures survive a rewrite of the record that does not carry them
-		for _, a := range append(figureAttrs["projects"], pricedEpochAttr) {
+		for _, a := range append([]string{pricedEpochAttr}, figureAttrs["projects"]...) {
 			if _, ok := r.Attrs[a]; !ok && old.Attrs[a] != nil {
 				r.Attrs[a] = old.Attrs[a]
 			}
