@@ -78,6 +78,9 @@ func withRequestLog(log *slog.Logger, next http.Handler) http.Handler {
 		w.Header().Set("X-Request-Id", id)
 		sw := &statusWriter{ResponseWriter: w}
 		next.ServeHTTP(sw, r.WithContext(context.WithValue(r.Context(), ctxKey{}, info)))
+		if !log.Enabled(r.Context(), slog.LevelInfo) {
+			return // spare building the line's values
+		}
 		log.Info("request", "method", r.Method, "route", info.route, "status", sw.status,
 			"duration_ms", float64(time.Since(start).Microseconds())/1000, "request_id", id, "account", info.account)
 	})
