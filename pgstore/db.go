@@ -52,8 +52,8 @@ type DB struct {
 	// Now is the clock used for timestamps; tests may replace it.
 	Now func() time.Time
 	// Claim is how long a delivery returned by Due stays away from other
-	// processes' Due (it must exceed an attempt's timeout); DefaultClaim
-	// when zero.
+	// processes' Due unless renewed (the dispatcher renews the claims it
+	// holds, webhook.ClaimRenewer); DefaultClaim when zero.
 	Claim time.Duration
 
 	created bool // this Open applied the first migration

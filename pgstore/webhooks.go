@@ -95,3 +95,37 @@ func (db *DB) Complete(ctx context.Context, outcomes []*webhook.Outcome) error {
 func (db *DB) Purge(ctx context.Context, before time.Time) (int, error) {
 	return webhook.RecordStore{Records: db}.Purge(ctx, before)
 }
+
+var _ webhook.ClaimRenewer = (*DB)(nil)
+
+// ClaimTTL implements webhook.ClaimRenewer: Claim, or DefaultClaim.
+func (db *DB) ClaimTTL() time.Duration {
+	if db.Claim > 0 {
+		return db.Claim
+	}
+	return DefaultClaim
+}
+
+// RenewClaims implements webhook.ClaimRenewer: the deliveries still
+// pending at the attempt the dispatcher holds get their claim moved to
+// now plus ClaimTTL; one completed meanwhile (removed, or advanced to its
+// next attempt) is left as Complete wrote it.
+func (db *DB) RenewClaims(ctx context.Context, now time.Time, deliveries []*webhook.Delivery) error {
+	accts := make([]string, 0, len(deliveries))
+	ids := make([]int64, 0, len(deliveries))
+	attempts := make([]int32, 0, len(deliveries))
+	for _, d := range deliveries {
+		if n, ok := parseID(d.ID); ok {
+			accts, ids, attempts = append(accts, d.AccountID), append(ids, n), append(attempts, int32(d.Attempt))
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	_, err := db.pool.Exec(ctx, `UPDATE records r SET attrs = jsonb_set(r.attrs, '{next-attempt-at}', to_jsonb($1::text))
+		FROM unnest($2::text[], $3::bigint[], $4::int[]) AS h(account_id, id, attempt)
+		WHERE r.type = 'webhook-deliveries' AND r.account_id = h.account_id AND r.id = h.id
+			AND r.attrs ->> 'status' = $5 AND coalesce((r.attrs ->> 'attempt')::int, 0) = h.attempt`,
+		scoping.FormatTime(now.Add(db.ClaimTTL())), accts, ids, attempts, scoping.DeliveryPending)
+	return err
+}

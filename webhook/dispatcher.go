@@ -84,14 +84,15 @@ type Dispatcher struct {
 	wake chan struct{}
 
 	mu       sync.Mutex
-	inflight map[string]bool // delivery ids
-	perSub   map[string]int  // subscription id -> attempts in flight
+	inflight map[string]*Delivery // held: returned by Due and not yet recorded, by id
+	waiting  []*Delivery          // held but not started: their subscription had no free slot
+	perSub   map[string]int       // subscription id -> attempts in flight
 }
 
 func (d *Dispatcher) init() {
 	d.once.Do(func() {
 		d.wake = make(chan struct{}, 1)
-		d.inflight, d.perSub = map[string]bool{}, map[string]int{}
+		d.inflight, d.perSub = map[string]*Delivery{}, map[string]int{}
 		if d.Client == nil {
 			d.Client = NewClient(DefaultTimeout, d.AllowPrivate)
 		}
@@ -173,6 +174,16 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 		d.write(outcomes)
 	}()
 
+	if r, ok := d.Store.(ClaimRenewer); ok {
+		stopRenew := make(chan struct{})
+		renewDone := make(chan struct{})
+		go func() {
+			defer close(renewDone)
+			d.renew(r, stopRenew)
+		}()
+		defer func() { close(stopRenew); <-renewDone }()
+	}
+
 	var wg sync.WaitGroup
 	ticker := time.NewTicker(d.PollInterval)
 	defer ticker.Stop()
@@ -208,10 +219,16 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 	return nil
 }
 
-// dispatch starts an attempt for every due delivery not already in flight,
-// within the per-subscription and overall bounds.
+// dispatch starts an attempt for every due delivery not already held,
+// within the per-subscription and overall bounds. A delivery whose
+// subscription has no free slot is held (its claim kept) until one frees.
 func (d *Dispatcher) dispatch(ctx, attemptCtx context.Context, wg *sync.WaitGroup, out chan<- *Outcome) error {
 	d.mu.Lock()
+	waiting := d.waiting
+	d.waiting = nil
+	for _, dl := range waiting {
+		d.startLocked(attemptCtx, wg, out, dl)
+	}
 	free := d.MaxInFlight - len(d.inflight)
 	skip := Skip{Deliveries: make(map[string]bool, len(d.inflight)), Subscriptions: map[string]bool{}}
 	for id := range d.inflight {
@@ -233,27 +250,62 @@ func (d *Dispatcher) dispatch(ctx, attemptCtx context.Context, wg *sync.WaitGrou
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	for _, dl := range due {
-		if len(d.inflight) >= d.MaxInFlight {
-			break
-		}
-		sub := dl.Subscription.ID
-		if d.inflight[dl.ID] || d.perSub[sub] >= d.PerSubscription {
+		if d.inflight[dl.ID] != nil {
 			continue
 		}
-		d.inflight[dl.ID] = true
-		d.perSub[sub]++
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			o := d.attempt(attemptCtx, dl)
-			if o == nil { // cut off by shutdown: stays pending
-				d.release(dl)
-				return
-			}
-			out <- o
-		}()
+		d.inflight[dl.ID] = dl
+		d.startLocked(attemptCtx, wg, out, dl)
 	}
 	return nil
+}
+
+// startLocked starts the attempt of a held delivery, or keeps it waiting
+// when its subscription has no free slot. d.mu is held.
+func (d *Dispatcher) startLocked(attemptCtx context.Context, wg *sync.WaitGroup, out chan<- *Outcome, dl *Delivery) {
+	sub := dl.Subscription.ID
+	if d.perSub[sub] >= d.PerSubscription {
+		d.waiting = append(d.waiting, dl)
+		return
+	}
+	d.perSub[sub]++
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		o := d.attempt(attemptCtx, dl)
+		if o == nil { // cut off by shutdown: stays pending
+			d.release(dl)
+			return
+		}
+		out <- o
+	}()
+}
+
+// renew keeps the claims of the held deliveries until stop is closed.
+func (d *Dispatcher) renew(r ClaimRenewer, stop <-chan struct{}) {
+	every := max(r.ClaimTTL()/3, 10*time.Millisecond)
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+		}
+		d.mu.Lock()
+		held := make([]*Delivery, 0, len(d.inflight))
+		for _, dl := range d.inflight {
+			held = append(held, dl)
+		}
+		d.mu.Unlock()
+		if len(held) == 0 {
+			continue
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), every)
+		if err := r.RenewClaims(ctx, d.Now(), held); err != nil {
+			d.Logger.Error("webhook: renewing delivery claims", "err", err, "count", len(held))
+		}
+		cancel()
+	}
 }
 
 func (d *Dispatcher) release(dl *Delivery) {

@@ -80,6 +80,22 @@ type Skip struct {
 	Subscriptions map[string]bool // by subscription id
 }
 
+// ClaimRenewer is implemented by a Store shared by several processes whose
+// Due claims what it returns for a while (ClaimTTL). The dispatcher renews
+// the claims of the deliveries it holds (in flight, or waiting for a free
+// slot of their subscription, or waiting for their outcome to be written)
+// every third of ClaimTTL, so a slow attempt or a slow commit never lets
+// another process attempt the same delivery while this one still works on
+// it: a claim runs out only when its process has died.
+type ClaimRenewer interface {
+	// ClaimTTL is how long a claim made by Due or RenewClaims lasts.
+	ClaimTTL() time.Duration
+	// RenewClaims extends, to now plus ClaimTTL, the claims on those of
+	// the deliveries that are still pending at the same attempt (a
+	// delivery completed meanwhile keeps its real next attempt).
+	RenewClaims(ctx context.Context, now time.Time, deliveries []*Delivery) error
+}
+
 // Store persists deliveries, subscriptions' delivery state and
 // publications. RecordStore implements it over the records scoping serves
 // (any scoping.Store); a store may replace its Due with a faster one, or,

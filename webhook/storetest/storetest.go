@@ -41,6 +41,7 @@ func Run(t *testing.T, open Opener) {
 		{"CompleteGone", testCompleteGone},
 		{"Purge", testPurge},
 		{"Claims", testClaims},
+		{"RenewClaims", testRenewClaims},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.fn(t, open) })
@@ -360,4 +361,38 @@ func testClaims(t *testing.T, open Opener) {
 			require.Equal(t, 1, d.Attempt)
 		}
 	}
+}
+
+// Ensure a claiming store that renews claims keeps renewed deliveries from
+// other callers of Due past the first claim's end, and leaves a delivery
+// completed meanwhile at the next attempt Complete recorded.
+func testRenewClaims(t *testing.T, open Opener) {
+	f := setup(t, open)
+	r, ok := f.Webhook.(webhook.ClaimRenewer)
+	if f.Claim == 0 || !ok {
+		t.Skip("this store does not claim deliveries (one process serves it)")
+	}
+	require.Equal(t, f.Claim, r.ClaimTTL())
+	ctx := context.Background()
+	at := t0.Add(10 * time.Second)
+	held := due(t, f, at)
+	require.Len(t, held, 4)
+	var d1 *webhook.Delivery
+	for _, d := range held {
+		if d.ID == f.dels[1].ID {
+			d1 = d
+		}
+	}
+	next := at.Add(f.Claim + 10*time.Second) // completed: retried after the first claim's end
+	require.NoError(t, f.Webhook.Complete(ctx, []*webhook.Outcome{{Delivery: d1, Next: next,
+		Publication: &webhook.Publication{Status: webhook.Failed, Attempt: 1, CreatedAt: at, CompletedAt: at}}}))
+
+	renewedAt := at.Add(f.Claim - time.Second)
+	require.NoError(t, r.RenewClaims(ctx, renewedAt, held))
+	require.Empty(t, due(t, f, at.Add(f.Claim+time.Second)), "renewed claims outlast the first claim")
+	got := due(t, f, next)
+	require.Equal(t, []string{d1.ID}, deliveryIDs(got), "a completed delivery keeps its recorded next attempt")
+	require.Equal(t, 1, got[0].Attempt)
+	got = due(t, f, renewedAt.Add(f.Claim))
+	require.ElementsMatch(t, []string{f.dels[3].ID, f.dels[2].ID, f.dels[0].ID}, deliveryIDs(got), "renewed claims run out too")
 }
