@@ -45,6 +45,11 @@ const (
 	// MaxOutputPart bounds the rendered size of one document part, so a
 	// template nesting loops over large lists cannot grow without limit.
 	MaxOutputPart = 64 << 20
+	// MaxNesting bounds the loops, sections and conditions open at once:
+	// each level multiplies the work of the levels inside it and the
+	// scopes a path is looked up in, so a template nesting thousands of
+	// loops would keep a worker busy for hours.
+	MaxNesting = 50
 )
 
 // ErrNoConverter is returned (wrapped) by NewLibreOffice when soffice is

@@ -138,11 +138,21 @@ func parseExpr(s string) (*expr, error) {
 func (p *parser) peek() token { return p.toks[p.pos] }
 func (p *parser) next() token { t := p.toks[p.pos]; p.pos++; return t }
 
+// enter counts one more level of nesting (a parenthesis or a "!") and
+// refuses expressions nested deeper than 50; leave undoes it.
+func (p *parser) enter() error {
+	if p.depth++; p.depth > 50 {
+		return fmt.Errorf("expression nested too deeply")
+	}
+	return nil
+}
+
+func (p *parser) leave() { p.depth-- }
+
 func (p *parser) or() (*expr, error) {
-	p.depth++
-	defer func() { p.depth-- }()
-	if p.depth > 50 {
-		return nil, fmt.Errorf("expression nested too deeply")
+	defer p.leave()
+	if err := p.enter(); err != nil {
+		return nil, err
 	}
 	a, err := p.and()
 	for err == nil && p.peek() == (token{tOp, "||"}) {
@@ -207,6 +217,10 @@ func (p *parser) unary() (*expr, error) {
 	case tOp:
 		switch t.text {
 		case "!":
+			defer p.leave()
+			if err := p.enter(); err != nil {
+				return nil, err
+			}
 			a, err := p.unary()
 			if err != nil {
 				return nil, err

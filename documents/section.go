@@ -36,6 +36,11 @@ func (t *template) sections() error {
 		switch n.kind {
 		case kOpen:
 			order[n] = len(order)
+			if len(stack) == MaxNesting {
+				err = invalid("%s in %s is nested too deeply: at most %d loops, sections and conditions may be open at once",
+					n.tag.src, n.tag.where(), MaxNesting)
+				return false
+			}
 			stack = append(stack, n)
 		case kClose:
 			if len(stack) == 0 {

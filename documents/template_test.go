@@ -162,6 +162,9 @@ func TestMalformed(t *testing.T) {
 		{"empty tag", template(t, p("{}")), "bad tag {} in paragraph 1: empty tag"},
 		{"bad character", template(t, p("{a + b}")), `bad tag {a + b} in paragraph 1: unexpected '+'`},
 		{"unterminated string", template(t, p(`{#a == "x}{/}`)), "unterminated string"},
+		{"loops nested too deeply", template(t, p(strings.Repeat("{#phases}", documents.MaxNesting+1)+"x"+strings.Repeat("{/phases}", documents.MaxNesting+1))),
+			fmt.Sprintf("{#phases} in paragraph 1 is nested too deeply: at most %d loops", documents.MaxNesting)},
+		{"negations nested too deeply", template(t, p("{#"+strings.Repeat("!", 60)+"a}x{/}")), "expression nested too deeply"},
 		{"in a footer", docx(t, "word/document.xml", documentXML(p("ok")), "word/footer2.xml", footer),
 			"unclosed loop {#a} in paragraph 2 of word/footer2.xml"},
 	} {
