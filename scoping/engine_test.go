@@ -140,3 +140,27 @@ func TestDeleteUserAndRole(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, svc.Delete(ctx, a, "roles", role.ID, false))
 }
+
+// Ensure a field refused as it was decoded is reported once: a
+// relationship naming a record that does not exist is not also blank, an
+// attribute outside its values is not also missing.
+func TestOneErrorPerField(t *testing.T) {
+	ctx := context.Background()
+	svc, a := mustSetup(t)
+	_, err := svc.Create(ctx, a, "projects", &scoping.Input{Attrs: attrs("project-name", `"Firewall"`),
+		Rels: map[string]scoping.RelInput{"client": rel("clients", "999")}}, false)
+	var errs scopekit.Errors
+	require.ErrorAs(t, err, &errs, "%v", err)
+	require.Len(t, errs, 1, "%v", err)
+	require.Equal(t, "/data/relationships/client", errs[0].Field)
+	require.Contains(t, errs[0].Message, "clients 999 does not exist in this account")
+	_, err = svc.Create(ctx, a, "project-documents", &scoping.Input{Attrs: attrs("document-type", `"exe"`)}, false)
+	require.ErrorAs(t, err, &errs, "%v", err)
+	fields := map[string]int{}
+	for _, e := range errs {
+		fields[e.Field]++
+	}
+	for f, n := range fields {
+		require.Equal(t, 1, n, "field %s reported %d times: %v", f, n, err)
+	}
+}

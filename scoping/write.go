@@ -162,7 +162,7 @@ func (c *Call) save(ctx context.Context, def *TypeDef, rec, old *Record, in *Inp
 		return nil, err
 	}
 	if len(errs) > 0 {
-		return nil, errs
+		return nil, firstPerField(errs)
 	}
 	var err error
 	if old == nil {
@@ -419,4 +419,24 @@ func (c *Call) remove(def *TypeDef, rec *Record) error {
 		}
 	}
 	return c.Tx.Delete(def.Name, rec.AccountID, rec.ID)
+}
+
+// firstPerField keeps the first error of each field: a value refused as it
+// was decoded (a relationship naming a record that does not exist, an
+// attribute outside its values) leaves the field empty, and the rules
+// checked after it (required, a type's own) would report that emptiness
+// again, as if nothing had been sent.
+func firstPerField(errs scopekit.Errors) scopekit.Errors {
+	seen := map[string]bool{}
+	out := errs[:0:0]
+	for _, e := range errs {
+		if e.Field != "" {
+			if seen[e.Field] {
+				continue
+			}
+			seen[e.Field] = true
+		}
+		out = append(out, e)
+	}
+	return out
 }
