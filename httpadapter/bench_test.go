@@ -18,30 +18,45 @@ import (
 	"github.com/scopekit/scopekit/boltstore"
 	"github.com/scopekit/scopekit/httpadapter"
 	"github.com/scopekit/scopekit/internal/demodata"
+	"github.com/scopekit/scopekit/pgstore/pgtest"
 	"github.com/scopekit/scopekit/scoping"
 	"golang.org/x/crypto/bcrypt"
 )
 
 // benchEnv is an API over a database holding n projects of one account,
-// served by the handler directly (no network), and a token for it.
+// served by the handler directly (no network), and a token for it. The
+// database is a bbolt file, or PostgreSQL with SCOPEKIT_TEST_STORE=postgres
+// (a schema of the server SCOPEKIT_TEST_DATABASE names).
 type benchEnv struct {
 	h      http.Handler
 	svc    *scoping.Service
 	token  string
 	first  string // id of a project
-	db     *boltstore.DB
+	db     benchDB
 	acct   string
 	client string
+}
+
+// benchDB is what the benchmarks use of a store.
+type benchDB interface {
+	scoping.Store
+	AuthStore() auth.Store
 }
 
 func newBenchEnv(b *testing.B, n int) *benchEnv {
 	b.Helper()
 	ctx := context.Background()
-	db, err := boltstore.Open(filepath.Join(b.TempDir(), "bench.db"))
-	if err != nil {
-		b.Fatal(err)
+	var db benchDB
+	if onPostgres() {
+		db = pgtest.Open(b)
+	} else {
+		bdb, err := boltstore.Open(filepath.Join(b.TempDir(), "bench.db"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { bdb.Close() })
+		db = bdb
 	}
-	b.Cleanup(func() { db.Close() })
 	svc := scoping.NewService(db)
 	au := &auth.Service{Store: db.AuthStore(), Directory: scoping.Directory(db), BcryptCost: bcrypt.MinCost}
 	var acct, uid string
@@ -156,7 +171,7 @@ func (w *discardWriter) Write(p []byte) (int, error) {
 
 // seedLargeProject inserts docs/pricing.md's large project into the bench
 // database.
-func seedLargeProject(b *testing.B, db *boltstore.DB, acct, client string) string {
+func seedLargeProject(b *testing.B, db scoping.Store, acct, client string) string {
 	b.Helper()
 	var pid string
 	err := db.Update(context.Background(), func(tx scoping.Tx) error {

@@ -109,8 +109,8 @@ func condSQL(def *scoping.TypeDef, c scoping.Cond, a *args) string {
 	return "FALSE"
 }
 
-// List implements scoping.Tx: one query for the page with the total as a
-// window count (a second one only when the page is past the end).
+// List implements scoping.Tx: one query for the page, and a count of the
+// matches when the page may not hold the last of them.
 func (t *tx) List(q *scoping.Query) ([]*scoping.Record, int, error) {
 	def, ok := scoping.Lookup(q.Type)
 	if !ok {
@@ -141,7 +141,7 @@ func (t *tx) List(q *scoping.Query) ([]*scoping.Record, int, error) {
 	}
 	order = append(order, "id")
 	cond := strings.Join(where, " AND ")
-	sql := "SELECT account_id, id, attrs, rels, created_at, updated_at, count(*) OVER () FROM records WHERE " + cond +
+	sql := "SELECT account_id, id, attrs, rels, created_at, updated_at FROM records WHERE " + cond +
 		" ORDER BY " + strings.Join(order, ", ")
 	if q.Limit > 0 {
 		sql += " LIMIT " + strconv.Itoa(q.Limit)
@@ -155,12 +155,11 @@ func (t *tx) List(q *scoping.Query) ([]*scoping.Record, int, error) {
 	}
 	defer rows.Close()
 	out := make([]*scoping.Record, 0, max(q.Limit, 0))
-	total := 0
 	for rows.Next() {
 		var id int64
 		var attrs, rels []byte
 		r := &scoping.Record{Type: q.Type}
-		if err := rows.Scan(&r.AccountID, &id, &attrs, &rels, &r.CreatedAt, &r.UpdatedAt, &total); err != nil {
+		if err := rows.Scan(&r.AccountID, &id, &attrs, &rels, &r.CreatedAt, &r.UpdatedAt); err != nil {
 			return nil, 0, err
 		}
 		r.ID = strconv.FormatInt(id, 10)
@@ -172,7 +171,10 @@ func (t *tx) List(q *scoping.Query) ([]*scoping.Record, int, error) {
 	if err := rows.Err(); err != nil {
 		return nil, 0, fmt.Errorf("list %s: %w", q.Type, err)
 	}
-	if len(out) == 0 && q.Offset > 0 {
+	// the total: the page itself when it is all there is, else a count
+	// (which an index answers without reading the records)
+	total := q.Offset + len(out)
+	if (q.Limit > 0 && len(out) == q.Limit) || (len(out) == 0 && q.Offset > 0) {
 		if err := t.ptx.QueryRow(t.ctx, "SELECT count(*) FROM records WHERE "+cond, a...).Scan(&total); err != nil {
 			return nil, 0, fmt.Errorf("list %s: %w", q.Type, err)
 		}

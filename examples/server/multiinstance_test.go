@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -36,7 +37,7 @@ const claim = 10 * time.Second
 // startInstances starts n server processes (this test binary acting as the
 // server) on one PostgreSQL database with one secret key file; the first
 // creates the demo account.
-func startInstances(t *testing.T, n int, dbURL string) []*instance {
+func startInstances(t testing.TB, n int, dbURL string) []*instance {
 	dir := t.TempDir()
 	keyFile := filepath.Join(dir, "secret.key")
 	key := make([]byte, webhook.KeySize)
@@ -316,5 +317,45 @@ func TestInstancesShareOneDatabase(t *testing.T) {
 	}
 	for _, c := range clients {
 		require.Equal(t, c.name, byID[c.id], "acknowledged client %s %q", c.id, c.name)
+	}
+}
+
+// BenchmarkInstanceWrites measures writes per second through the HTTP API
+// (POST /v2/clients, 64 concurrent clients spread round-robin) with one and
+// with three server processes on one PostgreSQL database. The writes are of
+// one account, whose write transactions take turns (docs/scale-out.md).
+func BenchmarkInstanceWrites(b *testing.B) {
+	for _, n := range []int{1, 3} {
+		b.Run(fmt.Sprintf("instances=%d", n), func(b *testing.B) {
+			dbURL := pgtest.URL(b)
+			inst := startInstances(b, n, dbURL)
+			tok := passwordToken(b, inst[0].base)
+			client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
+			var next atomic.Int64
+			b.SetParallelism(max(1, 64/runtime.GOMAXPROCS(0))) // 64 concurrent clients
+			b.ResetTimer()
+			start := time.Now()
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					i := next.Add(1)
+					body := fmt.Sprintf(`{"data":{"type":"clients","attributes":{"name":"Bench client %d"}}}`, i)
+					req, _ := http.NewRequest(http.MethodPost, inst[int(i)%n].base+"/v2/clients", strings.NewReader(body))
+					req.Header.Set("Authorization", "Bearer "+tok)
+					req.Header.Set("Content-Type", "application/vnd.api+json")
+					res, err := client.Do(req)
+					if err != nil {
+						b.Error(err)
+						return
+					}
+					_, _ = io.Copy(io.Discard, res.Body)
+					res.Body.Close()
+					if res.StatusCode != http.StatusCreated {
+						b.Errorf("status %d", res.StatusCode)
+						return
+					}
+				}
+			})
+			b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "writes/s")
+		})
 	}
 }

@@ -126,7 +126,7 @@ func startBinary(t *testing.T, bin, addr, data string, args ...string) *exec.Cmd
 	return cmd
 }
 
-func freeAddr(t *testing.T) string {
+func freeAddr(t testing.TB) string {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	defer ln.Close()
@@ -134,7 +134,7 @@ func freeAddr(t *testing.T) string {
 }
 
 // passwordToken signs in as the demo admin through the demo portal app.
-func passwordToken(t *testing.T, base string) string {
+func passwordToken(t testing.TB, base string) string {
 	res, err := http.PostForm(base+"/oauth/token", url.Values{"grant_type": {"password"},
 		"client_id": {"demo-portal"}, "client_secret": {"demo-portal-secret"},
 		"username": {"admin@demo.test"}, "password": {"demo-admin-password"}})
@@ -149,7 +149,7 @@ func passwordToken(t *testing.T, base string) string {
 	return tok.AccessToken
 }
 
-func call(t *testing.T, method, u, tok, body string) (int, map[string]any) {
+func call(t testing.TB, method, u, tok, body string) (int, map[string]any) {
 	var rd io.Reader
 	if body != "" {
 		rd = bytes.NewReader([]byte(body))
