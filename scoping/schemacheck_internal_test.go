@@ -1,0 +1,35 @@
+package scoping
+
+import (
+	"strings"
+	"testing"
+)
+
+// Ensure CheckSchema names each kind of broken declaration.
+func TestCheckSchemaFindsBrokenDeclarations(t *testing.T) {
+	broken := register(&TypeDef{Name: "broken-things", Guard: "no-such-permission", ProjectRel: "owner",
+		Attrs: []AttrDef{str("name")},
+		Rels: []RelDef{to1("ghost", "no-such-type"), inverse("children", "projects", "parent"),
+			{Name: "pals", Type: "users", ToMany: true, Through: "project-teammates", From: "project", To: "user"}},
+		Filters: map[string]FilterDef{"colour": {Op: OpIn}, "name": {Op: OpContains}}})
+	defer delete(registry, broken.Name)
+	err := CheckSchema()
+	if err == nil {
+		t.Fatal("no error for a broken declaration")
+	}
+	for _, want := range []string{
+		`guard "no-such-permission" is not a permission`,
+		`project relationship "owner" is not declared`,
+		`relationship ghost names undeclared type "no-such-type"`,
+		`inverse relationship children: projects has no stored relationship "parent" to broken-things`,
+		`through relationship pals: project-teammates has no relationship "project" to broken-things`,
+		`filter colour compares undeclared field "colour"`,
+	} {
+		if !strings.Contains(err.Error(), "broken-things: "+want) {
+			t.Errorf("missing %q in:\n%v", want, err)
+		}
+	}
+	if strings.Contains(err.Error(), "filter name") {
+		t.Errorf("a filter on a declared field reported: %v", err)
+	}
+}
