@@ -176,7 +176,7 @@ func byID(recs []*Record) map[string]*Record {
 func byProject(recs []*Record) map[string][]*Record {
 	m := map[string][]*Record{}
 	for _, r := range recs {
-		m[r.Rel("project")] = append(m[r.Rel("project")], r)
+		m[r.Rel(NameProject)] = append(m[r.Rel(NameProject)], r)
 	}
 	return m
 }
@@ -199,7 +199,7 @@ func (c *Call) priceData(d projectData, ids []string) error {
 	tables, terms, cats := byID(d["rate-tables"]), byID(d["payment-terms"]), byID(d["expense-categories"])
 	currencies := map[string]*Record{}
 	for _, cur := range d["currencies"] {
-		currencies[cur.Str("code")] = cur
+		currencies[cur.Str(NameCode)] = cur
 	}
 	groups := map[string]map[string][]*Record{}
 	for _, typ := range projectInputTypes {
@@ -224,8 +224,8 @@ func currencyOf(code string, currencies map[string]*Record) (pricing.Currency, d
 	cur := pricing.Currency{Code: code, MinorUnits: 2}
 	rate := decimal.NewFromInt(1)
 	if r, ok := currencies[code]; ok {
-		cur.MinorUnits = int(r.Int("minor-units"))
-		if d, ok := r.DecOK("conversion-rate"); ok {
+		cur.MinorUnits = int(r.Int(NameMinorUnits))
+		if d, ok := r.DecOK(NameConversionRate); ok {
 			rate = d
 		}
 	}
@@ -239,74 +239,74 @@ func pricingInput(acct, proj *Record, g func(string) []*Record, tables, terms, c
 		"project-governances", "project-expenses", "project-products"} {
 		pp.recs[typ] = g(typ)
 	}
-	defCode := acct.Str("default-currency")
+	defCode := acct.Str(NameDefaultCurrency)
 	code := defCode
-	if t, ok := tables[proj.Rel("rate-table")]; ok && t.Str("currency") != "" {
-		code = t.Str("currency")
+	if t, ok := tables[proj.Rel(NameRateTable)]; ok && t.Str(NameCurrency) != "" {
+		code = t.Str(NameCurrency)
 	}
-	in := &pricing.Project{MRRTerms: int(proj.Int("mrr-terms")), IncludeExpenses: true,
-		RevenueAdjustment: proj.Dec("revenue-adjustment"), CostAdjustment: proj.Dec("cost-adjustment")}
+	in := &pricing.Project{MRRTerms: int(proj.Int(NameMrrTerms)), IncludeExpenses: true,
+		RevenueAdjustment: proj.Dec(NameRevenueAdjustment), CostAdjustment: proj.Dec(NameCostAdjustment)}
 	in.Currency, in.ConversionRate = currencyOf(code, currencies)
 	in.DefaultCurrency, _ = currencyOf(defCode, currencies)
 	if code == defCode {
 		in.ConversionRate = decimal.NewFromInt(1)
 	}
-	if t, ok := terms[proj.Rel("payment-term")]; ok {
-		in.IncludeExpenses, in.IncludeHardware = t.Bool("include-expenses"), t.Bool("include-hardware")
+	if t, ok := terms[proj.Rel(NamePaymentTerm)]; ok {
+		in.IncludeExpenses, in.IncludeHardware = t.Bool(NameIncludeExpenses), t.Bool(NameIncludeHardware)
 	}
 	for i, r := range g("project-resources") {
 		pp.idx[typedID{r.Type, r.ID}] = i
-		in.Resources = append(in.Resources, pricing.Resource{ID: r.ID, Name: r.Str("name"), Slug: r.Str("code"),
-			HourlyRate: r.Dec("hourly-rate"), HourlyCost: r.Dec("hourly-cost")})
+		in.Resources = append(in.Resources, pricing.Resource{ID: r.ID, Name: r.Str(NameName), Slug: r.Str(NameCode),
+			HourlyRate: r.Dec(NameHourlyRate), HourlyCost: r.Dec(NameHourlyCost)})
 	}
 	for _, r := range g("project-phases") {
-		in.Phases = append(in.Phases, pricing.Phase{ID: r.ID, Name: r.Str("name"), Position: int(r.Int("position"))})
+		in.Phases = append(in.Phases, pricing.Phase{ID: r.ID, Name: r.Str(NameName), Position: int(r.Int(NamePosition))})
 	}
 	for _, r := range g("project-locations") {
-		in.Locations = append(in.Locations, pricing.Location{ID: r.ID, Name: r.Str("name")})
+		in.Locations = append(in.Locations, pricing.Location{ID: r.ID, Name: r.Str(NameName)})
 	}
 	subsOf := map[string][]*Record{}
 	for _, r := range g("project-subservices") {
-		subsOf[r.Rel("project-service")] = append(subsOf[r.Rel("project-service")], r)
+		subsOf[r.Rel(NameProjectService)] = append(subsOf[r.Rel(NameProjectService)], r)
 	}
 	pp.subs = make([][]*Record, len(pp.recs["project-services"]))
 	for i, s := range g("project-services") {
 		pp.idx[typedID{s.Type, s.ID}] = i
 		pp.subs[i] = subsOf[s.ID]
-		line := pricing.Service{ID: s.ID, Name: s.Str("name"), Type: s.Str("service-type"),
-			PaymentFrequency: s.Str("payment-frequency"), Quantity: s.Dec("quantity"), UnitHours: s.Dec("unit-hours"),
-			ResourceID: s.Rel("project-resource"), PhaseID: s.Rel("project-phase"), LocationID: s.Rel("project-location"),
-			CategoryID: s.Rel("service-category"), Status: s.Str("status"), ActualHours: s.Dec("actual-hours")}
+		line := pricing.Service{ID: s.ID, Name: s.Str(NameName), Type: s.Str(NameServiceType),
+			PaymentFrequency: s.Str(NamePaymentFrequency), Quantity: s.Dec(NameQuantity), UnitHours: s.Dec(NameUnitHours),
+			ResourceID: s.Rel(NameProjectResource), PhaseID: s.Rel(NameProjectPhase), LocationID: s.Rel(NameProjectLocation),
+			CategoryID: s.Rel(NameServiceCategory), Status: s.Str(NameStatus), ActualHours: s.Dec(NameActualHours)}
 		for j, sub := range subsOf[s.ID] {
 			pp.sub[sub.ID] = [2]int{i, j}
-			line.Subservices = append(line.Subservices, pricing.Subservice{ID: sub.ID, Name: sub.Str("name"),
-				Quantity: sub.Dec("quantity"), UnitHours: sub.Dec("unit-hours"), ResourceID: sub.Rel("project-resource"),
-				ActualHours: sub.Dec("actual-hours")})
+			line.Subservices = append(line.Subservices, pricing.Subservice{ID: sub.ID, Name: sub.Str(NameName),
+				Quantity: sub.Dec(NameQuantity), UnitHours: sub.Dec(NameUnitHours), ResourceID: sub.Rel(NameProjectResource),
+				ActualHours: sub.Dec(NameActualHours)})
 		}
 		in.Services = append(in.Services, line)
 	}
 	for i, r := range g("project-governances") {
 		pp.idx[typedID{r.Type, r.ID}] = i
-		in.Governance = append(in.Governance, pricing.Governance{ID: r.ID, Name: r.Str("name"),
-			CalculationType: r.Str("calculation-type"), Rate: r.Dec("rate"), FixedHours: r.Dec("fixed-hours"),
-			AllocationMethod: r.Str("allocation-method"), FilterType: r.Str("filter-type"),
-			ResourceID: r.Rel("project-resource"), PhaseID: r.Rel("project-phase"), CategoryID: r.Rel("service-category")})
+		in.Governance = append(in.Governance, pricing.Governance{ID: r.ID, Name: r.Str(NameName),
+			CalculationType: r.Str(NameCalculationType), Rate: r.Dec(NameRate), FixedHours: r.Dec(NameFixedHours),
+			AllocationMethod: r.Str(NameAllocationMethod), FilterType: r.Str(NameFilterType),
+			ResourceID: r.Rel(NameProjectResource), PhaseID: r.Rel(NameProjectPhase), CategoryID: r.Rel(NameServiceCategory)})
 	}
 	for i, r := range g("project-expenses") {
 		pp.idx[typedID{r.Type, r.ID}] = i
-		e := pricing.Expense{ID: r.ID, Description: r.Str("description"), Quantity: r.Dec("quantity"), Rate: r.Dec("rate")}
-		if cat, ok := cats[r.Rel("expense-category")]; ok {
-			e.Category = cat.Str("name")
+		e := pricing.Expense{ID: r.ID, Description: r.Str(NameDescription), Quantity: r.Dec(NameQuantity), Rate: r.Dec(NameRate)}
+		if cat, ok := cats[r.Rel(NameExpenseCategory)]; ok {
+			e.Category = cat.Str(NameName)
 		}
-		if uc, ok := r.DecOK("unit-cost"); ok {
+		if uc, ok := r.DecOK(NameUnitCost); ok {
 			e.UnitCost = decimal.NewNullDecimal(uc)
 		}
 		in.Expenses = append(in.Expenses, e)
 	}
 	for i, r := range g("project-products") {
 		pp.idx[typedID{r.Type, r.ID}] = i
-		in.Products = append(in.Products, pricing.Product{ID: r.ID, Name: r.Str("name"), SKU: r.Str("sku"),
-			Quantity: r.Dec("quantity"), UnitPrice: r.Dec("unit-price"), UnitCost: r.Dec("unit-cost")})
+		in.Products = append(in.Products, pricing.Product{ID: r.ID, Name: r.Str(NameName), SKU: r.Str(NameSku),
+			Quantity: r.Dec(NameQuantity), UnitPrice: r.Dec(NameUnitPrice), UnitCost: r.Dec(NameUnitCost)})
 	}
 	return in, pp
 }
@@ -321,7 +321,7 @@ func computePrices(_ context.Context, c *Call, recs []*Record) error {
 	for _, r := range recs {
 		if r.Type == "projects" {
 			projects[r.ID] = r
-		} else if pid := r.Rel("project"); pid != "" && !slices.Contains(want, pid) {
+		} else if pid := r.Rel(NameProject); pid != "" && !slices.Contains(want, pid) {
 			want = append(want, pid)
 		}
 	}
@@ -384,7 +384,7 @@ func projectOfPriced(r *Record) string {
 	if r.Type == "projects" {
 		return r.ID
 	}
-	return r.Rel("project")
+	return r.Rel(NameProject)
 }
 
 // setFigures sets the price figures of r from the call's pricing run of its
@@ -488,11 +488,11 @@ func (c *Call) catalogLines(recs []*Record) (map[string]*Record, error) {
 	for _, r := range recs {
 		switch r.Type {
 		case "project-services":
-			if id := r.Rel("service"); id != "" {
+			if id := r.Rel(NameService); id != "" {
 				sids = append(sids, id)
 			}
 		case "project-subservices":
-			if id := r.Rel("subservice"); id != "" {
+			if id := r.Rel(NameSubservice); id != "" {
 				subids = append(subids, id)
 			}
 		}
@@ -519,13 +519,13 @@ func (c *Call) catalogLines(recs []*Record) (map[string]*Record, error) {
 // customHours reports whether a line's unit hours differ from those of the
 // catalog service or subservice it was added from (false without one).
 func customHours(r *Record, catalog map[string]*Record) bool {
-	key := "services/" + r.Rel("service")
+	key := "services/" + r.Rel(NameService)
 	if r.Type == "project-subservices" {
-		key = "subservices/" + r.Rel("subservice")
+		key = "subservices/" + r.Rel(NameSubservice)
 	}
 	src, ok := catalog[key]
 	if !ok {
 		return false
 	}
-	return !r.Dec("unit-hours").Equal(src.Dec("hours"))
+	return !r.Dec(NameUnitHours).Equal(src.Dec(NameHours))
 }

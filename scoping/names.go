@@ -1,0 +1,50 @@
+package scoping
+
+// Names of the attributes and relationships the domain code reads from
+// records (those pricing reads): a misspelt constant fails to compile
+// where a misspelt string would read "", and TestNamesAreDeclared ties
+// each to a declaration.
+
+const (
+	NameActualHours       = "actual-hours"
+	NameAllocationMethod  = "allocation-method"
+	NameCalculationType   = "calculation-type"
+	NameCode              = "code"
+	NameConversionRate    = "conversion-rate"
+	NameCostAdjustment    = "cost-adjustment"
+	NameCurrency          = "currency"
+	NameDefaultCurrency   = "default-currency"
+	NameDescription       = "description"
+	NameExpenseCategory   = "expense-category"
+	NameFilterType        = "filter-type"
+	NameFixedHours        = "fixed-hours"
+	NameHourlyCost        = "hourly-cost"
+	NameHourlyRate        = "hourly-rate"
+	NameHours             = "hours"
+	NameIncludeExpenses   = "include-expenses"
+	NameIncludeHardware   = "include-hardware"
+	NameMinorUnits        = "minor-units"
+	NameMrrTerms          = "mrr-terms"
+	NameName              = "name"
+	NamePaymentFrequency  = "payment-frequency"
+	NamePaymentTerm       = "payment-term"
+	NamePosition          = "position"
+	NameProject           = "project"
+	NameProjectLocation   = "project-location"
+	NameProjectPhase      = "project-phase"
+	NameProjectResource   = "project-resource"
+	NameProjectService    = "project-service"
+	NameQuantity          = "quantity"
+	NameRate              = "rate"
+	NameRateTable         = "rate-table"
+	NameRevenueAdjustment = "revenue-adjustment"
+	NameService           = "service"
+	NameServiceCategory   = "service-category"
+	NameServiceType       = "service-type"
+	NameSku               = "sku"
+	NameStatus            = "status"
+	NameSubservice        = "subservice"
+	NameUnitCost          = "unit-cost"
+	NameUnitHours         = "unit-hours"
+	NameUnitPrice         = "unit-price"
+)
