@@ -56,13 +56,13 @@ var uploadDocs = map[string]routeDoc{
 			"a zip bomb or a malformed template (unclosed loop, unbalanced braces) is 422 naming the tag and its paragraph, and nothing is stored. " +
 			"Answers the template with its size, sha256 and tags. An optional Content-Disposition names the file. Needs `documents` manage.",
 		Body:     obj{"required": true, "content": obj{scoping.ContentTypeDOCX: obj{"schema": obj{"type": "string", "format": "binary"}}}},
-		Response: singleDoc("document-templates")},
+		Response: singleDoc("document-templates"), MoreErrors: []string{"413", "415"}},
 }
 
 // fileDoc is the answer of a file download.
 func fileDoc(summary, description string, params ...any) routeDoc {
 	return routeDoc{Summary: summary, Description: description, Params: params,
-		Response: obj{"type": "string", "format": "binary"}, ResponseType: "application/octet-stream"}
+		Response: obj{"type": "string", "format": "binary"}, ResponseType: "application/octet-stream", APIErrors: true}
 }
 
 func (s *Server) put(c *call) error {

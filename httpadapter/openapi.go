@@ -26,6 +26,11 @@ type routeDoc struct {
 	Response                  obj // the success response's schema; nil for none (204)
 	ResponseType              string
 	Public                    bool // no token needed
+	// APIErrors says a route whose success is not a JSON:API document (a
+	// file) still answers its failures as JSON:API errors.
+	APIErrors bool
+	// MoreErrors are statuses beyond the shared ones (413, 415, 429).
+	MoreErrors []string
 	// Omit says why the route is left out of the document (a method that
 	// only answers 405, the reference page's static assets); empty means
 	// it is described.
@@ -235,6 +240,9 @@ func errorResponses() obj {
 		"404": "no such record for this caller (another account's records look the same)",
 		"409": "the current state forbids it (type or id mismatch, an action on a record in the wrong state)",
 		"422": "validation failed: one error per field, with source.pointer",
+		"413": "the body is larger than the route takes",
+		"415": "the body's Content-Type is not the one the route takes",
+		"429": "throttled: wait the Retry-After seconds",
 	} {
 		out[code] = obj{"description": desc, "content": obj{"application/vnd.api+json": obj{"schema": obj{"$ref": "#/components/schemas/Error"}}}}
 	}
@@ -355,8 +363,8 @@ func op(d routeDoc, params []any) obj {
 		ok["content"] = obj{media: obj{"schema": d.Response}}
 	}
 	responses := obj{status: ok}
-	if strings.HasPrefix(media, "application/vnd.api+json") {
-		for _, code := range []string{"400", "401", "403", "404", "409", "422"} {
+	if strings.HasPrefix(media, "application/vnd.api+json") || d.APIErrors {
+		for _, code := range append([]string{"400", "401", "403", "404", "409", "422"}, d.MoreErrors...) {
 			if d.Public && (code == "401" || code == "403") {
 				continue
 			}
@@ -445,7 +453,7 @@ func addTypePaths(paths obj, prefix string, def *scoping.TypeDef, v2 bool) {
 	if def.Async {
 		coll["post"] = op(routeDoc{Tag: t, Summary: "Queue one of " + t, Description: "Answers 202 with the record (status queued) and a Location header to poll; " +
 			"the work happens in the background. Needs `" + def.Guard + "` manage; throttled per IP and per account (429 with Retry-After).",
-			Status: "202", Body: writeDoc1(t), Response: singleDoc(t)}, slug)
+			Status: "202", Body: writeDoc1(t), Response: singleDoc(t), MoreErrors: []string{"429"}}, slug)
 	} else if !def.ReadOnly || def.Hooks.Create != nil {
 		coll["post"] = op(routeDoc{Tag: t, Summary: "Create one of " + t, Description: "Answers 201 with a Location header. Needs `" + def.Guard + "` manage.",
 			Status: "201", Body: writeDoc1(t), Response: singleDoc(t)}, slug)

@@ -90,7 +90,21 @@ func TestOpenAPIReference(t *testing.T) {
 			require.NotNil(t, submit)
 			assert.NotNil(t, submit.Post)
 			assert.NotNil(t, submit.Post.Responses.Value("422"), "errors are described")
+			queue := doc.Paths.Find(tc.prefix + "/project-documents")
+			require.NotNil(t, queue)
+			assert.NotNil(t, queue.Post.Responses.Value("429"), "generation is throttled")
+			download := doc.Paths.Find(tc.prefix + "/project-documents/{id}/download")
+			require.NotNil(t, download)
+			for _, code := range []string{"400", "401", "403", "404", "409"} {
+				assert.NotNil(t, download.Get.Responses.Value(code), "a download's failures are JSON:API errors: %s", code)
+			}
 			if !tc.v2 {
+				file := doc.Paths.Find("/{slug}/v1/document-templates/{id}/file")
+				require.NotNil(t, file)
+				assert.NotNil(t, file.Get.Responses.Value("404"), "no file yet")
+				for _, code := range []string{"413", "415", "422"} {
+					assert.NotNil(t, file.Put.Responses.Value(code), "an upload's failures: %s", code)
+				}
 				md := doc.Paths.Find("/{slug}/v1/projects/{id}/merge-data")
 				require.NotNil(t, md, "merge data is described")
 				assert.NotNil(t, md.Get.Parameters.GetByInAndName("query", "version"))
