@@ -128,6 +128,12 @@ func TestDocumentTemplateFile(t *testing.T) {
 	assert.Equal(t, file, got.Body)
 	assert.Equal(t, scoping.ContentTypeDOCX, got.Header.Get("Content-Type"))
 	assert.Equal(t, `attachment; filename="figures.docx"; filename*=UTF-8''figures.docx`, got.Header.Get("Content-Disposition"))
+	// a filename cleared by a PATCH falls back to the template's name, as on upload
+	e.patch("/acme/v1/document-templates/"+id, admin, "document-templates", id, `{"filename":null}`)
+	unnamed := e.download("/acme/v1/document-templates/"+id+"/file", admin)
+	require.Equal(t, http.StatusOK, unnamed.Status)
+	assert.Equal(t, `attachment; filename="Figures.docx"; filename*=UTF-8''Figures.docx`, unnamed.Header.Get("Content-Disposition"))
+	e.patch("/acme/v1/document-templates/"+id, admin, "document-templates", id, `{"filename":"figures.docx"}`)
 
 	// every account starts with the built-in Standard SOW, file and all
 	std := e.get("/acme/v1/document-templates?filter[name]=Standard", admin)

@@ -278,12 +278,21 @@ func checkTemplateFile(validate func([]byte) ([]string, error), file []byte) ([]
 	return nil, scopekit.Errorf(scopekit.EINVALID, "the file is not a usable DOCX template: %v", err)
 }
 
+// templateFilename is the name a template's file is served under: its
+// filename, or (none given, or cleared since) the template's name.
+func templateFilename(rec *Record) string {
+	if name := rec.Str("filename"); name != "" {
+		return name
+	}
+	return rec.Str("name") + ".docx"
+}
+
 func setTemplateFile(rec *Record, filename string, file []byte, tags []string) {
 	sum := sha256.Sum256(file)
 	if filename != "" {
 		rec.Attrs["filename"] = filename
-	} else if rec.Str("filename") == "" {
-		rec.Attrs["filename"] = rec.Str("name") + ".docx"
+	} else {
+		rec.Attrs["filename"] = templateFilename(rec)
 	}
 	rec.Attrs["size"], rec.Attrs["sha256"] = int64(len(file)), hex.EncodeToString(sum[:])
 	list := make([]any, len(tags))
@@ -319,7 +328,7 @@ func (s *Service) TemplateFile(ctx context.Context, a *Actor, id string) (*File,
 		if scopekit.ErrorCode(err) == scopekit.ENOTFOUND {
 			return scopekit.Errorf(scopekit.ENOTFOUND, "document-templates %s has no file yet", id)
 		}
-		f = &File{Name: rec.Str("filename"), ContentType: ContentTypeDOCX, Data: data}
+		f = &File{Name: templateFilename(rec), ContentType: ContentTypeDOCX, Data: data}
 		return err
 	})
 	return f, err
