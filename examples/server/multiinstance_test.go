@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -358,4 +359,71 @@ func BenchmarkInstanceWrites(b *testing.B) {
 			b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "writes/s")
 		})
 	}
+}
+
+// TestApprovalRaceAcrossInstances has the approver sign the same pending
+// step through two instances at once, many times over: one signature
+// counts, the others find the step no longer pending (409), and the
+// project ends approved once.
+func TestApprovalRaceAcrossInstances(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts two server processes")
+	}
+	dbURL := pgtest.URL(t)
+	if !strings.HasPrefix(dbURL, "postgres://") && !strings.HasPrefix(dbURL, "postgresql://") {
+		t.Skip(pgtest.EnvVar + " is not a postgres:// URL (the server's -database takes only URLs)")
+	}
+	inst := startInstances(t, 2, dbURL)
+	a, b := inst[0].base, inst[1].base
+	tok := passwordToken(t, a)
+	st, me := call(t, http.MethodGet, b+"/v1/me", tok, "")
+	require.Equal(t, http.StatusOK, st, "%v", me)
+	adminID := me["data"].(map[string]any)["id"].(string)
+	st, level := call(t, http.MethodPost, a+"/demo/v1/approval-levels", tok,
+		`{"data":{"type":"approval-levels","attributes":{"name":"Technical review","kind":"technical","position":1,
+		"conditions":[{"field":"contract_revenue","operator":"gt","value":"5000"}]}}}`)
+	require.Equal(t, http.StatusCreated, st, "%v", level)
+	st, body := call(t, http.MethodPost, b+"/demo/v1/line-of-business-approvals", tok,
+		`{"data":{"type":"line-of-business-approvals","relationships":{
+		"approval-level":{"data":{"type":"approval-levels","id":"`+level["data"].(map[string]any)["id"].(string)+`"}},
+		"approvers":{"data":[{"type":"users","id":"`+adminID+`"}]}}}}`)
+	require.Equal(t, http.StatusCreated, st, "%v", body)
+	// the demo's service account submits (a submitter may not approve)
+	res, err := http.PostForm(b+"/oauth/token", url.Values{"grant_type": {"client_credentials"},
+		"client_id": {"demo-bot"}, "client_secret": {"demo-bot-secret"}})
+	require.NoError(t, err)
+	var bot struct {
+		AccessToken string `json:"access_token"`
+	}
+	require.NoError(t, json.NewDecoder(res.Body).Decode(&bot))
+	res.Body.Close()
+	st, body = call(t, http.MethodPost, a+"/demo/v1/projects/1/submit", bot.AccessToken, "")
+	require.Equal(t, http.StatusOK, st, "%v", body)
+	st, steps := call(t, http.MethodGet, b+"/demo/v1/approval-steps?filter[project]=1&filter[status]=pending", tok, "")
+	require.Equal(t, http.StatusOK, st, "%v", steps)
+	list := steps["data"].([]any)
+	require.Len(t, list, 1)
+	step := list[0].(map[string]any)["id"].(string)
+
+	const signers = 16
+	codes := make(chan int, signers)
+	var wg sync.WaitGroup
+	for i := range signers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			st, _ := call(t, http.MethodPost, inst[i%2].base+"/demo/v1/approval-steps/"+step+"/approve", tok, "")
+			codes <- st
+		}()
+	}
+	wg.Wait()
+	close(codes)
+	count := map[int]int{}
+	for c := range codes {
+		count[c]++
+	}
+	require.Equal(t, map[int]int{http.StatusOK: 1, http.StatusConflict: signers - 1}, count)
+	st, p := call(t, http.MethodGet, a+"/v2/projects/1", tok, "")
+	require.Equal(t, http.StatusOK, st)
+	require.Equal(t, "approved", p["data"].(map[string]any)["attributes"].(map[string]any)["status"])
 }
