@@ -1,33 +1,13 @@
 package mergedata_test
 
 import (
-	"context"
 	"encoding/json"
-	"fmt"
 	"testing"
 
-	"github.com/scopekit/scopekit/internal/demodata"
 	"github.com/scopekit/scopekit/mergedata"
 	"github.com/scopekit/scopekit/scoping"
 	"github.com/stretchr/testify/require"
 )
-
-// seedLarge inserts docs/pricing.md's large project with 3 teammates.
-func (e *env) seedLarge() string {
-	e.tb.Helper()
-	client := e.create("clients", map[string]any{"name": "Globex"})
-	var users []string
-	for i := range 3 {
-		users = append(users, e.member(fmt.Sprintf("user%d@acme.test", i), fmt.Sprintf("User %d", i)))
-	}
-	var pid string
-	require.NoError(e.tb, e.db.Update(context.Background(), func(tx scoping.Tx) error {
-		var err error
-		pid, err = demodata.SeedLarge(tx, e.acct, client, users)
-		return err
-	}))
-	return pid
-}
 
 // Ensure the large project builds completely: every service in its phase
 // and its location.
@@ -36,7 +16,7 @@ func TestLargeProject(t *testing.T) {
 		t.Skip("large fixture")
 	}
 	e := mustEnv(t)
-	snap := e.snapshot(e.seedLarge())
+	snap := e.snapshot(e.SeedLarge())
 	require.Len(t, snap.Services, 1000)
 	v2 := mergedata.BuildV2(snap, now)
 	n := 0
@@ -58,7 +38,7 @@ func TestLargeProject(t *testing.T) {
 
 func benchBuild(b *testing.B, build func(*scoping.Snapshot) any, encode bool) {
 	e := mustEnv(b)
-	snap := e.snapshot(e.seedLarge())
+	snap := e.snapshot(e.SeedLarge())
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {

@@ -17,7 +17,7 @@ import (
 // there without a phase, and a managed service, so that every section of
 // merge data has content.
 func (e *env) seedRich() string {
-	e.tb.Helper()
+	e.TB.Helper()
 	pid := e.seedDemo().ProjectID
 	snap := e.snapshot(pid)
 	var engineer string
@@ -26,7 +26,7 @@ func (e *env) seedRich() string {
 			engineer = r.ID
 		}
 	}
-	require.NotEmpty(e.tb, engineer)
+	require.NotEmpty(e.TB, engineer)
 	hq := e.create("project-locations", map[string]any{"name": "HQ", "address": "1 Main St", "city": "Springfield",
 		"region": "IL", "country": "US", "postal-code": "62701"}, "project", "projects", pid)
 	e.create("project-locations", map[string]any{"name": "Home office", "remote": true}, "project", "projects", pid)
@@ -447,7 +447,7 @@ func TestV1HasNoCosts(t *testing.T) {
 func TestRemovedTeammatesExcluded(t *testing.T) {
 	e := mustEnv(t)
 	pid := e.seedDemo().ProjectID // Ada stays, Fred was removed
-	later := e.member("lin@acme.test", "Lin Later")
+	later := e.Member("lin@acme.test", "Lin Later")
 	e.create("project-teammates", nil, "project", "projects", pid, "user", "users", later)
 	v2 := tree(t, mergedata.BuildV2(e.snapshot(pid), now))
 	assert.Equal(t, []any{
@@ -460,8 +460,8 @@ func TestRemovedTeammatesExcluded(t *testing.T) {
 func TestProjectFields(t *testing.T) {
 	e := mustEnv(t)
 	s := e.seedDemo()
-	sales := e.member("sam@acme.test", "Sam Sales")
-	presales := e.member("pat@acme.test", "Pat Presales")
+	sales := e.Member("sam@acme.test", "Sam Sales")
+	presales := e.Member("pat@acme.test", "Pat Presales")
 	lob := e.create("lines-of-business", map[string]any{"name": "Managed Security"})
 	e.create("user-defined-fields", map[string]any{"name": "po_number", "resource-type": "projects"})
 	in := map[string]any{"solution-summary": "New firewalls.", "out-of-scope": "Wi-Fi.", "user-defined-fields": map[string]any{"po_number": "PO-7"}}
@@ -493,21 +493,21 @@ func TestProjectFields(t *testing.T) {
 // setRels sets to-one relationships through the engine; rels are name,
 // type, id triples.
 func (e *env) setRels(typ, id string, rels ...string) {
-	e.tb.Helper()
+	e.TB.Helper()
 	in := &scoping.Input{Rels: map[string]scoping.RelInput{}}
 	for i := 0; i+2 < len(rels); i += 3 {
 		in.Rels[rels[i]] = scoping.RelInput{Refs: []scoping.Ref{{Type: rels[i+1], ID: rels[i+2]}}}
 	}
-	_, err := e.svc.Update(context.Background(), e.actor, typ, id, in, false)
-	require.NoError(e.tb, err)
+	_, err := e.Svc.Update(context.Background(), e.Actor, typ, id, in, false)
+	require.NoError(e.TB, err)
 }
 
 // Ensure money follows the currency's minor units: a yen project shows
 // whole yen, and the currency section names the symbol.
 func TestCurrency(t *testing.T) {
 	e := mustEnv(t)
-	require.NoError(t, e.svc.Setup(context.Background(), func(a *scoping.Admin) error {
-		_, err := a.EnsureCurrency(e.acct, "JPY", "Yen", "150")
+	require.NoError(t, e.Svc.Setup(context.Background(), func(a *scoping.Admin) error {
+		_, err := a.EnsureCurrency(e.Acct, "JPY", "Yen", "150")
 		return err
 	}))
 	table := e.create("rate-tables", map[string]any{"name": "Yen", "currency": "JPY"})
