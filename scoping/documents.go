@@ -377,7 +377,16 @@ func (s *Service) DocumentFile(ctx context.Context, a *Actor, id, format string,
 			if kind == BlobDocumentPDF {
 				what = "PDF"
 			}
-			return scopekit.Errorf(scopekit.ENOTFOUND, "project-documents %s has no %s (status %s: %s)", id, what, st, orNone(rec.Str("error-text")))
+			why := rec.Str("error-text")
+			switch {
+			case why != "":
+				why = "status " + st + ": " + why
+			case kind == BlobDocumentPDF && !rec.Bool("generate-pdf"):
+				why = "it was generated with generate-pdf false"
+			default:
+				why = "status " + st
+			}
+			return scopekit.Errorf(scopekit.ENOTFOUND, "project-documents %s has no %s (%s)", id, what, why)
 		}
 		data, err := c.Tx.Blob(rec.AccountID, kind, rec.ID)
 		if err != nil {
@@ -390,13 +399,6 @@ func (s *Service) DocumentFile(ctx context.Context, a *Actor, id, format string,
 		return nil
 	})
 	return f, err
-}
-
-func orNone(s string) string {
-	if s == "" {
-		return "no error"
-	}
-	return s
 }
 
 // DocumentJob is a claimed project document and what rendering it needs.
