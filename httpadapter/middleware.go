@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"regexp"
 	"runtime/debug"
+	"strconv"
 	"sync"
 	"time"
 
@@ -61,6 +62,9 @@ func (w *statusWriter) Write(b []byte) (int, error) {
 	return w.ResponseWriter.Write(b)
 }
 
+// Unwrap lets http.ResponseController reach the connection's writer.
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
 // withRequestLog gives every request an X-Request-Id (the client's when it
 // is sane) and logs one line per request: method, route pattern, status,
 // duration, request id and account. Never the query, headers or body:
@@ -88,80 +92,83 @@ func withRequestLog(log *slog.Logger, next http.Handler) http.Handler {
 
 // withTimeout answers 504 (a JSON:API error) when the handler has not
 // started its response within d, and 500 when it panics first; either way
-// the server keeps serving. The handler runs in its own goroutine with a
-// context canceled at the deadline. Its headers are kept apart until it
-// writes the status; from then on its writes go straight to the client (the
-// handlers encode a whole document before writing, so this is the end of
-// the request) and the deadline no longer interrupts it. A handler that
-// writes after the 504 went out is ignored.
+// the server keeps serving. The handler runs on the request's own
+// goroutine (a goroutine per request cost a tenth of a small read: its
+// creation, its stack growing again each time, the hand-over) with a
+// context canceled at the deadline. Handlers honour the context: a store
+// call after the deadline fails with it, which answers 504 too. For one
+// that does not, the deadline itself sends the 504 from a timer: complete
+// (with its Content-Length), flushed, and with "Connection: close", since
+// the connection is not free again until the handler returns. The
+// handler's headers are kept apart until it writes the status; from then
+// on its writes go straight to the client (the handlers encode a whole
+// document before writing, so this is the end of the request) and the
+// deadline no longer interrupts it. A handler that writes after the 504
+// went out is ignored.
 func withTimeout(d time.Duration, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx, cancel := context.WithTimeout(r.Context(), d)
 		defer cancel()
-		// The handler fills in its own copy of the request info (route,
-		// account): after a 504 it may still be running while the access
-		// log reads the original. The copy is taken back once it is done.
-		outer := infoOf(r)
-		var inner reqInfo
-		if outer != nil {
-			inner = *outer
-			ctx = context.WithValue(ctx, ctxKey{}, &inner)
-		}
-		takeBack := func() { // only once the handler is done
-			if outer != nil {
-				outer.route, outer.account = inner.route, inner.account
-			}
-		}
 		r = r.WithContext(ctx)
 		tw := &timeoutWriter{w: w, h: http.Header{}}
-		done := make(chan struct{})
-		panicked := make(chan any, 1)
-		go func() {
-			defer func() {
-				if p := recover(); p != nil {
-					logger(r).Error("panic", "request_id", requestID(r), "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
-					panicked <- p
-				}
-			}()
-			next.ServeHTTP(tw, r)
-			close(done)
-		}()
-		select {
-		case <-done:
-			tw.finish()
-			takeBack()
-			return
-		case <-panicked:
-			takeBack()
-			if !tw.abandon() {
-				return // the response had begun; nothing sane can follow
+		fired := make(chan struct{})
+		stop := context.AfterFunc(ctx, func() {
+			defer close(fired)
+			// canceled by net/http instead (the client went away or its
+			// body missed the read deadline): the handler sees it at once
+			// and gives the answer (408 for the late body)
+			if errors.Is(ctx.Err(), context.DeadlineExceeded) && tw.abandon() {
+				sendComplete(w, r, scopekit.Errorf(scopekit.ETIMEOUT, "the request was not answered within %s", d))
 			}
-			writeError(w, r, scopekit.Errorf(scopekit.EINTERNAL, "panic"))
-			return
-		case <-ctx.Done():
-		}
-		if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			// canceled by net/http: the client went away or its body
-			// missed the read deadline. The handler sees it at once and
-			// gives the answer (408 for the late body).
-			select {
-			case <-done:
+		})
+		defer func() {
+			p := recover()
+			if !stop() {
+				<-fired // the deadline's answer, if any, is out before this returns
+			}
+			if p == nil {
 				tw.finish()
-			case <-panicked:
+				return
 			}
-			takeBack()
-			return
-		}
-		if tw.abandon() {
-			writeError(w, r, scopekit.Errorf(scopekit.ETIMEOUT, "the request was not answered within %s", d))
-			return
-		}
-		select { // committed before the deadline: let it finish
-		case <-done:
-		case <-panicked:
-		}
-		takeBack()
+			logger(r).Error("panic", "request_id", requestID(r), "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+			if tw.abandon() { // else the response had begun; nothing sane can follow
+				writeError(w, r, scopekit.Errorf(scopekit.EINTERNAL, "panic"))
+			}
+		}()
+		next.ServeHTTP(tw, r)
 	})
+}
+
+// sendComplete writes the error response with its length and flushes it,
+// so that the client has all of it while the handler still runs.
+func sendComplete(w http.ResponseWriter, r *http.Request, err error) {
+	b := &bufferedResponse{h: w.Header()}
+	writeError(b, r, err)
+	w.Header().Set("Content-Length", strconv.Itoa(len(b.body)))
+	w.Header().Set("Connection", "close")
+	w.WriteHeader(b.code)
+	_, _ = w.Write(b.body)
+	_ = http.NewResponseController(w).Flush()
+}
+
+// bufferedResponse keeps a response's status and body; its headers are
+// the real writer's.
+type bufferedResponse struct {
+	h    http.Header
+	code int
+	body []byte
+}
+
+func (b *bufferedResponse) Header() http.Header { return b.h }
+func (b *bufferedResponse) WriteHeader(code int) {
+	if b.code == 0 {
+		b.code = code
+	}
+}
+func (b *bufferedResponse) Write(p []byte) (int, error) {
+	b.WriteHeader(http.StatusOK)
+	b.body = append(b.body, p...)
+	return len(p), nil
 }
 
 // timeoutWriter passes a handler's response through once the handler has
@@ -216,11 +223,12 @@ func (t *timeoutWriter) finish() {
 }
 
 // abandon stops the handler's response from reaching the client; it
-// reports false when the response has already begun.
+// reports false when the response has already begun or was abandoned
+// before (only one answer takes the handler's place).
 func (t *timeoutWriter) abandon() bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.committed {
+	if t.committed || t.abandoned {
 		return false
 	}
 	t.abandoned = true
