@@ -25,6 +25,7 @@ type DB struct {
 
 	tokenCache decodeCache[auth.Token]
 	credCache  decodeCache[auth.ServiceCredential]
+	shared     sharedRecords
 }
 
 // Open opens (creating if missing) the bbolt file at path. It waits at most

@@ -202,6 +202,28 @@ func (t *tx) Get(typ, accountID, id string) (*scoping.Record, error) {
 	return decodeRecord(typ, accountID, k, v)
 }
 
+// GetShared implements scoping.SharedReader: Get through the shared
+// record cache, keyed by the record's place and checked against its
+// stored bytes.
+func (t *tx) GetShared(typ, accountID, id string) (*scoping.Record, error) {
+	k, ok := idKey(id)
+	if !ok {
+		return nil, notFound(typ, id)
+	}
+	b, err := t.records(typ, accountID, false)
+	if err != nil {
+		return nil, err
+	}
+	if b == nil {
+		return nil, notFound(typ, id)
+	}
+	v := b.Get(k)
+	if v == nil {
+		return nil, notFound(typ, id)
+	}
+	return t.db.shared.get(typ, accountID, k, v)
+}
+
 // Insert implements scoping.Tx.
 func (t *tx) Insert(r *scoping.Record) error {
 	b, err := t.records(r.Type, r.AccountID, true)

@@ -34,7 +34,7 @@ func (d directory) UserByEmail(ctx context.Context, email string) (*auth.Subject
 func (d directory) Membership(ctx context.Context, userID, accountID string) (*auth.Membership, error) {
 	var m *auth.Membership
 	err := d.s.View(ctx, func(tx Tx) error {
-		u, err := tx.Get("users", accountID, userID)
+		u, err := getShared(tx, "users", accountID, userID)
 		if err != nil {
 			return err
 		}

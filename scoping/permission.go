@@ -44,7 +44,8 @@ func perms(levels ...string) map[string]string {
 }
 
 // Actor is who a request runs as: a user with the role of its membership in
-// the account addressed.
+// the account addressed. Its Account, User and Role records may be shared
+// with other requests (SharedReader): they are read, never modified.
 type Actor struct {
 	UserID  string
 	Account *Record // the account addressed
@@ -117,7 +118,7 @@ func (s *Service) ActorFor(ctx context.Context, userID, slug string) (*Actor, er
 func (s *Service) ActorForAccount(ctx context.Context, userID, accountID string) (*Actor, error) {
 	var a *Actor
 	err := s.store.View(ctx, func(tx Tx) error {
-		acct, err := tx.Get("accounts", "", accountID)
+		acct, err := getShared(tx, "accounts", "", accountID)
 		if err != nil {
 			return err
 		}
@@ -139,13 +140,13 @@ func accountBySlug(tx Tx, slug string) (*Record, error) {
 }
 
 func actorIn(tx Tx, userID string, acct *Record) (*Actor, error) {
-	u, err := tx.Get("users", acct.ID, userID)
+	u, err := getShared(tx, "users", acct.ID, userID)
 	if err != nil || u.Str("status") != "active" {
 		return nil, scopekit.Errorf(scopekit.EFORBIDDEN, "you are not a member of account %q", acct.Str("slug"))
 	}
 	a := &Actor{UserID: userID, Account: acct, User: u, AllProjects: true}
 	if rid := u.Rel("roles"); rid != "" {
-		if role, err := tx.Get("roles", acct.ID, rid); err == nil {
+		if role, err := getShared(tx, "roles", acct.ID, rid); err == nil {
 			a.Role = role
 			// fail closed: only an explicit "all" shows every project
 			a.AllProjects = role.Str("project-visibility") == "all"

@@ -12,6 +12,26 @@ type Store interface {
 	Update(ctx context.Context, fn func(tx Tx) error) error
 }
 
+// SharedReader is implemented by a Tx that can return a record decoded
+// once and shared by every transaction that reads it while its stored form
+// is unchanged (a bbolt store compares the stored bytes; a change, by this
+// process or another, is seen at the next read). A shared record must not
+// be modified. Every request resolves its caller from the same few records
+// (the account, the user, the role); sharing them spares decoding them
+// again and again.
+type SharedReader interface {
+	GetShared(typ, accountID, id string) (*Record, error)
+}
+
+// getShared reads a record the caller will only read: shared when the
+// store offers it, the caller's own copy otherwise.
+func getShared(tx Tx, typ, accountID, id string) (*Record, error) {
+	if sr, ok := tx.(SharedReader); ok {
+		return sr.GetShared(typ, accountID, id)
+	}
+	return tx.Get(typ, accountID, id)
+}
+
 // Tx is a transaction of a Store. Records returned are the caller's to
 // modify; they are written back only through Insert and Replace.
 type Tx interface {

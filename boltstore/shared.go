@@ -1,0 +1,51 @@
+package boltstore
+
+import (
+	"bytes"
+	"sync"
+
+	"github.com/scopekit/scopekit/scoping"
+)
+
+// sharedRecords keeps decoded records with the stored bytes they were
+// decoded from, for scoping.SharedReader. Decoding is a function of the
+// bytes, so an entry whose bytes equal what a transaction reads is that
+// record, whoever wrote it and whenever; any change is a miss.
+type sharedRecords struct {
+	mu sync.Mutex
+	m  map[string]sharedEntry
+}
+
+type sharedEntry struct {
+	raw []byte
+	rec *scoping.Record
+}
+
+// sharedMax bounds the cache (identity records: accounts, users, roles);
+// a full one starts over.
+const sharedMax = 4096
+
+// get returns the shared record stored as v under key k of the type's
+// bucket in the account.
+func (c *sharedRecords) get(typ, accountID string, k, v []byte) (*scoping.Record, error) {
+	var buf [96]byte // the key's bytes stay on the stack when they fit
+	key := append(buf[:0], typ...)
+	key = append(append(append(append(key, 0), accountID...), 0), k...)
+	c.mu.Lock()
+	e, ok := c.m[string(key)]
+	c.mu.Unlock()
+	if ok && bytes.Equal(e.raw, v) {
+		return e.rec, nil
+	}
+	rec, err := decodeRecord(typ, accountID, k, v)
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	if c.m == nil || len(c.m) >= sharedMax {
+		c.m = map[string]sharedEntry{}
+	}
+	c.m[string(key)] = sharedEntry{raw: bytes.Clone(v), rec: rec}
+	c.mu.Unlock()
+	return rec, nil
+}
