@@ -127,8 +127,20 @@ func (c *Call) loadProjectData(ids []string, known []*Record) (projectData, erro
 		}
 		d["projects"] = append(d["projects"], projects...)
 	}
+	withLines := ids
+	if len(c.childless) > 0 {
+		withLines = make([]string, 0, len(ids))
+		for _, id := range ids {
+			if !c.childless[id] {
+				withLines = append(withLines, id)
+			}
+		}
+	}
 	for _, typ := range projectInputTypes {
-		recs, err := c.Find(typ, Eq("project", ids...))
+		if len(withLines) == 0 {
+			continue
+		}
+		recs, err := c.Find(typ, Eq("project", withLines...))
 		if err != nil {
 			return nil, err
 		}

@@ -51,6 +51,7 @@ type Call struct {
 	pricedCache map[string]*pricedProject // pricing runs of this call, by project id
 	events      int                       // events recorded by this call
 	acct        *Record                   // the account as this transaction sees it (txAccount)
+	childless   map[string]bool           // projects known to have no lines (loadProjectData looks for none)
 	queued      bool                      // a document was queued for generation
 }
 

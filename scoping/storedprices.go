@@ -104,11 +104,18 @@ type pricingTx struct {
 	dirty   map[string][]string // account → projects to re-price, in order
 	bumped  map[string]bool     // accounts whose epoch this transaction bumped
 	touched bool                // bumped or dirty since the last flush
+	// childless holds the projects this transaction created under a new
+	// id (so no earlier record can name them) that no line written since
+	// names: their pricing needs no query for lines. Keys: lineKey.
+	childless map[string]bool
 }
 
 func newPricingTx(tx Tx, svc *Service) *pricingTx {
-	return &pricingTx{Tx: tx, svc: svc, dirty: map[string][]string{}, bumped: map[string]bool{}}
+	return &pricingTx{Tx: tx, svc: svc, dirty: map[string][]string{}, bumped: map[string]bool{}, childless: map[string]bool{}}
 }
+
+// lineKey names a project of an account in pricingTx.childless.
+func lineKey(accountID, projectID string) string { return accountID + "\x00" + projectID }
 
 func (t *pricingTx) markDirty(accountID, projectID string) {
 	if projectID == "" || slices.Contains(t.dirty[accountID], projectID) {
@@ -126,8 +133,12 @@ func tracked(typ string) bool {
 
 // Insert implements Tx.
 func (t *pricingTx) Insert(r *Record) error {
+	newID := r.ID == ""
 	if err := t.Tx.Insert(r); err != nil {
 		return err
+	}
+	if newID && r.Type == "projects" {
+		t.childless[lineKey(r.AccountID, r.ID)] = true
 	}
 	return t.note(r, nil)
 }
@@ -198,6 +209,7 @@ func (t *pricingTx) note(cur, old *Record) error {
 		for _, r := range []*Record{old, cur} {
 			if r != nil {
 				t.markDirty(r.AccountID, r.Rel("project"))
+				delete(t.childless, lineKey(r.AccountID, r.Rel("project")))
 			}
 		}
 	case typ == "accounts":
@@ -255,7 +267,16 @@ func (t *pricingTx) flush(ctx context.Context) error {
 	for _, acctID := range accts {
 		ids := t.dirty[acctID]
 		delete(t.dirty, acctID)
-		if err := t.svc.storePrices(ctx, t.Tx, acctID, ids); err != nil {
+		var none map[string]bool
+		for _, id := range ids {
+			if t.childless[lineKey(acctID, id)] {
+				if none == nil {
+					none = map[string]bool{}
+				}
+				none[id] = true
+			}
+		}
+		if err := t.svc.storePrices(ctx, t.Tx, acctID, ids, none); err != nil {
 			return err
 		}
 	}
@@ -264,13 +285,16 @@ func (t *pricingTx) flush(ctx context.Context) error {
 
 // storePrices prices the projects ids of an account from the data in tx
 // and writes the figures that changed, with the account's current epoch.
-func (s *Service) storePrices(_ context.Context, tx Tx, accountID string, ids []string) error {
+// The projects in childless have no lines (a project just created): their
+// lines are not looked for.
+func (s *Service) storePrices(_ context.Context, tx Tx, accountID string, ids []string, childless map[string]bool) error {
 	acct, err := tx.Get("accounts", "", accountID)
 	if err != nil {
 		return err
 	}
 	epoch, _ := epochOf(acct, priceEpochAttr)
-	c := &Call{Svc: s, Tx: tx, Actor: &Actor{Account: acct, AllProjects: true}, acct: acct, pricedCache: map[string]*pricedProject{}}
+	c := &Call{Svc: s, Tx: tx, Actor: &Actor{Account: acct, AllProjects: true}, acct: acct, pricedCache: map[string]*pricedProject{},
+		childless: childless}
 	d, err := c.loadProjectData(ids, nil)
 	if err != nil {
 		return err
@@ -333,7 +357,7 @@ func (s *Service) RefreshPrices(ctx context.Context, accountID string) error {
 			if len(stale) == 0 {
 				return nil
 			}
-			return s.storePrices(ctx, tx, accountID, stale)
+			return s.storePrices(ctx, tx, accountID, stale, nil)
 		})
 		if err != nil || n < refreshChunk {
 			return err

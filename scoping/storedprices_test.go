@@ -255,3 +255,44 @@ func TestStoredPricesMatchFreshPricing(t *testing.T) {
 		})
 	}
 }
+
+// Ensure a new project's stored figures equal a fresh pricing run whether
+// it is created alone (no lines: nothing is looked up for them) or with
+// lines written in the same transaction (the account's required
+// governance), and that lines added later re-price it.
+func TestNewProjectFigures(t *testing.T) {
+	check := func(t *testing.T, w *pricedWorld) {
+		t.Helper()
+		want, err := scoping.FreshFigures(w.ctx, w.svc, w.a)
+		require.NoError(t, err)
+		require.Equal(t, want, w.served(t))
+	}
+	t.Run("with required governance", func(t *testing.T) {
+		w := newPricedWorld(t)
+		before := len(w.ids(t, "project-governances"))
+		w.create(t, "projects", attrs("project-name", `"Fresh"`), map[string]scoping.RelInput{"client": rel("clients", w.seeded.ClientID)})
+		require.Greater(t, len(w.ids(t, "project-governances")), before, "the governance came along")
+		check(t, w)
+	})
+	t.Run("without lines", func(t *testing.T) {
+		svc, a := mustSetup(t)
+		w := &pricedWorld{ctx: context.Background(), svc: svc, a: a}
+		client := w.create(t, "clients", attrs("name", `"Globex"`), nil)
+		pid := w.create(t, "projects", attrs("project-name", `"Empty"`), map[string]scoping.RelInput{"client": rel("clients", client)})
+		require.Empty(t, w.ids(t, "project-governances"))
+		check(t, w)
+		empty := scoping.Figures(mustGet(t, w, "projects", pid))
+		require.Contains(t, empty, "contract-revenue")
+		w.create(t, "project-expenses", attrs("description", `"Travel"`, "quantity", `"2"`, "rate", `"150"`),
+			map[string]scoping.RelInput{"project": rel("projects", pid)})
+		check(t, w)
+		require.NotEqual(t, empty["contract-revenue"], scoping.Figures(mustGet(t, w, "projects", pid))["contract-revenue"])
+	})
+}
+
+func mustGet(t *testing.T, w *pricedWorld, typ, id string) *scoping.Record {
+	t.Helper()
+	res, err := w.svc.Get(w.ctx, w.a, typ, id, scoping.ListParams{}, false)
+	require.NoError(t, err)
+	return res.Records[0]
+}
