@@ -385,6 +385,16 @@ func (e *encoder) value(v any, depth int) error {
 	return nil
 }
 
+// plainASCII marks the ASCII bytes a string carries unescaped: not a
+// control character, a quote, a backslash or one of <, >, & (escaped as
+// encoding/json does, so that a document is safe inside HTML).
+var plainASCII = func() (t [utf8.RuneSelf]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
+	}
+	return t
+}()
+
 // str writes s as a JSON string with encoding/json's escaping: HTML
 // characters, control characters, U+2028 and U+2029 escaped, invalid UTF-8
 // replaced by U+FFFD. TestResourceEncodingMatchesEncodingJSON and
@@ -395,7 +405,7 @@ func (e *encoder) str(s string) {
 	start := 0
 	for i := 0; i < len(s); {
 		if c := s[i]; c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+			if plainASCII[c] {
 				i++
 				continue
 			}
