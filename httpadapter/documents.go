@@ -107,6 +107,9 @@ func (s *Server) uploadTemplateFile(c *call) error {
 	if errors.As(err, &mbe) {
 		return tooLarge
 	}
+	if isTimeout(err) {
+		return errSlowBody()
+	}
 	if err != nil {
 		return scopekit.Errorf(scopekit.EBADREQUEST, "could not read the request body")
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/scopekit/scopekit/httpadapter"
 	"github.com/scopekit/scopekit/internal/jsonapitest"
+	"github.com/scopekit/scopekit/scoping"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -83,7 +84,10 @@ func TestSlowClientsAreCutOff(t *testing.T) {
 		assert.Less(t, took, testLimits.ReadHeaderTimeout+time.Second, "connection held %s", took)
 	})
 
+	tpl := e.create("/acme/v1/document-templates", tok, "document-templates", `{"name":"Slow"}`)
 	for _, tc := range []struct{ name, head string }{
+		{"slow template upload", "PUT /acme/v1/document-templates/" + tpl + "/file HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + tok +
+			"\r\nContent-Type: " + scoping.ContentTypeDOCX + "\r\nContent-Length: 100000\r\n\r\n"},
 		{"slow JSON:API body", "POST /v2/clients HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + tok +
 			"\r\nContent-Type: application/vnd.api+json\r\nContent-Length: 100000\r\n\r\n"},
 		{"slow token form", "POST /oauth/token HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 100000\r\n\r\n"},
