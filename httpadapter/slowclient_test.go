@@ -13,6 +13,7 @@ import (
 
 	"github.com/scopekit/scopekit/httpadapter"
 	"github.com/scopekit/scopekit/internal/jsonapitest"
+	"github.com/scopekit/scopekit/mcpadapter"
 	"github.com/scopekit/scopekit/scoping"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -25,7 +26,9 @@ var testLimits = httpadapter.Limits{ReadHeaderTimeout: 300 * time.Millisecond, B
 // limitedServer serves e's API on a real listener the way the example
 // server does: HTTPServer with testLimits on a WrapListener.
 func limitedServer(t *testing.T, e *testEnv) string {
-	s := &httpadapter.Server{Svc: e.svc, Auth: e.auth, Logger: slog.New(slog.DiscardHandler), Limits: testLimits}
+	m := &mcpadapter.Server{Svc: e.svc, Auth: e.auth, Logger: slog.New(slog.DiscardHandler)}
+	s := &httpadapter.Server{Svc: e.svc, Auth: e.auth, Logger: slog.New(slog.DiscardHandler), Limits: testLimits,
+		Mounts: map[string]http.Handler{mcpadapter.Path: m.HTTPHandler()}}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	srv := s.HTTPServer(s.Handler())
@@ -86,6 +89,8 @@ func TestSlowClientsAreCutOff(t *testing.T) {
 
 	tpl := e.create("/acme/v1/document-templates", tok, "document-templates", `{"name":"Slow"}`)
 	for _, tc := range []struct{ name, head string }{
+		{"slow MCP request", "POST /mcp HTTP/1.1\r\nHost: " + addr + "\r\nAuthorization: Bearer " + tok +
+			"\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: 100000\r\n\r\n"},
 		{"slow template upload", "PUT /acme/v1/document-templates/" + tpl + "/file HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + tok +
 			"\r\nContent-Type: " + scoping.ContentTypeDOCX + "\r\nContent-Length: 100000\r\n\r\n"},
 		{"slow JSON:API body", "POST /v2/clients HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + tok +
@@ -120,6 +125,8 @@ func TestSlowClientsAreCutOff(t *testing.T) {
 			if strings.HasPrefix(res.Header.Get("Content-Type"), "application/vnd.api+json") {
 				jsonapitest.Check(t, body)
 				assert.Contains(t, string(body), `"status":"408"`)
+			} else if strings.Contains(tc.head, "/mcp") {
+				assert.Equal(t, "the request body was not received in time\n", string(body), "the MCP endpoint answers in plain text, as its SDK does")
 			} else {
 				assert.Contains(t, string(body), `"invalid_request"`, "the token endpoint answers in OAuth's format")
 			}

@@ -13,9 +13,12 @@
 package mcpadapter
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"strings"
 
@@ -102,9 +105,36 @@ func (s *Server) HTTPHandler() http.Handler {
 	srv := s.newServer(httpSession{s})
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
 		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true, Logger: s.log(), MaxRequestBodyBytes: MaxBodyBytes})
+	read := readBody(h)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		opts := &sdkauth.RequireBearerTokenOptions{ResourceMetadataURL: s.base(r) + MetadataPath}
-		sdkauth.RequireBearerToken(s.verify, opts)(h).ServeHTTP(w, r)
+		sdkauth.RequireBearerToken(s.verify, opts)(read).ServeHTTP(w, r)
+	})
+}
+
+// readBody reads an authenticated request's body (up to one byte past
+// MaxBodyBytes, which the SDK then refuses with 413) before the SDK sees
+// it, so that a body that misses the server's read deadline is a 408, as
+// on the rest of the API host, and not the SDK's 400 naming the
+// connection's addresses.
+func readBody(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Body == nil || r.Body == http.NoBody {
+			next.ServeHTTP(w, r)
+			return
+		}
+		b, err := io.ReadAll(io.LimitReader(r.Body, MaxBodyBytes+1))
+		var ne net.Error
+		switch {
+		case errors.As(err, &ne) && ne.Timeout():
+			http.Error(w, "the request body was not received in time", http.StatusRequestTimeout)
+			return
+		case err != nil:
+			http.Error(w, "could not read the request body", http.StatusBadRequest)
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(b))
+		next.ServeHTTP(w, r)
 	})
 }
 
