@@ -6,6 +6,13 @@
 // and stores the result through scoping's use cases, which write every
 // status change and its document_status_changed event in one transaction.
 //
+// A claim is a lease (Pool.Lease): the worker renews it every third of
+// the lease while it generates, and every pool re-queues, at start and
+// then every third of the lease, the generating documents whose lease ran
+// out. So with several instances on one database a document whose
+// instance died is generated again by another one without a restart, and
+// a starting instance leaves alone what the others are generating.
+//
 // It is the one place where scoping, mergedata and documents meet, so
 // that scoping does not import documents; composition roots create a
 // Pool, plug its Notify into scoping.DocumentConfig and Run it.
@@ -33,6 +40,9 @@ const DefaultWorkers = 2
 // notified (documents queued by another instance on the same store).
 const DefaultPoll = 2 * time.Second
 
+// DefaultLease is how long a claim holds a document when Pool.Lease is 0.
+const DefaultLease = 2 * time.Minute
+
 // Pool is a bounded set of generation workers. Create it with New.
 type Pool struct {
 	svc *scoping.Service
@@ -41,7 +51,12 @@ type Pool struct {
 	// Workers bounds the documents generated at once; default 2.
 	Workers int
 	// Poll is how often idle workers check the queue; default DefaultPoll.
-	Poll   time.Duration
+	Poll time.Duration
+	// Lease is how long a claim holds a document without renewal; the
+	// worker renews it every third of Lease while it generates, and a
+	// document whose lease ran out (its instance died) is re-queued by any
+	// pool within a third of Lease. Default DefaultLease.
+	Lease  time.Duration
 	Logger *slog.Logger
 	// BeforeGenerate, when set, runs before each document is rendered,
 	// with the claimed record (tests use it to hold a worker mid-job).
@@ -84,23 +99,42 @@ func (p *Pool) log() *slog.Logger {
 	return slog.Default()
 }
 
-// Run re-queues the documents a previous run left generating, then
-// generates queued documents until ctx is canceled. A document being
-// generated when ctx is canceled stays generating in the store and is
-// re-queued by the next Run.
-func (p *Pool) Run(ctx context.Context) error {
-	n, err := p.svc.RequeueDocuments(ctx)
-	if err != nil {
-		return fmt.Errorf("re-queue documents: %w", err)
+func (p *Pool) lease() time.Duration {
+	if p.Lease > 0 {
+		return p.Lease
 	}
-	if n > 0 {
-		p.log().Info("re-queued documents left generating by the previous run", "documents", n)
+	return DefaultLease
+}
+
+// Run re-queues the generating documents whose lease ran out, then
+// generates queued documents until ctx is canceled, re-queuing expired
+// leases every third of the lease meanwhile. A document being generated
+// when ctx is canceled is put back in the queue at once.
+func (p *Pool) Run(ctx context.Context) error {
+	if err := p.requeue(ctx); err != nil {
+		return fmt.Errorf("re-queue documents: %w", err)
 	}
 	workers := p.Workers
 	if workers <= 0 {
 		workers = DefaultWorkers
 	}
 	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		tick := time.NewTicker(p.lease() / 3)
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+			if err := p.requeue(ctx); err != nil && ctx.Err() == nil {
+				p.log().Error("re-queuing documents whose lease ran out", "err", err)
+			}
+		}
+	}()
 	for range workers {
 		wg.Add(1)
 		go func() {
@@ -120,7 +154,7 @@ func (p *Pool) work(ctx context.Context) {
 	tick := time.NewTicker(poll)
 	defer tick.Stop()
 	for ctx.Err() == nil {
-		job, err := p.svc.ClaimDocument(ctx)
+		job, err := p.svc.ClaimDocument(ctx, p.lease())
 		if err != nil && ctx.Err() == nil {
 			p.log().Error("claiming a document", "err", err)
 		}
@@ -137,16 +171,55 @@ func (p *Pool) work(ctx context.Context) {
 	}
 }
 
-// handle generates one claimed document and stores the outcome.
+// requeue re-queues the generating documents whose lease ran out.
+func (p *Pool) requeue(ctx context.Context) error {
+	n, err := p.svc.RequeueDocuments(ctx)
+	if n > 0 {
+		p.log().Info("re-queued generating documents whose lease ran out (their worker stopped or its server died)", "documents", n)
+		p.Notify()
+	}
+	return err
+}
+
+// handle generates one claimed document, renewing its lease meanwhile,
+// and stores the outcome. A job whose claim is lost (its lease ran out and
+// the document was re-queued) is abandoned and its result dropped.
 func (p *Pool) handle(ctx context.Context, job *scoping.DocumentJob) {
 	doc := job.Document
 	start := time.Now()
-	out := p.Generate(ctx, job)
-	if ctx.Err() != nil {
-		p.log().Info("stopped while generating; the document is re-queued at the next start", "document", doc.ID)
+	genCtx, lost := context.WithCancelCause(ctx)
+	renewed := make(chan struct{})
+	go func() {
+		defer close(renewed)
+		p.renew(genCtx, job, lost)
+	}()
+	out := p.Generate(genCtx, job)
+	stopped := ctx.Err() != nil
+	claimLost := genCtx.Err() != nil && !stopped
+	lost(nil)
+	<-renewed
+	switch {
+	case stopped:
+		// a graceful stop: another worker (here after a restart, or on
+		// another instance) takes it without waiting for the lease
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		if err := p.svc.ReleaseDocument(rctx, job); err != nil {
+			p.log().Warn("stopped while generating; the document is re-queued when its lease runs out", "document", doc.ID, "err", err)
+			return
+		}
+		p.log().Info("stopped while generating; the document is back in the queue", "document", doc.ID)
+		return
+	case claimLost:
+		p.log().Warn("gave up a document no longer held (its lease ran out and it was re-queued, or it was deleted); the result is dropped",
+			"document", doc.ID, "err", context.Cause(genCtx))
 		return
 	}
 	if err := p.svc.FinishDocument(ctx, job, out); err != nil {
+		if scopekit.ErrorCode(err) == scopekit.ECONFLICT {
+			p.log().Warn("dropped a generated document whose claim was lost", "document", doc.ID, "err", err)
+			return
+		}
 		p.log().Error("storing a generated document", "document", doc.ID, "err", err)
 		return
 	}
@@ -157,6 +230,31 @@ func (p *Pool) handle(ctx context.Context, job *scoping.DocumentJob) {
 	p.log().Log(ctx, lvl, "document generated", "document", doc.ID, "account", doc.AccountID,
 		"type", doc.Str("document-type"), "bytes", len(out.File), "pdf_bytes", len(out.PDF),
 		"duration", time.Since(start).String(), "failure", out.Failure)
+}
+
+// renew extends the job's lease every third of the lease until ctx ends;
+// when the claim is no longer the job's (or the document was deleted) it
+// cancels the generation with lost. A renewal that fails otherwise (the
+// database briefly unreachable) is retried at the next tick.
+func (p *Pool) renew(ctx context.Context, job *scoping.DocumentJob, lost context.CancelCauseFunc) {
+	tick := time.NewTicker(p.lease() / 3)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		err := p.svc.RenewDocumentLease(ctx, job, p.lease())
+		switch code := scopekit.ErrorCode(err); {
+		case err == nil || ctx.Err() != nil:
+		case code == scopekit.ECONFLICT || code == scopekit.ENOTFOUND:
+			lost(err)
+			return
+		default:
+			p.log().Error("renewing a document's lease", "document", job.Document.ID, "err", err)
+		}
+	}
 }
 
 // Generate renders a claimed document: the files and, when it fails, the

@@ -36,12 +36,27 @@ func mustEnv(tb testing.TB) *env {
 	db, err := boltstore.Open(filepath.Join(tb.TempDir(), "t.db"))
 	require.NoError(tb, err)
 	tb.Cleanup(func() { db.Close() })
-	e := &env{svc: scoping.NewService(db)}
-	e.pool = docgen.New(e.svc)
-	e.pool.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
-	e.svc.Documents = e.pool.Config()
+	return mustEnvOn(tb, db)
+}
+
+// newPool is a pool (not running) of an instance with its own service over
+// db.
+func newPool(db scoping.Store) (*scoping.Service, *docgen.Pool) {
+	svc := scoping.NewService(db)
+	p := docgen.New(svc)
+	p.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	svc.Documents = p.Config()
+	return svc, p
+}
+
+// mustEnvOn is env over db.
+func mustEnvOn(tb testing.TB, db scoping.Store) *env {
+	tb.Helper()
+	e := &env{}
+	e.svc, e.pool = newPool(db)
 	ctx := context.Background()
 	var acct string
+	var err error
 	require.NoError(tb, e.svc.Setup(ctx, func(a *scoping.Admin) error {
 		r, err := a.EnsureAccount("acme", "Acme", "USD")
 		if err == nil {
@@ -83,10 +98,17 @@ func (e *env) doc(tb testing.TB, id string) *scoping.Record {
 	return res.Records[0]
 }
 
-// claim takes the next queued document.
+// claim takes the next queued document under a lease of a minute.
 func (e *env) claim(tb testing.TB) *scoping.DocumentJob {
 	tb.Helper()
-	job, err := e.svc.ClaimDocument(context.Background())
+	return e.claimFor(tb, time.Minute)
+}
+
+// claimFor takes the next queued document under a lease of the given
+// length, as a worker of another instance would.
+func (e *env) claimFor(tb testing.TB, lease time.Duration) *scoping.DocumentJob {
+	tb.Helper()
+	job, err := e.svc.ClaimDocument(context.Background(), lease)
 	require.NoError(tb, err)
 	require.NotNil(tb, job)
 	return job
@@ -180,7 +202,7 @@ func TestPoolRun(t *testing.T) {
 	e := mustEnv(t)
 	e.pool.Poll = time.Hour // only notifications wake it
 	stuck := e.queue(t, "pricing", false)
-	e.claim(t) // as a server that died mid-work left it: generating
+	e.claimFor(t, 0) // as a server that died mid-work left it: generating, its lease run out
 	require.Equal(t, scoping.DocumentGenerating, e.doc(t, stuck).Str("status"))
 
 	ctx, cancel := context.WithCancel(context.Background())

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/scopekit/scopekit"
 )
@@ -17,6 +18,15 @@ import (
 // project-documents records in status queued, so it survives a restart;
 // every status change writes a document_status_changed event in the same
 // transaction. Files live in the store beside their records (BlobTx).
+//
+// A claim is a lease: the claimed record stores, beside its status, the
+// number of its claim and the time its lease runs out (internal
+// attributes, never served). The worker renews the lease while it works
+// (RenewDocumentLease); any instance re-queues a generating document whose
+// lease ran out (RequeueDocuments), so a document whose worker died is
+// generated again without a restart, and one that a live worker of
+// another instance holds is left alone. FinishDocument stores a result
+// only while the claim is still the worker's.
 
 // Statuses of a project document.
 const (
@@ -38,6 +48,18 @@ const (
 	BlobTemplateFile = "document-templates/file"
 	BlobDocumentFile = "project-documents/file"
 	BlobDocumentPDF  = "project-documents/pdf"
+)
+
+// Internal attributes of a claimed project document, stored with the
+// record and never served (they are not declared).
+const (
+	// claimAttr numbers the claims of a document: each claim takes the
+	// next number, so a worker whose document was re-queued and claimed
+	// again no longer holds the current claim.
+	claimAttr = "claim"
+	// leaseAttr is when the current claim's lease runs out, in Unix
+	// milliseconds; absent when the document is not generating.
+	leaseAttr = "lease-until"
 )
 
 // ContentTypePDF is the media type of a generated PDF.
@@ -407,12 +429,16 @@ type DocumentJob struct {
 	Account  *Record
 	// Template is the template file of a sow document.
 	Template []byte
+	// Claim is the number of this claim of the document; the store's
+	// record holds the same number while the claim is the job's.
+	Claim int64
 }
 
 // ClaimDocument takes the oldest queued document of any account and moves
-// it to generating (with its event). It returns nil when none is queued.
+// it to generating (with its event) under a lease of the given length
+// (renew it with RenewDocumentLease). It returns nil when none is queued.
 // Claims are transactions, so two workers never take the same document.
-func (s *Service) ClaimDocument(ctx context.Context) (*DocumentJob, error) {
+func (s *Service) ClaimDocument(ctx context.Context, lease time.Duration) (*DocumentJob, error) {
 	next := &Query{Type: "project-documents", AllAccounts: true, Where: []Cond{Eq("status", DocumentQueued)}, Limit: 1}
 	// an idle poll only reads: no write transaction (and no fsync) when
 	// nothing is queued
@@ -435,10 +461,12 @@ func (s *Service) ClaimDocument(ctx context.Context) (*DocumentJob, error) {
 		if err != nil {
 			return err
 		}
+		claim := doc.Int(claimAttr) + 1
+		doc.Attrs[claimAttr], doc.Attrs[leaseAttr] = claim, leaseEnd(s.Now(), lease)
 		if err := c.setDocumentStatus(doc, DocumentGenerating); err != nil {
 			return err
 		}
-		job = &DocumentJob{Document: doc.Clone(), Account: acct}
+		job = &DocumentJob{Document: doc.Clone(), Account: acct, Claim: claim}
 		if tid := doc.Rel("document-template"); tid != "" && doc.Str("document-type") == DocumentSOW {
 			job.Template, err = c.Tx.Blob(doc.AccountID, BlobTemplateFile, tid)
 			if scopekit.ErrorCode(err) == scopekit.ENOTFOUND {
@@ -468,18 +496,81 @@ type DocumentOutput struct {
 	Failure     string
 }
 
-// FinishDocument stores a job's files and moves its document to finished,
-// or to error with out.Failure, with the event, in one transaction. A
-// document deleted or re-queued meanwhile is left alone.
-func (s *Service) FinishDocument(ctx context.Context, job *DocumentJob, out *DocumentOutput) error {
+func leaseEnd(now time.Time, lease time.Duration) int64 { return now.Add(lease).UnixMilli() }
+
+// ourClaim reads the job's document in the call's transaction and reports
+// whether the job still holds its claim (the document is generating under
+// the job's claim number). A deleted document is not held.
+func (c *Call) ourClaim(job *DocumentJob) (*Record, bool, error) {
+	doc, err := c.Tx.Get("project-documents", job.Document.AccountID, job.Document.ID)
+	if scopekit.ErrorCode(err) == scopekit.ENOTFOUND {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	return doc, doc.Str("status") == DocumentGenerating && doc.Int(claimAttr) == job.Claim, nil
+}
+
+// errClaimLost is FinishDocument's and RenewDocumentLease's answer for a
+// job whose document was re-queued (its lease ran out) and maybe claimed
+// again since.
+func errClaimLost(job *DocumentJob) error {
+	return scopekit.Errorf(scopekit.ECONFLICT, "project-documents %s is no longer held by this claim (its lease ran out and it was re-queued)", job.Document.ID)
+}
+
+// RenewDocumentLease extends the lease of the job's claim to lease from
+// now. Errors: ECONFLICT when the claim is no longer the job's (the
+// worker should stop: someone else generates the document); ENOTFOUND
+// when the document was deleted.
+func (s *Service) RenewDocumentLease(ctx context.Context, job *DocumentJob, lease time.Duration) error {
 	_, err := s.update(ctx, &Actor{Account: job.Account, AllProjects: true}, false, nil, func(c *Call) error {
-		doc, err := c.Tx.Get("project-documents", job.Document.AccountID, job.Document.ID)
-		if scopekit.ErrorCode(err) == scopekit.ENOTFOUND {
-			return nil
+		doc, ours, err := c.ourClaim(job)
+		switch {
+		case err != nil:
+			return err
+		case doc == nil:
+			return notFound("project-documents", job.Document.ID)
+		case !ours:
+			return errClaimLost(job)
 		}
-		if err != nil || doc.Str("status") != DocumentGenerating {
+		doc.Attrs[leaseAttr] = leaseEnd(s.Now(), lease)
+		return c.Tx.Replace(doc)
+	})
+	return err
+}
+
+// ReleaseDocument puts the job's document back in the queue at once (with
+// its event), for a worker that stops before finishing it; nothing
+// happens when the claim is no longer the job's.
+func (s *Service) ReleaseDocument(ctx context.Context, job *DocumentJob) error {
+	_, err := s.update(ctx, &Actor{Account: job.Account, AllProjects: true}, false, nil, func(c *Call) error {
+		doc, ours, err := c.ourClaim(job)
+		if err != nil || !ours {
 			return err
 		}
+		delete(doc.Attrs, leaseAttr)
+		c.queued = true
+		return c.setDocumentStatus(doc, DocumentQueued)
+	})
+	return err
+}
+
+// FinishDocument stores a job's files and moves its document to finished,
+// or to error with out.Failure, with the event, in one transaction. A
+// document deleted meanwhile is left alone; one whose claim is no longer
+// the job's (re-queued after its lease ran out, maybe claimed again) is
+// left alone too, and the result dropped with an ECONFLICT error.
+func (s *Service) FinishDocument(ctx context.Context, job *DocumentJob, out *DocumentOutput) error {
+	_, err := s.update(ctx, &Actor{Account: job.Account, AllProjects: true}, false, nil, func(c *Call) error {
+		doc, ours, err := c.ourClaim(job)
+		if err != nil || doc == nil {
+			return err
+		}
+		if !ours {
+			return errClaimLost(job)
+		}
+		delete(doc.Attrs, leaseAttr)
 		status := DocumentFinished
 		if out.Failure != "" {
 			status = DocumentError
@@ -517,18 +608,53 @@ func (s *Service) FinishDocument(ctx context.Context, job *DocumentJob, out *Doc
 	return err
 }
 
-// RequeueDocuments moves every document left generating (by a server that
-// stopped or crashed mid-work) back to queued, with its event. Call it
-// once at start, before the workers run.
+// RequeueDocuments moves every generating document whose lease has run
+// out (its worker died, or its server was killed or stopped mid-work)
+// back to queued, with its event; documents under a live lease are left
+// to their workers, whatever instance holds them. Generating documents
+// without a lease (claimed before leases existed) count as run out. The
+// workers of every instance call it at start and periodically.
 func (s *Service) RequeueDocuments(ctx context.Context) (int, error) {
+	generating := &Query{Type: "project-documents", AllAccounts: true, Where: []Cond{Eq("status", DocumentGenerating)}}
+	expired := func(recs []*Record) []*Record {
+		now := s.Now().UnixMilli()
+		var out []*Record
+		for _, doc := range recs {
+			if doc.Int(leaseAttr) <= now {
+				out = append(out, doc)
+			}
+		}
+		return out
+	}
+	// the periodic check only reads unless a lease ran out
+	var due bool
+	if err := s.store.View(ctx, func(tx Tx) error {
+		recs, _, err := tx.List(generating)
+		due = len(expired(recs)) > 0
+		return err
+	}); err != nil || !due {
+		return 0, err
+	}
 	n := 0
 	_, err := s.update(ctx, &Actor{Account: &Record{}, AllProjects: true}, false, nil, func(c *Call) error {
-		recs, _, err := c.Tx.List(&Query{Type: "project-documents", AllAccounts: true,
-			Where: []Cond{Eq("status", DocumentGenerating)}})
+		recs, _, err := c.Tx.List(generating)
 		if err != nil {
 			return err
 		}
-		for _, doc := range recs {
+		for _, doc := range expired(recs) {
+			// read again under the account's lock: a worker may have
+			// finished or renewed it since the list was read
+			doc, err := c.Tx.Get(doc.Type, doc.AccountID, doc.ID)
+			if scopekit.ErrorCode(err) == scopekit.ENOTFOUND {
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			if doc.Str("status") != DocumentGenerating || len(expired([]*Record{doc})) == 0 {
+				continue
+			}
+			delete(doc.Attrs, leaseAttr)
 			if err := c.setDocumentStatus(doc, DocumentQueued); err != nil {
 				return err
 			}
