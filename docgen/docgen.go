@@ -106,6 +106,10 @@ func (p *Pool) lease() time.Duration {
 	return DefaultLease
 }
 
+// renewEvery is how often leases are renewed and expired ones looked for:
+// a third of the lease.
+func (p *Pool) renewEvery() time.Duration { return max(p.lease()/3, time.Millisecond) }
+
 // Run re-queues the generating documents whose lease ran out, then
 // generates queued documents until ctx is canceled, re-queuing expired
 // leases every third of the lease meanwhile. A document being generated
@@ -122,7 +126,7 @@ func (p *Pool) Run(ctx context.Context) error {
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		tick := time.NewTicker(p.lease() / 3)
+		tick := time.NewTicker(p.renewEvery())
 		defer tick.Stop()
 		for {
 			select {
@@ -237,7 +241,7 @@ func (p *Pool) handle(ctx context.Context, job *scoping.DocumentJob) {
 // cancels the generation with lost. A renewal that fails otherwise (the
 // database briefly unreachable) is retried at the next tick.
 func (p *Pool) renew(ctx context.Context, job *scoping.DocumentJob, lost context.CancelCauseFunc) {
-	tick := time.NewTicker(p.lease() / 3)
+	tick := time.NewTicker(p.renewEvery())
 	defer tick.Stop()
 	for {
 		select {

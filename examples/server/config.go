@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/scopekit/scopekit/docgen"
 	"github.com/scopekit/scopekit/httpadapter"
 	"github.com/scopekit/scopekit/pgstore"
 )
@@ -65,8 +66,11 @@ type config struct {
 	// Document generation (documents.md): the worker pool's size and the
 	// throttling of generation requests per IP and per account.
 	DocumentWorkers int
-	DocumentsRate   float64
-	DocumentsBurst  int
+	// DocumentLease is how long a worker's claim holds a document without
+	// renewal (docgen.Pool.Lease).
+	DocumentLease  time.Duration
+	DocumentsRate  float64
+	DocumentsBurst int
 }
 
 // keyFile is the secret key file: -secret-key-file, or the data file's
@@ -143,7 +147,7 @@ type rawFlags struct {
 	secretKeyFile                            string
 	readHeaderTimeout, bodyTimeout           string
 	idleTimeout, maxHeaderBytes              string
-	documentWorkers                          string
+	documentWorkers, documentLease           string
 	documentsRate, documentsBurst            string
 }
 
@@ -174,6 +178,7 @@ func newFlagSet(out io.Writer) (*flag.FlagSet, *rawFlags) {
 	fs.StringVar(&r.idleTimeout, "idle-timeout", httpadapter.DefaultIdleTimeout.String(), "how long (a `duration`) an idle keep-alive connection stays open")
 	fs.StringVar(&r.maxHeaderBytes, "max-header-bytes", strconv.Itoa(httpadapter.DefaultMaxHeaderBytes), "largest request line and headers (a `count` of bytes); 431 above")
 	fs.StringVar(&r.documentWorkers, "document-workers", "2", "documents generated at once (a `count` of workers)")
+	fs.StringVar(&r.documentLease, "document-lease", docgen.DefaultLease.String(), "how long (a `duration`) a worker's claim holds a generating document without renewal; workers renew it every third, and a document whose instance died is re-queued once it runs out")
 	fs.StringVar(&r.documentsRate, "documents-rate", "1", "document generations per second (a `rate`) per client IP and per account")
 	fs.StringVar(&r.documentsBurst, "documents-burst", "20", "burst (a `count`) of the document generation buckets")
 	return fs, r
@@ -270,6 +275,9 @@ func (r *rawFlags) validate(source map[string]string) (*config, error) {
 	}
 	if c.DocumentWorkers, err = positiveInt(r.documentWorkers); err != nil {
 		return nil, bad("document-workers", r.documentWorkers, "%v", err)
+	}
+	if c.DocumentLease, err = positiveDuration(r.documentLease); err != nil {
+		return nil, bad("document-lease", r.documentLease, "%v", err)
 	}
 	if c.DocumentsRate, err = positiveFloat(r.documentsRate); err != nil {
 		return nil, bad("documents-rate", r.documentsRate, "%v", err)

@@ -19,8 +19,9 @@ import (
 // TestDocumentGenerationSurvivesSIGKILL runs the server binary (built with
 // a pause before each rendering), kills it with SIGKILL while the demo
 // project's SOW is generating, restarts it on the same file and sees the
-// document finish; a webhook receiver gets one delivery per status change,
-// the re-queue included.
+// document finish once the killed worker's lease (a short -document-lease)
+// has run out; a webhook receiver gets one delivery per status change, the
+// re-queue included.
 func TestDocumentGenerationSurvivesSIGKILL(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the server binary")
@@ -50,7 +51,7 @@ func TestDocumentGenerationSurvivesSIGKILL(t *testing.T) {
 	addr := freeAddr(t)
 	base := "http://" + addr
 	start := func() *exec.Cmd {
-		return startBinary(t, bin, addr, data, "-webhook-allow-private", "-log-level", "warn",
+		return startBinary(t, bin, addr, data, "-webhook-allow-private", "-log-level", "warn", "-document-lease", "600ms",
 			"-webhook-retry-schedule", "0s"+strings.Repeat(",250ms", 20))
 	}
 	srv := start()

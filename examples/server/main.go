@@ -198,7 +198,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}()
 
 	// The document workers resume the queue (re-queuing what a crash left
-	// generating); like the dispatcher they stop after the HTTP servers.
+	// generating once its lease has run out); like the dispatcher they stop
+	// after the HTTP servers.
 	generated := make(chan struct{})
 	go func() {
 		defer close(generated)
