@@ -106,9 +106,22 @@ func (p *Pool) lease() time.Duration {
 	return DefaultLease
 }
 
-// renewEvery is how often leases are renewed and expired ones looked for:
-// a third of the lease.
-func (p *Pool) renewEvery() time.Duration { return max(p.lease()/3, time.Millisecond) }
+// everyThird calls fn every third of the lease (how often leases are
+// renewed and expired ones looked for) until ctx ends or fn returns false.
+func (p *Pool) everyThird(ctx context.Context, fn func() bool) {
+	tick := time.NewTicker(max(p.lease()/3, time.Millisecond))
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		if !fn() {
+			return
+		}
+	}
+}
 
 // Run re-queues the generating documents whose lease ran out, then
 // generates queued documents until ctx is canceled, re-queuing expired
@@ -126,18 +139,12 @@ func (p *Pool) Run(ctx context.Context) error {
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		tick := time.NewTicker(p.renewEvery())
-		defer tick.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-tick.C:
-			}
+		p.everyThird(ctx, func() bool {
 			if err := p.requeue(ctx); err != nil && ctx.Err() == nil {
 				p.log().Error("re-queuing documents whose lease ran out", "err", err)
 			}
-		}
+			return true
+		})
 	}()
 	for range workers {
 		wg.Add(1)
@@ -241,24 +248,18 @@ func (p *Pool) handle(ctx context.Context, job *scoping.DocumentJob) {
 // cancels the generation with lost. A renewal that fails otherwise (the
 // database briefly unreachable) is retried at the next tick.
 func (p *Pool) renew(ctx context.Context, job *scoping.DocumentJob, lost context.CancelCauseFunc) {
-	tick := time.NewTicker(p.renewEvery())
-	defer tick.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-		}
+	p.everyThird(ctx, func() bool {
 		err := p.svc.RenewDocumentLease(ctx, job, p.lease())
 		switch code := scopekit.ErrorCode(err); {
 		case err == nil || ctx.Err() != nil:
 		case code == scopekit.ECONFLICT || code == scopekit.ENOTFOUND:
 			lost(err)
-			return
+			return false
 		default:
 			p.log().Error("renewing a document's lease", "document", job.Document.ID, "err", err)
 		}
-	}
+		return true
+	})
 }
 
 // Generate renders a claimed document: the files and, when it fails, the
