@@ -74,7 +74,7 @@ func run(t *testing.T, p *docgen.Pool) {
 // document is generated once, with one event per status change.
 func TestLiveClaimIsLeftAlone(t *testing.T) {
 	twoInstances(t, func(t *testing.T, e *env, second scoping.Store) {
-		const lease = 300 * time.Millisecond
+		const lease = 900 * time.Millisecond // roomy: a late renewal on a loaded machine must not lose it
 		var generations atomic.Int32
 		started := make(chan struct{}, 1)
 		slow := func(ctx context.Context, _ *scoping.Record) {
@@ -82,7 +82,7 @@ func TestLiveClaimIsLeftAlone(t *testing.T) {
 				started <- struct{}{}
 			}
 			select { // longer than the lease: only renewals keep the claim
-			case <-time.After(4 * lease):
+			case <-time.After(2 * lease):
 			case <-ctx.Done():
 			}
 		}
@@ -114,9 +114,9 @@ func TestExpiredLeaseIsRequeuedByAnotherInstance(t *testing.T) {
 		svc, other := newPool(second)
 		var skew atomic.Int64 // the second instance's clock, moved on by the test
 		svc.Now = func() time.Time { return time.Now().UTC().Add(time.Duration(skew.Load())) }
-		other.Lease, other.Poll = 90*time.Millisecond, 20*time.Millisecond
+		other.Lease, other.Poll = 300*time.Millisecond, 20*time.Millisecond
 		run(t, other)
-		time.Sleep(200 * time.Millisecond) // the start and a few periodic checks: the lease is live
+		time.Sleep(350 * time.Millisecond) // the start and a few periodic checks: the lease is live
 		require.Equal(t, scoping.DocumentGenerating, e.doc(t, id).Str("status"))
 
 		skew.Store(int64(2 * time.Minute)) // the lease runs out
@@ -175,7 +175,7 @@ func TestStoppedAndLostWorkers(t *testing.T) {
 	e := mustEnv(t)
 	hold := make(chan struct{})
 	started := make(chan string, 2)
-	e.pool.Workers, e.pool.Lease, e.pool.Poll = 1, 60*time.Millisecond, 10*time.Millisecond
+	e.pool.Workers, e.pool.Lease, e.pool.Poll = 1, 300*time.Millisecond, 10*time.Millisecond
 	e.pool.BeforeGenerate = func(ctx context.Context, doc *scoping.Record) {
 		started <- doc.ID
 		select {

@@ -51,7 +51,7 @@ func TestDocumentGenerationSurvivesSIGKILL(t *testing.T) {
 	addr := freeAddr(t)
 	base := "http://" + addr
 	start := func() *exec.Cmd {
-		return startBinary(t, bin, addr, data, "-webhook-allow-private", "-log-level", "warn", "-document-lease", "600ms",
+		return startBinary(t, bin, addr, data, "-webhook-allow-private", "-log-level", "warn", "-document-lease", "2s",
 			"-webhook-retry-schedule", "0s"+strings.Repeat(",250ms", 20))
 	}
 	srv := start()
