@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"sync"
 
 	"github.com/scopekit/scopekit"
 	"github.com/scopekit/scopekit/jsonapi"
@@ -225,10 +226,7 @@ func (s *Server) me(c *call) error {
 }
 
 func meResource(c *call, u *scoping.Record) *jsonapi.Resource {
-	privs := make([]any, 0, len(scoping.Permissions))
-	for _, p := range scoping.Permissions {
-		privs = append(privs, map[string]any{"privilege": p, "access-level": c.actor.Level(p)})
-	}
+	privs := privileges(c.actor)
 	design := u.Str("settings-design")
 	if design == "" {
 		design = "classic"
@@ -239,6 +237,50 @@ func meResource(c *call, u *scoping.Record) *jsonapi.Resource {
 		"account-id": acct.ID, "account-slug": acct.Str("slug"), "account-name": acct.Str("name"),
 		"privileges": privs, "settings-design": design,
 	}}
+}
+
+// privilegeLists holds the encoded privileges of /v1/me by their levels
+// (one letter per permission): a role's list is rendered once.
+var privilegeLists sync.Map
+
+// privileges returns the actor's access level for every permission, as
+// /v1/me shows them.
+func privileges(a *scoping.Actor) any {
+	var buf [32]byte
+	sig := buf[:0]
+	for _, p := range scoping.Permissions {
+		switch a.Level(p) {
+		case scoping.AccessNone:
+			sig = append(sig, 'n')
+		case scoping.AccessView:
+			sig = append(sig, 'v')
+		case scoping.AccessManage:
+			sig = append(sig, 'm')
+		default:
+			sig = nil // a level of its own: not kept
+		}
+		if sig == nil {
+			break
+		}
+	}
+	if sig != nil {
+		if v, ok := privilegeLists.Load(string(sig)); ok {
+			return v
+		}
+	}
+	privs := make([]any, 0, len(scoping.Permissions))
+	for _, p := range scoping.Permissions {
+		privs = append(privs, map[string]any{"privilege": p, "access-level": a.Level(p)})
+	}
+	if sig == nil {
+		return privs
+	}
+	b, err := json.Marshal(privs)
+	if err != nil {
+		return privs
+	}
+	privilegeLists.Store(string(sig), jsonapi.Raw(b))
+	return jsonapi.Raw(b)
 }
 
 // updateMe serves PATCH /v1/me: a user with user_preferences manage sets

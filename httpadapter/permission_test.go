@@ -98,7 +98,19 @@ func TestRolePermissions(t *testing.T) {
 func TestMePrivileges(t *testing.T) {
 	e := mustEnv(t)
 	admin := e.admin()
-	e.create("/acme/v1/roles", admin, "roles", `{"name":"Client viewer","permissions":{"clients":"view"}}`)
+	roleID := e.create("/acme/v1/roles", admin, "roles", `{"name":"Client viewer","permissions":{"clients":"view"}}`)
+	levels := func(tok string) map[string]string {
+		r := e.get("/v1/me", tok)
+		require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
+		got := map[string]string{}
+		privs, _ := r.attr("privileges").([]any)
+		assert.Len(t, privs, 12, "every permission is listed")
+		for _, p := range privs {
+			m := p.(map[string]any)
+			got[m["privilege"].(string)] = m["access-level"].(string)
+		}
+		return got
+	}
 	for _, tc := range []struct {
 		role string
 		want map[string]string
@@ -109,19 +121,18 @@ func TestMePrivileges(t *testing.T) {
 		{"Client viewer", map[string]string{"clients": "view", "projects": "none", "user_preferences": "none"}},
 	} {
 		tok := e.token("acme", strings.ReplaceAll(tc.role, " ", "")+"@acme.test", tc.role)
-		r := e.get("/v1/me", tok)
-		require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
-		got := map[string]string{}
-		privs, _ := r.attr("privileges").([]any)
-		assert.Len(t, privs, 12, "every permission is listed")
-		for _, p := range privs {
-			m := p.(map[string]any)
-			got[m["privilege"].(string)] = m["access-level"].(string)
-		}
+		got := levels(tok)
 		for k, v := range tc.want {
 			assert.Equal(t, v, got[k], "%s: %s", tc.role, k)
 		}
 	}
+	// a change of the role shows at the next request
+	tok := e.token("acme", "Clientviewer@acme.test", "Client viewer")
+	e.patch("/acme/v1/roles/"+roleID, admin, "roles", roleID, `{"permissions":{"clients":"manage","catalog":"view"}}`)
+	got := levels(tok)
+	assert.Equal(t, "manage", got["clients"])
+	assert.Equal(t, "view", got["catalog"])
+	assert.Equal(t, "none", got["projects"])
 }
 
 // Ensure a role with project-visibility assigned (Engineer) sees only the

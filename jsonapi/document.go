@@ -21,6 +21,15 @@ const MediaType = "application/vnd.api+json"
 // "first", ...). Link objects with href/meta are not needed by the adapter.
 type Links map[string]string
 
+// Raw is a value already encoded: valid, compact JSON exactly as
+// encoding/json writes it (HTML characters escaped), for a value rendered
+// once and served many times. The encoder copies it as it is; build it
+// with json.Marshal.
+type Raw []byte
+
+// MarshalJSON implements json.Marshaler.
+func (r Raw) MarshalJSON() ([]byte, error) { return r, nil }
+
 // Identifier is a resource identifier object.
 type Identifier struct {
 	Type string `json:"type"`

@@ -225,6 +225,7 @@ func TestResourceEncodingMatchesEncodingJSON(t *testing.T) {
 		"time":        time.Date(2024, 5, 1, 10, 0, 0, 0, time.UTC),
 		"raw":         json.RawMessage(`{ "b" : 1, "a" : [ 1 , 2 ] }`),
 		"number":      json.Number("12.50"),
+		"encoded":     jsonapi.Raw(`{"a":[1,2],"b":"\u003cx\u003e"}`),
 		"strings":     []string{"a", "<b>"},
 		"map-strings": map[string]string{"z": "1", "a": "2"},
 		"nested":      map[string]any{"b": []any{1, "x", nil, map[string]any{"c": true}}, "a": 1.5},

@@ -361,6 +361,8 @@ func (e *encoder) value(v any, depth int) error {
 		return e.marshal(v)
 	case map[string]any:
 		return e.object(v, depth)
+	case Raw:
+		e.buf = append(e.buf, v...)
 	case []any:
 		if v == nil {
 			e.buf = append(e.buf, "null"...)
