@@ -130,12 +130,12 @@ func (c *call) self() string {
 // own URL.
 func (c *call) respondOne(res *scoping.Result) error {
 	r := res.Records[0]
-	writeDoc(c.w, c.r, http.StatusOK, c.view.document(res, c.view.prefix+"/"+r.Type+"/"+r.ID, nil, c.q))
+	writeRendered(c.w, c.r, http.StatusOK, c.view.document(res, c.view.prefix+"/"+r.Type+"/"+r.ID, nil, c.q))
 	return nil
 }
 
 func (c *call) respond(status int, res *scoping.Result) error {
-	writeDoc(c.w, c.r, status, c.view.document(res, c.self(), c.raw, c.q))
+	writeRendered(c.w, c.r, status, c.view.document(res, c.self(), c.raw, c.q))
 	return nil
 }
 
@@ -246,7 +246,7 @@ func (s *Server) create(c *call) error {
 		}
 		c.w.Header().Set("Location", c.view.prefix+"/"+def.Name+"/"+res.Records[0].ID)
 	}
-	writeDoc(c.w, c.r, status, c.view.document(res, c.view.prefix+"/"+def.Name+"/"+res.Records[0].ID, nil, c.q))
+	writeRendered(c.w, c.r, status, c.view.document(res, c.view.prefix+"/"+def.Name+"/"+res.Records[0].ID, nil, c.q))
 	return nil
 }
 
