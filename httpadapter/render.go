@@ -26,8 +26,9 @@ type view struct {
 func (v *view) resource(rec *scoping.Record) *jsonapi.Resource {
 	def, _ := scoping.Lookup(rec.Type)
 	self := v.prefix + "/" + rec.Type + "/" + rec.ID
-	res := &jsonapi.Resource{Type: rec.Type, ID: rec.ID, Links: jsonapi.Links{"self": self},
+	res := &jsonapi.Resource{Type: rec.Type, ID: rec.ID, Links: linkMaps.Get().(jsonapi.Links),
 		Attributes: attrMaps.Get().(map[string]any)}
+	res.Links["self"] = self
 	only, sparse := v.fields[rec.Type]
 	for _, a := range def.Attrs {
 		if sparse && !slices.Contains(only, a.Name) {
@@ -55,7 +56,12 @@ func (v *view) resource(rec *scoping.Record) *jsonapi.Resource {
 	nids := 0
 	var links strings.Builder
 	links.Grow(len(def.Rels) * (len(self) + 24))
-	ends := make([]int, len(def.Rels))
+	var endsBuf [32]int // on the stack for the types there are
+	ends := endsBuf[:0]
+	if len(def.Rels) > len(endsBuf) {
+		ends = make([]int, 0, len(def.Rels))
+	}
+	ends = ends[:len(def.Rels)]
 	for i := range def.Rels {
 		rd := &def.Rels[i]
 		if rd.Stored() {
@@ -99,12 +105,13 @@ func (v *view) resource(rec *scoping.Record) *jsonapi.Resource {
 	return res
 }
 
-// The attribute and relationship maps of rendered resources go back to
+// The attribute, relationship and link maps of rendered resources go back to
 // these pools once their document is written (writeRendered): a list page
 // renders hundreds, and allocating them was a third of its bytes.
 var (
 	attrMaps = sync.Pool{New: func() any { return make(map[string]any, 32) }}
 	relMaps  = sync.Pool{New: func() any { return make(map[string]*jsonapi.Relationship, 16) }}
+	linkMaps = sync.Pool{New: func() any { return make(jsonapi.Links, 1) }}
 )
 
 // writeRendered writes a document made by view.document and gives its
@@ -117,7 +124,9 @@ func writeRendered(w http.ResponseWriter, r *http.Request, status int, doc *json
 		}
 		clear(res.Attributes)
 		attrMaps.Put(res.Attributes)
-		res.Attributes = nil
+		clear(res.Links)
+		linkMaps.Put(res.Links)
+		res.Attributes, res.Links = nil, nil
 		if res.Relationships != nil {
 			clear(res.Relationships)
 			relMaps.Put(res.Relationships)
