@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/scopekit/scopekit/auth"
+	"github.com/scopekit/scopekit/scoping"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -18,8 +19,9 @@ var ErrLocked = errors.New("database file is in use by another process")
 
 // DB is an open ScopeKit database file.
 type DB struct {
-	bolt *bolt.DB
-	path string
+	bolt   *bolt.DB
+	path   string
+	schema *scoping.Schema
 	// Now is the clock used for timestamps; tests may replace it.
 	Now func() time.Time
 
@@ -28,10 +30,18 @@ type DB struct {
 	shared     sharedRecords
 }
 
+// An Option configures Open.
+type Option func(*DB)
+
+// WithSchema makes the store index and list the types of schema (by
+// default scoping.DefaultSchema()). A scoping.Service created over the
+// store serves the same schema unless given another.
+func WithSchema(schema *scoping.Schema) Option { return func(db *DB) { db.schema = schema } }
+
 // Open opens (creating if missing) the bbolt file at path. It waits at most
 // one second for the file lock and then fails with ErrLocked, so that a
 // second server on the same file stops at once with one clear line.
-func Open(path string) (*DB, error) {
+func Open(path string, opts ...Option) (*DB, error) {
 	b, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: time.Second})
 	if errors.Is(err, bolt.ErrTimeout) {
 		return nil, fmt.Errorf("open %s: %w", path, ErrLocked)
@@ -40,6 +50,12 @@ func Open(path string) (*DB, error) {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
 	db := &DB{bolt: b, path: path, Now: func() time.Time { return time.Now().UTC() }}
+	for _, o := range opts {
+		o(db)
+	}
+	if db.schema == nil {
+		db.schema = scoping.DefaultSchema()
+	}
 	if err := b.Update(func(tx *bolt.Tx) error {
 		for _, name := range rootBuckets {
 			if _, err := tx.CreateBucketIfNotExists([]byte(name)); err != nil {
@@ -64,6 +80,9 @@ var rootBuckets []string
 
 // Path returns the file path of the database.
 func (db *DB) Path() string { return db.path }
+
+// Schema returns the types the store indexes.
+func (db *DB) Schema() *scoping.Schema { return db.schema }
 
 // Close closes the database file.
 func (db *DB) Close() error { return db.bolt.Close() }

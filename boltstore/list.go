@@ -15,7 +15,7 @@ import (
 // left to evaluate and the order is by id, only the requested page is read
 // and decoded.
 func (t *tx) List(q *scoping.Query) ([]*scoping.Record, int, error) {
-	def, ok := scoping.Lookup(q.Type)
+	def, ok := t.db.schema.Lookup(q.Type)
 	if !ok {
 		return nil, 0, scopekit.Errorf(scopekit.ENOTFOUND, "no resource type %q", q.Type)
 	}

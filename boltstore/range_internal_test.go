@@ -29,7 +29,7 @@ func TestCreatedAtRangeUsesIndex(t *testing.T) {
 		}
 		return nil
 	}))
-	def, _ := scoping.Lookup("webhook-publications")
+	def, _ := scoping.DefaultSchema().Lookup("webhook-publications")
 	q := &scoping.Query{Type: def.Name, AccountID: "1",
 		Where: []scoping.Cond{{Field: "created-at", Op: scoping.OpLte, Values: []string{scoping.FormatTime(t0.Add(4 * time.Minute))}}}}
 	require.NoError(t, db.bolt.View(func(btx *bolt.Tx) error {

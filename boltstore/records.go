@@ -313,7 +313,7 @@ func (t *tx) reindex(old, cur *scoping.Record) error {
 	if some == nil {
 		some = old
 	}
-	def, ok := scoping.Lookup(some.Type)
+	def, ok := t.db.schema.Lookup(some.Type)
 	if !ok {
 		return nil
 	}

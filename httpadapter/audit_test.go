@@ -17,7 +17,7 @@ import (
 )
 
 // The permission audit (docs/auth.md "Permissions"): every route the engine
-// serves, derived from scoping.Types() (list, show, create, update,
+// serves, derived from scoping.DefaultSchema().Types() (list, show, create, update,
 // delete, related) and the server's actions and reads, is walked with
 //
 //   - a role that has every permission at manage except the guard of the
@@ -96,7 +96,7 @@ func auditFixtures(t *testing.T, e *testEnv, slug string) map[string]string {
 		if id, ok := ids[name]; ok {
 			return id
 		}
-		def, ok := scoping.Lookup(name)
+		def, ok := scoping.DefaultSchema().Lookup(name)
 		require.True(t, ok, name)
 		n++
 		in := &scoping.Input{Attrs: map[string]json.RawMessage{}, Rels: map[string]scoping.RelInput{}}
@@ -145,7 +145,7 @@ func auditFixtures(t *testing.T, e *testEnv, slug string) map[string]string {
 			return rec.ID
 		}
 	}
-	for _, def := range scoping.Types() {
+	for _, def := range scoping.DefaultSchema().Types() {
 		if def.Served() {
 			ensure(def.Name)
 		}
@@ -153,7 +153,7 @@ func auditFixtures(t *testing.T, e *testEnv, slug string) map[string]string {
 	// the fixtures that keep files (templates, generated documents) get
 	// them, so that their file routes have something to serve
 	require.NoError(t, e.svc.Store().Update(ctx, func(tx scoping.Tx) error {
-		for _, def := range scoping.Types() {
+		for _, def := range scoping.DefaultSchema().Types() {
 			if len(def.Blobs) == 0 {
 				continue
 			}
@@ -184,7 +184,7 @@ func auditFixtures(t *testing.T, e *testEnv, slug string) map[string]string {
 func auditRoutes(srv *httpadapter.Server, ids map[string]string, v2 bool) []auditRoute {
 	actions, reads := srv.ExtraRoutes()
 	var out []auditRoute
-	for _, def := range scoping.Types() {
+	for _, def := range scoping.DefaultSchema().Types() {
 		if !def.Served() || (v2 && !def.V2) {
 			continue
 		}
@@ -202,7 +202,7 @@ func auditRoutes(srv *httpadapter.Server, ids map[string]string, v2 bool) []audi
 				auditRoute{typ: def, method: "DELETE", path: one, write: true, byID: true})
 		}
 		for _, rd := range def.Rels {
-			target, ok := scoping.Lookup(rd.Type)
+			target, ok := scoping.DefaultSchema().Lookup(rd.Type)
 			if !ok || !target.Served() || (v2 && !target.V2) {
 				continue
 			}
@@ -347,7 +347,7 @@ func TestPermissionAudit(t *testing.T) {
 		}
 	}
 	check("globex admin", "", auditRoute{method: "GET", path: "/acme/v1/account"}, other, http.StatusForbidden)
-	for _, def := range scoping.Types() {
+	for _, def := range scoping.DefaultSchema().Types() {
 		if !def.Served() {
 			continue
 		}
@@ -359,7 +359,7 @@ func TestPermissionAudit(t *testing.T) {
 
 	// nothing was written by the refused writes
 	for name, id := range ids {
-		def, _ := scoping.Lookup(name)
+		def, _ := scoping.DefaultSchema().Lookup(name)
 		if got := e.get("/acme/v1/"+name+"/"+id+auditActiveParam(def), admin); got.Status != http.StatusOK {
 			failures = append(failures, fmt.Sprintf("fixture %s %s is gone: %d", name, id, got.Status))
 		}

@@ -325,7 +325,7 @@ func TestAccountSlugsAndVersions(t *testing.T) {
 	assert.EqualValues(t, 4, r.meta("record-count"))
 	for _, typ := range []string{"projects", "project-services", "project-subservices", "clients", "services", "subservices",
 		"approved-services", "approved-subservices", "lines-of-business", "phases", "service-categories", "resources", "rate-tables"} {
-		if _, ok := scoping.Lookup(typ); !ok {
+		if _, ok := scoping.DefaultSchema().Lookup(typ); !ok {
 			continue // declared by a later issue
 		}
 		assert.Equal(t, http.StatusOK, e.get("/v2/"+typ, tok).Status, typ)

@@ -39,23 +39,23 @@ type routeDoc struct {
 
 // OpenAPI returns the OpenAPI 3.1 reference of the v2 curated set (v2
 // true) or of every type under /{slug}/v1 with the account context, the
-// auth host and the reference pages.
-func OpenAPI(v2 bool) map[string]any {
+// auth host and the reference pages, for the types of schema.
+func OpenAPI(schema *scoping.Schema, v2 bool) map[string]any {
 	prefix, title := "/{slug}/v1", "ScopeKit API v1"
 	if v2 {
 		prefix, title = "/v2", "ScopeKit API v2 (curated for integrations)"
 	}
 	paths, schemas := obj{}, baseSchemas()
-	for _, def := range scoping.Types() {
+	for _, def := range schema.Types() {
 		if !def.Served() || (v2 && !def.V2) {
 			continue
 		}
 		schemas[schemaName(def.Name)] = resourceSchema(def, false)
 		schemas[schemaName(def.Name)+"_write"] = resourceSchema(def, true)
-		addTypePaths(paths, prefix, def, v2)
+		addTypePaths(schema, paths, prefix, def, v2)
 	}
 	if !v2 {
-		if acct, ok := scoping.Lookup("accounts"); ok {
+		if acct, ok := schema.Lookup("accounts"); ok {
 			schemas["accounts"] = resourceSchema(acct, false)
 		}
 		paths[prefix+"/account"] = obj{"get": op(routeDoc{Tag: "accounts", Summary: "The account addressed",
@@ -440,7 +440,7 @@ func sortParam(def *scoping.TypeDef) obj {
 	return queryParam("sort", "comma-separated, - for descending: "+strings.Join(keys, ", "), obj{"type": "string"})
 }
 
-func addTypePaths(paths obj, prefix string, def *scoping.TypeDef, v2 bool) {
+func addTypePaths(schema *scoping.Schema, paths obj, prefix string, def *scoping.TypeDef, v2 bool) {
 	var slug []any
 	if !v2 {
 		slug = []any{pathParam("slug")}
@@ -465,7 +465,7 @@ func addTypePaths(paths obj, prefix string, def *scoping.TypeDef, v2 bool) {
 	paths[prefix+"/"+t] = coll
 	paths[prefix+"/"+t+"/{id}"] = one
 	for _, r := range def.Rels {
-		target, ok := scoping.Lookup(r.Type)
+		target, ok := schema.Lookup(r.Type)
 		if !ok || !target.Served() || (v2 && !target.V2) {
 			continue
 		}

@@ -81,7 +81,7 @@ var mountDocs = map[string]map[string]routeDoc{
 // openAPI is the reference of this server: OpenAPI(v2) plus, in v1, the
 // handlers mounted on it.
 func (s *Server) openAPI(v2 bool) map[string]any {
-	doc := OpenAPI(v2)
+	doc := OpenAPI(s.Svc.Schema(), v2)
 	if v2 {
 		return doc
 	}

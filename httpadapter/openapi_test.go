@@ -60,7 +60,7 @@ func TestOpenAPIReference(t *testing.T) {
 	} {
 		t.Run(tc.path, func(t *testing.T) {
 			doc := loadReference(t, e.srv.URL+tc.path, tc.accept)
-			for _, def := range scoping.Types() {
+			for _, def := range scoping.DefaultSchema().Types() {
 				coll := doc.Paths.Find(tc.prefix + "/" + def.Name)
 				if !def.Served() || (tc.v2 && !def.V2) {
 					assert.Nil(t, coll, def.Name)
@@ -156,7 +156,7 @@ func TestEveryRouteIsDescribed(t *testing.T) {
 		if isV2 {
 			doc, prefix = v2, "/v2"
 		}
-		for _, def := range scoping.Types() {
+		for _, def := range scoping.DefaultSchema().Types() {
 			if !def.Served() || (isV2 && !def.V2) {
 				continue
 			}
@@ -172,7 +172,7 @@ func TestEveryRouteIsDescribed(t *testing.T) {
 			case "/:type/:id/:rel":
 				if method == http.MethodGet {
 					for _, r := range def.Rels {
-						if target, ok := scoping.Lookup(r.Type); ok && target.Served() && (!isV2 || target.V2) {
+						if target, ok := scoping.DefaultSchema().Lookup(r.Type); ok && target.Served() && (!isV2 || target.V2) {
 							paths = append(paths, prefix+"/"+def.Name+"/{id}/"+r.Name)
 						}
 					}
@@ -204,7 +204,7 @@ func TestEveryRouteIsDescribed(t *testing.T) {
 				}
 			case "/:type/:id/:rel/:relid":
 				for _, r := range def.Rels {
-					if target, ok := scoping.Lookup(r.Type); ok && r.ToMany && target.Served() && (!isV2 || target.V2) {
+					if target, ok := scoping.DefaultSchema().Lookup(r.Type); ok && r.ToMany && target.Served() && (!isV2 || target.V2) {
 						paths = append(paths, prefix+"/"+def.Name+"/{id}/"+r.Name+"/{relid}")
 					}
 				}

@@ -44,7 +44,7 @@ func mustProbeEnv(t *testing.T) *probeEnv {
 // writableTypes are the served types with generic writes.
 func writableTypes() []*scoping.TypeDef {
 	var out []*scoping.TypeDef
-	for _, def := range scoping.Types() {
+	for _, def := range scoping.DefaultSchema().Types() {
 		if def.Served() && !def.ReadOnly {
 			out = append(out, def)
 		}
@@ -93,7 +93,7 @@ func (p *probeEnv) firstOf(typ string) string {
 		return id
 	}
 	q := ""
-	if def, _ := scoping.Lookup(typ); def.Archives {
+	if def, _ := scoping.DefaultSchema().Lookup(typ); def.Archives {
 		q = "?filter[active]=true,false"
 	}
 	r := p.get("/acme/v1/"+typ+q, p.tok)

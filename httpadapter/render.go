@@ -14,6 +14,7 @@ import (
 // view says how records are rendered for one request: the URL prefix of
 // their links (".../acme/v1" or ".../v2") and the sparse fieldsets.
 type view struct {
+	schema *scoping.Schema
 	prefix string
 	v2     bool
 	fields map[string][]string
@@ -24,7 +25,7 @@ type view struct {
 // for stored ones and a related link where the target is served, and a
 // self link.
 func (v *view) resource(rec *scoping.Record) *jsonapi.Resource {
-	def, _ := scoping.Lookup(rec.Type)
+	def, _ := v.schema.Lookup(rec.Type)
 	self := v.prefix + "/" + rec.Type + "/" + rec.ID
 	res := &jsonapi.Resource{Type: rec.Type, ID: rec.ID, Links: linkMaps.Get().(jsonapi.Links),
 		Attributes: attrMaps.Get().(map[string]any)}
@@ -67,7 +68,7 @@ func (v *view) resource(rec *scoping.Record) *jsonapi.Resource {
 		if rd.Stored() {
 			nids += len(rec.Rels[rd.Name])
 		}
-		if target, ok := scoping.Lookup(rd.Type); ok && (!v.v2 || target.V2) {
+		if target, ok := v.schema.Lookup(rd.Type); ok && (!v.v2 || target.V2) {
 			links.WriteString(self)
 			links.WriteByte('/')
 			links.WriteString(rd.Name)

@@ -57,10 +57,10 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, v2 bool, h fun
 	base := s.base(r)
 	if slug := params.ByName("slug"); slug != "" {
 		c.actor, err = s.Svc.ActorFor(r.Context(), p.UserID, slug)
-		c.view = &view{prefix: base + "/" + url.PathEscape(slug) + "/v1"}
+		c.view = &view{schema: s.Svc.Schema(), prefix: base + "/" + url.PathEscape(slug) + "/v1"}
 	} else {
 		c.actor, err = s.Svc.ActorForAccount(r.Context(), p.UserID, p.AccountID)
-		c.view = &view{prefix: base + "/v2", v2: true}
+		c.view = &view{schema: s.Svc.Schema(), prefix: base + "/v2", v2: true}
 		if !v2 {
 			c.view.prefix = base + "/" + url.PathEscape(c.accountSlug()) + "/v1"
 		}
@@ -107,7 +107,7 @@ func (s *Server) base(r *http.Request) string {
 // 404 on v2.
 func (c *call) typeDef() (*scoping.TypeDef, error) {
 	name := c.params.ByName("type")
-	def, ok := scoping.Lookup(name)
+	def, ok := c.view.schema.Lookup(name)
 	if !ok || !def.Served() || (c.v2 && !def.V2) {
 		return nil, scopekit.Errorf(scopekit.ENOTFOUND, "no resource type %q here", name)
 	}

@@ -140,7 +140,7 @@ func (t *tools) listProjectItems(ctx context.Context, req *mcp.CallToolRequest, 
 			it.Revenue, it.Cost = r.Str("revenue"), r.Str("cost")
 		}
 		if detailed {
-			it.Attributes, it.Relationships = declared(r)
+			it.Attributes, it.Relationships = declared(t.s.Svc.Schema(), r)
 			it.Subservices = subs[r.ID]
 			it.DownloadURL, it.PDFURL = t.link(a, r, "document-url"), t.link(a, r, "pdf-url")
 		}
@@ -159,7 +159,7 @@ func (t *tools) subservices(ctx context.Context, a *scoping.Actor, projectID str
 	m := map[string][]SubItem{}
 	for _, r := range res.Records {
 		svc := r.Rel("project-service")
-		attrs, _ := declared(r)
+		attrs, _ := declared(t.s.Svc.Schema(), r)
 		m[svc] = append(m[svc], SubItem{ID: r.ID, Name: r.Str("name"), Attributes: attrs})
 	}
 	return m, nil
@@ -170,8 +170,8 @@ func (t *tools) subservices(ctx context.Context, a *scoping.Actor, projectID str
 // itself), with created-at and updated-at. Link attributes (a document's
 // download paths) are left out: the tools give them as absolute URLs, and
 // only in the detailed format.
-func declared(r *scoping.Record) (map[string]any, map[string][]string) {
-	def, ok := scoping.Lookup(r.Type)
+func declared(schema *scoping.Schema, r *scoping.Record) (map[string]any, map[string][]string) {
+	def, ok := schema.Lookup(r.Type)
 	if !ok {
 		return map[string]any{}, map[string][]string{}
 	}

@@ -48,7 +48,8 @@ const DefaultClaim = time.Minute
 
 // DB is an open ScopeKit database on PostgreSQL.
 type DB struct {
-	pool *pgxpool.Pool
+	pool   *pgxpool.Pool
+	schema *scoping.Schema
 	// Now is the clock used for timestamps; tests may replace it.
 	Now func() time.Time
 	// Claim is how long a delivery returned by Due stays away from other
@@ -67,11 +68,19 @@ type DB struct {
 // together, exactly one sees true.
 func (db *DB) Created() bool { return db.created }
 
+// An Option configures Open.
+type Option func(*DB)
+
+// WithSchema makes the store index and list the types of schema (by
+// default scoping.DefaultSchema()). A scoping.Service created over the
+// store serves the same schema unless given another.
+func WithSchema(schema *scoping.Schema) Option { return func(db *DB) { db.schema = schema } }
+
 // Open connects to the database at url (a postgres:// URL or key=value
 // string, as pgx accepts; pool_max_conns and search_path may be set in
 // it), applies the migrations it lacks, and creates the indexes and id
-// sequences of the declared types.
-func Open(ctx context.Context, url string) (*DB, error) {
+// sequences of the types of its schema (WithSchema).
+func Open(ctx context.Context, url string, opts ...Option) (*DB, error) {
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		return nil, fmt.Errorf("pgstore: %w", err)
@@ -84,12 +93,21 @@ func Open(ctx context.Context, url string) (*DB, error) {
 		return nil, fmt.Errorf("pgstore: %w", err)
 	}
 	db := &DB{pool: pool, Now: func() time.Time { return time.Now().UTC() }, seqs: map[string]bool{}}
+	for _, o := range opts {
+		o(db)
+	}
+	if db.schema == nil {
+		db.schema = scoping.DefaultSchema()
+	}
 	if err := db.migrate(ctx); err != nil {
 		pool.Close()
 		return nil, fmt.Errorf("pgstore: %w", err)
 	}
 	return db, nil
 }
+
+// Schema returns the types the store indexes.
+func (db *DB) Schema() *scoping.Schema { return db.schema }
 
 // Close closes the connections.
 func (db *DB) Close() error {
@@ -176,7 +194,7 @@ func (db *DB) migrate(ctx context.Context) error {
 func (db *DB) syncSchema(ctx context.Context, conn *pgx.Conn) error {
 	want := map[string]string{}
 	var stmts []string
-	for _, def := range scoping.Types() {
+	for _, def := range db.schema.Types() {
 		stmts = append(stmts, "CREATE SEQUENCE IF NOT EXISTS "+seqName(def.Name))
 		for _, expr := range indexExprs(def) {
 			def := fmt.Sprintf("ON records (account_id, %s, id) WHERE type = %s", expr, quoteLiteral(def.Name))
@@ -215,7 +233,7 @@ func (db *DB) syncSchema(ctx context.Context, conn *pgx.Conn) error {
 	_, err = conn.Exec(ctx, strings.Join(stmts, ";\n"))
 	if err == nil {
 		db.mu.Lock()
-		for _, def := range scoping.Types() {
+		for _, def := range db.schema.Types() {
 			db.seqs[def.Name] = true
 		}
 		db.mu.Unlock()

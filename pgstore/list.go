@@ -112,7 +112,7 @@ func condSQL(def *scoping.TypeDef, c scoping.Cond, a *args) string {
 // List implements scoping.Tx: one query for the page, and a count of the
 // matches when the page may not hold the last of them.
 func (t *tx) List(q *scoping.Query) ([]*scoping.Record, int, error) {
-	def, ok := scoping.Lookup(q.Type)
+	def, ok := t.db.schema.Lookup(q.Type)
 	if !ok {
 		return nil, 0, scopekit.Errorf(scopekit.ENOTFOUND, "no resource type %q", q.Type)
 	}

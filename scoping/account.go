@@ -12,8 +12,8 @@ import (
 // Accounts, users, roles and account settings (docs/resources.md, "Accounts,
 // users, roles").
 
-func init() {
-	register(&TypeDef{Name: "accounts", Guard: "settings", Global: true,
+func declareAccounts(s *Schema) {
+	s.register(&TypeDef{Name: "accounts", Guard: "settings", Global: true,
 		Attrs: cat([]AttrDef{unique(str("slug")), required(str("name")), required(str("default-currency"))},
 			computed(AttrDef{Name: "psa?", Kind: KindBool})),
 		Hooks: Hooks{Compute: func(_ context.Context, c *Call, recs []*Record) error {
@@ -28,7 +28,7 @@ func init() {
 			return nil
 		}}})
 
-	register(&TypeDef{Name: "roles", Guard: "users",
+	s.register(&TypeDef{Name: "roles", Guard: "users",
 		Attrs: []AttrDef{unique(str("name")), {Name: "permissions", Kind: KindObject, NotNull: true},
 			enum("project-visibility", "all", "all", "assigned")},
 		Rels: []RelDef{inverse("users", "users", "roles")},
@@ -47,7 +47,7 @@ func init() {
 			return errs
 		}}})
 
-	register(&TypeDef{Name: "users", Guard: "users", Archives: true,
+	s.register(&TypeDef{Name: "users", Guard: "users", Archives: true,
 		Attrs: cat([]AttrDef{required(str("name")), unique(str("email")), str("title"), str("phone"),
 			enum("user-type", "standard", "standard", "service")},
 			computed(enum("status", "", "invited", "active", "deactivated"))),
@@ -67,25 +67,25 @@ func init() {
 			}},
 	})
 
-	register(&TypeDef{Name: "payment-terms", Guard: "settings", Archives: true,
+	s.register(&TypeDef{Name: "payment-terms", Guard: "settings", Archives: true,
 		Attrs: []AttrDef{required(str("name")),
 			enum("pricing-model", "fixed_fee", "fixed_fee", "time_and_materials"),
 			flag("include-expenses", true), flag("include-hardware", false), flag("default", false)},
 		Hooks: Hooks{AfterWrite: func(_ context.Context, c *Call, rec, _ *Record) error { return keepOneDefault(c, rec) }}})
 
-	register(&TypeDef{Name: "integrated-products", Guard: "settings",
+	s.register(&TypeDef{Name: "integrated-products", Guard: "settings",
 		Attrs: []AttrDef{required(str("name")), enum("kind", "other", "psa", "crm", "other"), str("vendor"),
 			{Name: "connected", Kind: KindBool, Default: false, Index: true},
 			{Name: "enabled", Kind: KindBool, Default: false, Index: true}}})
 
-	register(&TypeDef{Name: "clients", Guard: "clients", Archives: true, V2: true,
+	s.register(&TypeDef{Name: "clients", Guard: "clients", Archives: true, V2: true,
 		Attrs:   []AttrDef{unique(str("name")), str("domain"), date("msa-date"), obj("user-defined-fields")},
 		Filters: map[string]FilterDef{"name": {Op: OpContains}},
 		Hooks: Hooks{Validate: func(_ context.Context, c *Call, rec, _ *Record) []error {
 			return validateUDFs(c, "clients", rec)
 		}}})
 
-	register(&TypeDef{Name: "approval-levels", Guard: "settings", Archives: true,
+	s.register(&TypeDef{Name: "approval-levels", Guard: "settings", Archives: true,
 		Attrs: []AttrDef{required(str("name")), num("position"),
 			enum("kind", "technical", "technical", "sales", "business"),
 			{Name: "conditions", Kind: KindAny}, withDefault(num("required-approvals"), int64(0)),
@@ -112,7 +112,7 @@ func init() {
 			return errs
 		}},
 	})
-	register(&TypeDef{Name: "line-of-business-approvals", Guard: "settings",
+	s.register(&TypeDef{Name: "line-of-business-approvals", Guard: "settings",
 		Attrs: []AttrDef{num("required-approvals")},
 		Rels: []RelDef{owner("approval-level", "approval-levels"), to1("line-of-business", "lines-of-business"),
 			toN("approvers", "users")},

@@ -34,7 +34,7 @@ func (a *Admin) EnsureAccount(slug, name, currency string) (*Record, error) {
 	if _, ok := ISOCurrency(currency); slug == "" || name == "" || !ok {
 		return nil, scopekit.Errorf(scopekit.EINVALID, "account %q needs a slug, a name and an ISO 4217 default-currency", slug)
 	}
-	if err := CheckAttrs("accounts", map[string]any{"slug": slug, "name": name}); err != nil {
+	if err := a.c.Svc.schema.CheckAttrs("accounts", map[string]any{"slug": slug, "name": name}); err != nil {
 		return nil, err
 	}
 	acct, err := accountBySlug(a.c.Tx, slug)
@@ -150,7 +150,7 @@ func (a *Admin) EnsureMember(accountID string, m Member) (*Record, error) {
 	}
 	attrs := map[string]any{"email": strings.ToLower(m.Email), "name": m.Name, "user-type": m.UserType,
 		"status": m.Status, "active": m.Status != "deactivated", "accepted": m.Status != "invited"}
-	if err := CheckAttrs("users", attrs); err != nil {
+	if err := a.c.Svc.schema.CheckAttrs("users", attrs); err != nil {
 		return nil, err
 	}
 	others, _, err := a.c.Tx.List(&Query{Type: "users", AllAccounts: true, Where: []Cond{Eq("email", m.Email)}, Limit: 1})
@@ -184,7 +184,7 @@ func (a *Admin) EnsureMember(accountID string, m Member) (*Record, error) {
 // upsert creates or updates the record of typ whose key attribute equals
 // value.
 func (a *Admin) upsert(typ, accountID, key, value string, attrs map[string]any) (*Record, error) {
-	if err := CheckAttrs(typ, attrs); err != nil {
+	if err := a.c.Svc.schema.CheckAttrs(typ, attrs); err != nil {
 		return nil, err
 	}
 	found, _, err := a.c.Tx.List(&Query{Type: typ, AccountID: accountID, Where: []Cond{Eq(key, value)}})
@@ -227,7 +227,7 @@ func (s *Service) SystemActor(ctx context.Context, accountID string) (*Actor, er
 // Every member may read it (it holds nothing but the name, slug, default
 // currency and psa?); changing it needs settings manage.
 func (s *Service) Account(ctx context.Context, a *Actor) (*Result, error) {
-	def, _ := Lookup("accounts")
+	def, _ := s.schema.Lookup("accounts")
 	var res *Result
 	err := s.view(ctx, a, false, func(c *Call) error {
 		acct, err := c.Tx.Get("accounts", "", a.AccountID())

@@ -9,19 +9,19 @@ import (
 var serviceTypes = []string{"professional_services", "managed_services"}
 var paymentFrequencies = []string{"one_time", "monthly", "quarterly", "annually"}
 
-func init() {
-	register(&TypeDef{Name: "lines-of-business", Guard: "catalog", Archives: true, V2: true,
+func declareCatalog(s *Schema) {
+	s.register(&TypeDef{Name: "lines-of-business", Guard: "catalog", Archives: true, V2: true,
 		Attrs: []AttrDef{unique(str("name")), str("code")}})
-	register(&TypeDef{Name: "phases", Guard: "catalog", Archives: true, V2: true,
+	s.register(&TypeDef{Name: "phases", Guard: "catalog", Archives: true, V2: true,
 		Attrs: []AttrDef{required(str("name")), num("position"), text("sow-language")}})
-	register(&TypeDef{Name: "service-categories", Guard: "catalog", Archives: true, V2: true,
+	s.register(&TypeDef{Name: "service-categories", Guard: "catalog", Archives: true, V2: true,
 		Attrs: []AttrDef{required(str("name"))}})
-	register(&TypeDef{Name: "expense-categories", Guard: "catalog", Archives: true,
+	s.register(&TypeDef{Name: "expense-categories", Guard: "catalog", Archives: true,
 		Attrs: []AttrDef{required(str("name"))}})
-	register(&TypeDef{Name: "products", Guard: "catalog", Archives: true,
+	s.register(&TypeDef{Name: "products", Guard: "catalog", Archives: true,
 		Attrs: []AttrDef{required(str("name")), str("sku"), dec("unit-price"), dec("unit-cost")}})
 
-	register(&TypeDef{Name: "services", Guard: "catalog", Archives: true, V2: true,
+	s.register(&TypeDef{Name: "services", Guard: "catalog", Archives: true, V2: true,
 		Attrs: cat([]AttrDef{unique(str("name")), text("description"), str("sku"), dec("hours"),
 			enum("service-type", "professional_services", serviceTypes...),
 			enum("payment-frequency", "one_time", paymentFrequencies...),
@@ -42,15 +42,15 @@ func init() {
 			},
 			AfterWrite: newServiceVersion,
 		}})
-	register(&TypeDef{Name: "subservices", Guard: "catalog", Archives: true, V2: true,
+	s.register(&TypeDef{Name: "subservices", Guard: "catalog", Archives: true, V2: true,
 		Attrs:   []AttrDef{required(str("name")), dec("hours"), withDefault(dec("quantity"), "1"), num("position")},
 		Rels:    []RelDef{owner("service", "services"), to1("resource", "resources")},
 		Filters: eq("service")})
 
-	register(&TypeDef{Name: "resources", Guard: "rate_tables", Archives: true, V2: true,
+	s.register(&TypeDef{Name: "resources", Guard: "rate_tables", Archives: true, V2: true,
 		Attrs: []AttrDef{unique(str("name")), str("external-name"), text("description"),
 			dec("hourly-rate"), dec("hourly-cost")}})
-	register(&TypeDef{Name: "rate-tables", Guard: "rate_tables", Archives: true, V2: true,
+	s.register(&TypeDef{Name: "rate-tables", Guard: "rate_tables", Archives: true, V2: true,
 		Attrs: []AttrDef{required(str("name")), str("currency"), flag("default", false)},
 		Hooks: Hooks{
 			Defaults: func(_ context.Context, c *Call, rec *Record) error {
@@ -66,33 +66,33 @@ func init() {
 				return keepOneDefault(c, rec)
 			},
 		}})
-	register(&TypeDef{Name: "resource-rates", Guard: "rate_tables",
+	s.register(&TypeDef{Name: "resource-rates", Guard: "rate_tables",
 		Attrs:   []AttrDef{dec("hourly-rate"), dec("hourly-cost")},
 		Rels:    []RelDef{owner("rate-table", "rate-tables"), owner("resource", "resources")},
 		Filters: eq("rate-table", "resource"),
 		Hooks: Hooks{Validate: func(_ context.Context, c *Call, rec, _ *Record) []error {
 			return []error{uniquePair(c, rec, "rate-table", "resource")}
 		}}})
-	register(&TypeDef{Name: "currencies", Guard: "rate_tables",
+	s.register(&TypeDef{Name: "currencies", Guard: "rate_tables",
 		Attrs: []AttrDef{unique(str("code")), str("name"), required(dec("conversion-rate")),
 			{Name: "minor-units", Kind: KindInt, NotNull: true}}, // absent: from ISO 4217
 		Hooks: Hooks{Defaults: currencyDefaults, Validate: validateCurrency, Delete: deleteCurrency}})
 
-	register(&TypeDef{Name: "blueprints", Guard: "catalog", Archives: true,
+	s.register(&TypeDef{Name: "blueprints", Guard: "catalog", Archives: true,
 		Attrs: []AttrDef{required(str("name")), text("description")},
 		Rels: []RelDef{inverse("blueprint-items", "blueprint-items", "blueprint"),
 			{Name: "services", Type: "services", ToMany: true, ReadOnly: true,
 				Through: "blueprint-items", From: "blueprint", To: "service"}}})
-	register(&TypeDef{Name: "blueprint-items", Guard: "catalog",
+	s.register(&TypeDef{Name: "blueprint-items", Guard: "catalog",
 		Attrs:   []AttrDef{withDefault(dec("quantity"), "1"), num("position")},
 		Rels:    []RelDef{owner("blueprint", "blueprints"), owner("service", "services")},
 		Filters: eq("blueprint", "service")})
 
-	register(&TypeDef{Name: "service-approvers", Guard: "catalog",
+	s.register(&TypeDef{Name: "service-approvers", Guard: "catalog",
 		Rels:    []RelDef{owner("user", "users"), owner("line-of-business", "lines-of-business")},
 		Filters: eq("user", "line-of-business")})
 
-	register(&TypeDef{Name: "governances", Guard: "governance", Archives: true,
+	s.register(&TypeDef{Name: "governances", Guard: "governance", Archives: true,
 		Attrs: []AttrDef{required(str("name")),
 			enum("calculation-type", "percent_of_total", calculationTypes...), dec("rate"), dec("fixed-hours"),
 			enum("allocation-method", "prorate_phases_by_effort", allocationMethods...),

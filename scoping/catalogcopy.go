@@ -219,8 +219,8 @@ func (s *Service) ApplyBlueprint(ctx context.Context, a *Actor, projectID, bluep
 	if err := a.Require("projects", true); err != nil {
 		return nil, err
 	}
-	psDef, _ := Lookup("project-services")
-	projDef, _ := Lookup("projects")
+	psDef, _ := s.schema.Lookup("project-services")
+	projDef, _ := s.schema.Lookup("projects")
 	var created []*Record
 	_, err := s.update(ctx, a, false, nil, func(c *Call) error {
 		if _, err := c.getVisible(ctx, projDef, projectID, nil); err != nil {

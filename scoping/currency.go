@@ -65,6 +65,6 @@ func deleteCurrency(_ context.Context, c *Call, rec *Record) error {
 	if rec.Str("code") == c.Actor.Account.Str("default-currency") {
 		return scopekit.Errorf(scopekit.ECONFLICT, "%s is the account's default currency and cannot be deleted", rec.Str("code"))
 	}
-	def, _ := Lookup("currencies")
+	def, _ := c.Svc.schema.Lookup("currencies")
 	return c.remove(def, rec)
 }

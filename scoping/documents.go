@@ -91,8 +91,8 @@ type DocumentConfig struct {
 	Notify func()
 }
 
-func init() {
-	register(&TypeDef{Name: "document-templates", Guard: "documents", Archives: true,
+func declareDocuments(s *Schema) {
+	s.register(&TypeDef{Name: "document-templates", Guard: "documents", Archives: true,
 		Attrs: cat([]AttrDef{unique(str("name")), enum("format", "docx", "docx"), enum("template-format", "v2", "v2"),
 			str("filename")},
 			computed(num("size"), str("sha256"), AttrDef{Name: "tags", Kind: KindList}, flag("builtin", false))),
@@ -100,7 +100,7 @@ func init() {
 		Blobs:   []string{BlobTemplateFile},
 	})
 
-	register(&TypeDef{Name: "project-documents", Guard: "documents", Archives: true, V2: true, Async: true,
+	s.register(&TypeDef{Name: "project-documents", Guard: "documents", Archives: true, V2: true, Async: true,
 		ProjectRel: "project",
 		Attrs: cat([]AttrDef{required(enum("document-type", "", DocumentSOW, DocumentPricing, DocumentBreakdown)),
 			flag("generate-pdf", false)},
@@ -129,7 +129,7 @@ func init() {
 			},
 		}})
 
-	register(&TypeDef{Name: "project-download-types", Guard: "documents", Archives: true,
+	s.register(&TypeDef{Name: "project-download-types", Guard: "documents", Archives: true,
 		Attrs: []AttrDef{required(str("name")),
 			required(enum("document-type", "", DocumentSOW, DocumentPricing, DocumentBreakdown)),
 			required(enum("format", "", "docx", "pdf", "xlsx"))},
@@ -249,7 +249,7 @@ func (s *Service) UploadTemplateFile(ctx context.Context, a *Actor, id, filename
 	if err := a.Require("documents", true); err != nil {
 		return nil, err
 	}
-	def, _ := Lookup("document-templates")
+	def, _ := s.schema.Lookup("document-templates")
 	if max := s.Documents.MaxTemplateSize; max > 0 && len(file) > max {
 		return nil, scopekit.Errorf(scopekit.ETOOLARGE, "a template file may be at most %d bytes", max)
 	}
@@ -336,7 +336,7 @@ type File struct {
 // Errors: EFORBIDDEN without documents view; ENOTFOUND for a missing
 // template or one without a file.
 func (s *Service) TemplateFile(ctx context.Context, a *Actor, id string) (*File, error) {
-	def, err := readableType(a, "document-templates")
+	def, err := s.readableType(a, "document-templates")
 	if err != nil {
 		return nil, err
 	}
@@ -368,7 +368,7 @@ const ContentTypeDOCX = "application/vnd.openxmlformats-officedocument.wordproce
 // produced; ECONFLICT while the document is not generated yet;
 // EBADREQUEST (parameter format) for another format.
 func (s *Service) DocumentFile(ctx context.Context, a *Actor, id, format string, v2 bool) (*File, error) {
-	def, err := readableType(a, "project-documents")
+	def, err := s.readableType(a, "project-documents")
 	if err != nil {
 		return nil, err
 	}

@@ -15,8 +15,8 @@ const (
 // transaction as the change, so a change that rolls back leaves no event
 // and one that commits always has one. Event ids come from one sequence,
 // so they order the outbox; the webhook dispatcher reads it with Events.
-func init() {
-	register(&TypeDef{Name: "events", Internal: true, IndexCreated: true,
+func declareEvents(s *Schema) {
+	s.register(&TypeDef{Name: "events", Internal: true, IndexCreated: true,
 		Attrs: []AttrDef{{Name: "event-type", Kind: KindString, Index: true}, str("subject-type"), str("subject-id"),
 			str("old-status"), str("new-status"), {Name: "occurred-at", Kind: KindTime}},
 		Rels: []RelDef{to1("project", "projects")}})

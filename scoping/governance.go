@@ -13,8 +13,8 @@ var (
 	maxGovernanceRate = decimal.NewFromInt(10)
 )
 
-func init() {
-	register(&TypeDef{Name: "project-governances", Guard: "projects", ProjectRel: "project",
+func declareGovernance(s *Schema) {
+	s.register(&TypeDef{Name: "project-governances", Guard: "projects", ProjectRel: "project",
 		Attrs: cat([]AttrDef{required(str("name")), text("description"),
 			enum("calculation-type", "percent_of_total", calculationTypes...), dec("rate"), dec("fixed-hours"),
 			enum("allocation-method", "prorate_phases_by_effort", allocationMethods...),

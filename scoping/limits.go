@@ -217,8 +217,8 @@ func badText(v any) string {
 // outside a write request (the Admin methods, bootstrap files): each
 // declared attribute must keep its limits and null rule. Undeclared names
 // (internal values such as a sealed secret) are the caller's.
-func CheckAttrs(typ string, attrs map[string]any) error {
-	def, ok := Lookup(typ)
+func (s *Schema) CheckAttrs(typ string, attrs map[string]any) error {
+	def, ok := s.Lookup(typ)
 	if !ok {
 		return scopekit.Errorf(scopekit.EINTERNAL, "no resource type %q", typ)
 	}

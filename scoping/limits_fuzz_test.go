@@ -20,7 +20,7 @@ func FuzzDecodeAttr(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	var attrs []*AttrDef
-	for _, def := range Types() {
+	for _, def := range DefaultSchema().Types() {
 		for i := range def.Attrs {
 			if !def.Attrs[i].Computed {
 				attrs = append(attrs, &def.Attrs[i])

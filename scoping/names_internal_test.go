@@ -7,7 +7,7 @@ import "testing"
 func TestNamesAreDeclared(t *testing.T) {
 	for _, n := range readNames {
 		found := false
-		for _, def := range Types() {
+		for _, def := range DefaultSchema().Types() {
 			_, isAttr := def.Attr(n)
 			_, isRel := def.Rel(n)
 			if isAttr || isRel {

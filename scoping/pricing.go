@@ -61,7 +61,7 @@ func (s *Service) pricedRun(ctx context.Context, a *Actor, projectID string) (*p
 	if err := a.Require("projects", false); err != nil {
 		return nil, err
 	}
-	def, _ := Lookup("projects")
+	def, _ := s.schema.Lookup("projects")
 	var run *pricedProject
 	err := s.view(ctx, a, false, func(c *Call) error {
 		if _, err := c.getVisible(ctx, def, projectID, map[string]string{"active": "true,false"}); err != nil {

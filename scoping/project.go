@@ -10,8 +10,8 @@ import (
 
 var projectStatuses = []string{"draft", "pending_approval", "approved", "won", "lost", "canceled"}
 
-func init() {
-	register(&TypeDef{Name: "projects", Guard: "projects", Archives: true, V2: true, ProjectRel: "id",
+func declareProjects(s *Schema) {
+	s.register(&TypeDef{Name: "projects", Guard: "projects", Archives: true, V2: true, ProjectRel: "id",
 		Attrs: cat([]AttrDef{required(str("project-name")),
 			text("executive-summary"), text("solution-summary"), text("our-responsibilities"),
 			text("client-responsibilities"), text("out-of-scope"), date("msa-date"),
@@ -66,7 +66,7 @@ func init() {
 			}},
 	})
 
-	register(&TypeDef{Name: "project-teammates", Guard: "projects", ProjectRel: "project",
+	s.register(&TypeDef{Name: "project-teammates", Guard: "projects", ProjectRel: "project",
 		Attrs: computed(AttrDef{Name: "removed-at", Kind: KindTime}),
 		Rels:  []RelDef{owner("project", "projects"), owner("user", "users")},
 		Filters: with(eq("project", "user"), "removed", FilterDef{Kind: KindBool, Default: "false",
@@ -85,21 +85,21 @@ func init() {
 		}},
 	})
 
-	register(&TypeDef{Name: "project-locations", Guard: "projects", ProjectRel: "project",
+	s.register(&TypeDef{Name: "project-locations", Guard: "projects", ProjectRel: "project",
 		Attrs: []AttrDef{required(str("name")), str("address"), str("city"), str("region"), str("country"),
 			str("postal-code"), flag("remote", false)},
 		Rels: []RelDef{owner("project", "projects")}, Filters: eq("project")})
-	register(&TypeDef{Name: "project-phases", Guard: "projects", ProjectRel: "project",
+	s.register(&TypeDef{Name: "project-phases", Guard: "projects", ProjectRel: "project",
 		Attrs: []AttrDef{required(str("name")), num("position"), text("sow-language")},
 		Rels:  []RelDef{owner("project", "projects"), to1("phase", "phases")}, Filters: eq("project")})
-	register(&TypeDef{Name: "project-resources", Guard: "projects", ProjectRel: "project",
+	s.register(&TypeDef{Name: "project-resources", Guard: "projects", ProjectRel: "project",
 		Attrs: cat([]AttrDef{str("name"), str("external-name"), str("code"), dec("hourly-rate"), dec("hourly-cost")},
 			computed(dec("total-hours"), dec("revenue"), dec("cost"))),
 		Rels:    []RelDef{owner("project", "projects"), to1("resource", "resources"), to1("line-of-business", "lines-of-business")},
 		Filters: eq("project"),
 		Hooks:   Hooks{Defaults: projectResourceDefaults, Compute: computePrices}})
 
-	register(&TypeDef{Name: "project-services", Guard: "projects", ProjectRel: "project", V2: true,
+	s.register(&TypeDef{Name: "project-services", Guard: "projects", ProjectRel: "project", V2: true,
 		Attrs: cat([]AttrDef{str("name"), withDefault(dec("quantity"), "1"), dec("unit-hours"), dec("actual-hours"),
 			enum("service-type", "professional_services", serviceTypes...),
 			enum("payment-frequency", "one_time", paymentFrequencies...),
@@ -115,7 +115,7 @@ func init() {
 		Filters: eq("project", "project-phase", "project-location", "service"),
 		Hooks:   Hooks{Defaults: projectServiceDefaults, AfterWrite: afterProjectServiceWrite, Compute: computePrices}})
 
-	register(&TypeDef{Name: "project-subservices", Guard: "projects", ProjectRel: "project", V2: true,
+	s.register(&TypeDef{Name: "project-subservices", Guard: "projects", ProjectRel: "project", V2: true,
 		Attrs: cat([]AttrDef{str("name"), withDefault(dec("quantity"), "1"), dec("unit-hours"), dec("actual-hours"), num("position")},
 			computed(dec("extended-hours"), AttrDef{Name: "custom-hours", Kind: KindBool}, dec("revenue"), dec("cost"))),
 		Rels: []RelDef{owner("project-service", "project-services"), to1("subservice", "subservices"),
@@ -126,7 +126,7 @@ func init() {
 			return inheritProject(c, rec, "project-services", "project-service")
 		}}})
 
-	register(&TypeDef{Name: "project-expenses", Guard: "projects", ProjectRel: "project",
+	s.register(&TypeDef{Name: "project-expenses", Guard: "projects", ProjectRel: "project",
 		Attrs: cat([]AttrDef{required(str("description")), withDefault(dec("quantity"), "1"), required(dec("rate")), dec("unit-cost")},
 			computed(dec("revenue"), dec("cost"), dec("profit"))),
 		Rels: []RelDef{owner("project", "projects"), to1("expense-category", "expense-categories"),
@@ -140,14 +140,14 @@ func init() {
 			}
 			return nil
 		}}})
-	register(&TypeDef{Name: "project-products", Guard: "projects", ProjectRel: "project",
+	s.register(&TypeDef{Name: "project-products", Guard: "projects", ProjectRel: "project",
 		Attrs: cat([]AttrDef{str("name"), str("sku"), withDefault(dec("quantity"), "1"), dec("unit-price"), dec("unit-cost")},
 			computed(dec("revenue"), dec("cost"), dec("profit"))),
 		Rels:    []RelDef{owner("project", "projects"), to1("product", "products")},
 		Filters: eq("project"),
 		Hooks:   Hooks{Defaults: projectProductDefaults, Compute: computePrices}})
 
-	register(&TypeDef{Name: "approval-steps", Guard: "projects", ProjectRel: "project", ReadOnly: true,
+	s.register(&TypeDef{Name: "approval-steps", Guard: "projects", ProjectRel: "project", ReadOnly: true,
 		Hooks: Hooks{Create: importLegacyStep},
 		Attrs: computed(str("kind"), num("position"),
 			enum("status", "pending", "pending", "approved", "declined", "rescoped", "canceled"),
@@ -156,7 +156,7 @@ func init() {
 			inverse("approval-requirements", "approval-requirements", "approval-step"),
 			{Name: "required-approvers", Type: "users", ToMany: true, ReadOnly: true}},
 		Filters: eq("project", "status")})
-	register(&TypeDef{Name: "approval-requirements", Guard: "projects", ProjectRel: "project", ReadOnly: true,
+	s.register(&TypeDef{Name: "approval-requirements", Guard: "projects", ProjectRel: "project", ReadOnly: true,
 		Attrs: computed(enum("status", "pending", "pending", "signed", "downgraded"), AttrDef{Name: "signed-at", Kind: KindTime}),
 		Rels: []RelDef{owner("approval-step", "approval-steps"), to1("user", "users"),
 			{Name: "project", Type: "projects", ReadOnly: true, Cascade: true}},

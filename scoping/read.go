@@ -47,7 +47,7 @@ type Result struct {
 // EBADREQUEST (with Parameter) for a filter, sort or include the type does
 // not accept.
 func (s *Service) List(ctx context.Context, a *Actor, typ string, p ListParams, v2 bool) (*Result, error) {
-	def, err := readableType(a, typ)
+	def, err := s.readableType(a, typ)
 	if err != nil {
 		return nil, err
 	}
@@ -60,8 +60,8 @@ func (s *Service) List(ctx context.Context, a *Actor, typ string, p ListParams, 
 }
 
 // readableType resolves typ and checks the actor may read it.
-func readableType(a *Actor, typ string) (*TypeDef, error) {
-	def, err := lookupType(typ)
+func (s *Service) readableType(a *Actor, typ string) (*TypeDef, error) {
+	def, err := s.lookupType(typ)
 	if err != nil {
 		return nil, err
 	}
@@ -237,7 +237,7 @@ func splitList(v string) []string {
 // requested, or outside the actor's visibility; EFORBIDDEN without read
 // access; EBADREQUEST for a bad filter or include.
 func (s *Service) Get(ctx context.Context, a *Actor, typ, id string, p ListParams, v2 bool) (*Result, error) {
-	def, err := readableType(a, typ)
+	def, err := s.readableType(a, typ)
 	if err != nil {
 		return nil, err
 	}
@@ -277,7 +277,7 @@ func (c *Call) getVisible(ctx context.Context, def *TypeDef, id string, filters 
 // single record (or none) for a to-one relationship, a filtered, sorted and
 // paged list for a to-many one.
 func (s *Service) Related(ctx context.Context, a *Actor, typ, id, relName string, p ListParams, v2 bool) (*Result, error) {
-	def, err := lookupType(typ)
+	def, err := s.lookupType(typ)
 	if err != nil {
 		return nil, err
 	}
@@ -285,7 +285,7 @@ func (s *Service) Related(ctx context.Context, a *Actor, typ, id, relName string
 	if !ok {
 		return nil, scopekit.Errorf(scopekit.ENOTFOUND, "%s has no relationship %q", typ, relName)
 	}
-	target, err := lookupType(rel.Type)
+	target, err := s.lookupType(rel.Type)
 	if err != nil {
 		return nil, err
 	}
@@ -375,7 +375,7 @@ func (c *Call) finish(ctx context.Context, def *TypeDef, res *Result, include []
 	}
 	for _, name := range include {
 		rel, _ := def.Rel(name)
-		target, ok := Lookup(rel.Type)
+		target, ok := c.Svc.schema.Lookup(rel.Type)
 		if !ok || !c.Actor.Can(target.Guard, false) {
 			continue
 		}

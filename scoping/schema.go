@@ -3,6 +3,7 @@ package scoping
 import (
 	"context"
 	"sort"
+	"sync"
 )
 
 // Kind is the value kind of an attribute.
@@ -197,12 +198,61 @@ func (t *TypeDef) Sortable(field string) (SortKey, bool) {
 	return SortKey{Field: field, Numeric: a.Kind == KindInt || a.Kind == KindDecimal}, true
 }
 
-var registry = map[string]*TypeDef{}
+// Schema is the set of declared resource types, built and checked once by
+// NewSchema and then only read: the Service, the stores (which index what
+// it declares) and the adapters (which serve what it declares) are given
+// the same value rather than reading a package-global registry.
+type Schema struct {
+	types  map[string]*TypeDef
+	sorted []*TypeDef
+}
 
-// register adds t to the registry; it panics on a duplicate because the
+// declarations lists, in one place, the functions that declare the types
+// of each area; NewSchema calls them in this order.
+var declarations = []func(*Schema){
+	declareAccounts,
+	declareCatalog,
+	declareDocuments,
+	declareEvents,
+	declareGovernance,
+	declareProjects,
+	declareServiceApproval,
+	declareUDF,
+	declareWebhooks,
+}
+
+// NewSchema declares every resource type and checks the declarations
+// against each other (Check). Each call builds a fresh value; the
+// declarations are static, so an error is a programming error.
+func NewSchema() (*Schema, error) {
+	s := newSchema()
+	for _, declare := range declarations {
+		declare(s)
+	}
+	if err := s.Check(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func newSchema() *Schema { return &Schema{types: map[string]*TypeDef{}} }
+
+// DefaultSchema returns the schema NewSchema builds, built and checked on
+// the first call and shared afterwards. Stores opened and services created
+// without a schema of their own use it; it panics if the declarations are
+// inconsistent, which the test suite rules out.
+var DefaultSchema = sync.OnceValue(func() *Schema {
+	s, err := NewSchema()
+	if err != nil {
+		panic("scoping: " + err.Error())
+	}
+	return s
+})
+
+// register adds t to the schema; it panics on a duplicate because the
 // declarations are static.
-func register(t *TypeDef) *TypeDef {
-	if _, dup := registry[t.Name]; dup {
+func (s *Schema) register(t *TypeDef) *TypeDef {
+	if _, dup := s.types[t.Name]; dup {
 		panic("scoping: type declared twice: " + t.Name)
 	}
 	t.Attrs = append(t.Attrs, AttrDef{Name: "created-at", Kind: KindTime, Computed: true},
@@ -218,22 +268,18 @@ func register(t *TypeDef) *TypeDef {
 	for i, r := range t.Rels {
 		t.relIdx[r.Name] = i
 	}
-	registry[t.Name] = t
+	s.types[t.Name] = t
+	s.sorted = append(s.sorted, t)
+	sort.Slice(s.sorted, func(i, j int) bool { return s.sorted[i].Name < s.sorted[j].Name })
 	return t
 }
 
 // Lookup returns the declaration of the type named name.
-func Lookup(name string) (*TypeDef, bool) {
-	t, ok := registry[name]
+func (s *Schema) Lookup(name string) (*TypeDef, bool) {
+	t, ok := s.types[name]
 	return t, ok
 }
 
-// Types returns every declared type, sorted by name.
-func Types() []*TypeDef {
-	out := make([]*TypeDef, 0, len(registry))
-	for _, t := range registry {
-		out = append(out, t)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	return out
-}
+// Types returns every declared type, sorted by name. The slice is shared:
+// callers must not modify it.
+func (s *Schema) Types() []*TypeDef { return s.sorted }

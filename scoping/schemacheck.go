@@ -6,14 +6,14 @@ import (
 	"slices"
 )
 
-// CheckSchema checks the declarations against each other: every
+// Check checks the declarations against each other: every
 // relationship names a declared type, an inverse relationship names a
 // stored one of its type, a through relationship names a joining type with
 // both joining relationships, every guard is a known permission, every
 // filter compares a field the type has (unless it builds its own
 // conditions), and a type's project relationship exists. The declarations
-// are static, so a failure is a programming error; the test suite runs it.
-func CheckSchema() error {
+// are static, so a failure is a programming error; NewSchema runs it.
+func (s *Schema) Check() error {
 	var errs []error
 	bad := func(t *TypeDef, format string, args ...any) {
 		errs = append(errs, fmt.Errorf("%s: %s", t.Name, fmt.Sprintf(format, args...)))
@@ -27,7 +27,7 @@ func CheckSchema() error {
 		_, isRel := t.Rel(f)
 		return isAttr || isRel
 	}
-	for _, t := range Types() {
+	for _, t := range s.Types() {
 		if t.Guard != "" && !slices.Contains(Permissions, t.Guard) {
 			bad(t, "guard %q is not a permission", t.Guard)
 		}
@@ -37,7 +37,7 @@ func CheckSchema() error {
 			}
 		}
 		for _, r := range t.Rels {
-			target, ok := Lookup(r.Type)
+			target, ok := s.Lookup(r.Type)
 			if !ok {
 				bad(t, "relationship %s names undeclared type %q", r.Name, r.Type)
 				continue
@@ -48,7 +48,7 @@ func CheckSchema() error {
 					bad(t, "inverse relationship %s: %s has no stored relationship %q to %s", r.Name, r.Type, r.Inverse, t.Name)
 				}
 			case r.Through != "":
-				join, ok := Lookup(r.Through)
+				join, ok := s.Lookup(r.Through)
 				if !ok {
 					bad(t, "through relationship %s names undeclared type %q", r.Name, r.Through)
 					continue

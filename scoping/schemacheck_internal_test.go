@@ -5,15 +5,18 @@ import (
 	"testing"
 )
 
-// Ensure CheckSchema names each kind of broken declaration.
+// Ensure Check names each kind of broken declaration.
 func TestCheckSchemaFindsBrokenDeclarations(t *testing.T) {
-	broken := register(&TypeDef{Name: "broken-things", Guard: "no-such-permission", ProjectRel: "owner",
+	s := newSchema()
+	for _, declare := range declarations {
+		declare(s)
+	}
+	s.register(&TypeDef{Name: "broken-things", Guard: "no-such-permission", ProjectRel: "owner",
 		Attrs: []AttrDef{str("name")},
 		Rels: []RelDef{to1("ghost", "no-such-type"), inverse("children", "projects", "parent"),
 			{Name: "pals", Type: "users", ToMany: true, Through: "project-teammates", From: "project", To: "user"}},
 		Filters: map[string]FilterDef{"colour": {Op: OpIn}, "name": {Op: OpContains}}})
-	defer delete(registry, broken.Name)
-	err := CheckSchema()
+	err := s.Check()
 	if err == nil {
 		t.Fatal("no error for a broken declaration")
 	}

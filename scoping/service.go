@@ -14,7 +14,8 @@ import (
 // through it, so that permissions, visibility and validation hold whatever
 // adapter calls it.
 type Service struct {
-	store Store
+	store  Store
+	schema *Schema
 	// Now is the clock; tests replace it.
 	Now func() time.Time
 	// Webhooks plugs in what webhook subscriptions and deliveries need
@@ -27,13 +28,38 @@ type Service struct {
 	price func(*pricing.Project) (*pricing.Result, error) // pricing.Price; tests count calls
 }
 
+// An Option configures NewService.
+type Option func(*Service)
+
+// WithSchema makes the service serve the types of schema. Without it the
+// service uses the store's schema when the store reports one (a Schema()
+// *Schema method, as boltstore and pgstore have), else DefaultSchema.
+// The store must index the same schema.
+func WithSchema(schema *Schema) Option { return func(s *Service) { s.schema = schema } }
+
 // NewService returns a Service over store.
-func NewService(store Store) *Service {
-	return &Service{store: store, Now: func() time.Time { return time.Now().UTC() }, price: pricing.Price}
+func NewService(store Store, opts ...Option) *Service {
+	s := &Service{store: store, Now: func() time.Time { return time.Now().UTC() }, price: pricing.Price}
+	for _, o := range opts {
+		o(s)
+	}
+	if s.schema == nil {
+		if st, ok := store.(interface{ Schema() *Schema }); ok {
+			s.schema = st.Schema()
+		}
+	}
+	if s.schema == nil {
+		s.schema = DefaultSchema()
+	}
+	return s
 }
 
 // Store returns the service's store.
 func (s *Service) Store() Store { return s.store }
+
+// Schema returns the types the service serves; adapters read their
+// declarations from it.
+func (s *Service) Schema() *Schema { return s.schema }
 
 // Call is the context of one use case inside one transaction; hooks receive
 // it. Meta is the write document's top-level meta; RespMeta collects
@@ -116,8 +142,8 @@ func (s *Service) update(ctx context.Context, a *Actor, v2 bool, meta map[string
 	return call, nil
 }
 
-func lookupType(name string) (*TypeDef, error) {
-	t, ok := Lookup(name)
+func (s *Service) lookupType(name string) (*TypeDef, error) {
+	t, ok := s.schema.Lookup(name)
 	if !ok || !t.Served() {
 		return nil, scopekit.Errorf(scopekit.ENOTFOUND, "no resource type %q", name)
 	}

@@ -16,8 +16,8 @@ import (
 // serviceVersionAttrs are the attributes an approved version keeps.
 var serviceVersionAttrs = []string{"name", "description", "sku", "hours", "service-type", "payment-frequency", "position", "user-defined-fields"}
 
-func init() {
-	register(&TypeDef{Name: "approved-services", Guard: "catalog", Archives: true, V2: true, ReadOnly: true,
+func declareServiceApproval(s *Schema) {
+	s.register(&TypeDef{Name: "approved-services", Guard: "catalog", Archives: true, V2: true, ReadOnly: true,
 		Attrs: cat([]AttrDef{str("name"), text("description"), str("sku"), dec("hours"),
 			enum("service-type", "", serviceTypes...), enum("payment-frequency", "", paymentFrequencies...),
 			num("position"), obj("user-defined-fields")},
@@ -30,7 +30,7 @@ func init() {
 		Filters: with(eq("phase", "line-of-business", "service-category", "service-type", "state", "service"),
 			"name", FilterDef{Op: OpContains}),
 	})
-	register(&TypeDef{Name: "approved-subservices", Guard: "catalog", V2: true, ReadOnly: true,
+	s.register(&TypeDef{Name: "approved-subservices", Guard: "catalog", V2: true, ReadOnly: true,
 		Attrs: computed(str("name"), dec("hours"), dec("quantity"), num("position")),
 		Rels: []RelDef{{Name: "approved-service", Type: "approved-services", Cascade: true},
 			to1("subservice", "subservices"), to1("resource", "resources"),
@@ -137,7 +137,7 @@ func (c *Call) recordApprovedVersion(svc *Record, approver string) error {
 	if err != nil {
 		return err
 	}
-	def, _ := Lookup("approved-services")
+	def, _ := c.Svc.schema.Lookup("approved-services")
 	for _, p := range prev {
 		if err := c.remove(def, p); err != nil {
 			return err
@@ -187,7 +187,7 @@ func (s *Service) serviceAction(ctx context.Context, a *Actor, serviceID string,
 	if err := a.Require("catalog", false); err != nil {
 		return nil, err
 	}
-	def, _ := Lookup("services")
+	def, _ := s.schema.Lookup("services")
 	var svc *Record
 	_, err := s.update(ctx, a, false, nil, func(c *Call) error {
 		var err error

@@ -57,7 +57,7 @@ func (s *Service) Snapshot(ctx context.Context, a *Actor, projectID, guard strin
 
 // snapshot reads the snapshot of a project visible to a.
 func (s *Service) snapshot(ctx context.Context, a *Actor, projectID string) (*Snapshot, error) {
-	def, _ := Lookup("projects")
+	def, _ := s.schema.Lookup("projects")
 	var snap *Snapshot
 	err := s.view(ctx, a, false, func(c *Call) error {
 		proj, err := c.getVisible(ctx, def, projectID, anyActive(def))

@@ -106,7 +106,7 @@ func (s *Service) StepAction(ctx context.Context, a *Actor, stepID, action, comm
 	if err := a.Require("project_approvals", false); err != nil {
 		return nil, err
 	}
-	def, _ := Lookup("approval-steps")
+	def, _ := s.schema.Lookup("approval-steps")
 	var rec *Record
 	_, err := s.update(ctx, a, false, nil, func(c *Call) error {
 		var err error
@@ -174,7 +174,7 @@ func importLegacyStep(_ context.Context, c *Call, in *Input) (*Record, error) {
 	if len(projRef.Refs) != 1 || projRef.ToMany || projRef.Refs[0].Type != "projects" {
 		return nil, invalid(RelPointer("project"), "project can't be blank")
 	}
-	def, _ := Lookup("projects")
+	def, _ := c.Svc.schema.Lookup("projects")
 	proj, err := c.getVisible(context.Background(), def, projRef.Refs[0].ID, nil)
 	if err != nil {
 		return nil, invalid(RelPointer("project"), "projects %s does not exist in this account", projRef.Refs[0].ID)

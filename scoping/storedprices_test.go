@@ -52,7 +52,7 @@ func newPricedWorld(t *testing.T) *pricedWorld {
 func (w *pricedWorld) ids(t *testing.T, typ string) []string {
 	t.Helper()
 	p := scoping.ListParams{}
-	if def, _ := scoping.Lookup(typ); def.Archives {
+	if def, _ := scoping.DefaultSchema().Lookup(typ); def.Archives {
 		p.Filters = map[string]string{"active": "true,false"}
 	}
 	res, err := w.svc.List(w.ctx, w.a, typ, p, false)
@@ -218,7 +218,7 @@ func (w *pricedWorld) served(t *testing.T) map[string]map[string]any {
 	out := map[string]map[string]any{}
 	for _, typ := range scoping.PricedTypes() {
 		p := scoping.ListParams{}
-		if def, _ := scoping.Lookup(typ); def.Archives {
+		if def, _ := scoping.DefaultSchema().Lookup(typ); def.Archives {
 			p.Filters = map[string]string{"active": "true,false"}
 		}
 		res, err := w.svc.List(w.ctx, w.a, typ, p, false)

@@ -12,8 +12,8 @@ import (
 
 var udfName = regexp.MustCompile(`^[A-Za-z0-9_]+$`)
 
-func init() {
-	register(&TypeDef{Name: "user-defined-fields", Guard: "settings", Archives: true,
+func declareUDF(s *Schema) {
+	s.register(&TypeDef{Name: "user-defined-fields", Guard: "settings", Archives: true,
 		Attrs: []AttrDef{required(str("name")), str("label"),
 			enum("field-type", "text", "text", "number", "date", "select"),
 			{Name: "options", Kind: KindList},

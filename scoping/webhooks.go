@@ -64,8 +64,8 @@ const (
 
 var eventTypes = []string{EventProjectStatusChanged, EventServiceStatusChanged, EventDocumentStatusChanged}
 
-func init() {
-	register(&TypeDef{Name: "webhook-subscriptions", Guard: "settings.webhooks", V2: true,
+func declareWebhooks(s *Schema) {
+	s.register(&TypeDef{Name: "webhook-subscriptions", Guard: "settings.webhooks", V2: true,
 		Attrs: cat([]AttrDef{required(enum("event-type", "", eventTypes...)), required(str("destination-url")),
 			text("description"), {Name: "active", Kind: KindBool, Default: true, Index: true}},
 			computed(str("secret"), text("disabled-reason"))),
@@ -75,13 +75,13 @@ func init() {
 			Validate:   validateSubscription,
 			AfterWrite: afterSubscriptionWrite,
 		}})
-	register(&TypeDef{Name: "webhook-publications", Guard: "settings.webhooks", V2: true, ReadOnly: true, IndexCreated: true,
+	s.register(&TypeDef{Name: "webhook-publications", Guard: "settings.webhooks", V2: true, ReadOnly: true, IndexCreated: true,
 		Attrs: computed(enum("status", "", PublicationDelivered, PublicationRejected, PublicationFailed),
 			num("response-status"), obj("source"), text("payload"), num("attempt"), text("error"),
 			AttrDef{Name: "completed-at", Kind: KindTime}, AttrDef{Name: "next-attempt-at", Kind: KindTime}),
 		Rels:    []RelDef{{Name: "webhook-subscription", Type: "webhook-subscriptions", Cascade: true, ReadOnly: true}},
 		Filters: eq("status")})
-	register(&TypeDef{Name: "webhook-deliveries", Internal: true,
+	s.register(&TypeDef{Name: "webhook-deliveries", Internal: true,
 		Attrs: []AttrDef{{Name: "status", Kind: KindString, Index: true}, num("attempt"),
 			{Name: "next-attempt-at", Kind: KindTime, Index: true}}, // the index orders them by due time
 		Rels: []RelDef{{Name: "webhook-subscription", Type: "webhook-subscriptions", Cascade: true},

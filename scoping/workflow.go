@@ -100,7 +100,7 @@ func (s *Service) Submit(ctx context.Context, a *Actor, projectID string) (*Resu
 	if err := a.Require("projects", true); err != nil {
 		return nil, err
 	}
-	def, _ := Lookup("projects")
+	def, _ := s.schema.Lookup("projects")
 	var proj *Record
 	_, err := s.update(ctx, a, false, nil, func(c *Call) error {
 		var err error

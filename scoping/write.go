@@ -16,12 +16,12 @@ import (
 // another account and type rules; ENOTFOUND for a project outside the
 // actor's visibility.
 func (s *Service) Create(ctx context.Context, a *Actor, typ string, in *Input, v2 bool) (*Result, error) {
-	def, err := lookupType(typ)
+	def, err := s.lookupType(typ)
 	if err != nil {
 		return nil, err
 	}
 	if def.Hooks.Create == nil {
-		def, err = writableType(a, typ)
+		def, err = s.writableType(a, typ)
 	} else {
 		err = a.Require(def.Guard, true)
 	}
@@ -87,7 +87,7 @@ func (c *Call) create(ctx context.Context, def *TypeDef, in *Input) (*Record, bo
 // Update applies in to the record typ/id. Archived records can be updated
 // (that is how they are restored with active: true).
 func (s *Service) Update(ctx context.Context, a *Actor, typ, id string, in *Input, v2 bool) (*Result, error) {
-	def, err := writableType(a, typ)
+	def, err := s.writableType(a, typ)
 	if err != nil {
 		return nil, err
 	}
@@ -133,8 +133,8 @@ func (s *Service) reread(ctx context.Context, a *Actor, def *TypeDef, rec *Recor
 	return res, err
 }
 
-func writableType(a *Actor, typ string) (*TypeDef, error) {
-	def, err := lookupType(typ)
+func (s *Service) writableType(a *Actor, typ string) (*TypeDef, error) {
+	def, err := s.lookupType(typ)
 	if err != nil {
 		return nil, err
 	}
@@ -345,7 +345,7 @@ func (c *Call) restoreTeammate(def *TypeDef, rec *Record) error {
 // archiving type that other records still reference is archived instead;
 // other references to a deleted record are cleared.
 func (s *Service) Delete(ctx context.Context, a *Actor, typ, id string, v2 bool) error {
-	def, err := writableType(a, typ)
+	def, err := s.writableType(a, typ)
 	if err != nil {
 		return err
 	}
@@ -374,7 +374,7 @@ func (c *Call) remove(def *TypeDef, rec *Record) error {
 		rec *Record
 	}
 	var refs []ref
-	for _, t := range Types() {
+	for _, t := range c.Svc.schema.Types() {
 		for i := range t.Rels {
 			rd := &t.Rels[i]
 			if rd.Type != def.Name || !rd.Stored() || t.Global {

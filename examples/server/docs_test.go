@@ -220,7 +220,7 @@ func TestDocsNameEveryAttribute(t *testing.T) {
 		all.Write(b)
 	}
 	docs := all.String()
-	for _, def := range scoping.Types() {
+	for _, def := range scoping.DefaultSchema().Types() {
 		if !def.Served() {
 			continue
 		}

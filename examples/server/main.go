@@ -98,7 +98,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		listeners = append(listeners, authLn)
 	}
 
-	db, isNew, err := openStore(ctx, cfg)
+	schema, err := scoping.NewSchema() // the declared types, checked once; store and service share it
+	if err != nil {
+		closeAll(listeners)
+		return err
+	}
+	db, isNew, err := openStore(ctx, cfg, schema)
 	if err != nil {
 		closeAll(listeners)
 		return err
@@ -114,7 +119,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		}
 	}()
 
-	svc := scoping.NewService(db)
+	svc := scoping.NewService(db, scoping.WithSchema(schema))
 	key, err := loadOrCreateKey(cfg.keyFile())
 	if err != nil {
 		return err
@@ -264,9 +269,9 @@ type store interface {
 // openStore opens the PostgreSQL database of -database or else the bbolt
 // file of -data; isNew reports a database created by this start (the
 // demo's default).
-func openStore(ctx context.Context, cfg *config) (db store, isNew bool, err error) {
+func openStore(ctx context.Context, cfg *config, schema *scoping.Schema) (db store, isNew bool, err error) {
 	if cfg.Database != "" {
-		pg, err := pgstore.Open(ctx, cfg.Database)
+		pg, err := pgstore.Open(ctx, cfg.Database, pgstore.WithSchema(schema))
 		if err != nil {
 			return nil, false, fmt.Errorf("database %s: %w", cfg.where(), err)
 		}
@@ -274,7 +279,7 @@ func openStore(ctx context.Context, cfg *config) (db store, isNew bool, err erro
 		return pg, pg.Created(), nil
 	}
 	_, statErr := os.Stat(cfg.Data)
-	bdb, err := boltstore.Open(cfg.Data)
+	bdb, err := boltstore.Open(cfg.Data, boltstore.WithSchema(schema))
 	if err != nil {
 		return nil, false, err
 	}
