@@ -35,7 +35,7 @@ func (s *Server) resourceAllow(segs []string, v2 bool) string {
 	if !v2 && len(segs) == 1 && segs[0] == "account" {
 		return readOnlyAllow
 	}
-	def, ok := s.Svc.Schema().Lookup(segs[0])
+	def, ok := s.schema().Lookup(segs[0])
 	if !ok || !def.Served() || (v2 && !def.V2) {
 		return ""
 	}

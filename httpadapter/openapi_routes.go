@@ -1,6 +1,10 @@
 package httpadapter
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/scopekit/scopekit/scoping"
+)
 
 // routeDocs describes the fixed routes, keyed by "METHOD pattern" exactly
 // as the route is added to its router (server.go). A route under /v2/ goes
@@ -78,10 +82,20 @@ var mountDocs = map[string]map[string]routeDoc{
 		Response: obj{"type": "object"}, ResponseType: "application/json"}},
 }
 
+// schema returns the types the server serves: its service's, or
+// scoping.DefaultSchema() for a server without one (which still serves its
+// reference pages).
+func (s *Server) schema() *scoping.Schema {
+	if s.Svc == nil {
+		return scoping.DefaultSchema()
+	}
+	return s.Svc.Schema()
+}
+
 // openAPI is the reference of this server: OpenAPI(v2) plus, in v1, the
 // handlers mounted on it.
 func (s *Server) openAPI(v2 bool) map[string]any {
-	doc := OpenAPI(s.Svc.Schema(), v2)
+	doc := OpenAPI(s.schema(), v2)
 	if v2 {
 		return doc
 	}

@@ -57,10 +57,10 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, v2 bool, h fun
 	base := s.base(r)
 	if slug := params.ByName("slug"); slug != "" {
 		c.actor, err = s.Svc.ActorFor(r.Context(), p.UserID, slug)
-		c.view = &view{schema: s.Svc.Schema(), prefix: base + "/" + url.PathEscape(slug) + "/v1"}
+		c.view = &view{schema: s.schema(), prefix: base + "/" + url.PathEscape(slug) + "/v1"}
 	} else {
 		c.actor, err = s.Svc.ActorForAccount(r.Context(), p.UserID, p.AccountID)
-		c.view = &view{schema: s.Svc.Schema(), prefix: base + "/v2", v2: true}
+		c.view = &view{schema: s.schema(), prefix: base + "/v2", v2: true}
 		if !v2 {
 			c.view.prefix = base + "/" + url.PathEscape(c.accountSlug()) + "/v1"
 		}
