@@ -80,16 +80,16 @@ func lines(snap *scoping.Snapshot, withCost bool) ([]Location, []Phase) {
 	res := snap.Pricing
 	resourceName := make(map[string]string, len(snap.Resources))
 	for _, r := range snap.Resources {
-		resourceName[r.ID] = r.Str("name")
+		resourceName[r.ID] = r.Str(scoping.NameName)
 	}
 
 	locations := make([]Location, len(snap.Locations))
 	locationAt := make(map[string]int, len(snap.Locations))
 	for k, l := range snap.Locations {
 		locationAt[l.ID] = k
-		locations[k] = Location{Name: l.Str("name"), Address: l.Str("address"), City: l.Str("city"),
-			Region: l.Str("region"), Country: l.Str("country"), PostalCode: l.Str("postal-code"),
-			Remote: l.Bool("remote"), Services: []LocationService{}}
+		locations[k] = Location{Name: l.Str(scoping.NameName), Address: l.Str(scoping.NameAddress), City: l.Str(scoping.NameCity),
+			Region: l.Str(scoping.NameRegion), Country: l.Str(scoping.NameCountry), PostalCode: l.Str(scoping.NamePostalCode),
+			Remote: l.Bool(scoping.NameRemote), Services: []LocationService{}}
 	}
 
 	phaseRec := make(map[string]*scoping.Record, len(snap.Phases))
@@ -110,10 +110,10 @@ func lines(snap *scoping.Snapshot, withCost bool) ([]Location, []Phase) {
 	subBuf := make([]Subservice, nsub)
 	for i, rec := range snap.Services {
 		f := res.Service(i)
-		resource := resourceName[rec.Rel("project-resource")]
-		loc, located := locationAt[rec.Rel("project-location")]
-		s := Service{Name: rec.Str("name"), Description: rec.Str("service-description"), SKU: rec.Str("sku"),
-			ServiceType: rec.Str("service-type"), Quantity: quantity(rec.Str("quantity")), UnitHours: quantity(rec.Str("unit-hours")),
+		resource := resourceName[rec.Rel(scoping.NameProjectResource)]
+		loc, located := locationAt[rec.Rel(scoping.NameProjectLocation)]
+		s := Service{Name: rec.Str(scoping.NameName), Description: rec.Str(scoping.NameServiceDescription), SKU: rec.Str(scoping.NameSku),
+			ServiceType: rec.Str(scoping.NameServiceType), Quantity: quantity(rec.Str(scoping.NameQuantity)), UnitHours: quantity(rec.Str(scoping.NameUnitHours)),
 			ExtendedHours: figure(f.ExtendedHours), TotalHours: figure(f.TotalHours),
 			ResourceName: resource, Revenue: figure(f.Revenue)}
 		if withCost {
@@ -127,9 +127,9 @@ func lines(snap *scoping.Snapshot, withCost bool) ([]Location, []Phase) {
 		for j, sub := range subs {
 			sf := res.Subservice(i, j)
 			ss := &s.Subservices[j]
-			*ss = Subservice{Name: sub.Str("name"), Quantity: quantity(sub.Str("quantity")), UnitHours: quantity(sub.Str("unit-hours")),
+			*ss = Subservice{Name: sub.Str(scoping.NameName), Quantity: quantity(sub.Str(scoping.NameQuantity)), UnitHours: quantity(sub.Str(scoping.NameUnitHours)),
 				ExtendedHours: figure(sf.ExtendedHours), ResourceName: resource, Revenue: figure(sf.Revenue)}
-			if id := sub.Rel("project-resource"); id != "" {
+			if id := sub.Rel(scoping.NameProjectResource); id != "" {
 				ss.ResourceName = resourceName[id]
 			}
 			if withCost {
@@ -137,7 +137,7 @@ func lines(snap *scoping.Snapshot, withCost bool) ([]Location, []Phase) {
 			}
 		}
 
-		k, ok := phaseAt[rec.Rel("project-phase")]
+		k, ok := phaseAt[rec.Rel(scoping.NameProjectPhase)]
 		if !ok {
 			if k, ok = phaseAt[""]; !ok { // a managed service without a phase: pricing has no entry for it
 				k = len(phases)
@@ -157,7 +157,7 @@ func lines(snap *scoping.Snapshot, withCost bool) ([]Location, []Phase) {
 // phaseOf is the entry of a phase of pricing's breakdown; rec is the
 // project phase (nil for the entry without a phase).
 func phaseOf(pt pricing.PhaseTotals, rec *scoping.Record) Phase {
-	return Phase{Name: pt.Name, Slug: pricing.Slug(pt.Name), SOWLanguage: str(rec, "sow-language"),
+	return Phase{Name: pt.Name, Slug: pricing.Slug(pt.Name), SOWLanguage: str(rec, scoping.NameSowLanguage),
 		TotalHours: figure(pt.Hours), TotalRevenue: figure(pt.Revenue), Services: []Service{}}
 }
 

@@ -96,7 +96,7 @@ func personOf(u *scoping.Record) Person {
 	if u == nil {
 		return Person{}
 	}
-	return Person{Name: u.Str("name"), Email: u.Str("email")}
+	return Person{Name: u.Str(scoping.NameName), Email: u.Str(scoping.NameEmail)}
 }
 
 // str returns a text attribute of r, "" when r is nil.
@@ -109,10 +109,10 @@ func str(r *scoping.Record, name string) string {
 
 // msaDate is the project's MSA date, else its client's ("" when neither).
 func msaDate(snap *scoping.Snapshot) string {
-	if d := snap.Project.Str("msa-date"); d != "" {
+	if d := snap.Project.Str(scoping.NameMsaDate); d != "" {
 		return d
 	}
-	return str(snap.Client, "msa-date")
+	return str(snap.Client, scoping.NameMsaDate)
 }
 
 // statusLabels are the labels of the project statuses of docs/resources.md.

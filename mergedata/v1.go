@@ -64,11 +64,11 @@ func BuildV1(snap *scoping.Snapshot, now time.Time) *V1 {
 	p, res := snap.Project, snap.Pricing
 	locations, phases := lines(snap, false)
 	out := &V1{
-		ProjectName: p.Str("project-name"), ClientName: str(snap.Client, "name"), AccountName: str(snap.Account, "name"),
+		ProjectName: p.Str(scoping.NameProjectName), ClientName: str(snap.Client, scoping.NameName), AccountName: str(snap.Account, scoping.NameName),
 		PrintedOn: now.Format(shortDate), MSADate: shortDateAttr(msaDate(snap)),
-		ExecutiveSummary: p.Str("executive-summary"), SolutionSummary: p.Str("solution-summary"),
-		OurResponsibilities: p.Str("our-responsibilities"), ClientResponsibilities: p.Str("client-responsibilities"),
-		OutOfScope:     p.Str("out-of-scope"),
+		ExecutiveSummary: p.Str(scoping.NameExecutiveSummary), SolutionSummary: p.Str(scoping.NameSolutionSummary),
+		OurResponsibilities: p.Str(scoping.NameOurResponsibilities), ClientResponsibilities: p.Str(scoping.NameClientResponsibilities),
+		OutOfScope:     p.Str(scoping.NameOutOfScope),
 		SalesExecutive: personOf(snap.SalesExecutive), PresalesEngineer: personOf(snap.PresalesEngineer),
 		Locations: locations, Phases: phases,
 		Pricing: V1Pricing{

@@ -116,16 +116,16 @@ func BuildV2(snap *scoping.Snapshot, now time.Time) *V2 {
 
 func projectV2(snap *scoping.Snapshot, now time.Time) V2Project {
 	p := snap.Project
-	status := p.Str("status")
+	status := p.Str(scoping.NameStatus)
 	out := V2Project{
-		ID: p.ID, ProjectName: p.Str("project-name"), ClientName: str(snap.Client, "name"),
-		AccountName: str(snap.Account, "name"), Status: status, StatusLabel: StatusLabel(status),
+		ID: p.ID, ProjectName: p.Str(scoping.NameProjectName), ClientName: str(snap.Client, scoping.NameName),
+		AccountName: str(snap.Account, scoping.NameName), Status: status, StatusLabel: StatusLabel(status),
 		PrintedOn: dateOf(now), MSADate: dateAttr(msaDate(snap)),
-		SubmittedAt: dateAttr(p.Str("submitted-at")), ApprovedAt: dateAttr(p.Str("approved-at")),
-		ExecutiveSummary: p.Str("executive-summary"), SolutionSummary: p.Str("solution-summary"),
-		OurResponsibilities: p.Str("our-responsibilities"), ClientResponsibilities: p.Str("client-responsibilities"),
-		OutOfScope:     p.Str("out-of-scope"),
-		LineOfBusiness: str(snap.LineOfBusiness, "name"),
+		SubmittedAt: dateAttr(p.Str(scoping.NameSubmittedAt)), ApprovedAt: dateAttr(p.Str(scoping.NameApprovedAt)),
+		ExecutiveSummary: p.Str(scoping.NameExecutiveSummary), SolutionSummary: p.Str(scoping.NameSolutionSummary),
+		OurResponsibilities: p.Str(scoping.NameOurResponsibilities), ClientResponsibilities: p.Str(scoping.NameClientResponsibilities),
+		OutOfScope:     p.Str(scoping.NameOutOfScope),
+		LineOfBusiness: str(snap.LineOfBusiness, scoping.NameName),
 		SalesExecutive: personOf(snap.SalesExecutive), PresalesEngineer: personOf(snap.PresalesEngineer),
 		Teammates:   make([]Person, len(snap.Teammates)),
 		PaymentTerm: PaymentTerm{IncludeExpenses: true},
@@ -134,10 +134,10 @@ func projectV2(snap *scoping.Snapshot, now time.Time) V2Project {
 		out.Teammates[i] = personOf(u)
 	}
 	if t := snap.PaymentTerm; t != nil {
-		out.PaymentTerm = PaymentTerm{Name: t.Str("name"), PricingModel: t.Str("pricing-model"),
-			IncludeExpenses: t.Bool("include-expenses"), IncludeHardware: t.Bool("include-hardware")}
+		out.PaymentTerm = PaymentTerm{Name: t.Str(scoping.NameName), PricingModel: t.Str(scoping.NamePricingModel),
+			IncludeExpenses: t.Bool(scoping.NameIncludeExpenses), IncludeHardware: t.Bool(scoping.NameIncludeHardware)}
 	}
-	udf, _ := p.Attrs["user-defined-fields"].(map[string]any)
+	udf, _ := p.Attrs[scoping.NameUserDefinedFields].(map[string]any)
 	out.UserDefinedFields = make(map[string]any, len(udf))
 	for k, v := range udf {
 		if v == nil {

@@ -1,9 +1,13 @@
 package scoping
 
 // Names of the attributes and relationships the domain code reads from
-// records (those pricing reads): a misspelt constant fails to compile
-// where a misspelt string would read "", and TestNamesAreDeclared ties
-// each to a declaration.
+// records (pricing, merge data, the approval workflow): a misspelt
+// constant fails to compile where a misspelt string would read "", and
+// TestNamesAreDeclared ties each to a declaration. Values the engine keeps
+// for itself without declaring them (a project's "submitter") stay
+// literals.
+//
+// Those pricing reads:
 
 const (
 	NameActualHours       = "actual-hours"
@@ -47,4 +51,52 @@ const (
 	NameUnitCost          = "unit-cost"
 	NameUnitHours         = "unit-hours"
 	NameUnitPrice         = "unit-price"
+)
+
+// Names of the attributes and relationships merge data and the approval
+// workflow (steps, submission, service approval) read and write.
+
+const (
+	NameActive                 = "active"
+	NameAddress                = "address"
+	NameApprovalLevel          = "approval-level"
+	NameApprovalStage          = "approval-stage"
+	NameApprovalStep           = "approval-step"
+	NameApprovedAt             = "approved-at"
+	NameApprovedBy             = "approved-by"
+	NameApprovedService        = "approved-service"
+	NameApprovers              = "approvers"
+	NameCity                   = "city"
+	NameClient                 = "client"
+	NameClientResponsibilities = "client-responsibilities"
+	NameComment                = "comment"
+	NameCompletedAt            = "completed-at"
+	NameConditions             = "conditions"
+	NameCountry                = "country"
+	NameEmail                  = "email"
+	NameExecutiveSummary       = "executive-summary"
+	NameKind                   = "kind"
+	NameLegacy                 = "legacy"
+	NameLineOfBusiness         = "line-of-business"
+	NameMsaDate                = "msa-date"
+	NameOurResponsibilities    = "our-responsibilities"
+	NameOutOfScope             = "out-of-scope"
+	NamePostalCode             = "postal-code"
+	NamePricingModel           = "pricing-model"
+	NameProjectName            = "project-name"
+	NameRegion                 = "region"
+	NameRemote                 = "remote"
+	NameRequiredApprovals      = "required-approvals"
+	NameResource               = "resource"
+	NameServiceDescription     = "service-description"
+	NameServiceId              = "service-id"
+	NameSignedAt               = "signed-at"
+	NameSolutionSummary        = "solution-summary"
+	NameSowLanguage            = "sow-language"
+	NameState                  = "state"
+	NameSubmittedAt            = "submitted-at"
+	NameSubmitterApproves      = "submitter-approves"
+	NameUser                   = "user"
+	NameUserDefinedFields      = "user-defined-fields"
+	NameVersion                = "version"
 )

@@ -48,21 +48,21 @@ func newServiceVersion(_ context.Context, c *Call, rec, old *Record) error {
 		return nil
 	}
 	if rec.Active() != old.Active() {
-		approved, err := c.Find("approved-services", Eq("service", rec.ID))
+		approved, err := c.Find("approved-services", Eq(NameService, rec.ID))
 		if err != nil {
 			return err
 		}
 		for _, a := range approved {
-			a.Attrs["active"] = rec.Active()
+			a.Attrs[NameActive] = rec.Active()
 			if err := c.Tx.Replace(a); err != nil {
 				return err
 			}
 		}
 	}
-	if old.Str("state") != "approved" || !serviceEdited(rec, old) {
+	if old.Str(NameState) != "approved" || !serviceEdited(rec, old) {
 		return nil
 	}
-	rec.Attrs["state"], rec.Attrs["version"] = "draft", old.Int("version")+1
+	rec.Attrs[NameState], rec.Attrs[NameVersion] = "draft", old.Int(NameVersion)+1
 	return c.Tx.Replace(rec)
 }
 
@@ -92,10 +92,10 @@ func (s *Service) SubmitService(ctx context.Context, a *Actor, serviceID string)
 		if err := a.Require("catalog", true); err != nil {
 			return err
 		}
-		if svc.Str("state") != "draft" {
-			return scopekit.Errorf(scopekit.ECONFLICT, "only a draft service can be submitted for approval; this one is %s", svc.Str("state"))
+		if svc.Str(NameState) != "draft" {
+			return scopekit.Errorf(scopekit.ECONFLICT, "only a draft service can be submitted for approval; this one is %s", svc.Str(NameState))
 		}
-		svc.Attrs["state"] = "pending_approval"
+		svc.Attrs[NameState] = "pending_approval"
 		return c.Tx.Replace(svc)
 	})
 }
@@ -108,21 +108,21 @@ func (s *Service) SubmitService(ctx context.Context, a *Actor, serviceID string)
 // approver; ENOTFOUND; ECONFLICT when the service is not pending approval.
 func (s *Service) ApproveService(ctx context.Context, a *Actor, serviceID string) (*Result, error) {
 	return s.serviceAction(ctx, a, serviceID, func(c *Call, svc *Record) error {
-		if svc.Str("state") != "pending_approval" {
-			return scopekit.Errorf(scopekit.ECONFLICT, "only a service pending approval can be approved; this one is %s", svc.Str("state"))
+		if svc.Str(NameState) != "pending_approval" {
+			return scopekit.Errorf(scopekit.ECONFLICT, "only a service pending approval can be approved; this one is %s", svc.Str(NameState))
 		}
-		approvers, err := c.Find("service-approvers", Eq("line-of-business", svc.Rel("line-of-business")))
+		approvers, err := c.Find("service-approvers", Eq(NameLineOfBusiness, svc.Rel(NameLineOfBusiness)))
 		if err != nil {
 			return err
 		}
 		allowed := len(approvers) == 0 && a.Can("catalog", true)
 		for _, ap := range approvers {
-			allowed = allowed || ap.Rel("user") == a.UserID
+			allowed = allowed || ap.Rel(NameUser) == a.UserID
 		}
 		if !allowed {
 			return scopekit.Errorf(scopekit.EFORBIDDEN, "only a service approver of this service's line of business can approve it")
 		}
-		svc.Attrs["state"] = "approved"
+		svc.Attrs[NameState] = "approved"
 		if err := c.Tx.Replace(svc); err != nil {
 			return err
 		}
@@ -133,7 +133,7 @@ func (s *Service) ApproveService(ctx context.Context, a *Actor, serviceID string
 // recordApprovedVersion replaces the service's approved version with svc
 // as it is now, subservices included.
 func (c *Call) recordApprovedVersion(svc *Record, approver string) error {
-	prev, err := c.Find("approved-services", Eq("service", svc.ID))
+	prev, err := c.Find("approved-services", Eq(NameService, svc.ID))
 	if err != nil {
 		return err
 	}
@@ -149,17 +149,17 @@ func (c *Call) recordApprovedVersion(svc *Record, approver string) error {
 			v.Attrs[a] = x
 		}
 	}
-	v.Attrs["version"], v.Attrs["approved-at"], v.Attrs["service-id"] = svc.Int("version"), FormatTime(c.Svc.Now()), svc.ID
-	v.Attrs["state"], v.Attrs["active"] = "approved", svc.Active()
-	v.SetRel("service", svc.ID)
-	v.SetRel("approved-by", approver)
+	v.Attrs[NameVersion], v.Attrs[NameApprovedAt], v.Attrs[NameServiceId] = svc.Int(NameVersion), FormatTime(c.Svc.Now()), svc.ID
+	v.Attrs[NameState], v.Attrs[NameActive] = "approved", svc.Active()
+	v.SetRel(NameService, svc.ID)
+	v.SetRel(NameApprovedBy, approver)
 	for _, r := range []string{"phase", "line-of-business", "service-category", "resource"} {
 		v.SetRel(r, svc.Rel(r))
 	}
 	if err := c.Tx.Insert(v); err != nil {
 		return err
 	}
-	subs, err := c.Find("subservices", Eq("service", svc.ID), Eq("active", "true"))
+	subs, err := c.Find("subservices", Eq(NameService, svc.ID), Eq(NameActive, "true"))
 	if err != nil {
 		return err
 	}
@@ -170,10 +170,10 @@ func (c *Call) recordApprovedVersion(svc *Record, approver string) error {
 				as.Attrs[a] = x
 			}
 		}
-		as.SetRel("approved-service", v.ID)
-		as.SetRel("subservice", sub.ID)
-		as.SetRel("service", svc.ID)
-		as.SetRel("resource", sub.Rel("resource"))
+		as.SetRel(NameApprovedService, v.ID)
+		as.SetRel(NameSubservice, sub.ID)
+		as.SetRel(NameService, svc.ID)
+		as.SetRel(NameResource, sub.Rel(NameResource))
 		if err := c.Tx.Insert(as); err != nil {
 			return err
 		}

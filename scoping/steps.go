@@ -16,16 +16,16 @@ import (
 
 // loadStep builds the state machine's view of a stored step.
 func (c *Call) loadStep(rec *Record) (*approval.Step, []*Record, error) {
-	reqs, err := c.Find("approval-requirements", Eq("approval-step", rec.ID))
+	reqs, err := c.Find("approval-requirements", Eq(NameApprovalStep, rec.ID))
 	if err != nil {
 		return nil, nil, err
 	}
-	st := &approval.Step{Status: rec.Str("status"), Legacy: rec.Bool("legacy"),
-		RequiredApprovals: int(rec.Int("required-approvals")), SubmitterApproves: rec.Bool("submitter-approves"),
-		Submitter: rec.Str("submitter"), Comment: rec.Str("comment")}
+	st := &approval.Step{Status: rec.Str(NameStatus), Legacy: rec.Bool(NameLegacy),
+		RequiredApprovals: int(rec.Int(NameRequiredApprovals)), SubmitterApproves: rec.Bool(NameSubmitterApproves),
+		Submitter: rec.Str("submitter"), Comment: rec.Str(NameComment)}
 	for _, r := range reqs {
-		req := approval.Requirement{UserID: r.Rel("user"), Status: r.Str("status")}
-		if t, err := time.Parse(TimeFormat, r.Str("signed-at")); err == nil {
+		req := approval.Requirement{UserID: r.Rel(NameUser), Status: r.Str(NameStatus)}
+		if t, err := time.Parse(TimeFormat, r.Str(NameSignedAt)); err == nil {
 			req.SignedAt = t
 		}
 		st.Requirements = append(st.Requirements, req)
@@ -38,36 +38,36 @@ func (c *Call) storeStep(rec *Record, st *approval.Step, reqs []*Record) error {
 	for i, req := range st.Requirements {
 		if i >= len(reqs) { // a manager completing a step nobody can sign any more (rule 5)
 			r := NewRecord("approval-requirements", rec.AccountID)
-			r.Attrs["status"] = req.Status
+			r.Attrs[NameStatus] = req.Status
 			if !req.SignedAt.IsZero() {
-				r.Attrs["signed-at"] = FormatTime(req.SignedAt)
+				r.Attrs[NameSignedAt] = FormatTime(req.SignedAt)
 			}
-			r.SetRel("approval-step", rec.ID)
-			r.SetRel("user", req.UserID)
-			r.SetRel("project", rec.Rel("project"))
+			r.SetRel(NameApprovalStep, rec.ID)
+			r.SetRel(NameUser, req.UserID)
+			r.SetRel(NameProject, rec.Rel(NameProject))
 			if err := c.Tx.Insert(r); err != nil {
 				return err
 			}
 			continue
 		}
 		r := reqs[i]
-		if r.Str("status") == req.Status {
+		if r.Str(NameStatus) == req.Status {
 			continue
 		}
-		r.Attrs["status"] = req.Status
+		r.Attrs[NameStatus] = req.Status
 		if !req.SignedAt.IsZero() {
-			r.Attrs["signed-at"] = FormatTime(req.SignedAt)
+			r.Attrs[NameSignedAt] = FormatTime(req.SignedAt)
 		}
 		if err := c.Tx.Replace(r); err != nil {
 			return err
 		}
 	}
-	rec.Attrs["status"] = st.Status
+	rec.Attrs[NameStatus] = st.Status
 	if st.Comment != "" {
-		rec.Attrs["comment"] = st.Comment
+		rec.Attrs[NameComment] = st.Comment
 	}
 	if !st.CompletedAt.IsZero() {
-		rec.Attrs["completed-at"] = FormatTime(st.CompletedAt)
+		rec.Attrs[NameCompletedAt] = FormatTime(st.CompletedAt)
 	}
 	return c.Tx.Replace(rec)
 }
@@ -79,15 +79,15 @@ func (c *Call) follow(step *Record, out approval.Outcome) error {
 	if out != approval.Completed && out != approval.Declined && out != approval.Rescoped {
 		return nil
 	}
-	proj, err := c.Get("projects", step.Rel("project"))
+	proj, err := c.Get("projects", step.Rel(NameProject))
 	if err != nil {
 		return err
 	}
 	switch {
-	case out == approval.Completed && step.Bool("legacy"):
+	case out == approval.Completed && step.Bool(NameLegacy):
 		return c.completeWorkflow(proj)
 	case out == approval.Completed:
-		return c.advance(proj, int(step.Int("position")))
+		return c.advance(proj, int(step.Int(NamePosition)))
 	}
 	delete(proj.Attrs, "approval-stage")
 	return c.setProjectStatus(proj, "draft")
@@ -162,7 +162,7 @@ func importLegacyStep(_ context.Context, c *Call, in *Input) (*Record, error) {
 			}
 		}
 	}
-	if _, ok := in.Attrs["legacy"]; !ok {
+	if _, ok := in.Attrs[NameLegacy]; !ok {
 		return nil, invalid(AttrPointer("legacy"), "approval steps are created only by imports: legacy must be true")
 	}
 	for name := range in.Rels {
@@ -179,7 +179,7 @@ func importLegacyStep(_ context.Context, c *Call, in *Input) (*Record, error) {
 	if err != nil {
 		return nil, invalid(RelPointer("project"), "projects %s does not exist in this account", projRef.Refs[0].ID)
 	}
-	if st := proj.Str("status"); st != "draft" && st != "pending_approval" {
+	if st := proj.Str(NameStatus); st != "draft" && st != "pending_approval" {
 		return nil, scopekit.Errorf(scopekit.ECONFLICT, "a legacy step can be imported only for a draft or pending project; this one is %s", st)
 	}
 	if !approvers.ToMany || len(approvers.Refs) == 0 {
@@ -200,11 +200,11 @@ func importLegacyStep(_ context.Context, c *Call, in *Input) (*Record, error) {
 	if err := c.cancelPendingSteps(proj.ID); err != nil {
 		return nil, err
 	}
-	if proj.Str("submitted-at") == "" {
-		proj.Attrs["submitted-at"] = FormatTime(c.Svc.Now())
+	if proj.Str(NameSubmittedAt) == "" {
+		proj.Attrs[NameSubmittedAt] = FormatTime(c.Svc.Now())
 	}
-	proj.Attrs["approval-stage"] = "legacy"
-	if proj.Str("status") == "pending_approval" {
+	proj.Attrs[NameApprovalStage] = "legacy"
+	if proj.Str(NameStatus) == "pending_approval" {
 		if err := c.Tx.Replace(proj); err != nil {
 			return nil, err
 		}
@@ -212,18 +212,18 @@ func importLegacyStep(_ context.Context, c *Call, in *Input) (*Record, error) {
 		return nil, err
 	}
 	step := NewRecord("approval-steps", c.AccountID())
-	step.Attrs["kind"], step.Attrs["position"], step.Attrs["status"], step.Attrs["legacy"] = "legacy", int64(0), approval.StepPending, true
-	step.Attrs["required-approvals"] = int64(0)
-	if raw, ok := in.Attrs["comment"]; ok {
+	step.Attrs[NameKind], step.Attrs[NamePosition], step.Attrs[NameStatus], step.Attrs[NameLegacy] = "legacy", int64(0), approval.StepPending, true
+	step.Attrs[NameRequiredApprovals] = int64(0)
+	if raw, ok := in.Attrs[NameComment]; ok {
 		var cm string
 		if json.Unmarshal(raw, &cm) != nil {
 			return nil, badAttr("comment", "comment must be a string")
 		}
 		if strings.TrimSpace(cm) != "" {
-			step.Attrs["comment"] = cm
+			step.Attrs[NameComment] = cm
 		}
 	}
-	step.SetRel("project", proj.ID)
+	step.SetRel(NameProject, proj.ID)
 	step.Rels["required-approvers"] = uids
 	return step, c.insertStep(step)
 }
@@ -234,13 +234,13 @@ func importLegacyStep(_ context.Context, c *Call, in *Input) (*Record, error) {
 // them (rule 5); a step that the remaining signatures complete moves the
 // workflow on.
 func (c *Call) removeApprover(userID, levelID string) error {
-	reqs, err := c.Find("approval-requirements", Eq("user", userID), Eq("status", approval.Pending))
+	reqs, err := c.Find("approval-requirements", Eq(NameUser, userID), Eq(NameStatus, approval.Pending))
 	if err != nil {
 		return err
 	}
 	for _, r := range reqs {
-		step, err := c.Get("approval-steps", r.Rel("approval-step"))
-		if err != nil || step.Str("status") != approval.StepPending || (levelID != "" && step.Rel("approval-level") != levelID) {
+		step, err := c.Get("approval-steps", r.Rel(NameApprovalStep))
+		if err != nil || step.Str(NameStatus) != approval.StepPending || (levelID != "" && step.Rel(NameApprovalLevel) != levelID) {
 			continue
 		}
 		st, all, err := c.loadStep(step)
@@ -267,7 +267,7 @@ func (c *Call) removeApprover(userID, levelID string) error {
 // level-approver assignments (rule 4) and downgrades its pending
 // requirements (rule 5).
 func userLeftApprovals(c *Call, user *Record) error {
-	sas, err := c.Find("service-approvers", Eq("user", user.ID))
+	sas, err := c.Find("service-approvers", Eq(NameUser, user.ID))
 	if err != nil {
 		return err
 	}
@@ -276,7 +276,7 @@ func userLeftApprovals(c *Call, user *Record) error {
 			return err
 		}
 	}
-	lobas, err := c.Find("line-of-business-approvals", Eq("approvers", user.ID))
+	lobas, err := c.Find("line-of-business-approvals", Eq(NameApprovers, user.ID))
 	if err != nil {
 		return err
 	}
@@ -300,7 +300,7 @@ func afterLevelApproversWrite(_ context.Context, c *Call, rec, old *Record) erro
 	}
 	for _, uid := range old.Rels["approvers"] {
 		if !slices.Contains(rec.Rels["approvers"], uid) {
-			if err := c.removeApprover(uid, rec.Rel("approval-level")); err != nil {
+			if err := c.removeApprover(uid, rec.Rel(NameApprovalLevel)); err != nil {
 				return err
 			}
 		}

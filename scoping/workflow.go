@@ -18,11 +18,11 @@ import (
 
 // setProjectStatus moves a project to status and records the event.
 func (c *Call) setProjectStatus(proj *Record, status string) error {
-	old := proj.Str("status")
+	old := proj.Str(NameStatus)
 	if old == status {
 		return nil
 	}
-	proj.Attrs["status"] = status
+	proj.Attrs[NameStatus] = status
 	if err := c.Tx.Replace(proj); err != nil {
 		return err
 	}
@@ -33,21 +33,21 @@ func (c *Call) setProjectStatus(proj *Record, status string) error {
 // starts as draft; a change needs project_approvals manage and must be a
 // direct change the table of docs/approval.md allows.
 func validateProjectStatus(c *Call, rec, old *Record) error {
-	st := rec.Str("status")
+	st := rec.Str(NameStatus)
 	if old == nil {
-		if c.Given("status") && st != "draft" {
+		if c.Given(NameStatus) && st != "draft" {
 			return invalid(AttrPointer("status"), "a new project starts as draft; submit it or change its status afterwards")
 		}
-		rec.Attrs["status"] = "draft"
+		rec.Attrs[NameStatus] = "draft"
 		return nil
 	}
-	if st == old.Str("status") {
+	if st == old.Str(NameStatus) {
 		return nil
 	}
 	if !c.Actor.Can("project_approvals", true) {
 		return scopekit.Errorf(scopekit.EFORBIDDEN, "changing a project's status directly needs the project_approvals permission at manage level")
 	}
-	_, err := approval.Transition(old.Str("status"), st)
+	_, err := approval.Transition(old.Str(NameStatus), st)
 	return err
 }
 
@@ -58,7 +58,7 @@ func afterProjectWrite(ctx context.Context, c *Call, rec, old *Record) error {
 	if old == nil {
 		return addRequiredGovernance(ctx, c, rec, old)
 	}
-	from, to := old.Str("status"), rec.Str("status")
+	from, to := old.Str(NameStatus), rec.Str(NameStatus)
 	if from == to {
 		return nil
 	}
@@ -84,8 +84,8 @@ func afterProjectServiceWrite(ctx context.Context, c *Call, rec, old *Record) er
 	if old == nil {
 		return copySubservices(ctx, c, rec, old)
 	}
-	if from, to := old.Str("status"), rec.Str("status"); from != to {
-		return c.recordEvent(EventServiceStatusChanged, rec, rec.Rel("project"), from, to)
+	if from, to := old.Str(NameStatus), rec.Str(NameStatus); from != to {
+		return c.recordEvent(EventServiceStatusChanged, rec, rec.Rel(NameProject), from, to)
 	}
 	return nil
 }
@@ -107,10 +107,10 @@ func (s *Service) Submit(ctx context.Context, a *Actor, projectID string) (*Resu
 		if proj, err = c.getVisible(ctx, def, projectID, nil); err != nil {
 			return err
 		}
-		if proj.Str("status") != "draft" {
-			return scopekit.Errorf(scopekit.ECONFLICT, "only a draft project can be submitted; this one is %s", proj.Str("status"))
+		if proj.Str(NameStatus) != "draft" {
+			return scopekit.Errorf(scopekit.ECONFLICT, "only a draft project can be submitted; this one is %s", proj.Str(NameStatus))
 		}
-		proj.Attrs["submitted-at"] = FormatTime(s.Now())
+		proj.Attrs[NameSubmittedAt] = FormatTime(s.Now())
 		proj.Attrs["submitter"] = a.UserID
 		delete(proj.Attrs, "approved-at")
 		if err := c.setProjectStatus(proj, "pending_approval"); err != nil {
@@ -146,18 +146,18 @@ func (c *Call) advance(proj *Record, after int) error {
 		return c.completeWorkflow(proj)
 	}
 	step := NewRecord("approval-steps", proj.AccountID)
-	step.Attrs["kind"], step.Attrs["position"], step.Attrs["status"], step.Attrs["legacy"] = plan.Kind, int64(plan.Position), approval.StepPending, false
-	step.Attrs["required-approvals"], step.Attrs["submitter-approves"] = int64(plan.RequiredApprovals), plan.SubmitterApproves
+	step.Attrs[NameKind], step.Attrs[NamePosition], step.Attrs[NameStatus], step.Attrs[NameLegacy] = plan.Kind, int64(plan.Position), approval.StepPending, false
+	step.Attrs[NameRequiredApprovals], step.Attrs[NameSubmitterApproves] = int64(plan.RequiredApprovals), plan.SubmitterApproves
 	step.Attrs["submitter"] = proj.Str("submitter")
-	step.SetRel("project", proj.ID)
-	step.SetRel("approval-level", plan.LevelID)
+	step.SetRel(NameProject, proj.ID)
+	step.SetRel(NameApprovalLevel, plan.LevelID)
 	if len(plan.Approvers) > 0 {
 		step.Rels["required-approvers"] = slices.Clone(plan.Approvers)
 	}
 	if err := c.insertStep(step); err != nil {
 		return err
 	}
-	proj.Attrs["approval-stage"] = plan.Kind
+	proj.Attrs[NameApprovalStage] = plan.Kind
 	return c.Tx.Replace(proj)
 }
 
@@ -169,10 +169,10 @@ func (c *Call) insertStep(step *Record) error {
 	}
 	for _, uid := range step.Rels["required-approvers"] {
 		req := NewRecord("approval-requirements", step.AccountID)
-		req.Attrs["status"] = approval.Pending
-		req.SetRel("approval-step", step.ID)
-		req.SetRel("user", uid)
-		req.SetRel("project", step.Rel("project"))
+		req.Attrs[NameStatus] = approval.Pending
+		req.SetRel(NameApprovalStep, step.ID)
+		req.SetRel(NameUser, uid)
+		req.SetRel(NameProject, step.Rel(NameProject))
 		if err := c.Tx.Insert(req); err != nil {
 			return err
 		}
@@ -182,19 +182,19 @@ func (c *Call) insertStep(step *Record) error {
 
 // completeWorkflow approves the project: the only way approved-at is set.
 func (c *Call) completeWorkflow(proj *Record) error {
-	proj.Attrs["approved-at"] = FormatTime(c.Svc.Now())
+	proj.Attrs[NameApprovedAt] = FormatTime(c.Svc.Now())
 	delete(proj.Attrs, "approval-stage")
 	return c.setProjectStatus(proj, "approved")
 }
 
 // cancelPendingSteps cancels the project's pending steps.
 func (c *Call) cancelPendingSteps(projectID string) error {
-	steps, err := c.Find("approval-steps", Eq("project", projectID), Eq("status", approval.StepPending))
+	steps, err := c.Find("approval-steps", Eq(NameProject, projectID), Eq(NameStatus, approval.StepPending))
 	if err != nil {
 		return err
 	}
 	for _, st := range steps {
-		st.Attrs["status"], st.Attrs["completed-at"] = approval.StepCanceled, FormatTime(c.Svc.Now())
+		st.Attrs[NameStatus], st.Attrs[NameCompletedAt] = approval.StepCanceled, FormatTime(c.Svc.Now())
 		if err := c.Tx.Replace(st); err != nil {
 			return err
 		}
@@ -205,7 +205,7 @@ func (c *Call) cancelPendingSteps(projectID string) error {
 // approvalLevels reads the active levels with their coverage; approvers
 // who are not active members are left out.
 func (c *Call) approvalLevels() ([]approval.Level, error) {
-	recs, err := c.Find("approval-levels", Eq("active", "true"))
+	recs, err := c.Find("approval-levels", Eq(NameActive, "true"))
 	if err != nil {
 		return nil, err
 	}
@@ -213,7 +213,7 @@ func (c *Call) approvalLevels() ([]approval.Level, error) {
 	if err != nil {
 		return nil, err
 	}
-	active, err := c.Find("users", Eq("status", "active"))
+	active, err := c.Find("users", Eq(NameStatus, "active"))
 	if err != nil {
 		return nil, err
 	}
@@ -223,27 +223,27 @@ func (c *Call) approvalLevels() ([]approval.Level, error) {
 	}
 	cover := map[string][]approval.Coverage{}
 	for _, l := range lobas {
-		cv := approval.Coverage{LineOfBusiness: l.Rel("line-of-business")}
+		cv := approval.Coverage{LineOfBusiness: l.Rel(NameLineOfBusiness)}
 		for _, uid := range l.Rels["approvers"] {
 			if isActive[uid] {
 				cv.Approvers = append(cv.Approvers, uid)
 			}
 		}
-		if _, ok := l.Attrs["required-approvals"]; ok {
-			n := int(l.Int("required-approvals"))
+		if _, ok := l.Attrs[NameRequiredApprovals]; ok {
+			n := int(l.Int(NameRequiredApprovals))
 			cv.RequiredApprovals = &n
 		}
-		cover[l.Rel("approval-level")] = append(cover[l.Rel("approval-level")], cv)
+		cover[l.Rel(NameApprovalLevel)] = append(cover[l.Rel(NameApprovalLevel)], cv)
 	}
 	levels := make([]approval.Level, 0, len(recs))
 	for _, r := range recs {
-		conds, err := approval.ParseConditions(r.Attrs["conditions"])
+		conds, err := approval.ParseConditions(r.Attrs[NameConditions])
 		if err != nil {
 			return nil, err
 		}
-		levels = append(levels, approval.Level{ID: r.ID, Position: int(r.Int("position")), Kind: r.Str("kind"),
-			Conditions: conds, RequiredApprovals: int(r.Int("required-approvals")),
-			SubmitterApproves: r.Bool("submitter-approves"), Coverage: cover[r.ID]})
+		levels = append(levels, approval.Level{ID: r.ID, Position: int(r.Int(NamePosition)), Kind: r.Str(NameKind),
+			Conditions: conds, RequiredApprovals: int(r.Int(NameRequiredApprovals)),
+			SubmitterApproves: r.Bool(NameSubmitterApproves), Coverage: cover[r.ID]})
 	}
 	return levels, nil
 }
@@ -269,15 +269,15 @@ func (c *Call) approvalFacts(proj *Record) (approval.Facts, error) {
 		},
 		ContractMargin: res.TotalContractMargin.Decimal,
 		TotalHours:     res.TotalHours().Decimal,
-		LineOfBusiness: proj.Rel("line-of-business"),
-		Client:         proj.Rel("client"),
-		PaymentTerm:    proj.Rel("payment-term"),
+		LineOfBusiness: proj.Rel(NameLineOfBusiness),
+		Client:         proj.Rel(NameClient),
+		PaymentTerm:    proj.Rel(NamePaymentTerm),
 	}
-	if lob := proj.Rel("line-of-business"); lob != "" {
+	if lob := proj.Rel(NameLineOfBusiness); lob != "" {
 		f.LinesOfBusiness = append(f.LinesOfBusiness, lob)
 	}
 	for _, s := range pp.recs["project-services"] {
-		if lob := s.Rel("line-of-business"); lob != "" && !slices.Contains(f.LinesOfBusiness, lob) {
+		if lob := s.Rel(NameLineOfBusiness); lob != "" && !slices.Contains(f.LinesOfBusiness, lob) {
 			f.LinesOfBusiness = append(f.LinesOfBusiness, lob)
 		}
 	}
