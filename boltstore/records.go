@@ -46,7 +46,12 @@ func (db *DB) Update(ctx context.Context, fn func(scoping.Tx) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	return db.bolt.Update(func(btx *bolt.Tx) error { return fn(&tx{db: db, btx: btx}) })
+	return db.bolt.Update(func(btx *bolt.Tx) error {
+		if err := fn(&tx{db: db, btx: btx}); err != nil {
+			return err
+		}
+		return ctx.Err() // canceled while fn ran: roll back rather than commit (scoping.Store)
+	})
 }
 
 type tx struct {

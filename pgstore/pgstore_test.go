@@ -64,3 +64,51 @@ func TestMain(m *testing.M) {
 	pgtest.DropSchemas()
 	os.Exit(code)
 }
+
+// Ensure a transaction's queries run under the context of its Update: a
+// query waiting for a lock another transaction holds stops when that
+// context expires, rather than waiting for the holder, and the Update
+// fails with the context's error having kept nothing.
+func TestContextStopsQueries(t *testing.T) {
+	db := pgtest.Open(t)
+	holding, release := make(chan struct{}), make(chan struct{})
+	holder := make(chan error, 1)
+	go func() {
+		holder <- db.Update(context.Background(), func(tx scoping.Tx) error {
+			r := scoping.NewRecord("clients", "1")
+			r.Attrs["name"] = "Holder"
+			if err := tx.Insert(r); err != nil { // locks account 1 until commit
+				return err
+			}
+			close(holding)
+			select { // released by the test, or after 5s should the waiter ignore its context
+			case <-release:
+			case <-time.After(5 * time.Second):
+			}
+			return nil
+		})
+	}()
+	<-holding
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	err := db.Update(ctx, func(tx scoping.Tx) error {
+		r := scoping.NewRecord("clients", "1")
+		r.Attrs["name"] = "Waiter"
+		return tx.Insert(r) // waits for account 1's lock
+	})
+	waited := time.Since(start)
+	close(release)
+	require.NoError(t, <-holder)
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+	require.Less(t, waited, 5*time.Second, "the query waited for the lock holder, not for its context")
+	var names []string
+	require.NoError(t, db.View(context.Background(), func(tx scoping.Tx) error {
+		recs, _, err := tx.List(&scoping.Query{Type: "clients", AccountID: "1"})
+		for _, r := range recs {
+			names = append(names, r.Str("name"))
+		}
+		return err
+	}))
+	require.Equal(t, []string{"Holder"}, names)
+}

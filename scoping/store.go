@@ -5,6 +5,15 @@ import "context"
 // Store persists records. Implementations run fn in one transaction:
 // everything fn writes commits together, or nothing does when fn returns an
 // error.
+//
+// The transaction runs under the ctx given to View or Update: the Tx
+// methods take no context of their own, but a store that does I/O runs
+// every one of them under that ctx (pgstore sends each query with it, so a
+// canceled or expired ctx stops a query in flight, a lock wait included,
+// and the method returns an error matching ctx.Err() under errors.Is).
+// Once ctx is done an Update does not commit: it returns ctx.Err() (or an
+// error wrapping it) and nothing fn wrote is kept. A store must not start
+// a transaction for a ctx already done.
 type Store interface {
 	// View runs fn in a read-only transaction.
 	View(ctx context.Context, fn func(tx Tx) error) error

@@ -39,6 +39,7 @@ func Run(t *testing.T, open Opener) {
 		{"Timestamps", testTimestamps},
 		{"ReplaceDelete", testReplaceDelete},
 		{"Rollback", testRollback},
+		{"CanceledContext", testCanceledContext},
 		{"ValuesRoundTrip", testValuesRoundTrip},
 		{"CaseInsensitiveIn", testCaseInsensitiveIn},
 		{"LongIndexedValues", testLongIndexedValues},
@@ -260,6 +261,39 @@ func testRollback(t *testing.T, open Opener) {
 	require.ErrorIs(t, err, boom)
 	recs, total := List(t, s, &scoping.Query{Type: "clients", AccountID: "1"})
 	require.Equal(t, 1, total)
+	require.Equal(t, "Kept", recs[0].Str("name"))
+}
+
+// Ensure a transaction runs under the context of its View or Update: none
+// starts for a done ctx, and an Update whose ctx is canceled while it runs
+// fails with the context's error and keeps nothing it wrote.
+func testCanceledContext(t *testing.T, open Opener) {
+	s := openDefault(t, open)
+	kept := client("1", "Kept")
+	Insert(t, s, kept)
+	done, cancel := context.WithCancel(context.Background())
+	cancel()
+	ran := false
+	require.ErrorIs(t, s.View(done, func(scoping.Tx) error { ran = true; return nil }), context.Canceled)
+	require.ErrorIs(t, s.Update(done, func(scoping.Tx) error { ran = true; return nil }), context.Canceled)
+	require.False(t, ran, "a transaction started for a done context")
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	err := s.Update(ctx, func(tx scoping.Tx) error {
+		if err := tx.Insert(client("1", "Ghost")); err != nil {
+			return err
+		}
+		cancel()
+		kept.Attrs["name"] = "Changed"
+		if err := tx.Replace(kept); err != nil {
+			return err
+		}
+		return nil
+	})
+	require.ErrorIs(t, err, context.Canceled)
+	recs, total := List(t, s, &scoping.Query{Type: "clients", AccountID: "1"})
+	require.Equal(t, 1, total, "the insert of a canceled update was kept")
 	require.Equal(t, "Kept", recs[0].Str("name"))
 }
 
