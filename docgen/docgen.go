@@ -129,6 +129,9 @@ func (p *Pool) everyThird(ctx context.Context, fn func() bool) {
 // when ctx is canceled is put back in the queue at once.
 func (p *Pool) Run(ctx context.Context) error {
 	if err := p.requeue(ctx); err != nil {
+		if ctx.Err() != nil {
+			return nil // stopped before it started: the next Run re-queues
+		}
 		return fmt.Errorf("re-queue documents: %w", err)
 	}
 	workers := p.Workers

@@ -196,6 +196,17 @@ func TestGenerate(t *testing.T) {
 	}
 }
 
+// Ensure a pool stopped before its first re-queue finishes is a clean
+// stop, not an error (the document stays for the next Run).
+func TestPoolRunStoppedAtOnce(t *testing.T) {
+	e := mustEnv(t)
+	e.queue(t, "pricing", false)
+	e.claimFor(t, 0)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	require.NoError(t, e.pool.Run(ctx))
+}
+
 // Ensure the pool generates what is queued, wakes on Notify, and that
 // Run re-queues what a previous run left generating.
 func TestPoolRun(t *testing.T) {
