@@ -32,9 +32,9 @@ func TestRenderedMapsReused(t *testing.T) {
 		return doc.Data
 	}
 	for range 3 {
-		p := write(&view{prefix: "http://x/v2", v2: true}, project)
+		p := write(&view{schema: scoping.DefaultSchema(), prefix: "http://x/v2", v2: true}, project)
 		assert.Equal(t, "Big", p["attributes"].(map[string]any)["project-name"])
-		c := write(&view{prefix: "http://x/v2", v2: true, fields: map[string][]string{"clients": {"name"}}}, client)
+		c := write(&view{schema: scoping.DefaultSchema(), prefix: "http://x/v2", v2: true, fields: map[string][]string{"clients": {"name"}}}, client)
 		assert.Equal(t, map[string]any{"name": "Globex"}, c["attributes"])
 		assert.NotContains(t, c, "relationships")
 	}
