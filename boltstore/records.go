@@ -189,42 +189,40 @@ func notFound(typ, id string) error {
 
 // Get implements scoping.Tx.
 func (t *tx) Get(typ, accountID, id string) (*scoping.Record, error) {
-	k, ok := idKey(id)
-	if !ok {
-		return nil, notFound(typ, id)
-	}
-	b, err := t.records(typ, accountID, false)
+	k, v, err := t.stored(typ, accountID, id)
 	if err != nil {
 		return nil, err
 	}
-	if b == nil {
-		return nil, notFound(typ, id)
-	}
-	v := b.Get(k)
-	if v == nil {
-		return nil, notFound(typ, id)
-	}
 	return decodeRecord(typ, accountID, k, v)
+}
+
+// stored returns the key and stored bytes of a record (valid during the
+// transaction); ENOTFOUND when there is none.
+func (t *tx) stored(typ, accountID, id string) (k, v []byte, err error) {
+	k, ok := idKey(id)
+	if !ok {
+		return nil, nil, notFound(typ, id)
+	}
+	b, err := t.records(typ, accountID, false)
+	if err != nil {
+		return nil, nil, err
+	}
+	if b == nil {
+		return nil, nil, notFound(typ, id)
+	}
+	if v = b.Get(k); v == nil {
+		return nil, nil, notFound(typ, id)
+	}
+	return k, v, nil
 }
 
 // GetShared implements scoping.SharedReader: Get through the shared
 // record cache, keyed by the record's place and checked against its
 // stored bytes.
 func (t *tx) GetShared(typ, accountID, id string) (*scoping.Record, error) {
-	k, ok := idKey(id)
-	if !ok {
-		return nil, notFound(typ, id)
-	}
-	b, err := t.records(typ, accountID, false)
+	k, v, err := t.stored(typ, accountID, id)
 	if err != nil {
 		return nil, err
-	}
-	if b == nil {
-		return nil, notFound(typ, id)
-	}
-	v := b.Get(k)
-	if v == nil {
-		return nil, notFound(typ, id)
 	}
 	return t.db.shared.get(typ, accountID, k, v)
 }
