@@ -17,11 +17,20 @@ import (
 )
 
 // Directory is an in-memory auth.Directory: emails map to subjects, and
-// (user, account) pairs to memberships.
+// (user, account) pairs to memberships. It is auth.Versioned, as the
+// directory over a bbolt store is, so that every test here runs through
+// Authenticate's cache of validated tokens.
 type Directory struct {
 	mu          sync.Mutex
 	subjects    map[string]*auth.Subject // by lower-case email
 	memberships map[[2]string]*auth.Membership
+	version     uint64 // moves with every change
+}
+
+func (d *Directory) Version() (uint64, bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.version, true
 }
 
 func NewDirectory() *Directory {
@@ -32,6 +41,7 @@ func NewDirectory() *Directory {
 func (d *Directory) AddUser(userID, email string, service bool, status string, accountIDs ...string) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	d.version++
 	d.subjects[strings.ToLower(email)] = &auth.Subject{UserID: userID, Email: email, Service: service}
 	for _, a := range accountIDs {
 		d.memberships[[2]string{userID, a}] = &auth.Membership{UserID: userID, AccountID: a, Status: status, Service: service}
@@ -42,6 +52,7 @@ func (d *Directory) AddUser(userID, email string, service bool, status string, a
 func (d *Directory) SetStatus(userID, accountID, status string) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	d.version++
 	d.memberships[[2]string{userID, accountID}].Status = status
 }
 

@@ -366,6 +366,7 @@ func TestEstablishPassword(t *testing.T) {
 func (d *Directory) setRevoked(userID, accountID string, at time.Time) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	d.version++
 	d.memberships[[2]string{userID, accountID}].RevokedAt = at
 }
 

@@ -2,6 +2,7 @@ package auth
 
 import (
 	"context"
+	"crypto/sha256"
 	"fmt"
 	"strings"
 	"time"
@@ -50,7 +51,30 @@ func (s *Service) Authenticate(ctx context.Context, bearer string) (*Principal, 
 	if !wellFormedBearer(bearer) {
 		return nil, errUnauthorized()
 	}
-	t, err := s.Store.TokenByDigest(ctx, HashSecret(bearer))
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	digest := sha256.Sum256([]byte(bearer)) // HashSecret
+	// versions first: what is read below is at least as new (Versioned)
+	sv, dv, cacheable := s.versions()
+	if cacheable {
+		if p, ok := s.bearers.get(digest, sv, dv); ok {
+			if !s.now().Before(p.ExpiresAt) {
+				return nil, errUnauthorized()
+			}
+			return &p, nil
+		}
+	}
+	p, err := s.authenticate(ctx, digest[:])
+	if err == nil && cacheable {
+		s.bearers.put(digest, sv, dv, *p)
+	}
+	return p, err
+}
+
+// authenticate is Authenticate from the stores.
+func (s *Service) authenticate(ctx context.Context, digest []byte) (*Principal, error) {
+	t, err := s.Store.TokenByDigest(ctx, digest)
 	if isNotFound(err) {
 		return nil, errUnauthorized()
 	}

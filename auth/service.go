@@ -33,6 +33,8 @@ type Service struct {
 	// BcryptCost is the cost of new password hashes; default
 	// bcrypt.DefaultCost (tests use bcrypt.MinCost).
 	BcryptCost int
+
+	bearers bearerCache // validated tokens (Versioned)
 }
 
 func (s *Service) now() time.Time {

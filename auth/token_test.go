@@ -243,6 +243,7 @@ func TestAuthenticate_DeactivatedMembership(t *testing.T) {
 
 	f.Dir.mu.Lock()
 	delete(f.Dir.memberships, [2]string{"ada", "1"})
+	f.Dir.version++
 	f.Dir.mu.Unlock()
 	_, err = f.Svc.Authenticate(ctx, user)
 	RequireCode(t, err, scopekit.EUNAUTHORIZED)

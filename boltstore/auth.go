@@ -69,6 +69,7 @@ func (s authStore) update(ctx context.Context, fn func(*bolt.Tx) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	defer s.db.versions.bump(authData) // after the commit (versions.go)
 	return s.db.bolt.Update(fn)
 }
 

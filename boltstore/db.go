@@ -28,6 +28,7 @@ type DB struct {
 	tokenCache decodeCache[auth.Token]
 	credCache  decodeCache[auth.ServiceCredential]
 	shared     sharedRecords
+	versions   versions
 }
 
 // An Option configures Open.
@@ -49,7 +50,7 @@ func Open(path string, opts ...Option) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
-	db := &DB{bolt: b, path: path, Now: func() time.Time { return time.Now().UTC() }}
+	db := &DB{bolt: b, path: path, Now: func() time.Time { return time.Now().UTC() }, versions: newVersions()}
 	for _, o := range opts {
 		o(db)
 	}
@@ -88,4 +89,6 @@ func (db *DB) Schema() *scoping.Schema { return db.schema }
 func (db *DB) Close() error { return db.bolt.Close() }
 
 // Bolt exposes the underlying bbolt handle for consistency checks in tests.
+// Writes through it are not counted by TypeVersion, so callers that cache
+// by version would not see them: read only.
 func (db *DB) Bolt() *bolt.DB { return db.bolt }

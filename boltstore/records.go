@@ -46,17 +46,31 @@ func (db *DB) Update(ctx context.Context, fn func(scoping.Tx) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	return db.bolt.Update(func(btx *bolt.Tx) error {
-		if err := fn(&tx{db: db, btx: btx}); err != nil {
+	t := &tx{db: db}
+	err := db.bolt.Update(func(btx *bolt.Tx) error {
+		t.btx = btx
+		if err := fn(t); err != nil {
 			return err
 		}
 		return ctx.Err() // canceled while fn ran: roll back rather than commit (scoping.Store)
 	})
+	for _, typ := range t.wrote { // after the commit (versions.go)
+		db.versions.bump(typ)
+	}
+	return err
 }
 
 type tx struct {
-	db  *DB
-	btx *bolt.Tx
+	db    *DB
+	btx   *bolt.Tx
+	wrote []string // the types written, each once
+}
+
+// written notes that the transaction writes a record of typ.
+func (t *tx) written(typ string) {
+	if !slices.Contains(t.wrote, typ) {
+		t.wrote = append(t.wrote, typ)
+	}
 }
 
 func acctKey(accountID string) []byte {
@@ -255,6 +269,7 @@ func (t *tx) Insert(r *scoping.Record) error {
 	if b.Get(k) != nil {
 		return scopekit.Errorf(scopekit.ECONFLICT, "%s %s already exists", r.Type, r.ID)
 	}
+	t.written(r.Type)
 	now := scoping.FormatTime(t.db.Now())
 	if r.CreatedAt == "" {
 		r.CreatedAt = now
@@ -281,6 +296,7 @@ func (t *tx) Replace(r *scoping.Record) error {
 	}
 	r.CreatedAt = old.CreatedAt
 	r.UpdatedAt = scoping.FormatTime(t.db.Now())
+	t.written(r.Type)
 	return t.write(b, k, r, old)
 }
 
@@ -292,6 +308,7 @@ func (t *tx) Delete(typ, accountID, id string) error {
 	}
 	b, _ := t.records(typ, accountID, false)
 	k, _ := idKey(id)
+	t.written(typ)
 	if err := t.reindex(old, nil); err != nil {
 		return err
 	}

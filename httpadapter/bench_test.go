@@ -148,6 +148,19 @@ func BenchmarkShowProject(b *testing.B) {
 	env.run(b, "/v2/projects/"+env.first)
 }
 
+// BenchmarkShowClient reads one client: the smallest authenticated read,
+// where resolving the caller is most of the work.
+func BenchmarkShowClient(b *testing.B) {
+	env := newBenchEnv(b, 0)
+	env.run(b, "/v2/clients/"+env.client)
+}
+
+// BenchmarkMe reads /v1/me: the caller, its account and its privileges.
+func BenchmarkMe(b *testing.B) {
+	env := newBenchEnv(b, 0)
+	env.run(b, "/v1/me")
+}
+
 // discardWriter is a ResponseWriter that counts and drops the body, as a
 // server writing to a socket through a small buffer would, so that the
 // benchmark measures the handler and not a recorder's growing buffer.

@@ -31,10 +31,19 @@ func (d directory) UserByEmail(ctx context.Context, email string) (*auth.Subject
 	return subj, err
 }
 
+// Version implements auth.Versioned: memberships are users records, so
+// their count is the store's count of users, when the store keeps one.
+func (d directory) Version() (uint64, bool) {
+	if vs, ok := d.s.(Versioned); ok {
+		return vs.TypeVersion(typeUsers), true
+	}
+	return 0, false
+}
+
 func (d directory) Membership(ctx context.Context, userID, accountID string) (*auth.Membership, error) {
 	var m *auth.Membership
 	err := d.s.View(ctx, func(tx Tx) error {
-		u, err := getShared(tx, "users", accountID, userID)
+		u, err := getShared(tx, typeUsers, accountID, userID)
 		if err != nil {
 			return err
 		}

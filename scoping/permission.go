@@ -101,31 +101,41 @@ func (a *Actor) Require(p string, write bool) error {
 // An unknown slug is ENOTFOUND; an account the user is not an active member
 // of is EFORBIDDEN.
 func (s *Service) ActorFor(ctx context.Context, userID, slug string) (*Actor, error) {
-	var a *Actor
-	err := s.store.View(ctx, func(tx Tx) error {
-		acct, err := accountBySlug(tx, slug)
-		if err != nil {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return s.cachedActor(actorKey{userID: userID, acct: slug, bySlug: true}, func() (*Actor, error) {
+		var a *Actor
+		err := s.store.View(ctx, func(tx Tx) error {
+			acct, err := accountBySlug(tx, slug)
+			if err != nil {
+				return err
+			}
+			a, err = actorIn(tx, userID, acct)
 			return err
-		}
-		a, err = actorIn(tx, userID, acct)
-		return err
+		})
+		return a, err
 	})
-	return a, err
 }
 
 // ActorForAccount resolves the actor of user userID in the account with id
 // accountID (the account a token is scoped to).
 func (s *Service) ActorForAccount(ctx context.Context, userID, accountID string) (*Actor, error) {
-	var a *Actor
-	err := s.store.View(ctx, func(tx Tx) error {
-		acct, err := getShared(tx, "accounts", "", accountID)
-		if err != nil {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return s.cachedActor(actorKey{userID: userID, acct: accountID}, func() (*Actor, error) {
+		var a *Actor
+		err := s.store.View(ctx, func(tx Tx) error {
+			acct, err := getShared(tx, typeAccounts, "", accountID)
+			if err != nil {
+				return err
+			}
+			a, err = actorIn(tx, userID, acct)
 			return err
-		}
-		a, err = actorIn(tx, userID, acct)
-		return err
+		})
+		return a, err
 	})
-	return a, err
 }
 
 func accountBySlug(tx Tx, slug string) (*Record, error) {
@@ -140,13 +150,13 @@ func accountBySlug(tx Tx, slug string) (*Record, error) {
 }
 
 func actorIn(tx Tx, userID string, acct *Record) (*Actor, error) {
-	u, err := getShared(tx, "users", acct.ID, userID)
+	u, err := getShared(tx, typeUsers, acct.ID, userID)
 	if err != nil || u.Str("status") != "active" {
 		return nil, scopekit.Errorf(scopekit.EFORBIDDEN, "you are not a member of account %q", acct.Str("slug"))
 	}
 	a := &Actor{UserID: userID, Account: acct, User: u, AllProjects: true}
 	if rid := u.Rel("roles"); rid != "" {
-		if role, err := getShared(tx, "roles", acct.ID, rid); err == nil {
+		if role, err := getShared(tx, typeRoles, acct.ID, rid); err == nil {
 			a.Role = role
 			// fail closed: only an explicit "all" shows every project
 			a.AllProjects = role.Str("project-visibility") == "all"

@@ -26,6 +26,8 @@ type Service struct {
 	Documents DocumentConfig
 
 	price func(*pricing.Project) (*pricing.Result, error) // pricing.Price; tests count calls
+
+	actors actorCache // resolved actors (Versioned)
 }
 
 // An Option configures NewService.

@@ -1,0 +1,113 @@
+package scoping_test
+
+import (
+	"context"
+	"path/filepath"
+	"sync/atomic"
+	"testing"
+
+	"github.com/scopekit/scopekit"
+	"github.com/scopekit/scopekit/boltstore"
+	"github.com/scopekit/scopekit/scoping"
+	"github.com/stretchr/testify/require"
+)
+
+// viewCounter is a bbolt store that counts read transactions; embedding
+// keeps its TypeVersion (scoping.Versioned) unless hidden.
+type viewCounter struct {
+	*boltstore.DB
+	views atomic.Int64
+}
+
+func (v *viewCounter) View(ctx context.Context, fn func(scoping.Tx) error) error {
+	v.views.Add(1)
+	return v.DB.View(ctx, fn)
+}
+
+// unversioned hides TypeVersion.
+type unversioned struct{ scoping.Store }
+
+// Ensure a resolved actor is kept while the accounts, users and roles are
+// unchanged (no read at all), and that a change to any of them is seen at
+// the next resolution: a role's new permissions, a deactivated user, a
+// renamed account slug. Each resolution returns an actor of its own. A
+// store that cannot tell its versions is read every time.
+func TestActorCache(t *testing.T) {
+	ctx := context.Background()
+	for _, versioned := range []bool{true, false} {
+		db, err := boltstore.Open(filepath.Join(t.TempDir(), "t.db"))
+		require.NoError(t, err)
+		t.Cleanup(func() { db.Close() })
+		vc := &viewCounter{DB: db}
+		var store scoping.Store = vc
+		if !versioned {
+			store = unversioned{vc}
+		}
+		svc := scoping.NewService(store)
+		var acct, role, user *scoping.Record
+		require.NoError(t, svc.Setup(ctx, func(a *scoping.Admin) error {
+			if acct, err = a.EnsureAccount("acme", "Acme", "USD"); err != nil {
+				return err
+			}
+			if role, err = a.EnsureRole(acct.ID, "Auditor", map[string]string{"projects": "view"}, "all"); err != nil {
+				return err
+			}
+			user, err = a.EnsureMember(acct.ID, scoping.Member{Email: "ann@acme.test", Name: "Ann", Role: "Auditor"})
+			return err
+		}))
+		sys, err := svc.SystemActor(ctx, acct.ID)
+		require.NoError(t, err)
+
+		a1, err := svc.ActorForAccount(ctx, user.ID, acct.ID)
+		require.NoError(t, err)
+		require.Equal(t, scoping.AccessView, a1.Level("projects"))
+		n := vc.views.Load()
+		a2, err := svc.ActorForAccount(ctx, user.ID, acct.ID)
+		require.NoError(t, err)
+		b, err := svc.ActorFor(ctx, user.ID, "acme")
+		require.NoError(t, err)
+		b2, err := svc.ActorFor(ctx, user.ID, "acme")
+		require.NoError(t, err)
+		require.NotSame(t, a1, a2, "an actor of its own")
+		require.NotSame(t, b, b2)
+		require.Equal(t, a1.User.ID, b2.User.ID)
+		if versioned {
+			require.Equal(t, n+1, vc.views.Load(), "repeats resolved from memory (the slug once)")
+		} else {
+			require.Equal(t, n+3, vc.views.Load(), "read every time")
+		}
+
+		// a client write leaves the actor; a role's permissions change it
+		_, err = svc.Create(ctx, sys, "clients", &scoping.Input{Attrs: attrs("name", `"Globex"`)}, false)
+		require.NoError(t, err)
+		_, err = svc.Update(ctx, sys, "roles", role.ID, &scoping.Input{Attrs: attrs("permissions", `{"projects":"manage"}`)}, false)
+		require.NoError(t, err)
+		for _, resolve := range []func() (*scoping.Actor, error){
+			func() (*scoping.Actor, error) { return svc.ActorForAccount(ctx, user.ID, acct.ID) },
+			func() (*scoping.Actor, error) { return svc.ActorFor(ctx, user.ID, "acme") },
+		} {
+			a, err := resolve()
+			require.NoError(t, err)
+			require.Equal(t, scoping.AccessManage, a.Level("projects"), "new permissions")
+		}
+
+		// a renamed slug: the old one is gone at once
+		require.NoError(t, db.Update(ctx, func(tx scoping.Tx) error {
+			r, err := tx.Get("accounts", "", acct.ID)
+			if err != nil {
+				return err
+			}
+			r.Attrs["slug"] = "acme-2"
+			return tx.Replace(r)
+		}))
+		_, err = svc.ActorFor(ctx, user.ID, "acme")
+		require.Equal(t, scopekit.ENOTFOUND, scopekit.ErrorCode(err), "%v", err)
+		_, err = svc.ActorFor(ctx, user.ID, "acme-2")
+		require.NoError(t, err)
+
+		// a deactivated user: refused at the next resolution
+		require.NoError(t, svc.Delete(ctx, sys, "users", user.ID, false))
+		_, err = svc.ActorForAccount(ctx, user.ID, acct.ID)
+		require.Equal(t, scopekit.EFORBIDDEN, scopekit.ErrorCode(err), "%v", err)
+	}
+}
