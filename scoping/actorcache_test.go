@@ -111,3 +111,56 @@ func TestActorCache(t *testing.T) {
 		require.Equal(t, scopekit.EFORBIDDEN, scopekit.ErrorCode(err), "%v", err)
 	}
 }
+
+// Ensure that once a write has returned, every resolution sees it, even
+// with resolutions running all the while (they fill the cache between a
+// commit and the count moving): a role's permission flips back and forth,
+// and after each flip the actor resolved next has the new level.
+func TestActorCache_ConcurrentWrites(t *testing.T) {
+	ctx := context.Background()
+	db, err := boltstore.Open(filepath.Join(t.TempDir(), "t.db"))
+	require.NoError(t, err)
+	t.Cleanup(func() { db.Close() })
+	svc := scoping.NewService(db)
+	var acct, role, user *scoping.Record
+	require.NoError(t, svc.Setup(ctx, func(a *scoping.Admin) error {
+		if acct, err = a.EnsureAccount("acme", "Acme", "USD"); err != nil {
+			return err
+		}
+		if role, err = a.EnsureRole(acct.ID, "Auditor", map[string]string{"projects": "view"}, "all"); err != nil {
+			return err
+		}
+		user, err = a.EnsureMember(acct.ID, scoping.Member{Email: "ann@acme.test", Name: "Ann", Role: "Auditor"})
+		return err
+	}))
+	sys, err := svc.SystemActor(ctx, acct.ID)
+	require.NoError(t, err)
+
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	for range 4 {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				_, _ = svc.ActorForAccount(ctx, user.ID, acct.ID)
+			}
+		}()
+	}
+	for i := range 60 {
+		level := []string{scoping.AccessManage, scoping.AccessView}[i%2]
+		_, err := svc.Update(ctx, sys, "roles", role.ID, &scoping.Input{Attrs: attrs("permissions", `{"projects":"`+level+`"}`)}, false)
+		require.NoError(t, err)
+		a, err := svc.ActorForAccount(ctx, user.ID, acct.ID)
+		require.NoError(t, err)
+		require.Equal(t, level, a.Level("projects"), "after write %d", i)
+	}
+	close(stop)
+	for range 4 {
+		<-done
+	}
+}
