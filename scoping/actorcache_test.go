@@ -27,6 +27,26 @@ func (v *viewCounter) View(ctx context.Context, fn func(scoping.Tx) error) error
 // unversioned hides TypeVersion.
 type unversioned struct{ scoping.Store }
 
+// seedAuditor creates the account acme, the role Auditor (projects: view)
+// and its active member Ann, and returns them with a system actor.
+func seedAuditor(t *testing.T, svc *scoping.Service) (acct, role, user *scoping.Record, sys *scoping.Actor) {
+	t.Helper()
+	ctx := context.Background()
+	require.NoError(t, svc.Setup(ctx, func(a *scoping.Admin) (err error) {
+		if acct, err = a.EnsureAccount("acme", "Acme", "USD"); err != nil {
+			return err
+		}
+		if role, err = a.EnsureRole(acct.ID, "Auditor", map[string]string{"projects": "view"}, "all"); err != nil {
+			return err
+		}
+		user, err = a.EnsureMember(acct.ID, scoping.Member{Email: "ann@acme.test", Name: "Ann", Role: "Auditor"})
+		return err
+	}))
+	sys, err := svc.SystemActor(ctx, acct.ID)
+	require.NoError(t, err)
+	return acct, role, user, sys
+}
+
 // Ensure a resolved actor is kept while the accounts, users and roles are
 // unchanged (no read at all), and that a change to any of them is seen at
 // the next resolution: a role's new permissions, a deactivated user, a
@@ -44,19 +64,7 @@ func TestActorCache(t *testing.T) {
 			store = unversioned{vc}
 		}
 		svc := scoping.NewService(store)
-		var acct, role, user *scoping.Record
-		require.NoError(t, svc.Setup(ctx, func(a *scoping.Admin) error {
-			if acct, err = a.EnsureAccount("acme", "Acme", "USD"); err != nil {
-				return err
-			}
-			if role, err = a.EnsureRole(acct.ID, "Auditor", map[string]string{"projects": "view"}, "all"); err != nil {
-				return err
-			}
-			user, err = a.EnsureMember(acct.ID, scoping.Member{Email: "ann@acme.test", Name: "Ann", Role: "Auditor"})
-			return err
-		}))
-		sys, err := svc.SystemActor(ctx, acct.ID)
-		require.NoError(t, err)
+		acct, role, user, sys := seedAuditor(t, svc)
 
 		a1, err := svc.ActorForAccount(ctx, user.ID, acct.ID)
 		require.NoError(t, err)
@@ -122,19 +130,7 @@ func TestActorCache_ConcurrentWrites(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(func() { db.Close() })
 	svc := scoping.NewService(db)
-	var acct, role, user *scoping.Record
-	require.NoError(t, svc.Setup(ctx, func(a *scoping.Admin) error {
-		if acct, err = a.EnsureAccount("acme", "Acme", "USD"); err != nil {
-			return err
-		}
-		if role, err = a.EnsureRole(acct.ID, "Auditor", map[string]string{"projects": "view"}, "all"); err != nil {
-			return err
-		}
-		user, err = a.EnsureMember(acct.ID, scoping.Member{Email: "ann@acme.test", Name: "Ann", Role: "Auditor"})
-		return err
-	}))
-	sys, err := svc.SystemActor(ctx, acct.ID)
-	require.NoError(t, err)
+	acct, role, user, sys := seedAuditor(t, svc)
 
 	stop := make(chan struct{})
 	done := make(chan struct{})
