@@ -72,6 +72,10 @@ func Open(path string, opts ...Option) (*DB, error) {
 		b.Close()
 		return nil, fmt.Errorf("open %s: rewrite records: %w", path, err)
 	}
+	if err := hashLongIndexKeys(b); err != nil {
+		b.Close()
+		return nil, fmt.Errorf("open %s: rewrite index keys: %w", path, err)
+	}
 	return db, nil
 }
 

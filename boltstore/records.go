@@ -384,8 +384,10 @@ const maxIndexValue = 1024
 
 // indexValue is the form of a value in index keys: lower-cased (equality
 // is case-insensitive), and hashed beyond maxIndexValue bytes.
-func indexValue(value string) []byte {
-	v := strings.ToLower(value)
+func indexValue(value string) []byte { return indexForm(strings.ToLower(value)) }
+
+// indexForm is indexValue of a value already lower-cased.
+func indexForm(v string) []byte {
 	if len(v) <= maxIndexValue {
 		return []byte(v)
 	}
