@@ -449,18 +449,18 @@ func addTypePaths(schema *scoping.Schema, paths obj, prefix string, def *scoping
 	t := def.Name
 	coll := obj{"get": op(routeDoc{Tag: t, Summary: "List " + t, Description: "Needs `" + def.Guard + "` view.", Response: listDoc(t)},
 		append(slices.Clone(slug), listParams(def)...))}
-	one := obj{"get": op(routeDoc{Tag: t, Summary: "Show one of " + t, Response: singleDoc(t)}, append(slices.Clone(withID), includeParam(def), fieldsParam(def)))}
+	one := obj{"get": op(routeDoc{Tag: t, Summary: "Show a record of type " + t, Response: singleDoc(t)}, append(slices.Clone(withID), includeParam(def), fieldsParam(def)))}
 	if def.Async {
-		coll["post"] = op(routeDoc{Tag: t, Summary: "Queue one of " + t, Description: "Answers 202 with the record (status queued) and a Location header to poll; " +
+		coll["post"] = op(routeDoc{Tag: t, Summary: "Queue a record of type " + t, Description: "Answers 202 with the record (status queued) and a Location header to poll; " +
 			"the work happens in the background. Needs `" + def.Guard + "` manage; throttled per IP and per account (429 with Retry-After).",
 			Status: "202", Body: writeDoc1(t), Response: singleDoc(t), MoreErrors: []string{"429"}}, slug)
 	} else if !def.ReadOnly || def.Hooks.Create != nil {
-		coll["post"] = op(routeDoc{Tag: t, Summary: "Create one of " + t, Description: "Answers 201 with a Location header. Needs `" + def.Guard + "` manage.",
+		coll["post"] = op(routeDoc{Tag: t, Summary: "Create a record of type " + t, Description: "Answers 201 with a Location header. Needs `" + def.Guard + "` manage.",
 			Status: "201", Body: writeDoc1(t), Response: singleDoc(t)}, slug)
 	}
 	if !def.ReadOnly {
-		one["patch"] = op(routeDoc{Tag: t, Summary: "Update one of " + t, Body: writeDoc1(t), Response: singleDoc(t)}, withID)
-		one["delete"] = op(routeDoc{Tag: t, Summary: "Delete one of " + t, Status: "204"}, withID)
+		one["patch"] = op(routeDoc{Tag: t, Summary: "Update a record of type " + t, Body: writeDoc1(t), Response: singleDoc(t)}, withID)
+		one["delete"] = op(routeDoc{Tag: t, Summary: "Delete a record of type " + t, Status: "204"}, withID)
 	}
 	paths[prefix+"/"+t] = coll
 	paths[prefix+"/"+t+"/{id}"] = one
