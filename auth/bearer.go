@@ -58,16 +58,17 @@ func (s *Service) Authenticate(ctx context.Context, bearer string) (*Principal, 
 	// versions first: what is read below is at least as new (Versioned)
 	sv, dv, cacheable := s.versions()
 	if cacheable {
-		if p, ok := s.bearers.get(digest, sv, dv); ok {
-			if !s.now().Before(p.ExpiresAt) {
+		if e, ok := s.bearers.Get(digest); ok && e.store == sv && e.dir == dv {
+			if !s.now().Before(e.p.ExpiresAt) {
 				return nil, errUnauthorized()
 			}
+			p := e.p
 			return &p, nil
 		}
 	}
 	p, err := s.authenticate(ctx, digest[:])
 	if err == nil && cacheable {
-		s.bearers.put(digest, sv, dv, *p)
+		s.bearers.Put(digest, bearerEntry{store: sv, dir: dv, p: *p})
 	}
 	return p, err
 }

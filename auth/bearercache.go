@@ -1,9 +1,5 @@
 package auth
 
-import (
-	"sync"
-)
-
 // Versioned is implemented by a Store or a Directory that can tell cheaply
 // whether what it serves may have changed: Version returns a count that
 // moves after every committed write to its data, by any writer, and ok is
@@ -18,38 +14,11 @@ type Versioned interface {
 	Version() (v uint64, ok bool)
 }
 
-// bearerCache holds validated tokens by digest, with the versions of the
-// Store and the Directory they were validated under.
-type bearerCache struct {
-	mu sync.Mutex
-	m  map[[32]byte]bearerEntry
-}
-
+// bearerEntry is a validated token's principal with the versions of the
+// Store and the Directory it was validated under.
 type bearerEntry struct {
 	store, dir uint64
 	p          Principal
-}
-
-// bearerCacheMax bounds the cache; a full one starts over.
-const bearerCacheMax = 4096
-
-func (c *bearerCache) get(digest [32]byte, store, dir uint64) (Principal, bool) {
-	c.mu.Lock()
-	e, ok := c.m[digest]
-	c.mu.Unlock()
-	if !ok || e.store != store || e.dir != dir {
-		return Principal{}, false
-	}
-	return e.p, true
-}
-
-func (c *bearerCache) put(digest [32]byte, store, dir uint64, p Principal) {
-	c.mu.Lock()
-	if c.m == nil || len(c.m) >= bearerCacheMax {
-		c.m = map[[32]byte]bearerEntry{}
-	}
-	c.m[digest] = bearerEntry{store: store, dir: dir, p: p}
-	c.mu.Unlock()
 }
 
 // versions returns the versions of the Store and the Directory; ok is

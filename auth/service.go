@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/scopekit/scopekit"
+	"github.com/scopekit/scopekit/internal/bounded"
 	"golang.org/x/crypto/bcrypt"
 )
 
@@ -34,7 +35,7 @@ type Service struct {
 	// bcrypt.DefaultCost (tests use bcrypt.MinCost).
 	BcryptCost int
 
-	bearers bearerCache // validated tokens (Versioned)
+	bearers bounded.Map[[32]byte, bearerEntry] // validated tokens by digest (Versioned)
 }
 
 func (s *Service) now() time.Time {

@@ -6,11 +6,11 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/scopekit/scopekit"
 	"github.com/scopekit/scopekit/auth"
+	"github.com/scopekit/scopekit/internal/bounded"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -87,23 +87,17 @@ func authGet(tx *bolt.Tx, bucket, key []byte, what string, v any) error {
 }
 
 // decodeCache keeps auth records decoded, with the stored bytes they were
-// decoded from. Every request validates a token (and, for service
+// decoded from, by key. Every request validates a token (and, for service
 // accounts, its credential), and decoding them was a fifth of a small
 // read. An entry is used only while the stored bytes are the same, so the
 // cache never serves a record that was replaced or deleted, whoever wrote
 // it.
-type decodeCache[T any] struct {
-	mu sync.Mutex
-	m  map[string]decodeEntry[T]
-}
+type decodeCache[T any] = bounded.Map[string, decodeEntry[T]]
 
 type decodeEntry[T any] struct {
 	raw []byte
 	val T
 }
-
-// decodeCacheMax bounds a cache; a full one starts over.
-const decodeCacheMax = 4096
 
 // cachedGet is authGet through a cache; it returns a copy of the record.
 func cachedGet[T any](tx *bolt.Tx, c *decodeCache[T], bucket, key []byte, what string) (*T, error) {
@@ -111,10 +105,7 @@ func cachedGet[T any](tx *bolt.Tx, c *decodeCache[T], bucket, key []byte, what s
 	if data == nil {
 		return nil, scopekit.Errorf(scopekit.ENOTFOUND, "%s not found", what)
 	}
-	c.mu.Lock()
-	e, ok := c.m[string(key)]
-	c.mu.Unlock()
-	if ok && bytes.Equal(e.raw, data) {
+	if e, ok := c.Get(string(key)); ok && bytes.Equal(e.raw, data) {
 		v := e.val
 		return &v, nil
 	}
@@ -122,12 +113,7 @@ func cachedGet[T any](tx *bolt.Tx, c *decodeCache[T], bucket, key []byte, what s
 	if err := json.Unmarshal(data, &v); err != nil {
 		return nil, fmt.Errorf("boltstore: decode %s: %w", what, err)
 	}
-	c.mu.Lock()
-	if c.m == nil || len(c.m) >= decodeCacheMax {
-		c.m = map[string]decodeEntry[T]{}
-	}
-	c.m[string(key)] = decodeEntry[T]{raw: bytes.Clone(data), val: v}
-	c.mu.Unlock()
+	c.Put(string(key), decodeEntry[T]{raw: bytes.Clone(data), val: v})
 	return &v, nil
 }
 

@@ -2,8 +2,8 @@ package boltstore
 
 import (
 	"bytes"
-	"sync"
 
+	"github.com/scopekit/scopekit/internal/bounded"
 	"github.com/scopekit/scopekit/scoping"
 )
 
@@ -12,8 +12,7 @@ import (
 // bytes, so an entry whose bytes equal what a transaction reads is that
 // record, whoever wrote it and whenever; any change is a miss.
 type sharedRecords struct {
-	mu sync.Mutex
-	m  map[string]sharedEntry
+	m bounded.Map[string, sharedEntry]
 }
 
 type sharedEntry struct {
@@ -21,31 +20,19 @@ type sharedEntry struct {
 	rec *scoping.Record
 }
 
-// sharedMax bounds the cache (identity records: accounts, users, roles);
-// a full one starts over.
-const sharedMax = 4096
-
 // get returns the shared record stored as v under key k of the type's
 // bucket in the account.
 func (c *sharedRecords) get(typ, accountID string, k, v []byte) (*scoping.Record, error) {
 	var buf [96]byte // the key's bytes stay on the stack when they fit
 	key := append(buf[:0], typ...)
 	key = append(append(append(append(key, 0), accountID...), 0), k...)
-	c.mu.Lock()
-	e, ok := c.m[string(key)]
-	c.mu.Unlock()
-	if ok && bytes.Equal(e.raw, v) {
+	if e, ok := c.m.Get(string(key)); ok && bytes.Equal(e.raw, v) {
 		return e.rec, nil
 	}
 	rec, err := decodeRecord(typ, accountID, k, v)
 	if err != nil {
 		return nil, err
 	}
-	c.mu.Lock()
-	if c.m == nil || len(c.m) >= sharedMax {
-		c.m = map[string]sharedEntry{}
-	}
-	c.m[string(key)] = sharedEntry{raw: bytes.Clone(v), rec: rec}
-	c.mu.Unlock()
+	c.m.Put(string(key), sharedEntry{raw: bytes.Clone(v), rec: rec})
 	return rec, nil
 }

@@ -1,9 +1,5 @@
 package scoping
 
-import (
-	"sync"
-)
-
 // Versioned is implemented by a Store that can tell cheaply whether the
 // records of a type may have changed: TypeVersion returns a count that
 // moves after every committed transaction that wrote a record of typ, by
@@ -23,13 +19,7 @@ const (
 	typeRoles    = "roles"
 )
 
-// actorCache holds resolved actors by how they were addressed, with the
-// versions of the types they were resolved from.
-type actorCache struct {
-	mu sync.Mutex
-	m  map[actorKey]actorEntry
-}
-
+// actorKey is how an actor was addressed.
 type actorKey struct {
 	userID string
 	acct   string // account id, or slug when bySlug
@@ -38,13 +28,12 @@ type actorKey struct {
 
 type actorVersions [3]uint64 // accounts, users, roles
 
+// actorEntry is a resolved actor with the versions of the types it was
+// resolved from.
 type actorEntry struct {
 	v actorVersions
 	a Actor // without the assigned projects, which are loaded per actor
 }
-
-// actorCacheMax bounds the cache; a full one starts over.
-const actorCacheMax = 4096
 
 // actorVersionsOf returns the current versions; ok is false when the
 // store cannot tell.
@@ -64,10 +53,7 @@ func (s *Service) cachedActor(k actorKey, resolve func() (*Actor, error)) (*Acto
 	if !ok {
 		return resolve()
 	}
-	s.actors.mu.Lock()
-	e, hit := s.actors.m[k]
-	s.actors.mu.Unlock()
-	if hit && e.v == v {
+	if e, hit := s.actors.Get(k); hit && e.v == v {
 		a := e.a
 		return &a, nil
 	}
@@ -75,11 +61,6 @@ func (s *Service) cachedActor(k actorKey, resolve func() (*Actor, error)) (*Acto
 	if err != nil {
 		return nil, err
 	}
-	s.actors.mu.Lock()
-	if s.actors.m == nil || len(s.actors.m) >= actorCacheMax {
-		s.actors.m = map[actorKey]actorEntry{}
-	}
-	s.actors.m[k] = actorEntry{v: v, a: Actor{UserID: a.UserID, Account: a.Account, User: a.User, Role: a.Role, AllProjects: a.AllProjects}}
-	s.actors.mu.Unlock()
+	s.actors.Put(k, actorEntry{v: v, a: Actor{UserID: a.UserID, Account: a.Account, User: a.User, Role: a.Role, AllProjects: a.AllProjects}})
 	return a, nil
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/scopekit/scopekit"
+	"github.com/scopekit/scopekit/internal/bounded"
 	"github.com/scopekit/scopekit/pricing"
 )
 
@@ -27,7 +28,7 @@ type Service struct {
 
 	price func(*pricing.Project) (*pricing.Result, error) // pricing.Price; tests count calls
 
-	actors actorCache // resolved actors (Versioned)
+	actors bounded.Map[actorKey, actorEntry] // resolved actors (Versioned)
 }
 
 // An Option configures NewService.
