@@ -141,6 +141,15 @@ func (e *Engine) Read(ctx context.Context, a *Actor, opts Options, fn func(c *Ca
 // BeforeCommit steps; after the commit it runs the AfterCommit steps. It
 // returns the call (nil when the transaction did not start).
 func (e *Engine) Write(ctx context.Context, a *Actor, opts Options, meta map[string]any, fn func(c *Call) error) (*Call, error) {
+	return e.WriteThenRead(ctx, a, opts, meta, fn, nil)
+}
+
+// WriteThenRead is Write with a last step, last, run after the commit
+// steps in the same transaction, as a read call of its own (the domain's
+// per-call state is fresh, so nothing the write's steps cached is
+// served): a use case answers with what it wrote in one transaction.
+func (e *Engine) WriteThenRead(ctx context.Context, a *Actor, opts Options, meta map[string]any, fn func(c *Call) error,
+	last func(ctx context.Context, read *Call) error) (*Call, error) {
 	var call *Call
 	err := e.store.Update(ctx, func(tx Tx) error {
 		call = &Call{Engine: e, Tx: tx, Actor: a, Opts: opts, Meta: meta, RespMeta: map[string]any{}}
@@ -155,7 +164,14 @@ func (e *Engine) Write(ctx context.Context, a *Actor, opts Options, meta map[str
 				return err
 			}
 		}
-		return nil
+		if last == nil {
+			return nil
+		}
+		read := &Call{Engine: e, Tx: tx, Actor: a, Opts: opts}
+		if e.cfg.Begin != nil {
+			e.cfg.Begin(read, false)
+		}
+		return last(ctx, read)
 	})
 	if err != nil {
 		return call, err

@@ -37,15 +37,17 @@ func AttrPointer(name string) string { return "/data/attributes/" + name }
 // RelPointer is the JSON pointer of a relationship of a write document.
 func RelPointer(name string) string { return "/data/relationships/" + name }
 
+// Invalid is the EINVALID error of a field (a JSON pointer).
 func Invalid(field, format string, args ...any) *scopekit.Error {
 	return scopekit.FieldErrorf(scopekit.EINVALID, field, format, args...)
 }
 
+// BadAttr is the EBADREQUEST error of an attribute of a write.
 func BadAttr(name, format string, args ...any) *scopekit.Error {
 	return scopekit.FieldErrorf(scopekit.EBADREQUEST, AttrPointer(name), format, args...)
 }
 
-// decodeAttr turns a raw JSON value into the canonical value of attribute
+// DecodeAttr turns a raw JSON value into the canonical value of attribute
 // a. A wrong JSON type is EBADREQUEST; a well-typed value that breaks a rule
 // (negative amount, unknown enum value, bad date) is EINVALID.
 func DecodeAttr(a *AttrDef, raw json.RawMessage) (any, *scopekit.Error) {
@@ -158,7 +160,7 @@ func DecodeAttr(a *AttrDef, raw json.RawMessage) (any, *scopekit.Error) {
 // the engine multiply numbers of millions of digits.
 const maxDecimalDigits = 40
 
-// parseDecimal reads a plain decimal: digits with an optional sign and
+// ParseDecimal reads a plain decimal: digits with an optional sign and
 // point, no exponent and no surrounding spaces.
 func ParseDecimal(s string) (decimal.Decimal, error) {
 	if s == "" || strings.TrimSpace(s) != s || len(s) > 64 || strings.ContainsAny(s, "eE") {
@@ -184,7 +186,7 @@ func decodeJSON(raw json.RawMessage) (any, *scopekit.Error) {
 	return v, nil
 }
 
-// blank reports whether a value counts as missing for a required field.
+// Blank reports whether a value counts as missing for a required field.
 func Blank(v any) bool {
 	switch v := v.(type) {
 	case nil:

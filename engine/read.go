@@ -15,7 +15,7 @@ type SortSpec struct {
 	Desc  bool
 }
 
-// ListParams are the query parameters of a read: filters (filter[name] =>
+// ListParams are the query parameters of a read: filters (filter name =>
 // raw value), sort, paging (PageNumber from 1; PageSize 0 = all) and
 // include.
 type ListParams struct {
@@ -219,6 +219,7 @@ func parseTimeFilter(v string) (time.Time, error) {
 	return time.Parse(time.DateOnly, v)
 }
 
+// SplitList splits a comma-separated query value, dropping blanks.
 func SplitList(v string) []string {
 	parts := strings.Split(v, ",")
 	out := parts[:0]
@@ -231,7 +232,7 @@ func SplitList(v string) []string {
 }
 
 // Get returns one record of typ. Filters of p that the type accepts narrow
-// it (an archived record is found only with filter[active] covering it).
+// it (an archived record is found only with an active filter covering it).
 //
 // Errors: ENOTFOUND when missing, in another account, archived and not
 // requested, or outside the actor's visibility; EFORBIDDEN without read
@@ -415,6 +416,7 @@ func (c *Call) finish(ctx context.Context, def *TypeDef, res *Result, include []
 	return nil
 }
 
+// Compute runs def's Compute hook over recs.
 func (c *Call) Compute(ctx context.Context, def *TypeDef, recs []*Record) error {
 	if def.Hooks.Compute == nil || len(recs) == 0 {
 		return nil

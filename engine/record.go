@@ -143,7 +143,7 @@ func (r *Record) FieldValues(field string) []string {
 	return nil
 }
 
-// textOf returns the canonical text of a scalar attribute value.
+// TextOf returns the canonical text of a scalar attribute value.
 func TextOf(v any) (string, bool) {
 	switch v := v.(type) {
 	case string:

@@ -97,9 +97,9 @@ type Hooks struct {
 // TypeDef declares a resource type once; the generic engine, the store's
 // indexes and the HTTP adapter all read it.
 type TypeDef struct {
-	Name     string // JSON:API type, e.g. "projects"
+	Name     string // JSON:API type, e.g. "clients"
 	Guard    string // the permission that guards it
-	Archives bool   // has `active`; filter[active] applies
+	Archives bool   // has `active`; the active filter applies
 	V2       bool   // served under /v2 too
 	Global   bool   // not owned by an account (accounts)
 	ReadOnly bool   // no writes through the generic routes (a Create hook may still allow creates)
@@ -123,7 +123,7 @@ type TypeDef struct {
 	Async   bool
 	Attrs   []AttrDef
 	Rels    []RelDef
-	Filters map[string]FilterDef // accepted filter[...] names besides ids and active
+	Filters map[string]FilterDef // accepted filter names besides ids and active
 	Hooks   Hooks
 
 	attrIdx map[string]int

@@ -32,7 +32,7 @@ type SharedReader interface {
 	GetShared(typ, accountID, id string) (*Record, error)
 }
 
-// getShared reads a record the caller will only read: shared when the
+// GetShared reads a record the caller will only read: shared when the
 // store offers it, the caller's own copy otherwise.
 func GetShared(tx Tx, typ, accountID, id string) (*Record, error) {
 	if sr, ok := tx.(SharedReader); ok {

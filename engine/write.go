@@ -28,16 +28,11 @@ func (e *Engine) Create(ctx context.Context, a *Actor, typ string, in *Input, op
 	if err != nil {
 		return nil, err
 	}
-	var rec *Record
 	var created bool
-	call, err := e.Write(ctx, a, opts, in.Meta, func(c *Call) error {
+	res, err := e.WriteRecord(ctx, a, opts, in.Meta, def, func(c *Call) (rec *Record, err error) {
 		rec, created, err = c.CreateRecord(ctx, def, in)
-		return err
+		return rec, err
 	})
-	if err != nil {
-		return nil, err
-	}
-	res, err := e.Reread(ctx, a, def, rec, opts, call.RespMeta)
 	if res != nil {
 		res.Created = created
 	}
@@ -91,23 +86,17 @@ func (e *Engine) Update(ctx context.Context, a *Actor, typ, id string, in *Input
 	if err != nil {
 		return nil, err
 	}
-	var rec *Record
-	call, err := e.Write(ctx, a, opts, in.Meta, func(c *Call) error {
+	return e.WriteRecord(ctx, a, opts, in.Meta, def, func(c *Call) (*Record, error) {
 		old, err := c.GetVisible(ctx, def, id, AnyActive(def))
 		if err != nil {
-			return err
+			return nil, err
 		}
-		rec, err = c.save(ctx, def, old.Clone(), old, in)
-		return err
+		return c.save(ctx, def, old.Clone(), old, in)
 	})
-	if err != nil {
-		return nil, err
-	}
-	return e.Reread(ctx, a, def, rec, opts, call.RespMeta)
 }
 
-// anyActive is the filter that finds a record of def whether archived or
-// not (none for types that do not archive: they reject filter[active]).
+// AnyActive is the filter that finds a record of def whether archived or
+// not (none for types that do not archive: they reject an active filter).
 func AnyActive(def *TypeDef) map[string]string {
 	if !def.Archives {
 		return nil
@@ -115,24 +104,41 @@ func AnyActive(def *TypeDef) map[string]string {
 	return map[string]string{"active": "true,false"}
 }
 
-// Reread serves a written record as a read would, computed fields included.
-func (e *Engine) Reread(ctx context.Context, a *Actor, def *TypeDef, rec *Record, opts Options, meta map[string]any) (*Result, error) {
-	res := &Result{Records: []*Record{rec}, Total: 1, Single: true}
-	if len(meta) > 0 {
-		res.Meta = meta
-	}
-	err := e.Read(ctx, a, opts, func(c *Call) error {
-		// as stored: the write's BeforeCommit steps may have added values
+// WriteRecord runs fn in a write transaction as Write does and serves the
+// record of def it returns as a read would, computed fields included: in
+// the same transaction, after the commit steps (so as stored, with what
+// they added when def.Reread is set).
+func (e *Engine) WriteRecord(ctx context.Context, a *Actor, opts Options, meta map[string]any, def *TypeDef,
+	fn func(c *Call) (*Record, error)) (*Result, error) {
+	var res *Result
+	_, err := e.WriteThenRead(ctx, a, opts, meta, func(c *Call) error {
+		rec, err := fn(c)
+		if err != nil {
+			return err
+		}
+		res = &Result{Records: []*Record{rec}, Total: 1, Single: true}
+		if len(c.RespMeta) > 0 {
+			res.Meta = c.RespMeta
+		}
+		return nil
+	}, func(ctx context.Context, c *Call) error {
 		if def.Reread {
-			if cur, err := c.Get(rec.Type, rec.ID); err == nil {
-				res.Records[0] = cur
+			cur, err := c.Get(def.Name, res.Records[0].ID)
+			if err != nil {
+				return err
 			}
+			res.Records[0] = cur
 		}
 		return c.Compute(ctx, def, res.Records)
 	})
-	return res, err
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
+// WritableType resolves typ and checks the actor may write it
+// (EFORBIDDEN for read-only types).
 func (e *Engine) WritableType(a *Actor, typ string) (*TypeDef, error) {
 	def, err := e.LookupType(typ)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/scopekit/scopekit"
+	"github.com/scopekit/scopekit/engine"
 )
 
 // Adding catalog services to projects: a project service created with a
@@ -222,7 +223,8 @@ func (s *Service) ApplyBlueprint(ctx context.Context, a *Actor, projectID, bluep
 	psDef, _ := s.Schema().Lookup("project-services")
 	projDef, _ := s.Schema().Lookup("projects")
 	var created []*Record
-	_, err := s.write(ctx, a, func(c *Call) error {
+	res := &Result{}
+	_, err := s.WriteThenRead(ctx, a, engine.Options{}, nil, func(c *Call) error {
 		if _, err := c.GetVisible(ctx, projDef, projectID, nil); err != nil {
 			return err
 		}
@@ -253,13 +255,14 @@ func (s *Service) ApplyBlueprint(ctx context.Context, a *Actor, projectID, bluep
 			created = append(created, rec)
 		}
 		return nil
+	}, func(ctx context.Context, c *Call) error {
+		res.Records, res.Total = created, len(created)
+		return c.Compute(ctx, psDef, res.Records)
 	})
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{Records: created, Total: len(created)}
-	err = s.read(ctx, a, func(c *Call) error { return c.Compute(ctx, psDef, res.Records) })
-	return res, err
+	return res, nil
 }
 
 func sortByPosition(recs []*Record) {

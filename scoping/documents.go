@@ -269,23 +269,18 @@ func (s *Service) UploadTemplateFile(ctx context.Context, a *Actor, id, filename
 	if err != nil {
 		return nil, err
 	}
-	var rec *Record
-	_, err = s.write(ctx, a, func(c *Call) error {
+	return s.writeRecord(ctx, a, def, func(c *Call) (*Record, error) {
 		old, err := c.GetVisible(ctx, def, id, engine.AnyActive(def))
 		if err != nil {
-			return err
+			return nil, err
 		}
-		rec = old.Clone()
+		rec := old.Clone()
 		setTemplateFile(rec, filename, file, tags)
 		if err := c.Tx.Replace(rec); err != nil {
-			return err
+			return nil, err
 		}
-		return c.Tx.PutBlob(rec.AccountID, BlobTemplateFile, rec.ID, file)
+		return rec, c.Tx.PutBlob(rec.AccountID, BlobTemplateFile, rec.ID, file)
 	})
-	if err != nil {
-		return nil, err
-	}
-	return s.Reread(ctx, a, def, rec, engine.Options{}, nil)
 }
 
 // checkTemplateFile runs the validator, turning its failures into

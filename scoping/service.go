@@ -2,6 +2,7 @@ package scoping
 
 import (
 	"context"
+	"log/slog"
 	"maps"
 	"slices"
 	"time"
@@ -26,6 +27,9 @@ type Service struct {
 	// Documents plugs in what document templates and generation need
 	// (documents.go); the composition root sets it.
 	Documents DocumentConfig
+	// Log receives what fails after a commit, where no caller can be
+	// told (nil: slog.Default()).
+	Log *slog.Logger
 
 	price func(*pricing.Project) (*pricing.Result, error) // pricing.Price; tests count calls
 
@@ -98,13 +102,23 @@ func (s *Service) begin(c *Call, write bool) {
 			s.Webhooks.Notify() // after the commit: the deliveries are visible
 		}
 		for _, acct := range slices.Sorted(maps.Keys(ptx.bumped)) {
-			// best effort: a project left stale is priced on read until refreshed
-			_ = s.RefreshPrices(context.WithoutCancel(ctx), acct)
+			// the write has committed: a project left stale is priced on
+			// read until the next refresh (at the next such write or start)
+			if err := s.RefreshPrices(context.WithoutCancel(ctx), acct); err != nil {
+				s.log().Error("stale prices not refreshed", "account", acct, "err", err)
+			}
 		}
 		if st.queued && s.Documents.Notify != nil {
 			s.Documents.Notify() // after the commit: the workers see the queued document
 		}
 	})
+}
+
+func (s *Service) log() *slog.Logger {
+	if s.Log == nil {
+		return slog.Default()
+	}
+	return s.Log
 }
 
 // read runs fn in a read transaction as a, for the domain's own use cases.
@@ -116,6 +130,12 @@ func (s *Service) read(ctx context.Context, a *Actor, fn func(c *Call) error) er
 // cases.
 func (s *Service) write(ctx context.Context, a *Actor, fn func(c *Call) error) (*Call, error) {
 	return s.Write(ctx, a, engine.Options{}, nil, fn)
+}
+
+// writeRecord runs fn in a write transaction as a and answers with the
+// record it returns as a read would, in the same transaction.
+func (s *Service) writeRecord(ctx context.Context, a *Actor, def *TypeDef, fn func(c *Call) (*Record, error)) (*Result, error) {
+	return s.WriteRecord(ctx, a, engine.Options{}, nil, def, fn)
 }
 
 // assignedProjects returns the ids of the projects the actor may see when

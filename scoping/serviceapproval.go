@@ -189,16 +189,11 @@ func (s *Service) serviceAction(ctx context.Context, a *Actor, serviceID string,
 		return nil, err
 	}
 	def, _ := s.Schema().Lookup("services")
-	var svc *Record
-	_, err := s.write(ctx, a, func(c *Call) error {
-		var err error
-		if svc, err = c.GetVisible(ctx, def, serviceID, nil); err != nil {
-			return err
+	return s.writeRecord(ctx, a, def, func(c *Call) (*Record, error) {
+		svc, err := c.GetVisible(ctx, def, serviceID, nil)
+		if err != nil {
+			return nil, err
 		}
-		return fn(c, svc)
+		return svc, fn(c, svc)
 	})
-	if err != nil {
-		return nil, err
-	}
-	return s.Reread(ctx, a, def, svc, engine.Options{}, nil)
 }

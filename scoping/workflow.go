@@ -102,30 +102,25 @@ func (s *Service) Submit(ctx context.Context, a *Actor, projectID string) (*Resu
 		return nil, err
 	}
 	def, _ := s.Schema().Lookup("projects")
-	var proj *Record
-	_, err := s.write(ctx, a, func(c *Call) error {
-		var err error
-		if proj, err = c.GetVisible(ctx, def, projectID, nil); err != nil {
-			return err
+	return s.writeRecord(ctx, a, def, func(c *Call) (*Record, error) {
+		proj, err := c.GetVisible(ctx, def, projectID, nil)
+		if err != nil {
+			return nil, err
 		}
 		if proj.Str(NameStatus) != "draft" {
-			return scopekit.Errorf(scopekit.ECONFLICT, "only a draft project can be submitted; this one is %s", proj.Str(NameStatus))
+			return nil, scopekit.Errorf(scopekit.ECONFLICT, "only a draft project can be submitted; this one is %s", proj.Str(NameStatus))
 		}
 		proj.Attrs[NameSubmittedAt] = FormatTime(s.Now())
 		proj.Attrs["submitter"] = a.UserID
 		delete(proj.Attrs, "approved-at")
 		if err := setProjectStatus(c, proj, "pending_approval"); err != nil {
-			return err
+			return nil, err
 		}
 		if err := restoreTeammate(c, def, proj); err != nil {
-			return err
+			return nil, err
 		}
-		return advance(c, proj, math.MinInt)
+		return proj, advance(c, proj, math.MinInt)
 	})
-	if err != nil {
-		return nil, err
-	}
-	return s.Reread(ctx, a, def, proj, engine.Options{}, nil)
 }
 
 // advance creates the step of the first level that applies after position
