@@ -15,6 +15,7 @@ import (
 	"github.com/scopekit/scopekit/boltstore"
 	"github.com/scopekit/scopekit/docgen"
 	"github.com/scopekit/scopekit/documents"
+	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/internal/demodata"
 	"github.com/scopekit/scopekit/internal/docxtest"
 	"github.com/scopekit/scopekit/scoping"
@@ -69,7 +70,7 @@ func mustEnvOn(tb testing.TB, db scoping.Store) *env {
 	seeded, err := demodata.Seed(ctx, e.svc, e.actor, "")
 	require.NoError(tb, err)
 	e.project = seeded.ProjectID
-	res, err := e.svc.List(ctx, e.actor, "document-templates", scoping.ListParams{}, false)
+	res, err := e.svc.List(ctx, e.actor, "document-templates", scoping.ListParams{}, engine.Options{})
 	require.NoError(tb, err)
 	require.Len(tb, res.Records, 1)
 	e.template = res.Records[0].ID
@@ -86,14 +87,14 @@ func (e *env) queue(tb testing.TB, docType string, pdf bool) string {
 	if docType == scoping.DocumentSOW {
 		in.Rels["document-template"] = scoping.RelInput{Refs: []scoping.Ref{{Type: "document-templates", ID: e.template}}}
 	}
-	res, err := e.svc.Create(context.Background(), e.actor, "project-documents", in, false)
+	res, err := e.svc.Create(context.Background(), e.actor, "project-documents", in, engine.Options{})
 	require.NoError(tb, err)
 	return res.Records[0].ID
 }
 
 func (e *env) doc(tb testing.TB, id string) *scoping.Record {
 	tb.Helper()
-	res, err := e.svc.Get(context.Background(), e.actor, "project-documents", id, scoping.ListParams{}, false)
+	res, err := e.svc.Get(context.Background(), e.actor, "project-documents", id, scoping.ListParams{}, engine.Options{})
 	require.NoError(tb, err)
 	return res.Records[0]
 }

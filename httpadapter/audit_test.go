@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/httpadapter"
 	"github.com/scopekit/scopekit/scoping"
 	"github.com/stretchr/testify/require"
@@ -113,7 +114,7 @@ func auditFixtures(t *testing.T, e *testEnv, slug string) map[string]string {
 			}
 		}
 		if !def.ReadOnly || def.Hooks.Create != nil {
-			res, err := e.svc.Create(ctx, actor, name, in, false)
+			res, err := e.svc.Create(ctx, actor, name, in, engine.Options{})
 			if err == nil {
 				ids[name] = res.Records[0].ID
 				return ids[name]

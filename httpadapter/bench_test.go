@@ -16,6 +16,7 @@ import (
 
 	"github.com/scopekit/scopekit/auth"
 	"github.com/scopekit/scopekit/boltstore"
+	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/httpadapter"
 	"github.com/scopekit/scopekit/internal/demodata"
 	"github.com/scopekit/scopekit/pgstore/pgtest"
@@ -80,7 +81,7 @@ func newBenchEnv(b *testing.B, n int) *benchEnv {
 		b.Fatal(err)
 	}
 	a, _ := svc.SystemActor(ctx, acct)
-	res, err := svc.Create(ctx, a, "clients", &scoping.Input{Attrs: map[string]json.RawMessage{"name": json.RawMessage(`"Globex"`)}}, false)
+	res, err := svc.Create(ctx, a, "clients", &scoping.Input{Attrs: map[string]json.RawMessage{"name": json.RawMessage(`"Globex"`)}}, engine.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}

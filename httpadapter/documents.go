@@ -150,7 +150,7 @@ func (s *Server) downloadDocument(c *call) error {
 	default:
 		return scopekit.ParamErrorf(scopekit.EBADREQUEST, "format", "format may be given once")
 	}
-	f, err := s.Svc.DocumentFile(c.r.Context(), c.actor, c.params.ByName("id"), format, c.v2)
+	f, err := s.Svc.DocumentFile(c.r.Context(), c.actor, c.params.ByName("id"), format, c.opts())
 	if err != nil {
 		return err
 	}

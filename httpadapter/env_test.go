@@ -18,6 +18,7 @@ import (
 	"github.com/scopekit/scopekit/boltstore"
 	"github.com/scopekit/scopekit/docgen"
 	"github.com/scopekit/scopekit/documents"
+	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/httpadapter"
 	"github.com/scopekit/scopekit/internal/jsonapitest"
 	"github.com/scopekit/scopekit/mcpadapter"
@@ -322,7 +323,7 @@ func (e *testEnv) seed(slug, typ, attrs string, rels ...string) string {
 	}
 	a, err := e.svc.SystemActor(ctx, e.accts[slug])
 	require.NoError(e.t, err)
-	res, err := e.svc.Create(ctx, a, typ, in, false)
+	res, err := e.svc.Create(ctx, a, typ, in, engine.Options{})
 	require.NoError(e.t, err)
 	return res.Records[0].ID
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/julienschmidt/httprouter"
 	"github.com/scopekit/scopekit"
 	"github.com/scopekit/scopekit/auth"
+	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/jsonapi"
 	"github.com/scopekit/scopekit/scoping"
 )
@@ -25,6 +26,16 @@ type call struct {
 	q      *jsonapi.Query
 	view   *view
 }
+
+// opts are the engine options of the call's API version: v2 refuses
+// computed and read-only members in writes, which v1 ignores; errors
+// about a filter name its query parameter.
+func (c *call) opts() engine.Options {
+	return engine.Options{Strict: c.v2, FilterParam: filterParam}
+}
+
+// filterParam is the query parameter of filter name.
+func filterParam(name string) string { return "filter[" + name + "]" }
 
 // api wraps a handler with the steps every API route shares: Accept
 // negotiation (406), bearer authentication (401), the account and role of
@@ -147,7 +158,7 @@ func (s *Server) list(c *call) error {
 	if err != nil {
 		return err
 	}
-	res, err := s.Svc.List(c.r.Context(), c.actor, def.Name, c.listParams(), c.v2)
+	res, err := s.Svc.List(c.r.Context(), c.actor, def.Name, c.listParams(), c.opts())
 	if err != nil {
 		return err
 	}
@@ -159,7 +170,7 @@ func (s *Server) show(c *call) error {
 	if err != nil {
 		return err
 	}
-	res, err := s.Svc.Get(c.r.Context(), c.actor, def.Name, c.params.ByName("id"), c.listParams(), c.v2)
+	res, err := s.Svc.Get(c.r.Context(), c.actor, def.Name, c.params.ByName("id"), c.listParams(), c.opts())
 	if err != nil {
 		return err
 	}
@@ -180,7 +191,7 @@ func (s *Server) related(c *call) error {
 		c.w.Header().Set("Allow", "OPTIONS, POST")
 		return scopekit.Errorf(scopekit.EMETHOD, "%s is an action: use POST", c.params.ByName("rel"))
 	}
-	res, err := s.Svc.Related(c.r.Context(), c.actor, def.Name, c.params.ByName("id"), c.params.ByName("rel"), c.listParams(), c.v2)
+	res, err := s.Svc.Related(c.r.Context(), c.actor, def.Name, c.params.ByName("id"), c.params.ByName("rel"), c.listParams(), c.opts())
 	if err != nil {
 		return err
 	}
@@ -202,7 +213,7 @@ func (s *Server) relatedOne(c *call) error {
 	relID := c.params.ByName("relid")
 	filters["ids"] = relID
 	p.Filters, p.PageNumber, p.PageSize = filters, 1, 1
-	res, err := s.Svc.Related(c.r.Context(), c.actor, def.Name, c.params.ByName("id"), c.params.ByName("rel"), p, c.v2)
+	res, err := s.Svc.Related(c.r.Context(), c.actor, def.Name, c.params.ByName("id"), c.params.ByName("rel"), p, c.opts())
 	if err != nil {
 		return err
 	}
@@ -234,7 +245,7 @@ func (s *Server) create(c *call) error {
 	if err != nil {
 		return err
 	}
-	res, err := s.Svc.Create(c.r.Context(), c.actor, def.Name, in, c.v2)
+	res, err := s.Svc.Create(c.r.Context(), c.actor, def.Name, in, c.opts())
 	if err != nil {
 		return err
 	}
@@ -259,7 +270,7 @@ func (s *Server) update(c *call) error {
 	if err != nil {
 		return err
 	}
-	res, err := s.Svc.Update(c.r.Context(), c.actor, def.Name, c.params.ByName("id"), in, c.v2)
+	res, err := s.Svc.Update(c.r.Context(), c.actor, def.Name, c.params.ByName("id"), in, c.opts())
 	if err != nil {
 		return err
 	}
@@ -271,7 +282,7 @@ func (s *Server) remove(c *call) error {
 	if err != nil {
 		return err
 	}
-	if err := s.Svc.Delete(c.r.Context(), c.actor, def.Name, c.params.ByName("id"), c.v2); err != nil {
+	if err := s.Svc.Delete(c.r.Context(), c.actor, def.Name, c.params.ByName("id"), c.opts()); err != nil {
 		return err
 	}
 	c.w.WriteHeader(http.StatusNoContent)

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/scopekit/scopekit/boltstore"
+	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/scoping"
 	"github.com/scopekit/scopekit/webhook"
 )
@@ -135,7 +136,7 @@ func (h *hookBench) create(b *testing.B, typ, attrs string, rels map[string]stri
 	for name, id := range rels {
 		in.Rels[name] = scoping.RelInput{Refs: []scoping.Ref{{Type: map[string]string{"client": "clients", "project": "projects"}[name], ID: id}}}
 	}
-	res, err := h.svc.Create(context.Background(), h.actor, typ, in, true)
+	res, err := h.svc.Create(context.Background(), h.actor, typ, in, engine.Options{Strict: true})
 	must(b, err)
 	return res.Records[0].ID
 }
@@ -146,7 +147,7 @@ func (h *hookBench) changes(n int) {
 		h.n++
 		st := []string{`"in_progress"`, `"on_hold"`}[h.n%2]
 		_, err := h.svc.Update(context.Background(), h.actor, "project-services", h.service,
-			&scoping.Input{Attrs: map[string]json.RawMessage{"status": json.RawMessage(st)}}, true)
+			&scoping.Input{Attrs: map[string]json.RawMessage{"status": json.RawMessage(st)}}, engine.Options{Strict: true})
 		if err != nil {
 			panic(err)
 		}

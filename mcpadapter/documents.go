@@ -70,7 +70,7 @@ func (t *tools) getDocument(ctx context.Context, req *mcp.CallToolRequest, in Do
 	if err != nil {
 		return nil, Document{}, t.fail(err)
 	}
-	res, err := t.s.Svc.Get(ctx, a, "project-documents", id, scoping.ListParams{Filters: map[string]string{"active": "true,false"}}, false)
+	res, err := t.s.Svc.Get(ctx, a, "project-documents", id, scoping.ListParams{Filters: map[string]string{"active": "true,false"}}, opts)
 	if err != nil {
 		return nil, Document{}, t.fail(err)
 	}

@@ -113,7 +113,7 @@ func (t *tools) listProjectItems(ctx context.Context, req *mcp.CallToolRequest, 
 		return nil, out, t.fail(err)
 	}
 	res, err := t.s.Svc.Related(ctx, a, "projects", id, typ.rel,
-		scoping.ListParams{PageNumber: 1, PageSize: ItemsPageSize}, false)
+		scoping.ListParams{PageNumber: 1, PageSize: ItemsPageSize}, opts)
 	if err != nil {
 		return nil, out, t.fail(err)
 	}
@@ -152,7 +152,7 @@ func (t *tools) listProjectItems(ctx context.Context, req *mcp.CallToolRequest, 
 // subservices returns the subservices of a project's services, by service.
 func (t *tools) subservices(ctx context.Context, a *scoping.Actor, projectID string) (map[string][]SubItem, error) {
 	res, err := t.s.Svc.List(ctx, a, "project-subservices",
-		scoping.ListParams{Filters: map[string]string{"project": projectID}}, false)
+		scoping.ListParams{Filters: map[string]string{"project": projectID}}, opts)
 	if err != nil {
 		return nil, t.fail(err)
 	}

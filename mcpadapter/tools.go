@@ -13,6 +13,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/scopekit/scopekit"
+	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/pricing"
 	"github.com/scopekit/scopekit/scoping"
 )
@@ -156,15 +157,18 @@ var searchArgs = map[string]string{
 	"approved-after": "approved_after", "approved-before": "approved_before",
 }
 
-// argName names the tool argument behind a query parameter of the list
-// use case ("filter[created-after]" is created_after).
+// argName names the tool argument behind a filter or query parameter of
+// the list use case (filter created-after is created_after).
 func argName(param string) string {
-	f := strings.TrimSuffix(strings.TrimPrefix(param, "filter["), "]")
-	if a, ok := searchArgs[f]; ok {
+	if a, ok := searchArgs[param]; ok {
 		return a
 	}
-	return strings.ReplaceAll(f, "-", "_")
+	return strings.ReplaceAll(param, "-", "_")
 }
+
+// opts are the engine options of the tools: errors name filters by the
+// tool's argument names.
+var opts = engine.Options{FilterParam: argName}
 
 // responseFormat checks a response_format argument; "" is concise.
 func responseFormat(v string) (detailed bool, err error) {
@@ -273,7 +277,7 @@ func (t *tools) searchProjects(ctx context.Context, req *mcp.CallToolRequest, in
 		return nil, out, t.fail(err)
 	}
 	res, err := t.s.Svc.List(ctx, a, "projects", scoping.ListParams{Filters: filters,
-		PageNumber: page, PageSize: size, Include: []string{"client"}}, false)
+		PageNumber: page, PageSize: size, Include: []string{"client"}}, opts)
 	if err != nil {
 		return nil, out, t.fail(err)
 	}
@@ -352,7 +356,7 @@ func (t *tools) getProject(ctx context.Context, req *mcp.CallToolRequest, in Pro
 		return nil, out, t.fail(err)
 	}
 	res, err := t.s.Svc.Get(ctx, a, "projects", id,
-		scoping.ListParams{Filters: map[string]string{"active": "true,false"}, Include: []string{"client"}}, false)
+		scoping.ListParams{Filters: map[string]string{"active": "true,false"}, Include: []string{"client"}}, opts)
 	if err != nil {
 		return nil, out, t.fail(err)
 	}

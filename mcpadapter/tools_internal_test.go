@@ -19,8 +19,8 @@ func TestCursor(t *testing.T) {
 
 // Ensure list parameters are named as the tool's arguments.
 func TestArgName(t *testing.T) {
-	for param, want := range map[string]string{"filter[created-after]": "created_after", "filter[name]": "query",
-		"filter[approved-before]": "approved_before", "filter[project]": "project", "include": "include"} {
+	for param, want := range map[string]string{"created-after": "created_after", "name": "query",
+		"approved-before": "approved_before", "project": "project", "include": "include"} {
 		require.Equal(t, want, argName(param), param)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/internal/demodata"
 	"github.com/scopekit/scopekit/internal/snapshottest"
 	"github.com/scopekit/scopekit/scoping"
@@ -32,7 +33,7 @@ func (e *env) seedDemo() *demodata.Seeded {
 	s := e.SeedDemo()
 	former := e.Member("fred@acme.test", "Fred Former")
 	tm := e.create("project-teammates", nil, "project", "projects", s.ProjectID, "user", "users", former)
-	require.NoError(e.TB, e.Svc.Delete(context.Background(), e.Actor, "project-teammates", tm, false))
+	require.NoError(e.TB, e.Svc.Delete(context.Background(), e.Actor, "project-teammates", tm, engine.Options{}))
 	return s
 }
 
@@ -49,7 +50,7 @@ func (e *env) create(typ string, attrs map[string]any, rels ...string) string {
 	for i := 0; i+2 < len(rels); i += 3 {
 		in.Rels[rels[i]] = scoping.RelInput{Refs: []scoping.Ref{{Type: rels[i+1], ID: rels[i+2]}}}
 	}
-	res, err := e.Svc.Create(context.Background(), e.Actor, typ, in, false)
+	res, err := e.Svc.Create(context.Background(), e.Actor, typ, in, engine.Options{})
 	require.NoError(e.TB, err)
 	return res.Records[0].ID
 }
@@ -63,7 +64,7 @@ func (e *env) updateRec(typ, id string, attrs map[string]any) {
 		require.NoError(e.TB, err)
 		in.Attrs[k] = b
 	}
-	_, err := e.Svc.Update(context.Background(), e.Actor, typ, id, in, false)
+	_, err := e.Svc.Update(context.Background(), e.Actor, typ, id, in, engine.Options{})
 	require.NoError(e.TB, err)
 }
 

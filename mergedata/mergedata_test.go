@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/mergedata"
 	"github.com/scopekit/scopekit/pricing"
 	"github.com/scopekit/scopekit/scoping"
@@ -498,7 +499,7 @@ func (e *env) setRels(typ, id string, rels ...string) {
 	for i := 0; i+2 < len(rels); i += 3 {
 		in.Rels[rels[i]] = scoping.RelInput{Refs: []scoping.Ref{{Type: rels[i+1], ID: rels[i+2]}}}
 	}
-	_, err := e.Svc.Update(context.Background(), e.Actor, typ, id, in, false)
+	_, err := e.Svc.Update(context.Background(), e.Actor, typ, id, in, engine.Options{})
 	require.NoError(e.TB, err)
 }
 

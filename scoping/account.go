@@ -7,13 +7,14 @@ import (
 
 	"github.com/scopekit/scopekit"
 	"github.com/scopekit/scopekit/approval"
+	"github.com/scopekit/scopekit/engine"
 )
 
 // Accounts, users, roles and account settings (docs/resources.md, "Accounts,
 // users, roles").
 
 func declareAccounts(s *Schema) {
-	s.register(&TypeDef{Name: "accounts", Guard: "settings", Global: true,
+	register(s, &TypeDef{Name: "accounts", Guard: "settings", Global: true,
 		Attrs: cat([]AttrDef{unique(str("slug")), required(str("name")), required(str("default-currency"))},
 			computed(AttrDef{Name: "psa?", Kind: KindBool})),
 		Hooks: Hooks{Compute: func(_ context.Context, c *Call, recs []*Record) error {
@@ -28,7 +29,7 @@ func declareAccounts(s *Schema) {
 			return nil
 		}}})
 
-	s.register(&TypeDef{Name: "roles", Guard: "users",
+	register(s, &TypeDef{Name: "roles", Guard: "users",
 		Attrs: []AttrDef{unique(str("name")), {Name: "permissions", Kind: KindObject, NotNull: true},
 			enum("project-visibility", "all", "all", "assigned")},
 		Rels: []RelDef{inverse("users", "users", "roles")},
@@ -37,17 +38,17 @@ func declareAccounts(s *Schema) {
 			var errs []error
 			for _, k := range sortedKeys(m) {
 				if !slices.Contains(Permissions, k) {
-					errs = append(errs, invalid(AttrPointer("permissions"), "%q is not a permission (known: %s)", k, strings.Join(Permissions, ", ")))
+					errs = append(errs, engine.Invalid(AttrPointer("permissions"), "%q is not a permission (known: %s)", k, strings.Join(Permissions, ", ")))
 					continue
 				}
 				if v, _ := m[k].(string); v != AccessNone && v != AccessView && v != AccessManage {
-					errs = append(errs, invalid(AttrPointer("permissions"), "permission %s must be none, view or manage", k))
+					errs = append(errs, engine.Invalid(AttrPointer("permissions"), "permission %s must be none, view or manage", k))
 				}
 			}
 			return errs
 		}}})
 
-	s.register(&TypeDef{Name: "users", Guard: "users", Archives: true,
+	register(s, &TypeDef{Name: "users", Guard: "users", Archives: true,
 		Attrs: cat([]AttrDef{required(str("name")), unique(str("email")), str("title"), str("phone"),
 			enum("user-type", "standard", "standard", "service")},
 			computed(enum("status", "", "invited", "active", "deactivated"))),
@@ -67,25 +68,25 @@ func declareAccounts(s *Schema) {
 			}},
 	})
 
-	s.register(&TypeDef{Name: "payment-terms", Guard: "settings", Archives: true,
+	register(s, &TypeDef{Name: "payment-terms", Guard: "settings", Archives: true,
 		Attrs: []AttrDef{required(str("name")),
 			enum("pricing-model", "fixed_fee", "fixed_fee", "time_and_materials"),
 			flag("include-expenses", true), flag("include-hardware", false), flag("default", false)},
 		Hooks: Hooks{AfterWrite: func(_ context.Context, c *Call, rec, _ *Record) error { return keepOneDefault(c, rec) }}})
 
-	s.register(&TypeDef{Name: "integrated-products", Guard: "settings",
+	register(s, &TypeDef{Name: "integrated-products", Guard: "settings",
 		Attrs: []AttrDef{required(str("name")), enum("kind", "other", "psa", "crm", "other"), str("vendor"),
 			{Name: "connected", Kind: KindBool, Default: false, Index: true},
 			{Name: "enabled", Kind: KindBool, Default: false, Index: true}}})
 
-	s.register(&TypeDef{Name: "clients", Guard: "clients", Archives: true, V2: true,
+	register(s, &TypeDef{Name: "clients", Guard: "clients", Archives: true, V2: true,
 		Attrs:   []AttrDef{unique(str("name")), str("domain"), date("msa-date"), obj("user-defined-fields")},
 		Filters: map[string]FilterDef{"name": {Op: OpContains}},
 		Hooks: Hooks{Validate: func(_ context.Context, c *Call, rec, _ *Record) []error {
 			return validateUDFs(c, "clients", rec)
 		}}})
 
-	s.register(&TypeDef{Name: "approval-levels", Guard: "settings", Archives: true,
+	register(s, &TypeDef{Name: "approval-levels", Guard: "settings", Archives: true,
 		Attrs: []AttrDef{required(str("name")), num("position"),
 			enum("kind", "technical", "technical", "sales", "business"),
 			{Name: "conditions", Kind: KindAny}, withDefault(num("required-approvals"), int64(0)),
@@ -105,14 +106,14 @@ func declareAccounts(s *Schema) {
 				}
 				for _, o := range others {
 					if o.ID != rec.ID && o.Int("position") == rec.Int("position") {
-						errs = append(errs, invalid(AttrPointer("position"), "another active approval level (%s) has position %d", o.Str("name"), rec.Int("position")))
+						errs = append(errs, engine.Invalid(AttrPointer("position"), "another active approval level (%s) has position %d", o.Str("name"), rec.Int("position")))
 					}
 				}
 			}
 			return errs
 		}},
 	})
-	s.register(&TypeDef{Name: "line-of-business-approvals", Guard: "settings",
+	register(s, &TypeDef{Name: "line-of-business-approvals", Guard: "settings",
 		Attrs: []AttrDef{num("required-approvals")},
 		Rels: []RelDef{owner("approval-level", "approval-levels"), to1("line-of-business", "lines-of-business"),
 			toN("approvers", "users")},
@@ -182,10 +183,10 @@ func userDefaults(_ context.Context, c *Call, rec *Record) error {
 func validateUser(_ context.Context, c *Call, rec, old *Record) []error {
 	var errs []error
 	if e := rec.Str("email"); e != "" && !strings.Contains(e, "@") {
-		errs = append(errs, invalid(AttrPointer("email"), "email must be an email address"))
+		errs = append(errs, engine.Invalid(AttrPointer("email"), "email must be an email address"))
 	}
 	if len(rec.Rels["roles"]) > 1 {
-		errs = append(errs, invalid(RelPointer("roles"), "a user has one role per account"))
+		errs = append(errs, engine.Invalid(RelPointer("roles"), "a user has one role per account"))
 	}
 	if old != nil && old.Str("user-type") != "service" && rec.Str("user-type") == "service" {
 		if confirm, _ := c.Meta["confirm"].(bool); !confirm {

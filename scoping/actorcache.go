@@ -38,7 +38,7 @@ type actorEntry struct {
 // actorVersionsOf returns the current versions; ok is false when the
 // store cannot tell.
 func (s *Service) actorVersionsOf() (v actorVersions, ok bool) {
-	vs, ok := s.store.(Versioned)
+	vs, ok := s.Store().(Versioned)
 	if !ok {
 		return v, false
 	}
@@ -61,6 +61,6 @@ func (s *Service) cachedActor(k actorKey, resolve func() (*Actor, error)) (*Acto
 	if err != nil {
 		return nil, err
 	}
-	s.actors.Put(k, actorEntry{v: v, a: Actor{UserID: a.UserID, Account: a.Account, User: a.User, Role: a.Role, AllProjects: a.AllProjects}})
+	s.actors.Put(k, actorEntry{v: v, a: Actor{UserID: a.UserID, Account: a.Account, User: a.User, Role: a.Role, AllScopes: a.AllScopes}})
 	return a, nil
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/scopekit/scopekit"
 	"github.com/scopekit/scopekit/boltstore"
+	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/scoping"
 	"github.com/stretchr/testify/require"
 )
@@ -86,9 +87,9 @@ func TestActorCache(t *testing.T) {
 		}
 
 		// a client write leaves the actor; a role's permissions change it
-		_, err = svc.Create(ctx, sys, "clients", &scoping.Input{Attrs: attrs("name", `"Globex"`)}, false)
+		_, err = svc.Create(ctx, sys, "clients", &scoping.Input{Attrs: attrs("name", `"Globex"`)}, engine.Options{})
 		require.NoError(t, err)
-		_, err = svc.Update(ctx, sys, "roles", role.ID, &scoping.Input{Attrs: attrs("permissions", `{"projects":"manage"}`)}, false)
+		_, err = svc.Update(ctx, sys, "roles", role.ID, &scoping.Input{Attrs: attrs("permissions", `{"projects":"manage"}`)}, engine.Options{})
 		require.NoError(t, err)
 		for _, resolve := range []func() (*scoping.Actor, error){
 			func() (*scoping.Actor, error) { return svc.ActorForAccount(ctx, user.ID, acct.ID) },
@@ -114,7 +115,7 @@ func TestActorCache(t *testing.T) {
 		require.NoError(t, err)
 
 		// a deactivated user: refused at the next resolution
-		require.NoError(t, svc.Delete(ctx, sys, "users", user.ID, false))
+		require.NoError(t, svc.Delete(ctx, sys, "users", user.ID, engine.Options{}))
 		_, err = svc.ActorForAccount(ctx, user.ID, acct.ID)
 		require.Equal(t, scopekit.EFORBIDDEN, scopekit.ErrorCode(err), "%v", err)
 	}
@@ -149,7 +150,7 @@ func TestActorCache_ConcurrentWrites(t *testing.T) {
 	}
 	for i := range 60 {
 		level := []string{scoping.AccessManage, scoping.AccessView}[i%2]
-		_, err := svc.Update(ctx, sys, "roles", role.ID, &scoping.Input{Attrs: attrs("permissions", `{"projects":"`+level+`"}`)}, false)
+		_, err := svc.Update(ctx, sys, "roles", role.ID, &scoping.Input{Attrs: attrs("permissions", `{"projects":"`+level+`"}`)}, engine.Options{})
 		require.NoError(t, err)
 		a, err := svc.ActorForAccount(ctx, user.ID, acct.ID)
 		require.NoError(t, err)

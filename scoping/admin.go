@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/scopekit/scopekit"
+	"github.com/scopekit/scopekit/engine"
 	"github.com/shopspring/decimal"
 )
 
@@ -17,7 +18,7 @@ type Admin struct{ c *Call }
 // Setup runs fn with an Admin inside one write transaction: everything fn
 // does commits together or not at all.
 func (s *Service) Setup(ctx context.Context, fn func(a *Admin) error) error {
-	_, err := s.update(ctx, &Actor{Account: &Record{}, AllProjects: true}, false, nil, func(c *Call) error {
+	_, err := s.write(ctx, &Actor{Account: &Record{}, AllScopes: true}, func(c *Call) error {
 		return fn(&Admin{c: c})
 	})
 	return err
@@ -34,7 +35,7 @@ func (a *Admin) EnsureAccount(slug, name, currency string) (*Record, error) {
 	if _, ok := ISOCurrency(currency); slug == "" || name == "" || !ok {
 		return nil, scopekit.Errorf(scopekit.EINVALID, "account %q needs a slug, a name and an ISO 4217 default-currency", slug)
 	}
-	if err := a.c.Svc.schema.CheckAttrs("accounts", map[string]any{"slug": slug, "name": name}); err != nil {
+	if err := a.c.Engine.Schema().CheckAttrs("accounts", map[string]any{"slug": slug, "name": name}); err != nil {
 		return nil, err
 	}
 	acct, err := accountBySlug(a.c.Tx, slug)
@@ -101,7 +102,7 @@ func (a *Admin) SetCurrency(accountID string, c Currency) (*Record, error) {
 	if !ok {
 		return nil, scopekit.FieldErrorf(scopekit.EINVALID, AttrPointer("code"), "currency %q is not an ISO 4217 code", c.Code)
 	}
-	d, err := parseDecimal(c.ConversionRate)
+	d, err := engine.ParseDecimal(c.ConversionRate)
 	if err != nil || !d.IsPositive() {
 		return nil, scopekit.FieldErrorf(scopekit.EINVALID, AttrPointer("conversion-rate"), "currency %s: conversion-rate must be a positive number", c.Code)
 	}
@@ -150,7 +151,7 @@ func (a *Admin) EnsureMember(accountID string, m Member) (*Record, error) {
 	}
 	attrs := map[string]any{"email": strings.ToLower(m.Email), "name": m.Name, "user-type": m.UserType,
 		"status": m.Status, "active": m.Status != "deactivated", "accepted": m.Status != "invited"}
-	if err := a.c.Svc.schema.CheckAttrs("users", attrs); err != nil {
+	if err := a.c.Engine.Schema().CheckAttrs("users", attrs); err != nil {
 		return nil, err
 	}
 	others, _, err := a.c.Tx.List(&Query{Type: "users", AllAccounts: true, Where: []Cond{Eq("email", m.Email)}, Limit: 1})
@@ -184,7 +185,7 @@ func (a *Admin) EnsureMember(accountID string, m Member) (*Record, error) {
 // upsert creates or updates the record of typ whose key attribute equals
 // value.
 func (a *Admin) upsert(typ, accountID, key, value string, attrs map[string]any) (*Record, error) {
-	if err := a.c.Svc.schema.CheckAttrs(typ, attrs); err != nil {
+	if err := a.c.Engine.Schema().CheckAttrs(typ, attrs); err != nil {
 		return nil, err
 	}
 	found, _, err := a.c.Tx.List(&Query{Type: typ, AccountID: accountID, Where: []Cond{Eq(key, value)}})
@@ -208,7 +209,7 @@ func (a *Admin) upsert(typ, accountID, key, value string, attrs map[string]any) 
 // tests). It is never derived from a request.
 func (s *Service) SystemActor(ctx context.Context, accountID string) (*Actor, error) {
 	var a *Actor
-	err := s.store.View(ctx, func(tx Tx) error {
+	err := s.Store().View(ctx, func(tx Tx) error {
 		acct, err := tx.Get("accounts", "", accountID)
 		if err != nil {
 			return err
@@ -217,7 +218,7 @@ func (s *Service) SystemActor(ctx context.Context, accountID string) (*Actor, er
 		for _, p := range Permissions {
 			perms[p] = AccessManage
 		}
-		a = &Actor{Account: acct, AllProjects: true, Role: &Record{Attrs: map[string]any{"permissions": perms}}}
+		a = &Actor{Account: acct, AllScopes: true, Role: &Record{Attrs: map[string]any{"permissions": perms}}}
 		return nil
 	})
 	return a, err
@@ -227,15 +228,15 @@ func (s *Service) SystemActor(ctx context.Context, accountID string) (*Actor, er
 // Every member may read it (it holds nothing but the name, slug, default
 // currency and psa?); changing it needs settings manage.
 func (s *Service) Account(ctx context.Context, a *Actor) (*Result, error) {
-	def, _ := s.schema.Lookup("accounts")
+	def, _ := s.Schema().Lookup("accounts")
 	var res *Result
-	err := s.view(ctx, a, false, func(c *Call) error {
+	err := s.read(ctx, a, func(c *Call) error {
 		acct, err := c.Tx.Get("accounts", "", a.AccountID())
 		if err != nil {
 			return err
 		}
 		res = &Result{Records: []*Record{acct}, Total: 1, Single: true}
-		return c.compute(ctx, def, res.Records)
+		return c.Compute(ctx, def, res.Records)
 	})
 	return res, err
 }
@@ -247,7 +248,7 @@ func (s *Service) Me(ctx context.Context, a *Actor) (*Record, error) {
 		return a.User, nil
 	}
 	var u *Record
-	err := s.store.View(ctx, func(tx Tx) error {
+	err := s.Store().View(ctx, func(tx Tx) error {
 		var err error
 		u, err = tx.Get("users", a.AccountID(), a.UserID)
 		return err
@@ -264,25 +265,25 @@ func (s *Service) UpdatePreferences(ctx context.Context, a *Actor, in *Input) (*
 	design := AttrDef{Name: "settings-design", Kind: KindEnum, Enum: []string{"classic", "modern"}}
 	for name := range in.Attrs {
 		if name != design.Name {
-			return nil, badAttr(name, "%s cannot be changed here; only settings-design can", name)
+			return nil, engine.BadAttr(name, "%s cannot be changed here; only settings-design can", name)
 		}
 	}
 	if len(in.Rels) > 0 {
 		return nil, scopekit.FieldErrorf(scopekit.EBADREQUEST, "/data/relationships", "me has no writable relationships")
 	}
 	var u *Record
-	err := s.store.Update(ctx, func(tx Tx) error {
+	err := s.Store().Update(ctx, func(tx Tx) error {
 		var err error
 		if u, err = tx.Get("users", a.AccountID(), a.UserID); err != nil {
 			return err
 		}
 		if raw, ok := in.Attrs[design.Name]; ok {
-			v, e := decodeAttr(&design, raw)
+			v, e := engine.DecodeAttr(&design, raw)
 			if e != nil {
 				return e
 			}
 			if v == nil || v == "" {
-				return invalid(AttrPointer(design.Name), "settings-design must be classic or modern")
+				return engine.Invalid(AttrPointer(design.Name), "settings-design must be classic or modern")
 			}
 			u.Attrs[design.Name] = v
 		}

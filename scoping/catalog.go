@@ -2,6 +2,8 @@ package scoping
 
 import (
 	"context"
+
+	"github.com/scopekit/scopekit/engine"
 )
 
 // The catalog: what an account sells (docs/resources.md, "Catalog").
@@ -10,18 +12,18 @@ var serviceTypes = []string{"professional_services", "managed_services"}
 var paymentFrequencies = []string{"one_time", "monthly", "quarterly", "annually"}
 
 func declareCatalog(s *Schema) {
-	s.register(&TypeDef{Name: "lines-of-business", Guard: "catalog", Archives: true, V2: true,
+	register(s, &TypeDef{Name: "lines-of-business", Guard: "catalog", Archives: true, V2: true,
 		Attrs: []AttrDef{unique(str("name")), str("code")}})
-	s.register(&TypeDef{Name: "phases", Guard: "catalog", Archives: true, V2: true,
+	register(s, &TypeDef{Name: "phases", Guard: "catalog", Archives: true, V2: true,
 		Attrs: []AttrDef{required(str("name")), num("position"), text("sow-language")}})
-	s.register(&TypeDef{Name: "service-categories", Guard: "catalog", Archives: true, V2: true,
+	register(s, &TypeDef{Name: "service-categories", Guard: "catalog", Archives: true, V2: true,
 		Attrs: []AttrDef{required(str("name"))}})
-	s.register(&TypeDef{Name: "expense-categories", Guard: "catalog", Archives: true,
+	register(s, &TypeDef{Name: "expense-categories", Guard: "catalog", Archives: true,
 		Attrs: []AttrDef{required(str("name"))}})
-	s.register(&TypeDef{Name: "products", Guard: "catalog", Archives: true,
+	register(s, &TypeDef{Name: "products", Guard: "catalog", Archives: true,
 		Attrs: []AttrDef{required(str("name")), str("sku"), dec("unit-price"), dec("unit-cost")}})
 
-	s.register(&TypeDef{Name: "services", Guard: "catalog", Archives: true, V2: true,
+	register(s, &TypeDef{Name: "services", Guard: "catalog", Archives: true, V2: true,
 		Attrs: cat([]AttrDef{unique(str("name")), text("description"), str("sku"), dec("hours"),
 			enum("service-type", "professional_services", serviceTypes...),
 			enum("payment-frequency", "one_time", paymentFrequencies...),
@@ -42,19 +44,19 @@ func declareCatalog(s *Schema) {
 			},
 			AfterWrite: newServiceVersion,
 		}})
-	s.register(&TypeDef{Name: "subservices", Guard: "catalog", Archives: true, V2: true,
+	register(s, &TypeDef{Name: "subservices", Guard: "catalog", Archives: true, V2: true,
 		Attrs:   []AttrDef{required(str("name")), dec("hours"), withDefault(dec("quantity"), "1"), num("position")},
 		Rels:    []RelDef{owner("service", "services"), to1("resource", "resources")},
 		Filters: eq("service")})
 
-	s.register(&TypeDef{Name: "resources", Guard: "rate_tables", Archives: true, V2: true,
+	register(s, &TypeDef{Name: "resources", Guard: "rate_tables", Archives: true, V2: true,
 		Attrs: []AttrDef{unique(str("name")), str("external-name"), text("description"),
 			dec("hourly-rate"), dec("hourly-cost")}})
-	s.register(&TypeDef{Name: "rate-tables", Guard: "rate_tables", Archives: true, V2: true,
+	register(s, &TypeDef{Name: "rate-tables", Guard: "rate_tables", Archives: true, V2: true,
 		Attrs: []AttrDef{required(str("name")), str("currency"), flag("default", false)},
 		Hooks: Hooks{
 			Defaults: func(_ context.Context, c *Call, rec *Record) error {
-				if blank(rec.Attrs["currency"]) { // rule 5: the account default
+				if engine.Blank(rec.Attrs["currency"]) { // rule 5: the account default
 					rec.Attrs["currency"] = c.Actor.Account.Str("default-currency")
 				}
 				return nil
@@ -66,33 +68,33 @@ func declareCatalog(s *Schema) {
 				return keepOneDefault(c, rec)
 			},
 		}})
-	s.register(&TypeDef{Name: "resource-rates", Guard: "rate_tables",
+	register(s, &TypeDef{Name: "resource-rates", Guard: "rate_tables",
 		Attrs:   []AttrDef{dec("hourly-rate"), dec("hourly-cost")},
 		Rels:    []RelDef{owner("rate-table", "rate-tables"), owner("resource", "resources")},
 		Filters: eq("rate-table", "resource"),
 		Hooks: Hooks{Validate: func(_ context.Context, c *Call, rec, _ *Record) []error {
 			return []error{uniquePair(c, rec, "rate-table", "resource")}
 		}}})
-	s.register(&TypeDef{Name: "currencies", Guard: "rate_tables",
+	register(s, &TypeDef{Name: "currencies", Guard: "rate_tables",
 		Attrs: []AttrDef{unique(str("code")), str("name"), required(dec("conversion-rate")),
 			{Name: "minor-units", Kind: KindInt, NotNull: true}}, // absent: from ISO 4217
 		Hooks: Hooks{Defaults: currencyDefaults, Validate: validateCurrency, Delete: deleteCurrency}})
 
-	s.register(&TypeDef{Name: "blueprints", Guard: "catalog", Archives: true,
+	register(s, &TypeDef{Name: "blueprints", Guard: "catalog", Archives: true,
 		Attrs: []AttrDef{required(str("name")), text("description")},
 		Rels: []RelDef{inverse("blueprint-items", "blueprint-items", "blueprint"),
 			{Name: "services", Type: "services", ToMany: true, ReadOnly: true,
 				Through: "blueprint-items", From: "blueprint", To: "service"}}})
-	s.register(&TypeDef{Name: "blueprint-items", Guard: "catalog",
+	register(s, &TypeDef{Name: "blueprint-items", Guard: "catalog",
 		Attrs:   []AttrDef{withDefault(dec("quantity"), "1"), num("position")},
 		Rels:    []RelDef{owner("blueprint", "blueprints"), owner("service", "services")},
 		Filters: eq("blueprint", "service")})
 
-	s.register(&TypeDef{Name: "service-approvers", Guard: "catalog",
+	register(s, &TypeDef{Name: "service-approvers", Guard: "catalog",
 		Rels:    []RelDef{owner("user", "users"), owner("line-of-business", "lines-of-business")},
 		Filters: eq("user", "line-of-business")})
 
-	s.register(&TypeDef{Name: "governances", Guard: "governance", Archives: true,
+	register(s, &TypeDef{Name: "governances", Guard: "governance", Archives: true,
 		Attrs: []AttrDef{required(str("name")),
 			enum("calculation-type", "percent_of_total", calculationTypes...), dec("rate"), dec("fixed-hours"),
 			enum("allocation-method", "prorate_phases_by_effort", allocationMethods...),
@@ -136,7 +138,7 @@ func uniquePair(c *Call, rec *Record, a, b string) error {
 	}
 	for _, d := range dups {
 		if d.ID != rec.ID {
-			return invalid(RelPointer(b), "a %s for this %s and %s already exists", rec.Type, a, b)
+			return engine.Invalid(RelPointer(b), "a %s for this %s and %s already exists", rec.Type, a, b)
 		}
 	}
 	return nil
@@ -153,7 +155,7 @@ func validCurrency(c *Call, code string) error {
 		return err
 	}
 	if len(found) == 0 {
-		return invalid(AttrPointer("currency"), "currency %s is not set up in this account (add it under currencies)", code)
+		return engine.Invalid(AttrPointer("currency"), "currency %s is not set up in this account (add it under currencies)", code)
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/scopekit/scopekit"
+	"github.com/scopekit/scopekit/engine"
 )
 
 // Adding catalog services to projects: a project service created with a
@@ -31,7 +32,7 @@ func projectResourceDefaults(_ context.Context, c *Call, rec *Record) error {
 	if !c.Given("external-name") && res.Attrs["external-name"] != nil {
 		rec.Attrs["external-name"] = res.Attrs["external-name"]
 	}
-	rate, cost, err := c.resourceRate(rec.Rel("project"), res)
+	rate, cost, err := resourceRate(c, rec.Rel("project"), res)
 	if err != nil {
 		return err
 	}
@@ -47,7 +48,7 @@ func projectResourceDefaults(_ context.Context, c *Call, rec *Record) error {
 // resourceRate returns the rate and cost of a catalog resource for a
 // project: from the project's rate table when it has a rate for the
 // resource, else the resource's own.
-func (c *Call) resourceRate(projectID string, res *Record) (rate, cost any, err error) {
+func resourceRate(c *Call, projectID string, res *Record) (rate, cost any, err error) {
 	rate, cost = res.Attrs["hourly-rate"], res.Attrs["hourly-cost"]
 	p, err := c.Get("projects", projectID)
 	if err != nil || p.Rel("rate-table") == "" {
@@ -68,7 +69,7 @@ func (c *Call) resourceRate(projectID string, res *Record) (rate, cost any, err 
 
 // ensureProjectResource returns the project's resource for a catalog
 // resource, creating it from the rate table when the project has none.
-func (c *Call) ensureProjectResource(projectID, resourceID string) (string, error) {
+func ensureProjectResource(c *Call, projectID, resourceID string) (string, error) {
 	found, err := c.Find("project-resources", Eq("project", projectID), Eq("resource", resourceID))
 	if err != nil || len(found) > 0 {
 		if len(found) > 0 {
@@ -87,7 +88,7 @@ func (c *Call) ensureProjectResource(projectID, resourceID string) (string, erro
 	if v := res.Attrs["external-name"]; v != nil {
 		pr.Attrs["external-name"] = v
 	}
-	rate, cost, err := c.resourceRate(projectID, res)
+	rate, cost, err := resourceRate(c, projectID, res)
 	if err != nil {
 		return "", err
 	}
@@ -105,7 +106,7 @@ func (c *Call) ensureProjectResource(projectID, resourceID string) (string, erro
 
 // ensureProjectPhase returns the project's phase for a catalog phase,
 // creating it when the project has none.
-func (c *Call) ensureProjectPhase(projectID, phaseID string) (string, error) {
+func ensureProjectPhase(c *Call, projectID, phaseID string) (string, error) {
 	found, err := c.Find("project-phases", Eq("project", projectID), Eq("phase", phaseID))
 	if err != nil || len(found) > 0 {
 		if len(found) > 0 {
@@ -158,14 +159,14 @@ func projectServiceDefaults(_ context.Context, c *Call, rec *Record) error {
 		}
 	}
 	if !c.Given("project-phase") && svc.Rel("phase") != "" {
-		id, err := c.ensureProjectPhase(pid, svc.Rel("phase"))
+		id, err := ensureProjectPhase(c, pid, svc.Rel("phase"))
 		if err != nil {
 			return err
 		}
 		rec.SetRel("project-phase", id)
 	}
 	if !c.Given("project-resource") && svc.Rel("resource") != "" {
-		id, err := c.ensureProjectResource(pid, svc.Rel("resource"))
+		id, err := ensureProjectResource(c, pid, svc.Rel("resource"))
 		if err != nil {
 			return err
 		}
@@ -195,7 +196,7 @@ func copySubservices(_ context.Context, c *Call, rec, old *Record) error {
 			}
 		}
 		if r := s.Rel("resource"); r != "" {
-			id, err := c.ensureProjectResource(rec.Rel("project"), r)
+			id, err := ensureProjectResource(c, rec.Rel("project"), r)
 			if err != nil {
 				return err
 			}
@@ -219,11 +220,12 @@ func (s *Service) ApplyBlueprint(ctx context.Context, a *Actor, projectID, bluep
 	if err := a.Require("projects", true); err != nil {
 		return nil, err
 	}
-	psDef, _ := s.schema.Lookup("project-services")
-	projDef, _ := s.schema.Lookup("projects")
+	psDef, _ := s.Schema().Lookup("project-services")
+	projDef, _ := s.Schema().Lookup("projects")
 	var created []*Record
-	_, err := s.update(ctx, a, false, nil, func(c *Call) error {
-		if _, err := c.getVisible(ctx, projDef, projectID, nil); err != nil {
+	res := &Result{}
+	_, err := s.WriteThenRead(ctx, a, engine.Options{}, nil, func(c *Call) error {
+		if _, err := c.GetVisible(ctx, projDef, projectID, nil); err != nil {
 			return err
 		}
 		if _, err := c.Get("blueprints", blueprintID); err != nil {
@@ -240,26 +242,27 @@ func (s *Service) ApplyBlueprint(ctx context.Context, a *Actor, projectID, bluep
 				continue
 			}
 			in := &Input{Rels: map[string]RelInput{
-				"project": {Refs: []Ref{{"projects", projectID}}},
-				"service": {Refs: []Ref{{"services", svc.ID}}},
+				"project": {Refs: []Ref{{Type: "projects", ID: projectID}}},
+				"service": {Refs: []Ref{{Type: "services", ID: svc.ID}}},
 			}}
 			if q, ok := it.Attrs["quantity"].(string); ok {
 				in.Attrs = map[string]json.RawMessage{"quantity": json.RawMessage(strconv.Quote(q))}
 			}
-			rec, _, err := c.create(ctx, psDef, in)
+			rec, _, err := c.CreateRecord(ctx, psDef, in)
 			if err != nil {
 				return err
 			}
 			created = append(created, rec)
 		}
 		return nil
+	}, func(ctx context.Context, c *Call) error {
+		res.Records, res.Total = created, len(created)
+		return c.Compute(ctx, psDef, res.Records)
 	})
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{Records: created, Total: len(created)}
-	err = s.view(ctx, a, false, func(c *Call) error { return c.compute(ctx, psDef, res.Records) })
-	return res, err
+	return res, nil
 }
 
 func sortByPosition(recs []*Record) {

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/scopekit/scopekit"
+	"github.com/scopekit/scopekit/engine"
 	"github.com/shopspring/decimal"
 	"golang.org/x/text/currency"
 )
@@ -41,20 +42,20 @@ func validateCurrency(_ context.Context, c *Call, rec, old *Record) []error {
 	var errs []error
 	code := rec.Str("code")
 	if def := c.Actor.Account.Str("default-currency"); old != nil && old.Str("code") == def && code != def {
-		errs = append(errs, invalid(AttrPointer("code"), "%s is the account's default currency: its code cannot change", def))
+		errs = append(errs, engine.Invalid(AttrPointer("code"), "%s is the account's default currency: its code cannot change", def))
 	}
 	if _, ok := ISOCurrency(code); !ok && code != "" {
-		errs = append(errs, invalid(AttrPointer("code"), "code %q is not an ISO 4217 currency code (three capital letters, such as USD or EUR)", code))
+		errs = append(errs, engine.Invalid(AttrPointer("code"), "code %q is not an ISO 4217 currency code (three capital letters, such as USD or EUR)", code))
 	}
 	rate := rec.Dec("conversion-rate")
 	switch {
 	case !rate.IsPositive():
-		errs = append(errs, invalid(AttrPointer("conversion-rate"), "conversion-rate must be greater than zero"))
+		errs = append(errs, engine.Invalid(AttrPointer("conversion-rate"), "conversion-rate must be greater than zero"))
 	case code != "" && code == c.Actor.Account.Str("default-currency") && !rate.Equal(decimal.NewFromInt(1)):
-		errs = append(errs, invalid(AttrPointer("conversion-rate"), "conversion-rate of %s, the account's default currency, is always 1", code))
+		errs = append(errs, engine.Invalid(AttrPointer("conversion-rate"), "conversion-rate of %s, the account's default currency, is always 1", code))
 	}
 	if rec.Int("minor-units") > maxMinorUnits {
-		errs = append(errs, invalid(AttrPointer("minor-units"), "minor-units must be between 0 and %d", maxMinorUnits))
+		errs = append(errs, engine.Invalid(AttrPointer("minor-units"), "minor-units must be between 0 and %d", maxMinorUnits))
 	}
 	return errs
 }
@@ -65,6 +66,6 @@ func deleteCurrency(_ context.Context, c *Call, rec *Record) error {
 	if rec.Str("code") == c.Actor.Account.Str("default-currency") {
 		return scopekit.Errorf(scopekit.ECONFLICT, "%s is the account's default currency and cannot be deleted", rec.Str("code"))
 	}
-	def, _ := c.Svc.schema.Lookup("currencies")
-	return c.remove(def, rec)
+	def, _ := c.Engine.Schema().Lookup("currencies")
+	return c.Remove(def, rec)
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/scopekit/scopekit"
 	"github.com/scopekit/scopekit/auth"
+	"github.com/scopekit/scopekit/engine"
 )
 
 // Directory returns the auth.Directory over the users records of s: an
@@ -43,7 +44,7 @@ func (d directory) Version() (uint64, bool) {
 func (d directory) Membership(ctx context.Context, userID, accountID string) (*auth.Membership, error) {
 	var m *auth.Membership
 	err := d.s.View(ctx, func(tx Tx) error {
-		u, err := getShared(tx, typeUsers, accountID, userID)
+		u, err := engine.GetShared(tx, typeUsers, accountID, userID)
 		if err != nil {
 			return err
 		}

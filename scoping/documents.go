@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/scopekit/scopekit"
+	"github.com/scopekit/scopekit/engine"
 )
 
 // Document templates, project documents and the account's menu of
@@ -92,7 +93,7 @@ type DocumentConfig struct {
 }
 
 func declareDocuments(s *Schema) {
-	s.register(&TypeDef{Name: "document-templates", Guard: "documents", Archives: true,
+	register(s, &TypeDef{Name: "document-templates", Guard: "documents", Archives: true,
 		Attrs: cat([]AttrDef{unique(str("name")), enum("format", "docx", "docx"), enum("template-format", "v2", "v2"),
 			str("filename")},
 			computed(num("size"), str("sha256"), AttrDef{Name: "tags", Kind: KindList}, flag("builtin", false))),
@@ -100,8 +101,8 @@ func declareDocuments(s *Schema) {
 		Blobs:   []string{BlobTemplateFile},
 	})
 
-	s.register(&TypeDef{Name: "project-documents", Guard: "documents", Archives: true, V2: true, Async: true,
-		ProjectRel: "project",
+	register(s, &TypeDef{Name: "project-documents", Guard: "documents", Archives: true, V2: true, Async: true,
+		ScopeRel: "project",
 		Attrs: cat([]AttrDef{required(enum("document-type", "", DocumentSOW, DocumentPricing, DocumentBreakdown)),
 			flag("generate-pdf", false)},
 			computed(enum("status", "", DocumentQueued, DocumentGenerating, DocumentFinished, DocumentError),
@@ -124,12 +125,12 @@ func declareDocuments(s *Schema) {
 				if old != nil {
 					return nil
 				}
-				c.queued = true
-				return c.recordEvent(EventDocumentStatusChanged, rec, rec.Rel("project"), "", DocumentQueued)
+				state(c).queued = true
+				return recordEvent(c, EventDocumentStatusChanged, rec, rec.Rel("project"), "", DocumentQueued)
 			},
 		}})
 
-	s.register(&TypeDef{Name: "project-download-types", Guard: "documents", Archives: true,
+	register(s, &TypeDef{Name: "project-download-types", Guard: "documents", Archives: true,
 		Attrs: []AttrDef{required(str("name")),
 			required(enum("document-type", "", DocumentSOW, DocumentPricing, DocumentBreakdown)),
 			required(enum("format", "", "docx", "pdf", "xlsx"))},
@@ -154,22 +155,22 @@ func checkTemplateUse(c *Call, dt string, rec *Record) error {
 	p := RelPointer("document-template")
 	if dt != DocumentSOW {
 		if tid != "" {
-			return invalid(p, "%s documents are built without a template; leave document-template empty", dt)
+			return engine.Invalid(p, "%s documents are built without a template; leave document-template empty", dt)
 		}
 		return nil
 	}
 	if tid == "" {
-		return invalid(p, "a sow document needs a document-template (every account has the built-in %q)", "Standard SOW")
+		return engine.Invalid(p, "a sow document needs a document-template (every account has the built-in %q)", "Standard SOW")
 	}
 	t, err := c.Get("document-templates", tid)
 	if err != nil {
 		return nil // apply already reported the missing record
 	}
 	if !t.Active() {
-		return invalid(p, "document-templates %s is archived", tid)
+		return engine.Invalid(p, "document-templates %s is archived", tid)
 	}
 	if t.Int("size") == 0 {
-		return invalid(p, "document-templates %s has no file yet; upload it with PUT .../document-templates/%s/file", tid, tid)
+		return engine.Invalid(p, "document-templates %s has no file yet; upload it with PUT .../document-templates/%s/file", tid, tid)
 	}
 	return nil
 }
@@ -178,7 +179,7 @@ func validateDownloadType(_ context.Context, c *Call, rec, _ *Record) []error {
 	dt, f := rec.Str("document-type"), rec.Str("format")
 	var errs []error
 	if ok := formatsOf[dt]; dt != "" && f != "" && !contains(ok, f) {
-		errs = append(errs, invalid(AttrPointer("format"), "%s documents come as %s, not %s", dt, strings.Join(ok, " or "), f))
+		errs = append(errs, engine.Invalid(AttrPointer("format"), "%s documents come as %s, not %s", dt, strings.Join(ok, " or "), f))
 	}
 	if dt != "" {
 		if err := checkTemplateUse(c, dt, rec); err != nil {
@@ -193,12 +194,12 @@ func validateProjectDocument(_ context.Context, c *Call, rec, old *Record) []err
 		var errs []error
 		for _, a := range []string{"document-type", "generate-pdf"} {
 			if rec.Attrs[a] != old.Attrs[a] {
-				errs = append(errs, invalid(AttrPointer(a), "a document cannot change its %s; create a new document instead", a))
+				errs = append(errs, engine.Invalid(AttrPointer(a), "a document cannot change its %s; create a new document instead", a))
 			}
 		}
 		for _, r := range []string{"project", "document-template"} {
 			if rec.Rel(r) != old.Rel(r) {
-				errs = append(errs, invalid(RelPointer(r), "a document cannot change its %s; create a new document instead", r))
+				errs = append(errs, engine.Invalid(RelPointer(r), "a document cannot change its %s; create a new document instead", r))
 			}
 		}
 		return errs
@@ -209,7 +210,7 @@ func validateProjectDocument(_ context.Context, c *Call, rec, old *Record) []err
 	}
 	var errs []error
 	if rec.Bool("generate-pdf") && dt != DocumentSOW {
-		errs = append(errs, invalid(AttrPointer("generate-pdf"), "generate-pdf applies to sow documents only; %s documents are workbooks", dt))
+		errs = append(errs, engine.Invalid(AttrPointer("generate-pdf"), "generate-pdf applies to sow documents only; %s documents are workbooks", dt))
 	}
 	if err := checkTemplateUse(c, dt, rec); err != nil {
 		errs = append(errs, err)
@@ -228,13 +229,13 @@ func contains(list []string, s string) bool {
 
 // setDocumentStatus moves a document to status with its event, in the
 // call's transaction.
-func (c *Call) setDocumentStatus(doc *Record, status string) error {
+func setDocumentStatus(c *Call, doc *Record, status string) error {
 	old := doc.Str("status")
 	doc.Attrs["status"] = status
 	if err := c.Tx.Replace(doc); err != nil {
 		return err
 	}
-	return c.recordEvent(EventDocumentStatusChanged, doc, doc.Rel("project"), old, status)
+	return recordEvent(c, EventDocumentStatusChanged, doc, doc.Rel("project"), old, status)
 }
 
 // UploadTemplateFile validates file as the template's DOCX and stores it
@@ -249,7 +250,7 @@ func (s *Service) UploadTemplateFile(ctx context.Context, a *Actor, id, filename
 	if err := a.Require("documents", true); err != nil {
 		return nil, err
 	}
-	def, _ := s.schema.Lookup("document-templates")
+	def, _ := s.Schema().Lookup("document-templates")
 	if max := s.Documents.MaxTemplateSize; max > 0 && len(file) > max {
 		return nil, scopekit.Errorf(scopekit.ETOOLARGE, "a template file may be at most %d bytes", max)
 	}
@@ -258,8 +259,8 @@ func (s *Service) UploadTemplateFile(ctx context.Context, a *Actor, id, filename
 	}
 	// validated outside the write transaction (a large file takes a while),
 	// after the template is known to exist
-	if err := s.view(ctx, a, false, func(c *Call) error {
-		_, err := c.getVisible(ctx, def, id, anyActive(def))
+	if err := s.read(ctx, a, func(c *Call) error {
+		_, err := c.GetVisible(ctx, def, id, engine.AnyActive(def))
 		return err
 	}); err != nil {
 		return nil, err
@@ -268,23 +269,18 @@ func (s *Service) UploadTemplateFile(ctx context.Context, a *Actor, id, filename
 	if err != nil {
 		return nil, err
 	}
-	var rec *Record
-	_, err = s.update(ctx, a, false, nil, func(c *Call) error {
-		old, err := c.getVisible(ctx, def, id, anyActive(def))
+	return s.writeRecord(ctx, a, def, func(c *Call) (*Record, error) {
+		old, err := c.GetVisible(ctx, def, id, engine.AnyActive(def))
 		if err != nil {
-			return err
+			return nil, err
 		}
-		rec = old.Clone()
+		rec := old.Clone()
 		setTemplateFile(rec, filename, file, tags)
 		if err := c.Tx.Replace(rec); err != nil {
-			return err
+			return nil, err
 		}
-		return c.Tx.PutBlob(rec.AccountID, BlobTemplateFile, rec.ID, file)
+		return rec, c.Tx.PutBlob(rec.AccountID, BlobTemplateFile, rec.ID, file)
 	})
-	if err != nil {
-		return nil, err
-	}
-	return s.reread(ctx, a, def, rec, false, nil)
 }
 
 // checkTemplateFile runs the validator, turning its failures into
@@ -336,13 +332,13 @@ type File struct {
 // Errors: EFORBIDDEN without documents view; ENOTFOUND for a missing
 // template or one without a file.
 func (s *Service) TemplateFile(ctx context.Context, a *Actor, id string) (*File, error) {
-	def, err := s.readableType(a, "document-templates")
+	def, err := s.ReadableType(a, "document-templates")
 	if err != nil {
 		return nil, err
 	}
 	var f *File
-	err = s.view(ctx, a, false, func(c *Call) error {
-		rec, err := c.getVisible(ctx, def, id, anyActive(def))
+	err = s.read(ctx, a, func(c *Call) error {
+		rec, err := c.GetVisible(ctx, def, id, engine.AnyActive(def))
 		if err != nil {
 			return err
 		}
@@ -367,14 +363,14 @@ const ContentTypeDOCX = "application/vnd.openxmlformats-officedocument.wordproce
 // document, one outside the actor's visibility, or a PDF that was not
 // produced; ECONFLICT while the document is not generated yet;
 // EBADREQUEST (parameter format) for another format.
-func (s *Service) DocumentFile(ctx context.Context, a *Actor, id, format string, v2 bool) (*File, error) {
-	def, err := s.readableType(a, "project-documents")
+func (s *Service) DocumentFile(ctx context.Context, a *Actor, id, format string, opts engine.Options) (*File, error) {
+	def, err := s.ReadableType(a, "project-documents")
 	if err != nil {
 		return nil, err
 	}
 	var f *File
-	err = s.view(ctx, a, v2, func(c *Call) error {
-		rec, err := c.getVisible(ctx, def, id, anyActive(def))
+	err = s.Read(ctx, a, opts, func(c *Call) error {
+		rec, err := c.GetVisible(ctx, def, id, engine.AnyActive(def))
 		if err != nil {
 			return err
 		}
@@ -443,7 +439,7 @@ func (s *Service) ClaimDocument(ctx context.Context, lease time.Duration) (*Docu
 	// an idle poll only reads: no write transaction (and no fsync) when
 	// nothing is queued
 	var queued bool
-	if err := s.store.View(ctx, func(tx Tx) error {
+	if err := s.Store().View(ctx, func(tx Tx) error {
 		recs, _, err := tx.List(next)
 		queued = len(recs) > 0
 		return err
@@ -451,7 +447,7 @@ func (s *Service) ClaimDocument(ctx context.Context, lease time.Duration) (*Docu
 		return nil, err
 	}
 	var job *DocumentJob
-	_, err := s.update(ctx, &Actor{Account: &Record{}, AllProjects: true}, false, nil, func(c *Call) error {
+	_, err := s.write(ctx, &Actor{Account: &Record{}, AllScopes: true}, func(c *Call) error {
 		recs, _, err := c.Tx.List(next)
 		if err != nil || len(recs) == 0 {
 			return err // another worker took it meanwhile
@@ -463,7 +459,7 @@ func (s *Service) ClaimDocument(ctx context.Context, lease time.Duration) (*Docu
 		}
 		claim := doc.Int(claimAttr) + 1
 		doc.Attrs[claimAttr], doc.Attrs[leaseAttr] = claim, leaseEnd(s.Now(), lease)
-		if err := c.setDocumentStatus(doc, DocumentGenerating); err != nil {
+		if err := setDocumentStatus(c, doc, DocumentGenerating); err != nil {
 			return err
 		}
 		job = &DocumentJob{Document: doc.Clone(), Account: acct, Claim: claim}
@@ -481,7 +477,7 @@ func (s *Service) ClaimDocument(ctx context.Context, lease time.Duration) (*Docu
 // JobSnapshot reads the snapshot of a claimed document's project, as the
 // account sees it (no user's visibility applies to the worker).
 func (s *Service) JobSnapshot(ctx context.Context, job *DocumentJob) (*Snapshot, error) {
-	return s.snapshot(ctx, &Actor{Account: job.Account, AllProjects: true}, job.Document.Rel("project"))
+	return s.snapshot(ctx, &Actor{Account: job.Account, AllScopes: true}, job.Document.Rel("project"))
 }
 
 // DocumentOutput is what a worker produced for a job: the file (empty
@@ -501,7 +497,7 @@ func leaseEnd(now time.Time, lease time.Duration) int64 { return now.Add(lease).
 // ourClaim reads the job's document in the call's transaction and reports
 // whether the job still holds its claim (the document is generating under
 // the job's claim number). A deleted document is not held.
-func (c *Call) ourClaim(job *DocumentJob) (*Record, bool, error) {
+func ourClaim(c *Call, job *DocumentJob) (*Record, bool, error) {
 	doc, err := c.Tx.Get("project-documents", job.Document.AccountID, job.Document.ID)
 	if scopekit.ErrorCode(err) == scopekit.ENOTFOUND {
 		return nil, false, nil
@@ -524,13 +520,13 @@ func errClaimLost(job *DocumentJob) error {
 // worker should stop: someone else generates the document); ENOTFOUND
 // when the document was deleted.
 func (s *Service) RenewDocumentLease(ctx context.Context, job *DocumentJob, lease time.Duration) error {
-	_, err := s.update(ctx, &Actor{Account: job.Account, AllProjects: true}, false, nil, func(c *Call) error {
-		doc, ours, err := c.ourClaim(job)
+	_, err := s.write(ctx, &Actor{Account: job.Account, AllScopes: true}, func(c *Call) error {
+		doc, ours, err := ourClaim(c, job)
 		switch {
 		case err != nil:
 			return err
 		case doc == nil:
-			return notFound("project-documents", job.Document.ID)
+			return engine.NotFound("project-documents", job.Document.ID)
 		case !ours:
 			return errClaimLost(job)
 		}
@@ -544,14 +540,14 @@ func (s *Service) RenewDocumentLease(ctx context.Context, job *DocumentJob, leas
 // its event), for a worker that stops before finishing it; nothing
 // happens when the claim is no longer the job's.
 func (s *Service) ReleaseDocument(ctx context.Context, job *DocumentJob) error {
-	_, err := s.update(ctx, &Actor{Account: job.Account, AllProjects: true}, false, nil, func(c *Call) error {
-		doc, ours, err := c.ourClaim(job)
+	_, err := s.write(ctx, &Actor{Account: job.Account, AllScopes: true}, func(c *Call) error {
+		doc, ours, err := ourClaim(c, job)
 		if err != nil || !ours {
 			return err
 		}
 		delete(doc.Attrs, leaseAttr)
-		c.queued = true
-		return c.setDocumentStatus(doc, DocumentQueued)
+		state(c).queued = true
+		return setDocumentStatus(c, doc, DocumentQueued)
 	})
 	return err
 }
@@ -562,8 +558,8 @@ func (s *Service) ReleaseDocument(ctx context.Context, job *DocumentJob) error {
 // the job's (re-queued after its lease ran out, maybe claimed again) is
 // left alone too, and the result dropped with an ECONFLICT error.
 func (s *Service) FinishDocument(ctx context.Context, job *DocumentJob, out *DocumentOutput) error {
-	_, err := s.update(ctx, &Actor{Account: job.Account, AllProjects: true}, false, nil, func(c *Call) error {
-		doc, ours, err := c.ourClaim(job)
+	_, err := s.write(ctx, &Actor{Account: job.Account, AllScopes: true}, func(c *Call) error {
+		doc, ours, err := ourClaim(c, job)
 		if err != nil || doc == nil {
 			return err
 		}
@@ -603,7 +599,7 @@ func (s *Service) FinishDocument(ctx context.Context, job *DocumentJob, out *Doc
 			doc.Attrs["filename"], doc.Attrs["content-type"] = out.Filename, out.ContentType
 		}
 		doc.Attrs["generated-at"] = FormatTime(s.Now())
-		return c.setDocumentStatus(doc, status)
+		return setDocumentStatus(c, doc, status)
 	})
 	return err
 }
@@ -628,7 +624,7 @@ func (s *Service) RequeueDocuments(ctx context.Context) (int, error) {
 	}
 	// the periodic check only reads unless a lease ran out
 	var due bool
-	if err := s.store.View(ctx, func(tx Tx) error {
+	if err := s.Store().View(ctx, func(tx Tx) error {
 		recs, _, err := tx.List(generating)
 		due = len(expired(recs)) > 0
 		return err
@@ -636,7 +632,7 @@ func (s *Service) RequeueDocuments(ctx context.Context) (int, error) {
 		return 0, err
 	}
 	n := 0
-	_, err := s.update(ctx, &Actor{Account: &Record{}, AllProjects: true}, false, nil, func(c *Call) error {
+	_, err := s.write(ctx, &Actor{Account: &Record{}, AllScopes: true}, func(c *Call) error {
 		recs, _, err := c.Tx.List(generating)
 		if err != nil {
 			return err
@@ -655,12 +651,12 @@ func (s *Service) RequeueDocuments(ctx context.Context) (int, error) {
 				continue
 			}
 			delete(doc.Attrs, leaseAttr)
-			if err := c.setDocumentStatus(doc, DocumentQueued); err != nil {
+			if err := setDocumentStatus(c, doc, DocumentQueued); err != nil {
 				return err
 			}
 			n++
 		}
-		c.queued = n > 0
+		state(c).queued = n > 0
 		return nil
 	})
 	return n, err
@@ -690,7 +686,7 @@ func DocumentFilename(projectName, what, ext string) string {
 // archived).
 func (a *Admin) ensureBuiltinTemplates(accountID string) error {
 	c := a.c
-	for _, b := range c.Svc.Documents.Builtins {
+	for _, b := range svcOf(c).Documents.Builtins {
 		have, _, err := c.Tx.List(&Query{Type: "document-templates", AccountID: accountID, Where: []Cond{Eq("name", b.Name)}, Limit: 1})
 		if err != nil {
 			return err
@@ -702,8 +698,8 @@ func (a *Admin) ensureBuiltinTemplates(accountID string) error {
 		rec.Attrs["name"], rec.Attrs["format"], rec.Attrs["template-format"] = b.Name, "docx", "v2"
 		rec.Attrs["active"], rec.Attrs["builtin"] = true, true
 		var tags []string
-		if c.Svc.Documents.Tags != nil {
-			if tags, err = c.Svc.Documents.Tags(b.File); err != nil {
+		if svcOf(c).Documents.Tags != nil {
+			if tags, err = svcOf(c).Documents.Tags(b.File); err != nil {
 				return fmt.Errorf("built-in template %q: %w", b.Name, err)
 			}
 		}

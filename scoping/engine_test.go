@@ -8,6 +8,7 @@ import (
 
 	"github.com/scopekit/scopekit"
 	"github.com/scopekit/scopekit/boltstore"
+	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/scoping"
 	"github.com/stretchr/testify/require"
 )
@@ -48,37 +49,37 @@ func rel(typ, id string) scoping.RelInput {
 func TestEngineSmoke(t *testing.T) {
 	ctx := context.Background()
 	svc, a := mustSetup(t)
-	res, err := svc.Create(ctx, a, "clients", &scoping.Input{Attrs: attrs("name", `"Globex"`)}, false)
+	res, err := svc.Create(ctx, a, "clients", &scoping.Input{Attrs: attrs("name", `"Globex"`)}, engine.Options{})
 	require.NoError(t, err)
 	client := res.Records[0]
 	require.Equal(t, "Globex", client.Str("name"))
 
-	_, err = svc.Create(ctx, a, "clients", &scoping.Input{Attrs: attrs("name", `"globex"`)}, false)
+	_, err = svc.Create(ctx, a, "clients", &scoping.Input{Attrs: attrs("name", `"globex"`)}, engine.Options{})
 	require.Equal(t, scopekit.EINVALID, scopekit.ErrorCode(err), "%v", err)
 
-	res, err = svc.Create(ctx, a, "resources", &scoping.Input{Attrs: attrs("name", `"Engineer"`, "hourly-rate", `200`, "hourly-cost", `"90"`)}, false)
+	res, err = svc.Create(ctx, a, "resources", &scoping.Input{Attrs: attrs("name", `"Engineer"`, "hourly-rate", `200`, "hourly-cost", `"90"`)}, engine.Options{})
 	require.NoError(t, err)
 	eng := res.Records[0]
-	res, err = svc.Create(ctx, a, "phases", &scoping.Input{Attrs: attrs("name", `"Plan"`, "position", `1`)}, false)
+	res, err = svc.Create(ctx, a, "phases", &scoping.Input{Attrs: attrs("name", `"Plan"`, "position", `1`)}, engine.Options{})
 	require.NoError(t, err)
 	plan := res.Records[0]
 	res, err = svc.Create(ctx, a, "services", &scoping.Input{Attrs: attrs("name", `"Assessment"`, "hours", `8`),
-		Rels: map[string]scoping.RelInput{"phase": rel("phases", plan.ID), "resource": rel("resources", eng.ID)}}, false)
+		Rels: map[string]scoping.RelInput{"phase": rel("phases", plan.ID), "resource": rel("resources", eng.ID)}}, engine.Options{})
 	require.NoError(t, err)
 	service := res.Records[0]
 	_, err = svc.Create(ctx, a, "subservices", &scoping.Input{Attrs: attrs("name", `"Survey"`, "hours", `"1.5"`, "quantity", `3`),
-		Rels: map[string]scoping.RelInput{"service": rel("services", service.ID)}}, false)
+		Rels: map[string]scoping.RelInput{"service": rel("services", service.ID)}}, engine.Options{})
 	require.NoError(t, err)
 
 	res, err = svc.Create(ctx, a, "projects", &scoping.Input{Attrs: attrs("project-name", `"Firewall"`),
-		Rels: map[string]scoping.RelInput{"client": rel("clients", client.ID)}}, false)
+		Rels: map[string]scoping.RelInput{"client": rel("clients", client.ID)}}, engine.Options{})
 	require.NoError(t, err)
 	proj := res.Records[0]
 	require.Equal(t, "draft", proj.Str("status"))
 	require.Equal(t, "USD", proj.Str("currency"))
 
 	res, err = svc.Create(ctx, a, "project-services", &scoping.Input{Attrs: attrs("quantity", `2`),
-		Rels: map[string]scoping.RelInput{"project": rel("projects", proj.ID), "service": rel("services", service.ID)}}, false)
+		Rels: map[string]scoping.RelInput{"project": rel("projects", proj.ID), "service": rel("services", service.ID)}}, engine.Options{})
 	require.NoError(t, err)
 	ps := res.Records[0]
 	require.Equal(t, "Assessment", ps.Str("name"))
@@ -87,30 +88,30 @@ func TestEngineSmoke(t *testing.T) {
 	require.NotEmpty(t, ps.Rel("project-phase"))
 	require.NotEmpty(t, ps.Rel("project-resource"))
 
-	subs, err := svc.Related(ctx, a, "project-services", ps.ID, "project-subservices", scoping.ListParams{}, false)
+	subs, err := svc.Related(ctx, a, "project-services", ps.ID, "project-subservices", scoping.ListParams{}, engine.Options{})
 	require.NoError(t, err)
 	require.Len(t, subs.Records, 1)
 	require.Equal(t, proj.ID, subs.Records[0].Rel("project"))
 
-	prs, err := svc.List(ctx, a, "project-resources", scoping.ListParams{Filters: map[string]string{"project": proj.ID}}, false)
+	prs, err := svc.List(ctx, a, "project-resources", scoping.ListParams{Filters: map[string]string{"project": proj.ID}}, engine.Options{})
 	require.NoError(t, err)
 	require.Equal(t, 1, prs.Total)
 	require.Equal(t, "200", prs.Records[0].Str("hourly-rate"))
 
 	for i := 0; i < 7; i++ {
-		_, err := svc.Create(ctx, a, "clients", &scoping.Input{Attrs: attrs("name", `"C`+string(rune('a'+i))+`"`)}, false)
+		_, err := svc.Create(ctx, a, "clients", &scoping.Input{Attrs: attrs("name", `"C`+string(rune('a'+i))+`"`)}, engine.Options{})
 		require.NoError(t, err)
 	}
-	page, err := svc.List(ctx, a, "clients", scoping.ListParams{PageNumber: 2, PageSize: 3}, false)
+	page, err := svc.List(ctx, a, "clients", scoping.ListParams{PageNumber: 2, PageSize: 3}, engine.Options{})
 	require.NoError(t, err)
 	require.Equal(t, 8, page.Total)
 	require.Len(t, page.Records, 3)
-	named, err := svc.List(ctx, a, "clients", scoping.ListParams{Filters: map[string]string{"name": "LOB"}, Sort: []scoping.SortSpec{{Field: "name", Desc: true}}}, false)
+	named, err := svc.List(ctx, a, "clients", scoping.ListParams{Filters: map[string]string{"name": "LOB"}, Sort: []scoping.SortSpec{{Field: "name", Desc: true}}}, engine.Options{})
 	require.NoError(t, err)
 	require.Equal(t, 1, named.Total)
 
-	require.NoError(t, svc.Delete(ctx, a, "projects", proj.ID, false))
-	_, err = svc.Get(ctx, a, "project-services", ps.ID, scoping.ListParams{}, false)
+	require.NoError(t, svc.Delete(ctx, a, "projects", proj.ID, engine.Options{}))
+	_, err = svc.Get(ctx, a, "project-services", ps.ID, scoping.ListParams{}, engine.Options{})
 	require.Equal(t, scopekit.ENOTFOUND, scopekit.ErrorCode(err))
 }
 
@@ -119,26 +120,26 @@ func TestEngineSmoke(t *testing.T) {
 func TestDeleteUserAndRole(t *testing.T) {
 	ctx := context.Background()
 	svc, a := mustSetup(t)
-	res, err := svc.Create(ctx, a, "roles", &scoping.Input{Attrs: attrs("name", `"Auditor"`, "permissions", `{"projects":"view"}`)}, false)
+	res, err := svc.Create(ctx, a, "roles", &scoping.Input{Attrs: attrs("name", `"Auditor"`, "permissions", `{"projects":"view"}`)}, engine.Options{})
 	require.NoError(t, err)
 	role := res.Records[0]
 	res, err = svc.Create(ctx, a, "users", &scoping.Input{Attrs: attrs("name", `"Ann"`, "email", `"ann@acme.test"`),
-		Rels: map[string]scoping.RelInput{"roles": {ToMany: true, Refs: []scoping.Ref{{Type: "roles", ID: role.ID}}}}}, false)
+		Rels: map[string]scoping.RelInput{"roles": {ToMany: true, Refs: []scoping.Ref{{Type: "roles", ID: role.ID}}}}}, engine.Options{})
 	require.NoError(t, err)
 	user := res.Records[0]
 	require.Equal(t, "invited", user.Str("status"))
 
-	err = svc.Delete(ctx, a, "roles", role.ID, false)
+	err = svc.Delete(ctx, a, "roles", role.ID, engine.Options{})
 	require.Equal(t, scopekit.ECONFLICT, scopekit.ErrorCode(err), "%v", err)
 
-	require.NoError(t, svc.Delete(ctx, a, "users", user.ID, false))
-	got, err := svc.Get(ctx, a, "users", user.ID, scoping.ListParams{Filters: map[string]string{"active": "false"}}, false)
+	require.NoError(t, svc.Delete(ctx, a, "users", user.ID, engine.Options{}))
+	got, err := svc.Get(ctx, a, "users", user.ID, scoping.ListParams{Filters: map[string]string{"active": "false"}}, engine.Options{})
 	require.NoError(t, err)
 	require.Equal(t, "deactivated", got.Records[0].Str("status"))
 
-	_, err = svc.Update(ctx, a, "users", user.ID, &scoping.Input{Rels: map[string]scoping.RelInput{"roles": {ToMany: true}}}, false)
+	_, err = svc.Update(ctx, a, "users", user.ID, &scoping.Input{Rels: map[string]scoping.RelInput{"roles": {ToMany: true}}}, engine.Options{})
 	require.NoError(t, err)
-	require.NoError(t, svc.Delete(ctx, a, "roles", role.ID, false))
+	require.NoError(t, svc.Delete(ctx, a, "roles", role.ID, engine.Options{}))
 }
 
 // Ensure a field refused as it was decoded is reported once: a
@@ -148,13 +149,13 @@ func TestOneErrorPerField(t *testing.T) {
 	ctx := context.Background()
 	svc, a := mustSetup(t)
 	_, err := svc.Create(ctx, a, "projects", &scoping.Input{Attrs: attrs("project-name", `"Firewall"`),
-		Rels: map[string]scoping.RelInput{"client": rel("clients", "999")}}, false)
+		Rels: map[string]scoping.RelInput{"client": rel("clients", "999")}}, engine.Options{})
 	var errs scopekit.Errors
 	require.ErrorAs(t, err, &errs, "%v", err)
 	require.Len(t, errs, 1, "%v", err)
 	require.Equal(t, "/data/relationships/client", errs[0].Field)
 	require.Contains(t, errs[0].Message, "clients 999 does not exist in this account")
-	_, err = svc.Create(ctx, a, "project-documents", &scoping.Input{Attrs: attrs("document-type", `"exe"`)}, false)
+	_, err = svc.Create(ctx, a, "project-documents", &scoping.Input{Attrs: attrs("document-type", `"exe"`)}, engine.Options{})
 	require.ErrorAs(t, err, &errs, "%v", err)
 	fields := map[string]int{}
 	for _, e := range errs {

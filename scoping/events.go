@@ -16,7 +16,7 @@ const (
 // and one that commits always has one. Event ids come from one sequence,
 // so they order the outbox; the webhook dispatcher reads it with Events.
 func declareEvents(s *Schema) {
-	s.register(&TypeDef{Name: "events", Internal: true, IndexCreated: true,
+	register(s, &TypeDef{Name: "events", Internal: true, IndexCreated: true,
 		Attrs: []AttrDef{{Name: "event-type", Kind: KindString, Index: true}, str("subject-type"), str("subject-id"),
 			str("old-status"), str("new-status"), {Name: "occurred-at", Kind: KindTime}},
 		Rels: []RelDef{to1("project", "projects")}})
@@ -24,17 +24,17 @@ func declareEvents(s *Schema) {
 
 // recordEvent appends an event about subject to the outbox of the call's
 // account, in the call's transaction.
-func (c *Call) recordEvent(eventType string, subject *Record, projectID, oldStatus, newStatus string) error {
+func recordEvent(c *Call, eventType string, subject *Record, projectID, oldStatus, newStatus string) error {
 	e := NewRecord("events", subject.AccountID)
 	e.Attrs["event-type"], e.Attrs["subject-type"], e.Attrs["subject-id"] = eventType, subject.Type, subject.ID
 	e.Attrs["old-status"], e.Attrs["new-status"] = oldStatus, newStatus
-	e.Attrs["occurred-at"] = FormatTime(c.Svc.Now())
+	e.Attrs["occurred-at"] = FormatTime(svcOf(c).Now())
 	e.SetRel("project", projectID)
 	if err := c.Tx.Insert(e); err != nil {
 		return err
 	}
-	c.events++
-	return c.queueDeliveries(e)
+	state(c).events++
+	return queueDeliveries(c, e)
 }
 
 // Events returns up to limit events of every account recorded after the
@@ -42,7 +42,7 @@ func (c *Call) recordEvent(eventType string, subject *Record, projectID, oldStat
 // numbers.
 func (s *Service) Events(ctx context.Context, afterID string, limit int) ([]*Record, error) {
 	var out []*Record
-	err := s.store.View(ctx, func(tx Tx) error {
+	err := s.Store().View(ctx, func(tx Tx) error {
 		recs, _, err := tx.List(&Query{Type: "events", AllAccounts: true})
 		if err != nil {
 			return err

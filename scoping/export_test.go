@@ -22,7 +22,7 @@ func CountPricing(s *Service, n *atomic.Int64) {
 // each priced record would have, by "type/id".
 func FreshFigures(ctx context.Context, s *Service, a *Actor) (map[string]map[string]any, error) {
 	out := map[string]map[string]any{}
-	err := s.view(ctx, a, false, func(c *Call) error {
+	err := s.read(ctx, a, func(c *Call) error {
 		projects, err := c.Find("projects")
 		if err != nil {
 			return err
@@ -31,18 +31,18 @@ func FreshFigures(ctx context.Context, s *Service, a *Actor) (map[string]map[str
 		for i, p := range projects {
 			ids[i] = p.ID
 		}
-		c.pricedCache = map[string]*pricedProject{}
-		d, err := c.loadProjectData(ids, nil)
+		state(c).pricedCache = map[string]*pricedProject{}
+		d, err := loadProjectData(c, ids, nil)
 		if err != nil {
 			return err
 		}
-		if err := c.priceData(d, ids); err != nil {
+		if err := priceData(c, d, ids); err != nil {
 			return err
 		}
 		for typ := range figureAttrs {
 			for _, r := range d[typ] {
 				r = r.Clone()
-				c.setFigures(r)
+				setFigures(c, r)
 				out[typ+"/"+r.ID] = Figures(r)
 			}
 		}
@@ -68,7 +68,7 @@ func PricedTypes() []string { return slices.Sorted(maps.Keys(figureAttrs)) }
 // ForgetStoredPrices makes a project look as if written before prices were
 // stored (its figures are kept but no longer trusted).
 func ForgetStoredPrices(ctx context.Context, s *Service, accountID, projectID string) error {
-	return s.store.Update(ctx, func(tx Tx) error {
+	return s.Store().Update(ctx, func(tx Tx) error {
 		p, err := tx.Get("projects", accountID, projectID)
 		if err != nil {
 			return err

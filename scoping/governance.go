@@ -3,6 +3,7 @@ package scoping
 import (
 	"context"
 
+	"github.com/scopekit/scopekit/engine"
 	"github.com/shopspring/decimal"
 )
 
@@ -14,7 +15,7 @@ var (
 )
 
 func declareGovernance(s *Schema) {
-	s.register(&TypeDef{Name: "project-governances", Guard: "projects", ProjectRel: "project",
+	register(s, &TypeDef{Name: "project-governances", Guard: "projects", ScopeRel: "project",
 		Attrs: cat([]AttrDef{required(str("name")), text("description"),
 			enum("calculation-type", "percent_of_total", calculationTypes...), dec("rate"), dec("fixed-hours"),
 			enum("allocation-method", "prorate_phases_by_effort", allocationMethods...),
@@ -34,20 +35,20 @@ func declareGovernance(s *Schema) {
 func validateGovernance(rec *Record, phaseRel string) []error {
 	var errs []error
 	if rate, ok := rec.DecOK("rate"); ok && (rate.IsNegative() || rate.GreaterThanOrEqual(maxGovernanceRate)) {
-		errs = append(errs, invalid(AttrPointer("rate"), "rate must be at least 0 and less than 10 (a fraction: 0.15 is 15%%)"))
+		errs = append(errs, engine.Invalid(AttrPointer("rate"), "rate must be at least 0 and less than 10 (a fraction: 0.15 is 15%%)"))
 	}
 	if rec.Str("calculation-type") == "fixed_hours" {
 		if _, ok := rec.DecOK("fixed-hours"); !ok {
-			errs = append(errs, invalid(AttrPointer("fixed-hours"), "fixed-hours can't be blank when calculation-type is fixed_hours"))
+			errs = append(errs, engine.Invalid(AttrPointer("fixed-hours"), "fixed-hours can't be blank when calculation-type is fixed_hours"))
 		}
 	}
 	byCategory := rec.Str("allocation-method") == "assign_to_category" || rec.Str("filter-type") == "service_category"
 	if byCategory && rec.Rel("service-category") == "" {
-		errs = append(errs, invalid(RelPointer("service-category"), "service-category is required when governance is allocated or filtered by category"))
+		errs = append(errs, engine.Invalid(RelPointer("service-category"), "service-category is required when governance is allocated or filtered by category"))
 	}
 	byPhase := rec.Str("allocation-method") == "assign_to_phase" || rec.Str("filter-type") == "phase"
 	if byPhase && rec.Rel(phaseRel) == "" {
-		errs = append(errs, invalid(RelPointer(phaseRel), "%s is required when governance is allocated or filtered by phase", phaseRel))
+		errs = append(errs, engine.Invalid(RelPointer(phaseRel), "%s is required when governance is allocated or filtered by phase", phaseRel))
 	}
 	return errs
 }

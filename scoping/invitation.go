@@ -49,7 +49,7 @@ func revokeSignIns(c *Call, rec, old *Record) {
 	if old != nil && old.Str("status") == "deactivated" {
 		return
 	}
-	rec.Attrs[revokedAtAttr] = FormatTime(c.Svc.Now())
+	rec.Attrs[revokedAtAttr] = FormatTime(svcOf(c).Now())
 }
 
 // SignInsRevokedAt returns when the membership u was last deactivated,
@@ -98,7 +98,7 @@ func invitationDigest(token string) string {
 // invited (a service account is never invited).
 func (s *Service) Invitation(ctx context.Context, token string) (*Invitee, error) {
 	var inv *Invitee
-	err := s.store.View(ctx, func(tx Tx) error {
+	err := s.Store().View(ctx, func(tx Tx) error {
 		u, err := pendingInvitation(tx, token)
 		if err == nil {
 			inv = &Invitee{UserID: u.ID, AccountID: u.AccountID}
@@ -114,7 +114,7 @@ func (s *Service) Invitation(ctx context.Context, token string) (*Invitee, error
 // other gets ENOTFOUND.
 func (s *Service) AcceptInvitation(ctx context.Context, token string) (*Invitee, error) {
 	var inv *Invitee
-	err := s.store.Update(ctx, func(tx Tx) error {
+	err := s.Store().Update(ctx, func(tx Tx) error {
 		u, err := pendingInvitation(tx, token)
 		if err != nil {
 			return err

@@ -4,13 +4,7 @@ import (
 	"context"
 
 	"github.com/scopekit/scopekit"
-)
-
-// Access levels of a permission. Read access never grants write access.
-const (
-	AccessNone   = "none"
-	AccessView   = "view"
-	AccessManage = "manage"
+	"github.com/scopekit/scopekit/engine"
 )
 
 // Permission names (docs/resources.md).
@@ -43,60 +37,6 @@ func perms(levels ...string) map[string]string {
 	return m
 }
 
-// Actor is who a request runs as: a user with the role of its membership in
-// the account addressed. Its Account, User and Role records may be shared
-// with other requests (SharedReader): they are read, never modified.
-type Actor struct {
-	UserID  string
-	Account *Record // the account addressed
-	// User is the user's record in the account as read when the actor was
-	// resolved (nil for system actors).
-	User *Record
-	Role *Record // nil: no role, no permissions
-	// AllProjects is false for roles with project-visibility "assigned".
-	AllProjects bool
-
-	visible map[string]bool // assigned projects, loaded on first use
-}
-
-// AccountID returns the id of the account addressed.
-func (a *Actor) AccountID() string { return a.Account.ID }
-
-// Level returns the actor's access level for permission p.
-func (a *Actor) Level(p string) string {
-	if a.Role == nil {
-		return AccessNone
-	}
-	m, _ := a.Role.Attrs["permissions"].(map[string]any)
-	if lvl, ok := m[p].(string); ok {
-		return lvl
-	}
-	return AccessNone
-}
-
-// Can reports whether the actor may read (write false) or write under p.
-func (a *Actor) Can(p string, write bool) bool {
-	switch a.Level(p) {
-	case AccessManage:
-		return true
-	case AccessView:
-		return !write
-	}
-	return false
-}
-
-// Require returns an EFORBIDDEN error unless the actor may act under p.
-func (a *Actor) Require(p string, write bool) error {
-	if a.Can(p, write) {
-		return nil
-	}
-	lvl := AccessView
-	if write {
-		lvl = AccessManage
-	}
-	return scopekit.Errorf(scopekit.EFORBIDDEN, "this action needs the %s permission at %s level", p, lvl)
-}
-
 // ActorFor resolves the actor of user userID in the account with slug.
 // An unknown slug is ENOTFOUND; an account the user is not an active member
 // of is EFORBIDDEN.
@@ -106,7 +46,7 @@ func (s *Service) ActorFor(ctx context.Context, userID, slug string) (*Actor, er
 	}
 	return s.cachedActor(actorKey{userID: userID, acct: slug, bySlug: true}, func() (*Actor, error) {
 		var a *Actor
-		err := s.store.View(ctx, func(tx Tx) error {
+		err := s.Store().View(ctx, func(tx Tx) error {
 			acct, err := accountBySlug(tx, slug)
 			if err != nil {
 				return err
@@ -126,8 +66,8 @@ func (s *Service) ActorForAccount(ctx context.Context, userID, accountID string)
 	}
 	return s.cachedActor(actorKey{userID: userID, acct: accountID}, func() (*Actor, error) {
 		var a *Actor
-		err := s.store.View(ctx, func(tx Tx) error {
-			acct, err := getShared(tx, typeAccounts, "", accountID)
+		err := s.Store().View(ctx, func(tx Tx) error {
+			acct, err := engine.GetShared(tx, typeAccounts, "", accountID)
 			if err != nil {
 				return err
 			}
@@ -150,16 +90,16 @@ func accountBySlug(tx Tx, slug string) (*Record, error) {
 }
 
 func actorIn(tx Tx, userID string, acct *Record) (*Actor, error) {
-	u, err := getShared(tx, typeUsers, acct.ID, userID)
+	u, err := engine.GetShared(tx, typeUsers, acct.ID, userID)
 	if err != nil || u.Str("status") != "active" {
 		return nil, scopekit.Errorf(scopekit.EFORBIDDEN, "you are not a member of account %q", acct.Str("slug"))
 	}
-	a := &Actor{UserID: userID, Account: acct, User: u, AllProjects: true}
+	a := &Actor{UserID: userID, Account: acct, User: u, AllScopes: true}
 	if rid := u.Rel("roles"); rid != "" {
-		if role, err := getShared(tx, typeRoles, acct.ID, rid); err == nil {
+		if role, err := engine.GetShared(tx, typeRoles, acct.ID, rid); err == nil {
 			a.Role = role
 			// fail closed: only an explicit "all" shows every project
-			a.AllProjects = role.Str("project-visibility") == "all"
+			a.AllScopes = role.Str("project-visibility") == "all"
 		}
 	}
 	return a, nil

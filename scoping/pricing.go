@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 
+	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/pricing"
 	"github.com/shopspring/decimal"
 )
@@ -61,13 +62,13 @@ func (s *Service) pricedRun(ctx context.Context, a *Actor, projectID string) (*p
 	if err := a.Require("projects", false); err != nil {
 		return nil, err
 	}
-	def, _ := s.schema.Lookup("projects")
+	def, _ := s.Schema().Lookup("projects")
 	var run *pricedProject
-	err := s.view(ctx, a, false, func(c *Call) error {
-		if _, err := c.getVisible(ctx, def, projectID, map[string]string{"active": "true,false"}); err != nil {
+	err := s.read(ctx, a, func(c *Call) error {
+		if _, err := c.GetVisible(ctx, def, projectID, map[string]string{"active": "true,false"}); err != nil {
 			return err
 		}
-		pp, err := c.priced([]string{projectID}, nil)
+		pp, err := priced(c, []string{projectID}, nil)
 		if err != nil {
 			return err
 		}
@@ -80,28 +81,28 @@ func (s *Service) pricedRun(ctx context.Context, a *Actor, projectID string) (*p
 // priced prices the projects not priced yet in this call and returns the
 // runs of all asked for. known are project records the caller has already
 // read (they are not read again).
-func (c *Call) priced(ids []string, known []*Record) (map[string]*pricedProject, error) {
-	if c.pricedCache == nil {
-		c.pricedCache = map[string]*pricedProject{}
+func priced(c *Call, ids []string, known []*Record) (map[string]*pricedProject, error) {
+	if state(c).pricedCache == nil {
+		state(c).pricedCache = map[string]*pricedProject{}
 	}
 	var todo []string
 	for _, id := range ids {
-		if _, ok := c.pricedCache[id]; !ok && id != "" && !slices.Contains(todo, id) {
+		if _, ok := state(c).pricedCache[id]; !ok && id != "" && !slices.Contains(todo, id) {
 			todo = append(todo, id)
 		}
 	}
 	if len(todo) > 0 {
-		if err := c.priceProjects(todo, known); err != nil {
+		if err := priceProjects(c, todo, known); err != nil {
 			return nil, err
 		}
 	}
-	return c.pricedCache, nil
+	return state(c).pricedCache, nil
 }
 
 // projectData is every record a pricing run reads, for a set of projects.
 type projectData map[string][]*Record // type → records
 
-func (c *Call) loadProjectData(ids []string, known []*Record) (projectData, error) {
+func loadProjectData(c *Call, ids []string, known []*Record) (projectData, error) {
 	d := projectData{}
 	want := make(map[string]bool, len(ids))
 	for _, id := range ids {
@@ -128,10 +129,10 @@ func (c *Call) loadProjectData(ids []string, known []*Record) (projectData, erro
 		d["projects"] = append(d["projects"], projects...)
 	}
 	withLines := ids
-	if len(c.childless) > 0 {
+	if len(state(c).childless) > 0 {
 		withLines = make([]string, 0, len(ids))
 		for _, id := range ids {
-			if !c.childless[id] {
+			if !state(c).childless[id] {
 				withLines = append(withLines, id)
 			}
 		}
@@ -193,18 +194,18 @@ func byProject(recs []*Record) map[string][]*Record {
 	return m
 }
 
-func (c *Call) priceProjects(ids []string, known []*Record) error {
-	d, err := c.loadProjectData(ids, known)
+func priceProjects(c *Call, ids []string, known []*Record) error {
+	d, err := loadProjectData(c, ids, known)
 	if err != nil {
 		return err
 	}
-	return c.priceData(d, ids)
+	return priceData(c, d, ids)
 }
 
 // priceData prices the projects ids from their loaded data into the call's
 // cache of runs.
-func (c *Call) priceData(d projectData, ids []string) error {
-	acct, err := c.txAccount()
+func priceData(c *Call, d projectData, ids []string) error {
+	acct, err := txAccount(c)
 	if err != nil {
 		return err
 	}
@@ -221,12 +222,12 @@ func (c *Call) priceData(d projectData, ids []string) error {
 		g := func(typ string) []*Record { return groups[typ][proj.ID] }
 		in, pp := pricingInput(acct, proj, g, tables, terms, cats, currencies)
 		pp.in = in
-		pp.res, pp.err = c.Svc.price(in)
-		c.pricedCache[proj.ID] = pp
+		pp.res, pp.err = svcOf(c).price(in)
+		state(c).pricedCache[proj.ID] = pp
 	}
 	for _, id := range ids { // missing projects price as nothing
-		if _, ok := c.pricedCache[id]; !ok {
-			c.pricedCache[id] = &pricedProject{err: notFound("projects", id)}
+		if _, ok := state(c).pricedCache[id]; !ok {
+			state(c).pricedCache[id] = &pricedProject{err: engine.NotFound("projects", id)}
 		}
 	}
 	return nil
@@ -347,7 +348,7 @@ func computePrices(_ context.Context, c *Call, recs []*Record) error {
 			projects[p.ID] = p
 		}
 	}
-	acct, err := c.txAccount()
+	acct, err := txAccount(c)
 	if err != nil {
 		return err
 	}
@@ -369,19 +370,19 @@ func computePrices(_ context.Context, c *Call, recs []*Record) error {
 		}
 	}
 	if len(ids) > 0 {
-		if _, err := c.priced(ids, known); err != nil {
+		if _, err := priced(c, ids, known); err != nil {
 			return err
 		}
 	}
 	var catalog map[string]*Record // catalog hours, for custom-hours
 	for _, r := range recs {
 		if stale[projectOfPriced(r)] {
-			c.setFigures(r)
+			setFigures(c, r)
 		}
 		if r.Type == "project-services" || r.Type == "project-subservices" {
 			if catalog == nil {
 				var err error
-				if catalog, err = c.catalogLines(recs); err != nil {
+				if catalog, err = catalogLines(c, recs); err != nil {
 					return err
 				}
 			}
@@ -402,11 +403,11 @@ func projectOfPriced(r *Record) string {
 // setFigures sets the price figures of r from the call's pricing run of its
 // project (none when the project could not be priced: a read never fails
 // for pricing) and reports whether they changed.
-func (c *Call) setFigures(r *Record) bool {
+func setFigures(c *Call, r *Record) bool {
 	names := figureAttrs[r.Type]
 	var vals [6]any // by position in names; nil: no figure
 	put := func(name string, f pricing.Fixed) { vals[slices.Index(names, name)] = f.String() }
-	if pp := c.pricedCache[projectOfPriced(r)]; pp != nil {
+	if pp := state(c).pricedCache[projectOfPriced(r)]; pp != nil {
 		if r.Type == "projects" && pp.in != nil {
 			vals[0] = pp.in.Currency.Code
 		}
@@ -495,7 +496,7 @@ func lineFigures(r *Record, pp *pricedProject, put func(string, pricing.Fixed)) 
 
 // catalogLines loads the catalog services and subservices the lines of
 // recs were added from.
-func (c *Call) catalogLines(recs []*Record) (map[string]*Record, error) {
+func catalogLines(c *Call, recs []*Record) (map[string]*Record, error) {
 	var sids, subids []string
 	for _, r := range recs {
 		switch r.Type {

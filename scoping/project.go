@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/scopekit/scopekit"
+	"github.com/scopekit/scopekit/engine"
 )
 
 // Projects and their children (docs/resources.md, "Clients and projects").
@@ -11,7 +12,7 @@ import (
 var projectStatuses = []string{"draft", "pending_approval", "approved", "won", "lost", "canceled"}
 
 func declareProjects(s *Schema) {
-	s.register(&TypeDef{Name: "projects", Guard: "projects", Archives: true, V2: true, ProjectRel: "id",
+	register(s, &TypeDef{Name: "projects", Guard: "projects", Archives: true, V2: true, ScopeRel: "id",
 		Attrs: cat([]AttrDef{required(str("project-name")),
 			text("executive-summary"), text("solution-summary"), text("our-responsibilities"),
 			text("client-responsibilities"), text("out-of-scope"), date("msa-date"),
@@ -28,7 +29,8 @@ func declareProjects(s *Schema) {
 			{Name: "client", Type: "clients", Required: true}, to1("rate-table", "rate-tables"),
 			to1("payment-term", "payment-terms"), to1("line-of-business", "lines-of-business"),
 			to1("sales-executive", "users"), to1("presales-engineer", "users"),
-			{Name: "teammates", Type: "users", ToMany: true, ReadOnly: true, Through: "project-teammates", From: "project", To: "user"},
+			{Name: "teammates", Type: "users", ToMany: true, ReadOnly: true, Through: "project-teammates", From: "project", To: "user",
+				ThroughWhere: []Cond{{Field: "removed-at", Op: OpNull}}},
 			inverse("project-teammates", "project-teammates", "project"),
 			inverse("project-locations", "project-locations", "project"),
 			inverse("project-phases", "project-phases", "project"),
@@ -47,16 +49,17 @@ func declareProjects(s *Schema) {
 			"approved-after", FilterDef{Field: "approved-at", Op: OpGte, Kind: KindTime}),
 			"approved-before", FilterDef{Field: "approved-at", Op: OpLte, Kind: KindTime}),
 			"teammate", FilterDef{Build: func(_ context.Context, c *Call, v string) ([]Cond, error) {
-				return c.projectsOfTeammates(splitList(v))
+				return projectsOfTeammates(c, engine.SplitList(v))
 			}}),
 			"my-projects", FilterDef{Kind: KindBool, Build: func(_ context.Context, c *Call, v string) ([]Cond, error) {
 				switch v {
 				case "true":
-					return c.projectsOfTeammates([]string{c.Actor.UserID})
+					return projectsOfTeammates(c, []string{c.Actor.UserID})
 				case "false":
 					return nil, nil
 				}
-				return nil, scopekit.ParamErrorf(scopekit.EBADREQUEST, "filter[my-projects]", "filter[my-projects] must be true or false")
+				p := c.FilterParam("my-projects")
+				return nil, scopekit.ParamErrorf(scopekit.EBADREQUEST, p, "%s must be true or false", p)
 			}}),
 			"active", FilterDef{Op: OpIn, Kind: KindBool}),
 		Hooks: Hooks{Defaults: projectDefaults, AfterWrite: afterProjectWrite,
@@ -66,7 +69,7 @@ func declareProjects(s *Schema) {
 			}},
 	})
 
-	s.register(&TypeDef{Name: "project-teammates", Guard: "projects", ProjectRel: "project",
+	register(s, &TypeDef{Name: "project-teammates", Guard: "projects", ScopeRel: "project",
 		Attrs: computed(AttrDef{Name: "removed-at", Kind: KindTime}),
 		Rels:  []RelDef{owner("project", "projects"), owner("user", "users")},
 		Filters: with(eq("project", "user"), "removed", FilterDef{Kind: KindBool, Default: "false",
@@ -78,28 +81,28 @@ func declareProjects(s *Schema) {
 			}}),
 		Hooks: Hooks{Upsert: upsertTeammate, Delete: func(_ context.Context, c *Call, rec *Record) error {
 			if rec.Str("removed-at") == "" {
-				rec.Attrs["removed-at"] = FormatTime(c.Svc.Now())
+				rec.Attrs["removed-at"] = FormatTime(svcOf(c).Now())
 				return c.Tx.Replace(rec)
 			}
 			return nil
 		}},
 	})
 
-	s.register(&TypeDef{Name: "project-locations", Guard: "projects", ProjectRel: "project",
+	register(s, &TypeDef{Name: "project-locations", Guard: "projects", ScopeRel: "project",
 		Attrs: []AttrDef{required(str("name")), str("address"), str("city"), str("region"), str("country"),
 			str("postal-code"), flag("remote", false)},
 		Rels: []RelDef{owner("project", "projects")}, Filters: eq("project")})
-	s.register(&TypeDef{Name: "project-phases", Guard: "projects", ProjectRel: "project",
+	register(s, &TypeDef{Name: "project-phases", Guard: "projects", ScopeRel: "project",
 		Attrs: []AttrDef{required(str("name")), num("position"), text("sow-language")},
 		Rels:  []RelDef{owner("project", "projects"), to1("phase", "phases")}, Filters: eq("project")})
-	s.register(&TypeDef{Name: "project-resources", Guard: "projects", ProjectRel: "project",
+	register(s, &TypeDef{Name: "project-resources", Guard: "projects", ScopeRel: "project",
 		Attrs: cat([]AttrDef{str("name"), str("external-name"), str("code"), dec("hourly-rate"), dec("hourly-cost")},
 			computed(dec("total-hours"), dec("revenue"), dec("cost"))),
 		Rels:    []RelDef{owner("project", "projects"), to1("resource", "resources"), to1("line-of-business", "lines-of-business")},
 		Filters: eq("project"),
 		Hooks:   Hooks{Defaults: projectResourceDefaults, Compute: computePrices}})
 
-	s.register(&TypeDef{Name: "project-services", Guard: "projects", ProjectRel: "project", V2: true,
+	register(s, &TypeDef{Name: "project-services", Guard: "projects", ScopeRel: "project", V2: true,
 		Attrs: cat([]AttrDef{str("name"), withDefault(dec("quantity"), "1"), dec("unit-hours"), dec("actual-hours"),
 			enum("service-type", "professional_services", serviceTypes...),
 			enum("payment-frequency", "one_time", paymentFrequencies...),
@@ -115,7 +118,7 @@ func declareProjects(s *Schema) {
 		Filters: eq("project", "project-phase", "project-location", "service"),
 		Hooks:   Hooks{Defaults: projectServiceDefaults, AfterWrite: afterProjectServiceWrite, Compute: computePrices}})
 
-	s.register(&TypeDef{Name: "project-subservices", Guard: "projects", ProjectRel: "project", V2: true,
+	register(s, &TypeDef{Name: "project-subservices", Guard: "projects", ScopeRel: "project", V2: true,
 		Attrs: cat([]AttrDef{str("name"), withDefault(dec("quantity"), "1"), dec("unit-hours"), dec("actual-hours"), num("position")},
 			computed(dec("extended-hours"), AttrDef{Name: "custom-hours", Kind: KindBool}, dec("revenue"), dec("cost"))),
 		Rels: []RelDef{owner("project-service", "project-services"), to1("subservice", "subservices"),
@@ -126,7 +129,7 @@ func declareProjects(s *Schema) {
 			return inheritProject(c, rec, "project-services", "project-service")
 		}}})
 
-	s.register(&TypeDef{Name: "project-expenses", Guard: "projects", ProjectRel: "project",
+	register(s, &TypeDef{Name: "project-expenses", Guard: "projects", ScopeRel: "project",
 		Attrs: cat([]AttrDef{required(str("description")), withDefault(dec("quantity"), "1"), required(dec("rate")), dec("unit-cost")},
 			computed(dec("revenue"), dec("cost"), dec("profit"))),
 		Rels: []RelDef{owner("project", "projects"), to1("expense-category", "expense-categories"),
@@ -140,14 +143,14 @@ func declareProjects(s *Schema) {
 			}
 			return nil
 		}}})
-	s.register(&TypeDef{Name: "project-products", Guard: "projects", ProjectRel: "project",
+	register(s, &TypeDef{Name: "project-products", Guard: "projects", ScopeRel: "project",
 		Attrs: cat([]AttrDef{str("name"), str("sku"), withDefault(dec("quantity"), "1"), dec("unit-price"), dec("unit-cost")},
 			computed(dec("revenue"), dec("cost"), dec("profit"))),
 		Rels:    []RelDef{owner("project", "projects"), to1("product", "products")},
 		Filters: eq("project"),
 		Hooks:   Hooks{Defaults: projectProductDefaults, Compute: computePrices}})
 
-	s.register(&TypeDef{Name: "approval-steps", Guard: "projects", ProjectRel: "project", ReadOnly: true,
+	register(s, &TypeDef{Name: "approval-steps", Guard: "projects", ScopeRel: "project", ReadOnly: true,
 		Hooks: Hooks{Create: importLegacyStep},
 		Attrs: computed(str("kind"), num("position"),
 			enum("status", "pending", "pending", "approved", "declined", "rescoped", "canceled"),
@@ -156,7 +159,7 @@ func declareProjects(s *Schema) {
 			inverse("approval-requirements", "approval-requirements", "approval-step"),
 			{Name: "required-approvers", Type: "users", ToMany: true, ReadOnly: true}},
 		Filters: eq("project", "status")})
-	s.register(&TypeDef{Name: "approval-requirements", Guard: "projects", ProjectRel: "project", ReadOnly: true,
+	register(s, &TypeDef{Name: "approval-requirements", Guard: "projects", ScopeRel: "project", ReadOnly: true,
 		Attrs: computed(enum("status", "pending", "pending", "signed", "downgraded"), AttrDef{Name: "signed-at", Kind: KindTime}),
 		Rels: []RelDef{owner("approval-step", "approval-steps"), to1("user", "users"),
 			{Name: "project", Type: "projects", ReadOnly: true, Cascade: true}},
@@ -165,7 +168,7 @@ func declareProjects(s *Schema) {
 
 // projectsOfTeammates is a condition on projects on which one of users is
 // an active teammate.
-func (c *Call) projectsOfTeammates(users []string) ([]Cond, error) {
+func projectsOfTeammates(c *Call, users []string) ([]Cond, error) {
 	tms, err := c.Find("project-teammates", Eq("user", users...), Cond{Field: "removed-at", Op: OpNull})
 	if err != nil {
 		return nil, err
@@ -259,14 +262,14 @@ func addRequiredGovernance(_ context.Context, c *Call, rec, old *Record) error {
 			pg.SetRel("service-category", sc)
 		}
 		if r := g.Rel("resource"); r != "" {
-			id, err := c.ensureProjectResource(rec.ID, r)
+			id, err := ensureProjectResource(c, rec.ID, r)
 			if err != nil {
 				return err
 			}
 			pg.SetRel("project-resource", id)
 		}
 		if ph := g.Rel("phase"); ph != "" {
-			id, err := c.ensureProjectPhase(rec.ID, ph)
+			id, err := ensureProjectPhase(c, rec.ID, ph)
 			if err != nil {
 				return err
 			}

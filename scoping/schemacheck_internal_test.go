@@ -3,15 +3,17 @@ package scoping
 import (
 	"strings"
 	"testing"
+
+	"github.com/scopekit/scopekit/engine"
 )
 
 // Ensure Check names each kind of broken declaration.
 func TestCheckSchemaFindsBrokenDeclarations(t *testing.T) {
-	s := newSchema()
+	s := engine.NewSchema(Permissions...)
 	for _, declare := range declarations {
 		declare(s)
 	}
-	s.register(&TypeDef{Name: "broken-things", Guard: "no-such-permission", ProjectRel: "owner",
+	register(s, &TypeDef{Name: "broken-things", Guard: "no-such-permission", ScopeRel: "owner",
 		Attrs: []AttrDef{str("name")},
 		Rels: []RelDef{to1("ghost", "no-such-type"), inverse("children", "projects", "parent"),
 			{Name: "pals", Type: "users", ToMany: true, Through: "project-teammates", From: "project", To: "user"}},
@@ -22,7 +24,7 @@ func TestCheckSchemaFindsBrokenDeclarations(t *testing.T) {
 	}
 	for _, want := range []string{
 		`guard "no-such-permission" is not a permission`,
-		`project relationship "owner" is not declared`,
+		`scope relationship "owner" is not declared`,
 		`relationship ghost names undeclared type "no-such-type"`,
 		`inverse relationship children: projects has no stored relationship "parent" to broken-things`,
 		`through relationship pals: project-teammates has no relationship "project" to broken-things`,

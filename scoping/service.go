@@ -2,21 +2,23 @@ package scoping
 
 import (
 	"context"
+	"log/slog"
 	"maps"
 	"slices"
 	"time"
 
-	"github.com/scopekit/scopekit"
+	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/internal/bounded"
 	"github.com/scopekit/scopekit/pricing"
 )
 
 // Service is the use-case layer: every read and write of records goes
 // through it, so that permissions, visibility and validation hold whatever
-// adapter calls it.
+// adapter calls it. The generic use cases (list, show, related, create,
+// update, delete) are the engine's; the domain's own use cases (pricing,
+// approval, documents, accounts) are methods of Service.
 type Service struct {
-	store  Store
-	schema *Schema
+	*engine.Engine
 	// Now is the clock; tests replace it.
 	Now func() time.Time
 	// Webhooks plugs in what webhook subscriptions and deliveries need
@@ -25,6 +27,9 @@ type Service struct {
 	// Documents plugs in what document templates and generation need
 	// (documents.go); the composition root sets it.
 	Documents DocumentConfig
+	// Log receives what fails after a commit, where no caller can be
+	// told (nil: slog.Default()).
+	Log *slog.Logger
 
 	price func(*pricing.Project) (*pricing.Result, error) // pricing.Price; tests count calls
 
@@ -32,51 +37,42 @@ type Service struct {
 }
 
 // An Option configures NewService.
-type Option func(*Service)
+type Option func(*options)
+
+type options struct{ schema *Schema }
 
 // WithSchema makes the service serve the types of schema. Without it the
 // service uses the store's schema when the store reports one (a Schema()
 // *Schema method, as boltstore and pgstore have), else DefaultSchema.
 // The store must index the same schema.
-func WithSchema(schema *Schema) Option { return func(s *Service) { s.schema = schema } }
+func WithSchema(schema *Schema) Option { return func(o *options) { o.schema = schema } }
 
 // NewService returns a Service over store.
 func NewService(store Store, opts ...Option) *Service {
-	s := &Service{store: store, Now: func() time.Time { return time.Now().UTC() }, price: pricing.Price}
-	for _, o := range opts {
-		o(s)
+	var o options
+	for _, opt := range opts {
+		opt(&o)
 	}
-	if s.schema == nil {
+	if o.schema == nil {
 		if st, ok := store.(interface{ Schema() *Schema }); ok {
-			s.schema = st.Schema()
+			o.schema = st.Schema()
 		}
 	}
-	if s.schema == nil {
-		s.schema = DefaultSchema()
+	if o.schema == nil {
+		o.schema = DefaultSchema()
 	}
+	s := &Service{Now: func() time.Time { return time.Now().UTC() }, price: pricing.Price}
+	s.Engine = engine.New(store, o.schema, engine.Config{
+		Scopes:  assignedProjects,
+		Begin:   s.begin,
+		Touched: restoreTeammate,
+	})
 	return s
 }
 
-// Store returns the service's store.
-func (s *Service) Store() Store { return s.store }
-
-// Schema returns the types the service serves; adapters read their
-// declarations from it.
-func (s *Service) Schema() *Schema { return s.schema }
-
-// Call is the context of one use case inside one transaction; hooks receive
-// it. Meta is the write document's top-level meta; RespMeta collects
-// top-level meta for the response.
-type Call struct {
-	Svc      *Service
-	Tx       Tx
-	Actor    *Actor
-	V2       bool
-	Meta     map[string]any
-	RespMeta map[string]any
-	// Input is the write being applied (nil on reads).
-	Input *Input
-
+// callState is the domain's state of one call (engine.Call.Ext).
+type callState struct {
+	svc         *Service
 	pricedCache map[string]*pricedProject // pricing runs of this call, by project id
 	events      int                       // events recorded by this call
 	acct        *Record                   // the account as this transaction sees it (txAccount)
@@ -84,82 +80,68 @@ type Call struct {
 	queued      bool                      // a document was queued for generation
 }
 
-// Given reports whether the write being applied names the attribute or
-// relationship, so hooks can fill only what the client left out.
-func (c *Call) Given(name string) bool {
-	if c.Input == nil {
-		return false
+// state returns the domain's state of call c.
+func state(c *Call) *callState { return c.Ext.(*callState) }
+
+// svcOf returns the Service running call c.
+func svcOf(c *Call) *Service { return state(c).svc }
+
+// begin sets up a call: the domain's state and, on a write, the stored
+// prices (storedprices.go) and what runs after the commit.
+func (s *Service) begin(c *Call, write bool) {
+	st := &callState{svc: s}
+	c.Ext = st
+	if !write {
+		return
 	}
-	if _, ok := c.Input.Attrs[name]; ok {
-		return true
-	}
-	_, ok := c.Input.Rels[name]
-	return ok
-}
-
-// AccountID returns the id of the account the call addresses.
-func (c *Call) AccountID() string { return c.Actor.AccountID() }
-
-// Get reads a record of the call's account.
-func (c *Call) Get(typ, id string) (*Record, error) { return c.Tx.Get(typ, c.AccountID(), id) }
-
-// Find lists every record of typ in the call's account matching where.
-func (c *Call) Find(typ string, where ...Cond) ([]*Record, error) {
-	recs, _, err := c.Tx.List(&Query{Type: typ, AccountID: c.AccountID(), Where: where})
-	return recs, err
-}
-
-// Eq is a shorthand for an OpIn condition.
-func Eq(field string, values ...string) Cond { return Cond{Field: field, Op: OpIn, Values: values} }
-
-func (s *Service) view(ctx context.Context, a *Actor, v2 bool, fn func(c *Call) error) error {
-	return s.store.View(ctx, func(tx Tx) error {
-		return fn(&Call{Svc: s, Tx: tx, Actor: a, V2: v2})
-	})
-}
-
-func (s *Service) update(ctx context.Context, a *Actor, v2 bool, meta map[string]any, fn func(c *Call) error) (*Call, error) {
-	var call *Call
-	var ptx *pricingTx
-	err := s.store.Update(ctx, func(tx Tx) error {
-		ptx = newPricingTx(tx, s)
-		call = &Call{Svc: s, Tx: ptx, Actor: a, V2: v2, Meta: meta, RespMeta: map[string]any{}}
-		if err := fn(call); err != nil {
-			return err
+	ptx := newPricingTx(c.Tx, s)
+	c.Tx = ptx
+	c.BeforeCommit(ptx.flush) // prices are stored with the writes that change them
+	c.AfterCommit(func(ctx context.Context) {
+		if st.events > 0 && s.Webhooks.Notify != nil {
+			s.Webhooks.Notify() // after the commit: the deliveries are visible
 		}
-		return ptx.flush(ctx) // prices are stored with the writes that change them
+		for _, acct := range slices.Sorted(maps.Keys(ptx.bumped)) {
+			// the write has committed: a project left stale is priced on
+			// read until the next refresh (at the next such write or start)
+			if err := s.RefreshPrices(context.WithoutCancel(ctx), acct); err != nil {
+				s.log().Error("stale prices not refreshed", "account", acct, "err", err)
+			}
+		}
+		if st.queued && s.Documents.Notify != nil {
+			s.Documents.Notify() // after the commit: the workers see the queued document
+		}
 	})
-	if err != nil {
-		return call, err
-	}
-	if call.events > 0 && s.Webhooks.Notify != nil {
-		s.Webhooks.Notify() // after the commit: the deliveries are visible
-	}
-	for _, acct := range slices.Sorted(maps.Keys(ptx.bumped)) {
-		// best effort: a project left stale is priced on read until refreshed
-		_ = s.RefreshPrices(context.WithoutCancel(ctx), acct)
-	}
-	if call.queued && s.Documents.Notify != nil {
-		s.Documents.Notify() // after the commit: the workers see the queued document
-	}
-	return call, nil
 }
 
-func (s *Service) lookupType(name string) (*TypeDef, error) {
-	t, ok := s.schema.Lookup(name)
-	if !ok || !t.Served() {
-		return nil, scopekit.Errorf(scopekit.ENOTFOUND, "no resource type %q", name)
+func (s *Service) log() *slog.Logger {
+	if s.Log == nil {
+		return slog.Default()
 	}
-	return t, nil
+	return s.Log
 }
 
-// visibleProjects returns the ids of the projects the actor may see when
+// read runs fn in a read transaction as a, for the domain's own use cases.
+func (s *Service) read(ctx context.Context, a *Actor, fn func(c *Call) error) error {
+	return s.Read(ctx, a, engine.Options{}, fn)
+}
+
+// write runs fn in a write transaction as a, for the domain's own use
+// cases.
+func (s *Service) write(ctx context.Context, a *Actor, fn func(c *Call) error) (*Call, error) {
+	return s.Write(ctx, a, engine.Options{}, nil, fn)
+}
+
+// writeRecord runs fn in a write transaction as a and answers with the
+// record it returns as a read would, in the same transaction.
+func (s *Service) writeRecord(ctx context.Context, a *Actor, def *TypeDef, fn func(c *Call) (*Record, error)) (*Result, error) {
+	return s.WriteRecord(ctx, a, engine.Options{}, nil, def, fn)
+}
+
+// assignedProjects returns the ids of the projects the actor may see when
 // its role's visibility is "assigned": those on which it is an active
 // teammate.
-func (c *Call) visibleProjects() (map[string]bool, error) {
-	if c.Actor.visible != nil {
-		return c.Actor.visible, nil
-	}
+func assignedProjects(c *Call) (map[string]bool, error) {
 	tms, err := c.Find("project-teammates", Eq("user", c.Actor.UserID), Cond{Field: "removed-at", Op: OpNull})
 	if err != nil {
 		return nil, err
@@ -168,43 +150,27 @@ func (c *Call) visibleProjects() (map[string]bool, error) {
 	for _, t := range tms {
 		v[t.Rel("project")] = true
 	}
-	c.Actor.visible = v
 	return v, nil
 }
 
-// canSeeProject reports whether the actor may see the project with id pid.
-func (c *Call) canSeeProject(pid string) (bool, error) {
-	if c.Actor.AllProjects || pid == "" {
-		return true, nil
+// restoreTeammate clears removed-at of the actor's teammate record on the
+// project rec belongs to: a removed teammate who edits the project again
+// is restored. Managing the team (writes to project-teammates) is not
+// editing the project, so a teammate who removes itself stays removed.
+func restoreTeammate(c *Call, def *TypeDef, rec *Record) error {
+	pid := engine.ScopeOf(def, rec)
+	if pid == "" || def.Name == "project-teammates" {
+		return nil
 	}
-	v, err := c.visibleProjects()
-	return v[pid], err
-}
-
-// projectOf returns the id of the project owning rec ("" when none).
-func projectOf(def *TypeDef, rec *Record) string {
-	switch def.ProjectRel {
-	case "":
-		return ""
-	case "id":
-		return rec.ID
-	}
-	return rec.Rel(def.ProjectRel)
-}
-
-// checkVisible answers ENOTFOUND for a record outside the actor's
-// visibility.
-func (c *Call) checkVisible(def *TypeDef, rec *Record) error {
-	ok, err := c.canSeeProject(projectOf(def, rec))
+	tms, err := c.Find("project-teammates", Eq("project", pid), Eq("user", c.Actor.UserID), Cond{Field: "removed-at", Op: OpNotNull})
 	if err != nil {
 		return err
 	}
-	if !ok {
-		return notFound(def.Name, rec.ID)
+	for _, t := range tms {
+		delete(t.Attrs, "removed-at")
+		if err := c.Tx.Replace(t); err != nil {
+			return err
+		}
 	}
 	return nil
-}
-
-func notFound(typ, id string) *scopekit.Error {
-	return scopekit.Errorf(scopekit.ENOTFOUND, "%s %s not found", typ, id)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/scopekit/scopekit"
+	"github.com/scopekit/scopekit/engine"
 )
 
 // Catalog service approval (docs/approval.md, "Catalog service approval"):
@@ -17,7 +18,7 @@ import (
 var serviceVersionAttrs = []string{"name", "description", "sku", "hours", "service-type", "payment-frequency", "position", "user-defined-fields"}
 
 func declareServiceApproval(s *Schema) {
-	s.register(&TypeDef{Name: "approved-services", Guard: "catalog", Archives: true, V2: true, ReadOnly: true,
+	register(s, &TypeDef{Name: "approved-services", Guard: "catalog", Archives: true, V2: true, ReadOnly: true,
 		Attrs: cat([]AttrDef{str("name"), text("description"), str("sku"), dec("hours"),
 			enum("service-type", "", serviceTypes...), enum("payment-frequency", "", paymentFrequencies...),
 			num("position"), obj("user-defined-fields")},
@@ -30,7 +31,7 @@ func declareServiceApproval(s *Schema) {
 		Filters: with(eq("phase", "line-of-business", "service-category", "service-type", "state", "service"),
 			"name", FilterDef{Op: OpContains}),
 	})
-	s.register(&TypeDef{Name: "approved-subservices", Guard: "catalog", V2: true, ReadOnly: true,
+	register(s, &TypeDef{Name: "approved-subservices", Guard: "catalog", V2: true, ReadOnly: true,
 		Attrs: computed(str("name"), dec("hours"), dec("quantity"), num("position")),
 		Rels: []RelDef{{Name: "approved-service", Type: "approved-services", Cascade: true},
 			to1("subservice", "subservices"), to1("resource", "resources"),
@@ -69,8 +70,8 @@ func newServiceVersion(_ context.Context, c *Call, rec, old *Record) error {
 // serviceEdited reports whether a write changed what a version records.
 func serviceEdited(rec, old *Record) bool {
 	for _, a := range serviceVersionAttrs {
-		x, _ := textOf(rec.Attrs[a])
-		y, _ := textOf(old.Attrs[a])
+		x, _ := engine.TextOf(rec.Attrs[a])
+		y, _ := engine.TextOf(old.Attrs[a])
 		if x != y {
 			return true
 		}
@@ -126,20 +127,20 @@ func (s *Service) ApproveService(ctx context.Context, a *Actor, serviceID string
 		if err := c.Tx.Replace(svc); err != nil {
 			return err
 		}
-		return c.recordApprovedVersion(svc, a.UserID)
+		return recordApprovedVersion(c, svc, a.UserID)
 	})
 }
 
 // recordApprovedVersion replaces the service's approved version with svc
 // as it is now, subservices included.
-func (c *Call) recordApprovedVersion(svc *Record, approver string) error {
+func recordApprovedVersion(c *Call, svc *Record, approver string) error {
 	prev, err := c.Find("approved-services", Eq(NameService, svc.ID))
 	if err != nil {
 		return err
 	}
-	def, _ := c.Svc.schema.Lookup("approved-services")
+	def, _ := c.Engine.Schema().Lookup("approved-services")
 	for _, p := range prev {
-		if err := c.remove(def, p); err != nil {
+		if err := c.Remove(def, p); err != nil {
 			return err
 		}
 	}
@@ -149,7 +150,7 @@ func (c *Call) recordApprovedVersion(svc *Record, approver string) error {
 			v.Attrs[a] = x
 		}
 	}
-	v.Attrs[NameVersion], v.Attrs[NameApprovedAt], v.Attrs[NameServiceId] = svc.Int(NameVersion), FormatTime(c.Svc.Now()), svc.ID
+	v.Attrs[NameVersion], v.Attrs[NameApprovedAt], v.Attrs[NameServiceId] = svc.Int(NameVersion), FormatTime(svcOf(c).Now()), svc.ID
 	v.Attrs[NameState], v.Attrs[NameActive] = "approved", svc.Active()
 	v.SetRel(NameService, svc.ID)
 	v.SetRel(NameApprovedBy, approver)
@@ -187,17 +188,12 @@ func (s *Service) serviceAction(ctx context.Context, a *Actor, serviceID string,
 	if err := a.Require("catalog", false); err != nil {
 		return nil, err
 	}
-	def, _ := s.schema.Lookup("services")
-	var svc *Record
-	_, err := s.update(ctx, a, false, nil, func(c *Call) error {
-		var err error
-		if svc, err = c.getVisible(ctx, def, serviceID, nil); err != nil {
-			return err
+	def, _ := s.Schema().Lookup("services")
+	return s.writeRecord(ctx, a, def, func(c *Call) (*Record, error) {
+		svc, err := c.GetVisible(ctx, def, serviceID, nil)
+		if err != nil {
+			return nil, err
 		}
-		return fn(c, svc)
+		return svc, fn(c, svc)
 	})
-	if err != nil {
-		return nil, err
-	}
-	return s.reread(ctx, a, def, svc, false, nil)
 }

@@ -3,6 +3,7 @@ package scoping
 import (
 	"context"
 
+	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/pricing"
 )
 
@@ -57,14 +58,14 @@ func (s *Service) Snapshot(ctx context.Context, a *Actor, projectID, guard strin
 
 // snapshot reads the snapshot of a project visible to a.
 func (s *Service) snapshot(ctx context.Context, a *Actor, projectID string) (*Snapshot, error) {
-	def, _ := s.schema.Lookup("projects")
+	def, _ := s.Schema().Lookup("projects")
 	var snap *Snapshot
-	err := s.view(ctx, a, false, func(c *Call) error {
-		proj, err := c.getVisible(ctx, def, projectID, anyActive(def))
+	err := s.read(ctx, a, func(c *Call) error {
+		proj, err := c.GetVisible(ctx, def, projectID, engine.AnyActive(def))
 		if err != nil {
 			return err
 		}
-		runs, err := c.priced([]string{proj.ID}, []*Record{proj})
+		runs, err := priced(c, []string{proj.ID}, []*Record{proj})
 		if err != nil {
 			return err
 		}
@@ -80,14 +81,14 @@ func (s *Service) snapshot(ctx context.Context, a *Actor, projectID string) (*Sn
 			Locations: pp.recs["project-locations"], Phases: pp.recs["project-phases"],
 			Resources: pp.recs["project-resources"], Services: pp.recs["project-services"], Subservices: pp.subs,
 			Governance: pp.recs["project-governances"], Expenses: pp.recs["project-expenses"], Products: pp.recs["project-products"]}
-		return c.fillSnapshot(snap)
+		return fillSnapshot(c, snap)
 	})
 	return snap, err
 }
 
 // fillSnapshot reads the records around the project: one query per type,
 // never one per line.
-func (c *Call) fillSnapshot(snap *Snapshot) error {
+func fillSnapshot(c *Call, snap *Snapshot) error {
 	p := snap.Project
 	one := func(typ, rel string) (*Record, error) {
 		id := p.Rel(rel)

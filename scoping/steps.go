@@ -9,13 +9,14 @@ import (
 
 	"github.com/scopekit/scopekit"
 	"github.com/scopekit/scopekit/approval"
+	"github.com/scopekit/scopekit/engine"
 )
 
 // Step actions (approve, decline, rescope), the legacy step import and
 // the removal of approvers.
 
 // loadStep builds the state machine's view of a stored step.
-func (c *Call) loadStep(rec *Record) (*approval.Step, []*Record, error) {
+func loadStep(c *Call, rec *Record) (*approval.Step, []*Record, error) {
 	reqs, err := c.Find("approval-requirements", Eq(NameApprovalStep, rec.ID))
 	if err != nil {
 		return nil, nil, err
@@ -34,7 +35,7 @@ func (c *Call) loadStep(rec *Record) (*approval.Step, []*Record, error) {
 }
 
 // storeStep writes back what the state machine changed.
-func (c *Call) storeStep(rec *Record, st *approval.Step, reqs []*Record) error {
+func storeStep(c *Call, rec *Record, st *approval.Step, reqs []*Record) error {
 	for i, req := range st.Requirements {
 		if i >= len(reqs) { // a manager completing a step nobody can sign any more (rule 5)
 			r := NewRecord("approval-requirements", rec.AccountID)
@@ -75,7 +76,7 @@ func (c *Call) storeStep(rec *Record, st *approval.Step, reqs []*Record) error {
 // follow carries a step's outcome to its project: a completed step moves
 // the walk on (a legacy step completes the workflow); a declined or
 // rescoped one returns the project to draft.
-func (c *Call) follow(step *Record, out approval.Outcome) error {
+func follow(c *Call, step *Record, out approval.Outcome) error {
 	if out != approval.Completed && out != approval.Declined && out != approval.Rescoped {
 		return nil
 	}
@@ -85,12 +86,12 @@ func (c *Call) follow(step *Record, out approval.Outcome) error {
 	}
 	switch {
 	case out == approval.Completed && step.Bool(NameLegacy):
-		return c.completeWorkflow(proj)
+		return completeWorkflow(c, proj)
 	case out == approval.Completed:
-		return c.advance(proj, int(step.Int(NamePosition)))
+		return advance(c, proj, int(step.Int(NamePosition)))
 	}
 	delete(proj.Attrs, "approval-stage")
-	return c.setProjectStatus(proj, "draft")
+	return setProjectStatus(c, proj, "draft")
 }
 
 // StepAction runs approve, decline or rescope on a step for the actor and
@@ -106,14 +107,14 @@ func (s *Service) StepAction(ctx context.Context, a *Actor, stepID, action, comm
 	if err := a.Require("project_approvals", false); err != nil {
 		return nil, err
 	}
-	def, _ := s.schema.Lookup("approval-steps")
+	def, _ := s.Schema().Lookup("approval-steps")
 	var rec *Record
-	_, err := s.update(ctx, a, false, nil, func(c *Call) error {
+	_, err := s.write(ctx, a, func(c *Call) error {
 		var err error
-		if rec, err = c.getVisible(ctx, def, stepID, nil); err != nil {
+		if rec, err = c.GetVisible(ctx, def, stepID, nil); err != nil {
 			return err
 		}
-		st, reqs, err := c.loadStep(rec)
+		st, reqs, err := loadStep(c, rec)
 		if err != nil {
 			return err
 		}
@@ -132,10 +133,10 @@ func (s *Service) StepAction(ctx context.Context, a *Actor, stepID, action, comm
 		if err != nil {
 			return err
 		}
-		if err := c.storeStep(rec, st, reqs); err != nil {
+		if err := storeStep(c, rec, st, reqs); err != nil {
 			return err
 		}
-		return c.follow(rec, out)
+		return follow(c, rec, out)
 	})
 	if err != nil {
 		return nil, err
@@ -153,17 +154,17 @@ func importLegacyStep(_ context.Context, c *Call, in *Input) (*Record, error) {
 	}
 	for name, raw := range in.Attrs {
 		if name != "legacy" && name != "comment" {
-			return nil, badAttr(name, "only legacy and comment can be set when importing a step")
+			return nil, engine.BadAttr(name, "only legacy and comment can be set when importing a step")
 		}
 		if name == "legacy" {
 			var legacy bool
 			if json.Unmarshal(raw, &legacy) != nil || !legacy {
-				return nil, invalid(AttrPointer("legacy"), "approval steps are created only by imports: legacy must be true")
+				return nil, engine.Invalid(AttrPointer("legacy"), "approval steps are created only by imports: legacy must be true")
 			}
 		}
 	}
 	if _, ok := in.Attrs[NameLegacy]; !ok {
-		return nil, invalid(AttrPointer("legacy"), "approval steps are created only by imports: legacy must be true")
+		return nil, engine.Invalid(AttrPointer("legacy"), "approval steps are created only by imports: legacy must be true")
 	}
 	for name := range in.Rels {
 		if name != "project" && name != "required-approvers" {
@@ -172,18 +173,18 @@ func importLegacyStep(_ context.Context, c *Call, in *Input) (*Record, error) {
 	}
 	projRef, approvers := in.Rels["project"], in.Rels["required-approvers"]
 	if len(projRef.Refs) != 1 || projRef.ToMany || projRef.Refs[0].Type != "projects" {
-		return nil, invalid(RelPointer("project"), "project can't be blank")
+		return nil, engine.Invalid(RelPointer("project"), "project can't be blank")
 	}
-	def, _ := c.Svc.schema.Lookup("projects")
-	proj, err := c.getVisible(context.Background(), def, projRef.Refs[0].ID, nil)
+	def, _ := c.Engine.Schema().Lookup("projects")
+	proj, err := c.GetVisible(context.Background(), def, projRef.Refs[0].ID, nil)
 	if err != nil {
-		return nil, invalid(RelPointer("project"), "projects %s does not exist in this account", projRef.Refs[0].ID)
+		return nil, engine.Invalid(RelPointer("project"), "projects %s does not exist in this account", projRef.Refs[0].ID)
 	}
 	if st := proj.Str(NameStatus); st != "draft" && st != "pending_approval" {
 		return nil, scopekit.Errorf(scopekit.ECONFLICT, "a legacy step can be imported only for a draft or pending project; this one is %s", st)
 	}
 	if !approvers.ToMany || len(approvers.Refs) == 0 {
-		return nil, invalid(RelPointer("required-approvers"), "required-approvers must list at least one user")
+		return nil, engine.Invalid(RelPointer("required-approvers"), "required-approvers must list at least one user")
 	}
 	var uids []string
 	for _, r := range approvers.Refs {
@@ -191,24 +192,24 @@ func importLegacyStep(_ context.Context, c *Call, in *Input) (*Record, error) {
 			return nil, scopekit.FieldErrorf(scopekit.EBADREQUEST, RelPointer("required-approvers"), "required-approvers must reference users")
 		}
 		if _, err := c.Get("users", r.ID); err != nil {
-			return nil, invalid(RelPointer("required-approvers"), "users %s does not exist in this account", r.ID)
+			return nil, engine.Invalid(RelPointer("required-approvers"), "users %s does not exist in this account", r.ID)
 		}
 		if !slices.Contains(uids, r.ID) {
 			uids = append(uids, r.ID)
 		}
 	}
-	if err := c.cancelPendingSteps(proj.ID); err != nil {
+	if err := cancelPendingSteps(c, proj.ID); err != nil {
 		return nil, err
 	}
 	if proj.Str(NameSubmittedAt) == "" {
-		proj.Attrs[NameSubmittedAt] = FormatTime(c.Svc.Now())
+		proj.Attrs[NameSubmittedAt] = FormatTime(svcOf(c).Now())
 	}
 	proj.Attrs[NameApprovalStage] = "legacy"
 	if proj.Str(NameStatus) == "pending_approval" {
 		if err := c.Tx.Replace(proj); err != nil {
 			return nil, err
 		}
-	} else if err := c.setProjectStatus(proj, "pending_approval"); err != nil {
+	} else if err := setProjectStatus(c, proj, "pending_approval"); err != nil {
 		return nil, err
 	}
 	step := NewRecord("approval-steps", c.AccountID())
@@ -217,7 +218,7 @@ func importLegacyStep(_ context.Context, c *Call, in *Input) (*Record, error) {
 	if raw, ok := in.Attrs[NameComment]; ok {
 		var cm string
 		if json.Unmarshal(raw, &cm) != nil {
-			return nil, badAttr("comment", "comment must be a string")
+			return nil, engine.BadAttr("comment", "comment must be a string")
 		}
 		if strings.TrimSpace(cm) != "" {
 			step.Attrs[NameComment] = cm
@@ -225,7 +226,7 @@ func importLegacyStep(_ context.Context, c *Call, in *Input) (*Record, error) {
 	}
 	step.SetRel(NameProject, proj.ID)
 	step.Rels["required-approvers"] = uids
-	return step, c.insertStep(step)
+	return step, insertStep(c, step)
 }
 
 // removeApprover handles a user leaving the approvals of an account
@@ -233,7 +234,7 @@ func importLegacyStep(_ context.Context, c *Call, in *Input) (*Record, error) {
 // level, when levelID is set) are downgraded so that others can complete
 // them (rule 5); a step that the remaining signatures complete moves the
 // workflow on.
-func (c *Call) removeApprover(userID, levelID string) error {
+func removeApprover(c *Call, userID, levelID string) error {
 	reqs, err := c.Find("approval-requirements", Eq(NameUser, userID), Eq(NameStatus, approval.Pending))
 	if err != nil {
 		return err
@@ -243,19 +244,19 @@ func (c *Call) removeApprover(userID, levelID string) error {
 		if err != nil || step.Str(NameStatus) != approval.StepPending || (levelID != "" && step.Rel(NameApprovalLevel) != levelID) {
 			continue
 		}
-		st, all, err := c.loadStep(step)
+		st, all, err := loadStep(c, step)
 		if err != nil {
 			return err
 		}
-		changed, completed := st.RemoveUser(userID, c.Svc.Now())
+		changed, completed := st.RemoveUser(userID, svcOf(c).Now())
 		if !changed {
 			continue
 		}
-		if err := c.storeStep(step, st, all); err != nil {
+		if err := storeStep(c, step, st, all); err != nil {
 			return err
 		}
 		if completed {
-			if err := c.follow(step, approval.Completed); err != nil {
+			if err := follow(c, step, approval.Completed); err != nil {
 				return err
 			}
 		}
@@ -289,7 +290,7 @@ func userLeftApprovals(c *Call, user *Record) error {
 			return err
 		}
 	}
-	return c.removeApprover(user.ID, "")
+	return removeApprover(c, user.ID, "")
 }
 
 // afterLevelApproversWrite downgrades the pending requirements of users
@@ -300,7 +301,7 @@ func afterLevelApproversWrite(_ context.Context, c *Call, rec, old *Record) erro
 	}
 	for _, uid := range old.Rels["approvers"] {
 		if !slices.Contains(rec.Rels["approvers"], uid) {
-			if err := c.removeApprover(uid, rec.Rel(NameApprovalLevel)); err != nil {
+			if err := removeApprover(c, uid, rec.Rel(NameApprovalLevel)); err != nil {
 				return err
 			}
 		}

@@ -85,15 +85,15 @@ func pricesFresh(proj *Record, cur int64) bool {
 // txAccount returns the call's account as this transaction sees it (the
 // actor's copy may be older): pricing reads its default currency and
 // price epoch.
-func (c *Call) txAccount() (*Record, error) {
-	if c.acct == nil {
+func txAccount(c *Call) (*Record, error) {
+	if state(c).acct == nil {
 		acct, err := c.Tx.Get("accounts", "", c.AccountID())
 		if err != nil {
 			return nil, err
 		}
-		c.acct = acct
+		state(c).acct = acct
 	}
-	return c.acct, nil
+	return state(c).acct, nil
 }
 
 // pricingTx is the Tx of a write: it passes every write through and notes
@@ -293,17 +293,17 @@ func (s *Service) storePrices(_ context.Context, tx Tx, accountID string, ids []
 		return err
 	}
 	epoch, _ := epochOf(acct, priceEpochAttr)
-	c := &Call{Svc: s, Tx: tx, Actor: &Actor{Account: acct, AllProjects: true}, acct: acct, pricedCache: map[string]*pricedProject{},
-		childless: childless}
-	d, err := c.loadProjectData(ids, nil)
+	c := &Call{Engine: s.Engine, Tx: tx, Actor: &Actor{Account: acct, AllScopes: true},
+		Ext: &callState{svc: s, acct: acct, pricedCache: map[string]*pricedProject{}, childless: childless}}
+	d, err := loadProjectData(c, ids, nil)
 	if err != nil {
 		return err
 	}
-	if err := c.priceData(d, ids); err != nil {
+	if err := priceData(c, d, ids); err != nil {
 		return err
 	}
 	for _, proj := range d["projects"] {
-		changed := c.setFigures(proj)
+		changed := setFigures(c, proj)
 		if e, ok := epochOf(proj, pricedEpochAttr); !ok || e != epoch {
 			proj.Attrs[pricedEpochAttr] = epoch
 			changed = true
@@ -319,7 +319,7 @@ func (s *Service) storePrices(_ context.Context, tx Tx, accountID string, ids []
 			continue
 		}
 		for _, r := range d[typ] {
-			if c.setFigures(r) {
+			if setFigures(c, r) {
 				if err := tx.Replace(r); err != nil {
 					return err
 				}
@@ -337,7 +337,7 @@ func (s *Service) storePrices(_ context.Context, tx Tx, accountID string, ids []
 func (s *Service) RefreshPrices(ctx context.Context, accountID string) error {
 	for off := 0; ; off += refreshChunk {
 		n := 0
-		err := s.store.Update(ctx, func(tx Tx) error {
+		err := s.Store().Update(ctx, func(tx Tx) error {
 			acct, err := tx.Get("accounts", "", accountID)
 			if err != nil {
 				return err
@@ -368,7 +368,7 @@ func (s *Service) RefreshPrices(ctx context.Context, accountID string) error {
 // RefreshAllPrices runs RefreshPrices for every account.
 func (s *Service) RefreshAllPrices(ctx context.Context) error {
 	var ids []string
-	err := s.store.View(ctx, func(tx Tx) error {
+	err := s.Store().View(ctx, func(tx Tx) error {
 		accts, _, err := tx.List(&Query{Type: "accounts"})
 		for _, a := range accts {
 			ids = append(ids, a.ID)

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/scopekit/scopekit"
+	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/internal/demodata"
 	"github.com/scopekit/scopekit/scoping"
 	"github.com/stretchr/testify/require"
@@ -55,7 +56,7 @@ func (w *pricedWorld) ids(t *testing.T, typ string) []string {
 	if def, _ := scoping.DefaultSchema().Lookup(typ); def.Archives {
 		p.Filters = map[string]string{"active": "true,false"}
 	}
-	res, err := w.svc.List(w.ctx, w.a, typ, p, false)
+	res, err := w.svc.List(w.ctx, w.a, typ, p, engine.Options{})
 	require.NoError(t, err)
 	out := make([]string, len(res.Records))
 	for i, r := range res.Records {
@@ -67,7 +68,7 @@ func (w *pricedWorld) ids(t *testing.T, typ string) []string {
 func (w *pricedWorld) create(t *testing.T, typ string, at map[string]json.RawMessage, rels map[string]scoping.RelInput) string {
 	t.Helper()
 	in := &scoping.Input{Attrs: at, Rels: rels}
-	res, err := w.svc.Create(w.ctx, w.a, typ, in, false)
+	res, err := w.svc.Create(w.ctx, w.a, typ, in, engine.Options{})
 	require.NoError(t, err, "create %s", typ)
 	return res.Records[0].ID
 }
@@ -108,7 +109,7 @@ func (w *pricedWorld) step(t *testing.T, r *rand.Rand) string {
 		if len(ids) == 0 {
 			return nil
 		}
-		_, err := w.svc.Update(w.ctx, w.a, typ, pick(r, ids), &scoping.Input{Attrs: at, Rels: rels}, false)
+		_, err := w.svc.Update(w.ctx, w.a, typ, pick(r, ids), &scoping.Input{Attrs: at, Rels: rels}, engine.Options{})
 		return err
 	}
 	del := func(typ string) error {
@@ -116,7 +117,7 @@ func (w *pricedWorld) step(t *testing.T, r *rand.Rand) string {
 		if len(ids) == 0 {
 			return nil
 		}
-		return w.svc.Delete(w.ctx, w.a, typ, pick(r, ids), false)
+		return w.svc.Delete(w.ctx, w.a, typ, pick(r, ids), engine.Options{})
 	}
 	onProject := map[string]scoping.RelInput{"project": rel("projects", proj)}
 	var err error
@@ -125,7 +126,7 @@ func (w *pricedWorld) step(t *testing.T, r *rand.Rand) string {
 	case 0:
 		what = "add a catalog service"
 		_, err = w.svc.Create(w.ctx, w.a, "project-services", &scoping.Input{Attrs: map[string]json.RawMessage{"quantity": decimalText(r)},
-			Rels: map[string]scoping.RelInput{"project": rel("projects", proj), "service": rel("services", pick(r, w.services))}}, false)
+			Rels: map[string]scoping.RelInput{"project": rel("projects", proj), "service": rel("services", pick(r, w.services))}}, engine.Options{})
 	case 1:
 		what = "service hours"
 		err = upd("project-services", map[string]json.RawMessage{"quantity": decimalText(r), "unit-hours": decimalText(r)}, nil)
@@ -147,14 +148,14 @@ func (w *pricedWorld) step(t *testing.T, r *rand.Rand) string {
 	case 7:
 		what = "add an expense"
 		_, err = w.svc.Create(w.ctx, w.a, "project-expenses", &scoping.Input{Attrs: map[string]json.RawMessage{
-			"description": json.RawMessage(`"Taxi"`), "quantity": decimalText(r), "rate": decimalText(r)}, Rels: onProject}, false)
+			"description": json.RawMessage(`"Taxi"`), "quantity": decimalText(r), "rate": decimalText(r)}, Rels: onProject}, engine.Options{})
 	case 8:
 		what = "expense"
 		err = upd("project-expenses", map[string]json.RawMessage{"quantity": decimalText(r), "unit-cost": decimalText(r)}, nil)
 	case 9:
 		what = "add a product"
 		_, err = w.svc.Create(w.ctx, w.a, "project-products", &scoping.Input{Attrs: map[string]json.RawMessage{"quantity": decimalText(r)},
-			Rels: map[string]scoping.RelInput{"project": rel("projects", proj), "product": rel("products", pick(r, w.products))}}, false)
+			Rels: map[string]scoping.RelInput{"project": rel("projects", proj), "product": rel("products", pick(r, w.products))}}, engine.Options{})
 	case 10:
 		what = "delete a product or expense"
 		err = del(pick(r, []string{"project-products", "project-expenses"}))
@@ -168,11 +169,11 @@ func (w *pricedWorld) step(t *testing.T, r *rand.Rand) string {
 		what = "project adjustments"
 		_, err = w.svc.Update(w.ctx, w.a, "projects", proj, &scoping.Input{Attrs: map[string]json.RawMessage{
 			"revenue-adjustment": json.RawMessage(fmt.Sprintf(`"-%d.5"`, r.IntN(300))), "cost-adjustment": decimalText(r),
-			"mrr-terms": json.RawMessage(fmt.Sprint(r.IntN(36)))}}, false)
+			"mrr-terms": json.RawMessage(fmt.Sprint(r.IntN(36)))}}, engine.Options{})
 	case 14:
 		what = "project rate table and payment term"
 		_, err = w.svc.Update(w.ctx, w.a, "projects", proj, &scoping.Input{Rels: map[string]scoping.RelInput{
-			"rate-table": toOne("rate-tables", pick(r, w.tables)), "payment-term": toOne("payment-terms", pick(r, w.terms))}}, false)
+			"rate-table": toOne("rate-tables", pick(r, w.tables)), "payment-term": toOne("payment-terms", pick(r, w.terms))}}, engine.Options{})
 	case 15:
 		what = "rate table currency"
 		err = upd("rate-tables", map[string]json.RawMessage{"currency": json.RawMessage(pick(r, []string{`"USD"`, `"EUR"`, `"JPY"`, `"GBP"`}))}, nil)
@@ -183,7 +184,7 @@ func (w *pricedWorld) step(t *testing.T, r *rand.Rand) string {
 	case 17:
 		what = "currency minor units and rate"
 		_, err = w.svc.Update(w.ctx, w.a, "currencies", pick(r, w.currs), &scoping.Input{Attrs: map[string]json.RawMessage{
-			"minor-units": json.RawMessage(fmt.Sprint(r.IntN(4))), "conversion-rate": decimalText(r)}}, false)
+			"minor-units": json.RawMessage(fmt.Sprint(r.IntN(4))), "conversion-rate": decimalText(r)}}, engine.Options{})
 	case 18:
 		what = "apply the blueprint"
 		_, err = w.svc.ApplyBlueprint(w.ctx, w.a, proj, w.seeded.BlueprintID)
@@ -193,7 +194,7 @@ func (w *pricedWorld) step(t *testing.T, r *rand.Rand) string {
 	case 20:
 		what = "delete a project"
 		if len(projects) > 1 {
-			err = w.svc.Delete(w.ctx, w.a, "projects", proj, false)
+			err = w.svc.Delete(w.ctx, w.a, "projects", proj, engine.Options{})
 		}
 	case 21:
 		what = "delete a phase or location"
@@ -221,7 +222,7 @@ func (w *pricedWorld) served(t *testing.T) map[string]map[string]any {
 		if def, _ := scoping.DefaultSchema().Lookup(typ); def.Archives {
 			p.Filters = map[string]string{"active": "true,false"}
 		}
-		res, err := w.svc.List(w.ctx, w.a, typ, p, false)
+		res, err := w.svc.List(w.ctx, w.a, typ, p, engine.Options{})
 		require.NoError(t, err)
 		for _, r := range res.Records {
 			out[typ+"/"+r.ID] = scoping.Figures(r)
@@ -292,7 +293,7 @@ func TestNewProjectFigures(t *testing.T) {
 
 func mustGet(t *testing.T, w *pricedWorld, typ, id string) *scoping.Record {
 	t.Helper()
-	res, err := w.svc.Get(w.ctx, w.a, typ, id, scoping.ListParams{}, false)
+	res, err := w.svc.Get(w.ctx, w.a, typ, id, scoping.ListParams{}, engine.Options{})
 	require.NoError(t, err)
 	return res.Records[0]
 }

@@ -7,13 +7,14 @@ import (
 	"slices"
 	"time"
 
+	"github.com/scopekit/scopekit/engine"
 	"github.com/shopspring/decimal"
 )
 
 var udfName = regexp.MustCompile(`^[A-Za-z0-9_]+$`)
 
 func declareUDF(s *Schema) {
-	s.register(&TypeDef{Name: "user-defined-fields", Guard: "settings", Archives: true,
+	register(s, &TypeDef{Name: "user-defined-fields", Guard: "settings", Archives: true,
 		Attrs: []AttrDef{required(str("name")), str("label"),
 			enum("field-type", "text", "text", "number", "date", "select"),
 			{Name: "options", Kind: KindList},
@@ -21,7 +22,7 @@ func declareUDF(s *Schema) {
 		Hooks: Hooks{Validate: func(_ context.Context, c *Call, rec, _ *Record) []error {
 			var errs []error
 			if n := rec.Str("name"); n != "" && !udfName.MatchString(n) { // rule 4
-				errs = append(errs, invalid(AttrPointer("name"), "name may contain only letters, digits and underscores"))
+				errs = append(errs, engine.Invalid(AttrPointer("name"), "name may contain only letters, digits and underscores"))
 			}
 			dups, err := c.Find("user-defined-fields", Eq("resource-type", rec.Str("resource-type")))
 			if err != nil {
@@ -29,11 +30,11 @@ func declareUDF(s *Schema) {
 			}
 			for _, d := range dups {
 				if d.ID != rec.ID && d.Str("name") == rec.Str("name") {
-					errs = append(errs, invalid(AttrPointer("name"), "name %q has already been taken for %s", rec.Str("name"), rec.Str("resource-type")))
+					errs = append(errs, engine.Invalid(AttrPointer("name"), "name %q has already been taken for %s", rec.Str("name"), rec.Str("resource-type")))
 				}
 			}
 			if rec.Str("field-type") == "select" && len(optionsOf(rec)) == 0 {
-				errs = append(errs, invalid(AttrPointer("options"), "options can't be blank for a select field"))
+				errs = append(errs, engine.Invalid(AttrPointer("options"), "options can't be blank for a select field"))
 			}
 			return errs
 		}}})
@@ -77,7 +78,7 @@ func validateUDFs(c *Call, resourceType string, rec *Record) []error {
 		v := vals[k]
 		d, ok := byName[k]
 		if !ok {
-			errs = append(errs, invalid(p, "user-defined field %q is not defined for %s", k, resourceType))
+			errs = append(errs, engine.Invalid(p, "user-defined field %q is not defined for %s", k, resourceType))
 			continue
 		}
 		if v == nil {
@@ -106,7 +107,7 @@ func validateUDFs(c *Call, resourceType string, rec *Record) []error {
 			okv = isStr
 		}
 		if !okv {
-			errs = append(errs, invalid(p, "user-defined field %q must be a valid %s value", k, d.Str("field-type")))
+			errs = append(errs, engine.Invalid(p, "user-defined field %q must be a valid %s value", k, d.Str("field-type")))
 		}
 	}
 	return errs

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/scopekit/scopekit"
+	"github.com/scopekit/scopekit/engine"
 )
 
 // Webhook subscriptions, their pending deliveries and their publications
@@ -65,7 +66,7 @@ const (
 var eventTypes = []string{EventProjectStatusChanged, EventServiceStatusChanged, EventDocumentStatusChanged}
 
 func declareWebhooks(s *Schema) {
-	s.register(&TypeDef{Name: "webhook-subscriptions", Guard: "settings.webhooks", V2: true,
+	register(s, &TypeDef{Name: "webhook-subscriptions", Guard: "settings.webhooks", V2: true,
 		Attrs: cat([]AttrDef{required(enum("event-type", "", eventTypes...)), required(str("destination-url")),
 			text("description"), {Name: "active", Kind: KindBool, Default: true, Index: true}},
 			computed(str("secret"), text("disabled-reason"))),
@@ -75,13 +76,13 @@ func declareWebhooks(s *Schema) {
 			Validate:   validateSubscription,
 			AfterWrite: afterSubscriptionWrite,
 		}})
-	s.register(&TypeDef{Name: "webhook-publications", Guard: "settings.webhooks", V2: true, ReadOnly: true, IndexCreated: true,
+	register(s, &TypeDef{Name: "webhook-publications", Guard: "settings.webhooks", V2: true, ReadOnly: true, IndexCreated: true,
 		Attrs: computed(enum("status", "", PublicationDelivered, PublicationRejected, PublicationFailed),
 			num("response-status"), obj("source"), text("payload"), num("attempt"), text("error"),
 			AttrDef{Name: "completed-at", Kind: KindTime}, AttrDef{Name: "next-attempt-at", Kind: KindTime}),
 		Rels:    []RelDef{{Name: "webhook-subscription", Type: "webhook-subscriptions", Cascade: true, ReadOnly: true}},
 		Filters: eq("status")})
-	s.register(&TypeDef{Name: "webhook-deliveries", Internal: true,
+	register(s, &TypeDef{Name: "webhook-deliveries", Internal: true,
 		Attrs: []AttrDef{{Name: "status", Kind: KindString, Index: true}, num("attempt"),
 			{Name: "next-attempt-at", Kind: KindTime, Index: true}}, // the index orders them by due time
 		Rels: []RelDef{{Name: "webhook-subscription", Type: "webhook-subscriptions", Cascade: true},
@@ -94,12 +95,12 @@ func validateSubscription(ctx context.Context, c *Call, rec, old *Record) []erro
 	if u == "" || (old != nil && old.Str("destination-url") == u) {
 		return nil
 	}
-	check := c.Svc.Webhooks.CheckDestination
+	check := svcOf(c).Webhooks.CheckDestination
 	if check == nil {
 		check = httpsOnly
 	}
 	if err := check(ctx, u); err != nil {
-		return []error{invalid(AttrPointer("destination-url"), "destination-url %s", err.Error())}
+		return []error{engine.Invalid(AttrPointer("destination-url"), "destination-url %s", err.Error())}
 	}
 	return nil
 }
@@ -125,7 +126,7 @@ func afterSubscriptionWrite(_ context.Context, c *Call, rec, old *Record) error 
 		}
 		return nil
 	}
-	sealer := c.Svc.Webhooks.Sealer
+	sealer := svcOf(c).Webhooks.Sealer
 	if sealer == nil {
 		return scopekit.Errorf(scopekit.EINTERNAL, "webhook subscriptions need a secret sealer (none configured)")
 	}
@@ -149,13 +150,13 @@ func afterSubscriptionWrite(_ context.Context, c *Call, rec, old *Record) error 
 
 // queueDeliveries adds a pending delivery of event e for every active
 // subscription of its account and type.
-func (c *Call) queueDeliveries(e *Record) error {
+func queueDeliveries(c *Call, e *Record) error {
 	subs, _, err := c.Tx.List(&Query{Type: "webhook-subscriptions", AccountID: e.AccountID,
 		Where: []Cond{Eq("event-type", e.Str("event-type")), Eq("active", "true")}})
 	if err != nil {
 		return err
 	}
-	due := FormatTime(c.Svc.Now().Add(c.Svc.Webhooks.FirstDelay))
+	due := FormatTime(svcOf(c).Now().Add(svcOf(c).Webhooks.FirstDelay))
 	for _, s := range subs {
 		d := NewRecord("webhook-deliveries", e.AccountID)
 		d.Attrs["status"], d.Attrs["attempt"], d.Attrs["next-attempt-at"] = DeliveryPending, int64(0), due

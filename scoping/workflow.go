@@ -7,6 +7,7 @@ import (
 
 	"github.com/scopekit/scopekit"
 	"github.com/scopekit/scopekit/approval"
+	"github.com/scopekit/scopekit/engine"
 	"github.com/shopspring/decimal"
 )
 
@@ -17,7 +18,7 @@ import (
 // transaction.
 
 // setProjectStatus moves a project to status and records the event.
-func (c *Call) setProjectStatus(proj *Record, status string) error {
+func setProjectStatus(c *Call, proj *Record, status string) error {
 	old := proj.Str(NameStatus)
 	if old == status {
 		return nil
@@ -26,7 +27,7 @@ func (c *Call) setProjectStatus(proj *Record, status string) error {
 	if err := c.Tx.Replace(proj); err != nil {
 		return err
 	}
-	return c.recordEvent(EventProjectStatusChanged, proj, proj.ID, old, status)
+	return recordEvent(c, EventProjectStatusChanged, proj, proj.ID, old, status)
 }
 
 // validateProjectStatus checks a status set through a write: a new project
@@ -36,7 +37,7 @@ func validateProjectStatus(c *Call, rec, old *Record) error {
 	st := rec.Str(NameStatus)
 	if old == nil {
 		if c.Given(NameStatus) && st != "draft" {
-			return invalid(AttrPointer("status"), "a new project starts as draft; submit it or change its status afterwards")
+			return engine.Invalid(AttrPointer("status"), "a new project starts as draft; submit it or change its status afterwards")
 		}
 		rec.Attrs[NameStatus] = "draft"
 		return nil
@@ -67,7 +68,7 @@ func afterProjectWrite(ctx context.Context, c *Call, rec, old *Record) error {
 		return err
 	}
 	if cancel {
-		if err := c.cancelPendingSteps(rec.ID); err != nil {
+		if err := cancelPendingSteps(c, rec.ID); err != nil {
 			return err
 		}
 		delete(rec.Attrs, "approval-stage")
@@ -75,7 +76,7 @@ func afterProjectWrite(ctx context.Context, c *Call, rec, old *Record) error {
 			return err
 		}
 	}
-	return c.recordEvent(EventProjectStatusChanged, rec, rec.ID, from, to)
+	return recordEvent(c, EventProjectStatusChanged, rec, rec.ID, from, to)
 }
 
 // afterProjectServiceWrite records a change of a project service's
@@ -85,7 +86,7 @@ func afterProjectServiceWrite(ctx context.Context, c *Call, rec, old *Record) er
 		return copySubservices(ctx, c, rec, old)
 	}
 	if from, to := old.Str(NameStatus), rec.Str(NameStatus); from != to {
-		return c.recordEvent(EventServiceStatusChanged, rec, rec.Rel(NameProject), from, to)
+		return recordEvent(c, EventServiceStatusChanged, rec, rec.Rel(NameProject), from, to)
 	}
 	return nil
 }
@@ -100,41 +101,36 @@ func (s *Service) Submit(ctx context.Context, a *Actor, projectID string) (*Resu
 	if err := a.Require("projects", true); err != nil {
 		return nil, err
 	}
-	def, _ := s.schema.Lookup("projects")
-	var proj *Record
-	_, err := s.update(ctx, a, false, nil, func(c *Call) error {
-		var err error
-		if proj, err = c.getVisible(ctx, def, projectID, nil); err != nil {
-			return err
+	def, _ := s.Schema().Lookup("projects")
+	return s.writeRecord(ctx, a, def, func(c *Call) (*Record, error) {
+		proj, err := c.GetVisible(ctx, def, projectID, nil)
+		if err != nil {
+			return nil, err
 		}
 		if proj.Str(NameStatus) != "draft" {
-			return scopekit.Errorf(scopekit.ECONFLICT, "only a draft project can be submitted; this one is %s", proj.Str(NameStatus))
+			return nil, scopekit.Errorf(scopekit.ECONFLICT, "only a draft project can be submitted; this one is %s", proj.Str(NameStatus))
 		}
 		proj.Attrs[NameSubmittedAt] = FormatTime(s.Now())
 		proj.Attrs["submitter"] = a.UserID
 		delete(proj.Attrs, "approved-at")
-		if err := c.setProjectStatus(proj, "pending_approval"); err != nil {
-			return err
+		if err := setProjectStatus(c, proj, "pending_approval"); err != nil {
+			return nil, err
 		}
-		if err := c.restoreTeammate(def, proj); err != nil {
-			return err
+		if err := restoreTeammate(c, def, proj); err != nil {
+			return nil, err
 		}
-		return c.advance(proj, math.MinInt)
+		return proj, advance(c, proj, math.MinInt)
 	})
-	if err != nil {
-		return nil, err
-	}
-	return s.reread(ctx, a, def, proj, false, nil)
 }
 
 // advance creates the step of the first level that applies after position
 // after, or completes the workflow when none does.
-func (c *Call) advance(proj *Record, after int) error {
-	levels, err := c.approvalLevels()
+func advance(c *Call, proj *Record, after int) error {
+	levels, err := approvalLevels(c)
 	if err != nil {
 		return err
 	}
-	facts, err := c.approvalFacts(proj)
+	facts, err := approvalFacts(c, proj)
 	if err != nil {
 		return err
 	}
@@ -143,7 +139,7 @@ func (c *Call) advance(proj *Record, after int) error {
 		return err
 	}
 	if !ok {
-		return c.completeWorkflow(proj)
+		return completeWorkflow(c, proj)
 	}
 	step := NewRecord("approval-steps", proj.AccountID)
 	step.Attrs[NameKind], step.Attrs[NamePosition], step.Attrs[NameStatus], step.Attrs[NameLegacy] = plan.Kind, int64(plan.Position), approval.StepPending, false
@@ -154,7 +150,7 @@ func (c *Call) advance(proj *Record, after int) error {
 	if len(plan.Approvers) > 0 {
 		step.Rels["required-approvers"] = slices.Clone(plan.Approvers)
 	}
-	if err := c.insertStep(step); err != nil {
+	if err := insertStep(c, step); err != nil {
 		return err
 	}
 	proj.Attrs[NameApprovalStage] = plan.Kind
@@ -163,7 +159,7 @@ func (c *Call) advance(proj *Record, after int) error {
 
 // insertStep stores a step and one pending requirement per required
 // approver.
-func (c *Call) insertStep(step *Record) error {
+func insertStep(c *Call, step *Record) error {
 	if err := c.Tx.Insert(step); err != nil {
 		return err
 	}
@@ -181,20 +177,20 @@ func (c *Call) insertStep(step *Record) error {
 }
 
 // completeWorkflow approves the project: the only way approved-at is set.
-func (c *Call) completeWorkflow(proj *Record) error {
-	proj.Attrs[NameApprovedAt] = FormatTime(c.Svc.Now())
+func completeWorkflow(c *Call, proj *Record) error {
+	proj.Attrs[NameApprovedAt] = FormatTime(svcOf(c).Now())
 	delete(proj.Attrs, "approval-stage")
-	return c.setProjectStatus(proj, "approved")
+	return setProjectStatus(c, proj, "approved")
 }
 
 // cancelPendingSteps cancels the project's pending steps.
-func (c *Call) cancelPendingSteps(projectID string) error {
+func cancelPendingSteps(c *Call, projectID string) error {
 	steps, err := c.Find("approval-steps", Eq(NameProject, projectID), Eq(NameStatus, approval.StepPending))
 	if err != nil {
 		return err
 	}
 	for _, st := range steps {
-		st.Attrs[NameStatus], st.Attrs[NameCompletedAt] = approval.StepCanceled, FormatTime(c.Svc.Now())
+		st.Attrs[NameStatus], st.Attrs[NameCompletedAt] = approval.StepCanceled, FormatTime(svcOf(c).Now())
 		if err := c.Tx.Replace(st); err != nil {
 			return err
 		}
@@ -204,7 +200,7 @@ func (c *Call) cancelPendingSteps(projectID string) error {
 
 // approvalLevels reads the active levels with their coverage; approvers
 // who are not active members are left out.
-func (c *Call) approvalLevels() ([]approval.Level, error) {
+func approvalLevels(c *Call) ([]approval.Level, error) {
 	recs, err := c.Find("approval-levels", Eq(NameActive, "true"))
 	if err != nil {
 		return nil, err
@@ -250,12 +246,12 @@ func (c *Call) approvalLevels() ([]approval.Level, error) {
 
 // approvalFacts are what level conditions read of a project: money in the
 // account's default currency (rule 3), everything else as it is.
-func (c *Call) approvalFacts(proj *Record) (approval.Facts, error) {
-	runs, err := c.priced([]string{proj.ID}, nil)
+func approvalFacts(c *Call, proj *Record) (approval.Facts, error) {
+	runs, err := priced(c, []string{proj.ID}, nil)
 	if err != nil {
 		return approval.Facts{}, err
 	}
-	c.pricedCache = nil // the project changes as the workflow runs
+	state(c).pricedCache = nil // the project changes as the workflow runs
 	pp := runs[proj.ID]
 	if pp.err != nil {
 		return approval.Facts{}, pp.err

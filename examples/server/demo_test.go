@@ -7,6 +7,7 @@ import (
 
 	"github.com/scopekit/scopekit/auth"
 	"github.com/scopekit/scopekit/boltstore"
+	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/scoping"
 	"github.com/shopspring/decimal"
 	"github.com/stretchr/testify/require"
@@ -34,7 +35,7 @@ func mustOpenDB(t *testing.T) (*boltstore.DB, *scoping.Service, *auth.Service) {
 // list returns every record of typ in the account (archived ones too).
 func list(t *testing.T, svc *scoping.Service, a *scoping.Actor, typ string, filters map[string]string) []*scoping.Record {
 	t.Helper()
-	res, err := svc.List(context.Background(), a, typ, scoping.ListParams{Filters: filters}, false)
+	res, err := svc.List(context.Background(), a, typ, scoping.ListParams{Filters: filters}, engine.Options{})
 	require.NoError(t, err)
 	return res.Records
 }

@@ -120,6 +120,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}()
 
 	svc := scoping.NewService(db, scoping.WithSchema(schema))
+	svc.Log = logger
 	key, err := loadOrCreateKey(cfg.keyFile())
 	if err != nil {
 		return err

@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/scoping"
 )
 
@@ -70,7 +71,7 @@ func (s *seeder) create(typ string, at attrs, rs rels) string {
 	for k, r := range rs {
 		in.Rels[k] = scoping.RelInput{Refs: []scoping.Ref{{Type: r.typ, ID: r.id}}}
 	}
-	res, err := s.svc.Create(s.ctx, s.actor, typ, in, false)
+	res, err := s.svc.Create(s.ctx, s.actor, typ, in, engine.Options{})
 	if err != nil {
 		s.err = fmt.Errorf("create %s %v: %w", typ, at["name"], err)
 		return ""

@@ -1,4 +1,4 @@
-package scoping
+package engine
 
 import "context"
 
@@ -32,9 +32,9 @@ type SharedReader interface {
 	GetShared(typ, accountID, id string) (*Record, error)
 }
 
-// getShared reads a record the caller will only read: shared when the
+// GetShared reads a record the caller will only read: shared when the
 // store offers it, the caller's own copy otherwise.
-func getShared(tx Tx, typ, accountID, id string) (*Record, error) {
+func GetShared(tx Tx, typ, accountID, id string) (*Record, error) {
 	if sr, ok := tx.(SharedReader); ok {
 		return sr.GetShared(typ, accountID, id)
 	}

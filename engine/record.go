@@ -3,7 +3,7 @@
 // guards, validation), the generic resource engine that serves them, the
 // permission and visibility rules, and the Store interface that adapters
 // implement. It knows nothing of HTTP or of any storage engine.
-package scoping
+package engine
 
 import (
 	"encoding/json"
@@ -137,14 +137,14 @@ func (r *Record) FieldValues(field string) []string {
 	if ids, ok := r.Rels[field]; ok {
 		return ids
 	}
-	if s, ok := textOf(r.Attrs[field]); ok {
+	if s, ok := TextOf(r.Attrs[field]); ok {
 		return []string{s}
 	}
 	return nil
 }
 
-// textOf returns the canonical text of a scalar attribute value.
-func textOf(v any) (string, bool) {
+// TextOf returns the canonical text of a scalar attribute value.
+func TextOf(v any) (string, bool) {
 	switch v := v.(type) {
 	case string:
 		return v, true
@@ -157,7 +157,7 @@ func textOf(v any) (string, bool) {
 	case []any:
 		parts := make([]string, 0, len(v))
 		for _, e := range v {
-			if s, ok := textOf(e); ok {
+			if s, ok := TextOf(e); ok {
 				parts = append(parts, s)
 			}
 		}

@@ -1,4 +1,4 @@
-package scoping
+package engine
 
 import (
 	"context"
@@ -15,7 +15,7 @@ type SortSpec struct {
 	Desc  bool
 }
 
-// ListParams are the query parameters of a read: filters (filter[name] =>
+// ListParams are the query parameters of a read: filters (filter name =>
 // raw value), sort, paging (PageNumber from 1; PageSize 0 = all) and
 // include.
 type ListParams struct {
@@ -46,13 +46,13 @@ type Result struct {
 // Errors: ENOTFOUND for an unknown type, EFORBIDDEN without read access,
 // EBADREQUEST (with Parameter) for a filter, sort or include the type does
 // not accept.
-func (s *Service) List(ctx context.Context, a *Actor, typ string, p ListParams, v2 bool) (*Result, error) {
-	def, err := s.readableType(a, typ)
+func (e *Engine) List(ctx context.Context, a *Actor, typ string, p ListParams, opts Options) (*Result, error) {
+	def, err := e.ReadableType(a, typ)
 	if err != nil {
 		return nil, err
 	}
 	var res *Result
-	err = s.view(ctx, a, v2, func(c *Call) error {
+	err = e.Read(ctx, a, opts, func(c *Call) error {
 		res, err = c.list(ctx, def, nil, p)
 		return err
 	})
@@ -60,8 +60,8 @@ func (s *Service) List(ctx context.Context, a *Actor, typ string, p ListParams, 
 }
 
 // readableType resolves typ and checks the actor may read it.
-func (s *Service) readableType(a *Actor, typ string) (*TypeDef, error) {
-	def, err := s.lookupType(typ)
+func (e *Engine) ReadableType(a *Actor, typ string) (*TypeDef, error) {
+	def, err := e.LookupType(typ)
 	if err != nil {
 		return nil, err
 	}
@@ -95,7 +95,7 @@ func (c *Call) list(ctx context.Context, def *TypeDef, extra []Cond, p ListParam
 }
 
 // buildQuery translates filters and sort into a store query, adding the
-// default archive filter and the actor's project visibility.
+// default archive filter and the actor's visibility.
 func (c *Call) buildQuery(ctx context.Context, def *TypeDef, p ListParams) (*Query, error) {
 	q := &Query{Type: def.Name, AccountID: c.AccountID()}
 	activeGiven := false
@@ -106,13 +106,13 @@ func (c *Call) buildQuery(ctx context.Context, def *TypeDef, p ListParams) (*Que
 	slices.Sort(names)
 	for _, name := range names {
 		value := p.Filters[name]
-		param := "filter[" + name + "]"
+		param := c.FilterParam(name)
 		switch {
 		case name == "ids":
-			q.Where = append(q.Where, Eq("id", splitList(value)...))
+			q.Where = append(q.Where, Eq("id", SplitList(value)...))
 		case name == "active" && def.Archives:
 			activeGiven = true
-			vals := splitList(value)
+			vals := SplitList(value)
 			for _, v := range vals {
 				if v != "true" && v != "false" {
 					return nil, scopekit.ParamErrorf(scopekit.EBADREQUEST, param, "%s must be true, false or true,false", param)
@@ -136,8 +136,8 @@ func (c *Call) buildQuery(ctx context.Context, def *TypeDef, p ListParams) (*Que
 	if def.Archives && !activeGiven {
 		q.Where = append(q.Where, Eq("active", "true"))
 	}
-	if def.ProjectRel != "" && !c.Actor.AllProjects {
-		vis, err := c.visibleProjects()
+	if def.ScopeRel != "" && !c.Actor.AllScopes {
+		vis, err := c.scopes()
 		if err != nil {
 			return nil, err
 		}
@@ -145,7 +145,7 @@ func (c *Call) buildQuery(ctx context.Context, def *TypeDef, p ListParams) (*Que
 		for id := range vis {
 			ids = append(ids, id)
 		}
-		q.Where = append(q.Where, Eq(def.ProjectRel, ids...))
+		q.Where = append(q.Where, Eq(def.ScopeRel, ids...))
 	}
 	for _, s := range p.Sort {
 		k, ok := def.Sortable(s.Field)
@@ -159,7 +159,7 @@ func (c *Call) buildQuery(ctx context.Context, def *TypeDef, p ListParams) (*Que
 }
 
 func (c *Call) filterConds(ctx context.Context, name string, f FilterDef, value string) ([]Cond, error) {
-	param := "filter[" + name + "]"
+	param := c.FilterParam(name)
 	if f.Build != nil {
 		return f.Build(ctx, c, value)
 	}
@@ -182,7 +182,7 @@ func (c *Call) filterConds(ctx context.Context, name string, f FilterDef, value 
 	if f.Op == OpContains {
 		return []Cond{{Field: field, Op: OpContains, Values: []string{value}}}, nil
 	}
-	return []Cond{{Field: field, Op: f.Op, Values: splitList(value)}}, nil
+	return []Cond{{Field: field, Op: f.Op, Values: SplitList(value)}}, nil
 }
 
 // defaultConds are the conditions of def's filters that have a default and
@@ -219,7 +219,8 @@ func parseTimeFilter(v string) (time.Time, error) {
 	return time.Parse(time.DateOnly, v)
 }
 
-func splitList(v string) []string {
+// SplitList splits a comma-separated query value, dropping blanks.
+func SplitList(v string) []string {
 	parts := strings.Split(v, ",")
 	out := parts[:0]
 	for _, p := range parts {
@@ -231,19 +232,19 @@ func splitList(v string) []string {
 }
 
 // Get returns one record of typ. Filters of p that the type accepts narrow
-// it (an archived record is found only with filter[active] covering it).
+// it (an archived record is found only with an active filter covering it).
 //
 // Errors: ENOTFOUND when missing, in another account, archived and not
 // requested, or outside the actor's visibility; EFORBIDDEN without read
 // access; EBADREQUEST for a bad filter or include.
-func (s *Service) Get(ctx context.Context, a *Actor, typ, id string, p ListParams, v2 bool) (*Result, error) {
-	def, err := s.readableType(a, typ)
+func (e *Engine) Get(ctx context.Context, a *Actor, typ, id string, p ListParams, opts Options) (*Result, error) {
+	def, err := e.ReadableType(a, typ)
 	if err != nil {
 		return nil, err
 	}
 	var res *Result
-	err = s.view(ctx, a, v2, func(c *Call) error {
-		rec, err := c.getVisible(ctx, def, id, p.Filters)
+	err = e.Read(ctx, a, opts, func(c *Call) error {
+		rec, err := c.GetVisible(ctx, def, id, p.Filters)
 		if err != nil {
 			return err
 		}
@@ -255,20 +256,20 @@ func (s *Service) Get(ctx context.Context, a *Actor, typ, id string, p ListParam
 
 // getVisible reads one record, applying the filters (and the default
 // archive filter) and the actor's visibility.
-func (c *Call) getVisible(ctx context.Context, def *TypeDef, id string, filters map[string]string) (*Record, error) {
+func (c *Call) GetVisible(ctx context.Context, def *TypeDef, id string, filters map[string]string) (*Record, error) {
 	q, err := c.buildQuery(ctx, def, ListParams{Filters: filters})
 	if err != nil {
 		return nil, err
 	}
 	rec, err := c.Get(def.Name, id)
 	if scopekit.ErrorCode(err) == scopekit.ENOTFOUND {
-		return nil, notFound(def.Name, id)
+		return nil, NotFound(def.Name, id)
 	}
 	if err != nil {
 		return nil, err
 	}
 	if !q.Matches(rec) {
-		return nil, notFound(def.Name, id)
+		return nil, NotFound(def.Name, id)
 	}
 	return rec, nil
 }
@@ -276,8 +277,8 @@ func (c *Call) getVisible(ctx context.Context, def *TypeDef, id string, filters 
 // Related returns the records a relationship of one record points to: a
 // single record (or none) for a to-one relationship, a filtered, sorted and
 // paged list for a to-many one.
-func (s *Service) Related(ctx context.Context, a *Actor, typ, id, relName string, p ListParams, v2 bool) (*Result, error) {
-	def, err := s.lookupType(typ)
+func (e *Engine) Related(ctx context.Context, a *Actor, typ, id, relName string, p ListParams, opts Options) (*Result, error) {
+	def, err := e.LookupType(typ)
 	if err != nil {
 		return nil, err
 	}
@@ -285,7 +286,7 @@ func (s *Service) Related(ctx context.Context, a *Actor, typ, id, relName string
 	if !ok {
 		return nil, scopekit.Errorf(scopekit.ENOTFOUND, "%s has no relationship %q", typ, relName)
 	}
-	target, err := s.lookupType(rel.Type)
+	target, err := e.LookupType(rel.Type)
 	if err != nil {
 		return nil, err
 	}
@@ -296,15 +297,15 @@ func (s *Service) Related(ctx context.Context, a *Actor, typ, id, relName string
 		return nil, err
 	}
 	var res *Result
-	err = s.view(ctx, a, v2, func(c *Call) error {
-		owner, err := c.getVisible(ctx, def, id, nil)
+	err = e.Read(ctx, a, opts, func(c *Call) error {
+		owner, err := c.GetVisible(ctx, def, id, nil)
 		if err != nil {
 			return err
 		}
 		if rel.Stored() && !rel.ToMany {
 			res = &Result{Single: true}
 			if rid := owner.Rel(relName); rid != "" {
-				if r, err := c.Get(target.Name, rid); err == nil && c.checkVisible(target, r) == nil {
+				if r, err := c.Get(target.Name, rid); err == nil && c.CheckVisible(target, r) == nil {
 					res.Records, res.Total = []*Record{r}, 1
 				}
 			}
@@ -341,9 +342,7 @@ func (c *Call) relatedIDs(rel *RelDef, owners []*Record) ([]string, error) {
 			oids[i] = o.ID
 		}
 		where := []Cond{Eq(rel.From, oids...)}
-		if rel.Through == "project-teammates" {
-			where = append(where, Cond{Field: "removed-at", Op: OpNull})
-		}
+		where = append(where, rel.ThroughWhere...)
 		joins, err := c.Find(rel.Through, where...)
 		if err != nil {
 			return nil, err
@@ -358,7 +357,7 @@ func (c *Call) relatedIDs(rel *RelDef, owners []*Record) ([]string, error) {
 
 // finish adds included records and computed attributes to a result.
 func (c *Call) finish(ctx context.Context, def *TypeDef, res *Result, include []string) error {
-	if err := c.compute(ctx, def, res.Records); err != nil {
+	if err := c.Compute(ctx, def, res.Records); err != nil {
 		return err
 	}
 	for _, name := range include { // checked first: the answer must not depend on the data
@@ -375,7 +374,7 @@ func (c *Call) finish(ctx context.Context, def *TypeDef, res *Result, include []
 	}
 	for _, name := range include {
 		rel, _ := def.Rel(name)
-		target, ok := c.Svc.schema.Lookup(rel.Type)
+		target, ok := c.Engine.schema.Lookup(rel.Type)
 		if !ok || !c.Actor.Can(target.Guard, false) {
 			continue
 		}
@@ -403,13 +402,13 @@ func (c *Call) finish(ctx context.Context, def *TypeDef, res *Result, include []
 		batch := recs[:0]
 		for _, r := range recs {
 			key := r.Type + "/" + r.ID
-			if seen[key] || c.checkVisible(target, r) != nil {
+			if seen[key] || c.CheckVisible(target, r) != nil {
 				continue
 			}
 			seen[key] = true
 			batch = append(batch, r)
 		}
-		if err := c.compute(ctx, target, batch); err != nil {
+		if err := c.Compute(ctx, target, batch); err != nil {
 			return err
 		}
 		res.Included = append(res.Included, batch...)
@@ -417,7 +416,8 @@ func (c *Call) finish(ctx context.Context, def *TypeDef, res *Result, include []
 	return nil
 }
 
-func (c *Call) compute(ctx context.Context, def *TypeDef, recs []*Record) error {
+// Compute runs def's Compute hook over recs.
+func (c *Call) Compute(ctx context.Context, def *TypeDef, recs []*Record) error {
 	if def.Hooks.Compute == nil || len(recs) == 0 {
 		return nil
 	}

@@ -1,4 +1,4 @@
-package scoping
+package engine
 
 import (
 	"bytes"
@@ -37,21 +37,23 @@ func AttrPointer(name string) string { return "/data/attributes/" + name }
 // RelPointer is the JSON pointer of a relationship of a write document.
 func RelPointer(name string) string { return "/data/relationships/" + name }
 
-func invalid(field, format string, args ...any) *scopekit.Error {
+// Invalid is the EINVALID error of a field (a JSON pointer).
+func Invalid(field, format string, args ...any) *scopekit.Error {
 	return scopekit.FieldErrorf(scopekit.EINVALID, field, format, args...)
 }
 
-func badAttr(name, format string, args ...any) *scopekit.Error {
+// BadAttr is the EBADREQUEST error of an attribute of a write.
+func BadAttr(name, format string, args ...any) *scopekit.Error {
 	return scopekit.FieldErrorf(scopekit.EBADREQUEST, AttrPointer(name), format, args...)
 }
 
-// decodeAttr turns a raw JSON value into the canonical value of attribute
+// DecodeAttr turns a raw JSON value into the canonical value of attribute
 // a. A wrong JSON type is EBADREQUEST; a well-typed value that breaks a rule
 // (negative amount, unknown enum value, bad date) is EINVALID.
-func decodeAttr(a *AttrDef, raw json.RawMessage) (any, *scopekit.Error) {
+func DecodeAttr(a *AttrDef, raw json.RawMessage) (any, *scopekit.Error) {
 	raw = bytes.TrimSpace(raw)
 	if !json.Valid(raw) {
-		return nil, badAttr(a.Name, "%s is not a JSON value", a.Name)
+		return nil, BadAttr(a.Name, "%s is not a JSON value", a.Name)
 	}
 	if string(raw) == "null" {
 		return nullValue(a)
@@ -64,24 +66,24 @@ func decodeAttr(a *AttrDef, raw json.RawMessage) (any, *scopekit.Error) {
 	case KindString, KindText, KindEnum, KindDate, KindTime:
 		var s string
 		if json.Unmarshal(raw, &s) != nil {
-			return nil, badAttr(a.Name, "%s must be a string", a.Name)
+			return nil, BadAttr(a.Name, "%s must be a string", a.Name)
 		}
 		switch a.Kind {
 		case KindEnum:
 			if !slices.Contains(a.Enum, s) {
-				return nil, invalid(p, "%s must be one of %s", a.Name, strings.Join(a.Enum, ", "))
+				return nil, Invalid(p, "%s must be one of %s", a.Name, strings.Join(a.Enum, ", "))
 			}
 		case KindDate:
 			if s != "" {
 				if _, err := time.Parse(time.DateOnly, s); err != nil {
-					return nil, invalid(p, "%s must be a date (YYYY-MM-DD)", a.Name)
+					return nil, Invalid(p, "%s must be a date (YYYY-MM-DD)", a.Name)
 				}
 			}
 		case KindTime:
 			if s != "" {
 				t, err := time.Parse(time.RFC3339, s)
 				if err != nil {
-					return nil, invalid(p, "%s must be an RFC 3339 time", a.Name)
+					return nil, Invalid(p, "%s must be an RFC 3339 time", a.Name)
 				}
 				s = FormatTime(t)
 			}
@@ -92,19 +94,19 @@ func decodeAttr(a *AttrDef, raw json.RawMessage) (any, *scopekit.Error) {
 		switch {
 		case len(raw) > 0 && raw[0] == '"':
 			if json.Unmarshal(raw, &txt) != nil {
-				return nil, badAttr(a.Name, "%s must be a number or a decimal string", a.Name)
+				return nil, BadAttr(a.Name, "%s must be a number or a decimal string", a.Name)
 			}
 		case len(raw) > 0 && (raw[0] == '-' || (raw[0] >= '0' && raw[0] <= '9')):
 			txt = string(raw)
 		default:
-			return nil, badAttr(a.Name, "%s must be a number or a decimal string", a.Name)
+			return nil, BadAttr(a.Name, "%s must be a number or a decimal string", a.Name)
 		}
-		d, err := parseDecimal(txt)
+		d, err := ParseDecimal(txt)
 		if err != nil {
-			return nil, invalid(p, "%s is not a number", a.Name)
+			return nil, Invalid(p, "%s is not a number", a.Name)
 		}
 		if d.IsNegative() && !a.Signed {
-			return nil, invalid(p, "%s must be zero or positive", a.Name)
+			return nil, Invalid(p, "%s must be zero or positive", a.Name)
 		}
 		return d.String(), nil
 	case KindInt:
@@ -112,30 +114,30 @@ func decodeAttr(a *AttrDef, raw json.RawMessage) (any, *scopekit.Error) {
 		dec := json.NewDecoder(bytes.NewReader(raw))
 		dec.UseNumber()
 		if dec.Decode(&n) != nil || raw[0] == '"' {
-			return nil, badAttr(a.Name, "%s must be a whole number", a.Name)
+			return nil, BadAttr(a.Name, "%s must be a whole number", a.Name)
 		}
 		i, err := n.Int64()
 		if err != nil {
-			return nil, invalid(p, "%s must be a whole number", a.Name)
+			return nil, Invalid(p, "%s must be a whole number", a.Name)
 		}
 		if i < 0 && !a.Signed {
-			return nil, invalid(p, "%s must be zero or positive", a.Name)
+			return nil, Invalid(p, "%s must be zero or positive", a.Name)
 		}
 		return json.Number(fmt.Sprint(i)), nil
 	case KindBool:
 		var b bool
 		if json.Unmarshal(raw, &b) != nil {
-			return nil, badAttr(a.Name, "%s must be true or false", a.Name)
+			return nil, BadAttr(a.Name, "%s must be true or false", a.Name)
 		}
 		return b, nil
 	case KindObject:
 		if raw[0] != '{' {
-			return nil, badAttr(a.Name, "%s must be an object", a.Name)
+			return nil, BadAttr(a.Name, "%s must be an object", a.Name)
 		}
 	case KindList:
 		var ss []string
 		if json.Unmarshal(raw, &ss) != nil {
-			return nil, badAttr(a.Name, "%s must be an array of strings", a.Name)
+			return nil, BadAttr(a.Name, "%s must be an array of strings", a.Name)
 		}
 		out := make([]any, len(ss))
 		for i, s := range ss {
@@ -158,9 +160,9 @@ func decodeAttr(a *AttrDef, raw json.RawMessage) (any, *scopekit.Error) {
 // the engine multiply numbers of millions of digits.
 const maxDecimalDigits = 40
 
-// parseDecimal reads a plain decimal: digits with an optional sign and
+// ParseDecimal reads a plain decimal: digits with an optional sign and
 // point, no exponent and no surrounding spaces.
-func parseDecimal(s string) (decimal.Decimal, error) {
+func ParseDecimal(s string) (decimal.Decimal, error) {
 	if s == "" || strings.TrimSpace(s) != s || len(s) > 64 || strings.ContainsAny(s, "eE") {
 		return decimal.Zero, fmt.Errorf("not a plain decimal")
 	}
@@ -184,8 +186,8 @@ func decodeJSON(raw json.RawMessage) (any, *scopekit.Error) {
 	return v, nil
 }
 
-// blank reports whether a value counts as missing for a required field.
-func blank(v any) bool {
+// Blank reports whether a value counts as missing for a required field.
+func Blank(v any) bool {
 	switch v := v.(type) {
 	case nil:
 		return true

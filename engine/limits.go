@@ -1,7 +1,9 @@
-package scoping
+package engine
 
 import (
 	"encoding/json"
+	"maps"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -62,18 +64,18 @@ func nullValue(a *AttrDef) (any, *scopekit.Error) {
 		p := AttrPointer(a.Name)
 		switch a.Kind {
 		case KindBool:
-			return nil, invalid(p, "%s can't be null: it must be true or false", a.Name)
+			return nil, Invalid(p, "%s can't be null: it must be true or false", a.Name)
 		case KindEnum:
-			return nil, invalid(p, "%s can't be null: it must be one of %s", a.Name, strings.Join(a.Enum, ", "))
+			return nil, Invalid(p, "%s can't be null: it must be one of %s", a.Name, strings.Join(a.Enum, ", "))
 		}
-		return nil, invalid(p, "%s can't be null", a.Name)
+		return nil, Invalid(p, "%s can't be null", a.Name)
 	}
 	return a.Default, nil
 }
 
 func tooLong(a *AttrDef) *scopekit.Error {
 	n, unit := a.MaxLength()
-	return invalid(AttrPointer(a.Name), "%s is too long (at most %d %s)", a.Name, n, unit)
+	return Invalid(AttrPointer(a.Name), "%s is too long (at most %d %s)", a.Name, n, unit)
 }
 
 // checkEncoding refuses a raw JSON value that is not valid UTF-8 or holds
@@ -81,10 +83,10 @@ func tooLong(a *AttrDef) *scopekit.Error {
 // their place.
 func checkEncoding(name string, raw []byte) *scopekit.Error {
 	if !utf8.Valid(raw) {
-		return badAttr(name, "%s is not valid UTF-8", name)
+		return BadAttr(name, "%s is not valid UTF-8", name)
 	}
 	if loneSurrogate(raw) {
-		return badAttr(name, "%s holds an unpaired UTF-16 surrogate escape", name)
+		return BadAttr(name, "%s holds an unpaired UTF-16 surrogate escape", name)
 	}
 	return nil
 }
@@ -149,7 +151,7 @@ func hex4(b []byte, at int) (rune, bool) {
 func checkValue(a *AttrDef, v any) *scopekit.Error {
 	p := AttrPointer(a.Name)
 	if msg := badText(v); msg != "" {
-		return invalid(p, "%s %s", a.Name, msg)
+		return Invalid(p, "%s %s", a.Name, msg)
 	}
 	switch v := v.(type) {
 	case string:
@@ -164,7 +166,7 @@ func checkValue(a *AttrDef, v any) *scopekit.Error {
 		if a.Kind == KindList {
 			for _, e := range v.([]any) {
 				if s, ok := e.(string); ok && utf8.RuneCountInString(s) > MaxStringChars {
-					return invalid(p, "%s holds an item longer than %d characters", a.Name, MaxStringChars)
+					return Invalid(p, "%s holds an item longer than %d characters", a.Name, MaxStringChars)
 				}
 			}
 		}
@@ -223,7 +225,7 @@ func (s *Schema) CheckAttrs(typ string, attrs map[string]any) error {
 		return scopekit.Errorf(scopekit.EINTERNAL, "no resource type %q", typ)
 	}
 	var errs scopekit.Errors
-	for _, name := range sortedKeys(attrs) {
+	for _, name := range slices.Sorted(maps.Keys(attrs)) {
 		a, ok := def.Attr(name)
 		if !ok {
 			continue

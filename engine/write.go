@@ -1,4 +1,4 @@
-package scoping
+package engine
 
 import (
 	"context"
@@ -13,40 +13,35 @@ import (
 // Errors: EFORBIDDEN without write access; EBADREQUEST for unknown members,
 // wrong JSON types or (on v2) computed fields; EINVALID (all at once) for
 // blank required fields, uniqueness clashes, references to records of
-// another account and type rules; ENOTFOUND for a project outside the
+// another account and type rules; ENOTFOUND for a scope outside the
 // actor's visibility.
-func (s *Service) Create(ctx context.Context, a *Actor, typ string, in *Input, v2 bool) (*Result, error) {
-	def, err := s.lookupType(typ)
+func (e *Engine) Create(ctx context.Context, a *Actor, typ string, in *Input, opts Options) (*Result, error) {
+	def, err := e.LookupType(typ)
 	if err != nil {
 		return nil, err
 	}
 	if def.Hooks.Create == nil {
-		def, err = s.writableType(a, typ)
+		def, err = e.WritableType(a, typ)
 	} else {
 		err = a.Require(def.Guard, true)
 	}
 	if err != nil {
 		return nil, err
 	}
-	var rec *Record
 	var created bool
-	call, err := s.update(ctx, a, v2, in.Meta, func(c *Call) error {
-		rec, created, err = c.create(ctx, def, in)
-		return err
+	res, err := e.WriteRecord(ctx, a, opts, in.Meta, def, func(c *Call) (rec *Record, err error) {
+		rec, created, err = c.CreateRecord(ctx, def, in)
+		return rec, err
 	})
-	if err != nil {
-		return nil, err
-	}
-	res, err := s.reread(ctx, a, def, rec, v2, call.RespMeta)
 	if res != nil {
 		res.Created = created
 	}
 	return res, err
 }
 
-// create builds a new record of def from in and stores it, or restores the
+// CreateRecord builds a new record of def from in and stores it, or restores the
 // record an Upsert hook returns (created false).
-func (c *Call) create(ctx context.Context, def *TypeDef, in *Input) (*Record, bool, error) {
+func (c *Call) CreateRecord(ctx context.Context, def *TypeDef, in *Input) (*Record, bool, error) {
 	if def.Hooks.Create != nil {
 		prev := c.Input
 		c.Input = in
@@ -86,55 +81,66 @@ func (c *Call) create(ctx context.Context, def *TypeDef, in *Input) (*Record, bo
 
 // Update applies in to the record typ/id. Archived records can be updated
 // (that is how they are restored with active: true).
-func (s *Service) Update(ctx context.Context, a *Actor, typ, id string, in *Input, v2 bool) (*Result, error) {
-	def, err := s.writableType(a, typ)
+func (e *Engine) Update(ctx context.Context, a *Actor, typ, id string, in *Input, opts Options) (*Result, error) {
+	def, err := e.WritableType(a, typ)
 	if err != nil {
 		return nil, err
 	}
-	var rec *Record
-	call, err := s.update(ctx, a, v2, in.Meta, func(c *Call) error {
-		old, err := c.getVisible(ctx, def, id, anyActive(def))
+	return e.WriteRecord(ctx, a, opts, in.Meta, def, func(c *Call) (*Record, error) {
+		old, err := c.GetVisible(ctx, def, id, AnyActive(def))
 		if err != nil {
-			return err
+			return nil, err
 		}
-		rec, err = c.save(ctx, def, old.Clone(), old, in)
-		return err
+		return c.save(ctx, def, old.Clone(), old, in)
 	})
-	if err != nil {
-		return nil, err
-	}
-	return s.reread(ctx, a, def, rec, v2, call.RespMeta)
 }
 
-// anyActive is the filter that finds a record of def whether archived or
-// not (none for types that do not archive: they reject filter[active]).
-func anyActive(def *TypeDef) map[string]string {
+// AnyActive is the filter that finds a record of def whether archived or
+// not (none for types that do not archive: they reject an active filter).
+func AnyActive(def *TypeDef) map[string]string {
 	if !def.Archives {
 		return nil
 	}
 	return map[string]string{"active": "true,false"}
 }
 
-// reread serves a written record as a read would, computed fields included.
-func (s *Service) reread(ctx context.Context, a *Actor, def *TypeDef, rec *Record, v2 bool, meta map[string]any) (*Result, error) {
-	res := &Result{Records: []*Record{rec}, Total: 1, Single: true}
-	if len(meta) > 0 {
-		res.Meta = meta
-	}
-	err := s.view(ctx, a, v2, func(c *Call) error {
-		// as stored: the write's transaction added the price figures
-		if _, priced := figureAttrs[rec.Type]; priced {
-			if cur, err := c.Get(rec.Type, rec.ID); err == nil {
-				res.Records[0] = cur
-			}
+// WriteRecord runs fn in a write transaction as Write does and serves the
+// record of def it returns as a read would, computed fields included: in
+// the same transaction, after the commit steps (so as stored, with what
+// they added when def.Reread is set).
+func (e *Engine) WriteRecord(ctx context.Context, a *Actor, opts Options, meta map[string]any, def *TypeDef,
+	fn func(c *Call) (*Record, error)) (*Result, error) {
+	var res *Result
+	_, err := e.WriteThenRead(ctx, a, opts, meta, func(c *Call) error {
+		rec, err := fn(c)
+		if err != nil {
+			return err
 		}
-		return c.compute(ctx, def, res.Records)
+		res = &Result{Records: []*Record{rec}, Total: 1, Single: true}
+		if len(c.RespMeta) > 0 {
+			res.Meta = c.RespMeta
+		}
+		return nil
+	}, func(ctx context.Context, c *Call) error {
+		if def.Reread {
+			cur, err := c.Get(def.Name, res.Records[0].ID)
+			if err != nil {
+				return err
+			}
+			res.Records[0] = cur
+		}
+		return c.Compute(ctx, def, res.Records)
 	})
-	return res, err
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
-func (s *Service) writableType(a *Actor, typ string) (*TypeDef, error) {
-	def, err := s.lookupType(typ)
+// WritableType resolves typ and checks the actor may write it
+// (EFORBIDDEN for read-only types).
+func (e *Engine) WritableType(a *Actor, typ string) (*TypeDef, error) {
+	def, err := e.LookupType(typ)
 	if err != nil {
 		return nil, err
 	}
@@ -178,7 +184,7 @@ func (c *Call) save(ctx context.Context, def *TypeDef, rec, old *Record, in *Inp
 			return nil, err
 		}
 	}
-	if err := c.restoreTeammate(def, rec); err != nil {
+	if err := c.touched(def, rec); err != nil {
 		return nil, err
 	}
 	return rec, nil
@@ -195,15 +201,15 @@ func (c *Call) apply(def *TypeDef, rec *Record, in *Input, errs *scopekit.Errors
 	for _, name := range names {
 		at, ok := def.Attr(name)
 		if !ok {
-			return badAttr(name, "%s is not an attribute of %s", name, def.Name)
+			return BadAttr(name, "%s is not an attribute of %s", name, def.Name)
 		}
 		if at.Computed {
-			if c.V2 {
-				return badAttr(name, "%s is computed and cannot be set", name)
+			if c.Opts.Strict {
+				return BadAttr(name, "%s is computed and cannot be set", name)
 			}
 			continue // v1 ignores computed fields in writes
 		}
-		v, e := decodeAttr(at, in.Attrs[name])
+		v, e := DecodeAttr(at, in.Attrs[name])
 		if e != nil {
 			if e.Code == scopekit.EBADREQUEST {
 				return e
@@ -230,7 +236,7 @@ func (c *Call) apply(def *TypeDef, rec *Record, in *Input, errs *scopekit.Errors
 			return scopekit.FieldErrorf(scopekit.EBADREQUEST, p, "%s is not a relationship of %s", name, def.Name)
 		}
 		if !rd.Stored() || rd.ReadOnly {
-			if c.V2 {
+			if c.Opts.Strict {
 				return scopekit.FieldErrorf(scopekit.EBADREQUEST, p, "%s is read-only", name)
 			}
 			continue
@@ -251,7 +257,7 @@ func (c *Call) apply(def *TypeDef, rec *Record, in *Input, errs *scopekit.Errors
 				if scopekit.ErrorCode(err) != scopekit.ENOTFOUND {
 					return err
 				}
-				*errs = append(*errs, invalid(p, "%s %s does not exist in this account", rd.Type, ref.ID))
+				*errs = append(*errs, Invalid(p, "%s %s does not exist in this account", rd.Type, ref.ID))
 				continue
 			}
 			ids = append(ids, ref.ID)
@@ -265,22 +271,22 @@ func (c *Call) apply(def *TypeDef, rec *Record, in *Input, errs *scopekit.Errors
 	return nil
 }
 
-// validate checks required fields, uniqueness, the owning project's
+// validate checks required fields, uniqueness, the owning scope's
 // visibility and the type's own rules.
 func (c *Call) validate(ctx context.Context, def *TypeDef, rec, old *Record, errs *scopekit.Errors) error {
 	for _, at := range def.Attrs {
-		if at.Required && blank(rec.Attrs[at.Name]) {
-			*errs = append(*errs, invalid(AttrPointer(at.Name), "%s can't be blank", at.Name))
+		if at.Required && Blank(rec.Attrs[at.Name]) {
+			*errs = append(*errs, Invalid(AttrPointer(at.Name), "%s can't be blank", at.Name))
 		}
-		if at.Unique && !blank(rec.Attrs[at.Name]) {
-			v, _ := textOf(rec.Attrs[at.Name])
+		if at.Unique && !Blank(rec.Attrs[at.Name]) {
+			v, _ := TextOf(rec.Attrs[at.Name])
 			dups, err := c.Find(def.Name, Eq(at.Name, v))
 			if err != nil {
 				return err
 			}
 			for _, d := range dups {
 				if d.ID != rec.ID {
-					*errs = append(*errs, invalid(AttrPointer(at.Name), "%s %q has already been taken", at.Name, v))
+					*errs = append(*errs, Invalid(AttrPointer(at.Name), "%s %q has already been taken", at.Name, v))
 					break
 				}
 			}
@@ -288,16 +294,17 @@ func (c *Call) validate(ctx context.Context, def *TypeDef, rec, old *Record, err
 	}
 	for _, rd := range def.Rels {
 		if rd.Required && len(rec.Rels[rd.Name]) == 0 {
-			*errs = append(*errs, invalid(RelPointer(rd.Name), "%s can't be blank", rd.Name))
+			*errs = append(*errs, Invalid(RelPointer(rd.Name), "%s can't be blank", rd.Name))
 		}
 	}
-	if pid := projectOf(def, rec); pid != "" && def.ProjectRel != "id" {
-		ok, err := c.canSeeProject(pid)
+	if sid := ScopeOf(def, rec); sid != "" && def.ScopeRel != "id" {
+		ok, err := c.CanSee(sid)
 		if err != nil {
 			return err
 		}
 		if !ok {
-			*errs = append(*errs, invalid(RelPointer(def.ProjectRel), "projects %s does not exist in this account", pid))
+			rd, _ := def.Rel(def.ScopeRel)
+			*errs = append(*errs, Invalid(RelPointer(def.ScopeRel), "%s %s does not exist in this account", rd.Type, sid))
 		}
 	}
 	if def.Hooks.Validate != nil {
@@ -318,63 +325,49 @@ func (c *Call) validate(ctx context.Context, def *TypeDef, rec, old *Record, err
 	return nil
 }
 
-// restoreTeammate clears removed-at of the actor's teammate record on the
-// project rec belongs to: a removed teammate who edits the project again
-// is restored. Managing the team (writes to project-teammates) is not
-// editing the project, so a teammate who removes itself stays removed.
-func (c *Call) restoreTeammate(def *TypeDef, rec *Record) error {
-	pid := projectOf(def, rec)
-	if pid == "" || def.Name == "project-teammates" {
+// touched runs Config.Touched for a record written or removed.
+func (c *Call) touched(def *TypeDef, rec *Record) error {
+	if c.Engine.cfg.Touched == nil {
 		return nil
 	}
-	tms, err := c.Find("project-teammates", Eq("project", pid), Eq("user", c.Actor.UserID), Cond{Field: "removed-at", Op: OpNotNull})
-	if err != nil {
-		return err
-	}
-	for _, t := range tms {
-		delete(t.Attrs, "removed-at")
-		if err := c.Tx.Replace(t); err != nil {
-			return err
-		}
-	}
-	return nil
+	return c.Engine.cfg.Touched(c, def, rec)
 }
 
 // Delete removes the record typ/id. Records that own others (a stored
 // relationship declared Cascade) take those with them; a record of an
 // archiving type that other records still reference is archived instead;
 // other references to a deleted record are cleared.
-func (s *Service) Delete(ctx context.Context, a *Actor, typ, id string, v2 bool) error {
-	def, err := s.writableType(a, typ)
+func (e *Engine) Delete(ctx context.Context, a *Actor, typ, id string, opts Options) error {
+	def, err := e.WritableType(a, typ)
 	if err != nil {
 		return err
 	}
-	_, err = s.update(ctx, a, v2, nil, func(c *Call) error {
-		rec, err := c.getVisible(ctx, def, id, anyActive(def))
+	_, err = e.Write(ctx, a, opts, nil, func(c *Call) error {
+		rec, err := c.GetVisible(ctx, def, id, AnyActive(def))
 		if err != nil {
 			return err
 		}
-		remove := c.remove
+		remove := c.Remove
 		if def.Hooks.Delete != nil {
 			remove = func(_ *TypeDef, rec *Record) error { return def.Hooks.Delete(ctx, c, rec) }
 		}
 		if err := remove(def, rec); err != nil {
 			return err
 		}
-		return c.restoreTeammate(def, rec)
+		return c.touched(def, rec)
 	})
 	return err
 }
 
-// remove deletes or archives rec as Delete describes.
-func (c *Call) remove(def *TypeDef, rec *Record) error {
+// Remove deletes or archives rec as Delete describes.
+func (c *Call) Remove(def *TypeDef, rec *Record) error {
 	type ref struct {
 		def *TypeDef
 		rel *RelDef
 		rec *Record
 	}
 	var refs []ref
-	for _, t := range c.Svc.schema.Types() {
+	for _, t := range c.Engine.schema.Types() {
 		for i := range t.Rels {
 			rd := &t.Rels[i]
 			if rd.Type != def.Name || !rd.Stored() || t.Global {
@@ -396,7 +389,7 @@ func (c *Call) remove(def *TypeDef, rec *Record) error {
 	}
 	for _, r := range refs {
 		if r.rel.Cascade {
-			if err := c.remove(r.def, r.rec); err != nil && scopekit.ErrorCode(err) != scopekit.ENOTFOUND {
+			if err := c.Remove(r.def, r.rec); err != nil && scopekit.ErrorCode(err) != scopekit.ENOTFOUND {
 				return err
 			}
 			continue

@@ -1,4 +1,4 @@
-package scoping
+package engine_test
 
 import (
 	"encoding/json"
@@ -7,10 +7,12 @@ import (
 	"unicode/utf8"
 
 	"github.com/scopekit/scopekit"
+	"github.com/scopekit/scopekit/engine"
+	"github.com/scopekit/scopekit/scoping"
 )
 
 // FuzzDecodeAttr holds every declared attribute's decoding to the rules
-// of limits.go, whatever the JSON: it never panics, refuses with a 400 or
+// of limits.go (over the domain's declarations), whatever the JSON: it never panics, refuses with a 400 or
 // 422 naming the attribute, and what it accepts is clean text within the
 // attribute's limit and survives a JSON round trip.
 func FuzzDecodeAttr(f *testing.F) {
@@ -19,8 +21,8 @@ func FuzzDecodeAttr(f *testing.F) {
 		`"2026-01-02T03:04:05Z"`, `"` + strings.Repeat("n", 300) + `"`, `[` + strings.Repeat(`"a",`, 50) + `"a"]`} {
 		f.Add([]byte(s))
 	}
-	var attrs []*AttrDef
-	for _, def := range DefaultSchema().Types() {
+	var attrs []*engine.AttrDef
+	for _, def := range scoping.DefaultSchema().Types() {
 		for i := range def.Attrs {
 			if !def.Attrs[i].Computed {
 				attrs = append(attrs, &def.Attrs[i])
@@ -32,9 +34,9 @@ func FuzzDecodeAttr(f *testing.F) {
 			return // the JSON:API decoder refuses it before the engine sees it
 		}
 		for _, a := range attrs {
-			v, e := decodeAttr(a, raw)
+			v, e := engine.DecodeAttr(a, raw)
 			if e != nil {
-				if v != nil || (e.Code != scopekit.EBADREQUEST && e.Code != scopekit.EINVALID) || e.Field != AttrPointer(a.Name) ||
+				if v != nil || (e.Code != scopekit.EBADREQUEST && e.Code != scopekit.EINVALID) || e.Field != engine.AttrPointer(a.Name) ||
 					!strings.Contains(e.Message, a.Name) {
 					t.Fatalf("%s: bad refusal %#v", a.Name, e)
 				}
@@ -46,7 +48,7 @@ func FuzzDecodeAttr(f *testing.F) {
 				}
 				continue
 			}
-			if msg := badText(v); msg != "" {
+			if msg := engine.BadText(v); msg != "" {
 				t.Fatalf("%s: accepted %q: %s", a.Name, raw, msg)
 			}
 			if s, ok := v.(string); ok {
@@ -58,7 +60,7 @@ func FuzzDecodeAttr(f *testing.F) {
 				if n > 0 && l > n {
 					t.Fatalf("%s: %d %s accepted", a.Name, l, unit)
 				}
-				if a.Kind == KindDecimal && strings.TrimSpace(s) != s {
+				if a.Kind == engine.KindDecimal && strings.TrimSpace(s) != s {
 					t.Fatalf("%s: padded decimal %q accepted", a.Name, s)
 				}
 			}

@@ -1,4 +1,4 @@
-package scoping
+package engine
 
 import (
 	"cmp"

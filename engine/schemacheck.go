@@ -1,4 +1,4 @@
-package scoping
+package engine
 
 import (
 	"errors"
@@ -11,8 +11,8 @@ import (
 // stored one of its type, a through relationship names a joining type with
 // both joining relationships, every guard is a known permission, every
 // filter compares a field the type has (unless it builds its own
-// conditions), and a type's project relationship exists. The declarations
-// are static, so a failure is a programming error; NewSchema runs it.
+// conditions), and a type's scope relationship exists. The declarations
+// are static, so a failure is a programming error.
 func (s *Schema) Check() error {
 	var errs []error
 	bad := func(t *TypeDef, format string, args ...any) {
@@ -28,12 +28,12 @@ func (s *Schema) Check() error {
 		return isAttr || isRel
 	}
 	for _, t := range s.Types() {
-		if t.Guard != "" && !slices.Contains(Permissions, t.Guard) {
+		if t.Guard != "" && !slices.Contains(s.guards, t.Guard) {
 			bad(t, "guard %q is not a permission", t.Guard)
 		}
-		if t.ProjectRel != "" && t.ProjectRel != "id" {
-			if _, ok := t.Rel(t.ProjectRel); !ok {
-				bad(t, "project relationship %q is not declared", t.ProjectRel)
+		if t.ScopeRel != "" && t.ScopeRel != "id" {
+			if _, ok := t.Rel(t.ScopeRel); !ok {
+				bad(t, "scope relationship %q is not declared", t.ScopeRel)
 			}
 		}
 		for _, r := range t.Rels {

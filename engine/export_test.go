@@ -1,0 +1,4 @@
+package engine
+
+// BadText exposes badText to the external tests.
+var BadText = badText
