@@ -9,27 +9,27 @@ import (
 	"time"
 )
 
-// Error codes. Each maps to exactly one HTTP status in httpadapter.
+// Error codes: the conditions of the domain, which every adapter reports.
+// httpadapter maps each to one HTTP status (shown); conditions that exist
+// only in HTTP (method not allowed, not acceptable, slow request, headers
+// too large) are httpadapter's own codes, not these.
 const (
-	EINVALID          = "invalid"            // 422: well-formed but fails validation
-	EBADREQUEST       = "bad_request"        // 400: malformed request
-	EUNSUPPORTEDMEDIA = "unsupported_media"  // 415: wrong Content-Type on a write
-	EUNAUTHORIZED     = "unauthorized"       // 401: no, invalid or expired credentials
-	EFORBIDDEN        = "forbidden"          // 403: authenticated but not allowed
-	ENOTFOUND         = "not_found"          // 404: missing or not visible
-	ECONFLICT         = "conflict"           // 409: the current state forbids the action
-	EMETHOD           = "method_not_allowed" // 405: the route exists, the method does not
-	ENOTACCEPTABLE    = "not_acceptable"     // 406: Accept admits no JSON:API
-	ETOOLARGE         = "too_large"          // 413: request body too large
-	ESLOWREQUEST      = "request_timeout"    // 408: the request body did not arrive in time
-	EHEADERSTOOLARGE  = "headers_too_large"  // 431: request line and headers too large
-	ERATELIMITED      = "rate_limited"       // 429: throttled
-	ETIMEOUT          = "timeout"            // 504: not answered in time
-	EINTERNAL         = "internal"           // 500: anything else
+	EINVALID          = "invalid"           // 422: well-formed but fails validation
+	EBADREQUEST       = "bad_request"       // 400: malformed request
+	EUNSUPPORTEDMEDIA = "unsupported_media" // 415: wrong Content-Type on a write
+	EUNAUTHORIZED     = "unauthorized"      // 401: no, invalid or expired credentials
+	EFORBIDDEN        = "forbidden"         // 403: authenticated but not allowed
+	ENOTFOUND         = "not_found"         // 404: missing or not visible
+	ECONFLICT         = "conflict"          // 409: the current state forbids the action
+	ETOOLARGE         = "too_large"         // 413: input over a declared limit (a body, a template upload)
+	ERATELIMITED      = "rate_limited"      // 429: throttled; Error.RetryAfter says for how long
+	ETIMEOUT          = "timeout"           // 504: not answered in time
+	EINTERNAL         = "internal"          // 500: anything else
 )
 
-// Error is the error type of ScopeKit. Code is one of the E* constants,
-// Message is safe to show to a client, Field names the attribute,
+// Error is the error type of ScopeKit. Code is one of the E* constants
+// (or, for a condition that exists only in one protocol, that adapter's own
+// code), Message is safe to show to a client, Field names the attribute,
 // relationship or JSON pointer the error is about (optional), and Parameter
 // names the query parameter (optional).
 type Error struct {

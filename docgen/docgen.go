@@ -1,10 +1,11 @@
 // Package docgen generates project documents in the background: a bounded
 // pool of workers takes queued project-documents from the store (the queue
 // is the records themselves, so it survives a restart), fills the SOW
-// template from the project's v2 merge data or builds the pricing or
-// breakdown workbook with package documents, converts to PDF when asked,
-// and stores the result through scoping's use cases, which write every
-// status change and its document_status_changed event in one transaction.
+// template from the project's v2 merge data with package documents or
+// builds the pricing or breakdown workbook with package workbook, converts
+// to PDF when asked, and stores the result through scoping's use cases,
+// which write every status change and its document_status_changed event in
+// one transaction.
 //
 // A claim is a lease (Pool.Lease): the worker renews it every third of
 // the lease while it generates, and every pool re-queues, at start and
@@ -13,9 +14,10 @@
 // instance died is generated again by another one without a restart, and
 // a starting instance leaves alone what the others are generating.
 //
-// It is the one place where scoping, mergedata and documents meet, so
-// that scoping does not import documents; composition roots create a
-// Pool, plug its Notify into scoping.DocumentConfig and Run it.
+// It is the one place where scoping, mergedata, documents and workbook
+// meet, so that scoping imports neither documents nor workbook;
+// composition roots create a Pool, plug its Notify into
+// scoping.DocumentConfig and Run it.
 package docgen
 
 import (
@@ -31,6 +33,7 @@ import (
 	"github.com/scopekit/scopekit/documents"
 	"github.com/scopekit/scopekit/mergedata"
 	"github.com/scopekit/scopekit/scoping"
+	"github.com/scopekit/scopekit/workbook"
 )
 
 // DefaultWorkers is the pool size when Pool.Workers is 0.
@@ -302,9 +305,9 @@ func (p *Pool) Generate(ctx context.Context, job *scoping.DocumentJob) (out *sco
 			out.PDF, out.Failure = p.pdf(ctx, docx)
 		}
 	case scoping.DocumentPricing, scoping.DocumentBreakdown:
-		build, what := documents.PricingWorkbook, "Pricing"
+		build, what := workbook.Pricing, "Pricing"
 		if dt == scoping.DocumentBreakdown {
-			build, what = documents.BreakdownWorkbook, "Breakdown"
+			build, what = workbook.Breakdown, "Breakdown"
 		}
 		xlsx, err := build(snap)
 		if err != nil {

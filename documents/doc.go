@@ -1,14 +1,16 @@
-// Package documents generates a project's documents: statements of work
-// filled from DOCX tag templates, pricing and breakdown workbooks (XLSX),
-// and PDF through a Converter.
+// Package documents is the tag-template engine of ScopeKit: statements of
+// work filled from DOCX tag templates, the built-in Standard SOW, and PDF
+// through a Converter.
 //
 // The package is pure: it takes bytes and values and returns bytes; it
-// knows nothing of HTTP or storage. Render fills a template from a
-// merge-data tree (package mergedata, v2); Tags validates a template and
-// lists the paths its tags use; PricingWorkbook and BreakdownWorkbook build
-// spreadsheets from a scoping.Snapshot and its pricing run; LibreOffice
-// converts DOCX to PDF. Templates compute nothing: every value comes from
-// merge data, so a document always shows what the pricing endpoint shows.
+// knows nothing of HTTP, storage or the domain (it imports only the root
+// package for its error codes; imports_test.go keeps it so). Render fills a
+// template from a merge-data tree (any JSON-like value; the service passes
+// v2 merge data); Tags validates a template and lists the paths its tags
+// use; LibreOffice converts DOCX to PDF. Templates compute nothing: every
+// value comes from merge data, so a document always shows what the pricing
+// endpoint shows. The pricing and breakdown workbooks are the domain's
+// (package workbook).
 //
 // Tag syntax (docs/templates.md has the full reference):
 //
@@ -28,7 +30,8 @@ package documents
 
 import "errors"
 
-// Content types of the files this package produces.
+// Content types of the generated documents: DOCX and PDF from this
+// package, XLSX from package workbook.
 const (
 	ContentTypeDOCX = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
 	ContentTypePDF  = "application/pdf"

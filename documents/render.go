@@ -12,7 +12,7 @@ import (
 )
 
 // Render fills a DOCX template from a merge-data tree: v2 merge data
-// (mergedata.BuildV2), or any value that marshals to JSON (maps, slices,
+// (what mergedata.BuildV2 returns), or any value that marshals to JSON (maps, slices,
 // strings, numbers, bools); []byte and json.RawMessage are taken as JSON.
 // The body, headers, footers, footnotes and endnotes are filled; every
 // other part of the template is copied as it is.

@@ -125,7 +125,7 @@ func (s *Server) action(c *call) error {
 	}
 	if allow := s.resourceAllow([]string{def.Name, c.params.ByName("id"), c.params.ByName("rel")}, c.v2); allow != "" {
 		c.w.Header().Set("Allow", allow)
-		return scopekit.Errorf(scopekit.EMETHOD, "%s of %s does not take POST; see the Allow header", c.params.ByName("rel"), def.Name)
+		return scopekit.Errorf(codeMethod, "%s of %s does not take POST; see the Allow header", c.params.ByName("rel"), def.Name)
 	}
 	return scopekit.Errorf(scopekit.ENOTFOUND, "no action %q on %s", c.params.ByName("rel"), def.Name)
 }

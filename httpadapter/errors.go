@@ -13,6 +13,16 @@ import (
 	"github.com/scopekit/scopekit/jsonapi"
 )
 
+// Codes of the conditions that exist only in HTTP: the adapter's own, not
+// the root's domain codes. They travel in a *scopekit.Error like the
+// others, so one writer answers every error.
+const (
+	codeMethod          = "method_not_allowed" // 405: the route exists, the method does not
+	codeNotAcceptable   = "not_acceptable"     // 406: Accept admits no JSON:API
+	codeSlowRequest     = "request_timeout"    // 408: the request body did not arrive in time
+	codeHeadersTooLarge = "headers_too_large"  // 431: request line and headers too large
+)
+
 // statusOf is the one place where error codes become HTTP statuses.
 var statusOf = map[string]int{
 	scopekit.EINVALID:          http.StatusUnprocessableEntity,
@@ -22,11 +32,11 @@ var statusOf = map[string]int{
 	scopekit.EFORBIDDEN:        http.StatusForbidden,
 	scopekit.ENOTFOUND:         http.StatusNotFound,
 	scopekit.ECONFLICT:         http.StatusConflict,
-	scopekit.EMETHOD:           http.StatusMethodNotAllowed,
-	scopekit.ENOTACCEPTABLE:    http.StatusNotAcceptable,
+	codeMethod:                 http.StatusMethodNotAllowed,
+	codeNotAcceptable:          http.StatusNotAcceptable,
 	scopekit.ETOOLARGE:         http.StatusRequestEntityTooLarge,
-	scopekit.ESLOWREQUEST:      http.StatusRequestTimeout,
-	scopekit.EHEADERSTOOLARGE:  http.StatusRequestHeaderFieldsTooLarge,
+	codeSlowRequest:            http.StatusRequestTimeout,
+	codeHeadersTooLarge:        http.StatusRequestHeaderFieldsTooLarge,
 	scopekit.ERATELIMITED:      http.StatusTooManyRequests,
 	scopekit.ETIMEOUT:          http.StatusGatewayTimeout,
 	scopekit.EINTERNAL:         http.StatusInternalServerError,

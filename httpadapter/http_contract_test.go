@@ -44,7 +44,7 @@ func TestAcceptNegotiation(t *testing.T) {
 			if tc.want == http.StatusOK {
 				require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
 			} else {
-				assertError(t, r, tc.want, "")
+				assert.Equal(t, "not_acceptable", assertError(t, r, tc.want, "")["code"])
 			}
 			assert.Equal(t, mediaType, r.Header.Get("Content-Type"))
 		})
@@ -139,7 +139,7 @@ func TestUnknownRouteAndMethod(t *testing.T) {
 		{http.MethodPost, "/v1/me", []string{"GET", "PATCH"}},
 	} {
 		r := e.req(tc.method, tc.path, tok, "")
-		assertError(t, r, http.StatusMethodNotAllowed, "")
+		assert.Equal(t, "method_not_allowed", assertError(t, r, http.StatusMethodNotAllowed, "")["code"])
 		for _, m := range tc.allow {
 			assert.Contains(t, r.Header.Get("Allow"), m, "%s %s", tc.method, tc.path)
 		}

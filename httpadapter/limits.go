@@ -90,7 +90,7 @@ func isTimeout(err error) bool {
 
 // errSlowBody is the answer to a body that missed its deadline.
 func errSlowBody() error {
-	return scopekit.Errorf(scopekit.ESLOWREQUEST, "the request body was not received in time")
+	return scopekit.Errorf(codeSlowRequest, "the request body was not received in time")
 }
 
 // WrapListener returns ln with net/http's own refusals rewritten as

@@ -53,7 +53,7 @@ func (s *Server) api(v2 bool, h func(c *call) error) http.Handler {
 
 func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, v2 bool, h func(c *call) error) error {
 	if !acceptable(r.Header.Get("Accept")) && !isFileRead(r) {
-		return scopekit.Errorf(scopekit.ENOTACCEPTABLE, "Accept must admit %s (without parameters) or */*", jsonapi.MediaType)
+		return scopekit.Errorf(codeNotAcceptable, "Accept must admit %s (without parameters) or */*", jsonapi.MediaType)
 	}
 	bearer, ok := auth.BearerToken(r.Header.Get("Authorization"))
 	if !ok {
@@ -189,7 +189,7 @@ func (s *Server) related(c *call) error {
 	}
 	if _, ok := s.actions()[def.Name+"/"+c.params.ByName("rel")]; ok {
 		c.w.Header().Set("Allow", "OPTIONS, POST")
-		return scopekit.Errorf(scopekit.EMETHOD, "%s is an action: use POST", c.params.ByName("rel"))
+		return scopekit.Errorf(codeMethod, "%s is an action: use POST", c.params.ByName("rel"))
 	}
 	res, err := s.Svc.Related(c.r.Context(), c.actor, def.Name, c.params.ByName("id"), c.params.ByName("rel"), c.listParams(), c.opts())
 	if err != nil {
@@ -294,7 +294,7 @@ func (c *call) writableType() (*scoping.TypeDef, error) {
 	def, err := c.typeDef()
 	if err == nil && def.ReadOnly && !(c.r.Method == http.MethodPost && def.Hooks.Create != nil) {
 		c.w.Header().Set("Allow", readOnlyAllow)
-		return nil, scopekit.Errorf(scopekit.EMETHOD, "%s are read-only", def.Name)
+		return nil, scopekit.Errorf(codeMethod, "%s are read-only", def.Name)
 	}
 	return def, err
 }

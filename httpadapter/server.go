@@ -253,7 +253,7 @@ func (s *Server) newRouter() *router {
 }
 
 func methodNotAllowed(r *http.Request) error {
-	return &scopekit.Error{Code: scopekit.EMETHOD, Message: r.Method + " is not allowed here; see the Allow header"}
+	return &scopekit.Error{Code: codeMethod, Message: r.Method + " is not allowed here; see the Allow header"}
 }
 
 // route records the matched route pattern for the access log.

@@ -125,6 +125,7 @@ func TestSlowClientsAreCutOff(t *testing.T) {
 			if strings.HasPrefix(res.Header.Get("Content-Type"), "application/vnd.api+json") {
 				jsonapitest.Check(t, body)
 				assert.Contains(t, string(body), `"status":"408"`)
+				assert.Contains(t, string(body), `"code":"request_timeout"`)
 			} else if strings.Contains(tc.head, "/mcp") {
 				assert.Equal(t, "the request body was not received in time\n", string(body), "the MCP endpoint answers in plain text, as its SDK does")
 			} else {
@@ -154,12 +155,13 @@ func TestNetHTTPRefusalsAreJSONAPI(t *testing.T) {
 	for _, tc := range []struct {
 		name, request string
 		status        int
+		code          string
 	}{
-		{"headers over the limit", "GET /v2/clients HTTP/1.1\r\nHost: x\r\nX-Big: " + strings.Repeat("b", 3*testLimits.MaxHeaderBytes) + "\r\n\r\n", 431},
-		{"malformed header line", "GET /v2/clients HTTP/1.1\r\nHost: x\r\nNo colon here\r\n\r\n", 400},
-		{"missing Host", "GET /v2/clients HTTP/1.1\r\n\r\n", 400},
-		{"bad request line", "GET\r\n\r\n", 400},
-		{"unknown transfer encoding", "POST /v2/clients HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: rot13\r\n\r\n", 501},
+		{"headers over the limit", "GET /v2/clients HTTP/1.1\r\nHost: x\r\nX-Big: " + strings.Repeat("b", 3*testLimits.MaxHeaderBytes) + "\r\n\r\n", 431, "headers_too_large"},
+		{"malformed header line", "GET /v2/clients HTTP/1.1\r\nHost: x\r\nNo colon here\r\n\r\n", 400, "bad_request"},
+		{"missing Host", "GET /v2/clients HTTP/1.1\r\n\r\n", 400, "bad_request"},
+		{"bad request line", "GET\r\n\r\n", 400, "bad_request"},
+		{"unknown transfer encoding", "POST /v2/clients HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: rot13\r\n\r\n", 501, "bad_request"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c, err := net.Dial("tcp", addr)
@@ -173,12 +175,13 @@ func TestNetHTTPRefusalsAreJSONAPI(t *testing.T) {
 			assert.Equal(t, "application/vnd.api+json", res.Header.Get("Content-Type"), "%s", body)
 			jsonapitest.Check(t, body)
 			var doc struct {
-				Errors []struct{ Status, Title, Detail string }
+				Errors []struct{ Status, Title, Detail, Code string }
 			}
 			require.NoError(t, json.Unmarshal(body, &doc), "%s", body)
 			require.Len(t, doc.Errors, 1)
 			assert.Equal(t, http.StatusText(tc.status), doc.Errors[0].Title)
 			assert.NotEmpty(t, doc.Errors[0].Detail)
+			assert.Equal(t, tc.code, doc.Errors[0].Code)
 		})
 	}
 }

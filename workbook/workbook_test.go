@@ -1,12 +1,12 @@
-package documents_test
+package workbook_test
 
 import (
 	"bytes"
 	"strings"
 	"testing"
 
-	"github.com/scopekit/scopekit/documents"
 	"github.com/scopekit/scopekit/pricing"
+	"github.com/scopekit/scopekit/workbook"
 	"github.com/shopspring/decimal"
 	"github.com/stretchr/testify/require"
 	"github.com/xuri/excelize/v2"
@@ -81,10 +81,9 @@ func (s *sheet) numFmt(ref string) string {
 // figures of pricing.md (and of the pricing run), with money in the
 // project's currency format.
 func TestPricingWorkbook(t *testing.T) {
-	e := mustEnv(t)
-	snap := e.demo()
+	snap := demo(t)
 	res := snap.Pricing
-	xlsx, err := documents.PricingWorkbook(snap)
+	xlsx, err := workbook.Pricing(snap)
 	require.NoError(t, err)
 
 	sum := readSheet(t, xlsx, "Summary")
@@ -147,9 +146,8 @@ func TestPricingWorkbook(t *testing.T) {
 // their resources and hours as the pricing run has them, grouped by
 // outline level, with governance per phase and the project total.
 func TestBreakdownWorkbook(t *testing.T) {
-	e := mustEnv(t)
-	snap := e.demo()
-	xlsx, err := documents.BreakdownWorkbook(snap)
+	snap := demo(t)
+	xlsx, err := workbook.Breakdown(snap)
 	require.NoError(t, err)
 	s := readSheet(t, xlsx, "Breakdown")
 	var items []string
@@ -201,22 +199,21 @@ func TestWorkbooksLarge(t *testing.T) {
 	if testing.Short() {
 		t.Skip("large fixture")
 	}
-	e := mustEnv(t)
-	snap := e.large()
-	xlsx, err := documents.BreakdownWorkbook(snap)
+	snap := large(t)
+	xlsx, err := workbook.Breakdown(snap)
 	require.NoError(t, err)
 	s := readSheet(t, xlsx, "Breakdown")
 	// title, blank, header, 3 phases with 1,000 services, 3,000
 	// subservices and governance, the total.
 	require.Len(t, s.rows, 3+3+1000+3000+3+1)
 	s.figures("Total", "", "", "", "", "", "", "", "", snap.Pricing.ProfessionalServices.Hours.String())
-	xlsx, err = documents.PricingWorkbook(snap)
+	xlsx, err = workbook.Pricing(snap)
 	require.NoError(t, err)
 	sum := readSheet(t, xlsx, "Summary")
 	sum.figures("Total contract", snap.Pricing.TotalContractValue.String(), snap.Pricing.TotalContractCost.String())
 
 	snap.Pricing.Currency = pricing.Currency{Code: "JPY", MinorUnits: 0}
-	xlsx, err = documents.PricingWorkbook(snap)
+	xlsx, err = workbook.Pricing(snap)
 	require.NoError(t, err)
 	sum = readSheet(t, xlsx, "Summary")
 	_, n := sum.row("Total contract")
