@@ -98,6 +98,29 @@ func (r *Record) DecOK(name string) (decimal.Decimal, bool) {
 	return d, err == nil
 }
 
+// Strings returns a list attribute (nil when absent).
+func (r *Record) Strings(name string) []string {
+	switch v := r.Attrs[name].(type) {
+	case []string:
+		return v
+	case []any:
+		out := make([]string, 0, len(v))
+		for _, e := range v {
+			if s, ok := e.(string); ok {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	return nil
+}
+
+// Object returns an object attribute (nil when absent or not an object).
+func (r *Record) Object(name string) map[string]any {
+	m, _ := r.Attrs[name].(map[string]any)
+	return m
+}
+
 // Rel returns the id of a to-one relationship ("" when empty).
 func (r *Record) Rel(name string) string {
 	if ids := r.Rels[name]; len(ids) > 0 {

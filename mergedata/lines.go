@@ -3,6 +3,7 @@ package mergedata
 import (
 	"github.com/scopekit/scopekit/pricing"
 	"github.com/scopekit/scopekit/scoping"
+	"github.com/scopekit/scopekit/scoping/views"
 	"github.com/shopspring/decimal"
 )
 
@@ -80,16 +81,16 @@ func lines(snap *scoping.Snapshot, withCost bool) ([]Location, []Phase) {
 	res := snap.Pricing
 	resourceName := make(map[string]string, len(snap.Resources))
 	for _, r := range snap.Resources {
-		resourceName[r.ID] = r.Str(scoping.NameName)
+		resourceName[r.ID] = r.Str(views.NameName)
 	}
 
 	locations := make([]Location, len(snap.Locations))
 	locationAt := make(map[string]int, len(snap.Locations))
 	for k, l := range snap.Locations {
 		locationAt[l.ID] = k
-		locations[k] = Location{Name: l.Str(scoping.NameName), Address: l.Str(scoping.NameAddress), City: l.Str(scoping.NameCity),
-			Region: l.Str(scoping.NameRegion), Country: l.Str(scoping.NameCountry), PostalCode: l.Str(scoping.NamePostalCode),
-			Remote: l.Bool(scoping.NameRemote), Services: []LocationService{}}
+		locations[k] = Location{Name: l.Str(views.NameName), Address: l.Str(views.NameAddress), City: l.Str(views.NameCity),
+			Region: l.Str(views.NameRegion), Country: l.Str(views.NameCountry), PostalCode: l.Str(views.NamePostalCode),
+			Remote: l.Bool(views.NameRemote), Services: []LocationService{}}
 	}
 
 	phaseRec := make(map[string]*scoping.Record, len(snap.Phases))
@@ -110,10 +111,10 @@ func lines(snap *scoping.Snapshot, withCost bool) ([]Location, []Phase) {
 	subBuf := make([]Subservice, nsub)
 	for i, rec := range snap.Services {
 		f := res.Service(i)
-		resource := resourceName[rec.Rel(scoping.NameProjectResource)]
-		loc, located := locationAt[rec.Rel(scoping.NameProjectLocation)]
-		s := Service{Name: rec.Str(scoping.NameName), Description: rec.Str(scoping.NameServiceDescription), SKU: rec.Str(scoping.NameSku),
-			ServiceType: rec.Str(scoping.NameServiceType), Quantity: quantity(rec.Str(scoping.NameQuantity)), UnitHours: quantity(rec.Str(scoping.NameUnitHours)),
+		resource := resourceName[rec.Rel(views.NameProjectResource)]
+		loc, located := locationAt[rec.Rel(views.NameProjectLocation)]
+		s := Service{Name: rec.Str(views.NameName), Description: rec.Str(views.NameServiceDescription), SKU: rec.Str(views.NameSku),
+			ServiceType: rec.Str(views.NameServiceType), Quantity: quantity(rec.Str(views.NameQuantity)), UnitHours: quantity(rec.Str(views.NameUnitHours)),
 			ExtendedHours: figure(f.ExtendedHours), TotalHours: figure(f.TotalHours),
 			ResourceName: resource, Revenue: figure(f.Revenue)}
 		if withCost {
@@ -127,9 +128,9 @@ func lines(snap *scoping.Snapshot, withCost bool) ([]Location, []Phase) {
 		for j, sub := range subs {
 			sf := res.Subservice(i, j)
 			ss := &s.Subservices[j]
-			*ss = Subservice{Name: sub.Str(scoping.NameName), Quantity: quantity(sub.Str(scoping.NameQuantity)), UnitHours: quantity(sub.Str(scoping.NameUnitHours)),
+			*ss = Subservice{Name: sub.Str(views.NameName), Quantity: quantity(sub.Str(views.NameQuantity)), UnitHours: quantity(sub.Str(views.NameUnitHours)),
 				ExtendedHours: figure(sf.ExtendedHours), ResourceName: resource, Revenue: figure(sf.Revenue)}
-			if id := sub.Rel(scoping.NameProjectResource); id != "" {
+			if id := sub.Rel(views.NameProjectResource); id != "" {
 				ss.ResourceName = resourceName[id]
 			}
 			if withCost {
@@ -137,7 +138,7 @@ func lines(snap *scoping.Snapshot, withCost bool) ([]Location, []Phase) {
 			}
 		}
 
-		k, ok := phaseAt[rec.Rel(scoping.NameProjectPhase)]
+		k, ok := phaseAt[rec.Rel(views.NameProjectPhase)]
 		if !ok {
 			if k, ok = phaseAt[""]; !ok { // a managed service without a phase: pricing has no entry for it
 				k = len(phases)
@@ -157,7 +158,7 @@ func lines(snap *scoping.Snapshot, withCost bool) ([]Location, []Phase) {
 // phaseOf is the entry of a phase of pricing's breakdown; rec is the
 // project phase (nil for the entry without a phase).
 func phaseOf(pt pricing.PhaseTotals, rec *scoping.Record) Phase {
-	return Phase{Name: pt.Name, Slug: pricing.Slug(pt.Name), SOWLanguage: str(rec, scoping.NameSowLanguage),
+	return Phase{Name: pt.Name, Slug: pricing.Slug(pt.Name), SOWLanguage: str(rec, views.NameSowLanguage),
 		TotalHours: figure(pt.Hours), TotalRevenue: figure(pt.Revenue), Services: []Service{}}
 }
 

@@ -25,6 +25,7 @@ import (
 
 	"github.com/scopekit/scopekit/pricing"
 	"github.com/scopekit/scopekit/scoping"
+	"github.com/scopekit/scopekit/scoping/views"
 )
 
 // Versions of merge data.
@@ -96,7 +97,7 @@ func personOf(u *scoping.Record) Person {
 	if u == nil {
 		return Person{}
 	}
-	return Person{Name: u.Str(scoping.NameName), Email: u.Str(scoping.NameEmail)}
+	return Person{Name: u.Str(views.NameName), Email: u.Str(views.NameEmail)}
 }
 
 // str returns a text attribute of r, "" when r is nil.
@@ -109,10 +110,10 @@ func str(r *scoping.Record, name string) string {
 
 // msaDate is the project's MSA date, else its client's ("" when neither).
 func msaDate(snap *scoping.Snapshot) string {
-	if d := snap.Project.Str(scoping.NameMsaDate); d != "" {
+	if d := snap.Project.Str(views.NameMsaDate); d != "" {
 		return d
 	}
-	return str(snap.Client, scoping.NameMsaDate)
+	return str(snap.Client, views.NameMsaDate)
 }
 
 // statusLabels are the labels of the project statuses of docs/resources.md.

@@ -5,6 +5,7 @@ import (
 
 	"github.com/scopekit/scopekit/pricing"
 	"github.com/scopekit/scopekit/scoping"
+	"github.com/scopekit/scopekit/scoping/views"
 )
 
 // V1 is merge data v1, the legacy shape: the project's fields at the top
@@ -64,11 +65,11 @@ func BuildV1(snap *scoping.Snapshot, now time.Time) *V1 {
 	p, res := snap.Project, snap.Pricing
 	locations, phases := lines(snap, false)
 	out := &V1{
-		ProjectName: p.Str(scoping.NameProjectName), ClientName: str(snap.Client, scoping.NameName), AccountName: str(snap.Account, scoping.NameName),
+		ProjectName: p.Str(views.NameProjectName), ClientName: str(snap.Client, views.NameName), AccountName: str(snap.Account, views.NameName),
 		PrintedOn: now.Format(shortDate), MSADate: shortDateAttr(msaDate(snap)),
-		ExecutiveSummary: p.Str(scoping.NameExecutiveSummary), SolutionSummary: p.Str(scoping.NameSolutionSummary),
-		OurResponsibilities: p.Str(scoping.NameOurResponsibilities), ClientResponsibilities: p.Str(scoping.NameClientResponsibilities),
-		OutOfScope:     p.Str(scoping.NameOutOfScope),
+		ExecutiveSummary: p.Str(views.NameExecutiveSummary), SolutionSummary: p.Str(views.NameSolutionSummary),
+		OurResponsibilities: p.Str(views.NameOurResponsibilities), ClientResponsibilities: p.Str(views.NameClientResponsibilities),
+		OutOfScope:     p.Str(views.NameOutOfScope),
 		SalesExecutive: personOf(snap.SalesExecutive), PresalesEngineer: personOf(snap.PresalesEngineer),
 		Locations: locations, Phases: phases,
 		Pricing: V1Pricing{

@@ -5,6 +5,7 @@ import (
 
 	"github.com/scopekit/scopekit/pricing"
 	"github.com/scopekit/scopekit/scoping"
+	"github.com/scopekit/scopekit/scoping/views"
 )
 
 // V2 is merge data v2.
@@ -116,16 +117,16 @@ func BuildV2(snap *scoping.Snapshot, now time.Time) *V2 {
 
 func projectV2(snap *scoping.Snapshot, now time.Time) V2Project {
 	p := snap.Project
-	status := p.Str(scoping.NameStatus)
+	status := p.Str(views.NameStatus)
 	out := V2Project{
-		ID: p.ID, ProjectName: p.Str(scoping.NameProjectName), ClientName: str(snap.Client, scoping.NameName),
-		AccountName: str(snap.Account, scoping.NameName), Status: status, StatusLabel: StatusLabel(status),
+		ID: p.ID, ProjectName: p.Str(views.NameProjectName), ClientName: str(snap.Client, views.NameName),
+		AccountName: str(snap.Account, views.NameName), Status: status, StatusLabel: StatusLabel(status),
 		PrintedOn: dateOf(now), MSADate: dateAttr(msaDate(snap)),
-		SubmittedAt: dateAttr(p.Str(scoping.NameSubmittedAt)), ApprovedAt: dateAttr(p.Str(scoping.NameApprovedAt)),
-		ExecutiveSummary: p.Str(scoping.NameExecutiveSummary), SolutionSummary: p.Str(scoping.NameSolutionSummary),
-		OurResponsibilities: p.Str(scoping.NameOurResponsibilities), ClientResponsibilities: p.Str(scoping.NameClientResponsibilities),
-		OutOfScope:     p.Str(scoping.NameOutOfScope),
-		LineOfBusiness: str(snap.LineOfBusiness, scoping.NameName),
+		SubmittedAt: dateAttr(p.Str(views.NameSubmittedAt)), ApprovedAt: dateAttr(p.Str(views.NameApprovedAt)),
+		ExecutiveSummary: p.Str(views.NameExecutiveSummary), SolutionSummary: p.Str(views.NameSolutionSummary),
+		OurResponsibilities: p.Str(views.NameOurResponsibilities), ClientResponsibilities: p.Str(views.NameClientResponsibilities),
+		OutOfScope:     p.Str(views.NameOutOfScope),
+		LineOfBusiness: str(snap.LineOfBusiness, views.NameName),
 		SalesExecutive: personOf(snap.SalesExecutive), PresalesEngineer: personOf(snap.PresalesEngineer),
 		Teammates:   make([]Person, len(snap.Teammates)),
 		PaymentTerm: PaymentTerm{IncludeExpenses: true},
@@ -134,10 +135,10 @@ func projectV2(snap *scoping.Snapshot, now time.Time) V2Project {
 		out.Teammates[i] = personOf(u)
 	}
 	if t := snap.PaymentTerm; t != nil {
-		out.PaymentTerm = PaymentTerm{Name: t.Str(scoping.NameName), PricingModel: t.Str(scoping.NamePricingModel),
-			IncludeExpenses: t.Bool(scoping.NameIncludeExpenses), IncludeHardware: t.Bool(scoping.NameIncludeHardware)}
+		out.PaymentTerm = PaymentTerm{Name: t.Str(views.NameName), PricingModel: t.Str(views.NamePricingModel),
+			IncludeExpenses: t.Bool(views.NameIncludeExpenses), IncludeHardware: t.Bool(views.NameIncludeHardware)}
 	}
-	udf, _ := p.Attrs[scoping.NameUserDefinedFields].(map[string]any)
+	udf, _ := p.Attrs[views.NameUserDefinedFields].(map[string]any)
 	out.UserDefinedFields = make(map[string]any, len(udf))
 	for k, v := range udf {
 		if v == nil {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/pricing"
+	"github.com/scopekit/scopekit/scoping/views"
 	"github.com/shopspring/decimal"
 )
 
@@ -189,7 +190,7 @@ func byID(recs []*Record) map[string]*Record {
 func byProject(recs []*Record) map[string][]*Record {
 	m := map[string][]*Record{}
 	for _, r := range recs {
-		m[r.Rel(NameProject)] = append(m[r.Rel(NameProject)], r)
+		m[r.Rel(views.NameProject)] = append(m[r.Rel(views.NameProject)], r)
 	}
 	return m
 }
@@ -212,7 +213,7 @@ func priceData(c *Call, d projectData, ids []string) error {
 	tables, terms, cats := byID(d["rate-tables"]), byID(d["payment-terms"]), byID(d["expense-categories"])
 	currencies := map[string]*Record{}
 	for _, cur := range d["currencies"] {
-		currencies[cur.Str(NameCode)] = cur
+		currencies[cur.Str(views.NameCode)] = cur
 	}
 	groups := map[string]map[string][]*Record{}
 	for _, typ := range projectInputTypes {
@@ -237,8 +238,8 @@ func currencyOf(code string, currencies map[string]*Record) (pricing.Currency, d
 	cur := pricing.Currency{Code: code, MinorUnits: 2}
 	rate := decimal.NewFromInt(1)
 	if r, ok := currencies[code]; ok {
-		cur.MinorUnits = int(r.Int(NameMinorUnits))
-		if d, ok := r.DecOK(NameConversionRate); ok {
+		cur.MinorUnits = int(r.Int(views.NameMinorUnits))
+		if d, ok := r.DecOK(views.NameConversionRate); ok {
 			rate = d
 		}
 	}
@@ -252,74 +253,74 @@ func pricingInput(acct, proj *Record, g func(string) []*Record, tables, terms, c
 		"project-governances", "project-expenses", "project-products"} {
 		pp.recs[typ] = g(typ)
 	}
-	defCode := acct.Str(NameDefaultCurrency)
+	defCode := acct.Str(views.NameDefaultCurrency)
 	code := defCode
-	if t, ok := tables[proj.Rel(NameRateTable)]; ok && t.Str(NameCurrency) != "" {
-		code = t.Str(NameCurrency)
+	if t, ok := tables[proj.Rel(views.NameRateTable)]; ok && t.Str(views.NameCurrency) != "" {
+		code = t.Str(views.NameCurrency)
 	}
-	in := &pricing.Project{MRRTerms: int(proj.Int(NameMrrTerms)), IncludeExpenses: true,
-		RevenueAdjustment: proj.Dec(NameRevenueAdjustment), CostAdjustment: proj.Dec(NameCostAdjustment)}
+	in := &pricing.Project{MRRTerms: int(proj.Int(views.NameMrrTerms)), IncludeExpenses: true,
+		RevenueAdjustment: proj.Dec(views.NameRevenueAdjustment), CostAdjustment: proj.Dec(views.NameCostAdjustment)}
 	in.Currency, in.ConversionRate = currencyOf(code, currencies)
 	in.DefaultCurrency, _ = currencyOf(defCode, currencies)
 	if code == defCode {
 		in.ConversionRate = decimal.NewFromInt(1)
 	}
-	if t, ok := terms[proj.Rel(NamePaymentTerm)]; ok {
-		in.IncludeExpenses, in.IncludeHardware = t.Bool(NameIncludeExpenses), t.Bool(NameIncludeHardware)
+	if t, ok := terms[proj.Rel(views.NamePaymentTerm)]; ok {
+		in.IncludeExpenses, in.IncludeHardware = t.Bool(views.NameIncludeExpenses), t.Bool(views.NameIncludeHardware)
 	}
 	for i, r := range g("project-resources") {
 		pp.idx[typedID{r.Type, r.ID}] = i
-		in.Resources = append(in.Resources, pricing.Resource{ID: r.ID, Name: r.Str(NameName), Slug: r.Str(NameCode),
-			HourlyRate: r.Dec(NameHourlyRate), HourlyCost: r.Dec(NameHourlyCost)})
+		in.Resources = append(in.Resources, pricing.Resource{ID: r.ID, Name: r.Str(views.NameName), Slug: r.Str(views.NameCode),
+			HourlyRate: r.Dec(views.NameHourlyRate), HourlyCost: r.Dec(views.NameHourlyCost)})
 	}
 	for _, r := range g("project-phases") {
-		in.Phases = append(in.Phases, pricing.Phase{ID: r.ID, Name: r.Str(NameName), Position: int(r.Int(NamePosition))})
+		in.Phases = append(in.Phases, pricing.Phase{ID: r.ID, Name: r.Str(views.NameName), Position: int(r.Int(views.NamePosition))})
 	}
 	for _, r := range g("project-locations") {
-		in.Locations = append(in.Locations, pricing.Location{ID: r.ID, Name: r.Str(NameName)})
+		in.Locations = append(in.Locations, pricing.Location{ID: r.ID, Name: r.Str(views.NameName)})
 	}
 	subsOf := map[string][]*Record{}
 	for _, r := range g("project-subservices") {
-		subsOf[r.Rel(NameProjectService)] = append(subsOf[r.Rel(NameProjectService)], r)
+		subsOf[r.Rel(views.NameProjectService)] = append(subsOf[r.Rel(views.NameProjectService)], r)
 	}
 	pp.subs = make([][]*Record, len(pp.recs["project-services"]))
 	for i, s := range g("project-services") {
 		pp.idx[typedID{s.Type, s.ID}] = i
 		pp.subs[i] = subsOf[s.ID]
-		line := pricing.Service{ID: s.ID, Name: s.Str(NameName), Type: s.Str(NameServiceType),
-			PaymentFrequency: s.Str(NamePaymentFrequency), Quantity: s.Dec(NameQuantity), UnitHours: s.Dec(NameUnitHours),
-			ResourceID: s.Rel(NameProjectResource), PhaseID: s.Rel(NameProjectPhase), LocationID: s.Rel(NameProjectLocation),
-			CategoryID: s.Rel(NameServiceCategory), Status: s.Str(NameStatus), ActualHours: s.Dec(NameActualHours)}
+		line := pricing.Service{ID: s.ID, Name: s.Str(views.NameName), Type: s.Str(views.NameServiceType),
+			PaymentFrequency: s.Str(views.NamePaymentFrequency), Quantity: s.Dec(views.NameQuantity), UnitHours: s.Dec(views.NameUnitHours),
+			ResourceID: s.Rel(views.NameProjectResource), PhaseID: s.Rel(views.NameProjectPhase), LocationID: s.Rel(views.NameProjectLocation),
+			CategoryID: s.Rel(views.NameServiceCategory), Status: s.Str(views.NameStatus), ActualHours: s.Dec(views.NameActualHours)}
 		for j, sub := range subsOf[s.ID] {
 			pp.sub[sub.ID] = [2]int{i, j}
-			line.Subservices = append(line.Subservices, pricing.Subservice{ID: sub.ID, Name: sub.Str(NameName),
-				Quantity: sub.Dec(NameQuantity), UnitHours: sub.Dec(NameUnitHours), ResourceID: sub.Rel(NameProjectResource),
-				ActualHours: sub.Dec(NameActualHours)})
+			line.Subservices = append(line.Subservices, pricing.Subservice{ID: sub.ID, Name: sub.Str(views.NameName),
+				Quantity: sub.Dec(views.NameQuantity), UnitHours: sub.Dec(views.NameUnitHours), ResourceID: sub.Rel(views.NameProjectResource),
+				ActualHours: sub.Dec(views.NameActualHours)})
 		}
 		in.Services = append(in.Services, line)
 	}
 	for i, r := range g("project-governances") {
 		pp.idx[typedID{r.Type, r.ID}] = i
-		in.Governance = append(in.Governance, pricing.Governance{ID: r.ID, Name: r.Str(NameName),
-			CalculationType: r.Str(NameCalculationType), Rate: r.Dec(NameRate), FixedHours: r.Dec(NameFixedHours),
-			AllocationMethod: r.Str(NameAllocationMethod), FilterType: r.Str(NameFilterType),
-			ResourceID: r.Rel(NameProjectResource), PhaseID: r.Rel(NameProjectPhase), CategoryID: r.Rel(NameServiceCategory)})
+		in.Governance = append(in.Governance, pricing.Governance{ID: r.ID, Name: r.Str(views.NameName),
+			CalculationType: r.Str(views.NameCalculationType), Rate: r.Dec(views.NameRate), FixedHours: r.Dec(views.NameFixedHours),
+			AllocationMethod: r.Str(views.NameAllocationMethod), FilterType: r.Str(views.NameFilterType),
+			ResourceID: r.Rel(views.NameProjectResource), PhaseID: r.Rel(views.NameProjectPhase), CategoryID: r.Rel(views.NameServiceCategory)})
 	}
 	for i, r := range g("project-expenses") {
 		pp.idx[typedID{r.Type, r.ID}] = i
-		e := pricing.Expense{ID: r.ID, Description: r.Str(NameDescription), Quantity: r.Dec(NameQuantity), Rate: r.Dec(NameRate)}
-		if cat, ok := cats[r.Rel(NameExpenseCategory)]; ok {
-			e.Category = cat.Str(NameName)
+		e := pricing.Expense{ID: r.ID, Description: r.Str(views.NameDescription), Quantity: r.Dec(views.NameQuantity), Rate: r.Dec(views.NameRate)}
+		if cat, ok := cats[r.Rel(views.NameExpenseCategory)]; ok {
+			e.Category = cat.Str(views.NameName)
 		}
-		if uc, ok := r.DecOK(NameUnitCost); ok {
+		if uc, ok := r.DecOK(views.NameUnitCost); ok {
 			e.UnitCost = decimal.NewNullDecimal(uc)
 		}
 		in.Expenses = append(in.Expenses, e)
 	}
 	for i, r := range g("project-products") {
 		pp.idx[typedID{r.Type, r.ID}] = i
-		in.Products = append(in.Products, pricing.Product{ID: r.ID, Name: r.Str(NameName), SKU: r.Str(NameSku),
-			Quantity: r.Dec(NameQuantity), UnitPrice: r.Dec(NameUnitPrice), UnitCost: r.Dec(NameUnitCost)})
+		in.Products = append(in.Products, pricing.Product{ID: r.ID, Name: r.Str(views.NameName), SKU: r.Str(views.NameSku),
+			Quantity: r.Dec(views.NameQuantity), UnitPrice: r.Dec(views.NameUnitPrice), UnitCost: r.Dec(views.NameUnitCost)})
 	}
 	return in, pp
 }
@@ -334,7 +335,7 @@ func computePrices(_ context.Context, c *Call, recs []*Record) error {
 	for _, r := range recs {
 		if r.Type == "projects" {
 			projects[r.ID] = r
-		} else if pid := r.Rel(NameProject); pid != "" && !slices.Contains(want, pid) {
+		} else if pid := r.Rel(views.NameProject); pid != "" && !slices.Contains(want, pid) {
 			want = append(want, pid)
 		}
 	}
@@ -397,7 +398,7 @@ func projectOfPriced(r *Record) string {
 	if r.Type == "projects" {
 		return r.ID
 	}
-	return r.Rel(NameProject)
+	return r.Rel(views.NameProject)
 }
 
 // setFigures sets the price figures of r from the call's pricing run of its
@@ -501,11 +502,11 @@ func catalogLines(c *Call, recs []*Record) (map[string]*Record, error) {
 	for _, r := range recs {
 		switch r.Type {
 		case "project-services":
-			if id := r.Rel(NameService); id != "" {
+			if id := r.Rel(views.NameService); id != "" {
 				sids = append(sids, id)
 			}
 		case "project-subservices":
-			if id := r.Rel(NameSubservice); id != "" {
+			if id := r.Rel(views.NameSubservice); id != "" {
 				subids = append(subids, id)
 			}
 		}
@@ -532,13 +533,13 @@ func catalogLines(c *Call, recs []*Record) (map[string]*Record, error) {
 // customHours reports whether a line's unit hours differ from those of the
 // catalog service or subservice it was added from (false without one).
 func customHours(r *Record, catalog map[string]*Record) bool {
-	key := "services/" + r.Rel(NameService)
+	key := "services/" + r.Rel(views.NameService)
 	if r.Type == "project-subservices" {
-		key = "subservices/" + r.Rel(NameSubservice)
+		key = "subservices/" + r.Rel(views.NameSubservice)
 	}
 	src, ok := catalog[key]
 	if !ok {
 		return false
 	}
-	return !r.Dec(NameUnitHours).Equal(src.Dec(NameHours))
+	return !r.Dec(views.NameUnitHours).Equal(src.Dec(views.NameHours))
 }

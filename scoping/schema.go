@@ -4,6 +4,7 @@ import (
 	"sync"
 
 	"github.com/scopekit/scopekit/engine"
+	"github.com/scopekit/scopekit/scoping/views"
 )
 
 // declarations lists, in one place, the functions that declare the types
@@ -49,7 +50,7 @@ var DefaultSchema = sync.OnceValue(func() *Schema {
 
 // sortedByDefault are the attributes sort= accepts on every type that has
 // them.
-var sortedByDefault = map[string]bool{NameName: true, NamePosition: true, NameProjectName: true}
+var sortedByDefault = map[string]bool{views.NameName: true, views.NamePosition: true, views.NameProjectName: true}
 
 // register adds t to schema s, making the attributes of sortedByDefault
 // sortable; a write of a type with stored price figures is served as

@@ -5,6 +5,7 @@ import (
 
 	"github.com/scopekit/scopekit"
 	"github.com/scopekit/scopekit/engine"
+	"github.com/scopekit/scopekit/scoping/views"
 )
 
 // Catalog service approval (docs/approval.md, "Catalog service approval"):
@@ -49,21 +50,21 @@ func newServiceVersion(_ context.Context, c *Call, rec, old *Record) error {
 		return nil
 	}
 	if rec.Active() != old.Active() {
-		approved, err := c.Find("approved-services", Eq(NameService, rec.ID))
+		approved, err := c.Find("approved-services", Eq(views.NameService, rec.ID))
 		if err != nil {
 			return err
 		}
 		for _, a := range approved {
-			a.Attrs[NameActive] = rec.Active()
+			a.Attrs[views.NameActive] = rec.Active()
 			if err := c.Tx.Replace(a); err != nil {
 				return err
 			}
 		}
 	}
-	if old.Str(NameState) != "approved" || !serviceEdited(rec, old) {
+	if old.Str(views.NameState) != "approved" || !serviceEdited(rec, old) {
 		return nil
 	}
-	rec.Attrs[NameState], rec.Attrs[NameVersion] = "draft", old.Int(NameVersion)+1
+	rec.Attrs[views.NameState], rec.Attrs[views.NameVersion] = "draft", old.Int(views.NameVersion)+1
 	return c.Tx.Replace(rec)
 }
 
@@ -93,10 +94,10 @@ func (s *Service) SubmitService(ctx context.Context, a *Actor, serviceID string)
 		if err := a.Require("catalog", true); err != nil {
 			return err
 		}
-		if svc.Str(NameState) != "draft" {
-			return scopekit.Errorf(scopekit.ECONFLICT, "only a draft service can be submitted for approval; this one is %s", svc.Str(NameState))
+		if svc.Str(views.NameState) != "draft" {
+			return scopekit.Errorf(scopekit.ECONFLICT, "only a draft service can be submitted for approval; this one is %s", svc.Str(views.NameState))
 		}
-		svc.Attrs[NameState] = "pending_approval"
+		svc.Attrs[views.NameState] = "pending_approval"
 		return c.Tx.Replace(svc)
 	})
 }
@@ -109,21 +110,21 @@ func (s *Service) SubmitService(ctx context.Context, a *Actor, serviceID string)
 // approver; ENOTFOUND; ECONFLICT when the service is not pending approval.
 func (s *Service) ApproveService(ctx context.Context, a *Actor, serviceID string) (*Result, error) {
 	return s.serviceAction(ctx, a, serviceID, func(c *Call, svc *Record) error {
-		if svc.Str(NameState) != "pending_approval" {
-			return scopekit.Errorf(scopekit.ECONFLICT, "only a service pending approval can be approved; this one is %s", svc.Str(NameState))
+		if svc.Str(views.NameState) != "pending_approval" {
+			return scopekit.Errorf(scopekit.ECONFLICT, "only a service pending approval can be approved; this one is %s", svc.Str(views.NameState))
 		}
-		approvers, err := c.Find("service-approvers", Eq(NameLineOfBusiness, svc.Rel(NameLineOfBusiness)))
+		approvers, err := c.Find("service-approvers", Eq(views.NameLineOfBusiness, svc.Rel(views.NameLineOfBusiness)))
 		if err != nil {
 			return err
 		}
 		allowed := len(approvers) == 0 && a.Can("catalog", true)
 		for _, ap := range approvers {
-			allowed = allowed || ap.Rel(NameUser) == a.UserID
+			allowed = allowed || ap.Rel(views.NameUser) == a.UserID
 		}
 		if !allowed {
 			return scopekit.Errorf(scopekit.EFORBIDDEN, "only a service approver of this service's line of business can approve it")
 		}
-		svc.Attrs[NameState] = "approved"
+		svc.Attrs[views.NameState] = "approved"
 		if err := c.Tx.Replace(svc); err != nil {
 			return err
 		}
@@ -134,7 +135,7 @@ func (s *Service) ApproveService(ctx context.Context, a *Actor, serviceID string
 // recordApprovedVersion replaces the service's approved version with svc
 // as it is now, subservices included.
 func recordApprovedVersion(c *Call, svc *Record, approver string) error {
-	prev, err := c.Find("approved-services", Eq(NameService, svc.ID))
+	prev, err := c.Find("approved-services", Eq(views.NameService, svc.ID))
 	if err != nil {
 		return err
 	}
@@ -150,17 +151,17 @@ func recordApprovedVersion(c *Call, svc *Record, approver string) error {
 			v.Attrs[a] = x
 		}
 	}
-	v.Attrs[NameVersion], v.Attrs[NameApprovedAt], v.Attrs[NameServiceId] = svc.Int(NameVersion), FormatTime(svcOf(c).Now()), svc.ID
-	v.Attrs[NameState], v.Attrs[NameActive] = "approved", svc.Active()
-	v.SetRel(NameService, svc.ID)
-	v.SetRel(NameApprovedBy, approver)
+	v.Attrs[views.NameVersion], v.Attrs[views.NameApprovedAt], v.Attrs[views.NameServiceID] = svc.Int(views.NameVersion), FormatTime(svcOf(c).Now()), svc.ID
+	v.Attrs[views.NameState], v.Attrs[views.NameActive] = "approved", svc.Active()
+	v.SetRel(views.NameService, svc.ID)
+	v.SetRel(views.NameApprovedBy, approver)
 	for _, r := range []string{"phase", "line-of-business", "service-category", "resource"} {
 		v.SetRel(r, svc.Rel(r))
 	}
 	if err := c.Tx.Insert(v); err != nil {
 		return err
 	}
-	subs, err := c.Find("subservices", Eq(NameService, svc.ID), Eq(NameActive, "true"))
+	subs, err := c.Find("subservices", Eq(views.NameService, svc.ID), Eq(views.NameActive, "true"))
 	if err != nil {
 		return err
 	}
@@ -171,10 +172,10 @@ func recordApprovedVersion(c *Call, svc *Record, approver string) error {
 				as.Attrs[a] = x
 			}
 		}
-		as.SetRel(NameApprovedService, v.ID)
-		as.SetRel(NameSubservice, sub.ID)
-		as.SetRel(NameService, svc.ID)
-		as.SetRel(NameResource, sub.Rel(NameResource))
+		as.SetRel(views.NameApprovedService, v.ID)
+		as.SetRel(views.NameSubservice, sub.ID)
+		as.SetRel(views.NameService, svc.ID)
+		as.SetRel(views.NameResource, sub.Rel(views.NameResource))
 		if err := c.Tx.Insert(as); err != nil {
 			return err
 		}

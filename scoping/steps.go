@@ -10,6 +10,7 @@ import (
 	"github.com/scopekit/scopekit"
 	"github.com/scopekit/scopekit/approval"
 	"github.com/scopekit/scopekit/engine"
+	"github.com/scopekit/scopekit/scoping/views"
 )
 
 // Step actions (approve, decline, rescope), the legacy step import and
@@ -17,16 +18,16 @@ import (
 
 // loadStep builds the state machine's view of a stored step.
 func loadStep(c *Call, rec *Record) (*approval.Step, []*Record, error) {
-	reqs, err := c.Find("approval-requirements", Eq(NameApprovalStep, rec.ID))
+	reqs, err := c.Find("approval-requirements", Eq(views.NameApprovalStep, rec.ID))
 	if err != nil {
 		return nil, nil, err
 	}
-	st := &approval.Step{Status: rec.Str(NameStatus), Legacy: rec.Bool(NameLegacy),
-		RequiredApprovals: int(rec.Int(NameRequiredApprovals)), SubmitterApproves: rec.Bool(NameSubmitterApproves),
-		Submitter: rec.Str("submitter"), Comment: rec.Str(NameComment)}
+	st := &approval.Step{Status: rec.Str(views.NameStatus), Legacy: rec.Bool(views.NameLegacy),
+		RequiredApprovals: int(rec.Int(views.NameRequiredApprovals)), SubmitterApproves: rec.Bool(views.NameSubmitterApproves),
+		Submitter: rec.Str("submitter"), Comment: rec.Str(views.NameComment)}
 	for _, r := range reqs {
-		req := approval.Requirement{UserID: r.Rel(NameUser), Status: r.Str(NameStatus)}
-		if t, err := time.Parse(TimeFormat, r.Str(NameSignedAt)); err == nil {
+		req := approval.Requirement{UserID: r.Rel(views.NameUser), Status: r.Str(views.NameStatus)}
+		if t, err := time.Parse(TimeFormat, r.Str(views.NameSignedAt)); err == nil {
 			req.SignedAt = t
 		}
 		st.Requirements = append(st.Requirements, req)
@@ -39,36 +40,36 @@ func storeStep(c *Call, rec *Record, st *approval.Step, reqs []*Record) error {
 	for i, req := range st.Requirements {
 		if i >= len(reqs) { // a manager completing a step nobody can sign any more (rule 5)
 			r := NewRecord("approval-requirements", rec.AccountID)
-			r.Attrs[NameStatus] = req.Status
+			r.Attrs[views.NameStatus] = req.Status
 			if !req.SignedAt.IsZero() {
-				r.Attrs[NameSignedAt] = FormatTime(req.SignedAt)
+				r.Attrs[views.NameSignedAt] = FormatTime(req.SignedAt)
 			}
-			r.SetRel(NameApprovalStep, rec.ID)
-			r.SetRel(NameUser, req.UserID)
-			r.SetRel(NameProject, rec.Rel(NameProject))
+			r.SetRel(views.NameApprovalStep, rec.ID)
+			r.SetRel(views.NameUser, req.UserID)
+			r.SetRel(views.NameProject, rec.Rel(views.NameProject))
 			if err := c.Tx.Insert(r); err != nil {
 				return err
 			}
 			continue
 		}
 		r := reqs[i]
-		if r.Str(NameStatus) == req.Status {
+		if r.Str(views.NameStatus) == req.Status {
 			continue
 		}
-		r.Attrs[NameStatus] = req.Status
+		r.Attrs[views.NameStatus] = req.Status
 		if !req.SignedAt.IsZero() {
-			r.Attrs[NameSignedAt] = FormatTime(req.SignedAt)
+			r.Attrs[views.NameSignedAt] = FormatTime(req.SignedAt)
 		}
 		if err := c.Tx.Replace(r); err != nil {
 			return err
 		}
 	}
-	rec.Attrs[NameStatus] = st.Status
+	rec.Attrs[views.NameStatus] = st.Status
 	if st.Comment != "" {
-		rec.Attrs[NameComment] = st.Comment
+		rec.Attrs[views.NameComment] = st.Comment
 	}
 	if !st.CompletedAt.IsZero() {
-		rec.Attrs[NameCompletedAt] = FormatTime(st.CompletedAt)
+		rec.Attrs[views.NameCompletedAt] = FormatTime(st.CompletedAt)
 	}
 	return c.Tx.Replace(rec)
 }
@@ -80,15 +81,15 @@ func follow(c *Call, step *Record, out approval.Outcome) error {
 	if out != approval.Completed && out != approval.Declined && out != approval.Rescoped {
 		return nil
 	}
-	proj, err := c.Get("projects", step.Rel(NameProject))
+	proj, err := c.Get("projects", step.Rel(views.NameProject))
 	if err != nil {
 		return err
 	}
 	switch {
-	case out == approval.Completed && step.Bool(NameLegacy):
+	case out == approval.Completed && step.Bool(views.NameLegacy):
 		return completeWorkflow(c, proj)
 	case out == approval.Completed:
-		return advance(c, proj, int(step.Int(NamePosition)))
+		return advance(c, proj, int(step.Int(views.NamePosition)))
 	}
 	delete(proj.Attrs, "approval-stage")
 	return setProjectStatus(c, proj, "draft")
@@ -163,7 +164,7 @@ func importLegacyStep(_ context.Context, c *Call, in *Input) (*Record, error) {
 			}
 		}
 	}
-	if _, ok := in.Attrs[NameLegacy]; !ok {
+	if _, ok := in.Attrs[views.NameLegacy]; !ok {
 		return nil, engine.Invalid(AttrPointer("legacy"), "approval steps are created only by imports: legacy must be true")
 	}
 	for name := range in.Rels {
@@ -180,7 +181,7 @@ func importLegacyStep(_ context.Context, c *Call, in *Input) (*Record, error) {
 	if err != nil {
 		return nil, engine.Invalid(RelPointer("project"), "projects %s does not exist in this account", projRef.Refs[0].ID)
 	}
-	if st := proj.Str(NameStatus); st != "draft" && st != "pending_approval" {
+	if st := proj.Str(views.NameStatus); st != "draft" && st != "pending_approval" {
 		return nil, scopekit.Errorf(scopekit.ECONFLICT, "a legacy step can be imported only for a draft or pending project; this one is %s", st)
 	}
 	if !approvers.ToMany || len(approvers.Refs) == 0 {
@@ -201,11 +202,11 @@ func importLegacyStep(_ context.Context, c *Call, in *Input) (*Record, error) {
 	if err := cancelPendingSteps(c, proj.ID); err != nil {
 		return nil, err
 	}
-	if proj.Str(NameSubmittedAt) == "" {
-		proj.Attrs[NameSubmittedAt] = FormatTime(svcOf(c).Now())
+	if proj.Str(views.NameSubmittedAt) == "" {
+		proj.Attrs[views.NameSubmittedAt] = FormatTime(svcOf(c).Now())
 	}
-	proj.Attrs[NameApprovalStage] = "legacy"
-	if proj.Str(NameStatus) == "pending_approval" {
+	proj.Attrs[views.NameApprovalStage] = "legacy"
+	if proj.Str(views.NameStatus) == "pending_approval" {
 		if err := c.Tx.Replace(proj); err != nil {
 			return nil, err
 		}
@@ -213,18 +214,18 @@ func importLegacyStep(_ context.Context, c *Call, in *Input) (*Record, error) {
 		return nil, err
 	}
 	step := NewRecord("approval-steps", c.AccountID())
-	step.Attrs[NameKind], step.Attrs[NamePosition], step.Attrs[NameStatus], step.Attrs[NameLegacy] = "legacy", int64(0), approval.StepPending, true
-	step.Attrs[NameRequiredApprovals] = int64(0)
-	if raw, ok := in.Attrs[NameComment]; ok {
+	step.Attrs[views.NameKind], step.Attrs[views.NamePosition], step.Attrs[views.NameStatus], step.Attrs[views.NameLegacy] = "legacy", int64(0), approval.StepPending, true
+	step.Attrs[views.NameRequiredApprovals] = int64(0)
+	if raw, ok := in.Attrs[views.NameComment]; ok {
 		var cm string
 		if json.Unmarshal(raw, &cm) != nil {
 			return nil, engine.BadAttr("comment", "comment must be a string")
 		}
 		if strings.TrimSpace(cm) != "" {
-			step.Attrs[NameComment] = cm
+			step.Attrs[views.NameComment] = cm
 		}
 	}
-	step.SetRel(NameProject, proj.ID)
+	step.SetRel(views.NameProject, proj.ID)
 	step.Rels["required-approvers"] = uids
 	return step, insertStep(c, step)
 }
@@ -235,13 +236,13 @@ func importLegacyStep(_ context.Context, c *Call, in *Input) (*Record, error) {
 // them (rule 5); a step that the remaining signatures complete moves the
 // workflow on.
 func removeApprover(c *Call, userID, levelID string) error {
-	reqs, err := c.Find("approval-requirements", Eq(NameUser, userID), Eq(NameStatus, approval.Pending))
+	reqs, err := c.Find("approval-requirements", Eq(views.NameUser, userID), Eq(views.NameStatus, approval.Pending))
 	if err != nil {
 		return err
 	}
 	for _, r := range reqs {
-		step, err := c.Get("approval-steps", r.Rel(NameApprovalStep))
-		if err != nil || step.Str(NameStatus) != approval.StepPending || (levelID != "" && step.Rel(NameApprovalLevel) != levelID) {
+		step, err := c.Get("approval-steps", r.Rel(views.NameApprovalStep))
+		if err != nil || step.Str(views.NameStatus) != approval.StepPending || (levelID != "" && step.Rel(views.NameApprovalLevel) != levelID) {
 			continue
 		}
 		st, all, err := loadStep(c, step)
@@ -268,7 +269,7 @@ func removeApprover(c *Call, userID, levelID string) error {
 // level-approver assignments (rule 4) and downgrades its pending
 // requirements (rule 5).
 func userLeftApprovals(c *Call, user *Record) error {
-	sas, err := c.Find("service-approvers", Eq(NameUser, user.ID))
+	sas, err := c.Find("service-approvers", Eq(views.NameUser, user.ID))
 	if err != nil {
 		return err
 	}
@@ -277,7 +278,7 @@ func userLeftApprovals(c *Call, user *Record) error {
 			return err
 		}
 	}
-	lobas, err := c.Find("line-of-business-approvals", Eq(NameApprovers, user.ID))
+	lobas, err := c.Find("line-of-business-approvals", Eq(views.NameApprovers, user.ID))
 	if err != nil {
 		return err
 	}
@@ -301,7 +302,7 @@ func afterLevelApproversWrite(_ context.Context, c *Call, rec, old *Record) erro
 	}
 	for _, uid := range old.Rels["approvers"] {
 		if !slices.Contains(rec.Rels["approvers"], uid) {
-			if err := removeApprover(c, uid, rec.Rel(NameApprovalLevel)); err != nil {
+			if err := removeApprover(c, uid, rec.Rel(views.NameApprovalLevel)); err != nil {
 				return err
 			}
 		}

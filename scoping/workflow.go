@@ -8,6 +8,7 @@ import (
 	"github.com/scopekit/scopekit"
 	"github.com/scopekit/scopekit/approval"
 	"github.com/scopekit/scopekit/engine"
+	"github.com/scopekit/scopekit/scoping/views"
 	"github.com/shopspring/decimal"
 )
 
@@ -19,11 +20,11 @@ import (
 
 // setProjectStatus moves a project to status and records the event.
 func setProjectStatus(c *Call, proj *Record, status string) error {
-	old := proj.Str(NameStatus)
+	old := proj.Str(views.NameStatus)
 	if old == status {
 		return nil
 	}
-	proj.Attrs[NameStatus] = status
+	proj.Attrs[views.NameStatus] = status
 	if err := c.Tx.Replace(proj); err != nil {
 		return err
 	}
@@ -34,21 +35,21 @@ func setProjectStatus(c *Call, proj *Record, status string) error {
 // starts as draft; a change needs project_approvals manage and must be a
 // direct change the table of docs/approval.md allows.
 func validateProjectStatus(c *Call, rec, old *Record) error {
-	st := rec.Str(NameStatus)
+	st := rec.Str(views.NameStatus)
 	if old == nil {
-		if c.Given(NameStatus) && st != "draft" {
+		if c.Given(views.NameStatus) && st != "draft" {
 			return engine.Invalid(AttrPointer("status"), "a new project starts as draft; submit it or change its status afterwards")
 		}
-		rec.Attrs[NameStatus] = "draft"
+		rec.Attrs[views.NameStatus] = "draft"
 		return nil
 	}
-	if st == old.Str(NameStatus) {
+	if st == old.Str(views.NameStatus) {
 		return nil
 	}
 	if !c.Actor.Can("project_approvals", true) {
 		return scopekit.Errorf(scopekit.EFORBIDDEN, "changing a project's status directly needs the project_approvals permission at manage level")
 	}
-	_, err := approval.Transition(old.Str(NameStatus), st)
+	_, err := approval.Transition(old.Str(views.NameStatus), st)
 	return err
 }
 
@@ -59,7 +60,7 @@ func afterProjectWrite(ctx context.Context, c *Call, rec, old *Record) error {
 	if old == nil {
 		return addRequiredGovernance(ctx, c, rec, old)
 	}
-	from, to := old.Str(NameStatus), rec.Str(NameStatus)
+	from, to := old.Str(views.NameStatus), rec.Str(views.NameStatus)
 	if from == to {
 		return nil
 	}
@@ -85,8 +86,8 @@ func afterProjectServiceWrite(ctx context.Context, c *Call, rec, old *Record) er
 	if old == nil {
 		return copySubservices(ctx, c, rec, old)
 	}
-	if from, to := old.Str(NameStatus), rec.Str(NameStatus); from != to {
-		return recordEvent(c, EventServiceStatusChanged, rec, rec.Rel(NameProject), from, to)
+	if from, to := old.Str(views.NameStatus), rec.Str(views.NameStatus); from != to {
+		return recordEvent(c, EventServiceStatusChanged, rec, rec.Rel(views.NameProject), from, to)
 	}
 	return nil
 }
@@ -107,10 +108,10 @@ func (s *Service) Submit(ctx context.Context, a *Actor, projectID string) (*Resu
 		if err != nil {
 			return nil, err
 		}
-		if proj.Str(NameStatus) != "draft" {
-			return nil, scopekit.Errorf(scopekit.ECONFLICT, "only a draft project can be submitted; this one is %s", proj.Str(NameStatus))
+		if proj.Str(views.NameStatus) != "draft" {
+			return nil, scopekit.Errorf(scopekit.ECONFLICT, "only a draft project can be submitted; this one is %s", proj.Str(views.NameStatus))
 		}
-		proj.Attrs[NameSubmittedAt] = FormatTime(s.Now())
+		proj.Attrs[views.NameSubmittedAt] = FormatTime(s.Now())
 		proj.Attrs["submitter"] = a.UserID
 		delete(proj.Attrs, "approved-at")
 		if err := setProjectStatus(c, proj, "pending_approval"); err != nil {
@@ -142,18 +143,18 @@ func advance(c *Call, proj *Record, after int) error {
 		return completeWorkflow(c, proj)
 	}
 	step := NewRecord("approval-steps", proj.AccountID)
-	step.Attrs[NameKind], step.Attrs[NamePosition], step.Attrs[NameStatus], step.Attrs[NameLegacy] = plan.Kind, int64(plan.Position), approval.StepPending, false
-	step.Attrs[NameRequiredApprovals], step.Attrs[NameSubmitterApproves] = int64(plan.RequiredApprovals), plan.SubmitterApproves
+	step.Attrs[views.NameKind], step.Attrs[views.NamePosition], step.Attrs[views.NameStatus], step.Attrs[views.NameLegacy] = plan.Kind, int64(plan.Position), approval.StepPending, false
+	step.Attrs[views.NameRequiredApprovals], step.Attrs[views.NameSubmitterApproves] = int64(plan.RequiredApprovals), plan.SubmitterApproves
 	step.Attrs["submitter"] = proj.Str("submitter")
-	step.SetRel(NameProject, proj.ID)
-	step.SetRel(NameApprovalLevel, plan.LevelID)
+	step.SetRel(views.NameProject, proj.ID)
+	step.SetRel(views.NameApprovalLevel, plan.LevelID)
 	if len(plan.Approvers) > 0 {
 		step.Rels["required-approvers"] = slices.Clone(plan.Approvers)
 	}
 	if err := insertStep(c, step); err != nil {
 		return err
 	}
-	proj.Attrs[NameApprovalStage] = plan.Kind
+	proj.Attrs[views.NameApprovalStage] = plan.Kind
 	return c.Tx.Replace(proj)
 }
 
@@ -165,10 +166,10 @@ func insertStep(c *Call, step *Record) error {
 	}
 	for _, uid := range step.Rels["required-approvers"] {
 		req := NewRecord("approval-requirements", step.AccountID)
-		req.Attrs[NameStatus] = approval.Pending
-		req.SetRel(NameApprovalStep, step.ID)
-		req.SetRel(NameUser, uid)
-		req.SetRel(NameProject, step.Rel(NameProject))
+		req.Attrs[views.NameStatus] = approval.Pending
+		req.SetRel(views.NameApprovalStep, step.ID)
+		req.SetRel(views.NameUser, uid)
+		req.SetRel(views.NameProject, step.Rel(views.NameProject))
 		if err := c.Tx.Insert(req); err != nil {
 			return err
 		}
@@ -178,19 +179,19 @@ func insertStep(c *Call, step *Record) error {
 
 // completeWorkflow approves the project: the only way approved-at is set.
 func completeWorkflow(c *Call, proj *Record) error {
-	proj.Attrs[NameApprovedAt] = FormatTime(svcOf(c).Now())
+	proj.Attrs[views.NameApprovedAt] = FormatTime(svcOf(c).Now())
 	delete(proj.Attrs, "approval-stage")
 	return setProjectStatus(c, proj, "approved")
 }
 
 // cancelPendingSteps cancels the project's pending steps.
 func cancelPendingSteps(c *Call, projectID string) error {
-	steps, err := c.Find("approval-steps", Eq(NameProject, projectID), Eq(NameStatus, approval.StepPending))
+	steps, err := c.Find("approval-steps", Eq(views.NameProject, projectID), Eq(views.NameStatus, approval.StepPending))
 	if err != nil {
 		return err
 	}
 	for _, st := range steps {
-		st.Attrs[NameStatus], st.Attrs[NameCompletedAt] = approval.StepCanceled, FormatTime(svcOf(c).Now())
+		st.Attrs[views.NameStatus], st.Attrs[views.NameCompletedAt] = approval.StepCanceled, FormatTime(svcOf(c).Now())
 		if err := c.Tx.Replace(st); err != nil {
 			return err
 		}
@@ -201,7 +202,7 @@ func cancelPendingSteps(c *Call, projectID string) error {
 // approvalLevels reads the active levels with their coverage; approvers
 // who are not active members are left out.
 func approvalLevels(c *Call) ([]approval.Level, error) {
-	recs, err := c.Find("approval-levels", Eq(NameActive, "true"))
+	recs, err := c.Find("approval-levels", Eq(views.NameActive, "true"))
 	if err != nil {
 		return nil, err
 	}
@@ -209,7 +210,7 @@ func approvalLevels(c *Call) ([]approval.Level, error) {
 	if err != nil {
 		return nil, err
 	}
-	active, err := c.Find("users", Eq(NameStatus, "active"))
+	active, err := c.Find("users", Eq(views.NameStatus, "active"))
 	if err != nil {
 		return nil, err
 	}
@@ -219,27 +220,27 @@ func approvalLevels(c *Call) ([]approval.Level, error) {
 	}
 	cover := map[string][]approval.Coverage{}
 	for _, l := range lobas {
-		cv := approval.Coverage{LineOfBusiness: l.Rel(NameLineOfBusiness)}
+		cv := approval.Coverage{LineOfBusiness: l.Rel(views.NameLineOfBusiness)}
 		for _, uid := range l.Rels["approvers"] {
 			if isActive[uid] {
 				cv.Approvers = append(cv.Approvers, uid)
 			}
 		}
-		if _, ok := l.Attrs[NameRequiredApprovals]; ok {
-			n := int(l.Int(NameRequiredApprovals))
+		if _, ok := l.Attrs[views.NameRequiredApprovals]; ok {
+			n := int(l.Int(views.NameRequiredApprovals))
 			cv.RequiredApprovals = &n
 		}
-		cover[l.Rel(NameApprovalLevel)] = append(cover[l.Rel(NameApprovalLevel)], cv)
+		cover[l.Rel(views.NameApprovalLevel)] = append(cover[l.Rel(views.NameApprovalLevel)], cv)
 	}
 	levels := make([]approval.Level, 0, len(recs))
 	for _, r := range recs {
-		conds, err := approval.ParseConditions(r.Attrs[NameConditions])
+		conds, err := approval.ParseConditions(r.Attrs[views.NameConditions])
 		if err != nil {
 			return nil, err
 		}
-		levels = append(levels, approval.Level{ID: r.ID, Position: int(r.Int(NamePosition)), Kind: r.Str(NameKind),
-			Conditions: conds, RequiredApprovals: int(r.Int(NameRequiredApprovals)),
-			SubmitterApproves: r.Bool(NameSubmitterApproves), Coverage: cover[r.ID]})
+		levels = append(levels, approval.Level{ID: r.ID, Position: int(r.Int(views.NamePosition)), Kind: r.Str(views.NameKind),
+			Conditions: conds, RequiredApprovals: int(r.Int(views.NameRequiredApprovals)),
+			SubmitterApproves: r.Bool(views.NameSubmitterApproves), Coverage: cover[r.ID]})
 	}
 	return levels, nil
 }
@@ -265,15 +266,15 @@ func approvalFacts(c *Call, proj *Record) (approval.Facts, error) {
 		},
 		ContractMargin: res.TotalContractMargin.Decimal,
 		TotalHours:     res.TotalHours().Decimal,
-		LineOfBusiness: proj.Rel(NameLineOfBusiness),
-		Client:         proj.Rel(NameClient),
-		PaymentTerm:    proj.Rel(NamePaymentTerm),
+		LineOfBusiness: proj.Rel(views.NameLineOfBusiness),
+		Client:         proj.Rel(views.NameClient),
+		PaymentTerm:    proj.Rel(views.NamePaymentTerm),
 	}
-	if lob := proj.Rel(NameLineOfBusiness); lob != "" {
+	if lob := proj.Rel(views.NameLineOfBusiness); lob != "" {
 		f.LinesOfBusiness = append(f.LinesOfBusiness, lob)
 	}
 	for _, s := range pp.recs["project-services"] {
-		if lob := s.Rel(NameLineOfBusiness); lob != "" && !slices.Contains(f.LinesOfBusiness, lob) {
+		if lob := s.Rel(views.NameLineOfBusiness); lob != "" && !slices.Contains(f.LinesOfBusiness, lob) {
 			f.LinesOfBusiness = append(f.LinesOfBusiness, lob)
 		}
 	}
