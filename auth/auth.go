@@ -112,20 +112,15 @@ type Token struct {
 	ExpiresAt time.Time
 }
 
-// Store persists clients, password hashes and tokens. Methods return a
-// *scopekit.Error with the codes listed; any other error is internal.
+// Store persists clients, password hashes, tokens and codes, and answers
+// lookups by key. It keeps no rules of its own: which client ids are free,
+// how many credentials a user has and when unused codes go are the
+// Service's, which hands the store only complete records (no blank key).
+// Methods return a *scopekit.Error with the codes listed; any other error
+// is internal.
 type Store interface {
-	// PutApplication creates or replaces the application with a.ClientID.
-	// EINVALID when the client id is blank, is used by a service
-	// credential, or belongs to an application of another account.
-	PutApplication(ctx context.Context, a *Application) error
 	// ApplicationByClientID returns ENOTFOUND when there is none.
 	ApplicationByClientID(ctx context.Context, clientID string) (*Application, error)
-	// PutServiceCredential stores c and removes the user's previous
-	// credential in that account, whose client id then stops working.
-	// EINVALID when the client id is blank or used by an application or by
-	// another user's credential.
-	PutServiceCredential(ctx context.Context, c *ServiceCredential) error
 	// ServiceCredentialByClientID returns ENOTFOUND when there is none.
 	ServiceCredentialByClientID(ctx context.Context, clientID string) (*ServiceCredential, error)
 	// SetPasswordHash sets (or replaces) the bcrypt hash of a user's password.
@@ -139,13 +134,42 @@ type Store interface {
 	// DeleteToken removes the token. ENOTFOUND when there was none, so that
 	// of two requests consuming the same single-use token only one wins.
 	DeleteToken(ctx context.Context, digest []byte) error
-	// PutAuthCode stores c under c.Digest, and removes the codes that
-	// expired before c.CreatedAt (so unused codes do not pile up).
-	PutAuthCode(ctx context.Context, c *AuthCode) error
 	// TakeAuthCode removes the code and returns it, in one step: of two
 	// exchanges naming the same code only one gets it. ENOTFOUND when there
 	// is none.
 	TakeAuthCode(ctx context.Context, digest []byte) (*AuthCode, error)
+	// Update runs fn in one write transaction, committed when fn returns
+	// nil and rolled back otherwise. Transactions that read or write the
+	// same client id, or the credentials of the same user in the same
+	// account, run one after the other, so that what fn checked still
+	// holds when it commits. fn may run more than once (a store retries a
+	// transaction that conflicted), so it must have no other effects.
+	Update(ctx context.Context, fn func(Tx) error) error
+}
+
+// Tx is a write transaction of a Store (Store.Update); its reads see its
+// own writes. Methods return the codes listed; any other error is
+// internal.
+type Tx interface {
+	// ApplicationByClientID returns ENOTFOUND when there is none.
+	ApplicationByClientID(clientID string) (*Application, error)
+	// ServiceCredentialByClientID returns ENOTFOUND when there is none.
+	ServiceCredentialByClientID(clientID string) (*ServiceCredential, error)
+	// ServiceCredentials returns the user's service credentials in the
+	// account, by client id.
+	ServiceCredentials(accountID, userID string) ([]*ServiceCredential, error)
+	// PutApplication stores a under a.ClientID, replacing what was there.
+	PutApplication(a *Application) error
+	// PutServiceCredential stores c under c.ClientID, replacing what was
+	// there.
+	PutServiceCredential(c *ServiceCredential) error
+	// DeleteServiceCredential removes the credential; none is no error.
+	DeleteServiceCredential(clientID string) error
+	// PutAuthCode stores c under c.Digest.
+	PutAuthCode(c *AuthCode) error
+	// DeleteAuthCodesExpiredBefore removes the codes whose ExpiresAt is
+	// before t.
+	DeleteAuthCodesExpiredBefore(t time.Time) error
 }
 
 // HashSecret returns the SHA-256 digest under which a client secret or a

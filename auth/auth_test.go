@@ -223,3 +223,24 @@ func RequireCode(tb testing.TB, err error, code string) {
 	require.Error(tb, err)
 	require.Equal(tb, code, scopekit.ErrorCode(err), err.Error())
 }
+
+// RequireOneWins runs fn(0) to fn(n-1) concurrently and requires that
+// exactly one returns nil; refused checks the errors of the others.
+func RequireOneWins(tb testing.TB, n int, fn func(i int) error, refused func(error)) {
+	tb.Helper()
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() { errs[i] = fn(i) })
+	}
+	wg.Wait()
+	wins := 0
+	for _, err := range errs {
+		if err == nil {
+			wins++
+		} else {
+			refused(err)
+		}
+	}
+	require.Equal(tb, 1, wins)
+}

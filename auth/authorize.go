@@ -149,7 +149,7 @@ func (s *Service) Authorize(ctx context.Context, r *AuthorizeRequest, email, pas
 		return "", err
 	}
 	now := s.now()
-	if err := s.Store.PutAuthCode(ctx, &AuthCode{
+	ac := &AuthCode{
 		Digest:        HashSecret(code),
 		ClientID:      app.ClientID,
 		AccountID:     app.AccountID,
@@ -158,6 +158,14 @@ func (s *Service) Authorize(ctx context.Context, r *AuthorizeRequest, email, pas
 		CodeChallenge: r.CodeChallenge,
 		CreatedAt:     now,
 		ExpiresAt:     now.Add(CodeTTL),
+	}
+	if err := s.Store.Update(ctx, func(tx Tx) error {
+		// codes that expired unused would pile up: each new one clears
+		// those that expired before it was issued
+		if err := tx.DeleteAuthCodesExpiredBefore(now); err != nil {
+			return err
+		}
+		return tx.PutAuthCode(ac)
 	}); err != nil {
 		return "", fmt.Errorf("auth: store code: %w", err)
 	}

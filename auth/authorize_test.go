@@ -294,13 +294,16 @@ func TestAuthorizationCode_ConcurrentExchange(t *testing.T) {
 	require.Equal(t, 1, wins)
 }
 
-// Ensure codes that expire unused are purged when later codes are issued.
+// Ensure codes that expire unused are purged when later codes are issued,
+// and only those: a code still valid stays exchangeable.
 func TestAuthorizationCode_ExpiredPurged(t *testing.T) {
 	f := NewFixture(t)
 	ctx := context.Background()
 	old := f.mustCode(t, authorizeReq())
 	fresh := f.mustCode(t, authorizeReq())
-	f.Clock.Add(auth.CodeTTL + time.Second)
+	f.Clock.Add(auth.CodeTTL / 2)
+	live := f.mustCode(t, authorizeReq())
+	f.Clock.Add(auth.CodeTTL/2 + time.Second)
 	later := f.mustCode(t, authorizeReq())
 	store := f.DB.AuthStore()
 	for _, c := range []string{old, fresh} {
@@ -312,6 +315,7 @@ func TestAuthorizationCode_ExpiredPurged(t *testing.T) {
 	require.Equal(t, "ada", got.UserID)
 	require.Equal(t, callback, got.RedirectURI)
 	require.Equal(t, f.Clock.Now().Add(auth.CodeTTL), got.ExpiresAt.In(time.UTC))
+	f.MustToken(t, codeGrant(live, callback, ""))
 }
 
 // Ensure a token from a person's sign-in stops working once the user

@@ -46,14 +46,23 @@ func (s *Service) RegisterApplication(ctx context.Context, accountID, name, clie
 		RedirectURIs: append([]string(nil), redirectURIs...),
 		CreatedAt:    s.now(),
 	}
-	old, err := s.Store.ApplicationByClientID(ctx, clientID)
-	switch {
-	case err == nil:
-		a.CreatedAt = old.CreatedAt
-	case !isNotFound(err):
-		return fmt.Errorf("auth: look up application: %w", err)
-	}
-	return s.Store.PutApplication(ctx, a)
+	return s.Store.Update(ctx, func(tx Tx) error {
+		cred, err := orNone(tx.ServiceCredentialByClientID(clientID))
+		if err != nil {
+			return err
+		}
+		old, err := orNone(tx.ApplicationByClientID(clientID))
+		if err != nil {
+			return err
+		}
+		if cred != nil || (old != nil && old.AccountID != accountID) {
+			return clientIDTaken()
+		}
+		if old != nil {
+			a.CreatedAt = old.CreatedAt
+		}
+		return tx.PutApplication(a)
+	})
 }
 
 // SetServiceCredential gives the user the client id and secret for the
@@ -68,7 +77,7 @@ func (s *Service) SetServiceCredential(ctx context.Context, accountID, userID, c
 	if err := checkClientID(clientID); err != nil {
 		return err
 	}
-	return s.Store.PutServiceCredential(ctx, &ServiceCredential{
+	return s.putServiceCredential(ctx, &ServiceCredential{
 		AccountID:    accountID,
 		UserID:       userID,
 		ClientID:     clientID,
@@ -105,10 +114,60 @@ func (s *Service) IssueServiceCredential(ctx context.Context, accountID, userID 
 		SecretDigest: HashSecret(clientSecret),
 		CreatedAt:    s.now(),
 	}
-	if err := s.Store.PutServiceCredential(ctx, cred); err != nil {
+	if err := s.putServiceCredential(ctx, cred); err != nil {
 		return nil, "", err
 	}
 	return cred, clientSecret, nil
+}
+
+// putServiceCredential stores c as the user's one credential in the
+// account: the previous ones are removed, and their client ids stop
+// working. EINVALID when c's client id is an application's or another
+// user's credential's.
+func (s *Service) putServiceCredential(ctx context.Context, c *ServiceCredential) error {
+	return s.Store.Update(ctx, func(tx Tx) error {
+		// the user's credentials before the client id: every writer reads
+		// them in this order
+		mine, err := tx.ServiceCredentials(c.AccountID, c.UserID)
+		if err != nil {
+			return err
+		}
+		app, err := orNone(tx.ApplicationByClientID(c.ClientID))
+		if err != nil {
+			return err
+		}
+		other, err := orNone(tx.ServiceCredentialByClientID(c.ClientID))
+		if err != nil {
+			return err
+		}
+		if app != nil || (other != nil && (other.AccountID != c.AccountID || other.UserID != c.UserID)) {
+			return clientIDTaken()
+		}
+		for _, old := range mine {
+			if old.ClientID != c.ClientID {
+				if err := tx.DeleteServiceCredential(old.ClientID); err != nil {
+					return err
+				}
+			}
+		}
+		return tx.PutServiceCredential(c)
+	})
+}
+
+// clientIDTaken is the refusal of a client id that another client holds:
+// client ids are one namespace across applications and service
+// credentials, since POST /oauth/token finds a client by its id alone, and
+// an application's id stays with its account.
+func clientIDTaken() error {
+	return scopekit.FieldErrorf(scopekit.EINVALID, "client-id", "client id is already in use")
+}
+
+// orNone turns the ENOTFOUND of a lookup into a nil record.
+func orNone[T any](v *T, err error) (*T, error) {
+	if isNotFound(err) {
+		return nil, nil
+	}
+	return v, err
 }
 
 // MinPasswordChars is the shortest password a person may choose

@@ -3,7 +3,6 @@ package auth_test
 import (
 	"context"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -447,23 +446,9 @@ func TestToken_RefreshToken(t *testing.T) {
 	t.Run("concurrent use: one wins", func(t *testing.T) {
 		f := NewFixture(t)
 		first := f.MustToken(t, PasswordGrant("ada@acme.test", Password))
-		const n = 8
-		var wg sync.WaitGroup
-		errs := make([]error, n)
-		for i := range n {
-			wg.Go(func() {
-				_, errs[i] = f.Svc.Token(ctx, refresh("acme-portal", PortalSecret, first.RefreshToken))
-			})
-		}
-		wg.Wait()
-		wins := 0
-		for _, err := range errs {
-			if err == nil {
-				wins++
-			} else {
-				RequireOAuthError(t, err, auth.InvalidGrant)
-			}
-		}
-		require.Equal(t, 1, wins)
+		RequireOneWins(t, 8, func(int) error {
+			_, err := f.Svc.Token(ctx, refresh("acme-portal", PortalSecret, first.RefreshToken))
+			return err
+		}, func(err error) { RequireOAuthError(t, err, auth.InvalidGrant) })
 	})
 }

@@ -16,21 +16,22 @@ import (
 
 // Layout of the auth buckets (values are JSON):
 //
-//	auth_apps/<client id>                          = auth.Application
-//	auth_service_creds/<client id>                 = auth.ServiceCredential
-//	auth_service_cred_users/<account> 0x00 <user>  = <client id>
-//	auth_passwords/<user id>                       = authPassword
-//	auth_tokens/<SHA-256 digest>                   = auth.Token
-//	auth_codes/<SHA-256 digest>                    = auth.AuthCode
-//	auth_code_expiry/<expiry, 8 bytes BE> <digest> = (empty)
+//	auth_apps/<client id>                                       = auth.Application
+//	auth_service_creds/<client id>                              = auth.ServiceCredential
+//	auth_user_creds/<account> 0x00 <user> 0x00 <client id>      = (empty)
+//	auth_passwords/<user id>                                    = authPassword
+//	auth_tokens/<SHA-256 digest>                                = auth.Token
+//	auth_codes/<SHA-256 digest>                                 = auth.AuthCode
+//	auth_code_expiry/<expiry, 8 bytes BE> <digest>              = (empty)
 //
 // Secrets and tokens appear only as digests, passwords only as bcrypt
-// hashes. Client ids are one namespace across applications and service
-// credentials, since POST /oauth/token looks a client up by id alone.
+// hashes. The buckets hold what package auth stores; its rules (one
+// namespace of client ids, one credential per user, which codes go) are
+// its own.
 var (
 	bucketAuthApps      = []byte("auth_apps")
 	bucketAuthCreds     = []byte("auth_service_creds")
-	bucketAuthCredUsers = []byte("auth_service_cred_users")
+	bucketAuthUserCreds = []byte("auth_user_creds")
 	bucketAuthPasswords = []byte("auth_passwords")
 	bucketAuthTokens    = []byte("auth_tokens")
 	bucketAuthCodes     = []byte("auth_codes")
@@ -39,7 +40,7 @@ var (
 
 func init() {
 	rootBuckets = append(rootBuckets,
-		string(bucketAuthApps), string(bucketAuthCreds), string(bucketAuthCredUsers),
+		string(bucketAuthApps), string(bucketAuthCreds), string(bucketAuthUserCreds),
 		string(bucketAuthPasswords), string(bucketAuthTokens),
 		string(bucketAuthCodes), string(bucketAuthCodeExp))
 }
@@ -73,17 +74,10 @@ func (s authStore) update(ctx context.Context, fn func(*bolt.Tx) error) error {
 	return s.db.bolt.Update(fn)
 }
 
-// authGet decodes the JSON value under key into v; ENOTFOUND (naming what)
-// when there is none.
-func authGet(tx *bolt.Tx, bucket, key []byte, what string, v any) error {
-	data := tx.Bucket(bucket).Get(key)
-	if data == nil {
-		return scopekit.Errorf(scopekit.ENOTFOUND, "%s not found", what)
-	}
-	if err := json.Unmarshal(data, v); err != nil {
-		return fmt.Errorf("boltstore: decode %s: %w", what, err)
-	}
-	return nil
+// authGet decodes the JSON value under key; ENOTFOUND (naming what) when
+// there is none.
+func authGet[T any](tx *bolt.Tx, bucket, key []byte, what string) (*T, error) {
+	return cachedGet[T](tx, nil, bucket, key, what)
 }
 
 // decodeCache keeps auth records decoded, with the stored bytes they were
@@ -99,21 +93,26 @@ type decodeEntry[T any] struct {
 	val T
 }
 
-// cachedGet is authGet through a cache; it returns a copy of the record.
+// cachedGet is authGet through a cache (none when c is nil); it returns a
+// copy of the record.
 func cachedGet[T any](tx *bolt.Tx, c *decodeCache[T], bucket, key []byte, what string) (*T, error) {
 	data := tx.Bucket(bucket).Get(key)
 	if data == nil {
 		return nil, scopekit.Errorf(scopekit.ENOTFOUND, "%s not found", what)
 	}
-	if e, ok := c.Get(string(key)); ok && bytes.Equal(e.raw, data) {
-		v := e.val
-		return &v, nil
+	if c != nil {
+		if e, ok := c.Get(string(key)); ok && bytes.Equal(e.raw, data) {
+			v := e.val
+			return &v, nil
+		}
 	}
 	var v T
 	if err := json.Unmarshal(data, &v); err != nil {
 		return nil, fmt.Errorf("boltstore: decode %s: %w", what, err)
 	}
-	c.Put(string(key), decodeEntry[T]{raw: bytes.Clone(data), val: v})
+	if c != nil {
+		c.Put(string(key), decodeEntry[T]{raw: bytes.Clone(data), val: v})
+	}
 	return &v, nil
 }
 
@@ -125,75 +124,19 @@ func authPut(tx *bolt.Tx, bucket, key []byte, v any) error {
 	return tx.Bucket(bucket).Put(key, data)
 }
 
-func credUserKey(accountID, userID string) []byte {
-	return append(append([]byte(accountID), 0), userID...)
-}
-
-// PutApplication implements auth.Store.
-func (s authStore) PutApplication(ctx context.Context, a *auth.Application) error {
-	if a.ClientID == "" || a.AccountID == "" {
-		return scopekit.FieldErrorf(scopekit.EINVALID, "client-id", "an application needs a client id and an account")
-	}
-	key := []byte(a.ClientID)
-	return s.update(ctx, func(tx *bolt.Tx) error {
-		if tx.Bucket(bucketAuthCreds).Get(key) != nil {
-			return clientIDTaken()
-		}
-		var old auth.Application
-		if err := authGet(tx, bucketAuthApps, key, "application", &old); err == nil && old.AccountID != a.AccountID {
-			return clientIDTaken()
-		} else if err != nil && scopekit.ErrorCode(err) != scopekit.ENOTFOUND {
-			return err
-		}
-		return authPut(tx, bucketAuthApps, key, a)
-	})
-}
-
-func clientIDTaken() error {
-	return scopekit.FieldErrorf(scopekit.EINVALID, "client-id", "client id is already in use")
+// credUserPrefix starts the auth_user_creds keys of a user's credentials
+// in an account.
+func credUserPrefix(accountID, userID string) []byte {
+	return append(append(append([]byte(accountID), 0), userID...), 0)
 }
 
 // ApplicationByClientID implements auth.Store.
-func (s authStore) ApplicationByClientID(ctx context.Context, clientID string) (*auth.Application, error) {
-	var a auth.Application
-	if err := s.view(ctx, func(tx *bolt.Tx) error {
-		return authGet(tx, bucketAuthApps, []byte(clientID), "application", &a)
-	}); err != nil {
-		return nil, err
-	}
-	return &a, nil
-}
-
-// PutServiceCredential implements auth.Store.
-func (s authStore) PutServiceCredential(ctx context.Context, c *auth.ServiceCredential) error {
-	if c.ClientID == "" || c.AccountID == "" || c.UserID == "" {
-		return scopekit.FieldErrorf(scopekit.EINVALID, "client-id", "a service credential needs a client id, an account and a user")
-	}
-	key := []byte(c.ClientID)
-	return s.update(ctx, func(tx *bolt.Tx) error {
-		if tx.Bucket(bucketAuthApps).Get(key) != nil {
-			return clientIDTaken()
-		}
-		creds := tx.Bucket(bucketAuthCreds)
-		var other auth.ServiceCredential
-		if err := authGet(tx, bucketAuthCreds, key, "service credential", &other); err == nil &&
-			(other.AccountID != c.AccountID || other.UserID != c.UserID) {
-			return clientIDTaken()
-		} else if err != nil && scopekit.ErrorCode(err) != scopekit.ENOTFOUND {
-			return err
-		}
-		users := tx.Bucket(bucketAuthCredUsers)
-		userKey := credUserKey(c.AccountID, c.UserID)
-		if prev := users.Get(userKey); prev != nil && string(prev) != c.ClientID {
-			if err := creds.Delete(prev); err != nil {
-				return err
-			}
-		}
-		if err := users.Put(userKey, key); err != nil {
-			return err
-		}
-		return authPut(tx, bucketAuthCreds, key, c)
+func (s authStore) ApplicationByClientID(ctx context.Context, clientID string) (a *auth.Application, err error) {
+	err = s.view(ctx, func(tx *bolt.Tx) error {
+		a, err = authTx{tx}.ApplicationByClientID(clientID)
+		return err
 	})
+	return a, err
 }
 
 // ServiceCredentialByClientID implements auth.Store.
@@ -208,9 +151,6 @@ func (s authStore) ServiceCredentialByClientID(ctx context.Context, clientID str
 
 // SetPasswordHash implements auth.Store.
 func (s authStore) SetPasswordHash(ctx context.Context, userID string, hash []byte) error {
-	if userID == "" {
-		return scopekit.FieldErrorf(scopekit.EINVALID, "user", "a password needs a user")
-	}
 	return s.update(ctx, func(tx *bolt.Tx) error {
 		return authPut(tx, bucketAuthPasswords, []byte(userID), authPassword{Hash: hash})
 	})
@@ -218,9 +158,10 @@ func (s authStore) SetPasswordHash(ctx context.Context, userID string, hash []by
 
 // PasswordHash implements auth.Store.
 func (s authStore) PasswordHash(ctx context.Context, userID string) ([]byte, error) {
-	var p authPassword
-	if err := s.view(ctx, func(tx *bolt.Tx) error {
-		return authGet(tx, bucketAuthPasswords, []byte(userID), "password", &p)
+	var p *authPassword
+	if err := s.view(ctx, func(tx *bolt.Tx) (err error) {
+		p, err = authGet[authPassword](tx, bucketAuthPasswords, []byte(userID), "password")
+		return err
 	}); err != nil {
 		return nil, err
 	}
@@ -229,9 +170,6 @@ func (s authStore) PasswordHash(ctx context.Context, userID string) ([]byte, err
 
 // PutToken implements auth.Store.
 func (s authStore) PutToken(ctx context.Context, t *auth.Token) error {
-	if len(t.Digest) == 0 {
-		return fmt.Errorf("boltstore: token without digest")
-	}
 	return s.update(ctx, func(tx *bolt.Tx) error {
 		return authPut(tx, bucketAuthTokens, t.Digest, t)
 	})
@@ -261,50 +199,14 @@ func (s authStore) DeleteToken(ctx context.Context, digest []byte) error {
 	})
 }
 
-// codeExpiryKey orders codes by expiry, so that the expired ones are the
-// first keys of auth_code_expiry.
-func codeExpiryKey(expires time.Time, digest []byte) []byte {
-	k := binary.BigEndian.AppendUint64(nil, uint64(max(expires.UnixNano(), 0)))
-	return append(k, digest...)
-}
-
-// PutAuthCode implements auth.Store.
-func (s authStore) PutAuthCode(ctx context.Context, c *auth.AuthCode) error {
-	if len(c.Digest) == 0 {
-		return fmt.Errorf("boltstore: code without digest")
-	}
-	return s.update(ctx, func(tx *bolt.Tx) error {
-		codes, exp := tx.Bucket(bucketAuthCodes), tx.Bucket(bucketAuthCodeExp)
-		// Purge the codes that expired unused; they are the first keys.
-		limit := codeExpiryKey(c.CreatedAt, nil)
-		var stale [][]byte
-		cur := exp.Cursor()
-		for k, _ := cur.First(); k != nil && bytes.Compare(k[:8], limit) < 0; k, _ = cur.Next() {
-			stale = append(stale, k)
-		}
-		for _, k := range stale {
-			if err := codes.Delete(k[8:]); err != nil {
-				return err
-			}
-			if err := exp.Delete(k); err != nil {
-				return err
-			}
-		}
-		if err := exp.Put(codeExpiryKey(c.ExpiresAt, c.Digest), nil); err != nil {
-			return err
-		}
-		return authPut(tx, bucketAuthCodes, c.Digest, c)
-	})
-}
-
 // TakeAuthCode implements auth.Store.
 func (s authStore) TakeAuthCode(ctx context.Context, digest []byte) (*auth.AuthCode, error) {
-	var c auth.AuthCode
-	err := s.update(ctx, func(tx *bolt.Tx) error {
+	var c *auth.AuthCode
+	err := s.update(ctx, func(tx *bolt.Tx) (err error) {
 		if len(digest) == 0 {
 			return scopekit.Errorf(scopekit.ENOTFOUND, "code not found")
 		}
-		if err := authGet(tx, bucketAuthCodes, digest, "code", &c); err != nil {
+		if c, err = authGet[auth.AuthCode](tx, bucketAuthCodes, digest, "code"); err != nil {
 			return err
 		}
 		if err := tx.Bucket(bucketAuthCodeExp).Delete(codeExpiryKey(c.ExpiresAt, digest)); err != nil {
@@ -315,5 +217,116 @@ func (s authStore) TakeAuthCode(ctx context.Context, digest []byte) (*auth.AuthC
 	if err != nil {
 		return nil, err
 	}
-	return &c, nil
+	return c, nil
+}
+
+// Update implements auth.Store: bbolt runs one write transaction at a
+// time, so transactions never overlap.
+func (s authStore) Update(ctx context.Context, fn func(auth.Tx) error) error {
+	return s.update(ctx, func(tx *bolt.Tx) error { return fn(authTx{tx}) })
+}
+
+// authTx implements auth.Tx.
+type authTx struct{ tx *bolt.Tx }
+
+// ApplicationByClientID implements auth.Tx.
+func (t authTx) ApplicationByClientID(clientID string) (*auth.Application, error) {
+	return authGet[auth.Application](t.tx, bucketAuthApps, []byte(clientID), "application")
+}
+
+// ServiceCredentialByClientID implements auth.Tx.
+func (t authTx) ServiceCredentialByClientID(clientID string) (*auth.ServiceCredential, error) {
+	return authGet[auth.ServiceCredential](t.tx, bucketAuthCreds, []byte(clientID), "service credential")
+}
+
+// ServiceCredentials implements auth.Tx: the user's keys of
+// auth_user_creds, in client id order.
+func (t authTx) ServiceCredentials(accountID, userID string) ([]*auth.ServiceCredential, error) {
+	prefix := credUserPrefix(accountID, userID)
+	var out []*auth.ServiceCredential
+	cur := t.tx.Bucket(bucketAuthUserCreds).Cursor()
+	for k, _ := cur.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = cur.Next() {
+		c, err := t.ServiceCredentialByClientID(string(k[len(prefix):]))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// PutApplication implements auth.Tx.
+func (t authTx) PutApplication(a *auth.Application) error {
+	return authPut(t.tx, bucketAuthApps, []byte(a.ClientID), a)
+}
+
+// PutServiceCredential implements auth.Tx; a credential it replaces
+// leaves its user's index.
+func (t authTx) PutServiceCredential(c *auth.ServiceCredential) error {
+	if err := t.DeleteServiceCredential(c.ClientID); err != nil {
+		return err
+	}
+	if err := t.tx.Bucket(bucketAuthUserCreds).Put(append(credUserPrefix(c.AccountID, c.UserID), c.ClientID...), nil); err != nil {
+		return err
+	}
+	return authPut(t.tx, bucketAuthCreds, []byte(c.ClientID), c)
+}
+
+// DeleteServiceCredential implements auth.Tx.
+func (t authTx) DeleteServiceCredential(clientID string) error {
+	old, err := t.ServiceCredentialByClientID(clientID)
+	if scopekit.ErrorCode(err) == scopekit.ENOTFOUND {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if err := t.tx.Bucket(bucketAuthUserCreds).Delete(append(credUserPrefix(old.AccountID, old.UserID), clientID...)); err != nil {
+		return err
+	}
+	return t.tx.Bucket(bucketAuthCreds).Delete([]byte(clientID))
+}
+
+// codeExpiryKey orders codes by expiry, so that the expired ones are the
+// first keys of auth_code_expiry.
+func codeExpiryKey(expires time.Time, digest []byte) []byte {
+	k := binary.BigEndian.AppendUint64(nil, uint64(max(expires.UnixNano(), 0)))
+	return append(k, digest...)
+}
+
+// PutAuthCode implements auth.Tx.
+func (t authTx) PutAuthCode(c *auth.AuthCode) error {
+	exp := t.tx.Bucket(bucketAuthCodeExp)
+	if old, err := authGet[auth.AuthCode](t.tx, bucketAuthCodes, c.Digest, "code"); err == nil {
+		if err := exp.Delete(codeExpiryKey(old.ExpiresAt, c.Digest)); err != nil {
+			return err
+		}
+	} else if scopekit.ErrorCode(err) != scopekit.ENOTFOUND {
+		return err
+	}
+	if err := exp.Put(codeExpiryKey(c.ExpiresAt, c.Digest), nil); err != nil {
+		return err
+	}
+	return authPut(t.tx, bucketAuthCodes, c.Digest, c)
+}
+
+// DeleteAuthCodesExpiredBefore implements auth.Tx: the codes to delete
+// are the first keys of auth_code_expiry.
+func (t authTx) DeleteAuthCodesExpiredBefore(before time.Time) error {
+	codes, exp := t.tx.Bucket(bucketAuthCodes), t.tx.Bucket(bucketAuthCodeExp)
+	limit := codeExpiryKey(before, nil)
+	var stale [][]byte
+	cur := exp.Cursor()
+	for k, _ := cur.First(); k != nil && bytes.Compare(k[:8], limit) < 0; k, _ = cur.Next() {
+		stale = append(stale, k)
+	}
+	for _, k := range stale {
+		if err := codes.Delete(k[8:]); err != nil {
+			return err
+		}
+		if err := exp.Delete(k); err != nil {
+			return err
+		}
+	}
+	return nil
 }

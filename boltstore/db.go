@@ -76,6 +76,10 @@ func Open(path string, opts ...Option) (*DB, error) {
 		b.Close()
 		return nil, fmt.Errorf("open %s: rewrite index keys: %w", path, err)
 	}
+	if err := moveCredUserIndex(b); err != nil {
+		b.Close()
+		return nil, fmt.Errorf("open %s: rewrite credential index: %w", path, err)
+	}
 	return db, nil
 }
 

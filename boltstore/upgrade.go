@@ -75,3 +75,29 @@ func hashLongKeys(b *bolt.Bucket) error {
 	}
 	return nil
 }
+
+// bucketAuthCredUsers is the index of service credentials by user that
+// files written before auth_user_creds hold: <account> 0x00 <user> =
+// <client id>, one credential per key.
+var bucketAuthCredUsers = []byte("auth_service_cred_users")
+
+// moveCredUserIndex rewrites auth_service_cred_users as auth_user_creds
+// (one key per credential) and deletes it, once per file.
+func moveCredUserIndex(db *bolt.DB) error {
+	var found bool
+	if err := db.View(func(tx *bolt.Tx) error {
+		found = tx.Bucket(bucketAuthCredUsers) != nil
+		return nil
+	}); err != nil || !found {
+		return err
+	}
+	return db.Update(func(tx *bolt.Tx) error {
+		to := tx.Bucket(bucketAuthUserCreds)
+		if err := tx.Bucket(bucketAuthCredUsers).ForEach(func(k, v []byte) error {
+			return to.Put(append(append(bytes.Clone(k), 0), v...), nil)
+		}); err != nil {
+			return err
+		}
+		return tx.DeleteBucket(bucketAuthCredUsers)
+	})
+}

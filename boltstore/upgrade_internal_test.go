@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/scopekit/scopekit/auth"
 	"github.com/scopekit/scopekit/scoping"
 	"github.com/stretchr/testify/require"
 	bolt "go.etcd.io/bbolt"
@@ -97,6 +98,45 @@ func TestHashLongIndexKeys(t *testing.T) {
 	require.Equal(t, []string{id}, find(db, "initech"))
 	require.NoError(t, db.Bolt().View(func(tx *bolt.Tx) error {
 		require.Equal(t, 2, nameIndex(tx).Stats().KeyN, "one key per client")
+		return nil
+	}))
+}
+
+// Ensure a file that indexes service credentials as it was written before
+// auth_user_creds (one client id per user key) is upgraded at open: the
+// user's credential is listed again, and the old bucket is gone.
+func TestMoveCredUserIndex(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "old.db")
+	db, err := Open(path)
+	require.NoError(t, err)
+	cred := &auth.ServiceCredential{AccountID: "1", UserID: "7", ClientID: "bot-id"}
+	require.NoError(t, db.AuthStore().Update(ctx, func(tx auth.Tx) error { return tx.PutServiceCredential(cred) }))
+	// as an earlier version wrote it
+	require.NoError(t, db.bolt.Update(func(tx *bolt.Tx) error {
+		if err := tx.DeleteBucket(bucketAuthUserCreds); err != nil {
+			return err
+		}
+		if _, err := tx.CreateBucket(bucketAuthUserCreds); err != nil {
+			return err
+		}
+		old, err := tx.CreateBucket(bucketAuthCredUsers)
+		if err != nil {
+			return err
+		}
+		return old.Put([]byte("1\x007"), []byte("bot-id"))
+	}))
+	require.NoError(t, db.Close())
+
+	db, err = Open(path)
+	require.NoError(t, err)
+	defer db.Close()
+	require.NoError(t, db.AuthStore().Update(ctx, func(tx auth.Tx) error {
+		cs, err := tx.ServiceCredentials("1", "7")
+		require.NoError(t, err)
+		require.Len(t, cs, 1)
+		require.Equal(t, "bot-id", cs[0].ClientID)
+		require.Nil(t, tx.(authTx).tx.Bucket(bucketAuthCredUsers))
 		return nil
 	}))
 }

@@ -15,23 +15,25 @@ import (
 
 // Webhook deliveries, subscriptions and publications are records of the
 // scoping engine (scoping/webhooks.go); package webhook shapes and updates
-// them over any scoping.Store. This file only finds due deliveries faster
-// than a generic list would, by walking the next-attempt-at index.
+// them over any scoping.Store, and decides which deliveries are due. This
+// file only answers its delivery queries faster than a generic list
+// would, by walking the next-attempt-at index.
 
 var _ webhook.Store = (*DB)(nil)
 
-// Due implements webhook.Store. It walks the next-attempt-at index of
-// each account in time order and stops at the first delivery not yet due
-// (or at the limit), so only the deliveries it may return (and skipped
-// ones before them) are decoded, however many are pending later; the
-// accounts' oldest are then merged in time order.
-func (db *DB) Due(ctx context.Context, now time.Time, limit int, skip webhook.Skip) ([]*webhook.Delivery, error) {
+// Deliveries implements webhook.Store; one process serves a bbolt file, so
+// it claims nothing. It walks the next-attempt-at index of each account in
+// time order and stops at the first delivery after q.NextAttemptBy (or at
+// the limit), so only the deliveries it may return (and skipped ones
+// before them) are decoded, however many wait later; the accounts' oldest
+// are then merged in time order.
+func (db *DB) Deliveries(ctx context.Context, q *webhook.DeliveryQuery) ([]*webhook.Delivery, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	const typ = "webhook-deliveries"
 	var out []*webhook.Delivery
-	nowKey := []byte(strings.ToLower(scoping.FormatTime(now)))
+	byKey := []byte(strings.ToLower(scoping.FormatTime(q.NextAttemptBy)))
 	err := db.bolt.View(func(btx *bolt.Tx) error {
 		t := &tx{db: db, btx: btx}
 		l := webhook.NewLoader(t)
@@ -46,15 +48,15 @@ func (db *DB) Due(ctx context.Context, now time.Time, limit int, skip webhook.Sk
 			}
 			cur := ib.Cursor()
 			n := 0
-			for k, _ := cur.First(); k != nil && n < limit; k, _ = cur.Next() {
+			for k, _ := cur.First(); k != nil && n < q.Limit; k, _ = cur.Next() {
 				if len(k) < 9 {
 					continue
 				}
-				if bytes.Compare(k[:len(k)-9], nowKey) > 0 {
+				if bytes.Compare(k[:len(k)-9], byKey) > 0 {
 					break
 				}
 				id := k[len(k)-8:]
-				if skip.Deliveries[keyID(id)] {
+				if q.Skip.Deliveries[keyID(id)] {
 					continue
 				}
 				v := b.Get(id)
@@ -66,7 +68,7 @@ func (db *DB) Due(ctx context.Context, now time.Time, limit int, skip webhook.Sk
 					return err
 				}
 				sid := r.Rel("webhook-subscription")
-				if r.Str("status") != scoping.DeliveryPending || skip.Subscriptions[sid] {
+				if r.Str("status") != q.Status || q.Skip.Subscriptions[sid] {
 					continue
 				}
 				if d := l.Delivery(acct, keyID(id), int(r.Int("attempt")), webhook.ParseTime(r.Str("next-attempt-at")), sid, r.Rel("event")); d != nil {
@@ -81,8 +83,8 @@ func (db *DB) Due(ctx context.Context, now time.Time, limit int, skip webhook.Sk
 	slices.SortStableFunc(out, func(a, b *webhook.Delivery) int {
 		return cmp.Or(a.NextAttemptAt.Compare(b.NextAttemptAt), scoping.CompareIDs(a.ID, b.ID))
 	})
-	if len(out) > limit {
-		out = out[:limit]
+	if len(out) > q.Limit {
+		out = out[:max(q.Limit, 0)]
 	}
 	return out, err
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/scopekit/scopekit"
@@ -20,125 +21,50 @@ type authStore struct{ db *DB }
 
 var _ auth.Store = authStore{}
 
-func (s authStore) update(ctx context.Context, fn func(pgx.Tx) error) error {
-	return pgx.BeginTxFunc(ctx, s.db.pool, pgx.TxOptions{IsoLevel: pgx.ReadCommitted}, fn)
+// queryer is what getJSON reads through: the pool or a transaction.
+type queryer interface {
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
 }
 
-// getJSON decodes the data column of the one row of query into v;
-// ENOTFOUND (naming what) when there is none.
-func (s authStore) getJSON(ctx context.Context, what string, v any, query string, args ...any) error {
+// getJSON decodes the data column of the one row of query; ENOTFOUND
+// (naming what) when there is none.
+func getJSON[T any](ctx context.Context, q queryer, what string, query string, args ...any) (*T, error) {
 	var data []byte
-	err := s.db.pool.QueryRow(ctx, query, args...).Scan(&data)
+	err := q.QueryRow(ctx, query, args...).Scan(&data)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return scopekit.Errorf(scopekit.ENOTFOUND, "%s not found", what)
+		return nil, scopekit.Errorf(scopekit.ENOTFOUND, "%s not found", what)
 	}
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if err := json.Unmarshal(data, v); err != nil {
-		return fmt.Errorf("pgstore: decode %s: %w", what, err)
-	}
-	return nil
+	return decodeJSON[T](data, what)
 }
 
-func clientIDTaken() error {
-	return scopekit.FieldErrorf(scopekit.EINVALID, "client-id", "client id is already in use")
+func decodeJSON[T any](data []byte, what string) (*T, error) {
+	var v T
+	if err := json.Unmarshal(data, &v); err != nil {
+		return nil, fmt.Errorf("pgstore: decode %s: %w", what, err)
+	}
+	return &v, nil
 }
 
-// lockClientID serializes the writers of one client id: applications and
-// service credentials share the namespace across two tables.
-func lockClientID(ctx context.Context, tx pgx.Tx, clientID string) error {
-	_, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", int64(hash64("scopekit:client:"+clientID)))
-	return err
-}
-
-// PutApplication implements auth.Store.
-func (s authStore) PutApplication(ctx context.Context, a *auth.Application) error {
-	if a.ClientID == "" || a.AccountID == "" {
-		return scopekit.FieldErrorf(scopekit.EINVALID, "client-id", "an application needs a client id and an account")
-	}
-	data, err := json.Marshal(a)
-	if err != nil {
-		return err
-	}
-	return s.update(ctx, func(tx pgx.Tx) error {
-		if err := lockClientID(ctx, tx, a.ClientID); err != nil {
-			return err
-		}
-		var taken bool
-		if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM auth_service_credentials WHERE client_id = $1)
-			OR EXISTS (SELECT 1 FROM auth_applications WHERE client_id = $1 AND account_id <> $2)`, a.ClientID, a.AccountID).Scan(&taken); err != nil {
-			return err
-		}
-		if taken {
-			return clientIDTaken()
-		}
-		_, err := tx.Exec(ctx, `INSERT INTO auth_applications (client_id, account_id, data) VALUES ($1, $2, $3)
-			ON CONFLICT (client_id) DO UPDATE SET data = excluded.data`, a.ClientID, a.AccountID, string(data))
-		return err
-	})
-}
+const (
+	selectApplication = "SELECT data FROM auth_applications WHERE client_id = $1"
+	selectCredential  = "SELECT data FROM auth_service_credentials WHERE client_id = $1"
+)
 
 // ApplicationByClientID implements auth.Store.
 func (s authStore) ApplicationByClientID(ctx context.Context, clientID string) (*auth.Application, error) {
-	var a auth.Application
-	if err := s.getJSON(ctx, "application", &a, "SELECT data FROM auth_applications WHERE client_id = $1", clientID); err != nil {
-		return nil, err
-	}
-	return &a, nil
-}
-
-// PutServiceCredential implements auth.Store.
-func (s authStore) PutServiceCredential(ctx context.Context, c *auth.ServiceCredential) error {
-	if c.ClientID == "" || c.AccountID == "" || c.UserID == "" {
-		return scopekit.FieldErrorf(scopekit.EINVALID, "client-id", "a service credential needs a client id, an account and a user")
-	}
-	data, err := json.Marshal(c)
-	if err != nil {
-		return err
-	}
-	return s.update(ctx, func(tx pgx.Tx) error {
-		if err := lockClientID(ctx, tx, c.ClientID); err != nil {
-			return err
-		}
-		// one credential per user and account: the user's lock orders its
-		// replacements
-		if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", int64(hash64("scopekit:credential:"+c.AccountID+"\x00"+c.UserID))); err != nil {
-			return err
-		}
-		var taken bool
-		if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM auth_applications WHERE client_id = $1)
-			OR EXISTS (SELECT 1 FROM auth_service_credentials WHERE client_id = $1 AND (account_id <> $2 OR user_id <> $3))`,
-			c.ClientID, c.AccountID, c.UserID).Scan(&taken); err != nil {
-			return err
-		}
-		if taken {
-			return clientIDTaken()
-		}
-		if _, err := tx.Exec(ctx, `DELETE FROM auth_service_credentials WHERE account_id = $1 AND user_id = $2 AND client_id <> $3`,
-			c.AccountID, c.UserID, c.ClientID); err != nil {
-			return err
-		}
-		_, err := tx.Exec(ctx, `INSERT INTO auth_service_credentials (client_id, account_id, user_id, data) VALUES ($1, $2, $3, $4)
-			ON CONFLICT (client_id) DO UPDATE SET data = excluded.data`, c.ClientID, c.AccountID, c.UserID, string(data))
-		return err
-	})
+	return getJSON[auth.Application](ctx, s.db.pool, "application", selectApplication, clientID)
 }
 
 // ServiceCredentialByClientID implements auth.Store.
 func (s authStore) ServiceCredentialByClientID(ctx context.Context, clientID string) (*auth.ServiceCredential, error) {
-	var c auth.ServiceCredential
-	if err := s.getJSON(ctx, "service credential", &c, "SELECT data FROM auth_service_credentials WHERE client_id = $1", clientID); err != nil {
-		return nil, err
-	}
-	return &c, nil
+	return getJSON[auth.ServiceCredential](ctx, s.db.pool, "service credential", selectCredential, clientID)
 }
 
 // SetPasswordHash implements auth.Store.
 func (s authStore) SetPasswordHash(ctx context.Context, userID string, hash []byte) error {
-	if userID == "" {
-		return scopekit.FieldErrorf(scopekit.EINVALID, "user", "a password needs a user")
-	}
 	_, err := s.db.pool.Exec(ctx, `INSERT INTO auth_passwords (user_id, hash) VALUES ($1, $2)
 		ON CONFLICT (user_id) DO UPDATE SET hash = excluded.hash`, userID, hash)
 	return err
@@ -156,9 +82,6 @@ func (s authStore) PasswordHash(ctx context.Context, userID string) ([]byte, err
 
 // PutToken implements auth.Store.
 func (s authStore) PutToken(ctx context.Context, t *auth.Token) error {
-	if len(t.Digest) == 0 {
-		return fmt.Errorf("pgstore: token without digest")
-	}
 	data, err := json.Marshal(t)
 	if err != nil {
 		return err
@@ -170,11 +93,7 @@ func (s authStore) PutToken(ctx context.Context, t *auth.Token) error {
 
 // TokenByDigest implements auth.Store.
 func (s authStore) TokenByDigest(ctx context.Context, digest []byte) (*auth.Token, error) {
-	var t auth.Token
-	if err := s.getJSON(ctx, "token", &t, "SELECT data FROM auth_tokens WHERE digest = $1", digest); err != nil {
-		return nil, err
-	}
-	return &t, nil
+	return getJSON[auth.Token](ctx, s.db.pool, "token", "SELECT data FROM auth_tokens WHERE digest = $1", digest)
 }
 
 // DeleteToken implements auth.Store: of concurrent deletes one removes the
@@ -190,31 +109,140 @@ func (s authStore) DeleteToken(ctx context.Context, digest []byte) error {
 	return nil
 }
 
-// PutAuthCode implements auth.Store.
-func (s authStore) PutAuthCode(ctx context.Context, c *auth.AuthCode) error {
-	if len(c.Digest) == 0 {
-		return fmt.Errorf("pgstore: code without digest")
+// TakeAuthCode implements auth.Store: the DELETE ... RETURNING hands the
+// code to one caller only.
+func (s authStore) TakeAuthCode(ctx context.Context, digest []byte) (*auth.AuthCode, error) {
+	return getJSON[auth.AuthCode](ctx, s.db.pool, "code", "DELETE FROM auth_codes WHERE digest = $1 RETURNING data", digest)
+}
+
+// Update implements auth.Store: one READ COMMITTED transaction that takes
+// a transaction-scoped advisory lock on each client id, and on each
+// user's credentials in an account, that it reads or writes, so that the
+// transactions touching one of them run one after the other whatever the
+// process; retried when PostgreSQL reports a deadlock.
+func (s authStore) Update(ctx context.Context, fn func(auth.Tx) error) error {
+	return s.db.retry(ctx, pgx.TxOptions{IsoLevel: pgx.ReadCommitted}, func(ptx pgx.Tx) error {
+		return fn(&authTx{ctx: ctx, ptx: ptx, locked: map[string]bool{}})
+	})
+}
+
+// authTx implements auth.Tx.
+type authTx struct {
+	ctx    context.Context
+	ptx    pgx.Tx
+	locked map[string]bool // advisory lock keys held
+}
+
+// lock takes the advisory lock on key, once per transaction.
+func (t *authTx) lock(key string) error {
+	if t.locked[key] {
+		return nil
+	}
+	if _, err := t.ptx.Exec(t.ctx, "SELECT pg_advisory_xact_lock($1)", int64(hash64("scopekit:"+key))); err != nil {
+		return err
+	}
+	t.locked[key] = true
+	return nil
+}
+
+func (t *authTx) lockClientID(clientID string) error { return t.lock("client:" + clientID) }
+
+func (t *authTx) lockUser(accountID, userID string) error {
+	return t.lock("credential:" + accountID + "\x00" + userID)
+}
+
+// ApplicationByClientID implements auth.Tx.
+func (t *authTx) ApplicationByClientID(clientID string) (*auth.Application, error) {
+	if err := t.lockClientID(clientID); err != nil {
+		return nil, err
+	}
+	return getJSON[auth.Application](t.ctx, t.ptx, "application", selectApplication, clientID)
+}
+
+// ServiceCredentialByClientID implements auth.Tx.
+func (t *authTx) ServiceCredentialByClientID(clientID string) (*auth.ServiceCredential, error) {
+	if err := t.lockClientID(clientID); err != nil {
+		return nil, err
+	}
+	return getJSON[auth.ServiceCredential](t.ctx, t.ptx, "service credential", selectCredential, clientID)
+}
+
+// ServiceCredentials implements auth.Tx.
+func (t *authTx) ServiceCredentials(accountID, userID string) ([]*auth.ServiceCredential, error) {
+	if err := t.lockUser(accountID, userID); err != nil {
+		return nil, err
+	}
+	rows, err := t.ptx.Query(t.ctx, `SELECT data FROM auth_service_credentials WHERE account_id = $1 AND user_id = $2
+		ORDER BY client_id COLLATE "C"`, accountID, userID)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (*auth.ServiceCredential, error) {
+		var data []byte
+		if err := row.Scan(&data); err != nil {
+			return nil, err
+		}
+		return decodeJSON[auth.ServiceCredential](data, "service credential")
+	})
+}
+
+// PutApplication implements auth.Tx.
+func (t *authTx) PutApplication(a *auth.Application) error {
+	if err := t.lockClientID(a.ClientID); err != nil {
+		return err
+	}
+	data, err := json.Marshal(a)
+	if err != nil {
+		return err
+	}
+	_, err = t.ptx.Exec(t.ctx, `INSERT INTO auth_applications (client_id, account_id, data) VALUES ($1, $2, $3)
+		ON CONFLICT (client_id) DO UPDATE SET account_id = excluded.account_id, data = excluded.data`,
+		a.ClientID, a.AccountID, string(data))
+	return err
+}
+
+// PutServiceCredential implements auth.Tx. It locks the user before the
+// client id, the order auth.Service reads them in.
+func (t *authTx) PutServiceCredential(c *auth.ServiceCredential) error {
+	if err := t.lockUser(c.AccountID, c.UserID); err != nil {
+		return err
+	}
+	if err := t.lockClientID(c.ClientID); err != nil {
+		return err
 	}
 	data, err := json.Marshal(c)
 	if err != nil {
 		return err
 	}
-	return s.update(ctx, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, "DELETE FROM auth_codes WHERE expires_at < $1", c.CreatedAt); err != nil {
-			return err
-		}
-		_, err := tx.Exec(ctx, `INSERT INTO auth_codes (digest, expires_at, data) VALUES ($1, $2, $3)
-			ON CONFLICT (digest) DO UPDATE SET expires_at = excluded.expires_at, data = excluded.data`, c.Digest, c.ExpiresAt, string(data))
-		return err
-	})
+	_, err = t.ptx.Exec(t.ctx, `INSERT INTO auth_service_credentials (client_id, account_id, user_id, data) VALUES ($1, $2, $3, $4)
+		ON CONFLICT (client_id) DO UPDATE SET account_id = excluded.account_id, user_id = excluded.user_id, data = excluded.data`,
+		c.ClientID, c.AccountID, c.UserID, string(data))
+	return err
 }
 
-// TakeAuthCode implements auth.Store: the DELETE ... RETURNING hands the
-// code to one caller only.
-func (s authStore) TakeAuthCode(ctx context.Context, digest []byte) (*auth.AuthCode, error) {
-	var c auth.AuthCode
-	if err := s.getJSON(ctx, "code", &c, "DELETE FROM auth_codes WHERE digest = $1 RETURNING data", digest); err != nil {
-		return nil, err
+// DeleteServiceCredential implements auth.Tx.
+func (t *authTx) DeleteServiceCredential(clientID string) error {
+	if err := t.lockClientID(clientID); err != nil {
+		return err
 	}
-	return &c, nil
+	_, err := t.ptx.Exec(t.ctx, "DELETE FROM auth_service_credentials WHERE client_id = $1", clientID)
+	return err
+}
+
+// PutAuthCode implements auth.Tx.
+func (t *authTx) PutAuthCode(c *auth.AuthCode) error {
+	data, err := json.Marshal(c)
+	if err != nil {
+		return err
+	}
+	_, err = t.ptx.Exec(t.ctx, `INSERT INTO auth_codes (digest, expires_at, data) VALUES ($1, $2, $3)
+		ON CONFLICT (digest) DO UPDATE SET expires_at = excluded.expires_at, data = excluded.data`, c.Digest, c.ExpiresAt, string(data))
+	return err
+}
+
+// DeleteAuthCodesExpiredBefore implements auth.Tx, by the index on
+// expires_at.
+func (t *authTx) DeleteAuthCodesExpiredBefore(before time.Time) error {
+	_, err := t.ptx.Exec(t.ctx, "DELETE FROM auth_codes WHERE expires_at < $1", before)
+	return err
 }

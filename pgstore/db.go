@@ -43,7 +43,8 @@ import (
 //go:embed migrations/*.sql
 var migrations embed.FS
 
-// DefaultClaim is how long Due keeps a delivery from other processes.
+// DefaultClaim is how long a claim on a delivery keeps it from other
+// processes (webhook.ClaimRenewer).
 const DefaultClaim = time.Minute
 
 // DB is an open ScopeKit database on PostgreSQL.
@@ -52,9 +53,9 @@ type DB struct {
 	schema *scoping.Schema
 	// Now is the clock used for timestamps; tests may replace it.
 	Now func() time.Time
-	// Claim is how long a delivery returned by Due stays away from other
-	// processes' Due unless renewed (the dispatcher renews the claims it
-	// holds, webhook.ClaimRenewer); DefaultClaim when zero.
+	// Claim is how long a delivery claimed by a dispatcher stays away from
+	// other processes' dispatchers unless renewed (the dispatcher renews
+	// the claims it holds, webhook.ClaimRenewer); DefaultClaim when zero.
 	Claim time.Duration
 
 	created bool // this Open applied the first migration

@@ -36,12 +36,18 @@ func (db *DB) Update(ctx context.Context, fn func(scoping.Tx) error) error {
 }
 
 func (db *DB) run(ctx context.Context, opts pgx.TxOptions, write bool, fn func(scoping.Tx) error) error {
+	return mapError(db.retry(ctx, opts, func(ptx pgx.Tx) error {
+		return fn(&tx{db: db, ctx: ctx, ptx: ptx, write: write})
+	}))
+}
+
+// retry runs fn in one SQL transaction, again from the start when
+// PostgreSQL reports a deadlock or a serialization failure.
+func (db *DB) retry(ctx context.Context, opts pgx.TxOptions, fn func(pgx.Tx) error) error {
 	for attempt := 1; ; attempt++ {
-		err := pgx.BeginTxFunc(ctx, db.pool, opts, func(ptx pgx.Tx) error {
-			return fn(&tx{db: db, ctx: ctx, ptx: ptx, write: write})
-		})
+		err := pgx.BeginTxFunc(ctx, db.pool, opts, fn)
 		if err == nil || attempt == maxAttempts || !retryable(err) || ctx.Err() != nil {
-			return mapError(err)
+			return err
 		}
 		time.Sleep(time.Duration(rand.IntN(10*attempt)+1) * time.Millisecond)
 	}

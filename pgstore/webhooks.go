@@ -14,45 +14,45 @@ import (
 
 var _ webhook.Store = (*DB)(nil)
 
-// Due implements webhook.Store. It claims the due deliveries it returns:
-// in one statement the oldest due rows are locked with FOR UPDATE SKIP
-// LOCKED (so concurrent claimers of other processes pass over them rather
-// than wait) and their next attempt is moved to the end of the claim, so
-// no other process finds them due until then. Complete records the real
-// next attempt; if this process dies first, the claim runs out and another
-// process attempts them.
-func (db *DB) Due(ctx context.Context, now time.Time, limit int, skip webhook.Skip) ([]*webhook.Delivery, error) {
-	claim := db.Claim
-	if claim <= 0 {
-		claim = DefaultClaim
-	}
-	skipIDs := make([]int64, 0, len(skip.Deliveries))
-	for id := range skip.Deliveries {
+// Deliveries implements webhook.Store in one statement, served by the
+// records_due index. With q.ClaimUntil set it claims the rows it returns:
+// they are locked with FOR UPDATE SKIP LOCKED (so concurrent claimers of
+// other processes pass over them rather than wait) and their next attempt
+// is moved to q.ClaimUntil, so no other process's query finds them until
+// then. Complete records the real next attempt; if this process dies
+// first, the claim runs out and another process attempts them.
+func (db *DB) Deliveries(ctx context.Context, q *webhook.DeliveryQuery) ([]*webhook.Delivery, error) {
+	skipIDs := make([]int64, 0, len(q.Skip.Deliveries))
+	for id := range q.Skip.Deliveries {
 		if n, ok := parseID(id); ok {
 			skipIDs = append(skipIDs, n)
 		}
 	}
-	skipSubs := make([]string, 0, len(skip.Subscriptions))
-	for id := range skip.Subscriptions {
+	skipSubs := make([]string, 0, len(q.Skip.Subscriptions))
+	for id := range q.Skip.Subscriptions {
 		skipSubs = append(skipSubs, id)
+	}
+	sql := `SELECT account_id, id, attrs ->> 'next-attempt-at' AS next, coalesce((attrs ->> 'attempt')::int, 0) AS attempt,
+			coalesce(rels -> 'webhook-subscription' ->> 0, '') AS sub, coalesce(rels -> 'event' ->> 0, '') AS event
+		FROM records
+		WHERE type = 'webhook-deliveries'
+			AND ((attrs ->> 'next-attempt-at') COLLATE "C") <= ($1::text COLLATE "C")
+			AND attrs ->> 'status' = $2
+			AND NOT (id = ANY($3::bigint[]))
+			AND NOT (coalesce(rels -> 'webhook-subscription' ->> 0, '') = ANY($4::text[]))
+		ORDER BY ((attrs ->> 'next-attempt-at') COLLATE "C"), id
+		LIMIT $5`
+	args := []any{scoping.FormatTime(q.NextAttemptBy), q.Status, skipIDs, skipSubs, max(q.Limit, 0)}
+	if !q.ClaimUntil.IsZero() {
+		sql = `WITH due AS (` + sql + ` FOR UPDATE SKIP LOCKED)
+			UPDATE records r SET attrs = jsonb_set(r.attrs, '{next-attempt-at}', to_jsonb($6::text))
+			FROM due WHERE r.type = 'webhook-deliveries' AND r.account_id = due.account_id AND r.id = due.id
+			RETURNING due.account_id, due.id, due.next, due.attempt, due.sub, due.event`
+		args = append(args, scoping.FormatTime(q.ClaimUntil))
 	}
 	var out []*webhook.Delivery
 	err := pgx.BeginTxFunc(ctx, db.pool, pgx.TxOptions{IsoLevel: pgx.ReadCommitted}, func(ptx pgx.Tx) error {
-		rows, err := ptx.Query(ctx, `WITH due AS (
-				SELECT type, id, account_id, attrs, rels FROM records
-				WHERE type = 'webhook-deliveries'
-					AND ((attrs ->> 'next-attempt-at') COLLATE "C") <= ($1::text COLLATE "C")
-					AND attrs ->> 'status' = $2
-					AND NOT (id = ANY($3::bigint[]))
-					AND NOT (coalesce(rels -> 'webhook-subscription' ->> 0, '') = ANY($4::text[]))
-				ORDER BY ((attrs ->> 'next-attempt-at') COLLATE "C"), id
-				LIMIT $5
-				FOR UPDATE SKIP LOCKED)
-			UPDATE records r SET attrs = jsonb_set(r.attrs, '{next-attempt-at}', to_jsonb($6::text))
-			FROM due WHERE r.type = due.type AND r.account_id = due.account_id AND r.id = due.id
-			RETURNING due.account_id, due.id, due.attrs ->> 'next-attempt-at', coalesce((due.attrs ->> 'attempt')::int, 0),
-				coalesce(due.rels -> 'webhook-subscription' ->> 0, ''), coalesce(due.rels -> 'event' ->> 0, '')`,
-			scoping.FormatTime(now), scoping.DeliveryPending, skipIDs, skipSubs, limit, scoping.FormatTime(now.Add(claim)))
+		rows, err := ptx.Query(ctx, sql, args...)
 		if err != nil {
 			return err
 		}
@@ -63,20 +63,21 @@ func (db *DB) Due(ctx context.Context, now time.Time, limit int, skip webhook.Sk
 			attempt    int
 			sub, event string
 		}
-		var claimed []row
+		var found []row
 		for rows.Next() {
 			var r row
 			if err := rows.Scan(&r.acct, &r.id, &r.next, &r.attempt, &r.sub, &r.event); err != nil {
 				return err
 			}
-			claimed = append(claimed, r)
+			found = append(found, r)
 		}
 		if err := rows.Err(); err != nil {
 			return err
 		}
-		slices.SortFunc(claimed, func(a, b row) int { return cmp.Or(cmp.Compare(a.next, b.next), cmp.Compare(a.id, b.id)) })
+		// UPDATE ... RETURNING keeps no order
+		slices.SortFunc(found, func(a, b row) int { return cmp.Or(cmp.Compare(a.next, b.next), cmp.Compare(a.id, b.id)) })
 		l := webhook.NewLoader(&tx{db: db, ctx: ctx, ptx: ptx})
-		for _, r := range claimed {
+		for _, r := range found {
 			if d := l.Delivery(r.acct, strconv.FormatInt(r.id, 10), r.attempt, webhook.ParseTime(r.next), r.sub, r.event); d != nil {
 				out = append(out, d)
 			}
@@ -106,11 +107,11 @@ func (db *DB) ClaimTTL() time.Duration {
 	return DefaultClaim
 }
 
-// RenewClaims implements webhook.ClaimRenewer: the deliveries still
-// pending at the attempt the dispatcher holds get their claim moved to
-// now plus ClaimTTL; one completed meanwhile (removed, or advanced to its
-// next attempt) is left as Complete wrote it.
-func (db *DB) RenewClaims(ctx context.Context, now time.Time, deliveries []*webhook.Delivery) error {
+// RenewClaims implements webhook.ClaimRenewer: the deliveries still at
+// the attempt the dispatcher holds get their claim moved to until; one
+// completed meanwhile (removed, or advanced to its next attempt) is left
+// as Complete wrote it.
+func (db *DB) RenewClaims(ctx context.Context, until time.Time, deliveries []*webhook.Delivery) error {
 	accts := make([]string, 0, len(deliveries))
 	ids := make([]int64, 0, len(deliveries))
 	attempts := make([]int32, 0, len(deliveries))
@@ -125,7 +126,7 @@ func (db *DB) RenewClaims(ctx context.Context, now time.Time, deliveries []*webh
 	_, err := db.pool.Exec(ctx, `UPDATE records r SET attrs = jsonb_set(r.attrs, '{next-attempt-at}', to_jsonb($1::text))
 		FROM unnest($2::text[], $3::bigint[], $4::int[]) AS h(account_id, id, attempt)
 		WHERE r.type = 'webhook-deliveries' AND r.account_id = h.account_id AND r.id = h.id
-			AND r.attrs ->> 'status' = $5 AND coalesce((r.attrs ->> 'attempt')::int, 0) = h.attempt`,
-		scoping.FormatTime(now.Add(db.ClaimTTL())), accts, ids, attempts, scoping.DeliveryPending)
+			AND coalesce((r.attrs ->> 'attempt')::int, 0) = h.attempt`,
+		scoping.FormatTime(until), accts, ids, attempts)
 	return err
 }

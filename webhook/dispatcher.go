@@ -243,7 +243,7 @@ func (d *Dispatcher) dispatch(ctx, attemptCtx context.Context, wg *sync.WaitGrou
 	if free <= 0 || (free < d.MaxInFlight/4 && len(skip.Deliveries) > 0) {
 		return nil // reading the store for a few slots costs more than waiting for more to free up
 	}
-	due, err := d.Store.Due(ctx, d.Now(), free, skip)
+	due, err := Due(ctx, d.Store, d.Now(), free, skip)
 	if err != nil {
 		return err
 	}
@@ -301,7 +301,7 @@ func (d *Dispatcher) renew(r ClaimRenewer, stop <-chan struct{}) {
 			continue
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), every)
-		if err := r.RenewClaims(ctx, d.Now(), held); err != nil {
+		if err := r.RenewClaims(ctx, d.Now().Add(r.ClaimTTL()), held); err != nil {
 			d.Logger.Error("webhook: renewing delivery claims", "err", err, "count", len(held))
 		}
 		cancel()

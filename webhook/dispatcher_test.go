@@ -2,6 +2,7 @@ package webhook_test
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -14,9 +15,9 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// claimingStore is a Store shared with other (imaginary) processes: Due
-// hands out each delivery once, as a claiming store does while its claim
-// holds; it records renewals and completions.
+// claimingStore is a Store shared with other (imaginary) processes: a
+// claiming query hands out each delivery once, as a claiming store does
+// while its claim holds; it records renewals and completions.
 type claimingStore struct {
 	mu        sync.Mutex
 	due       []*webhook.Delivery
@@ -24,12 +25,15 @@ type claimingStore struct {
 	completed map[string]int
 }
 
-func (s *claimingStore) Due(_ context.Context, _ time.Time, limit int, skip webhook.Skip) ([]*webhook.Delivery, error) {
+func (s *claimingStore) Deliveries(_ context.Context, q *webhook.DeliveryQuery) ([]*webhook.Delivery, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if q.ClaimUntil.IsZero() {
+		return nil, errors.New("the dispatcher of a claiming store must claim")
+	}
 	var out, rest []*webhook.Delivery
 	for _, d := range s.due {
-		if len(out) < limit && !skip.Deliveries[d.ID] && !skip.Subscriptions[d.Subscription.ID] {
+		if len(out) < q.Limit && !q.Skip.Deliveries[d.ID] && !q.Skip.Subscriptions[d.Subscription.ID] {
 			out = append(out, d)
 		} else {
 			rest = append(rest, d)

@@ -13,7 +13,8 @@ import (
 // engine (scoping/webhooks.go). This file turns them into deliveries and
 // applies outcomes to them, once for every store: RecordStore implements
 // Store over any scoping.Store, and a store with a faster or claiming way
-// to find due deliveries replaces only Due, keeping Complete and Purge.
+// to answer a DeliveryQuery replaces only Deliveries, keeping Complete and
+// Purge.
 
 // Record types of the outbox.
 const (
@@ -24,31 +25,30 @@ const (
 )
 
 // RecordStore implements Store over the webhook records of a scoping.Store.
-// Its Due reads through Tx.List; stores shared by several processes
-// replace it with one that claims what it returns.
+// Its Deliveries reads through Tx.List and claims nothing.
 type RecordStore struct {
 	Records scoping.Store
 }
 
 var _ Store = RecordStore{}
 
-// Due implements Store.
-func (s RecordStore) Due(ctx context.Context, now time.Time, limit int, skip Skip) ([]*Delivery, error) {
+// Deliveries implements Store.
+func (s RecordStore) Deliveries(ctx context.Context, q *DeliveryQuery) ([]*Delivery, error) {
 	var out []*Delivery
 	err := s.Records.View(ctx, func(tx scoping.Tx) error {
 		recs, _, err := tx.List(&scoping.Query{Type: deliveryType, AllAccounts: true,
-			Where: []scoping.Cond{scoping.Eq("status", scoping.DeliveryPending),
-				{Field: "next-attempt-at", Op: scoping.OpLte, Values: []string{scoping.FormatTime(now)}}},
+			Where: []scoping.Cond{scoping.Eq("status", q.Status),
+				{Field: "next-attempt-at", Op: scoping.OpLte, Values: []string{scoping.FormatTime(q.NextAttemptBy)}}},
 			Sort: []scoping.SortKey{{Field: "next-attempt-at"}}})
 		if err != nil {
 			return err
 		}
 		l := NewLoader(tx)
 		for _, r := range recs {
-			if len(out) >= limit {
+			if len(out) >= q.Limit {
 				break
 			}
-			if skip.Deliveries[r.ID] || skip.Subscriptions[r.Rel("webhook-subscription")] {
+			if q.Skip.Deliveries[r.ID] || q.Skip.Subscriptions[r.Rel("webhook-subscription")] {
 				continue
 			}
 			if d := l.Delivery(r.AccountID, r.ID, int(r.Int("attempt")), ParseTime(r.Str("next-attempt-at")),

@@ -74,42 +74,58 @@ type Outcome struct {
 	Disable string
 }
 
-// Skip names deliveries that Due leaves out.
+// Skip names deliveries that a DeliveryQuery leaves out.
 type Skip struct {
 	Deliveries    map[string]bool // by delivery id
 	Subscriptions map[string]bool // by subscription id
 }
 
-// ClaimRenewer is implemented by a Store shared by several processes whose
-// Due claims what it returns for a while (ClaimTTL). The dispatcher renews
-// the claims of the deliveries it holds (in flight, or waiting for a free
-// slot of their subscription, or waiting for their outcome to be written)
-// every third of ClaimTTL, so a slow attempt or a slow commit never lets
-// another process attempt the same delivery while this one still works on
-// it: a claim runs out only when its process has died.
+// DeliveryQuery is a plain query of the outbox: the deliveries in Status
+// whose next attempt is at or before NextAttemptBy, except those Skip
+// names, oldest next attempt first (then by id), at most Limit. Which
+// deliveries are due is Due's rule; the store only answers the query.
+type DeliveryQuery struct {
+	Status        string
+	NextAttemptBy time.Time
+	Skip          Skip // applied before Limit
+	Limit         int
+	// ClaimUntil, when set, asks a store shared by several processes
+	// (a ClaimRenewer) to claim what it returns until then: no other
+	// query that claims returns those deliveries meanwhile, unless their
+	// outcome is completed first. Other stores ignore it.
+	ClaimUntil time.Time
+}
+
+// ClaimRenewer is implemented by a Store shared by several processes that
+// claims what a DeliveryQuery with ClaimUntil returns (Due asks for
+// ClaimTTL). The dispatcher renews the claims of the deliveries it holds
+// (in flight, or waiting for a free slot of their subscription, or waiting
+// for their outcome to be written) every third of ClaimTTL, so a slow
+// attempt or a slow commit never lets another process attempt the same
+// delivery while this one still works on it: a claim runs out only when
+// its process has died.
 type ClaimRenewer interface {
-	// ClaimTTL is how long a claim made by Due or RenewClaims lasts.
+	// ClaimTTL is how long a claim lasts (the dispatcher's ClaimUntil is
+	// now plus ClaimTTL).
 	ClaimTTL() time.Duration
-	// RenewClaims extends, to now plus ClaimTTL, the claims on those of
-	// the deliveries that are still pending at the same attempt (a
-	// delivery completed meanwhile keeps its real next attempt).
-	RenewClaims(ctx context.Context, now time.Time, deliveries []*Delivery) error
+	// RenewClaims extends, to until, the claims on those of the
+	// deliveries that are still at the same attempt (a delivery completed
+	// meanwhile keeps the next attempt Complete recorded).
+	RenewClaims(ctx context.Context, until time.Time, deliveries []*Delivery) error
 }
 
 // Store persists deliveries, subscriptions' delivery state and
-// publications. RecordStore implements it over the records scoping serves
-// (any scoping.Store); a store may replace its Due with a faster one, or,
-// when several processes share it, with one that claims what it returns.
+// publications, and answers queries of the outbox. RecordStore implements
+// it over the records scoping serves (any scoping.Store); a store may
+// answer Deliveries in a faster way, or claim what it returns when
+// several processes share it.
 type Store interface {
-	// Due returns up to limit pending deliveries whose next attempt is at
-	// or before now, oldest first, with their subscription and event,
-	// leaving out those skip names (in flight, or of a subscription with no
-	// free slot) before the limit applies. A delivery whose subscription is
-	// inactive is returned too (with Active false) so that the dispatcher
-	// can drop it. A store shared by several processes claims what it
-	// returns for a while, so that no other process's Due returns it until
-	// its outcome is completed or the claim runs out (the process died).
-	Due(ctx context.Context, now time.Time, limit int, skip Skip) ([]*Delivery, error)
+	// Deliveries answers q, each delivery with its subscription and event
+	// (read by a Loader in the same transaction); a delivery whose
+	// subscription or event is gone is left out. An inactive
+	// subscription's delivery is returned too (with Active false) so that
+	// the dispatcher can drop it.
+	Deliveries(ctx context.Context, q *DeliveryQuery) ([]*Delivery, error)
 	// Complete applies outcomes in one transaction: each publication is
 	// stored, each delivery advanced or removed, and each subscription's
 	// failure streak (set by a failed or rejected attempt when unset,

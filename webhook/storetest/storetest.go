@@ -1,7 +1,9 @@
 // Package storetest is the conformance suite of webhook.Store over the
-// outbox records of a scoping.Store: which deliveries are due and in what
-// order, what Complete records, Purge, and (for stores shared by several
-// processes) claims that keep a delivery with one dispatcher at a time.
+// outbox records of a scoping.Store: what a DeliveryQuery selects (status,
+// next attempt, skip, limit) and in what order, what Complete records,
+// Purge, and (for stores shared by several processes) claims that keep a
+// delivery with one dispatcher at a time. Which deliveries are due is
+// package webhook's rule (webhook.Due) and tested there.
 package storetest
 
 import (
@@ -21,9 +23,8 @@ import (
 type Stores struct {
 	Records scoping.Store
 	Webhook webhook.Store
-	// Claim is how long a delivery that Due returned stays away from
-	// other callers of Due (0: the store does not claim; one dispatcher
-	// serves it and skips what it has in flight itself).
+	// Claim is the store's ClaimTTL (0: the store does not claim; one
+	// dispatcher serves it and skips what it has in flight itself).
 	Claim time.Duration
 }
 
@@ -36,7 +37,8 @@ func Run(t *testing.T, open Opener) {
 		name string
 		fn   func(*testing.T, Opener)
 	}{
-		{"Due", testDue},
+		{"Deliveries", testDeliveries},
+		{"DeliveriesByStatus", testDeliveriesByStatus},
 		{"Complete", testComplete},
 		{"CompleteGone", testCompleteGone},
 		{"Purge", testPurge},
@@ -107,59 +109,85 @@ func deliveryIDs(ds []*webhook.Delivery) []string {
 	return out
 }
 
-// Ensure Due returns the due deliveries oldest first across accounts, with
-// their subscription (inactive ones too) and event, within the limit and
-// leaving out what skip names.
-func testDue(t *testing.T, open Opener) {
+// list answers a query that claims nothing.
+func list(t *testing.T, f *fixture, status string, by time.Time, limit int, skip webhook.Skip) []*webhook.Delivery {
+	t.Helper()
+	got, err := f.Webhook.Deliveries(context.Background(),
+		&webhook.DeliveryQuery{Status: status, NextAttemptBy: by, Skip: skip, Limit: limit})
+	require.NoError(t, err)
+	return got
+}
+
+// due asks for the pending deliveries by at as a dispatcher does: a
+// claiming store claims them for f.Claim.
+func due(t *testing.T, f *fixture, at time.Time) []*webhook.Delivery {
+	t.Helper()
+	q := &webhook.DeliveryQuery{Status: scoping.DeliveryPending, NextAttemptBy: at, Limit: 10}
+	if f.Claim > 0 {
+		q.ClaimUntil = at.Add(f.Claim)
+	}
+	got, err := f.Webhook.Deliveries(context.Background(), q)
+	require.NoError(t, err)
+	return got
+}
+
+// Ensure Deliveries returns the deliveries the query selects oldest first
+// across accounts, with their subscription (inactive ones too) and event,
+// within the limit and leaving out what skip names; a query without
+// ClaimUntil claims nothing, so asking again gives the same answer.
+func testDeliveries(t *testing.T, open Opener) {
 	f := setup(t, open)
 	ctx := context.Background()
 	d := f.dels
-	if f.Claim > 0 {
-		// a claiming store: look without claiming, one question at a time
-		got, err := f.Webhook.Due(ctx, t0.Add(10*time.Second), 10, webhook.Skip{})
-		require.NoError(t, err)
+	pending := scoping.DeliveryPending
+	for range 2 {
+		got := list(t, f, pending, t0.Add(10*time.Second), 10, webhook.Skip{})
 		require.Equal(t, []string{d[1].ID, d[3].ID, d[2].ID, d[0].ID}, deliveryIDs(got))
-		return
+		first := got[0]
+		require.Equal(t, "1", first.AccountID)
+		require.Equal(t, 0, first.Attempt)
+		require.True(t, first.NextAttemptAt.Equal(t0.Add(time.Second)))
+		require.Equal(t, webhook.Subscription{ID: f.subs[0].ID, URL: "https://example.test/hook", Active: true, SealedSecret: []byte("sealed")}, first.Subscription)
+		require.Equal(t, webhook.Event{ID: f.events[0].ID, Type: scoping.EventProjectStatusChanged, SubjectType: "projects", SubjectID: "9",
+			ProjectID: "9", OldStatus: "draft", NewStatus: "won", OccurredAt: t0}, first.Event)
+		require.False(t, got[1].Subscription.Active, "an inactive subscription's delivery is returned for dropping")
+		require.Equal(t, "2", got[2].AccountID)
 	}
-	got, err := f.Webhook.Due(ctx, t0.Add(10*time.Second), 10, webhook.Skip{})
-	require.NoError(t, err)
-	require.Equal(t, []string{d[1].ID, d[3].ID, d[2].ID, d[0].ID}, deliveryIDs(got))
-	first := got[0]
-	require.Equal(t, "1", first.AccountID)
-	require.Equal(t, 0, first.Attempt)
-	require.True(t, first.NextAttemptAt.Equal(t0.Add(time.Second)))
-	require.Equal(t, webhook.Subscription{ID: f.subs[0].ID, URL: "https://example.test/hook", Active: true, SealedSecret: []byte("sealed")}, first.Subscription)
-	require.Equal(t, webhook.Event{ID: f.events[0].ID, Type: scoping.EventProjectStatusChanged, SubjectType: "projects", SubjectID: "9",
-		ProjectID: "9", OldStatus: "draft", NewStatus: "won", OccurredAt: t0}, first.Event)
-	require.False(t, got[1].Subscription.Active, "an inactive subscription's delivery is returned for dropping")
-	require.Equal(t, "2", got[2].AccountID)
 
-	got, err = f.Webhook.Due(ctx, t0.Add(2*time.Second), 10, webhook.Skip{})
-	require.NoError(t, err)
-	require.Equal(t, []string{d[1].ID, d[3].ID}, deliveryIDs(got), "not yet due ones wait")
-	got, err = f.Webhook.Due(ctx, t0.Add(10*time.Second), 2, webhook.Skip{})
-	require.NoError(t, err)
-	require.Equal(t, []string{d[1].ID, d[3].ID}, deliveryIDs(got), "limit")
-	got, err = f.Webhook.Due(ctx, t0.Add(10*time.Second), 2, webhook.Skip{Deliveries: map[string]bool{d[1].ID: true},
-		Subscriptions: map[string]bool{f.subs[1].ID: true}})
-	require.NoError(t, err)
-	require.Equal(t, []string{d[2].ID, d[0].ID}, deliveryIDs(got), "skip applies before the limit")
-	got, err = f.Webhook.Due(ctx, t0.Add(-time.Hour), 10, webhook.Skip{})
-	require.NoError(t, err)
-	require.Empty(t, got)
+	require.Equal(t, []string{d[1].ID, d[3].ID}, deliveryIDs(list(t, f, pending, t0.Add(2*time.Second), 10, webhook.Skip{})),
+		"later ones wait; one at the time given is selected")
+	require.Equal(t, []string{d[1].ID, d[3].ID}, deliveryIDs(list(t, f, pending, t0.Add(10*time.Second), 2, webhook.Skip{})), "limit")
+	require.Equal(t, []string{d[2].ID, d[0].ID}, deliveryIDs(list(t, f, pending, t0.Add(10*time.Second), 2,
+		webhook.Skip{Deliveries: map[string]bool{d[1].ID: true}, Subscriptions: map[string]bool{f.subs[1].ID: true}})),
+		"skip applies before the limit")
+	require.Empty(t, list(t, f, pending, t0.Add(-time.Hour), 10, webhook.Skip{}))
+	require.Empty(t, list(t, f, pending, t0.Add(10*time.Second), 0, webhook.Skip{}))
 
 	// a delivery whose event is gone is left out
 	require.NoError(t, f.Records.Update(ctx, func(tx scoping.Tx) error { return tx.Delete("events", "2", f.events[2].ID) }))
-	got, err = f.Webhook.Due(ctx, t0.Add(10*time.Second), 10, webhook.Skip{})
-	require.NoError(t, err)
-	require.Equal(t, []string{d[1].ID, d[3].ID, d[0].ID}, deliveryIDs(got))
+	require.Equal(t, []string{d[1].ID, d[3].ID, d[0].ID}, deliveryIDs(list(t, f, pending, t0.Add(10*time.Second), 10, webhook.Skip{})))
 }
 
-func due(t *testing.T, f *fixture, at time.Time) []*webhook.Delivery {
-	t.Helper()
-	got, err := f.Webhook.Due(context.Background(), at, 10, webhook.Skip{})
-	require.NoError(t, err)
-	return got
+// Ensure Deliveries selects by the status the query names, whatever it
+// is: which status is due is not the store's to know.
+func testDeliveriesByStatus(t *testing.T, open Opener) {
+	f := setup(t, open)
+	var held *scoping.Record
+	require.NoError(t, f.Records.Update(context.Background(), func(tx scoping.Tx) error {
+		held = scoping.NewRecord("webhook-deliveries", "1")
+		held.Attrs["status"], held.Attrs["attempt"], held.Attrs["next-attempt-at"] = "held", int64(2), scoping.FormatTime(t0.Add(4*time.Second))
+		held.SetRel("webhook-subscription", f.subs[0].ID)
+		held.SetRel("event", f.events[0].ID)
+		return tx.Insert(held)
+	}))
+	d := f.dels
+	require.Equal(t, []string{d[1].ID, d[3].ID, d[2].ID, d[0].ID},
+		deliveryIDs(list(t, f, scoping.DeliveryPending, t0.Add(10*time.Second), 10, webhook.Skip{})))
+	got := list(t, f, "held", t0.Add(10*time.Second), 10, webhook.Skip{})
+	require.Equal(t, []string{held.ID}, deliveryIDs(got))
+	require.Equal(t, 2, got[0].Attempt)
+	require.Empty(t, list(t, f, "held", t0.Add(3*time.Second), 10, webhook.Skip{}))
+	require.Empty(t, list(t, f, "other", t0.Add(time.Hour), 10, webhook.Skip{}))
 }
 
 func get(t *testing.T, s scoping.Store, typ, acct, id string) *scoping.Record {
@@ -299,9 +327,10 @@ func testPurge(t *testing.T, open Opener) {
 	require.Zero(t, n)
 }
 
-// Ensure a claiming store hands each due delivery to one caller of Due at
-// a time, also to concurrent callers, until the claim runs out or the
-// outcome is completed; Complete records the real next attempt.
+// Ensure a claiming store hands each delivery a claiming query selects to
+// one caller at a time, also to concurrent callers, until the claim runs
+// out or the outcome is completed; Complete records the real next
+// attempt.
 func testClaims(t *testing.T, open Opener) {
 	f := setup(t, open)
 	if f.Claim == 0 {
@@ -317,7 +346,8 @@ func testClaims(t *testing.T, open Opener) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			got, err := f.Webhook.Due(ctx, at, 10, webhook.Skip{})
+			got, err := f.Webhook.Deliveries(ctx, &webhook.DeliveryQuery{Status: scoping.DeliveryPending, NextAttemptBy: at, Limit: 10,
+				ClaimUntil: at.Add(f.Claim)})
 			if err != nil {
 				t.Error(err)
 				return
@@ -364,7 +394,7 @@ func testClaims(t *testing.T, open Opener) {
 }
 
 // Ensure a claiming store that renews claims keeps renewed deliveries from
-// other callers of Due past the first claim's end, and leaves a delivery
+// other claiming queries past the first claim's end, and leaves a delivery
 // completed meanwhile at the next attempt Complete recorded.
 func testRenewClaims(t *testing.T, open Opener) {
 	f := setup(t, open)
@@ -388,7 +418,7 @@ func testRenewClaims(t *testing.T, open Opener) {
 		Publication: &webhook.Publication{Status: webhook.Failed, Attempt: 1, CreatedAt: at, CompletedAt: at}}}))
 
 	renewedAt := at.Add(f.Claim - time.Second)
-	require.NoError(t, r.RenewClaims(ctx, renewedAt, held))
+	require.NoError(t, r.RenewClaims(ctx, renewedAt.Add(f.Claim), held))
 	require.Empty(t, due(t, f, at.Add(f.Claim+time.Second)), "renewed claims outlast the first claim")
 	got := due(t, f, next)
 	require.Equal(t, []string{d1.ID}, deliveryIDs(got), "a completed delivery keeps its recorded next attempt")
