@@ -67,7 +67,11 @@ type env struct {
 
 func newEnv(t *testing.T, hooks engine.Hooks, cfg engine.Config) *env {
 	t.Helper()
-	schema := testSchema(t, hooks)
+	return newEnvWith(t, testSchema(t, hooks), cfg)
+}
+
+func newEnvWith(t *testing.T, schema *engine.Schema, cfg engine.Config) *env {
+	t.Helper()
 	db, err := boltstore.Open(filepath.Join(t.TempDir(), "engine.db"), boltstore.WithSchema(schema))
 	require.NoError(t, err)
 	t.Cleanup(func() {
