@@ -57,9 +57,11 @@ func TestClientCredentials(t *testing.T) {
 	assert.Equal(t, "demo", me.AccountSlug)
 	projects := collect(t, c.ListProjects(ctx(t), nil))
 	require.Len(t, projects, 1)
-	assert.Equal(t, "Globex firewall refresh", projects[0].Name)
+	assert.Equal(t, "Globex firewall refresh", projects[0].ProjectName)
 	assert.NotEmpty(t, projects[0].ContractRevenue)
 	assert.NotEmpty(t, projects[0].ClientID)
+	assert.True(t, projects[0].Active, "a generated attribute the hand-written type never had")
+	assert.NotNil(t, projects[0].CreatedAt)
 	_, err = c.GetProject(ctx(t), projects[0].ID)
 	require.NoError(t, err)
 	assert.Equal(t, []string{
@@ -372,14 +374,14 @@ func TestTypedHelpers(t *testing.T) {
 	// the admin approves with a password-grant client
 	slug, err := c.Slug(ctx(t))
 	require.NoError(t, err)
-	level, err := client.Create[client.Resource](ctx(t), c, "/"+slug+"/v1/approval-levels", "approval-levels", client.Write{
+	level, err := client.Create[client.Resource](ctx(t), c, "/"+slug+"/v1/approval-levels", client.TypeApprovalLevels, client.Write{
 		Attributes: map[string]any{"name": "Client test review", "kind": "technical", "position": 7}})
 	require.NoError(t, err)
 	admin := client.NewPassword(serverURL, appID, appSecret, adminEmail, adminPassword)
 	me, err := admin.Me(ctx(t))
 	require.NoError(t, err)
-	_, err = client.Create[client.Resource](ctx(t), c, "/"+slug+"/v1/line-of-business-approvals", "line-of-business-approvals", client.Write{
-		Relationships: map[string]client.Link{"approval-level": client.To("approval-levels", level.ID), "approvers": client.ToMany("users", me.ID)}})
+	_, err = client.Create[client.Resource](ctx(t), c, "/"+slug+"/v1/line-of-business-approvals", client.TypeLineOfBusinessApprovals, client.Write{
+		Relationships: map[string]client.Link{"approval-level": client.To(client.TypeApprovalLevels, level.ID), "approvers": client.ToMany(client.TypeUsers, me.ID)}})
 	require.NoError(t, err)
 	submitted, err := c.SubmitProject(ctx(t), p.ID)
 	require.NoError(t, err)

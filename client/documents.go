@@ -15,26 +15,16 @@ import (
 // happens in the background: Status goes queued, generating, then
 // finished or error.
 type ProjectDocument struct {
-	ID           string     `json:"-"`
-	DocumentType string     `json:"document-type"`
-	GeneratePDF  bool       `json:"generate-pdf"`
-	Status       string     `json:"status"`
-	ErrorText    string     `json:"error-text"`
-	Filename     string     `json:"filename"`
-	ContentType  string     `json:"content-type"`
-	Size         int64      `json:"size"`
-	PDFSize      int64      `json:"pdf-size"`
-	DocumentURL  string     `json:"document-url"`
-	PDFURL       string     `json:"pdf-url"`
-	GeneratedAt  *time.Time `json:"generated-at"`
-	ProjectID    string     `json:"-"`
-	TemplateID   string     `json:"-"`
-	Resource     Resource   `json:"-"`
+	ID string `json:"-"`
+	ProjectDocumentAttributes
+	ProjectID  string   `json:"-"`
+	TemplateID string   `json:"-"`
+	Resource   Resource `json:"-"`
 }
 
 func (d *ProjectDocument) decode(r *Resource) error {
 	d.ID, d.ProjectID, d.TemplateID, d.Resource = r.ID, r.RelID("project"), r.RelID("document-template"), *r
-	return attrs(r, d)
+	return r.DecodeAttributes(&d.ProjectDocumentAttributes)
 }
 
 // Document types.
@@ -52,14 +42,14 @@ const (
 // waits out 429 answers.
 func (c *Client) CreateProjectDocument(ctx context.Context, projectID, documentType, templateID string, pdf bool) (*ProjectDocument, error) {
 	w := Write{Attributes: map[string]any{"document-type": documentType},
-		Relationships: map[string]Link{"project": To("projects", projectID)}}
+		Relationships: map[string]Link{"project": To(TypeProjects, projectID)}}
 	if pdf {
 		w.Attributes["generate-pdf"] = true
 	}
 	if templateID != "" {
-		w.Relationships["document-template"] = To("document-templates", templateID)
+		w.Relationships["document-template"] = To(TypeDocumentTemplates, templateID)
 	}
-	return Create[ProjectDocument](ctx, c, "/v2/project-documents", "project-documents", w)
+	return Create[ProjectDocument](ctx, c, "/v2/project-documents", TypeProjectDocuments, w)
 }
 
 // GetProjectDocument reads a document's record and status.

@@ -20,7 +20,7 @@ func Example() {
 		if err != nil {
 			log.Fatal(err)
 		}
-		fmt.Printf("%s: %s %s\n", p.Name, p.ContractRevenue, p.Currency)
+		fmt.Printf("%s: %s %s\n", p.ProjectName, p.ContractRevenue, p.Currency)
 	}
 	// Output:
 	// Globex firewall refresh: 10794.25 USD
@@ -74,7 +74,8 @@ func ExampleError() {
 }
 
 // Types without a typed helper go through the generic functions: here the
-// catalog's phases, read under the account slug (v1).
+// catalog's phases, read under the account slug (v1) and decoded into
+// their generated attributes.
 func ExampleList() {
 	ctx := context.Background()
 	c := client.NewClientCredentials(serverURL, "demo-bot", "demo-bot-secret")
@@ -87,11 +88,11 @@ func ExampleList() {
 		if err != nil {
 			log.Fatal(err)
 		}
-		var name string
-		if err := r.Attr("name", &name); err != nil {
+		var phase client.PhaseAttributes
+		if err := r.DecodeAttributes(&phase); err != nil {
 			log.Fatal(err)
 		}
-		names = append(names, name)
+		names = append(names, phase.Name)
 	}
 	fmt.Println(names)
 	// Output:

@@ -22,7 +22,7 @@ type Document struct {
 }
 
 // Resource is one resource object: attributes stay raw JSON until decoded
-// into a typed value (Decode) or read one by one (Attr).
+// into a typed value (DecodeAttributes) or read one by one (Attr).
 type Resource struct {
 	Type          string                     `json:"type"`
 	ID            string                     `json:"id"`
@@ -44,6 +44,17 @@ func (r *Resource) Attr(name string, v any) error {
 	raw, ok := r.Attributes[name]
 	if !ok {
 		return nil
+	}
+	return json.Unmarshal(raw, v)
+}
+
+// DecodeAttributes decodes all attributes into v, a pointer to a struct
+// with json tags: the generated attributes of the resource's type (e.g.
+// *PhaseAttributes for a record of type phases) or a struct of one's own.
+func (r *Resource) DecodeAttributes(v any) error {
+	raw, err := json.Marshal(r.Attributes)
+	if err != nil {
+		return err
 	}
 	return json.Unmarshal(raw, v)
 }

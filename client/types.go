@@ -1,5 +1,7 @@
 package client
 
+//go:generate go run ../internal/cmd/genviews -client -o attrs_gen.go
+
 import (
 	"context"
 	"encoding/json"
@@ -7,23 +9,15 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
-	"time"
 )
 
-// Typed records of the common resources (docs/resources.md). Decimals
-// (money, hours, quantities) are strings, exactly as the server sends
-// them; parse them with a decimal library, never into float64. Every
-// record keeps its whole resource object in Resource for the attributes
-// and relationships it has no field for.
-
-// attrs decodes r's attributes into v (a struct with json tags).
-func attrs(r *Resource, v any) error {
-	raw, err := json.Marshal(r.Attributes)
-	if err != nil {
-		return err
-	}
-	return json.Unmarshal(raw, v)
-}
+// Typed records of the common resources (docs/resources.md). Each embeds
+// the generated attributes of its type (attrs_gen.go, written from the
+// server's declarations), so it has a field per declared attribute.
+// Decimals (money, hours, quantities) are strings, exactly as the server
+// sends them; parse them with a decimal library, never into float64.
+// Every record keeps its whole resource object in Resource for the
+// relationships it has no field for.
 
 // Me is the account context of the token (GET /v1/me).
 type Me struct {
@@ -41,7 +35,7 @@ type Me struct {
 	Resource Resource `json:"-"`
 }
 
-func (m *Me) decode(r *Resource) error { m.ID, m.Resource = r.ID, *r; return attrs(r, m) }
+func (m *Me) decode(r *Resource) error { m.ID, m.Resource = r.ID, *r; return r.DecodeAttributes(m) }
 
 // Me returns the token's user and account.
 func (c *Client) Me(ctx context.Context) (*Me, error) {
@@ -50,26 +44,15 @@ func (c *Client) Me(ctx context.Context) (*Me, error) {
 
 // Project is a record of type projects.
 type Project struct {
-	ID               string     `json:"-"`
-	Name             string     `json:"project-name"`
-	Status           string     `json:"status"`
-	Currency         string     `json:"currency"`
-	ExecutiveSummary string     `json:"executive-summary"`
-	TotalHours       string     `json:"total-hours"`
-	ContractRevenue  string     `json:"contract-revenue"`
-	ContractCost     string     `json:"contract-cost"`
-	ContractProfit   string     `json:"contract-profit"`
-	ContractMargin   string     `json:"contract-margin"`
-	ApprovalStage    string     `json:"approval-stage"`
-	SubmittedAt      *time.Time `json:"submitted-at"`
-	ApprovedAt       *time.Time `json:"approved-at"`
-	ClientID         string     `json:"-"`
-	Resource         Resource   `json:"-"`
+	ID string `json:"-"`
+	ProjectAttributes
+	ClientID string   `json:"-"`
+	Resource Resource `json:"-"`
 }
 
 func (p *Project) decode(r *Resource) error {
 	p.ID, p.ClientID, p.Resource = r.ID, r.RelID("client"), *r
-	return attrs(r, p)
+	return r.DecodeAttributes(&p.ProjectAttributes)
 }
 
 // ListProjects iterates over the projects the caller may see (v2), with
@@ -91,13 +74,13 @@ func (c *Client) CreateProject(ctx context.Context, name, clientID string, extra
 	for k, v := range extra {
 		a[k] = v
 	}
-	return Create[Project](ctx, c, "/v2/projects", "projects", Write{Attributes: a,
-		Relationships: map[string]Link{"client": To("clients", clientID)}})
+	return Create[Project](ctx, c, "/v2/projects", TypeProjects, Write{Attributes: a,
+		Relationships: map[string]Link{"client": To(TypeClients, clientID)}})
 }
 
 // UpdateProject changes a project.
 func (c *Client) UpdateProject(ctx context.Context, id string, w Write) (*Project, error) {
-	return Update[Project](ctx, c, "/v2/projects/"+url.PathEscape(id), "projects", id, w)
+	return Update[Project](ctx, c, "/v2/projects/"+url.PathEscape(id), TypeProjects, id, w)
 }
 
 // SubmitProject submits a draft project for approval (docs/approval.md).
@@ -109,7 +92,7 @@ func (c *Client) SubmitProject(ctx context.Context, id string) (*Project, error)
 // project services it created.
 func (c *Client) ApplyBlueprint(ctx context.Context, projectID, blueprintID string) ([]*ProjectService, error) {
 	doc, err := c.Call(ctx, http.MethodPost, "/v2/projects/"+url.PathEscape(projectID)+"/apply-blueprint", nil,
-		map[string]any{"data": map[string]string{"type": "blueprints", "id": blueprintID}})
+		map[string]any{"data": map[string]string{"type": TypeBlueprints, "id": blueprintID}})
 	if err != nil {
 		return nil, err
 	}
@@ -128,14 +111,15 @@ func (c *Client) ApplyBlueprint(ctx context.Context, projectID, blueprintID stri
 
 // ClientRecord is a record of type clients (a customer of the account).
 type ClientRecord struct {
-	ID       string   `json:"-"`
-	Name     string   `json:"name"`
-	Domain   string   `json:"domain"`
-	Active   bool     `json:"active"`
+	ID string `json:"-"`
+	ClientAttributes
 	Resource Resource `json:"-"`
 }
 
-func (cr *ClientRecord) decode(r *Resource) error { cr.ID, cr.Resource = r.ID, *r; return attrs(r, cr) }
+func (cr *ClientRecord) decode(r *Resource) error {
+	cr.ID, cr.Resource = r.ID, *r
+	return r.DecodeAttributes(&cr.ClientAttributes)
+}
 
 // ListClients iterates over the client records.
 func (c *Client) ListClients(ctx context.Context, query url.Values) iter.Seq2[*ClientRecord, error] {
@@ -153,26 +137,21 @@ func (c *Client) CreateClient(ctx context.Context, name string, extra map[string
 	for k, v := range extra {
 		a[k] = v
 	}
-	return Create[ClientRecord](ctx, c, "/v2/clients", "clients", Write{Attributes: a})
+	return Create[ClientRecord](ctx, c, "/v2/clients", TypeClients, Write{Attributes: a})
 }
 
 // Service is a catalog service (type services).
 type Service struct {
-	ID          string   `json:"-"`
-	Name        string   `json:"name"`
-	Description string   `json:"description"`
-	SKU         string   `json:"sku"`
-	Hours       string   `json:"hours"`
-	ServiceType string   `json:"service-type"`
-	State       string   `json:"state"`
-	PhaseID     string   `json:"-"`
-	ResourceID  string   `json:"-"`
-	Resource    Resource `json:"-"`
+	ID string `json:"-"`
+	ServiceAttributes
+	PhaseID    string   `json:"-"`
+	ResourceID string   `json:"-"`
+	Resource   Resource `json:"-"`
 }
 
 func (s *Service) decode(r *Resource) error {
 	s.ID, s.PhaseID, s.ResourceID, s.Resource = r.ID, r.RelID("phase"), r.RelID("resource"), *r
-	return attrs(r, s)
+	return r.DecodeAttributes(&s.ServiceAttributes)
 }
 
 // ListServices iterates over the catalog's services.
@@ -187,23 +166,16 @@ func (c *Client) GetService(ctx context.Context, id string) (*Service, error) {
 
 // ProjectService is a service on a project (type project-services).
 type ProjectService struct {
-	ID            string   `json:"-"`
-	Name          string   `json:"name"`
-	Quantity      string   `json:"quantity"`
-	UnitHours     string   `json:"unit-hours"`
-	ExtendedHours string   `json:"extended-hours"`
-	TotalHours    string   `json:"total-hours"`
-	Revenue       string   `json:"revenue"`
-	Cost          string   `json:"cost"`
-	Status        string   `json:"status"`
-	ProjectID     string   `json:"-"`
-	ServiceID     string   `json:"-"`
-	Resource      Resource `json:"-"`
+	ID string `json:"-"`
+	ProjectServiceAttributes
+	ProjectID string   `json:"-"`
+	ServiceID string   `json:"-"`
+	Resource  Resource `json:"-"`
 }
 
 func (ps *ProjectService) decode(r *Resource) error {
 	ps.ID, ps.ProjectID, ps.ServiceID, ps.Resource = r.ID, r.RelID("project"), r.RelID("service"), *r
-	return attrs(r, ps)
+	return r.DecodeAttributes(&ps.ProjectServiceAttributes)
 }
 
 // ListProjectServices iterates over a project's services.
@@ -219,11 +191,11 @@ func (c *Client) ListProjectServices(ctx context.Context, projectID string, quer
 // resource and subservices are copied; quantity is a decimal ("" for 1).
 func (c *Client) AddService(ctx context.Context, projectID, serviceID, quantity string) (*ProjectService, error) {
 	w := Write{Attributes: map[string]any{}, Relationships: map[string]Link{
-		"project": To("projects", projectID), "service": To("services", serviceID)}}
+		"project": To(TypeProjects, projectID), "service": To(TypeServices, serviceID)}}
 	if quantity != "" {
 		w.Attributes["quantity"] = quantity
 	}
-	return Create[ProjectService](ctx, c, "/v2/project-services", "project-services", w)
+	return Create[ProjectService](ctx, c, "/v2/project-services", TypeProjectServices, w)
 }
 
 // Pricing is every figure of a project's price (docs/pricing.md): the
@@ -247,7 +219,7 @@ type Pricing struct {
 
 func (p *Pricing) decode(r *Resource) error {
 	p.ProjectID, p.Figures, p.Resource = r.ID, r.Attributes, *r
-	return attrs(r, p)
+	return r.DecodeAttributes(p)
 }
 
 // GetPricing reads a project's pricing breakdown.
@@ -267,7 +239,10 @@ type MergeData struct {
 	Resource  Resource       `json:"-"`
 }
 
-func (m *MergeData) decode(r *Resource) error { m.ProjectID, m.Resource = r.ID, *r; return attrs(r, m) }
+func (m *MergeData) decode(r *Resource) error {
+	m.ProjectID, m.Resource = r.ID, *r
+	return r.DecodeAttributes(m)
+}
 
 // GetMergeData reads a project's merge data, version 1 or 2 (0 means the
 // server's default, 1).
@@ -285,20 +260,16 @@ func (c *Client) GetMergeData(ctx context.Context, projectID string, version int
 
 // ApprovalStep is one step of a project's approval (type approval-steps).
 type ApprovalStep struct {
-	ID          string     `json:"-"`
-	Kind        string     `json:"kind"`
-	Position    int        `json:"position"`
-	Status      string     `json:"status"`
-	Comment     string     `json:"comment"`
-	CompletedAt *time.Time `json:"completed-at"`
-	ProjectID   string     `json:"-"`
-	LevelID     string     `json:"-"`
-	Resource    Resource   `json:"-"`
+	ID string `json:"-"`
+	ApprovalStepAttributes
+	ProjectID string   `json:"-"`
+	LevelID   string   `json:"-"`
+	Resource  Resource `json:"-"`
 }
 
 func (s *ApprovalStep) decode(r *Resource) error {
 	s.ID, s.ProjectID, s.LevelID, s.Resource = r.ID, r.RelID("project"), r.RelID("approval-level"), *r
-	return attrs(r, s)
+	return r.DecodeAttributes(&s.ApprovalStepAttributes)
 }
 
 // ListApprovalSteps iterates over a project's approval steps; status
@@ -345,19 +316,14 @@ func (c *Client) ActOnStep(ctx context.Context, stepID, action, comment string) 
 
 // WebhookSubscription is a subscription to one event type (docs/webhooks.md).
 type WebhookSubscription struct {
-	ID             string   `json:"-"`
-	EventType      string   `json:"event-type"`
-	DestinationURL string   `json:"destination-url"`
-	Description    string   `json:"description"`
-	Active         bool     `json:"active"`
-	Secret         string   `json:"secret"`
-	DisabledReason string   `json:"disabled-reason"`
-	Resource       Resource `json:"-"`
+	ID string `json:"-"`
+	WebhookSubscriptionAttributes
+	Resource Resource `json:"-"`
 }
 
 func (w *WebhookSubscription) decode(r *Resource) error {
 	w.ID, w.Resource = r.ID, *r
-	return attrs(r, w)
+	return r.DecodeAttributes(&w.WebhookSubscriptionAttributes)
 }
 
 // ListWebhookSubscriptions iterates over the account's subscriptions.
@@ -369,7 +335,7 @@ func (c *Client) ListWebhookSubscriptions(ctx context.Context, query url.Values)
 // (project_status_changed, service_status_changed,
 // document_status_changed). The answer's Secret verifies the signatures.
 func (c *Client) CreateWebhookSubscription(ctx context.Context, eventType, destination, description string) (*WebhookSubscription, error) {
-	return Create[WebhookSubscription](ctx, c, "/v2/webhook-subscriptions", "webhook-subscriptions", Write{Attributes: map[string]any{
+	return Create[WebhookSubscription](ctx, c, "/v2/webhook-subscriptions", TypeWebhookSubscriptions, Write{Attributes: map[string]any{
 		"event-type": eventType, "destination-url": destination, "description": description}})
 }
 

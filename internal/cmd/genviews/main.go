@@ -3,8 +3,11 @@
 // and every attribute and relationship name, and a view type per record
 // type with an accessor per declared attribute and stored relationship.
 // An attribute name is so written once, in its declaration; the rest of
-// the code reads it through the views. Run it with go generate ./scoping
-// (TestViewsFresh fails while its output is stale).
+// the code reads it through the views. Run it with go generate
+// ./scoping/views (TestViewsFresh fails while its output is stale).
+//
+// With -client it writes the Go client's record attributes instead
+// (GenerateClient): go generate ./client, checked by TestClientFresh.
 package main
 
 import (
@@ -24,12 +27,17 @@ import (
 
 func main() {
 	out := flag.String("o", "views/views_gen.go", "the file to write")
+	client := flag.Bool("client", false, "write the Go client's record attributes (package client) instead of the views")
 	flag.Parse()
 	schema, err := scoping.NewSchema()
 	if err != nil {
 		log.Fatal(err)
 	}
-	src, err := Generate(schema)
+	generate := Generate
+	if *client {
+		generate = GenerateClient
+	}
+	src, err := generate(schema)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -73,9 +81,9 @@ func Generate(schema *engine.Schema) ([]byte, error) {
 			if onRecord[a.Name] {
 				continue
 			}
-			goType, get := accessor(a.Kind)
+			k := typesOf(a.Kind)
 			p("\n// %s returns the %s attribute.\nfunc (v %s) %s() %s { return v.%s }\n",
-				GoName(a.Name), a.Name, view, GoName(a.Name), goType, fmt.Sprintf(get, "Name"+GoName(a.Name)))
+				GoName(a.Name), a.Name, view, GoName(a.Name), k.view, fmt.Sprintf(k.get, "Name"+GoName(a.Name)))
 		}
 		for _, r := range t.Rels {
 			if !r.Stored() {
@@ -99,24 +107,29 @@ func Generate(schema *engine.Schema) ([]byte, error) {
 // engine.Record.
 var onRecord = map[string]bool{"created-at": true, "updated-at": true, "active": true}
 
-// accessor returns the Go type of an attribute kind and the expression
-// that reads it (a format with the name constant's place).
-func accessor(k engine.Kind) (goType, get string) {
-	switch k {
-	case engine.KindDecimal:
-		return "decimal.Decimal", "Dec(%s)"
-	case engine.KindInt:
-		return "int64", "Int(%s)"
-	case engine.KindBool:
-		return "bool", "Bool(%s)"
-	case engine.KindObject:
-		return "map[string]any", "Object(%s)"
-	case engine.KindList:
-		return "[]string", "Strings(%s)"
-	case engine.KindAny:
-		return "any", "Attrs[%s]"
+// goTypes is how each attribute kind is read: its Go type in the views
+// with the expression that reads it (a format with the name constant's
+// place), and its Go type in the client, which gets values as sent (with
+// the package that type needs).
+type goTypes struct{ view, get, client, pkg string }
+
+var kindTypes = map[engine.Kind]goTypes{
+	engine.KindDecimal: {"decimal.Decimal", "Dec(%s)", "string", ""},
+	engine.KindInt:     {"int64", "Int(%s)", "int64", ""},
+	engine.KindBool:    {"bool", "Bool(%s)", "bool", ""},
+	engine.KindTime:    {"string", "Str(%s)", "*time.Time", "time"},
+	engine.KindObject:  {"map[string]any", "Object(%s)", "map[string]any", ""},
+	engine.KindList:    {"[]string", "Strings(%s)", "[]string", ""},
+	engine.KindAny:     {"any", "Attrs[%s]", "json.RawMessage", "encoding/json"},
+}
+
+// typesOf returns the Go types of kind k: strings, texts, enums and dates
+// are strings.
+func typesOf(k engine.Kind) goTypes {
+	if t, ok := kindTypes[k]; ok {
+		return t
 	}
-	return "string", "Str(%s)"
+	return goTypes{"string", "Str(%s)", "string", ""}
 }
 
 // GoName is the exported Go name of a kebab-case name: "project-name" is
