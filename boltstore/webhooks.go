@@ -9,13 +9,14 @@ import (
 	"time"
 
 	"github.com/scopekit/scopekit/scoping"
+	"github.com/scopekit/scopekit/scoping/views"
 	"github.com/scopekit/scopekit/webhook"
 	bolt "go.etcd.io/bbolt"
 )
 
 // Webhook deliveries, subscriptions and publications are records of the
 // scoping engine (scoping/webhooks.go); package webhook shapes and updates
-// them over any scoping.Store, and decides which deliveries are due. This
+// them over any engine.Store, and decides which deliveries are due. This
 // file only answers its delivery queries faster than a generic list
 // would, by walking the next-attempt-at index.
 
@@ -31,14 +32,14 @@ func (db *DB) Deliveries(ctx context.Context, q *webhook.DeliveryQuery) ([]*webh
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	const typ = "webhook-deliveries"
+	const typ = views.TypeWebhookDeliveries
 	var out []*webhook.Delivery
 	byKey := []byte(strings.ToLower(scoping.FormatTime(q.NextAttemptBy)))
 	err := db.bolt.View(func(btx *bolt.Tx) error {
 		t := &tx{db: db, btx: btx}
 		l := webhook.NewLoader(t)
 		for _, acct := range t.accounts(typ) {
-			ib, err := t.index(typ, acct, "next-attempt-at", false)
+			ib, err := t.index(typ, acct, views.NameNextAttemptAt, false)
 			if err != nil {
 				return err
 			}
@@ -63,15 +64,16 @@ func (db *DB) Deliveries(ctx context.Context, q *webhook.DeliveryQuery) ([]*webh
 				if v == nil {
 					continue
 				}
-				r, err := decodeRecord(typ, acct, id, v)
+				rec, err := decodeRecord(typ, acct, id, v)
 				if err != nil {
 					return err
 				}
-				sid := r.Rel("webhook-subscription")
-				if r.Str("status") != q.Status || q.Skip.Subscriptions[sid] {
+				r := views.WebhookDelivery{Record: rec}
+				sid := r.WebhookSubscription()
+				if r.Status() != q.Status || q.Skip.Subscriptions[sid] {
 					continue
 				}
-				if d := l.Delivery(acct, keyID(id), int(r.Int("attempt")), webhook.ParseTime(r.Str("next-attempt-at")), sid, r.Rel("event")); d != nil {
+				if d := l.Delivery(acct, keyID(id), int(r.Attempt()), webhook.ParseTime(r.NextAttemptAt()), sid, r.Event()); d != nil {
 					out = append(out, d)
 					n++
 				}

@@ -1,6 +1,10 @@
 package webhook
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"github.com/scopekit/scopekit/scoping/views"
+)
 
 // MediaType is the Content-Type of every delivery.
 const MediaType = "application/vnd.api+json"
@@ -42,7 +46,7 @@ func Body(e *Event) []byte {
 	a.OldStatus, a.NewStatus = e.OldStatus, e.NewStatus
 	p.Data.Relationships.Subject.Data = &identifier{Type: e.SubjectType, ID: e.SubjectID}
 	if e.ProjectID != "" {
-		p.Data.Relationships.Project.Data = &identifier{Type: "projects", ID: e.ProjectID}
+		p.Data.Relationships.Project.Data = &identifier{Type: views.TypeProjects, ID: e.ProjectID}
 	}
 	b, _ := json.Marshal(&p) // only strings: cannot fail
 	return b

@@ -6,28 +6,23 @@ import (
 	"time"
 
 	"github.com/scopekit/scopekit"
+	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/scoping"
+	"github.com/scopekit/scopekit/scoping/views"
 )
 
 // The outbox, subscriptions and publications are records of the scoping
 // engine (scoping/webhooks.go). This file turns them into deliveries and
 // applies outcomes to them, once for every store: RecordStore implements
-// Store over any scoping.Store, and a store with a faster or claiming way
+// Store over any engine.Store, and a store with a faster or claiming way
 // to answer a DeliveryQuery replaces only Deliveries, keeping Complete and
-// Purge.
+// Purge. Of package scoping it reads only the names of the subscription
+// attributes that are stored but not declared (never served).
 
-// Record types of the outbox.
-const (
-	deliveryType     = "webhook-deliveries"
-	subscriptionType = "webhook-subscriptions"
-	publicationType  = "webhook-publications"
-	eventType        = "events"
-)
-
-// RecordStore implements Store over the webhook records of a scoping.Store.
+// RecordStore implements Store over the webhook records of an engine.Store.
 // Its Deliveries reads through Tx.List and claims nothing.
 type RecordStore struct {
-	Records scoping.Store
+	Records engine.Store
 }
 
 var _ Store = RecordStore{}
@@ -35,24 +30,24 @@ var _ Store = RecordStore{}
 // Deliveries implements Store.
 func (s RecordStore) Deliveries(ctx context.Context, q *DeliveryQuery) ([]*Delivery, error) {
 	var out []*Delivery
-	err := s.Records.View(ctx, func(tx scoping.Tx) error {
-		recs, _, err := tx.List(&scoping.Query{Type: deliveryType, AllAccounts: true,
-			Where: []scoping.Cond{scoping.Eq("status", q.Status),
-				{Field: "next-attempt-at", Op: scoping.OpLte, Values: []string{scoping.FormatTime(q.NextAttemptBy)}}},
-			Sort: []scoping.SortKey{{Field: "next-attempt-at"}}})
+	err := s.Records.View(ctx, func(tx engine.Tx) error {
+		recs, _, err := tx.List(&engine.Query{Type: views.TypeWebhookDeliveries, AllAccounts: true,
+			Where: []engine.Cond{engine.Eq(views.NameStatus, q.Status),
+				{Field: views.NameNextAttemptAt, Op: engine.OpLte, Values: []string{engine.FormatTime(q.NextAttemptBy)}}},
+			Sort: []engine.SortKey{{Field: views.NameNextAttemptAt}}})
 		if err != nil {
 			return err
 		}
 		l := NewLoader(tx)
-		for _, r := range recs {
+		for _, r := range views.Of[views.WebhookDelivery](recs) {
 			if len(out) >= q.Limit {
 				break
 			}
-			if q.Skip.Deliveries[r.ID] || q.Skip.Subscriptions[r.Rel("webhook-subscription")] {
+			if q.Skip.Deliveries[r.ID] || q.Skip.Subscriptions[r.WebhookSubscription()] {
 				continue
 			}
-			if d := l.Delivery(r.AccountID, r.ID, int(r.Int("attempt")), ParseTime(r.Str("next-attempt-at")),
-				r.Rel("webhook-subscription"), r.Rel("event")); d != nil {
+			if d := l.Delivery(r.AccountID, r.ID, int(r.Attempt()), ParseTime(r.NextAttemptAt()),
+				r.WebhookSubscription(), r.Event()); d != nil {
 				out = append(out, d)
 			}
 		}
@@ -63,7 +58,7 @@ func (s RecordStore) Deliveries(ctx context.Context, q *DeliveryQuery) ([]*Deliv
 
 // Complete implements Store.
 func (s RecordStore) Complete(ctx context.Context, outcomes []*Outcome) error {
-	return s.Records.Update(ctx, func(tx scoping.Tx) error {
+	return s.Records.Update(ctx, func(tx engine.Tx) error {
 		for _, o := range outcomes {
 			if err := CompleteTx(tx, o); err != nil {
 				return err
@@ -77,9 +72,9 @@ func (s RecordStore) Complete(ctx context.Context, outcomes []*Outcome) error {
 // store finds what is old without reading the rest.
 func (s RecordStore) Purge(ctx context.Context, before time.Time) (int, error) {
 	n := 0
-	old := []scoping.Cond{{Field: "created-at", Op: scoping.OpLte, Values: []string{scoping.FormatTime(before)}}}
-	err := s.Records.Update(ctx, func(tx scoping.Tx) error {
-		pubs, _, err := tx.List(&scoping.Query{Type: publicationType, AllAccounts: true, Where: old})
+	old := []engine.Cond{{Field: views.NameCreatedAt, Op: engine.OpLte, Values: []string{engine.FormatTime(before)}}}
+	err := s.Records.Update(ctx, func(tx engine.Tx) error {
+		pubs, _, err := tx.List(&engine.Query{Type: views.TypeWebhookPublications, AllAccounts: true, Where: old})
 		if err != nil {
 			return err
 		}
@@ -89,13 +84,13 @@ func (s RecordStore) Purge(ctx context.Context, before time.Time) (int, error) {
 			}
 		}
 		n = len(pubs)
-		events, _, err := tx.List(&scoping.Query{Type: eventType, AllAccounts: true, Where: old})
+		events, _, err := tx.List(&engine.Query{Type: views.TypeEvents, AllAccounts: true, Where: old})
 		if err != nil {
 			return err
 		}
 		for _, e := range events {
-			waiting, _, err := tx.List(&scoping.Query{Type: deliveryType, AccountID: e.AccountID,
-				Where: []scoping.Cond{scoping.Eq("event", e.ID)}, Limit: 1})
+			waiting, _, err := tx.List(&engine.Query{Type: views.TypeWebhookDeliveries, AccountID: e.AccountID,
+				Where: []engine.Cond{engine.Eq(views.NameEvent, e.ID)}, Limit: 1})
 			if err != nil {
 				return err
 			}
@@ -116,13 +111,13 @@ func (s RecordStore) Purge(ctx context.Context, before time.Time) (int, error) {
 // reading each subscription and event once however many deliveries share
 // it.
 type Loader struct {
-	tx     scoping.Tx
+	tx     engine.Tx
 	subs   map[string]*Subscription
 	events map[string]*Event
 }
 
 // NewLoader returns a Loader reading through tx.
-func NewLoader(tx scoping.Tx) *Loader {
+func NewLoader(tx engine.Tx) *Loader {
 	return &Loader{tx: tx, subs: map[string]*Subscription{}, events: map[string]*Event{}}
 }
 
@@ -147,30 +142,32 @@ func (l *Loader) Delivery(accountID, id string, attempt int, next time.Time, sub
 	return &Delivery{ID: id, AccountID: accountID, Attempt: attempt, NextAttemptAt: next, Subscription: *sub, Event: *ev}
 }
 
-func loadSubscription(tx scoping.Tx, acct, id string) *Subscription {
-	s, err := tx.Get(subscriptionType, acct, id)
+func loadSubscription(tx engine.Tx, acct, id string) *Subscription {
+	r, err := tx.Get(views.TypeWebhookSubscriptions, acct, id)
 	if err != nil {
 		return nil
 	}
+	s := views.WebhookSubscription{Record: r}
 	sealed, _ := base64.StdEncoding.DecodeString(s.Str(scoping.SealedSecretAttr))
-	return &Subscription{ID: s.ID, URL: s.Str("destination-url"), Active: s.Active(),
+	return &Subscription{ID: s.ID, URL: s.DestinationURL(), Active: s.Active(),
 		SealedSecret: sealed, FailingSince: ParseTime(s.Str(scoping.FailingSinceAttr))}
 }
 
-func loadEvent(tx scoping.Tx, acct, id string) *Event {
-	e, err := tx.Get(eventType, acct, id)
+func loadEvent(tx engine.Tx, acct, id string) *Event {
+	r, err := tx.Get(views.TypeEvents, acct, id)
 	if err != nil {
 		return nil
 	}
-	return &Event{ID: e.ID, Type: e.Str("event-type"), SubjectType: e.Str("subject-type"),
-		SubjectID: e.Str("subject-id"), ProjectID: e.Rel("project"), OldStatus: e.Str("old-status"),
-		NewStatus: e.Str("new-status"), OccurredAt: ParseTime(e.Str("occurred-at"))}
+	e := views.Event{Record: r}
+	return &Event{ID: e.ID, Type: e.EventType(), SubjectType: e.SubjectType(),
+		SubjectID: e.SubjectID(), ProjectID: e.Project(), OldStatus: e.OldStatus(),
+		NewStatus: e.NewStatus(), OccurredAt: ParseTime(e.OccurredAt())}
 }
 
-// ParseTime parses a stored timestamp (scoping.TimeFormat); zero when
+// ParseTime parses a stored timestamp (engine.TimeFormat); zero when
 // empty or malformed.
 func ParseTime(s string) time.Time {
-	t, _ := time.Parse(scoping.TimeFormat, s)
+	t, _ := time.Parse(engine.TimeFormat, s)
 	return t
 }
 
@@ -179,16 +176,16 @@ func ParseTime(s string) time.Time {
 // unset) or cleared (by a delivered one) and its active state updated, and
 // the delivery advanced to its next attempt or removed. An outcome whose
 // delivery or subscription was deleted meanwhile is skipped.
-func CompleteTx(tx scoping.Tx, o *Outcome) error {
+func CompleteTx(tx engine.Tx, o *Outcome) error {
 	dl := o.Delivery
-	d, err := tx.Get(deliveryType, dl.AccountID, dl.ID)
+	d, err := tx.Get(views.TypeWebhookDeliveries, dl.AccountID, dl.ID)
 	if scopekit.ErrorCode(err) == scopekit.ENOTFOUND {
 		return nil
 	}
 	if err != nil {
 		return err
 	}
-	sub, err := tx.Get(subscriptionType, dl.AccountID, dl.Subscription.ID)
+	sub, err := tx.Get(views.TypeWebhookSubscriptions, dl.AccountID, dl.Subscription.ID)
 	if scopekit.ErrorCode(err) == scopekit.ENOTFOUND {
 		return tx.Delete(d.Type, d.AccountID, d.ID)
 	}
@@ -204,11 +201,11 @@ func CompleteTx(tx scoping.Tx, o *Outcome) error {
 			_, changed = sub.Attrs[scoping.FailingSinceAttr]
 			delete(sub.Attrs, scoping.FailingSinceAttr)
 		} else if sub.Str(scoping.FailingSinceAttr) == "" {
-			sub.Attrs[scoping.FailingSinceAttr] = scoping.FormatTime(p.CreatedAt)
+			sub.Attrs[scoping.FailingSinceAttr] = engine.FormatTime(p.CreatedAt)
 			changed = true
 		}
 		if o.Disable != "" {
-			sub.Attrs["active"], sub.Attrs["disabled-reason"] = false, o.Disable
+			sub.Attrs[views.NameActive], sub.Attrs[views.NameDisabledReason] = false, o.Disable
 			changed = true
 		}
 		if changed {
@@ -220,26 +217,26 @@ func CompleteTx(tx scoping.Tx, o *Outcome) error {
 	if o.Next.IsZero() {
 		return tx.Delete(d.Type, d.AccountID, d.ID)
 	}
-	d.Attrs["attempt"], d.Attrs["next-attempt-at"] = int64(dl.Attempt+1), scoping.FormatTime(o.Next)
+	d.Attrs[views.NameAttempt], d.Attrs[views.NameNextAttemptAt] = int64(dl.Attempt+1), engine.FormatTime(o.Next)
 	return tx.Replace(d)
 }
 
 // publicationRecord is the webhook-publications record of one attempt.
-func publicationRecord(dl *Delivery, p *Publication) *scoping.Record {
-	r := scoping.NewRecord(publicationType, dl.AccountID)
-	r.CreatedAt = scoping.FormatTime(p.CreatedAt)
-	r.Attrs["status"], r.Attrs["payload"], r.Attrs["attempt"] = p.Status, string(p.Payload), int64(p.Attempt)
-	r.Attrs["source"] = map[string]any{"type": dl.Event.SubjectType, "id": dl.Event.SubjectID, "event-type": dl.Event.Type}
-	r.Attrs["completed-at"] = scoping.FormatTime(p.CompletedAt)
+func publicationRecord(dl *Delivery, p *Publication) *engine.Record {
+	r := engine.NewRecord(views.TypeWebhookPublications, dl.AccountID)
+	r.CreatedAt = engine.FormatTime(p.CreatedAt)
+	r.Attrs[views.NameStatus], r.Attrs[views.NamePayload], r.Attrs[views.NameAttempt] = p.Status, string(p.Payload), int64(p.Attempt)
+	r.Attrs[views.NameSource] = map[string]any{"type": dl.Event.SubjectType, "id": dl.Event.SubjectID, "event-type": dl.Event.Type}
+	r.Attrs[views.NameCompletedAt] = engine.FormatTime(p.CompletedAt)
 	if p.ResponseStatus != 0 {
-		r.Attrs["response-status"] = int64(p.ResponseStatus)
+		r.Attrs[views.NameResponseStatus] = int64(p.ResponseStatus)
 	}
 	if p.Error != "" {
-		r.Attrs["error"] = p.Error
+		r.Attrs[views.NameError] = p.Error
 	}
 	if !p.NextAttemptAt.IsZero() {
-		r.Attrs["next-attempt-at"] = scoping.FormatTime(p.NextAttemptAt)
+		r.Attrs[views.NameNextAttemptAt] = engine.FormatTime(p.NextAttemptAt)
 	}
-	r.SetRel("webhook-subscription", dl.Subscription.ID)
+	r.SetRel(views.NameWebhookSubscription, dl.Subscription.ID)
 	return r
 }

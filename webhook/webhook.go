@@ -116,7 +116,7 @@ type ClaimRenewer interface {
 
 // Store persists deliveries, subscriptions' delivery state and
 // publications, and answers queries of the outbox. RecordStore implements
-// it over the records scoping serves (any scoping.Store); a store may
+// it over the records scoping serves (any engine.Store); a store may
 // answer Deliveries in a faster way, or claim what it returns when
 // several processes share it.
 type Store interface {

@@ -1,5 +1,5 @@
 // Package storetest is the conformance suite of webhook.Store over the
-// outbox records of a scoping.Store: what a DeliveryQuery selects (status,
+// outbox records of a engine.Store: what a DeliveryQuery selects (status,
 // next attempt, skip, limit) and in what order, what Complete records,
 // Purge, and (for stores shared by several processes) claims that keep a
 // delivery with one dispatcher at a time. Which deliveries are due is
@@ -14,14 +14,16 @@ import (
 	"time"
 
 	"github.com/scopekit/scopekit"
+	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/scoping"
+	"github.com/scopekit/scopekit/scoping/views"
 	"github.com/scopekit/scopekit/webhook"
 	"github.com/stretchr/testify/require"
 )
 
 // Stores are the two views of one empty database for one test.
 type Stores struct {
-	Records scoping.Store
+	Records engine.Store
 	Webhook webhook.Store
 	// Claim is the store's ClaimTTL (0: the store does not claim; one
 	// dispatcher serves it and skips what it has in flight itself).
@@ -54,9 +56,9 @@ var t0 = time.Date(2026, 4, 1, 10, 0, 0, 0, time.UTC)
 
 type fixture struct {
 	Stores
-	subs   []*scoping.Record
-	events []*scoping.Record
-	dels   []*scoping.Record
+	subs   []*engine.Record
+	events []*engine.Record
+	dels   []*engine.Record
 }
 
 // setup stores two subscriptions of account 1 (the second inactive), one
@@ -64,19 +66,19 @@ type fixture struct {
 func setup(t *testing.T, open Opener) *fixture {
 	f := &fixture{Stores: open(t, func() time.Time { return t0 })}
 	ctx := context.Background()
-	require.NoError(t, f.Records.Update(ctx, func(tx scoping.Tx) error {
+	require.NoError(t, f.Records.Update(ctx, func(tx engine.Tx) error {
 		for i, acct := range []string{"1", "1", "2"} {
-			s := scoping.NewRecord("webhook-subscriptions", acct)
-			s.Attrs["event-type"], s.Attrs["destination-url"], s.Attrs["active"] = scoping.EventProjectStatusChanged, "https://example.test/hook", i != 1
+			s := engine.NewRecord(views.TypeWebhookSubscriptions, acct)
+			s.Attrs[views.NameEventType], s.Attrs[views.NameDestinationURL], s.Attrs[views.NameActive] = scoping.EventProjectStatusChanged, "https://example.test/hook", i != 1
 			s.Attrs[scoping.SealedSecretAttr] = base64.StdEncoding.EncodeToString([]byte("sealed"))
 			if err := tx.Insert(s); err != nil {
 				return err
 			}
 			f.subs = append(f.subs, s)
-			e := scoping.NewRecord("events", acct)
-			e.Attrs["event-type"], e.Attrs["subject-type"], e.Attrs["subject-id"] = scoping.EventProjectStatusChanged, "projects", "9"
-			e.Attrs["old-status"], e.Attrs["new-status"], e.Attrs["occurred-at"] = "draft", "won", scoping.FormatTime(t0)
-			e.SetRel("project", "9")
+			e := engine.NewRecord(views.TypeEvents, acct)
+			e.Attrs[views.NameEventType], e.Attrs[views.NameSubjectType], e.Attrs[views.NameSubjectID] = scoping.EventProjectStatusChanged, views.TypeProjects, "9"
+			e.Attrs[views.NameOldStatus], e.Attrs[views.NameNewStatus], e.Attrs[views.NameOccurredAt] = "draft", "won", engine.FormatTime(t0)
+			e.SetRel(views.NameProject, "9")
 			if err := tx.Insert(e); err != nil {
 				return err
 			}
@@ -87,10 +89,10 @@ func setup(t *testing.T, open Opener) *fixture {
 			sub int
 			at  time.Duration
 		}{{0, 5 * time.Second}, {0, time.Second}, {2, 3 * time.Second}, {1, 2 * time.Second}, {0, time.Hour}} {
-			r := scoping.NewRecord("webhook-deliveries", f.subs[d.sub].AccountID)
-			r.Attrs["status"], r.Attrs["attempt"], r.Attrs["next-attempt-at"] = scoping.DeliveryPending, int64(0), scoping.FormatTime(t0.Add(d.at))
-			r.SetRel("webhook-subscription", f.subs[d.sub].ID)
-			r.SetRel("event", f.events[d.sub].ID)
+			r := engine.NewRecord(views.TypeWebhookDeliveries, f.subs[d.sub].AccountID)
+			r.Attrs[views.NameStatus], r.Attrs[views.NameAttempt], r.Attrs[views.NameNextAttemptAt] = scoping.DeliveryPending, int64(0), engine.FormatTime(t0.Add(d.at))
+			r.SetRel(views.NameWebhookSubscription, f.subs[d.sub].ID)
+			r.SetRel(views.NameEvent, f.events[d.sub].ID)
 			if err := tx.Insert(r); err != nil {
 				return err
 			}
@@ -148,7 +150,7 @@ func testDeliveries(t *testing.T, open Opener) {
 		require.Equal(t, 0, first.Attempt)
 		require.True(t, first.NextAttemptAt.Equal(t0.Add(time.Second)))
 		require.Equal(t, webhook.Subscription{ID: f.subs[0].ID, URL: "https://example.test/hook", Active: true, SealedSecret: []byte("sealed")}, first.Subscription)
-		require.Equal(t, webhook.Event{ID: f.events[0].ID, Type: scoping.EventProjectStatusChanged, SubjectType: "projects", SubjectID: "9",
+		require.Equal(t, webhook.Event{ID: f.events[0].ID, Type: scoping.EventProjectStatusChanged, SubjectType: views.TypeProjects, SubjectID: "9",
 			ProjectID: "9", OldStatus: "draft", NewStatus: "won", OccurredAt: t0}, first.Event)
 		require.False(t, got[1].Subscription.Active, "an inactive subscription's delivery is returned for dropping")
 		require.Equal(t, "2", got[2].AccountID)
@@ -164,7 +166,7 @@ func testDeliveries(t *testing.T, open Opener) {
 	require.Empty(t, list(t, f, pending, t0.Add(10*time.Second), 0, webhook.Skip{}))
 
 	// a delivery whose event is gone is left out
-	require.NoError(t, f.Records.Update(ctx, func(tx scoping.Tx) error { return tx.Delete("events", "2", f.events[2].ID) }))
+	require.NoError(t, f.Records.Update(ctx, func(tx engine.Tx) error { return tx.Delete(views.TypeEvents, "2", f.events[2].ID) }))
 	require.Equal(t, []string{d[1].ID, d[3].ID, d[0].ID}, deliveryIDs(list(t, f, pending, t0.Add(10*time.Second), 10, webhook.Skip{})))
 }
 
@@ -172,12 +174,12 @@ func testDeliveries(t *testing.T, open Opener) {
 // is: which status is due is not the store's to know.
 func testDeliveriesByStatus(t *testing.T, open Opener) {
 	f := setup(t, open)
-	var held *scoping.Record
-	require.NoError(t, f.Records.Update(context.Background(), func(tx scoping.Tx) error {
-		held = scoping.NewRecord("webhook-deliveries", "1")
-		held.Attrs["status"], held.Attrs["attempt"], held.Attrs["next-attempt-at"] = "held", int64(2), scoping.FormatTime(t0.Add(4*time.Second))
-		held.SetRel("webhook-subscription", f.subs[0].ID)
-		held.SetRel("event", f.events[0].ID)
+	var held *engine.Record
+	require.NoError(t, f.Records.Update(context.Background(), func(tx engine.Tx) error {
+		held = engine.NewRecord(views.TypeWebhookDeliveries, "1")
+		held.Attrs[views.NameStatus], held.Attrs[views.NameAttempt], held.Attrs[views.NameNextAttemptAt] = "held", int64(2), engine.FormatTime(t0.Add(4*time.Second))
+		held.SetRel(views.NameWebhookSubscription, f.subs[0].ID)
+		held.SetRel(views.NameEvent, f.events[0].ID)
 		return tx.Insert(held)
 	}))
 	d := f.dels
@@ -190,10 +192,10 @@ func testDeliveriesByStatus(t *testing.T, open Opener) {
 	require.Empty(t, list(t, f, "other", t0.Add(time.Hour), 10, webhook.Skip{}))
 }
 
-func get(t *testing.T, s scoping.Store, typ, acct, id string) *scoping.Record {
+func get(t *testing.T, s engine.Store, typ, acct, id string) *engine.Record {
 	t.Helper()
-	var r *scoping.Record
-	err := s.View(context.Background(), func(tx scoping.Tx) error {
+	var r *engine.Record
+	err := s.View(context.Background(), func(tx engine.Tx) error {
 		var err error
 		r, err = tx.Get(typ, acct, id)
 		return err
@@ -205,12 +207,12 @@ func get(t *testing.T, s scoping.Store, typ, acct, id string) *scoping.Record {
 	return r
 }
 
-func publications(t *testing.T, s scoping.Store, acct string) []*scoping.Record {
+func publications(t *testing.T, s engine.Store, acct string) []*engine.Record {
 	t.Helper()
-	var recs []*scoping.Record
-	require.NoError(t, s.View(context.Background(), func(tx scoping.Tx) error {
+	var recs []*engine.Record
+	require.NoError(t, s.View(context.Background(), func(tx engine.Tx) error {
 		var err error
-		recs, _, err = tx.List(&scoping.Query{Type: "webhook-publications", AccountID: acct})
+		recs, _, err = tx.List(&engine.Query{Type: views.TypeWebhookPublications, AccountID: acct})
 		return err
 	}))
 	return recs
@@ -237,45 +239,45 @@ func testComplete(t *testing.T, open Opener) {
 		{Delivery: byID[f.dels[2].ID], Publication: gone, Disable: "the receiver answered 410 Gone"},
 		{Delivery: byID[f.dels[3].ID]}, // inactive subscription: dropped without an attempt
 	}))
-	d1 := get(t, f.Records, "webhook-deliveries", "1", f.dels[1].ID)
-	require.NotNil(t, d1)
-	require.EqualValues(t, 1, d1.Int("attempt"))
-	require.Equal(t, scoping.FormatTime(t0.Add(time.Minute)), d1.Str("next-attempt-at"))
-	require.Nil(t, get(t, f.Records, "webhook-deliveries", "2", f.dels[2].ID))
-	require.Nil(t, get(t, f.Records, "webhook-deliveries", "1", f.dels[3].ID))
-	s0 := get(t, f.Records, "webhook-subscriptions", "1", f.subs[0].ID)
-	require.Equal(t, scoping.FormatTime(t0.Add(6*time.Second)), s0.Str(scoping.FailingSinceAttr))
-	s2 := get(t, f.Records, "webhook-subscriptions", "2", f.subs[2].ID)
+	d1 := views.WebhookDelivery{Record: get(t, f.Records, views.TypeWebhookDeliveries, "1", f.dels[1].ID)}
+	require.NotNil(t, d1.Record)
+	require.EqualValues(t, 1, d1.Attempt())
+	require.Equal(t, engine.FormatTime(t0.Add(time.Minute)), d1.NextAttemptAt())
+	require.Nil(t, get(t, f.Records, views.TypeWebhookDeliveries, "2", f.dels[2].ID))
+	require.Nil(t, get(t, f.Records, views.TypeWebhookDeliveries, "1", f.dels[3].ID))
+	s0 := get(t, f.Records, views.TypeWebhookSubscriptions, "1", f.subs[0].ID)
+	require.Equal(t, engine.FormatTime(t0.Add(6*time.Second)), s0.Str(scoping.FailingSinceAttr))
+	s2 := views.WebhookSubscription{Record: get(t, f.Records, views.TypeWebhookSubscriptions, "2", f.subs[2].ID)}
 	require.False(t, s2.Active())
-	require.Equal(t, "the receiver answered 410 Gone", s2.Str("disabled-reason"))
+	require.Equal(t, "the receiver answered 410 Gone", s2.DisabledReason())
 
 	pubs := publications(t, f.Records, "1")
 	require.Len(t, pubs, 1, "a dropped delivery has no publication")
-	p := pubs[0]
-	require.Equal(t, "failed", p.Str("status"))
-	require.Equal(t, `{"x":1}`, p.Str("payload"))
-	require.EqualValues(t, 1, p.Int("attempt"))
-	require.Equal(t, "connection refused", p.Str("error"))
-	require.Equal(t, scoping.FormatTime(t0.Add(6*time.Second)), p.CreatedAt)
-	require.Equal(t, scoping.FormatTime(t0.Add(7*time.Second)), p.Str("completed-at"))
-	require.Equal(t, scoping.FormatTime(t0.Add(time.Minute)), p.Str("next-attempt-at"))
-	require.Equal(t, f.subs[0].ID, p.Rel("webhook-subscription"))
-	require.Equal(t, map[string]any{"type": "projects", "id": "9", "event-type": scoping.EventProjectStatusChanged}, p.Attrs["source"])
-	require.Nil(t, p.Attrs["response-status"])
-	require.EqualValues(t, 410, publications(t, f.Records, "2")[0].Int("response-status"))
+	p := views.WebhookPublication{Record: pubs[0]}
+	require.Equal(t, "failed", p.Status())
+	require.Equal(t, `{"x":1}`, p.Payload())
+	require.EqualValues(t, 1, p.Attempt())
+	require.Equal(t, "connection refused", p.Error())
+	require.Equal(t, engine.FormatTime(t0.Add(6*time.Second)), p.CreatedAt)
+	require.Equal(t, engine.FormatTime(t0.Add(7*time.Second)), p.CompletedAt())
+	require.Equal(t, engine.FormatTime(t0.Add(time.Minute)), p.NextAttemptAt())
+	require.Equal(t, f.subs[0].ID, p.WebhookSubscription())
+	require.Equal(t, map[string]any{"type": views.TypeProjects, "id": "9", "event-type": scoping.EventProjectStatusChanged}, p.Attrs[views.NameSource])
+	require.Nil(t, p.Attrs[views.NameResponseStatus])
+	require.EqualValues(t, 410, views.WebhookPublication{Record: publications(t, f.Records, "2")[0]}.ResponseStatus())
 
 	// a later failure keeps the streak's start; a success clears it
 	d := byID[f.dels[0].ID]
 	later := *failed
 	later.CreatedAt = t0.Add(20 * time.Second)
 	require.NoError(t, f.Webhook.Complete(ctx, []*webhook.Outcome{{Delivery: d, Publication: &later, Next: t0.Add(time.Hour)}}))
-	require.Equal(t, scoping.FormatTime(t0.Add(6*time.Second)), get(t, f.Records, "webhook-subscriptions", "1", f.subs[0].ID).Str(scoping.FailingSinceAttr))
+	require.Equal(t, engine.FormatTime(t0.Add(6*time.Second)), get(t, f.Records, views.TypeWebhookSubscriptions, "1", f.subs[0].ID).Str(scoping.FailingSinceAttr))
 	d.Attempt = 1
 	ok := &webhook.Publication{Status: webhook.Delivered, ResponseStatus: 204, Attempt: 2, CreatedAt: t0.Add(time.Hour), CompletedAt: t0.Add(time.Hour)}
 	require.NoError(t, f.Webhook.Complete(ctx, []*webhook.Outcome{{Delivery: d, Publication: ok}}))
-	_, streak := get(t, f.Records, "webhook-subscriptions", "1", f.subs[0].ID).Attrs[scoping.FailingSinceAttr]
+	_, streak := get(t, f.Records, views.TypeWebhookSubscriptions, "1", f.subs[0].ID).Attrs[scoping.FailingSinceAttr]
 	require.False(t, streak)
-	require.Nil(t, get(t, f.Records, "webhook-deliveries", "1", f.dels[0].ID))
+	require.Nil(t, get(t, f.Records, views.TypeWebhookDeliveries, "1", f.dels[0].ID))
 	require.Len(t, publications(t, f.Records, "1"), 3)
 }
 
@@ -286,11 +288,11 @@ func testCompleteGone(t *testing.T, open Opener) {
 	ctx := context.Background()
 	got := due(t, f, t0.Add(10*time.Second))
 	require.Len(t, got, 4)
-	require.NoError(t, f.Records.Update(ctx, func(tx scoping.Tx) error {
-		if err := tx.Delete("webhook-deliveries", "1", f.dels[1].ID); err != nil {
+	require.NoError(t, f.Records.Update(ctx, func(tx engine.Tx) error {
+		if err := tx.Delete(views.TypeWebhookDeliveries, "1", f.dels[1].ID); err != nil {
 			return err
 		}
-		return tx.Delete("webhook-subscriptions", "2", f.subs[2].ID)
+		return tx.Delete(views.TypeWebhookSubscriptions, "2", f.subs[2].ID)
 	}))
 	pub := &webhook.Publication{Status: webhook.Delivered, Attempt: 1, CreatedAt: t0, CompletedAt: t0}
 	var outs []*webhook.Outcome
@@ -302,7 +304,7 @@ func testCompleteGone(t *testing.T, open Opener) {
 	require.NoError(t, f.Webhook.Complete(ctx, outs))
 	require.Empty(t, publications(t, f.Records, "1"))
 	require.Empty(t, publications(t, f.Records, "2"))
-	require.Nil(t, get(t, f.Records, "webhook-deliveries", "2", f.dels[2].ID), "the orphaned delivery is removed")
+	require.Nil(t, get(t, f.Records, views.TypeWebhookDeliveries, "2", f.dels[2].ID), "the orphaned delivery is removed")
 }
 
 // Ensure Purge deletes the publications created before the time, in every
