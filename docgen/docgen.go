@@ -33,6 +33,7 @@ import (
 	"github.com/scopekit/scopekit/documents"
 	"github.com/scopekit/scopekit/mergedata"
 	"github.com/scopekit/scopekit/scoping"
+	"github.com/scopekit/scopekit/scoping/views"
 	"github.com/scopekit/scopekit/workbook"
 )
 
@@ -245,7 +246,7 @@ func (p *Pool) handle(ctx context.Context, job *scoping.DocumentJob) {
 		lvl = slog.LevelWarn
 	}
 	p.log().Log(ctx, lvl, "document generated", "document", doc.ID, "account", doc.AccountID,
-		"type", doc.Str("document-type"), "bytes", len(out.File), "pdf_bytes", len(out.PDF),
+		"type", views.ProjectDocument{Record: doc}.DocumentType(), "bytes", len(out.File), "pdf_bytes", len(out.PDF),
 		"duration", time.Since(start).String(), "failure", out.Failure)
 }
 
@@ -287,8 +288,9 @@ func (p *Pool) Generate(ctx context.Context, job *scoping.DocumentJob) (out *sco
 		out.Failure = "the project could not be read: " + userText(err)
 		return out
 	}
-	name := snap.Project.Str("project-name")
-	switch dt := job.Document.Str("document-type"); dt {
+	doc := views.ProjectDocument{Record: job.Document}
+	name := views.Project{Record: snap.Project}.ProjectName()
+	switch dt := doc.DocumentType(); dt {
 	case scoping.DocumentSOW:
 		if len(job.Template) == 0 {
 			out.Failure = "the document template has no file"
@@ -301,7 +303,7 @@ func (p *Pool) Generate(ctx context.Context, job *scoping.DocumentJob) (out *sco
 		}
 		out.File, out.ContentType = docx, documents.ContentTypeDOCX
 		out.Filename = scoping.DocumentFilename(name, "SOW", "docx")
-		if job.Document.Bool("generate-pdf") {
+		if doc.GeneratePdf() {
 			out.PDF, out.Failure = p.pdf(ctx, docx)
 		}
 	case scoping.DocumentPricing, scoping.DocumentBreakdown:

@@ -10,6 +10,7 @@ import (
 	"github.com/scopekit/scopekit/jsonapi"
 	"github.com/scopekit/scopekit/pricing"
 	"github.com/scopekit/scopekit/scoping"
+	"github.com/scopekit/scopekit/scoping/views"
 )
 
 // actions are the POST routes /{type}/{id}/{name} beyond plain CRUD, keyed
@@ -33,20 +34,20 @@ var actionDocs = map[string]routeDoc{
 	"projects/apply-blueprint": {Summary: "Add a blueprint's services to the project",
 		Description: "Copies each service of the blueprint with its subservices, priced from the project's rate table. Answers the created project services.",
 		Body: obj{"required": true, "content": obj{"application/vnd.api+json": obj{"schema": obj{"type": "object", "required": []any{"data"},
-			"properties": obj{"data": obj{"type": "object", "properties": obj{"type": obj{"type": "string", "enum": []any{"blueprints"}}, "id": str()}}}}}}},
-		Response: listDoc("project-services")},
+			"properties": obj{"data": obj{"type": "object", "properties": obj{"type": obj{"type": "string", "enum": []any{views.TypeBlueprints}}, "id": str()}}}}}}},
+		Response: listDoc(views.TypeProjectServices)},
 	"projects/submit": {Summary: "Submit a draft project for approval",
 		Description: "Creates the approval steps of the applicable levels (docs/approval.md); a project no level applies to is approved at once. 409 unless the project is a draft.",
-		Body:        actionMetaBody(), Response: singleDoc("projects")},
-	"services/submit-for-approval": {Summary: "Submit a catalog service for approval", Body: actionMetaBody(), Response: singleDoc("services")},
-	"services/approve":             {Summary: "Approve a catalog service", Body: actionMetaBody(), Response: singleDoc("services")},
+		Body:        actionMetaBody(), Response: singleDoc(views.TypeProjects)},
+	"services/submit-for-approval": {Summary: "Submit a catalog service for approval", Body: actionMetaBody(), Response: singleDoc(views.TypeServices)},
+	"services/approve":             {Summary: "Approve a catalog service", Body: actionMetaBody(), Response: singleDoc(views.TypeServices)},
 	"users/credentials": {Summary: "Issue a service account's client id and secret",
 		Description: "The secret is shown this once; issuing again replaces the credentials and voids their tokens. Needs `users` manage; 409 for a user that is not a service account.",
 		Status:      "201", Response: obj{"type": "object", "properties": obj{"data": ref("service-account-credentials")}}},
 	"approval-steps/approve": {Summary: "Approve a pending step", Description: "Needs to be a required approver of the step (docs/approval.md).",
-		Body: actionMetaBody(), Response: singleDoc("approval-steps")},
-	"approval-steps/decline": {Summary: "Decline a pending step (the project goes back to draft)", Body: actionMetaBody(), Response: singleDoc("approval-steps")},
-	"approval-steps/rescope": {Summary: "Send a pending step back for rescoping", Body: actionMetaBody(), Response: singleDoc("approval-steps")},
+		Body: actionMetaBody(), Response: singleDoc(views.TypeApprovalSteps)},
+	"approval-steps/decline": {Summary: "Decline a pending step (the project goes back to draft)", Body: actionMetaBody(), Response: singleDoc(views.TypeApprovalSteps)},
+	"approval-steps/rescope": {Summary: "Send a pending step back for rescoping", Body: actionMetaBody(), Response: singleDoc(views.TypeApprovalSteps)},
 }
 
 func actionMetaBody() obj {
@@ -201,7 +202,7 @@ func (s *Server) applyBlueprint(c *call) error {
 	if err != nil {
 		return err
 	}
-	id, err := jsonapi.DecodeIdentifier(b, "blueprints")
+	id, err := jsonapi.DecodeIdentifier(b, views.TypeBlueprints)
 	if err != nil {
 		return err
 	}
@@ -225,16 +226,18 @@ func (s *Server) me(c *call) error {
 	return nil
 }
 
-func meResource(c *call, u *scoping.Record) *jsonapi.Resource {
+func meResource(c *call, rec *scoping.Record) *jsonapi.Resource {
 	privs := privileges(c.actor)
+	u := views.User{Record: rec}
 	design := u.Str("settings-design")
 	if design == "" {
 		design = "classic"
 	}
-	acct := c.actor.Account
+	acct := views.Account{Record: c.actor.Account}
 	return &jsonapi.Resource{Type: "me", ID: u.ID, Attributes: map[string]any{
-		"name": u.Str("name"), "email": u.Str("email"), "title": u.Attrs["title"], "user-type": u.Str("user-type"),
-		"account-id": acct.ID, "account-slug": acct.Str("slug"), "account-name": acct.Str("name"),
+		// title as stored: null when unset
+		"name": u.Name(), "email": u.Email(), "title": u.Attrs[views.NameTitle], "user-type": u.UserType(),
+		"account-id": acct.ID, "account-slug": acct.Slug(), "account-name": acct.Name(),
 		"privileges": privs, "settings-design": design,
 	}}
 }

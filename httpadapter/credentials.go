@@ -5,6 +5,7 @@ import (
 
 	"github.com/scopekit/scopekit/jsonapi"
 	"github.com/scopekit/scopekit/scoping"
+	"github.com/scopekit/scopekit/scoping/views"
 )
 
 // issueCredentials serves POST /{slug}/v1/users/{id}/credentials
@@ -33,7 +34,7 @@ func (s *Server) issueCredentials(c *call) error {
 			"created-at":    scoping.FormatTime(cred.CreatedAt),
 		},
 		Relationships: map[string]*jsonapi.Relationship{
-			"user": {HasData: true, One: &jsonapi.Identifier{Type: "users", ID: cred.UserID}},
+			"user": {HasData: true, One: &jsonapi.Identifier{Type: views.TypeUsers, ID: cred.UserID}},
 		},
 	}})
 	return nil

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/scopekit/scopekit/scoping"
+	"github.com/scopekit/scopekit/scoping/views"
 )
 
 // The API reference: an OpenAPI 3.1 document generated from the same type
@@ -55,11 +56,11 @@ func OpenAPI(schema *scoping.Schema, v2 bool) map[string]any {
 		addTypePaths(schema, paths, prefix, def, v2)
 	}
 	if !v2 {
-		if acct, ok := schema.Lookup("accounts"); ok {
-			schemas["accounts"] = resourceSchema(acct, false)
+		if acct, ok := schema.Lookup(views.TypeAccounts); ok {
+			schemas[schemaName(acct.Name)] = resourceSchema(acct, false)
 		}
-		paths[prefix+"/account"] = obj{"get": op(routeDoc{Tag: "accounts", Summary: "The account addressed",
-			Description: "The same record as `/{slug}/v1/accounts/{id}` of the account in the path.", Response: singleDoc("accounts")},
+		paths[prefix+"/account"] = obj{"get": op(routeDoc{Tag: views.TypeAccounts, Summary: "The account addressed",
+			Description: "The same record as `/{slug}/v1/accounts/{id}` of the account in the path.", Response: singleDoc(views.TypeAccounts)},
 			[]any{pathParam("slug")})}
 	}
 	for _, key := range sortedKeys(routeDocs) {
@@ -431,7 +432,7 @@ func includeParam(def *scoping.TypeDef) obj {
 }
 
 func sortParam(def *scoping.TypeDef) obj {
-	keys := []string{"created-at", "updated-at"}
+	keys := []string{views.NameCreatedAt, views.NameUpdatedAt}
 	for _, a := range def.Attrs {
 		if _, ok := def.Sortable(a.Name); ok && !slices.Contains(keys, a.Name) {
 			keys = append(keys, a.Name)

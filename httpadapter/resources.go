@@ -13,6 +13,7 @@ import (
 	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/jsonapi"
 	"github.com/scopekit/scopekit/scoping"
+	"github.com/scopekit/scopekit/scoping/views"
 )
 
 // call is one authenticated API request.
@@ -99,7 +100,7 @@ func (c *call) accountSlug() string {
 	if c.actor == nil {
 		return ""
 	}
-	return c.actor.Account.Str("slug")
+	return views.Account{Record: c.actor.Account}.Slug()
 }
 
 // base returns the scheme and host for links.

@@ -6,6 +6,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/scopekit/scopekit/scoping"
+	"github.com/scopekit/scopekit/scoping/views"
 )
 
 // Documents are the project-documents records: generated SOWs (DOCX, and
@@ -38,13 +39,21 @@ type Document struct {
 // document turns a project-documents record into a Document; links only
 // when detailed.
 func (t *tools) document(a *scoping.Actor, r *scoping.Record, detailed bool) Document {
-	d := Document{ID: r.ID, ProjectID: r.Rel("project"), DocumentType: r.Str("document-type"), Status: r.Str("status"),
-		Filename: r.Str("filename"), ContentType: r.Str("content-type"), Size: r.Int("size"),
-		GeneratedAt: r.Str("generated-at"), ErrorText: r.Str("error-text")}
+	v := views.ProjectDocument{Record: r}
+	d := Document{ID: r.ID, ProjectID: v.Project(), DocumentType: v.DocumentType(), Status: v.Status(),
+		Filename: v.Filename(), ContentType: v.ContentType(), Size: v.Size(),
+		GeneratedAt: v.GeneratedAt(), ErrorText: v.ErrorText()}
 	if detailed {
-		d.DownloadURL, d.PDFURL = t.link(a, r, "document-url"), t.link(a, r, "pdf-url")
+		d.DownloadURL, d.PDFURL = t.links(a, r)
 	}
 	return d
+}
+
+// links are the absolute URLs of a document's file and PDF, as the API
+// serves them ("" for each the record has none of, or when it is not a
+// document).
+func (t *tools) links(a *scoping.Actor, r *scoping.Record) (file, pdf string) {
+	return t.link(a, r, views.NameDocumentURL), t.link(a, r, views.NamePdfURL)
 }
 
 // link is the absolute URL of a link attribute of a document, as the API
@@ -54,7 +63,8 @@ func (t *tools) link(a *scoping.Actor, r *scoping.Record, attr string) string {
 	if p == "" {
 		return ""
 	}
-	return t.s.base(nil) + "/" + url.PathEscape(a.Account.Str("slug")) + "/v1/" + r.Type + "/" + url.PathEscape(r.ID) + "/" + p
+	slug := views.Account{Record: a.Account}.Slug()
+	return t.s.base(nil) + "/" + url.PathEscape(slug) + "/v1/" + r.Type + "/" + url.PathEscape(r.ID) + "/" + p
 }
 
 func (t *tools) getDocument(ctx context.Context, req *mcp.CallToolRequest, in DocumentInput) (*mcp.CallToolResult, Document, error) {
@@ -70,7 +80,7 @@ func (t *tools) getDocument(ctx context.Context, req *mcp.CallToolRequest, in Do
 	if err != nil {
 		return nil, Document{}, t.fail(err)
 	}
-	res, err := t.s.Svc.Get(ctx, a, "project-documents", id, scoping.ListParams{Filters: map[string]string{"active": "true,false"}}, opts)
+	res, err := t.s.Svc.Get(ctx, a, views.TypeProjectDocuments, id, scoping.ListParams{Filters: map[string]string{"active": "true,false"}}, opts)
 	if err != nil {
 		return nil, Document{}, t.fail(err)
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/scopekit/scopekit/scoping"
+	"github.com/scopekit/scopekit/scoping/views"
 )
 
 // ItemsPageSize is the most items scopekit_list_project_items returns
@@ -27,13 +28,13 @@ var itemTypes = []struct {
 	arg string
 	itemType
 }{
-	{"documents", itemType{rel: "project-documents", name: "filename", status: true}},
-	{"services", itemType{rel: "project-services", name: "name", hours: "total-hours", money: true, status: true}},
-	{"phases", itemType{rel: "project-phases", name: "name"}},
-	{"locations", itemType{rel: "project-locations", name: "name"}},
-	{"governance", itemType{rel: "project-governances", name: "name", hours: "hours", money: true}},
-	{"expenses", itemType{rel: "project-expenses", name: "description", money: true}},
-	{"products", itemType{rel: "project-products", name: "name", money: true}},
+	{"documents", itemType{rel: views.NameProjectDocuments, name: views.NameFilename, status: true}},
+	{"services", itemType{rel: views.NameProjectServices, name: views.NameName, hours: views.NameTotalHours, money: true, status: true}},
+	{"phases", itemType{rel: views.NameProjectPhases, name: views.NameName}},
+	{"locations", itemType{rel: views.NameProjectLocations, name: views.NameName}},
+	{"governance", itemType{rel: views.NameProjectGovernances, name: views.NameName, hours: views.NameHours, money: true}},
+	{"expenses", itemType{rel: views.NameProjectExpenses, name: views.NameDescription, money: true}},
+	{"products", itemType{rel: views.NameProjectProducts, name: views.NameName, money: true}},
 }
 
 func lookupItemType(arg string) (itemType, bool) {
@@ -112,13 +113,13 @@ func (t *tools) listProjectItems(ctx context.Context, req *mcp.CallToolRequest, 
 	if err != nil {
 		return nil, out, t.fail(err)
 	}
-	res, err := t.s.Svc.Related(ctx, a, "projects", id, typ.rel,
+	res, err := t.s.Svc.Related(ctx, a, views.TypeProjects, id, typ.rel,
 		scoping.ListParams{PageNumber: 1, PageSize: ItemsPageSize}, opts)
 	if err != nil {
 		return nil, out, t.fail(err)
 	}
 	var subs map[string][]SubItem
-	if detailed && typ.rel == "project-services" && len(res.Records) > 0 {
+	if detailed && typ.rel == views.NameProjectServices && len(res.Records) > 0 {
 		if subs, err = t.subservices(ctx, a, id); err != nil {
 			return nil, out, err
 		}
@@ -127,22 +128,23 @@ func (t *tools) listProjectItems(ctx context.Context, req *mcp.CallToolRequest, 
 		Total: res.Total, Truncated: res.Total > len(res.Records)}
 	for _, r := range res.Records {
 		it := Item{ID: r.ID, Name: r.Str(typ.name)}
-		if it.Name == "" && r.Type == "project-documents" {
-			it.Name = r.Str("document-type") + " document"
+		if it.Name == "" && r.Type == views.TypeProjectDocuments {
+			it.Name = views.ProjectDocument{Record: r}.DocumentType() + " document"
 		}
 		if typ.status {
-			it.Status = r.Str("status")
+			it.Status = r.Str(views.NameStatus)
 		}
 		if typ.hours != "" {
 			it.Hours = r.Str(typ.hours)
 		}
 		if typ.money {
-			it.Revenue, it.Cost = r.Str("revenue"), r.Str("cost")
+			// as stored: the decimal strings the API serves
+			it.Revenue, it.Cost = r.Str(views.NameRevenue), r.Str(views.NameCost)
 		}
 		if detailed {
 			it.Attributes, it.Relationships = declared(t.s.Svc.Schema(), r)
 			it.Subservices = subs[r.ID]
-			it.DownloadURL, it.PDFURL = t.link(a, r, "document-url"), t.link(a, r, "pdf-url")
+			it.DownloadURL, it.PDFURL = t.links(a, r)
 		}
 		out.Items = append(out.Items, it)
 	}
@@ -151,16 +153,17 @@ func (t *tools) listProjectItems(ctx context.Context, req *mcp.CallToolRequest, 
 
 // subservices returns the subservices of a project's services, by service.
 func (t *tools) subservices(ctx context.Context, a *scoping.Actor, projectID string) (map[string][]SubItem, error) {
-	res, err := t.s.Svc.List(ctx, a, "project-subservices",
+	res, err := t.s.Svc.List(ctx, a, views.TypeProjectSubservices,
 		scoping.ListParams{Filters: map[string]string{"project": projectID}}, opts)
 	if err != nil {
 		return nil, t.fail(err)
 	}
 	m := map[string][]SubItem{}
 	for _, r := range res.Records {
-		svc := r.Rel("project-service")
+		sub := views.ProjectSubservice{Record: r}
+		svc := sub.ProjectService()
 		attrs, _ := declared(t.s.Svc.Schema(), r)
-		m[svc] = append(m[svc], SubItem{ID: r.ID, Name: r.Str("name"), Attributes: attrs})
+		m[svc] = append(m[svc], SubItem{ID: r.ID, Name: sub.Name(), Attributes: attrs})
 	}
 	return m, nil
 }
@@ -178,9 +181,9 @@ func declared(schema *scoping.Schema, r *scoping.Record) (map[string]any, map[st
 	attrs := make(map[string]any, len(def.Attrs))
 	for _, a := range def.Attrs {
 		switch {
-		case a.Name == "created-at":
+		case a.Name == views.NameCreatedAt:
 			attrs[a.Name] = r.CreatedAt
-		case a.Name == "updated-at":
+		case a.Name == views.NameUpdatedAt:
 			attrs[a.Name] = r.UpdatedAt
 		case a.Link:
 		default:

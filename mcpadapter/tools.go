@@ -16,6 +16,7 @@ import (
 	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/pricing"
 	"github.com/scopekit/scopekit/scoping"
+	"github.com/scopekit/scopekit/scoping/views"
 )
 
 // Tool names.
@@ -276,12 +277,12 @@ func (t *tools) searchProjects(ctx context.Context, req *mcp.CallToolRequest, in
 	if err != nil {
 		return nil, out, t.fail(err)
 	}
-	res, err := t.s.Svc.List(ctx, a, "projects", scoping.ListParams{Filters: filters,
-		PageNumber: page, PageSize: size, Include: []string{"client"}}, opts)
+	res, err := t.s.Svc.List(ctx, a, views.TypeProjects, scoping.ListParams{Filters: filters,
+		PageNumber: page, PageSize: size, Include: []string{views.NameClient}}, opts)
 	if err != nil {
 		return nil, out, t.fail(err)
 	}
-	clients := names(res.Included, "clients", "name")
+	clients := clientNames(res.Included)
 	out.Projects = make([]ProjectSummary, 0, len(res.Records))
 	for _, p := range res.Records {
 		out.Projects = append(out.Projects, summary(p, clients))
@@ -293,23 +294,25 @@ func (t *tools) searchProjects(ctx context.Context, req *mcp.CallToolRequest, in
 	return nil, out, nil
 }
 
-// names maps the ids of the records of typ among recs to an attribute.
-func names(recs []*scoping.Record, typ, attr string) map[string]string {
+// clientNames maps the ids of the clients among recs to their names.
+func clientNames(recs []*scoping.Record) map[string]string {
 	m := map[string]string{}
 	for _, r := range recs {
-		if r.Type == typ {
-			m[r.ID] = r.Str(attr)
+		if r.Type == views.TypeClients {
+			m[r.ID] = views.Client{Record: r}.Name()
 		}
 	}
 	return m
 }
 
-func summary(p *scoping.Record, clients map[string]string) ProjectSummary {
+func summary(rec *scoping.Record, clients map[string]string) ProjectSummary {
+	p := views.Project{Record: rec}
 	return ProjectSummary{
-		ID: p.ID, Name: p.Str("project-name"), ClientID: p.Rel("client"), Client: clients[p.Rel("client")],
-		Status: p.Str("status"), Active: p.Active(), CreatedAt: p.CreatedAt,
-		SubmittedAt: p.Str("submitted-at"), ApprovedAt: p.Str("approved-at"),
-		ContractRevenue: p.Str("contract-revenue"), Currency: p.Str("currency"),
+		ID: p.ID, Name: p.ProjectName(), ClientID: p.Client(), Client: clients[p.Client()],
+		Status: p.Status(), Active: p.Active(), CreatedAt: p.CreatedAt,
+		SubmittedAt: p.SubmittedAt(), ApprovedAt: p.ApprovedAt(),
+		// as stored: the decimal string the API serves
+		ContractRevenue: p.Str(views.NameContractRevenue), Currency: p.Currency(),
 	}
 }
 
@@ -355,8 +358,8 @@ func (t *tools) getProject(ctx context.Context, req *mcp.CallToolRequest, in Pro
 	if err != nil {
 		return nil, out, t.fail(err)
 	}
-	res, err := t.s.Svc.Get(ctx, a, "projects", id,
-		scoping.ListParams{Filters: map[string]string{"active": "true,false"}, Include: []string{"client"}}, opts)
+	res, err := t.s.Svc.Get(ctx, a, views.TypeProjects, id,
+		scoping.ListParams{Filters: map[string]string{"active": "true,false"}, Include: []string{views.NameClient}}, opts)
 	if err != nil {
 		return nil, out, t.fail(err)
 	}
@@ -365,8 +368,8 @@ func (t *tools) getProject(ctx context.Context, req *mcp.CallToolRequest, in Pro
 		return nil, out, t.fail(err)
 	}
 	p := res.Records[0]
-	out.ProjectSummary = summary(p, names(res.Included, "clients", "name"))
-	out.ExecutiveSummary = p.Str("executive-summary")
+	out.ProjectSummary = summary(p, clientNames(res.Included))
+	out.ExecutiveSummary = views.Project{Record: p}.ExecutiveSummary()
 	ps := pr.ProfessionalServices
 	out.Pricing = PricingSummary{
 		Currency: pr.Currency.Code, TotalHours: ps.Hours, ServiceHours: ps.ServiceHours, GovernanceHours: ps.PMHours,

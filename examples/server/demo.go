@@ -7,6 +7,7 @@ import (
 	"github.com/scopekit/scopekit/auth"
 	"github.com/scopekit/scopekit/internal/demodata"
 	"github.com/scopekit/scopekit/scoping"
+	"github.com/scopekit/scopekit/scoping/views"
 )
 
 // The demo account (docs/operations.md, "Demo data"): an admin, a service
@@ -43,13 +44,13 @@ func findDemo(ctx context.Context, svc *scoping.Service, as auth.Store) (*demoSt
 	st := &demoState{}
 	var acctID string
 	err := svc.Store().View(ctx, func(tx scoping.Tx) error {
-		recs, _, err := tx.List(&scoping.Query{Type: "accounts", Where: []scoping.Cond{scoping.Eq("slug", demoSlug)}, Limit: 1})
+		recs, _, err := tx.List(&scoping.Query{Type: views.TypeAccounts, Where: []scoping.Cond{scoping.Eq(views.NameSlug, demoSlug)}, Limit: 1})
 		if err != nil || len(recs) == 0 {
 			return err
 		}
 		acctID = recs[0].ID
-		projects, _, err := tx.List(&scoping.Query{Type: "projects", AccountID: acctID,
-			Where: []scoping.Cond{scoping.Eq("project-name", demoProjectName), scoping.Eq("active", "true")}, Limit: 1})
+		projects, _, err := tx.List(&scoping.Query{Type: views.TypeProjects, AccountID: acctID,
+			Where: []scoping.Cond{scoping.Eq(views.NameProjectName, demoProjectName), scoping.Eq(views.NameActive, "true")}, Limit: 1})
 		if err != nil {
 			return err
 		}
@@ -127,7 +128,7 @@ func createDemo(ctx context.Context, svc *scoping.Service, db authStorer, as *au
 func demoIdentitiesFree(ctx context.Context, svc *scoping.Service, as auth.Store) error {
 	err := svc.Store().View(ctx, func(tx scoping.Tx) error {
 		for _, email := range []string{demoAdminEmail, demoBotEmail} {
-			recs, _, err := tx.List(&scoping.Query{Type: "users", AllAccounts: true, Where: []scoping.Cond{scoping.Eq("email", email)}, Limit: 1})
+			recs, _, err := tx.List(&scoping.Query{Type: views.TypeUsers, AllAccounts: true, Where: []scoping.Cond{scoping.Eq(views.NameEmail, email)}, Limit: 1})
 			if err != nil {
 				return err
 			}

@@ -14,6 +14,7 @@ import (
 	"github.com/scopekit/scopekit/boltstore"
 	"github.com/scopekit/scopekit/internal/demodata"
 	"github.com/scopekit/scopekit/scoping"
+	"github.com/scopekit/scopekit/scoping/views"
 	"github.com/stretchr/testify/require"
 )
 
@@ -85,8 +86,8 @@ func (e *Env) SeedLarge() string {
 	}
 	var pid string
 	require.NoError(e.TB, e.DB.Update(context.Background(), func(tx scoping.Tx) error {
-		client := scoping.NewRecord("clients", e.Acct)
-		client.Attrs["name"] = "Initech"
+		client := scoping.NewRecord(views.TypeClients, e.Acct)
+		client.Attrs[views.NameName] = "Initech"
 		if err := tx.Insert(client); err != nil {
 			return err
 		}
