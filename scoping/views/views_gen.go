@@ -7,1350 +7,510 @@ import (
 	"github.com/shopspring/decimal"
 )
 
-// The declared record types.
-const (
-	TypeAccounts                = "accounts"
-	TypeApprovalLevels          = "approval-levels"
-	TypeApprovalRequirements    = "approval-requirements"
-	TypeApprovalSteps           = "approval-steps"
-	TypeApprovedServices        = "approved-services"
-	TypeApprovedSubservices     = "approved-subservices"
-	TypeBlueprintItems          = "blueprint-items"
-	TypeBlueprints              = "blueprints"
-	TypeClients                 = "clients"
-	TypeCurrencies              = "currencies"
-	TypeDocumentTemplates       = "document-templates"
-	TypeEvents                  = "events"
-	TypeExpenseCategories       = "expense-categories"
-	TypeGovernances             = "governances"
-	TypeIntegratedProducts      = "integrated-products"
-	TypeLineOfBusinessApprovals = "line-of-business-approvals"
-	TypeLinesOfBusiness         = "lines-of-business"
-	TypePaymentTerms            = "payment-terms"
-	TypePhases                  = "phases"
-	TypeProducts                = "products"
-	TypeProjectDocuments        = "project-documents"
-	TypeProjectDownloadTypes    = "project-download-types"
-	TypeProjectExpenses         = "project-expenses"
-	TypeProjectGovernances      = "project-governances"
-	TypeProjectLocations        = "project-locations"
-	TypeProjectPhases           = "project-phases"
-	TypeProjectProducts         = "project-products"
-	TypeProjectResources        = "project-resources"
-	TypeProjectServices         = "project-services"
-	TypeProjectSubservices      = "project-subservices"
-	TypeProjectTeammates        = "project-teammates"
-	TypeProjects                = "projects"
-	TypeRateTables              = "rate-tables"
-	TypeResourceRates           = "resource-rates"
-	TypeResources               = "resources"
-	TypeRoles                   = "roles"
-	TypeServiceApprovers        = "service-approvers"
-	TypeServiceCategories       = "service-categories"
-	TypeServices                = "services"
-	TypeSubservices             = "subservices"
-	TypeUserDefinedFields       = "user-defined-fields"
-	TypeUsers                   = "users"
-	TypeWebhookDeliveries       = "webhook-deliveries"
-	TypeWebhookPublications     = "webhook-publications"
-	TypeWebhookSubscriptions    = "webhook-subscriptions"
-)
-
-// The declared attribute and relationship names, of every type.
-const (
-	NameActive                  = "active"
-	NameActualHours             = "actual-hours"
-	NameAddress                 = "address"
-	NameAllocationMethod        = "allocation-method"
-	NameApprovalLevel           = "approval-level"
-	NameApprovalRequirements    = "approval-requirements"
-	NameApprovalStage           = "approval-stage"
-	NameApprovalStep            = "approval-step"
-	NameApprovedAt              = "approved-at"
-	NameApprovedBy              = "approved-by"
-	NameApprovedService         = "approved-service"
-	NameApprovedSubservices     = "approved-subservices"
-	NameApprovers               = "approvers"
-	NameAttempt                 = "attempt"
-	NameBlueprint               = "blueprint"
-	NameBlueprintItems          = "blueprint-items"
-	NameBuiltin                 = "builtin"
-	NameCalculationType         = "calculation-type"
-	NameCity                    = "city"
-	NameClient                  = "client"
-	NameClientResponsibilities  = "client-responsibilities"
-	NameCode                    = "code"
-	NameComment                 = "comment"
-	NameCompletedAt             = "completed-at"
-	NameConditions              = "conditions"
-	NameConnected               = "connected"
-	NameContentType             = "content-type"
-	NameContractCost            = "contract-cost"
-	NameContractMargin          = "contract-margin"
-	NameContractProfit          = "contract-profit"
-	NameContractRevenue         = "contract-revenue"
-	NameConversionRate          = "conversion-rate"
-	NameCost                    = "cost"
-	NameCostAdjustment          = "cost-adjustment"
-	NameCountry                 = "country"
-	NameCreatedAt               = "created-at"
-	NameCurrency                = "currency"
-	NameCustomHours             = "custom-hours"
-	NameDefault                 = "default"
-	NameDefaultCurrency         = "default-currency"
-	NameDescription             = "description"
-	NameDestinationURL          = "destination-url"
-	NameDisabledReason          = "disabled-reason"
-	NameDocumentTemplate        = "document-template"
-	NameDocumentType            = "document-type"
-	NameDocumentURL             = "document-url"
-	NameDomain                  = "domain"
-	NameEmail                   = "email"
-	NameEnabled                 = "enabled"
-	NameError                   = "error"
-	NameErrorText               = "error-text"
-	NameEvent                   = "event"
-	NameEventType               = "event-type"
-	NameExecutiveSummary        = "executive-summary"
-	NameExpenseCategory         = "expense-category"
-	NameExtendedHours           = "extended-hours"
-	NameExternalName            = "external-name"
-	NameFieldType               = "field-type"
-	NameFilename                = "filename"
-	NameFilterType              = "filter-type"
-	NameFixedHours              = "fixed-hours"
-	NameFormat                  = "format"
-	NameGeneratePdf             = "generate-pdf"
-	NameGeneratedAt             = "generated-at"
-	NameGovernance              = "governance"
-	NameHourlyCost              = "hourly-cost"
-	NameHourlyRate              = "hourly-rate"
-	NameHours                   = "hours"
-	NameIncludeExpenses         = "include-expenses"
-	NameIncludeHardware         = "include-hardware"
-	NameKind                    = "kind"
-	NameLabel                   = "label"
-	NameLegacy                  = "legacy"
-	NameLineOfBusiness          = "line-of-business"
-	NameLineOfBusinessApprovals = "line-of-business-approvals"
-	NameMinorUnits              = "minor-units"
-	NameMrrTerms                = "mrr-terms"
-	NameMsaDate                 = "msa-date"
-	NameName                    = "name"
-	NameNewStatus               = "new-status"
-	NameNextAttemptAt           = "next-attempt-at"
-	NameOccurredAt              = "occurred-at"
-	NameOldStatus               = "old-status"
-	NameOptions                 = "options"
-	NameOurResponsibilities     = "our-responsibilities"
-	NameOutOfScope              = "out-of-scope"
-	NamePayload                 = "payload"
-	NamePaymentFrequency        = "payment-frequency"
-	NamePaymentTerm             = "payment-term"
-	NamePdfSize                 = "pdf-size"
-	NamePdfURL                  = "pdf-url"
-	NamePermissions             = "permissions"
-	NamePhase                   = "phase"
-	NamePhone                   = "phone"
-	NamePosition                = "position"
-	NamePostalCode              = "postal-code"
-	NamePresalesEngineer        = "presales-engineer"
-	NamePricingModel            = "pricing-model"
-	NameProduct                 = "product"
-	NameProfit                  = "profit"
-	NameProject                 = "project"
-	NameProjectDocuments        = "project-documents"
-	NameProjectExpenses         = "project-expenses"
-	NameProjectGovernances      = "project-governances"
-	NameProjectLocation         = "project-location"
-	NameProjectLocations        = "project-locations"
-	NameProjectName             = "project-name"
-	NameProjectPhase            = "project-phase"
-	NameProjectPhases           = "project-phases"
-	NameProjectProducts         = "project-products"
-	NameProjectResource         = "project-resource"
-	NameProjectResources        = "project-resources"
-	NameProjectService          = "project-service"
-	NameProjectServices         = "project-services"
-	NameProjectSubservices      = "project-subservices"
-	NameProjectTeammates        = "project-teammates"
-	NameProjectVisibility       = "project-visibility"
-	NamePsa                     = "psa?"
-	NameQuantity                = "quantity"
-	NameRate                    = "rate"
-	NameRateTable               = "rate-table"
-	NameRegion                  = "region"
-	NameRemote                  = "remote"
-	NameRemovedAt               = "removed-at"
-	NameRequestedBy             = "requested-by"
-	NameRequired                = "required"
-	NameRequiredApprovals       = "required-approvals"
-	NameRequiredApprovers       = "required-approvers"
-	NameResource                = "resource"
-	NameResourceType            = "resource-type"
-	NameResponseStatus          = "response-status"
-	NameRevenue                 = "revenue"
-	NameRevenueAdjustment       = "revenue-adjustment"
-	NameRoles                   = "roles"
-	NameSalesExecutive          = "sales-executive"
-	NameSecret                  = "secret"
-	NameService                 = "service"
-	NameServiceCategory         = "service-category"
-	NameServiceDescription      = "service-description"
-	NameServiceID               = "service-id"
-	NameServiceType             = "service-type"
-	NameServices                = "services"
-	NameSha256                  = "sha256"
-	NameSignedAt                = "signed-at"
-	NameSize                    = "size"
-	NameSku                     = "sku"
-	NameSlug                    = "slug"
-	NameSolutionSummary         = "solution-summary"
-	NameSource                  = "source"
-	NameSowLanguage             = "sow-language"
-	NameState                   = "state"
-	NameStatus                  = "status"
-	NameSubjectID               = "subject-id"
-	NameSubjectType             = "subject-type"
-	NameSubmittedAt             = "submitted-at"
-	NameSubmitterApproves       = "submitter-approves"
-	NameSubservice              = "subservice"
-	NameSubservices             = "subservices"
-	NameTagList                 = "tag-list"
-	NameTags                    = "tags"
-	NameTeammates               = "teammates"
-	NameTemplateFormat          = "template-format"
-	NameTitle                   = "title"
-	NameTotalHours              = "total-hours"
-	NameUnitCost                = "unit-cost"
-	NameUnitHours               = "unit-hours"
-	NameUnitPrice               = "unit-price"
-	NameUpdatedAt               = "updated-at"
-	NameUser                    = "user"
-	NameUserDefinedFields       = "user-defined-fields"
-	NameUserType                = "user-type"
-	NameUsers                   = "users"
-	NameVendor                  = "vendor"
-	NameVersion                 = "version"
-	NameWebhookPublications     = "webhook-publications"
-	NameWebhookSubscription     = "webhook-subscription"
-)
-
 // Account is a typed view of a record of type accounts.
 type Account struct{ *engine.Record }
 
-// Slug returns the slug attribute.
-func (v Account) Slug() string { return v.Str(NameSlug) }
-
-// Name returns the name attribute.
-func (v Account) Name() string { return v.Str(NameName) }
-
-// DefaultCurrency returns the default-currency attribute.
+func (v Account) Slug() string            { return v.Str(NameSlug) }
+func (v Account) Name() string            { return v.Str(NameName) }
 func (v Account) DefaultCurrency() string { return v.Str(NameDefaultCurrency) }
-
-// Psa returns the psa? attribute.
-func (v Account) Psa() bool { return v.Bool(NamePsa) }
+func (v Account) Psa() bool               { return v.Bool(NamePsa) }
 
 // ApprovalLevel is a typed view of a record of type approval-levels.
 type ApprovalLevel struct{ *engine.Record }
 
-// Name returns the name attribute.
-func (v ApprovalLevel) Name() string { return v.Str(NameName) }
-
-// Position returns the position attribute.
-func (v ApprovalLevel) Position() int64 { return v.Int(NamePosition) }
-
-// Kind returns the kind attribute.
-func (v ApprovalLevel) Kind() string { return v.Str(NameKind) }
-
-// Conditions returns the conditions attribute.
-func (v ApprovalLevel) Conditions() any { return v.Attrs[NameConditions] }
-
-// RequiredApprovals returns the required-approvals attribute.
+func (v ApprovalLevel) Name() string             { return v.Str(NameName) }
+func (v ApprovalLevel) Position() int64          { return v.Int(NamePosition) }
+func (v ApprovalLevel) Kind() string             { return v.Str(NameKind) }
+func (v ApprovalLevel) Conditions() any          { return v.Attrs[NameConditions] }
 func (v ApprovalLevel) RequiredApprovals() int64 { return v.Int(NameRequiredApprovals) }
-
-// SubmitterApproves returns the submitter-approves attribute.
-func (v ApprovalLevel) SubmitterApproves() bool { return v.Bool(NameSubmitterApproves) }
+func (v ApprovalLevel) SubmitterApproves() bool  { return v.Bool(NameSubmitterApproves) }
 
 // ApprovalRequirement is a typed view of a record of type approval-requirements.
 type ApprovalRequirement struct{ *engine.Record }
 
-// Status returns the status attribute.
-func (v ApprovalRequirement) Status() string { return v.Str(NameStatus) }
-
-// SignedAt returns the signed-at attribute.
-func (v ApprovalRequirement) SignedAt() string { return v.Str(NameSignedAt) }
-
-// ApprovalStep returns the id of the approval-step relationship ("" when empty).
+func (v ApprovalRequirement) Status() string       { return v.Str(NameStatus) }
+func (v ApprovalRequirement) SignedAt() string     { return v.Str(NameSignedAt) }
 func (v ApprovalRequirement) ApprovalStep() string { return v.Rel(NameApprovalStep) }
-
-// User returns the id of the user relationship ("" when empty).
-func (v ApprovalRequirement) User() string { return v.Rel(NameUser) }
-
-// Project returns the id of the project relationship ("" when empty).
-func (v ApprovalRequirement) Project() string { return v.Rel(NameProject) }
+func (v ApprovalRequirement) User() string         { return v.Rel(NameUser) }
+func (v ApprovalRequirement) Project() string      { return v.Rel(NameProject) }
 
 // ApprovalStep is a typed view of a record of type approval-steps.
 type ApprovalStep struct{ *engine.Record }
 
-// Kind returns the kind attribute.
-func (v ApprovalStep) Kind() string { return v.Str(NameKind) }
-
-// Position returns the position attribute.
-func (v ApprovalStep) Position() int64 { return v.Int(NamePosition) }
-
-// Status returns the status attribute.
-func (v ApprovalStep) Status() string { return v.Str(NameStatus) }
-
-// Legacy returns the legacy attribute.
-func (v ApprovalStep) Legacy() bool { return v.Bool(NameLegacy) }
-
-// CompletedAt returns the completed-at attribute.
-func (v ApprovalStep) CompletedAt() string { return v.Str(NameCompletedAt) }
-
-// Comment returns the comment attribute.
-func (v ApprovalStep) Comment() string { return v.Str(NameComment) }
-
-// Project returns the id of the project relationship ("" when empty).
-func (v ApprovalStep) Project() string { return v.Rel(NameProject) }
-
-// ApprovalLevel returns the id of the approval-level relationship ("" when empty).
-func (v ApprovalStep) ApprovalLevel() string { return v.Rel(NameApprovalLevel) }
-
-// RequiredApprovers returns the ids of the required-approvers relationship.
+func (v ApprovalStep) Kind() string                { return v.Str(NameKind) }
+func (v ApprovalStep) Position() int64             { return v.Int(NamePosition) }
+func (v ApprovalStep) Status() string              { return v.Str(NameStatus) }
+func (v ApprovalStep) Legacy() bool                { return v.Bool(NameLegacy) }
+func (v ApprovalStep) CompletedAt() string         { return v.Str(NameCompletedAt) }
+func (v ApprovalStep) Comment() string             { return v.Str(NameComment) }
+func (v ApprovalStep) Project() string             { return v.Rel(NameProject) }
+func (v ApprovalStep) ApprovalLevel() string       { return v.Rel(NameApprovalLevel) }
 func (v ApprovalStep) RequiredApprovers() []string { return v.Rels[NameRequiredApprovers] }
 
 // ApprovedService is a typed view of a record of type approved-services.
 type ApprovedService struct{ *engine.Record }
 
-// Name returns the name attribute.
-func (v ApprovedService) Name() string { return v.Str(NameName) }
-
-// Description returns the description attribute.
-func (v ApprovedService) Description() string { return v.Str(NameDescription) }
-
-// Sku returns the sku attribute.
-func (v ApprovedService) Sku() string { return v.Str(NameSku) }
-
-// Hours returns the hours attribute.
-func (v ApprovedService) Hours() decimal.Decimal { return v.Dec(NameHours) }
-
-// ServiceType returns the service-type attribute.
-func (v ApprovedService) ServiceType() string { return v.Str(NameServiceType) }
-
-// PaymentFrequency returns the payment-frequency attribute.
-func (v ApprovedService) PaymentFrequency() string { return v.Str(NamePaymentFrequency) }
-
-// Position returns the position attribute.
-func (v ApprovedService) Position() int64 { return v.Int(NamePosition) }
-
-// UserDefinedFields returns the user-defined-fields attribute.
+func (v ApprovedService) Name() string                      { return v.Str(NameName) }
+func (v ApprovedService) Description() string               { return v.Str(NameDescription) }
+func (v ApprovedService) Sku() string                       { return v.Str(NameSku) }
+func (v ApprovedService) Hours() decimal.Decimal            { return v.Dec(NameHours) }
+func (v ApprovedService) ServiceType() string               { return v.Str(NameServiceType) }
+func (v ApprovedService) PaymentFrequency() string          { return v.Str(NamePaymentFrequency) }
+func (v ApprovedService) Position() int64                   { return v.Int(NamePosition) }
 func (v ApprovedService) UserDefinedFields() map[string]any { return v.Object(NameUserDefinedFields) }
-
-// Version returns the version attribute.
-func (v ApprovedService) Version() int64 { return v.Int(NameVersion) }
-
-// ApprovedAt returns the approved-at attribute.
-func (v ApprovedService) ApprovedAt() string { return v.Str(NameApprovedAt) }
-
-// ServiceID returns the service-id attribute.
-func (v ApprovedService) ServiceID() string { return v.Str(NameServiceID) }
-
-// State returns the state attribute.
-func (v ApprovedService) State() string { return v.Str(NameState) }
-
-// Service returns the id of the service relationship ("" when empty).
-func (v ApprovedService) Service() string { return v.Rel(NameService) }
-
-// ApprovedBy returns the id of the approved-by relationship ("" when empty).
-func (v ApprovedService) ApprovedBy() string { return v.Rel(NameApprovedBy) }
-
-// Phase returns the id of the phase relationship ("" when empty).
-func (v ApprovedService) Phase() string { return v.Rel(NamePhase) }
-
-// LineOfBusiness returns the id of the line-of-business relationship ("" when empty).
-func (v ApprovedService) LineOfBusiness() string { return v.Rel(NameLineOfBusiness) }
-
-// ServiceCategory returns the id of the service-category relationship ("" when empty).
-func (v ApprovedService) ServiceCategory() string { return v.Rel(NameServiceCategory) }
-
-// Resource returns the id of the resource relationship ("" when empty).
-func (v ApprovedService) Resource() string { return v.Rel(NameResource) }
+func (v ApprovedService) Version() int64                    { return v.Int(NameVersion) }
+func (v ApprovedService) ApprovedAt() string                { return v.Str(NameApprovedAt) }
+func (v ApprovedService) ServiceID() string                 { return v.Str(NameServiceID) }
+func (v ApprovedService) State() string                     { return v.Str(NameState) }
+func (v ApprovedService) Service() string                   { return v.Rel(NameService) }
+func (v ApprovedService) ApprovedBy() string                { return v.Rel(NameApprovedBy) }
+func (v ApprovedService) Phase() string                     { return v.Rel(NamePhase) }
+func (v ApprovedService) LineOfBusiness() string            { return v.Rel(NameLineOfBusiness) }
+func (v ApprovedService) ServiceCategory() string           { return v.Rel(NameServiceCategory) }
+func (v ApprovedService) Resource() string                  { return v.Rel(NameResource) }
 
 // ApprovedSubservice is a typed view of a record of type approved-subservices.
 type ApprovedSubservice struct{ *engine.Record }
 
-// Name returns the name attribute.
-func (v ApprovedSubservice) Name() string { return v.Str(NameName) }
-
-// Hours returns the hours attribute.
-func (v ApprovedSubservice) Hours() decimal.Decimal { return v.Dec(NameHours) }
-
-// Quantity returns the quantity attribute.
+func (v ApprovedSubservice) Name() string              { return v.Str(NameName) }
+func (v ApprovedSubservice) Hours() decimal.Decimal    { return v.Dec(NameHours) }
 func (v ApprovedSubservice) Quantity() decimal.Decimal { return v.Dec(NameQuantity) }
-
-// Position returns the position attribute.
-func (v ApprovedSubservice) Position() int64 { return v.Int(NamePosition) }
-
-// ApprovedService returns the id of the approved-service relationship ("" when empty).
-func (v ApprovedSubservice) ApprovedService() string { return v.Rel(NameApprovedService) }
-
-// Subservice returns the id of the subservice relationship ("" when empty).
-func (v ApprovedSubservice) Subservice() string { return v.Rel(NameSubservice) }
-
-// Resource returns the id of the resource relationship ("" when empty).
-func (v ApprovedSubservice) Resource() string { return v.Rel(NameResource) }
-
-// Service returns the id of the service relationship ("" when empty).
-func (v ApprovedSubservice) Service() string { return v.Rel(NameService) }
+func (v ApprovedSubservice) Position() int64           { return v.Int(NamePosition) }
+func (v ApprovedSubservice) ApprovedService() string   { return v.Rel(NameApprovedService) }
+func (v ApprovedSubservice) Subservice() string        { return v.Rel(NameSubservice) }
+func (v ApprovedSubservice) Resource() string          { return v.Rel(NameResource) }
+func (v ApprovedSubservice) Service() string           { return v.Rel(NameService) }
 
 // BlueprintItem is a typed view of a record of type blueprint-items.
 type BlueprintItem struct{ *engine.Record }
 
-// Quantity returns the quantity attribute.
 func (v BlueprintItem) Quantity() decimal.Decimal { return v.Dec(NameQuantity) }
-
-// Position returns the position attribute.
-func (v BlueprintItem) Position() int64 { return v.Int(NamePosition) }
-
-// Blueprint returns the id of the blueprint relationship ("" when empty).
-func (v BlueprintItem) Blueprint() string { return v.Rel(NameBlueprint) }
-
-// Service returns the id of the service relationship ("" when empty).
-func (v BlueprintItem) Service() string { return v.Rel(NameService) }
+func (v BlueprintItem) Position() int64           { return v.Int(NamePosition) }
+func (v BlueprintItem) Blueprint() string         { return v.Rel(NameBlueprint) }
+func (v BlueprintItem) Service() string           { return v.Rel(NameService) }
 
 // Blueprint is a typed view of a record of type blueprints.
 type Blueprint struct{ *engine.Record }
 
-// Name returns the name attribute.
-func (v Blueprint) Name() string { return v.Str(NameName) }
-
-// Description returns the description attribute.
+func (v Blueprint) Name() string        { return v.Str(NameName) }
 func (v Blueprint) Description() string { return v.Str(NameDescription) }
 
 // Client is a typed view of a record of type clients.
 type Client struct{ *engine.Record }
 
-// Name returns the name attribute.
-func (v Client) Name() string { return v.Str(NameName) }
-
-// Domain returns the domain attribute.
-func (v Client) Domain() string { return v.Str(NameDomain) }
-
-// MsaDate returns the msa-date attribute.
-func (v Client) MsaDate() string { return v.Str(NameMsaDate) }
-
-// UserDefinedFields returns the user-defined-fields attribute.
+func (v Client) Name() string                      { return v.Str(NameName) }
+func (v Client) Domain() string                    { return v.Str(NameDomain) }
+func (v Client) MsaDate() string                   { return v.Str(NameMsaDate) }
 func (v Client) UserDefinedFields() map[string]any { return v.Object(NameUserDefinedFields) }
 
 // Currency is a typed view of a record of type currencies.
 type Currency struct{ *engine.Record }
 
-// Code returns the code attribute.
-func (v Currency) Code() string { return v.Str(NameCode) }
-
-// Name returns the name attribute.
-func (v Currency) Name() string { return v.Str(NameName) }
-
-// ConversionRate returns the conversion-rate attribute.
+func (v Currency) Code() string                    { return v.Str(NameCode) }
+func (v Currency) Name() string                    { return v.Str(NameName) }
 func (v Currency) ConversionRate() decimal.Decimal { return v.Dec(NameConversionRate) }
-
-// MinorUnits returns the minor-units attribute.
-func (v Currency) MinorUnits() int64 { return v.Int(NameMinorUnits) }
+func (v Currency) MinorUnits() int64               { return v.Int(NameMinorUnits) }
 
 // DocumentTemplate is a typed view of a record of type document-templates.
 type DocumentTemplate struct{ *engine.Record }
 
-// Name returns the name attribute.
-func (v DocumentTemplate) Name() string { return v.Str(NameName) }
-
-// Format returns the format attribute.
-func (v DocumentTemplate) Format() string { return v.Str(NameFormat) }
-
-// TemplateFormat returns the template-format attribute.
+func (v DocumentTemplate) Name() string           { return v.Str(NameName) }
+func (v DocumentTemplate) Format() string         { return v.Str(NameFormat) }
 func (v DocumentTemplate) TemplateFormat() string { return v.Str(NameTemplateFormat) }
-
-// Filename returns the filename attribute.
-func (v DocumentTemplate) Filename() string { return v.Str(NameFilename) }
-
-// Size returns the size attribute.
-func (v DocumentTemplate) Size() int64 { return v.Int(NameSize) }
-
-// Sha256 returns the sha256 attribute.
-func (v DocumentTemplate) Sha256() string { return v.Str(NameSha256) }
-
-// Tags returns the tags attribute.
-func (v DocumentTemplate) Tags() []string { return v.Strings(NameTags) }
-
-// Builtin returns the builtin attribute.
-func (v DocumentTemplate) Builtin() bool { return v.Bool(NameBuiltin) }
+func (v DocumentTemplate) Filename() string       { return v.Str(NameFilename) }
+func (v DocumentTemplate) Size() int64            { return v.Int(NameSize) }
+func (v DocumentTemplate) Sha256() string         { return v.Str(NameSha256) }
+func (v DocumentTemplate) Tags() []string         { return v.Strings(NameTags) }
+func (v DocumentTemplate) Builtin() bool          { return v.Bool(NameBuiltin) }
 
 // Event is a typed view of a record of type events.
 type Event struct{ *engine.Record }
 
-// EventType returns the event-type attribute.
-func (v Event) EventType() string { return v.Str(NameEventType) }
-
-// SubjectType returns the subject-type attribute.
+func (v Event) EventType() string   { return v.Str(NameEventType) }
 func (v Event) SubjectType() string { return v.Str(NameSubjectType) }
-
-// SubjectID returns the subject-id attribute.
-func (v Event) SubjectID() string { return v.Str(NameSubjectID) }
-
-// OldStatus returns the old-status attribute.
-func (v Event) OldStatus() string { return v.Str(NameOldStatus) }
-
-// NewStatus returns the new-status attribute.
-func (v Event) NewStatus() string { return v.Str(NameNewStatus) }
-
-// OccurredAt returns the occurred-at attribute.
-func (v Event) OccurredAt() string { return v.Str(NameOccurredAt) }
-
-// Project returns the id of the project relationship ("" when empty).
-func (v Event) Project() string { return v.Rel(NameProject) }
+func (v Event) SubjectID() string   { return v.Str(NameSubjectID) }
+func (v Event) OldStatus() string   { return v.Str(NameOldStatus) }
+func (v Event) NewStatus() string   { return v.Str(NameNewStatus) }
+func (v Event) OccurredAt() string  { return v.Str(NameOccurredAt) }
+func (v Event) Project() string     { return v.Rel(NameProject) }
 
 // ExpenseCategory is a typed view of a record of type expense-categories.
 type ExpenseCategory struct{ *engine.Record }
 
-// Name returns the name attribute.
 func (v ExpenseCategory) Name() string { return v.Str(NameName) }
 
 // Governance is a typed view of a record of type governances.
 type Governance struct{ *engine.Record }
 
-// Name returns the name attribute.
-func (v Governance) Name() string { return v.Str(NameName) }
-
-// CalculationType returns the calculation-type attribute.
-func (v Governance) CalculationType() string { return v.Str(NameCalculationType) }
-
-// Rate returns the rate attribute.
-func (v Governance) Rate() decimal.Decimal { return v.Dec(NameRate) }
-
-// FixedHours returns the fixed-hours attribute.
+func (v Governance) Name() string                { return v.Str(NameName) }
+func (v Governance) CalculationType() string     { return v.Str(NameCalculationType) }
+func (v Governance) Rate() decimal.Decimal       { return v.Dec(NameRate) }
 func (v Governance) FixedHours() decimal.Decimal { return v.Dec(NameFixedHours) }
-
-// AllocationMethod returns the allocation-method attribute.
-func (v Governance) AllocationMethod() string { return v.Str(NameAllocationMethod) }
-
-// FilterType returns the filter-type attribute.
-func (v Governance) FilterType() string { return v.Str(NameFilterType) }
-
-// Required returns the required attribute.
-func (v Governance) Required() bool { return v.Bool(NameRequired) }
-
-// Position returns the position attribute.
-func (v Governance) Position() int64 { return v.Int(NamePosition) }
-
-// Resource returns the id of the resource relationship ("" when empty).
-func (v Governance) Resource() string { return v.Rel(NameResource) }
-
-// Phase returns the id of the phase relationship ("" when empty).
-func (v Governance) Phase() string { return v.Rel(NamePhase) }
-
-// ServiceCategory returns the id of the service-category relationship ("" when empty).
-func (v Governance) ServiceCategory() string { return v.Rel(NameServiceCategory) }
+func (v Governance) AllocationMethod() string    { return v.Str(NameAllocationMethod) }
+func (v Governance) FilterType() string          { return v.Str(NameFilterType) }
+func (v Governance) Required() bool              { return v.Bool(NameRequired) }
+func (v Governance) Position() int64             { return v.Int(NamePosition) }
+func (v Governance) Resource() string            { return v.Rel(NameResource) }
+func (v Governance) Phase() string               { return v.Rel(NamePhase) }
+func (v Governance) ServiceCategory() string     { return v.Rel(NameServiceCategory) }
 
 // IntegratedProduct is a typed view of a record of type integrated-products.
 type IntegratedProduct struct{ *engine.Record }
 
-// Name returns the name attribute.
-func (v IntegratedProduct) Name() string { return v.Str(NameName) }
-
-// Kind returns the kind attribute.
-func (v IntegratedProduct) Kind() string { return v.Str(NameKind) }
-
-// Vendor returns the vendor attribute.
-func (v IntegratedProduct) Vendor() string { return v.Str(NameVendor) }
-
-// Connected returns the connected attribute.
+func (v IntegratedProduct) Name() string    { return v.Str(NameName) }
+func (v IntegratedProduct) Kind() string    { return v.Str(NameKind) }
+func (v IntegratedProduct) Vendor() string  { return v.Str(NameVendor) }
 func (v IntegratedProduct) Connected() bool { return v.Bool(NameConnected) }
-
-// Enabled returns the enabled attribute.
-func (v IntegratedProduct) Enabled() bool { return v.Bool(NameEnabled) }
+func (v IntegratedProduct) Enabled() bool   { return v.Bool(NameEnabled) }
 
 // LineOfBusinessApproval is a typed view of a record of type line-of-business-approvals.
 type LineOfBusinessApproval struct{ *engine.Record }
 
-// RequiredApprovals returns the required-approvals attribute.
 func (v LineOfBusinessApproval) RequiredApprovals() int64 { return v.Int(NameRequiredApprovals) }
-
-// ApprovalLevel returns the id of the approval-level relationship ("" when empty).
-func (v LineOfBusinessApproval) ApprovalLevel() string { return v.Rel(NameApprovalLevel) }
-
-// LineOfBusiness returns the id of the line-of-business relationship ("" when empty).
-func (v LineOfBusinessApproval) LineOfBusiness() string { return v.Rel(NameLineOfBusiness) }
-
-// Approvers returns the ids of the approvers relationship.
-func (v LineOfBusinessApproval) Approvers() []string { return v.Rels[NameApprovers] }
+func (v LineOfBusinessApproval) ApprovalLevel() string    { return v.Rel(NameApprovalLevel) }
+func (v LineOfBusinessApproval) LineOfBusiness() string   { return v.Rel(NameLineOfBusiness) }
+func (v LineOfBusinessApproval) Approvers() []string      { return v.Rels[NameApprovers] }
 
 // LineOfBusiness is a typed view of a record of type lines-of-business.
 type LineOfBusiness struct{ *engine.Record }
 
-// Name returns the name attribute.
 func (v LineOfBusiness) Name() string { return v.Str(NameName) }
-
-// Code returns the code attribute.
 func (v LineOfBusiness) Code() string { return v.Str(NameCode) }
 
 // PaymentTerm is a typed view of a record of type payment-terms.
 type PaymentTerm struct{ *engine.Record }
 
-// Name returns the name attribute.
-func (v PaymentTerm) Name() string { return v.Str(NameName) }
-
-// PricingModel returns the pricing-model attribute.
-func (v PaymentTerm) PricingModel() string { return v.Str(NamePricingModel) }
-
-// IncludeExpenses returns the include-expenses attribute.
+func (v PaymentTerm) Name() string          { return v.Str(NameName) }
+func (v PaymentTerm) PricingModel() string  { return v.Str(NamePricingModel) }
 func (v PaymentTerm) IncludeExpenses() bool { return v.Bool(NameIncludeExpenses) }
-
-// IncludeHardware returns the include-hardware attribute.
 func (v PaymentTerm) IncludeHardware() bool { return v.Bool(NameIncludeHardware) }
-
-// Default returns the default attribute.
-func (v PaymentTerm) Default() bool { return v.Bool(NameDefault) }
+func (v PaymentTerm) Default() bool         { return v.Bool(NameDefault) }
 
 // Phase is a typed view of a record of type phases.
 type Phase struct{ *engine.Record }
 
-// Name returns the name attribute.
-func (v Phase) Name() string { return v.Str(NameName) }
-
-// Position returns the position attribute.
-func (v Phase) Position() int64 { return v.Int(NamePosition) }
-
-// SowLanguage returns the sow-language attribute.
+func (v Phase) Name() string        { return v.Str(NameName) }
+func (v Phase) Position() int64     { return v.Int(NamePosition) }
 func (v Phase) SowLanguage() string { return v.Str(NameSowLanguage) }
 
 // Product is a typed view of a record of type products.
 type Product struct{ *engine.Record }
 
-// Name returns the name attribute.
-func (v Product) Name() string { return v.Str(NameName) }
-
-// Sku returns the sku attribute.
-func (v Product) Sku() string { return v.Str(NameSku) }
-
-// UnitPrice returns the unit-price attribute.
+func (v Product) Name() string               { return v.Str(NameName) }
+func (v Product) Sku() string                { return v.Str(NameSku) }
 func (v Product) UnitPrice() decimal.Decimal { return v.Dec(NameUnitPrice) }
-
-// UnitCost returns the unit-cost attribute.
-func (v Product) UnitCost() decimal.Decimal { return v.Dec(NameUnitCost) }
+func (v Product) UnitCost() decimal.Decimal  { return v.Dec(NameUnitCost) }
 
 // ProjectDocument is a typed view of a record of type project-documents.
 type ProjectDocument struct{ *engine.Record }
 
-// DocumentType returns the document-type attribute.
-func (v ProjectDocument) DocumentType() string { return v.Str(NameDocumentType) }
-
-// GeneratePdf returns the generate-pdf attribute.
-func (v ProjectDocument) GeneratePdf() bool { return v.Bool(NameGeneratePdf) }
-
-// Status returns the status attribute.
-func (v ProjectDocument) Status() string { return v.Str(NameStatus) }
-
-// ErrorText returns the error-text attribute.
-func (v ProjectDocument) ErrorText() string { return v.Str(NameErrorText) }
-
-// Filename returns the filename attribute.
-func (v ProjectDocument) Filename() string { return v.Str(NameFilename) }
-
-// ContentType returns the content-type attribute.
-func (v ProjectDocument) ContentType() string { return v.Str(NameContentType) }
-
-// Size returns the size attribute.
-func (v ProjectDocument) Size() int64 { return v.Int(NameSize) }
-
-// PdfSize returns the pdf-size attribute.
-func (v ProjectDocument) PdfSize() int64 { return v.Int(NamePdfSize) }
-
-// DocumentURL returns the document-url attribute.
-func (v ProjectDocument) DocumentURL() string { return v.Str(NameDocumentURL) }
-
-// PdfURL returns the pdf-url attribute.
-func (v ProjectDocument) PdfURL() string { return v.Str(NamePdfURL) }
-
-// GeneratedAt returns the generated-at attribute.
-func (v ProjectDocument) GeneratedAt() string { return v.Str(NameGeneratedAt) }
-
-// Project returns the id of the project relationship ("" when empty).
-func (v ProjectDocument) Project() string { return v.Rel(NameProject) }
-
-// DocumentTemplate returns the id of the document-template relationship ("" when empty).
+func (v ProjectDocument) DocumentType() string     { return v.Str(NameDocumentType) }
+func (v ProjectDocument) GeneratePdf() bool        { return v.Bool(NameGeneratePdf) }
+func (v ProjectDocument) Status() string           { return v.Str(NameStatus) }
+func (v ProjectDocument) ErrorText() string        { return v.Str(NameErrorText) }
+func (v ProjectDocument) Filename() string         { return v.Str(NameFilename) }
+func (v ProjectDocument) ContentType() string      { return v.Str(NameContentType) }
+func (v ProjectDocument) Size() int64              { return v.Int(NameSize) }
+func (v ProjectDocument) PdfSize() int64           { return v.Int(NamePdfSize) }
+func (v ProjectDocument) DocumentURL() string      { return v.Str(NameDocumentURL) }
+func (v ProjectDocument) PdfURL() string           { return v.Str(NamePdfURL) }
+func (v ProjectDocument) GeneratedAt() string      { return v.Str(NameGeneratedAt) }
+func (v ProjectDocument) Project() string          { return v.Rel(NameProject) }
 func (v ProjectDocument) DocumentTemplate() string { return v.Rel(NameDocumentTemplate) }
-
-// RequestedBy returns the id of the requested-by relationship ("" when empty).
-func (v ProjectDocument) RequestedBy() string { return v.Rel(NameRequestedBy) }
+func (v ProjectDocument) RequestedBy() string      { return v.Rel(NameRequestedBy) }
 
 // ProjectDownloadType is a typed view of a record of type project-download-types.
 type ProjectDownloadType struct{ *engine.Record }
 
-// Name returns the name attribute.
-func (v ProjectDownloadType) Name() string { return v.Str(NameName) }
-
-// DocumentType returns the document-type attribute.
-func (v ProjectDownloadType) DocumentType() string { return v.Str(NameDocumentType) }
-
-// Format returns the format attribute.
-func (v ProjectDownloadType) Format() string { return v.Str(NameFormat) }
-
-// DocumentTemplate returns the id of the document-template relationship ("" when empty).
+func (v ProjectDownloadType) Name() string             { return v.Str(NameName) }
+func (v ProjectDownloadType) DocumentType() string     { return v.Str(NameDocumentType) }
+func (v ProjectDownloadType) Format() string           { return v.Str(NameFormat) }
 func (v ProjectDownloadType) DocumentTemplate() string { return v.Rel(NameDocumentTemplate) }
 
 // ProjectExpense is a typed view of a record of type project-expenses.
 type ProjectExpense struct{ *engine.Record }
 
-// Description returns the description attribute.
-func (v ProjectExpense) Description() string { return v.Str(NameDescription) }
-
-// Quantity returns the quantity attribute.
+func (v ProjectExpense) Description() string       { return v.Str(NameDescription) }
 func (v ProjectExpense) Quantity() decimal.Decimal { return v.Dec(NameQuantity) }
-
-// Rate returns the rate attribute.
-func (v ProjectExpense) Rate() decimal.Decimal { return v.Dec(NameRate) }
-
-// UnitCost returns the unit-cost attribute.
+func (v ProjectExpense) Rate() decimal.Decimal     { return v.Dec(NameRate) }
 func (v ProjectExpense) UnitCost() decimal.Decimal { return v.Dec(NameUnitCost) }
-
-// Revenue returns the revenue attribute.
-func (v ProjectExpense) Revenue() decimal.Decimal { return v.Dec(NameRevenue) }
-
-// Cost returns the cost attribute.
-func (v ProjectExpense) Cost() decimal.Decimal { return v.Dec(NameCost) }
-
-// Profit returns the profit attribute.
-func (v ProjectExpense) Profit() decimal.Decimal { return v.Dec(NameProfit) }
-
-// Project returns the id of the project relationship ("" when empty).
-func (v ProjectExpense) Project() string { return v.Rel(NameProject) }
-
-// ExpenseCategory returns the id of the expense-category relationship ("" when empty).
-func (v ProjectExpense) ExpenseCategory() string { return v.Rel(NameExpenseCategory) }
-
-// ProjectPhase returns the id of the project-phase relationship ("" when empty).
-func (v ProjectExpense) ProjectPhase() string { return v.Rel(NameProjectPhase) }
-
-// ProjectService returns the id of the project-service relationship ("" when empty).
-func (v ProjectExpense) ProjectService() string { return v.Rel(NameProjectService) }
+func (v ProjectExpense) Revenue() decimal.Decimal  { return v.Dec(NameRevenue) }
+func (v ProjectExpense) Cost() decimal.Decimal     { return v.Dec(NameCost) }
+func (v ProjectExpense) Profit() decimal.Decimal   { return v.Dec(NameProfit) }
+func (v ProjectExpense) Project() string           { return v.Rel(NameProject) }
+func (v ProjectExpense) ExpenseCategory() string   { return v.Rel(NameExpenseCategory) }
+func (v ProjectExpense) ProjectPhase() string      { return v.Rel(NameProjectPhase) }
+func (v ProjectExpense) ProjectService() string    { return v.Rel(NameProjectService) }
 
 // ProjectGovernance is a typed view of a record of type project-governances.
 type ProjectGovernance struct{ *engine.Record }
 
-// Name returns the name attribute.
-func (v ProjectGovernance) Name() string { return v.Str(NameName) }
-
-// Description returns the description attribute.
-func (v ProjectGovernance) Description() string { return v.Str(NameDescription) }
-
-// CalculationType returns the calculation-type attribute.
-func (v ProjectGovernance) CalculationType() string { return v.Str(NameCalculationType) }
-
-// Rate returns the rate attribute.
-func (v ProjectGovernance) Rate() decimal.Decimal { return v.Dec(NameRate) }
-
-// FixedHours returns the fixed-hours attribute.
+func (v ProjectGovernance) Name() string                { return v.Str(NameName) }
+func (v ProjectGovernance) Description() string         { return v.Str(NameDescription) }
+func (v ProjectGovernance) CalculationType() string     { return v.Str(NameCalculationType) }
+func (v ProjectGovernance) Rate() decimal.Decimal       { return v.Dec(NameRate) }
 func (v ProjectGovernance) FixedHours() decimal.Decimal { return v.Dec(NameFixedHours) }
-
-// AllocationMethod returns the allocation-method attribute.
-func (v ProjectGovernance) AllocationMethod() string { return v.Str(NameAllocationMethod) }
-
-// FilterType returns the filter-type attribute.
-func (v ProjectGovernance) FilterType() string { return v.Str(NameFilterType) }
-
-// Position returns the position attribute.
-func (v ProjectGovernance) Position() int64 { return v.Int(NamePosition) }
-
-// Hours returns the hours attribute.
-func (v ProjectGovernance) Hours() decimal.Decimal { return v.Dec(NameHours) }
-
-// Revenue returns the revenue attribute.
-func (v ProjectGovernance) Revenue() decimal.Decimal { return v.Dec(NameRevenue) }
-
-// Cost returns the cost attribute.
-func (v ProjectGovernance) Cost() decimal.Decimal { return v.Dec(NameCost) }
-
-// Project returns the id of the project relationship ("" when empty).
-func (v ProjectGovernance) Project() string { return v.Rel(NameProject) }
-
-// Governance returns the id of the governance relationship ("" when empty).
-func (v ProjectGovernance) Governance() string { return v.Rel(NameGovernance) }
-
-// ProjectResource returns the id of the project-resource relationship ("" when empty).
-func (v ProjectGovernance) ProjectResource() string { return v.Rel(NameProjectResource) }
-
-// ProjectPhase returns the id of the project-phase relationship ("" when empty).
-func (v ProjectGovernance) ProjectPhase() string { return v.Rel(NameProjectPhase) }
-
-// ServiceCategory returns the id of the service-category relationship ("" when empty).
-func (v ProjectGovernance) ServiceCategory() string { return v.Rel(NameServiceCategory) }
+func (v ProjectGovernance) AllocationMethod() string    { return v.Str(NameAllocationMethod) }
+func (v ProjectGovernance) FilterType() string          { return v.Str(NameFilterType) }
+func (v ProjectGovernance) Position() int64             { return v.Int(NamePosition) }
+func (v ProjectGovernance) Hours() decimal.Decimal      { return v.Dec(NameHours) }
+func (v ProjectGovernance) Revenue() decimal.Decimal    { return v.Dec(NameRevenue) }
+func (v ProjectGovernance) Cost() decimal.Decimal       { return v.Dec(NameCost) }
+func (v ProjectGovernance) Project() string             { return v.Rel(NameProject) }
+func (v ProjectGovernance) Governance() string          { return v.Rel(NameGovernance) }
+func (v ProjectGovernance) ProjectResource() string     { return v.Rel(NameProjectResource) }
+func (v ProjectGovernance) ProjectPhase() string        { return v.Rel(NameProjectPhase) }
+func (v ProjectGovernance) ServiceCategory() string     { return v.Rel(NameServiceCategory) }
 
 // ProjectLocation is a typed view of a record of type project-locations.
 type ProjectLocation struct{ *engine.Record }
 
-// Name returns the name attribute.
-func (v ProjectLocation) Name() string { return v.Str(NameName) }
-
-// Address returns the address attribute.
-func (v ProjectLocation) Address() string { return v.Str(NameAddress) }
-
-// City returns the city attribute.
-func (v ProjectLocation) City() string { return v.Str(NameCity) }
-
-// Region returns the region attribute.
-func (v ProjectLocation) Region() string { return v.Str(NameRegion) }
-
-// Country returns the country attribute.
-func (v ProjectLocation) Country() string { return v.Str(NameCountry) }
-
-// PostalCode returns the postal-code attribute.
+func (v ProjectLocation) Name() string       { return v.Str(NameName) }
+func (v ProjectLocation) Address() string    { return v.Str(NameAddress) }
+func (v ProjectLocation) City() string       { return v.Str(NameCity) }
+func (v ProjectLocation) Region() string     { return v.Str(NameRegion) }
+func (v ProjectLocation) Country() string    { return v.Str(NameCountry) }
 func (v ProjectLocation) PostalCode() string { return v.Str(NamePostalCode) }
-
-// Remote returns the remote attribute.
-func (v ProjectLocation) Remote() bool { return v.Bool(NameRemote) }
-
-// Project returns the id of the project relationship ("" when empty).
-func (v ProjectLocation) Project() string { return v.Rel(NameProject) }
+func (v ProjectLocation) Remote() bool       { return v.Bool(NameRemote) }
+func (v ProjectLocation) Project() string    { return v.Rel(NameProject) }
 
 // ProjectPhase is a typed view of a record of type project-phases.
 type ProjectPhase struct{ *engine.Record }
 
-// Name returns the name attribute.
-func (v ProjectPhase) Name() string { return v.Str(NameName) }
-
-// Position returns the position attribute.
-func (v ProjectPhase) Position() int64 { return v.Int(NamePosition) }
-
-// SowLanguage returns the sow-language attribute.
+func (v ProjectPhase) Name() string        { return v.Str(NameName) }
+func (v ProjectPhase) Position() int64     { return v.Int(NamePosition) }
 func (v ProjectPhase) SowLanguage() string { return v.Str(NameSowLanguage) }
-
-// Project returns the id of the project relationship ("" when empty).
-func (v ProjectPhase) Project() string { return v.Rel(NameProject) }
-
-// Phase returns the id of the phase relationship ("" when empty).
-func (v ProjectPhase) Phase() string { return v.Rel(NamePhase) }
+func (v ProjectPhase) Project() string     { return v.Rel(NameProject) }
+func (v ProjectPhase) Phase() string       { return v.Rel(NamePhase) }
 
 // ProjectProduct is a typed view of a record of type project-products.
 type ProjectProduct struct{ *engine.Record }
 
-// Name returns the name attribute.
-func (v ProjectProduct) Name() string { return v.Str(NameName) }
-
-// Sku returns the sku attribute.
-func (v ProjectProduct) Sku() string { return v.Str(NameSku) }
-
-// Quantity returns the quantity attribute.
-func (v ProjectProduct) Quantity() decimal.Decimal { return v.Dec(NameQuantity) }
-
-// UnitPrice returns the unit-price attribute.
+func (v ProjectProduct) Name() string               { return v.Str(NameName) }
+func (v ProjectProduct) Sku() string                { return v.Str(NameSku) }
+func (v ProjectProduct) Quantity() decimal.Decimal  { return v.Dec(NameQuantity) }
 func (v ProjectProduct) UnitPrice() decimal.Decimal { return v.Dec(NameUnitPrice) }
-
-// UnitCost returns the unit-cost attribute.
-func (v ProjectProduct) UnitCost() decimal.Decimal { return v.Dec(NameUnitCost) }
-
-// Revenue returns the revenue attribute.
-func (v ProjectProduct) Revenue() decimal.Decimal { return v.Dec(NameRevenue) }
-
-// Cost returns the cost attribute.
-func (v ProjectProduct) Cost() decimal.Decimal { return v.Dec(NameCost) }
-
-// Profit returns the profit attribute.
-func (v ProjectProduct) Profit() decimal.Decimal { return v.Dec(NameProfit) }
-
-// Project returns the id of the project relationship ("" when empty).
-func (v ProjectProduct) Project() string { return v.Rel(NameProject) }
-
-// Product returns the id of the product relationship ("" when empty).
-func (v ProjectProduct) Product() string { return v.Rel(NameProduct) }
+func (v ProjectProduct) UnitCost() decimal.Decimal  { return v.Dec(NameUnitCost) }
+func (v ProjectProduct) Revenue() decimal.Decimal   { return v.Dec(NameRevenue) }
+func (v ProjectProduct) Cost() decimal.Decimal      { return v.Dec(NameCost) }
+func (v ProjectProduct) Profit() decimal.Decimal    { return v.Dec(NameProfit) }
+func (v ProjectProduct) Project() string            { return v.Rel(NameProject) }
+func (v ProjectProduct) Product() string            { return v.Rel(NameProduct) }
 
 // ProjectResource is a typed view of a record of type project-resources.
 type ProjectResource struct{ *engine.Record }
 
-// Name returns the name attribute.
-func (v ProjectResource) Name() string { return v.Str(NameName) }
-
-// ExternalName returns the external-name attribute.
-func (v ProjectResource) ExternalName() string { return v.Str(NameExternalName) }
-
-// Code returns the code attribute.
-func (v ProjectResource) Code() string { return v.Str(NameCode) }
-
-// HourlyRate returns the hourly-rate attribute.
+func (v ProjectResource) Name() string                { return v.Str(NameName) }
+func (v ProjectResource) ExternalName() string        { return v.Str(NameExternalName) }
+func (v ProjectResource) Code() string                { return v.Str(NameCode) }
 func (v ProjectResource) HourlyRate() decimal.Decimal { return v.Dec(NameHourlyRate) }
-
-// HourlyCost returns the hourly-cost attribute.
 func (v ProjectResource) HourlyCost() decimal.Decimal { return v.Dec(NameHourlyCost) }
-
-// TotalHours returns the total-hours attribute.
 func (v ProjectResource) TotalHours() decimal.Decimal { return v.Dec(NameTotalHours) }
-
-// Revenue returns the revenue attribute.
-func (v ProjectResource) Revenue() decimal.Decimal { return v.Dec(NameRevenue) }
-
-// Cost returns the cost attribute.
-func (v ProjectResource) Cost() decimal.Decimal { return v.Dec(NameCost) }
-
-// Project returns the id of the project relationship ("" when empty).
-func (v ProjectResource) Project() string { return v.Rel(NameProject) }
-
-// Resource returns the id of the resource relationship ("" when empty).
-func (v ProjectResource) Resource() string { return v.Rel(NameResource) }
-
-// LineOfBusiness returns the id of the line-of-business relationship ("" when empty).
-func (v ProjectResource) LineOfBusiness() string { return v.Rel(NameLineOfBusiness) }
+func (v ProjectResource) Revenue() decimal.Decimal    { return v.Dec(NameRevenue) }
+func (v ProjectResource) Cost() decimal.Decimal       { return v.Dec(NameCost) }
+func (v ProjectResource) Project() string             { return v.Rel(NameProject) }
+func (v ProjectResource) Resource() string            { return v.Rel(NameResource) }
+func (v ProjectResource) LineOfBusiness() string      { return v.Rel(NameLineOfBusiness) }
 
 // ProjectService is a typed view of a record of type project-services.
 type ProjectService struct{ *engine.Record }
 
-// Name returns the name attribute.
-func (v ProjectService) Name() string { return v.Str(NameName) }
-
-// Quantity returns the quantity attribute.
-func (v ProjectService) Quantity() decimal.Decimal { return v.Dec(NameQuantity) }
-
-// UnitHours returns the unit-hours attribute.
-func (v ProjectService) UnitHours() decimal.Decimal { return v.Dec(NameUnitHours) }
-
-// ActualHours returns the actual-hours attribute.
-func (v ProjectService) ActualHours() decimal.Decimal { return v.Dec(NameActualHours) }
-
-// ServiceType returns the service-type attribute.
-func (v ProjectService) ServiceType() string { return v.Str(NameServiceType) }
-
-// PaymentFrequency returns the payment-frequency attribute.
-func (v ProjectService) PaymentFrequency() string { return v.Str(NamePaymentFrequency) }
-
-// ServiceDescription returns the service-description attribute.
-func (v ProjectService) ServiceDescription() string { return v.Str(NameServiceDescription) }
-
-// Sku returns the sku attribute.
-func (v ProjectService) Sku() string { return v.Str(NameSku) }
-
-// Position returns the position attribute.
-func (v ProjectService) Position() int64 { return v.Int(NamePosition) }
-
-// Status returns the status attribute.
-func (v ProjectService) Status() string { return v.Str(NameStatus) }
-
-// ExtendedHours returns the extended-hours attribute.
+func (v ProjectService) Name() string                   { return v.Str(NameName) }
+func (v ProjectService) Quantity() decimal.Decimal      { return v.Dec(NameQuantity) }
+func (v ProjectService) UnitHours() decimal.Decimal     { return v.Dec(NameUnitHours) }
+func (v ProjectService) ActualHours() decimal.Decimal   { return v.Dec(NameActualHours) }
+func (v ProjectService) ServiceType() string            { return v.Str(NameServiceType) }
+func (v ProjectService) PaymentFrequency() string       { return v.Str(NamePaymentFrequency) }
+func (v ProjectService) ServiceDescription() string     { return v.Str(NameServiceDescription) }
+func (v ProjectService) Sku() string                    { return v.Str(NameSku) }
+func (v ProjectService) Position() int64                { return v.Int(NamePosition) }
+func (v ProjectService) Status() string                 { return v.Str(NameStatus) }
 func (v ProjectService) ExtendedHours() decimal.Decimal { return v.Dec(NameExtendedHours) }
-
-// TotalHours returns the total-hours attribute.
-func (v ProjectService) TotalHours() decimal.Decimal { return v.Dec(NameTotalHours) }
-
-// CustomHours returns the custom-hours attribute.
-func (v ProjectService) CustomHours() bool { return v.Bool(NameCustomHours) }
-
-// Revenue returns the revenue attribute.
-func (v ProjectService) Revenue() decimal.Decimal { return v.Dec(NameRevenue) }
-
-// Cost returns the cost attribute.
-func (v ProjectService) Cost() decimal.Decimal { return v.Dec(NameCost) }
-
-// Project returns the id of the project relationship ("" when empty).
-func (v ProjectService) Project() string { return v.Rel(NameProject) }
-
-// Service returns the id of the service relationship ("" when empty).
-func (v ProjectService) Service() string { return v.Rel(NameService) }
-
-// ProjectPhase returns the id of the project-phase relationship ("" when empty).
-func (v ProjectService) ProjectPhase() string { return v.Rel(NameProjectPhase) }
-
-// ProjectLocation returns the id of the project-location relationship ("" when empty).
-func (v ProjectService) ProjectLocation() string { return v.Rel(NameProjectLocation) }
-
-// ProjectResource returns the id of the project-resource relationship ("" when empty).
-func (v ProjectService) ProjectResource() string { return v.Rel(NameProjectResource) }
-
-// LineOfBusiness returns the id of the line-of-business relationship ("" when empty).
-func (v ProjectService) LineOfBusiness() string { return v.Rel(NameLineOfBusiness) }
-
-// ServiceCategory returns the id of the service-category relationship ("" when empty).
-func (v ProjectService) ServiceCategory() string { return v.Rel(NameServiceCategory) }
+func (v ProjectService) TotalHours() decimal.Decimal    { return v.Dec(NameTotalHours) }
+func (v ProjectService) CustomHours() bool              { return v.Bool(NameCustomHours) }
+func (v ProjectService) Revenue() decimal.Decimal       { return v.Dec(NameRevenue) }
+func (v ProjectService) Cost() decimal.Decimal          { return v.Dec(NameCost) }
+func (v ProjectService) Project() string                { return v.Rel(NameProject) }
+func (v ProjectService) Service() string                { return v.Rel(NameService) }
+func (v ProjectService) ProjectPhase() string           { return v.Rel(NameProjectPhase) }
+func (v ProjectService) ProjectLocation() string        { return v.Rel(NameProjectLocation) }
+func (v ProjectService) ProjectResource() string        { return v.Rel(NameProjectResource) }
+func (v ProjectService) LineOfBusiness() string         { return v.Rel(NameLineOfBusiness) }
+func (v ProjectService) ServiceCategory() string        { return v.Rel(NameServiceCategory) }
 
 // ProjectSubservice is a typed view of a record of type project-subservices.
 type ProjectSubservice struct{ *engine.Record }
 
-// Name returns the name attribute.
-func (v ProjectSubservice) Name() string { return v.Str(NameName) }
-
-// Quantity returns the quantity attribute.
-func (v ProjectSubservice) Quantity() decimal.Decimal { return v.Dec(NameQuantity) }
-
-// UnitHours returns the unit-hours attribute.
-func (v ProjectSubservice) UnitHours() decimal.Decimal { return v.Dec(NameUnitHours) }
-
-// ActualHours returns the actual-hours attribute.
-func (v ProjectSubservice) ActualHours() decimal.Decimal { return v.Dec(NameActualHours) }
-
-// Position returns the position attribute.
-func (v ProjectSubservice) Position() int64 { return v.Int(NamePosition) }
-
-// ExtendedHours returns the extended-hours attribute.
+func (v ProjectSubservice) Name() string                   { return v.Str(NameName) }
+func (v ProjectSubservice) Quantity() decimal.Decimal      { return v.Dec(NameQuantity) }
+func (v ProjectSubservice) UnitHours() decimal.Decimal     { return v.Dec(NameUnitHours) }
+func (v ProjectSubservice) ActualHours() decimal.Decimal   { return v.Dec(NameActualHours) }
+func (v ProjectSubservice) Position() int64                { return v.Int(NamePosition) }
 func (v ProjectSubservice) ExtendedHours() decimal.Decimal { return v.Dec(NameExtendedHours) }
-
-// CustomHours returns the custom-hours attribute.
-func (v ProjectSubservice) CustomHours() bool { return v.Bool(NameCustomHours) }
-
-// Revenue returns the revenue attribute.
-func (v ProjectSubservice) Revenue() decimal.Decimal { return v.Dec(NameRevenue) }
-
-// Cost returns the cost attribute.
-func (v ProjectSubservice) Cost() decimal.Decimal { return v.Dec(NameCost) }
-
-// ProjectService returns the id of the project-service relationship ("" when empty).
-func (v ProjectSubservice) ProjectService() string { return v.Rel(NameProjectService) }
-
-// Subservice returns the id of the subservice relationship ("" when empty).
-func (v ProjectSubservice) Subservice() string { return v.Rel(NameSubservice) }
-
-// ProjectResource returns the id of the project-resource relationship ("" when empty).
-func (v ProjectSubservice) ProjectResource() string { return v.Rel(NameProjectResource) }
-
-// Project returns the id of the project relationship ("" when empty).
-func (v ProjectSubservice) Project() string { return v.Rel(NameProject) }
+func (v ProjectSubservice) CustomHours() bool              { return v.Bool(NameCustomHours) }
+func (v ProjectSubservice) Revenue() decimal.Decimal       { return v.Dec(NameRevenue) }
+func (v ProjectSubservice) Cost() decimal.Decimal          { return v.Dec(NameCost) }
+func (v ProjectSubservice) ProjectService() string         { return v.Rel(NameProjectService) }
+func (v ProjectSubservice) Subservice() string             { return v.Rel(NameSubservice) }
+func (v ProjectSubservice) ProjectResource() string        { return v.Rel(NameProjectResource) }
+func (v ProjectSubservice) Project() string                { return v.Rel(NameProject) }
 
 // ProjectTeammate is a typed view of a record of type project-teammates.
 type ProjectTeammate struct{ *engine.Record }
 
-// RemovedAt returns the removed-at attribute.
 func (v ProjectTeammate) RemovedAt() string { return v.Str(NameRemovedAt) }
-
-// Project returns the id of the project relationship ("" when empty).
-func (v ProjectTeammate) Project() string { return v.Rel(NameProject) }
-
-// User returns the id of the user relationship ("" when empty).
-func (v ProjectTeammate) User() string { return v.Rel(NameUser) }
+func (v ProjectTeammate) Project() string   { return v.Rel(NameProject) }
+func (v ProjectTeammate) User() string      { return v.Rel(NameUser) }
 
 // Project is a typed view of a record of type projects.
 type Project struct{ *engine.Record }
 
-// ProjectName returns the project-name attribute.
-func (v Project) ProjectName() string { return v.Str(NameProjectName) }
-
-// ExecutiveSummary returns the executive-summary attribute.
-func (v Project) ExecutiveSummary() string { return v.Str(NameExecutiveSummary) }
-
-// SolutionSummary returns the solution-summary attribute.
-func (v Project) SolutionSummary() string { return v.Str(NameSolutionSummary) }
-
-// OurResponsibilities returns the our-responsibilities attribute.
-func (v Project) OurResponsibilities() string { return v.Str(NameOurResponsibilities) }
-
-// ClientResponsibilities returns the client-responsibilities attribute.
-func (v Project) ClientResponsibilities() string { return v.Str(NameClientResponsibilities) }
-
-// OutOfScope returns the out-of-scope attribute.
-func (v Project) OutOfScope() string { return v.Str(NameOutOfScope) }
-
-// MsaDate returns the msa-date attribute.
-func (v Project) MsaDate() string { return v.Str(NameMsaDate) }
-
-// TagList returns the tag-list attribute.
-func (v Project) TagList() []string { return v.Strings(NameTagList) }
-
-// RevenueAdjustment returns the revenue-adjustment attribute.
+func (v Project) ProjectName() string                { return v.Str(NameProjectName) }
+func (v Project) ExecutiveSummary() string           { return v.Str(NameExecutiveSummary) }
+func (v Project) SolutionSummary() string            { return v.Str(NameSolutionSummary) }
+func (v Project) OurResponsibilities() string        { return v.Str(NameOurResponsibilities) }
+func (v Project) ClientResponsibilities() string     { return v.Str(NameClientResponsibilities) }
+func (v Project) OutOfScope() string                 { return v.Str(NameOutOfScope) }
+func (v Project) MsaDate() string                    { return v.Str(NameMsaDate) }
+func (v Project) TagList() []string                  { return v.Strings(NameTagList) }
 func (v Project) RevenueAdjustment() decimal.Decimal { return v.Dec(NameRevenueAdjustment) }
-
-// CostAdjustment returns the cost-adjustment attribute.
-func (v Project) CostAdjustment() decimal.Decimal { return v.Dec(NameCostAdjustment) }
-
-// MrrTerms returns the mrr-terms attribute.
-func (v Project) MrrTerms() int64 { return v.Int(NameMrrTerms) }
-
-// UserDefinedFields returns the user-defined-fields attribute.
-func (v Project) UserDefinedFields() map[string]any { return v.Object(NameUserDefinedFields) }
-
-// Status returns the status attribute.
-func (v Project) Status() string { return v.Str(NameStatus) }
-
-// Currency returns the currency attribute.
-func (v Project) Currency() string { return v.Str(NameCurrency) }
-
-// TotalHours returns the total-hours attribute.
-func (v Project) TotalHours() decimal.Decimal { return v.Dec(NameTotalHours) }
-
-// ContractRevenue returns the contract-revenue attribute.
-func (v Project) ContractRevenue() decimal.Decimal { return v.Dec(NameContractRevenue) }
-
-// ContractCost returns the contract-cost attribute.
-func (v Project) ContractCost() decimal.Decimal { return v.Dec(NameContractCost) }
-
-// ContractProfit returns the contract-profit attribute.
-func (v Project) ContractProfit() decimal.Decimal { return v.Dec(NameContractProfit) }
-
-// ContractMargin returns the contract-margin attribute.
-func (v Project) ContractMargin() decimal.Decimal { return v.Dec(NameContractMargin) }
-
-// SubmittedAt returns the submitted-at attribute.
-func (v Project) SubmittedAt() string { return v.Str(NameSubmittedAt) }
-
-// ApprovedAt returns the approved-at attribute.
-func (v Project) ApprovedAt() string { return v.Str(NameApprovedAt) }
-
-// ApprovalStage returns the approval-stage attribute.
-func (v Project) ApprovalStage() string { return v.Str(NameApprovalStage) }
-
-// Client returns the id of the client relationship ("" when empty).
-func (v Project) Client() string { return v.Rel(NameClient) }
-
-// RateTable returns the id of the rate-table relationship ("" when empty).
-func (v Project) RateTable() string { return v.Rel(NameRateTable) }
-
-// PaymentTerm returns the id of the payment-term relationship ("" when empty).
-func (v Project) PaymentTerm() string { return v.Rel(NamePaymentTerm) }
-
-// LineOfBusiness returns the id of the line-of-business relationship ("" when empty).
-func (v Project) LineOfBusiness() string { return v.Rel(NameLineOfBusiness) }
-
-// SalesExecutive returns the id of the sales-executive relationship ("" when empty).
-func (v Project) SalesExecutive() string { return v.Rel(NameSalesExecutive) }
-
-// PresalesEngineer returns the id of the presales-engineer relationship ("" when empty).
-func (v Project) PresalesEngineer() string { return v.Rel(NamePresalesEngineer) }
+func (v Project) CostAdjustment() decimal.Decimal    { return v.Dec(NameCostAdjustment) }
+func (v Project) MrrTerms() int64                    { return v.Int(NameMrrTerms) }
+func (v Project) UserDefinedFields() map[string]any  { return v.Object(NameUserDefinedFields) }
+func (v Project) Status() string                     { return v.Str(NameStatus) }
+func (v Project) Currency() string                   { return v.Str(NameCurrency) }
+func (v Project) TotalHours() decimal.Decimal        { return v.Dec(NameTotalHours) }
+func (v Project) ContractRevenue() decimal.Decimal   { return v.Dec(NameContractRevenue) }
+func (v Project) ContractCost() decimal.Decimal      { return v.Dec(NameContractCost) }
+func (v Project) ContractProfit() decimal.Decimal    { return v.Dec(NameContractProfit) }
+func (v Project) ContractMargin() decimal.Decimal    { return v.Dec(NameContractMargin) }
+func (v Project) SubmittedAt() string                { return v.Str(NameSubmittedAt) }
+func (v Project) ApprovedAt() string                 { return v.Str(NameApprovedAt) }
+func (v Project) ApprovalStage() string              { return v.Str(NameApprovalStage) }
+func (v Project) Client() string                     { return v.Rel(NameClient) }
+func (v Project) RateTable() string                  { return v.Rel(NameRateTable) }
+func (v Project) PaymentTerm() string                { return v.Rel(NamePaymentTerm) }
+func (v Project) LineOfBusiness() string             { return v.Rel(NameLineOfBusiness) }
+func (v Project) SalesExecutive() string             { return v.Rel(NameSalesExecutive) }
+func (v Project) PresalesEngineer() string           { return v.Rel(NamePresalesEngineer) }
 
 // RateTable is a typed view of a record of type rate-tables.
 type RateTable struct{ *engine.Record }
 
-// Name returns the name attribute.
-func (v RateTable) Name() string { return v.Str(NameName) }
-
-// Currency returns the currency attribute.
+func (v RateTable) Name() string     { return v.Str(NameName) }
 func (v RateTable) Currency() string { return v.Str(NameCurrency) }
-
-// Default returns the default attribute.
-func (v RateTable) Default() bool { return v.Bool(NameDefault) }
+func (v RateTable) Default() bool    { return v.Bool(NameDefault) }
 
 // ResourceRate is a typed view of a record of type resource-rates.
 type ResourceRate struct{ *engine.Record }
 
-// HourlyRate returns the hourly-rate attribute.
 func (v ResourceRate) HourlyRate() decimal.Decimal { return v.Dec(NameHourlyRate) }
-
-// HourlyCost returns the hourly-cost attribute.
 func (v ResourceRate) HourlyCost() decimal.Decimal { return v.Dec(NameHourlyCost) }
-
-// RateTable returns the id of the rate-table relationship ("" when empty).
-func (v ResourceRate) RateTable() string { return v.Rel(NameRateTable) }
-
-// Resource returns the id of the resource relationship ("" when empty).
-func (v ResourceRate) Resource() string { return v.Rel(NameResource) }
+func (v ResourceRate) RateTable() string           { return v.Rel(NameRateTable) }
+func (v ResourceRate) Resource() string            { return v.Rel(NameResource) }
 
 // Resource is a typed view of a record of type resources.
 type Resource struct{ *engine.Record }
 
-// Name returns the name attribute.
-func (v Resource) Name() string { return v.Str(NameName) }
-
-// ExternalName returns the external-name attribute.
-func (v Resource) ExternalName() string { return v.Str(NameExternalName) }
-
-// Description returns the description attribute.
-func (v Resource) Description() string { return v.Str(NameDescription) }
-
-// HourlyRate returns the hourly-rate attribute.
+func (v Resource) Name() string                { return v.Str(NameName) }
+func (v Resource) ExternalName() string        { return v.Str(NameExternalName) }
+func (v Resource) Description() string         { return v.Str(NameDescription) }
 func (v Resource) HourlyRate() decimal.Decimal { return v.Dec(NameHourlyRate) }
-
-// HourlyCost returns the hourly-cost attribute.
 func (v Resource) HourlyCost() decimal.Decimal { return v.Dec(NameHourlyCost) }
 
 // Role is a typed view of a record of type roles.
 type Role struct{ *engine.Record }
 
-// Name returns the name attribute.
-func (v Role) Name() string { return v.Str(NameName) }
-
-// Permissions returns the permissions attribute.
+func (v Role) Name() string                { return v.Str(NameName) }
 func (v Role) Permissions() map[string]any { return v.Object(NamePermissions) }
-
-// ProjectVisibility returns the project-visibility attribute.
-func (v Role) ProjectVisibility() string { return v.Str(NameProjectVisibility) }
+func (v Role) ProjectVisibility() string   { return v.Str(NameProjectVisibility) }
 
 // ServiceApprover is a typed view of a record of type service-approvers.
 type ServiceApprover struct{ *engine.Record }
 
-// User returns the id of the user relationship ("" when empty).
-func (v ServiceApprover) User() string { return v.Rel(NameUser) }
-
-// LineOfBusiness returns the id of the line-of-business relationship ("" when empty).
+func (v ServiceApprover) User() string           { return v.Rel(NameUser) }
 func (v ServiceApprover) LineOfBusiness() string { return v.Rel(NameLineOfBusiness) }
 
 // ServiceCategory is a typed view of a record of type service-categories.
 type ServiceCategory struct{ *engine.Record }
 
-// Name returns the name attribute.
 func (v ServiceCategory) Name() string { return v.Str(NameName) }
 
 // Service is a typed view of a record of type services.
 type Service struct{ *engine.Record }
 
-// Name returns the name attribute.
-func (v Service) Name() string { return v.Str(NameName) }
-
-// Description returns the description attribute.
-func (v Service) Description() string { return v.Str(NameDescription) }
-
-// Sku returns the sku attribute.
-func (v Service) Sku() string { return v.Str(NameSku) }
-
-// Hours returns the hours attribute.
-func (v Service) Hours() decimal.Decimal { return v.Dec(NameHours) }
-
-// ServiceType returns the service-type attribute.
-func (v Service) ServiceType() string { return v.Str(NameServiceType) }
-
-// PaymentFrequency returns the payment-frequency attribute.
-func (v Service) PaymentFrequency() string { return v.Str(NamePaymentFrequency) }
-
-// Position returns the position attribute.
-func (v Service) Position() int64 { return v.Int(NamePosition) }
-
-// UserDefinedFields returns the user-defined-fields attribute.
+func (v Service) Name() string                      { return v.Str(NameName) }
+func (v Service) Description() string               { return v.Str(NameDescription) }
+func (v Service) Sku() string                       { return v.Str(NameSku) }
+func (v Service) Hours() decimal.Decimal            { return v.Dec(NameHours) }
+func (v Service) ServiceType() string               { return v.Str(NameServiceType) }
+func (v Service) PaymentFrequency() string          { return v.Str(NamePaymentFrequency) }
+func (v Service) Position() int64                   { return v.Int(NamePosition) }
 func (v Service) UserDefinedFields() map[string]any { return v.Object(NameUserDefinedFields) }
-
-// State returns the state attribute.
-func (v Service) State() string { return v.Str(NameState) }
-
-// Version returns the version attribute.
-func (v Service) Version() int64 { return v.Int(NameVersion) }
-
-// Phase returns the id of the phase relationship ("" when empty).
-func (v Service) Phase() string { return v.Rel(NamePhase) }
-
-// LineOfBusiness returns the id of the line-of-business relationship ("" when empty).
-func (v Service) LineOfBusiness() string { return v.Rel(NameLineOfBusiness) }
-
-// ServiceCategory returns the id of the service-category relationship ("" when empty).
-func (v Service) ServiceCategory() string { return v.Rel(NameServiceCategory) }
-
-// Resource returns the id of the resource relationship ("" when empty).
-func (v Service) Resource() string { return v.Rel(NameResource) }
+func (v Service) State() string                     { return v.Str(NameState) }
+func (v Service) Version() int64                    { return v.Int(NameVersion) }
+func (v Service) Phase() string                     { return v.Rel(NamePhase) }
+func (v Service) LineOfBusiness() string            { return v.Rel(NameLineOfBusiness) }
+func (v Service) ServiceCategory() string           { return v.Rel(NameServiceCategory) }
+func (v Service) Resource() string                  { return v.Rel(NameResource) }
 
 // Subservice is a typed view of a record of type subservices.
 type Subservice struct{ *engine.Record }
 
-// Name returns the name attribute.
-func (v Subservice) Name() string { return v.Str(NameName) }
-
-// Hours returns the hours attribute.
-func (v Subservice) Hours() decimal.Decimal { return v.Dec(NameHours) }
-
-// Quantity returns the quantity attribute.
+func (v Subservice) Name() string              { return v.Str(NameName) }
+func (v Subservice) Hours() decimal.Decimal    { return v.Dec(NameHours) }
 func (v Subservice) Quantity() decimal.Decimal { return v.Dec(NameQuantity) }
-
-// Position returns the position attribute.
-func (v Subservice) Position() int64 { return v.Int(NamePosition) }
-
-// Service returns the id of the service relationship ("" when empty).
-func (v Subservice) Service() string { return v.Rel(NameService) }
-
-// Resource returns the id of the resource relationship ("" when empty).
-func (v Subservice) Resource() string { return v.Rel(NameResource) }
+func (v Subservice) Position() int64           { return v.Int(NamePosition) }
+func (v Subservice) Service() string           { return v.Rel(NameService) }
+func (v Subservice) Resource() string          { return v.Rel(NameResource) }
 
 // UserDefinedField is a typed view of a record of type user-defined-fields.
 type UserDefinedField struct{ *engine.Record }
 
-// Name returns the name attribute.
-func (v UserDefinedField) Name() string { return v.Str(NameName) }
-
-// Label returns the label attribute.
-func (v UserDefinedField) Label() string { return v.Str(NameLabel) }
-
-// FieldType returns the field-type attribute.
-func (v UserDefinedField) FieldType() string { return v.Str(NameFieldType) }
-
-// Options returns the options attribute.
-func (v UserDefinedField) Options() []string { return v.Strings(NameOptions) }
-
-// ResourceType returns the resource-type attribute.
+func (v UserDefinedField) Name() string         { return v.Str(NameName) }
+func (v UserDefinedField) Label() string        { return v.Str(NameLabel) }
+func (v UserDefinedField) FieldType() string    { return v.Str(NameFieldType) }
+func (v UserDefinedField) Options() []string    { return v.Strings(NameOptions) }
 func (v UserDefinedField) ResourceType() string { return v.Str(NameResourceType) }
 
 // User is a typed view of a record of type users.
 type User struct{ *engine.Record }
 
-// Name returns the name attribute.
-func (v User) Name() string { return v.Str(NameName) }
-
-// Email returns the email attribute.
-func (v User) Email() string { return v.Str(NameEmail) }
-
-// Title returns the title attribute.
-func (v User) Title() string { return v.Str(NameTitle) }
-
-// Phone returns the phone attribute.
-func (v User) Phone() string { return v.Str(NamePhone) }
-
-// UserType returns the user-type attribute.
+func (v User) Name() string     { return v.Str(NameName) }
+func (v User) Email() string    { return v.Str(NameEmail) }
+func (v User) Title() string    { return v.Str(NameTitle) }
+func (v User) Phone() string    { return v.Str(NamePhone) }
 func (v User) UserType() string { return v.Str(NameUserType) }
-
-// Status returns the status attribute.
-func (v User) Status() string { return v.Str(NameStatus) }
-
-// Roles returns the ids of the roles relationship.
-func (v User) Roles() []string { return v.Rels[NameRoles] }
+func (v User) Status() string   { return v.Str(NameStatus) }
+func (v User) Roles() []string  { return v.Rels[NameRoles] }
 
 // WebhookDelivery is a typed view of a record of type webhook-deliveries.
 type WebhookDelivery struct{ *engine.Record }
 
-// Status returns the status attribute.
-func (v WebhookDelivery) Status() string { return v.Str(NameStatus) }
-
-// Attempt returns the attempt attribute.
-func (v WebhookDelivery) Attempt() int64 { return v.Int(NameAttempt) }
-
-// NextAttemptAt returns the next-attempt-at attribute.
-func (v WebhookDelivery) NextAttemptAt() string { return v.Str(NameNextAttemptAt) }
-
-// WebhookSubscription returns the id of the webhook-subscription relationship ("" when empty).
+func (v WebhookDelivery) Status() string              { return v.Str(NameStatus) }
+func (v WebhookDelivery) Attempt() int64              { return v.Int(NameAttempt) }
+func (v WebhookDelivery) NextAttemptAt() string       { return v.Str(NameNextAttemptAt) }
 func (v WebhookDelivery) WebhookSubscription() string { return v.Rel(NameWebhookSubscription) }
-
-// Event returns the id of the event relationship ("" when empty).
-func (v WebhookDelivery) Event() string { return v.Rel(NameEvent) }
+func (v WebhookDelivery) Event() string               { return v.Rel(NameEvent) }
 
 // WebhookPublication is a typed view of a record of type webhook-publications.
 type WebhookPublication struct{ *engine.Record }
 
-// Status returns the status attribute.
-func (v WebhookPublication) Status() string { return v.Str(NameStatus) }
-
-// ResponseStatus returns the response-status attribute.
-func (v WebhookPublication) ResponseStatus() int64 { return v.Int(NameResponseStatus) }
-
-// Source returns the source attribute.
-func (v WebhookPublication) Source() map[string]any { return v.Object(NameSource) }
-
-// Payload returns the payload attribute.
-func (v WebhookPublication) Payload() string { return v.Str(NamePayload) }
-
-// Attempt returns the attempt attribute.
-func (v WebhookPublication) Attempt() int64 { return v.Int(NameAttempt) }
-
-// Error returns the error attribute.
-func (v WebhookPublication) Error() string { return v.Str(NameError) }
-
-// CompletedAt returns the completed-at attribute.
-func (v WebhookPublication) CompletedAt() string { return v.Str(NameCompletedAt) }
-
-// NextAttemptAt returns the next-attempt-at attribute.
-func (v WebhookPublication) NextAttemptAt() string { return v.Str(NameNextAttemptAt) }
-
-// WebhookSubscription returns the id of the webhook-subscription relationship ("" when empty).
+func (v WebhookPublication) Status() string              { return v.Str(NameStatus) }
+func (v WebhookPublication) ResponseStatus() int64       { return v.Int(NameResponseStatus) }
+func (v WebhookPublication) Source() map[string]any      { return v.Object(NameSource) }
+func (v WebhookPublication) Payload() string             { return v.Str(NamePayload) }
+func (v WebhookPublication) Attempt() int64              { return v.Int(NameAttempt) }
+func (v WebhookPublication) Error() string               { return v.Str(NameError) }
+func (v WebhookPublication) CompletedAt() string         { return v.Str(NameCompletedAt) }
+func (v WebhookPublication) NextAttemptAt() string       { return v.Str(NameNextAttemptAt) }
 func (v WebhookPublication) WebhookSubscription() string { return v.Rel(NameWebhookSubscription) }
 
 // WebhookSubscription is a typed view of a record of type webhook-subscriptions.
 type WebhookSubscription struct{ *engine.Record }
 
-// EventType returns the event-type attribute.
-func (v WebhookSubscription) EventType() string { return v.Str(NameEventType) }
-
-// DestinationURL returns the destination-url attribute.
+func (v WebhookSubscription) EventType() string      { return v.Str(NameEventType) }
 func (v WebhookSubscription) DestinationURL() string { return v.Str(NameDestinationURL) }
-
-// Description returns the description attribute.
-func (v WebhookSubscription) Description() string { return v.Str(NameDescription) }
-
-// Secret returns the secret attribute.
-func (v WebhookSubscription) Secret() string { return v.Str(NameSecret) }
-
-// DisabledReason returns the disabled-reason attribute.
+func (v WebhookSubscription) Description() string    { return v.Str(NameDescription) }
+func (v WebhookSubscription) Secret() string         { return v.Str(NameSecret) }
 func (v WebhookSubscription) DisabledReason() string { return v.Str(NameDisabledReason) }

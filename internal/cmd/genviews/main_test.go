@@ -14,6 +14,7 @@ import (
 // Ensure the committed views are what the declarations generate now.
 func TestViewsFresh(t *testing.T) {
 	checkFresh(t, Generate, "scoping/views/views_gen.go", "go generate ./scoping/views")
+	checkFresh(t, GenerateNames, "scoping/views/names_gen.go", "go generate ./scoping/views")
 }
 
 // Ensure the client's committed record attributes are what the
