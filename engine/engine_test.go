@@ -451,3 +451,35 @@ func TestConfigHooks(t *testing.T) {
 	require.Equal(t, "9", res.Records[0].Str("size"))
 	require.Equal(t, "kept", res.Meta["note"])
 }
+
+// countingStore counts the transactions its store runs.
+type countingStore struct {
+	engine.Store
+	views, updates int
+}
+
+func (s *countingStore) View(ctx context.Context, fn func(tx engine.Tx) error) error {
+	s.views++
+	return s.Store.View(ctx, fn)
+}
+
+func (s *countingStore) Update(ctx context.Context, fn func(tx engine.Tx) error) error {
+	s.updates++
+	return s.Store.Update(ctx, fn)
+}
+
+// Ensure a create, an update and a delete each run as one transaction,
+// their answer included.
+func TestOneTransactionPerWrite(t *testing.T) {
+	v := newEnv(t, engine.Hooks{}, engine.Config{})
+	cs := &countingStore{Store: v.db}
+	e := engine.New(cs, v.e.Schema(), engine.Config{})
+	ctx := context.Background()
+	res, err := e.Create(ctx, v.admin, "boxes", input(map[string]any{"name": "One"}, nil), engine.Options{})
+	require.NoError(t, err)
+	_, err = e.Update(ctx, v.admin, "boxes", res.Records[0].ID, input(map[string]any{"size": "3"}, nil), engine.Options{})
+	require.NoError(t, err)
+	require.NoError(t, e.Delete(ctx, v.admin, "boxes", res.Records[0].ID, engine.Options{}))
+	require.Equal(t, 3, cs.updates)
+	require.Zero(t, cs.views, "no read transaction after a write")
+}
