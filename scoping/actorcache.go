@@ -1,5 +1,7 @@
 package scoping
 
+import "github.com/scopekit/scopekit/scoping/views"
+
 // Versioned is implemented by a Store that can tell cheaply whether the
 // records of a type may have changed: TypeVersion returns a count that
 // moves after every committed transaction that wrote a record of typ, by
@@ -14,9 +16,9 @@ type Versioned interface {
 
 // The types an actor is resolved from.
 const (
-	typeAccounts = "accounts"
-	typeUsers    = "users"
-	typeRoles    = "roles"
+	typeAccounts = views.TypeAccounts
+	typeUsers    = views.TypeUsers
+	typeRoles    = views.TypeRoles
 )
 
 // actorKey is how an actor was addressed.

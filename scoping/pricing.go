@@ -63,10 +63,10 @@ func (s *Service) pricedRun(ctx context.Context, a *Actor, projectID string) (*p
 	if err := a.Require("projects", false); err != nil {
 		return nil, err
 	}
-	def, _ := s.Schema().Lookup("projects")
+	def := mustLookup(s.Schema(), views.TypeProjects)
 	var run *pricedProject
 	err := s.read(ctx, a, func(c *Call) error {
-		if _, err := c.GetVisible(ctx, def, projectID, map[string]string{"active": "true,false"}); err != nil {
+		if _, err := c.GetVisible(ctx, def, projectID, engine.AnyActive(def)); err != nil {
 			return err
 		}
 		pp, err := priced(c, []string{projectID}, nil)
@@ -112,7 +112,7 @@ func loadProjectData(c *Call, ids []string, known []*Record) (projectData, error
 	have := map[string]bool{}
 	for _, p := range known {
 		if want[p.ID] && !have[p.ID] {
-			d["projects"] = append(d["projects"], p)
+			d[views.TypeProjects] = append(d[views.TypeProjects], p)
 			have[p.ID] = true
 		}
 	}
@@ -123,11 +123,11 @@ func loadProjectData(c *Call, ids []string, known []*Record) (projectData, error
 		}
 	}
 	if len(missing) > 0 {
-		projects, err := c.Find("projects", Eq("id", missing...))
+		projects, err := c.Find(views.TypeProjects, Eq("id", missing...))
 		if err != nil {
 			return nil, err
 		}
-		d["projects"] = append(d["projects"], projects...)
+		d[views.TypeProjects] = append(d[views.TypeProjects], projects...)
 	}
 	withLines := ids
 	if len(state(c).childless) > 0 {
@@ -142,7 +142,7 @@ func loadProjectData(c *Call, ids []string, known []*Record) (projectData, error
 		if len(withLines) == 0 {
 			continue
 		}
-		recs, err := c.Find(typ, Eq("project", withLines...))
+		recs, err := c.Find(typ, Eq(views.NameProject, withLines...))
 		if err != nil {
 			return nil, err
 		}
@@ -151,9 +151,9 @@ func loadProjectData(c *Call, ids []string, known []*Record) (projectData, error
 	}
 	// what the lines refer to outside the project
 	for _, ref := range []struct{ typ, from, rel string }{
-		{"rate-tables", "projects", "rate-table"}, {"payment-terms", "projects", "payment-term"},
-		{"expense-categories", "project-expenses", "expense-category"},
-		{"services", "project-services", "service"}, {"subservices", "project-subservices", "subservice"},
+		{views.TypeRateTables, views.TypeProjects, views.NameRateTable}, {views.TypePaymentTerms, views.TypeProjects, views.NamePaymentTerm},
+		{views.TypeExpenseCategories, views.TypeProjectExpenses, views.NameExpenseCategory},
+		{views.TypeServices, views.TypeProjectServices, views.NameService}, {views.TypeSubservices, views.TypeProjectSubservices, views.NameSubservice},
 	} {
 		var rids []string
 		for _, r := range d[ref.from] {
@@ -170,11 +170,11 @@ func loadProjectData(c *Call, ids []string, known []*Record) (projectData, error
 		}
 		d[ref.typ] = recs
 	}
-	currencies, err := c.Find("currencies")
+	currencies, err := c.Find(views.TypeCurrencies)
 	if err != nil {
 		return nil, err
 	}
-	d["currencies"] = currencies
+	d[views.TypeCurrencies] = currencies
 	return d, nil
 }
 
@@ -210,16 +210,16 @@ func priceData(c *Call, d projectData, ids []string) error {
 	if err != nil {
 		return err
 	}
-	tables, terms, cats := byID(d["rate-tables"]), byID(d["payment-terms"]), byID(d["expense-categories"])
+	tables, terms, cats := byID(d[views.TypeRateTables]), byID(d[views.TypePaymentTerms]), byID(d[views.TypeExpenseCategories])
 	currencies := map[string]*Record{}
-	for _, cur := range d["currencies"] {
+	for _, cur := range d[views.TypeCurrencies] {
 		currencies[cur.Str(views.NameCode)] = cur
 	}
 	groups := map[string]map[string][]*Record{}
 	for _, typ := range projectInputTypes {
 		groups[typ] = byProject(d[typ])
 	}
-	for _, proj := range d["projects"] {
+	for _, proj := range d[views.TypeProjects] {
 		g := func(typ string) []*Record { return groups[typ][proj.ID] }
 		in, pp := pricingInput(acct, proj, g, tables, terms, cats, currencies)
 		pp.in = in
@@ -228,7 +228,7 @@ func priceData(c *Call, d projectData, ids []string) error {
 	}
 	for _, id := range ids { // missing projects price as nothing
 		if _, ok := state(c).pricedCache[id]; !ok {
-			state(c).pricedCache[id] = &pricedProject{err: engine.NotFound("projects", id)}
+			state(c).pricedCache[id] = &pricedProject{err: engine.NotFound(views.TypeProjects, id)}
 		}
 	}
 	return nil
@@ -249,8 +249,8 @@ func currencyOf(code string, currencies map[string]*Record) (pricing.Currency, d
 // pricingInput describes one project to the pricing engine.
 func pricingInput(acct, proj *Record, g func(string) []*Record, tables, terms, cats, currencies map[string]*Record) (*pricing.Project, *pricedProject) {
 	pp := &pricedProject{idx: map[typedID]int{}, sub: map[string][2]int{}, recs: map[string][]*Record{}}
-	for _, typ := range []string{"project-resources", "project-phases", "project-locations", "project-services",
-		"project-governances", "project-expenses", "project-products"} {
+	for _, typ := range []string{views.TypeProjectResources, views.TypeProjectPhases, views.TypeProjectLocations, views.TypeProjectServices,
+		views.TypeProjectGovernances, views.TypeProjectExpenses, views.TypeProjectProducts} {
 		pp.recs[typ] = g(typ)
 	}
 	defCode := acct.Str(views.NameDefaultCurrency)
@@ -268,23 +268,23 @@ func pricingInput(acct, proj *Record, g func(string) []*Record, tables, terms, c
 	if t, ok := terms[proj.Rel(views.NamePaymentTerm)]; ok {
 		in.IncludeExpenses, in.IncludeHardware = t.Bool(views.NameIncludeExpenses), t.Bool(views.NameIncludeHardware)
 	}
-	for i, r := range g("project-resources") {
+	for i, r := range g(views.TypeProjectResources) {
 		pp.idx[typedID{r.Type, r.ID}] = i
 		in.Resources = append(in.Resources, pricing.Resource{ID: r.ID, Name: r.Str(views.NameName), Slug: r.Str(views.NameCode),
 			HourlyRate: r.Dec(views.NameHourlyRate), HourlyCost: r.Dec(views.NameHourlyCost)})
 	}
-	for _, r := range g("project-phases") {
+	for _, r := range g(views.TypeProjectPhases) {
 		in.Phases = append(in.Phases, pricing.Phase{ID: r.ID, Name: r.Str(views.NameName), Position: int(r.Int(views.NamePosition))})
 	}
-	for _, r := range g("project-locations") {
+	for _, r := range g(views.TypeProjectLocations) {
 		in.Locations = append(in.Locations, pricing.Location{ID: r.ID, Name: r.Str(views.NameName)})
 	}
 	subsOf := map[string][]*Record{}
-	for _, r := range g("project-subservices") {
+	for _, r := range g(views.TypeProjectSubservices) {
 		subsOf[r.Rel(views.NameProjectService)] = append(subsOf[r.Rel(views.NameProjectService)], r)
 	}
-	pp.subs = make([][]*Record, len(pp.recs["project-services"]))
-	for i, s := range g("project-services") {
+	pp.subs = make([][]*Record, len(pp.recs[views.TypeProjectServices]))
+	for i, s := range g(views.TypeProjectServices) {
 		pp.idx[typedID{s.Type, s.ID}] = i
 		pp.subs[i] = subsOf[s.ID]
 		line := pricing.Service{ID: s.ID, Name: s.Str(views.NameName), Type: s.Str(views.NameServiceType),
@@ -299,14 +299,14 @@ func pricingInput(acct, proj *Record, g func(string) []*Record, tables, terms, c
 		}
 		in.Services = append(in.Services, line)
 	}
-	for i, r := range g("project-governances") {
+	for i, r := range g(views.TypeProjectGovernances) {
 		pp.idx[typedID{r.Type, r.ID}] = i
 		in.Governance = append(in.Governance, pricing.Governance{ID: r.ID, Name: r.Str(views.NameName),
 			CalculationType: r.Str(views.NameCalculationType), Rate: r.Dec(views.NameRate), FixedHours: r.Dec(views.NameFixedHours),
 			AllocationMethod: r.Str(views.NameAllocationMethod), FilterType: r.Str(views.NameFilterType),
 			ResourceID: r.Rel(views.NameProjectResource), PhaseID: r.Rel(views.NameProjectPhase), CategoryID: r.Rel(views.NameServiceCategory)})
 	}
-	for i, r := range g("project-expenses") {
+	for i, r := range g(views.TypeProjectExpenses) {
 		pp.idx[typedID{r.Type, r.ID}] = i
 		e := pricing.Expense{ID: r.ID, Description: r.Str(views.NameDescription), Quantity: r.Dec(views.NameQuantity), Rate: r.Dec(views.NameRate)}
 		if cat, ok := cats[r.Rel(views.NameExpenseCategory)]; ok {
@@ -317,7 +317,7 @@ func pricingInput(acct, proj *Record, g func(string) []*Record, tables, terms, c
 		}
 		in.Expenses = append(in.Expenses, e)
 	}
-	for i, r := range g("project-products") {
+	for i, r := range g(views.TypeProjectProducts) {
 		pp.idx[typedID{r.Type, r.ID}] = i
 		in.Products = append(in.Products, pricing.Product{ID: r.ID, Name: r.Str(views.NameName), SKU: r.Str(views.NameSku),
 			Quantity: r.Dec(views.NameQuantity), UnitPrice: r.Dec(views.NameUnitPrice), UnitCost: r.Dec(views.NameUnitCost)})
@@ -333,7 +333,7 @@ func computePrices(_ context.Context, c *Call, recs []*Record) error {
 	projects := map[string]*Record{}
 	var want []string
 	for _, r := range recs {
-		if r.Type == "projects" {
+		if r.Type == views.TypeProjects {
 			projects[r.ID] = r
 		} else if pid := r.Rel(views.NameProject); pid != "" && !slices.Contains(want, pid) {
 			want = append(want, pid)
@@ -341,7 +341,7 @@ func computePrices(_ context.Context, c *Call, recs []*Record) error {
 	}
 	want = slices.DeleteFunc(want, func(id string) bool { return projects[id] != nil })
 	if len(want) > 0 {
-		found, err := c.Find("projects", Eq("id", want...))
+		found, err := c.Find(views.TypeProjects, Eq("id", want...))
 		if err != nil {
 			return err
 		}
@@ -380,14 +380,14 @@ func computePrices(_ context.Context, c *Call, recs []*Record) error {
 		if stale[projectOfPriced(r)] {
 			setFigures(c, r)
 		}
-		if r.Type == "project-services" || r.Type == "project-subservices" {
+		if r.Type == views.TypeProjectServices || r.Type == views.TypeProjectSubservices {
 			if catalog == nil {
 				var err error
 				if catalog, err = catalogLines(c, recs); err != nil {
 					return err
 				}
 			}
-			r.Attrs["custom-hours"] = customHours(r, catalog)
+			r.Attrs[views.NameCustomHours] = customHours(r, catalog)
 		}
 	}
 	return nil
@@ -395,7 +395,7 @@ func computePrices(_ context.Context, c *Call, recs []*Record) error {
 
 // projectOfPriced returns the project a priced record belongs to.
 func projectOfPriced(r *Record) string {
-	if r.Type == "projects" {
+	if r.Type == views.TypeProjects {
 		return r.ID
 	}
 	return r.Rel(views.NameProject)
@@ -409,7 +409,7 @@ func setFigures(c *Call, r *Record) bool {
 	var vals [6]any // by position in names; nil: no figure
 	put := func(name string, f pricing.Fixed) { vals[slices.Index(names, name)] = f.String() }
 	if pp := state(c).pricedCache[projectOfPriced(r)]; pp != nil {
-		if r.Type == "projects" && pp.in != nil {
+		if r.Type == views.TypeProjects && pp.in != nil {
 			vals[0] = pp.in.Currency.Code
 		}
 		if pp.err == nil {
@@ -437,21 +437,21 @@ func setFigures(c *Call, r *Record) bool {
 func lineFigures(r *Record, pp *pricedProject, put func(string, pricing.Fixed)) {
 	res := pp.res
 	switch r.Type {
-	case "projects":
-		put("total-hours", res.TotalHours())
-		put("contract-revenue", res.TotalContractValue)
-		put("contract-cost", res.TotalContractCost)
-		put("contract-profit", res.TotalContractProfit)
-		put("contract-margin", res.TotalContractMargin)
-	case "project-services", "project-subservices":
+	case views.TypeProjects:
+		put(views.NameTotalHours, res.TotalHours())
+		put(views.NameContractRevenue, res.TotalContractValue)
+		put(views.NameContractCost, res.TotalContractCost)
+		put(views.NameContractProfit, res.TotalContractProfit)
+		put(views.NameContractMargin, res.TotalContractMargin)
+	case views.TypeProjectServices, views.TypeProjectSubservices:
 		var f pricing.LineFigures
-		if r.Type == "project-services" {
+		if r.Type == views.TypeProjectServices {
 			i, ok := pp.idx[typedID{r.Type, r.ID}]
 			if !ok {
 				return
 			}
 			f = res.Service(i)
-			put("total-hours", f.TotalHours)
+			put(views.NameTotalHours, f.TotalHours)
 		} else {
 			ij, ok := pp.sub[r.ID]
 			if !ok {
@@ -459,38 +459,38 @@ func lineFigures(r *Record, pp *pricedProject, put func(string, pricing.Fixed)) 
 			}
 			f = res.Subservice(ij[0], ij[1])
 		}
-		put("extended-hours", f.ExtendedHours)
-		put("revenue", f.Revenue)
-		put("cost", f.Cost)
-	case "project-governances":
+		put(views.NameExtendedHours, f.ExtendedHours)
+		put(views.NameRevenue, f.Revenue)
+		put(views.NameCost, f.Cost)
+	case views.TypeProjectGovernances:
 		if i, ok := pp.idx[typedID{r.Type, r.ID}]; ok {
 			it := res.ProjectGovernance.Items[i]
-			put("hours", it.Hours)
-			put("revenue", it.Revenue)
-			put("cost", it.Cost)
+			put(views.NameHours, it.Hours)
+			put(views.NameRevenue, it.Revenue)
+			put(views.NameCost, it.Cost)
 		}
-	case "project-expenses", "project-products":
+	case views.TypeProjectExpenses, views.TypeProjectProducts:
 		i, ok := pp.idx[typedID{r.Type, r.ID}]
 		if !ok {
 			return
 		}
 		var revenue, cost, profit pricing.Fixed
-		if r.Type == "project-expenses" {
+		if r.Type == views.TypeProjectExpenses {
 			it := res.TravelAndExpense.Items[i]
 			revenue, cost, profit = it.Revenue, it.Cost, it.Profit
 		} else {
 			it := res.Materials.Items[i]
 			revenue, cost, profit = it.Revenue, it.Cost, it.Profit
 		}
-		put("revenue", revenue)
-		put("cost", cost)
-		put("profit", profit)
-	case "project-resources":
+		put(views.NameRevenue, revenue)
+		put(views.NameCost, cost)
+		put(views.NameProfit, profit)
+	case views.TypeProjectResources:
 		if i, ok := pp.idx[typedID{r.Type, r.ID}]; ok {
 			f := res.Resource(i)
-			put("total-hours", f.TotalHours)
-			put("revenue", f.Revenue)
-			put("cost", f.Cost)
+			put(views.NameTotalHours, f.TotalHours)
+			put(views.NameRevenue, f.Revenue)
+			put(views.NameCost, f.Cost)
 		}
 	}
 }
@@ -501,11 +501,11 @@ func catalogLines(c *Call, recs []*Record) (map[string]*Record, error) {
 	var sids, subids []string
 	for _, r := range recs {
 		switch r.Type {
-		case "project-services":
+		case views.TypeProjectServices:
 			if id := r.Rel(views.NameService); id != "" {
 				sids = append(sids, id)
 			}
-		case "project-subservices":
+		case views.TypeProjectSubservices:
 			if id := r.Rel(views.NameSubservice); id != "" {
 				subids = append(subids, id)
 			}
@@ -515,7 +515,7 @@ func catalogLines(c *Call, recs []*Record) (map[string]*Record, error) {
 	for _, q := range []struct {
 		typ string
 		ids []string
-	}{{"services", sids}, {"subservices", subids}} {
+	}{{views.TypeServices, sids}, {views.TypeSubservices, subids}} {
 		if len(q.ids) == 0 {
 			continue
 		}
@@ -533,9 +533,9 @@ func catalogLines(c *Call, recs []*Record) (map[string]*Record, error) {
 // customHours reports whether a line's unit hours differ from those of the
 // catalog service or subservice it was added from (false without one).
 func customHours(r *Record, catalog map[string]*Record) bool {
-	key := "services/" + r.Rel(views.NameService)
-	if r.Type == "project-subservices" {
-		key = "subservices/" + r.Rel(views.NameSubservice)
+	key := views.TypeServices + "/" + r.Rel(views.NameService)
+	if r.Type == views.TypeProjectSubservices {
+		key = views.TypeSubservices + "/" + r.Rel(views.NameSubservice)
 	}
 	src, ok := catalog[key]
 	if !ok {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/scopekit/scopekit"
 	"github.com/scopekit/scopekit/engine"
+	"github.com/scopekit/scopekit/scoping/views"
 )
 
 // Projects and their children (docs/resources.md, "Clients and projects").
@@ -169,13 +170,13 @@ func declareProjects(s *Schema) {
 // projectsOfTeammates is a condition on projects on which one of users is
 // an active teammate.
 func projectsOfTeammates(c *Call, users []string) ([]Cond, error) {
-	tms, err := c.Find("project-teammates", Eq("user", users...), Cond{Field: "removed-at", Op: OpNull})
+	tms, err := c.Find(views.TypeProjectTeammates, Eq(views.NameUser, users...), Cond{Field: views.NameRemovedAt, Op: OpNull})
 	if err != nil {
 		return nil, err
 	}
 	ids := make([]string, 0, len(tms))
 	for _, t := range tms {
-		ids = append(ids, t.Rel("project"))
+		ids = append(ids, t.Rel(views.NameProject))
 	}
 	return []Cond{Eq("id", ids...)}, nil
 }
@@ -183,11 +184,13 @@ func projectsOfTeammates(c *Call, users []string) ([]Cond, error) {
 // projectDefaults gives a new project the account's default rate table and
 // payment term when none is named.
 func projectDefaults(_ context.Context, c *Call, rec *Record) error {
-	for _, d := range []struct{ rel, typ string }{{"rate-table", "rate-tables"}, {"payment-term", "payment-terms"}} {
+	for _, d := range []struct{ rel, typ string }{
+		{views.NameRateTable, views.TypeRateTables}, {views.NamePaymentTerm, views.TypePaymentTerms},
+	} {
 		if _, given := rec.Rels[d.rel]; given {
 			continue
 		}
-		defs, err := c.Find(d.typ, Eq("default", "true"), Eq("active", "true"))
+		defs, err := c.Find(d.typ, Eq(views.NameDefault, "true"), Eq(views.NameActive, "true"))
 		if err != nil {
 			return err
 		}
@@ -202,7 +205,7 @@ func projectDefaults(_ context.Context, c *Call, rec *Record) error {
 func inheritProject(c *Call, rec *Record, parentType, parentRel string) error {
 	if id := rec.Rel(parentRel); id != "" {
 		if p, err := c.Get(parentType, id); err == nil {
-			rec.SetRel("project", p.Rel("project"))
+			rec.SetRel(views.NameProject, p.Rel(views.NameProject))
 		}
 	}
 	return nil
@@ -211,31 +214,36 @@ func inheritProject(c *Call, rec *Record, parentType, parentRel string) error {
 // upsertTeammate returns the existing teammate record of the same project
 // and user, restored, instead of creating a second one.
 func upsertTeammate(_ context.Context, c *Call, rec *Record) (*Record, error) {
-	found, err := c.Find("project-teammates", Eq("project", rec.Rel("project")), Eq("user", rec.Rel("user")))
+	found, err := c.Find(views.TypeProjectTeammates, Eq(views.NameProject, rec.Rel(views.NameProject)), Eq(views.NameUser, rec.Rel(views.NameUser)))
 	if err != nil || len(found) == 0 {
 		return nil, err
 	}
 	ex := found[0]
-	delete(ex.Attrs, "removed-at")
+	delete(ex.Attrs, views.NameRemovedAt)
 	return ex, nil
 }
 
 func projectProductDefaults(_ context.Context, c *Call, rec *Record) error {
-	pid := rec.Rel("product")
+	pid := rec.Rel(views.NameProduct)
 	if pid == "" {
 		return nil
 	}
-	p, err := c.Get("products", pid)
+	p, err := c.Get(views.TypeProducts, pid)
 	if err != nil {
 		return nil // reported by the reference check
 	}
-	for dst, src := range map[string]string{"name": "name", "sku": "sku", "unit-price": "unit-price", "unit-cost": "unit-cost"} {
-		if !c.Given(dst) && p.Attrs[src] != nil {
-			rec.Attrs[dst] = p.Attrs[src]
+	for _, n := range []string{views.NameName, views.NameSku, views.NameUnitPrice, views.NameUnitCost} {
+		if !c.Given(n) && p.Attrs[n] != nil {
+			rec.Attrs[n] = p.Attrs[n]
 		}
 	}
 	return nil
 }
+
+// governanceCopied are the attributes a project governance item takes from
+// its catalog item.
+var governanceCopied = []string{views.NameName, views.NameCalculationType, views.NameRate, views.NameFixedHours,
+	views.NameAllocationMethod, views.NameFilterType, views.NamePosition}
 
 // addRequiredGovernance copies the account's required, active catalog
 // governance items onto a new project, each priced through the project
@@ -244,36 +252,36 @@ func addRequiredGovernance(_ context.Context, c *Call, rec, old *Record) error {
 	if old != nil {
 		return nil
 	}
-	items, err := c.Find("governances", Eq("required", "true"), Eq("active", "true"))
+	items, err := c.Find(views.TypeGovernances, Eq(views.NameRequired, "true"), Eq(views.NameActive, "true"))
 	if err != nil {
 		return err
 	}
 	sortByPosition(items)
 	for _, g := range items {
-		pg := NewRecord("project-governances", c.AccountID())
-		pg.SetRel("project", rec.ID)
-		pg.SetRel("governance", g.ID)
-		for _, a := range []string{"name", "calculation-type", "rate", "fixed-hours", "allocation-method", "filter-type", "position"} {
+		pg := NewRecord(views.TypeProjectGovernances, c.AccountID())
+		pg.SetRel(views.NameProject, rec.ID)
+		pg.SetRel(views.NameGovernance, g.ID)
+		for _, a := range governanceCopied {
 			if v := g.Attrs[a]; v != nil {
 				pg.Attrs[a] = v
 			}
 		}
-		if sc := g.Rel("service-category"); sc != "" {
-			pg.SetRel("service-category", sc)
+		if sc := g.Rel(views.NameServiceCategory); sc != "" {
+			pg.SetRel(views.NameServiceCategory, sc)
 		}
-		if r := g.Rel("resource"); r != "" {
+		if r := g.Rel(views.NameResource); r != "" {
 			id, err := ensureProjectResource(c, rec.ID, r)
 			if err != nil {
 				return err
 			}
-			pg.SetRel("project-resource", id)
+			pg.SetRel(views.NameProjectResource, id)
 		}
-		if ph := g.Rel("phase"); ph != "" {
+		if ph := g.Rel(views.NamePhase); ph != "" {
 			id, err := ensureProjectPhase(c, rec.ID, ph)
 			if err != nil {
 				return err
 			}
-			pg.SetRel("project-phase", id)
+			pg.SetRel(views.NameProjectPhase, id)
 		}
 		if err := c.Tx.Insert(pg); err != nil {
 			return err

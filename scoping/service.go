@@ -10,6 +10,7 @@ import (
 	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/internal/bounded"
 	"github.com/scopekit/scopekit/pricing"
+	"github.com/scopekit/scopekit/scoping/views"
 )
 
 // Service is the use-case layer: every read and write of records goes
@@ -138,17 +139,36 @@ func (s *Service) writeRecord(ctx context.Context, a *Actor, def *TypeDef, fn fu
 	return s.WriteRecord(ctx, a, engine.Options{}, nil, def, fn)
 }
 
+// recordAction is the skeleton of a use case that acts on one record: once
+// a holds guard (at manage level when manage), it runs fn on the record id
+// of type typ that a may see, in a write transaction, and answers with the
+// record as a read would.
+func (s *Service) recordAction(ctx context.Context, a *Actor, guard string, manage bool, typ, id string,
+	fn func(c *Call, rec *Record) error) (*Result, error) {
+	if err := a.Require(guard, manage); err != nil {
+		return nil, err
+	}
+	def := mustLookup(s.Schema(), typ)
+	return s.writeRecord(ctx, a, def, func(c *Call) (*Record, error) {
+		rec, err := c.GetVisible(ctx, def, id, nil)
+		if err != nil {
+			return nil, err
+		}
+		return rec, fn(c, rec)
+	})
+}
+
 // assignedProjects returns the ids of the projects the actor may see when
 // its role's visibility is "assigned": those on which it is an active
 // teammate.
 func assignedProjects(c *Call) (map[string]bool, error) {
-	tms, err := c.Find("project-teammates", Eq("user", c.Actor.UserID), Cond{Field: "removed-at", Op: OpNull})
+	tms, err := c.Find(views.TypeProjectTeammates, Eq(views.NameUser, c.Actor.UserID), Cond{Field: views.NameRemovedAt, Op: OpNull})
 	if err != nil {
 		return nil, err
 	}
 	v := make(map[string]bool, len(tms))
 	for _, t := range tms {
-		v[t.Rel("project")] = true
+		v[t.Rel(views.NameProject)] = true
 	}
 	return v, nil
 }
@@ -159,15 +179,16 @@ func assignedProjects(c *Call) (map[string]bool, error) {
 // editing the project, so a teammate who removes itself stays removed.
 func restoreTeammate(c *Call, def *TypeDef, rec *Record) error {
 	pid := engine.ScopeOf(def, rec)
-	if pid == "" || def.Name == "project-teammates" {
+	if pid == "" || def.Name == views.TypeProjectTeammates {
 		return nil
 	}
-	tms, err := c.Find("project-teammates", Eq("project", pid), Eq("user", c.Actor.UserID), Cond{Field: "removed-at", Op: OpNotNull})
+	tms, err := c.Find(views.TypeProjectTeammates, Eq(views.NameProject, pid), Eq(views.NameUser, c.Actor.UserID),
+		Cond{Field: views.NameRemovedAt, Op: OpNotNull})
 	if err != nil {
 		return err
 	}
 	for _, t := range tms {
-		delete(t.Attrs, "removed-at")
+		delete(t.Attrs, views.NameRemovedAt)
 		if err := c.Tx.Replace(t); err != nil {
 			return err
 		}

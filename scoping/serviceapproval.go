@@ -16,7 +16,14 @@ import (
 // collections hold the most recent approved version of each service.
 
 // serviceVersionAttrs are the attributes an approved version keeps.
-var serviceVersionAttrs = []string{"name", "description", "sku", "hours", "service-type", "payment-frequency", "position", "user-defined-fields"}
+var serviceVersionAttrs = []string{views.NameName, views.NameDescription, views.NameSku, views.NameHours, views.NameServiceType,
+	views.NamePaymentFrequency, views.NamePosition, views.NameUserDefinedFields}
+
+// serviceVersionRels are the relationships an approved version keeps.
+var serviceVersionRels = []string{views.NamePhase, views.NameLineOfBusiness, views.NameServiceCategory, views.NameResource}
+
+// subserviceVersionAttrs are the attributes an approved subservice keeps.
+var subserviceVersionAttrs = []string{views.NameName, views.NameHours, views.NameQuantity, views.NamePosition}
 
 func declareServiceApproval(s *Schema) {
 	register(s, &TypeDef{Name: "approved-services", Guard: "catalog", Archives: true, V2: true, ReadOnly: true,
@@ -50,7 +57,7 @@ func newServiceVersion(_ context.Context, c *Call, rec, old *Record) error {
 		return nil
 	}
 	if rec.Active() != old.Active() {
-		approved, err := c.Find("approved-services", Eq(views.NameService, rec.ID))
+		approved, err := c.Find(views.TypeApprovedServices, Eq(views.NameService, rec.ID))
 		if err != nil {
 			return err
 		}
@@ -77,7 +84,7 @@ func serviceEdited(rec, old *Record) bool {
 			return true
 		}
 	}
-	for _, r := range []string{"phase", "line-of-business", "service-category", "resource"} {
+	for _, r := range serviceVersionRels {
 		if rec.Rel(r) != old.Rel(r) {
 			return true
 		}
@@ -90,7 +97,7 @@ func serviceEdited(rec, old *Record) bool {
 // Errors: EFORBIDDEN without catalog manage; ENOTFOUND; ECONFLICT when the
 // service is not a draft.
 func (s *Service) SubmitService(ctx context.Context, a *Actor, serviceID string) (*Result, error) {
-	return s.serviceAction(ctx, a, serviceID, func(c *Call, svc *Record) error {
+	return s.recordAction(ctx, a, "catalog", false, views.TypeServices, serviceID, func(c *Call, svc *Record) error {
 		if err := a.Require("catalog", true); err != nil {
 			return err
 		}
@@ -109,11 +116,11 @@ func (s *Service) SubmitService(ctx context.Context, a *Actor, serviceID string)
 // service's line of business, or a catalog manager when that line has no
 // approver; ENOTFOUND; ECONFLICT when the service is not pending approval.
 func (s *Service) ApproveService(ctx context.Context, a *Actor, serviceID string) (*Result, error) {
-	return s.serviceAction(ctx, a, serviceID, func(c *Call, svc *Record) error {
+	return s.recordAction(ctx, a, "catalog", false, views.TypeServices, serviceID, func(c *Call, svc *Record) error {
 		if svc.Str(views.NameState) != "pending_approval" {
 			return scopekit.Errorf(scopekit.ECONFLICT, "only a service pending approval can be approved; this one is %s", svc.Str(views.NameState))
 		}
-		approvers, err := c.Find("service-approvers", Eq(views.NameLineOfBusiness, svc.Rel(views.NameLineOfBusiness)))
+		approvers, err := c.Find(views.TypeServiceApprovers, Eq(views.NameLineOfBusiness, svc.Rel(views.NameLineOfBusiness)))
 		if err != nil {
 			return err
 		}
@@ -135,17 +142,17 @@ func (s *Service) ApproveService(ctx context.Context, a *Actor, serviceID string
 // recordApprovedVersion replaces the service's approved version with svc
 // as it is now, subservices included.
 func recordApprovedVersion(c *Call, svc *Record, approver string) error {
-	prev, err := c.Find("approved-services", Eq(views.NameService, svc.ID))
+	prev, err := c.Find(views.TypeApprovedServices, Eq(views.NameService, svc.ID))
 	if err != nil {
 		return err
 	}
-	def, _ := c.Engine.Schema().Lookup("approved-services")
+	def := mustLookup(c.Engine.Schema(), views.TypeApprovedServices)
 	for _, p := range prev {
 		if err := c.Remove(def, p); err != nil {
 			return err
 		}
 	}
-	v := NewRecord("approved-services", svc.AccountID)
+	v := NewRecord(views.TypeApprovedServices, svc.AccountID)
 	for _, a := range serviceVersionAttrs {
 		if x, ok := svc.Attrs[a]; ok {
 			v.Attrs[a] = x
@@ -155,19 +162,19 @@ func recordApprovedVersion(c *Call, svc *Record, approver string) error {
 	v.Attrs[views.NameState], v.Attrs[views.NameActive] = "approved", svc.Active()
 	v.SetRel(views.NameService, svc.ID)
 	v.SetRel(views.NameApprovedBy, approver)
-	for _, r := range []string{"phase", "line-of-business", "service-category", "resource"} {
+	for _, r := range serviceVersionRels {
 		v.SetRel(r, svc.Rel(r))
 	}
 	if err := c.Tx.Insert(v); err != nil {
 		return err
 	}
-	subs, err := c.Find("subservices", Eq(views.NameService, svc.ID), Eq(views.NameActive, "true"))
+	subs, err := c.Find(views.TypeSubservices, Eq(views.NameService, svc.ID), Eq(views.NameActive, "true"))
 	if err != nil {
 		return err
 	}
 	for _, sub := range subs {
-		as := NewRecord("approved-subservices", svc.AccountID)
-		for _, a := range []string{"name", "hours", "quantity", "position"} {
+		as := NewRecord(views.TypeApprovedSubservices, svc.AccountID)
+		for _, a := range subserviceVersionAttrs {
 			if x, ok := sub.Attrs[a]; ok {
 				as.Attrs[a] = x
 			}
@@ -181,20 +188,4 @@ func recordApprovedVersion(c *Call, svc *Record, approver string) error {
 		}
 	}
 	return nil
-}
-
-// serviceAction runs fn on a visible catalog service in a write
-// transaction and returns the service.
-func (s *Service) serviceAction(ctx context.Context, a *Actor, serviceID string, fn func(c *Call, svc *Record) error) (*Result, error) {
-	if err := a.Require("catalog", false); err != nil {
-		return nil, err
-	}
-	def, _ := s.Schema().Lookup("services")
-	return s.writeRecord(ctx, a, def, func(c *Call) (*Record, error) {
-		svc, err := c.GetVisible(ctx, def, serviceID, nil)
-		if err != nil {
-			return nil, err
-		}
-		return svc, fn(c, svc)
-	})
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/pricing"
+	"github.com/scopekit/scopekit/scoping/views"
 )
 
 // Snapshot is a project with everything its documents and merge data are
@@ -58,7 +59,7 @@ func (s *Service) Snapshot(ctx context.Context, a *Actor, projectID, guard strin
 
 // snapshot reads the snapshot of a project visible to a.
 func (s *Service) snapshot(ctx context.Context, a *Actor, projectID string) (*Snapshot, error) {
-	def, _ := s.Schema().Lookup("projects")
+	def := mustLookup(s.Schema(), views.TypeProjects)
 	var snap *Snapshot
 	err := s.read(ctx, a, func(c *Call) error {
 		proj, err := c.GetVisible(ctx, def, projectID, engine.AnyActive(def))
@@ -78,9 +79,10 @@ func (s *Service) snapshot(ctx context.Context, a *Actor, projectID string) (*Sn
 			return err
 		}
 		snap = &Snapshot{Account: a.Account, Project: proj, Pricing: pp.res, Delivery: delivery,
-			Locations: pp.recs["project-locations"], Phases: pp.recs["project-phases"],
-			Resources: pp.recs["project-resources"], Services: pp.recs["project-services"], Subservices: pp.subs,
-			Governance: pp.recs["project-governances"], Expenses: pp.recs["project-expenses"], Products: pp.recs["project-products"]}
+			Locations: pp.recs[views.TypeProjectLocations], Phases: pp.recs[views.TypeProjectPhases],
+			Resources: pp.recs[views.TypeProjectResources], Services: pp.recs[views.TypeProjectServices], Subservices: pp.subs,
+			Governance: pp.recs[views.TypeProjectGovernances], Expenses: pp.recs[views.TypeProjectExpenses],
+			Products: pp.recs[views.TypeProjectProducts]}
 		return fillSnapshot(c, snap)
 	})
 	return snap, err
@@ -105,23 +107,23 @@ func fillSnapshot(c *Call, snap *Snapshot) error {
 	for _, f := range []struct {
 		dst      **Record
 		typ, rel string
-	}{{&snap.Client, "clients", "client"}, {&snap.LineOfBusiness, "lines-of-business", "line-of-business"},
-		{&snap.SalesExecutive, "users", "sales-executive"}, {&snap.PresalesEngineer, "users", "presales-engineer"},
-		{&snap.PaymentTerm, "payment-terms", "payment-term"}, {&snap.RateTable, "rate-tables", "rate-table"}} {
+	}{{&snap.Client, views.TypeClients, views.NameClient}, {&snap.LineOfBusiness, views.TypeLinesOfBusiness, views.NameLineOfBusiness},
+		{&snap.SalesExecutive, views.TypeUsers, views.NameSalesExecutive}, {&snap.PresalesEngineer, views.TypeUsers, views.NamePresalesEngineer},
+		{&snap.PaymentTerm, views.TypePaymentTerms, views.NamePaymentTerm}, {&snap.RateTable, views.TypeRateTables, views.NameRateTable}} {
 		if *f.dst, err = one(f.typ, f.rel); err != nil {
 			return err
 		}
 	}
-	tms, err := c.Find("project-teammates", Eq("project", p.ID), Cond{Field: "removed-at", Op: OpNull})
+	tms, err := c.Find(views.TypeProjectTeammates, Eq(views.NameProject, p.ID), Cond{Field: views.NameRemovedAt, Op: OpNull})
 	if err != nil {
 		return err
 	}
 	uids := make([]string, 0, len(tms))
 	for _, t := range tms {
-		uids = append(uids, t.Rel("user"))
+		uids = append(uids, t.Rel(views.NameUser))
 	}
 	if len(uids) > 0 {
-		users, err := c.Find("users", Eq("id", uids...))
+		users, err := c.Find(views.TypeUsers, Eq("id", uids...))
 		if err != nil {
 			return err
 		}
@@ -140,20 +142,20 @@ func fillSnapshot(c *Call, snap *Snapshot) error {
 		}
 	}
 	for _, s := range snap.Services {
-		add("services", s.Rel("service"))
-		add("service-categories", s.Rel("service-category"))
-		add("lines-of-business", s.Rel("line-of-business"))
+		add(views.TypeServices, s.Rel(views.NameService))
+		add(views.TypeServiceCategories, s.Rel(views.NameServiceCategory))
+		add(views.TypeLinesOfBusiness, s.Rel(views.NameLineOfBusiness))
 	}
 	for _, subs := range snap.Subservices {
 		for _, s := range subs {
-			add("subservices", s.Rel("subservice"))
+			add(views.TypeSubservices, s.Rel(views.NameSubservice))
 		}
 	}
 	for _, ph := range snap.Phases {
-		add("phases", ph.Rel("phase"))
+		add(views.TypePhases, ph.Rel(views.NamePhase))
 	}
 	for _, e := range snap.Expenses {
-		add("expense-categories", e.Rel("expense-category"))
+		add(views.TypeExpenseCategories, e.Rel(views.NameExpenseCategory))
 	}
 	for typ, ids := range refs {
 		recs, err := c.Find(typ, Eq("id", ids...))
@@ -162,11 +164,11 @@ func fillSnapshot(c *Call, snap *Snapshot) error {
 		}
 		snap.Catalog[typ] = byID(recs)
 	}
-	code := c.Actor.Account.Str("default-currency")
-	if snap.RateTable != nil && snap.RateTable.Str("currency") != "" {
-		code = snap.RateTable.Str("currency")
+	code := c.Actor.Account.Str(views.NameDefaultCurrency)
+	if snap.RateTable != nil && snap.RateTable.Str(views.NameCurrency) != "" {
+		code = snap.RateTable.Str(views.NameCurrency)
 	}
-	curs, err := c.Find("currencies", Eq("code", code))
+	curs, err := c.Find(views.TypeCurrencies, Eq(views.NameCode, code))
 	if err != nil {
 		return err
 	}

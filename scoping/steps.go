@@ -18,13 +18,13 @@ import (
 
 // loadStep builds the state machine's view of a stored step.
 func loadStep(c *Call, rec *Record) (*approval.Step, []*Record, error) {
-	reqs, err := c.Find("approval-requirements", Eq(views.NameApprovalStep, rec.ID))
+	reqs, err := c.Find(views.TypeApprovalRequirements, Eq(views.NameApprovalStep, rec.ID))
 	if err != nil {
 		return nil, nil, err
 	}
 	st := &approval.Step{Status: rec.Str(views.NameStatus), Legacy: rec.Bool(views.NameLegacy),
 		RequiredApprovals: int(rec.Int(views.NameRequiredApprovals)), SubmitterApproves: rec.Bool(views.NameSubmitterApproves),
-		Submitter: rec.Str("submitter"), Comment: rec.Str(views.NameComment)}
+		Submitter: rec.Str(attrSubmitter), Comment: rec.Str(views.NameComment)}
 	for _, r := range reqs {
 		req := approval.Requirement{UserID: r.Rel(views.NameUser), Status: r.Str(views.NameStatus)}
 		if t, err := time.Parse(TimeFormat, r.Str(views.NameSignedAt)); err == nil {
@@ -39,7 +39,7 @@ func loadStep(c *Call, rec *Record) (*approval.Step, []*Record, error) {
 func storeStep(c *Call, rec *Record, st *approval.Step, reqs []*Record) error {
 	for i, req := range st.Requirements {
 		if i >= len(reqs) { // a manager completing a step nobody can sign any more (rule 5)
-			r := NewRecord("approval-requirements", rec.AccountID)
+			r := NewRecord(views.TypeApprovalRequirements, rec.AccountID)
 			r.Attrs[views.NameStatus] = req.Status
 			if !req.SignedAt.IsZero() {
 				r.Attrs[views.NameSignedAt] = FormatTime(req.SignedAt)
@@ -81,7 +81,7 @@ func follow(c *Call, step *Record, out approval.Outcome) error {
 	if out != approval.Completed && out != approval.Declined && out != approval.Rescoped {
 		return nil
 	}
-	proj, err := c.Get("projects", step.Rel(views.NameProject))
+	proj, err := c.Get(views.TypeProjects, step.Rel(views.NameProject))
 	if err != nil {
 		return err
 	}
@@ -91,7 +91,7 @@ func follow(c *Call, step *Record, out approval.Outcome) error {
 	case out == approval.Completed:
 		return advance(c, proj, int(step.Int(views.NamePosition)))
 	}
-	delete(proj.Attrs, "approval-stage")
+	delete(proj.Attrs, views.NameApprovalStage)
 	return setProjectStatus(c, proj, "draft")
 }
 
@@ -105,16 +105,7 @@ func follow(c *Call, step *Record, out approval.Outcome) error {
 // that is not pending or a second signature; EINVALID for a missing
 // comment on decline or rescope.
 func (s *Service) StepAction(ctx context.Context, a *Actor, stepID, action, comment string) (*Result, error) {
-	if err := a.Require("project_approvals", false); err != nil {
-		return nil, err
-	}
-	def, _ := s.Schema().Lookup("approval-steps")
-	var rec *Record
-	_, err := s.write(ctx, a, func(c *Call) error {
-		var err error
-		if rec, err = c.GetVisible(ctx, def, stepID, nil); err != nil {
-			return err
-		}
+	return s.recordAction(ctx, a, "project_approvals", false, views.TypeApprovalSteps, stepID, func(c *Call, rec *Record) error {
 		st, reqs, err := loadStep(c, rec)
 		if err != nil {
 			return err
@@ -139,10 +130,6 @@ func (s *Service) StepAction(ctx context.Context, a *Actor, stepID, action, comm
 		}
 		return follow(c, rec, out)
 	})
-	if err != nil {
-		return nil, err
-	}
-	return &Result{Records: []*Record{rec}, Total: 1, Single: true}, nil
 }
 
 // importLegacyStep is the one write of approval-steps: a step imported
@@ -154,46 +141,46 @@ func importLegacyStep(_ context.Context, c *Call, in *Input) (*Record, error) {
 		return nil, err
 	}
 	for name, raw := range in.Attrs {
-		if name != "legacy" && name != "comment" {
+		if name != views.NameLegacy && name != views.NameComment {
 			return nil, engine.BadAttr(name, "only legacy and comment can be set when importing a step")
 		}
-		if name == "legacy" {
+		if name == views.NameLegacy {
 			var legacy bool
 			if json.Unmarshal(raw, &legacy) != nil || !legacy {
-				return nil, engine.Invalid(AttrPointer("legacy"), "approval steps are created only by imports: legacy must be true")
+				return nil, engine.Invalid(AttrPointer(views.NameLegacy), "approval steps are created only by imports: legacy must be true")
 			}
 		}
 	}
 	if _, ok := in.Attrs[views.NameLegacy]; !ok {
-		return nil, engine.Invalid(AttrPointer("legacy"), "approval steps are created only by imports: legacy must be true")
+		return nil, engine.Invalid(AttrPointer(views.NameLegacy), "approval steps are created only by imports: legacy must be true")
 	}
 	for name := range in.Rels {
-		if name != "project" && name != "required-approvers" {
+		if name != views.NameProject && name != views.NameRequiredApprovers {
 			return nil, scopekit.FieldErrorf(scopekit.EBADREQUEST, RelPointer(name), "only project and required-approvers can be set when importing a step")
 		}
 	}
-	projRef, approvers := in.Rels["project"], in.Rels["required-approvers"]
-	if len(projRef.Refs) != 1 || projRef.ToMany || projRef.Refs[0].Type != "projects" {
-		return nil, engine.Invalid(RelPointer("project"), "project can't be blank")
+	projRef, approvers := in.Rels[views.NameProject], in.Rels[views.NameRequiredApprovers]
+	if len(projRef.Refs) != 1 || projRef.ToMany || projRef.Refs[0].Type != views.TypeProjects {
+		return nil, engine.Invalid(RelPointer(views.NameProject), "project can't be blank")
 	}
-	def, _ := c.Engine.Schema().Lookup("projects")
+	def := mustLookup(c.Engine.Schema(), views.TypeProjects)
 	proj, err := c.GetVisible(context.Background(), def, projRef.Refs[0].ID, nil)
 	if err != nil {
-		return nil, engine.Invalid(RelPointer("project"), "projects %s does not exist in this account", projRef.Refs[0].ID)
+		return nil, engine.Invalid(RelPointer(views.NameProject), "projects %s does not exist in this account", projRef.Refs[0].ID)
 	}
 	if st := proj.Str(views.NameStatus); st != "draft" && st != "pending_approval" {
 		return nil, scopekit.Errorf(scopekit.ECONFLICT, "a legacy step can be imported only for a draft or pending project; this one is %s", st)
 	}
 	if !approvers.ToMany || len(approvers.Refs) == 0 {
-		return nil, engine.Invalid(RelPointer("required-approvers"), "required-approvers must list at least one user")
+		return nil, engine.Invalid(RelPointer(views.NameRequiredApprovers), "required-approvers must list at least one user")
 	}
 	var uids []string
 	for _, r := range approvers.Refs {
-		if r.Type != "users" {
-			return nil, scopekit.FieldErrorf(scopekit.EBADREQUEST, RelPointer("required-approvers"), "required-approvers must reference users")
+		if r.Type != views.TypeUsers {
+			return nil, scopekit.FieldErrorf(scopekit.EBADREQUEST, RelPointer(views.NameRequiredApprovers), "required-approvers must reference users")
 		}
-		if _, err := c.Get("users", r.ID); err != nil {
-			return nil, engine.Invalid(RelPointer("required-approvers"), "users %s does not exist in this account", r.ID)
+		if _, err := c.Get(views.TypeUsers, r.ID); err != nil {
+			return nil, engine.Invalid(RelPointer(views.NameRequiredApprovers), "users %s does not exist in this account", r.ID)
 		}
 		if !slices.Contains(uids, r.ID) {
 			uids = append(uids, r.ID)
@@ -213,20 +200,20 @@ func importLegacyStep(_ context.Context, c *Call, in *Input) (*Record, error) {
 	} else if err := setProjectStatus(c, proj, "pending_approval"); err != nil {
 		return nil, err
 	}
-	step := NewRecord("approval-steps", c.AccountID())
+	step := NewRecord(views.TypeApprovalSteps, c.AccountID())
 	step.Attrs[views.NameKind], step.Attrs[views.NamePosition], step.Attrs[views.NameStatus], step.Attrs[views.NameLegacy] = "legacy", int64(0), approval.StepPending, true
 	step.Attrs[views.NameRequiredApprovals] = int64(0)
 	if raw, ok := in.Attrs[views.NameComment]; ok {
 		var cm string
 		if json.Unmarshal(raw, &cm) != nil {
-			return nil, engine.BadAttr("comment", "comment must be a string")
+			return nil, engine.BadAttr(views.NameComment, "comment must be a string")
 		}
 		if strings.TrimSpace(cm) != "" {
 			step.Attrs[views.NameComment] = cm
 		}
 	}
 	step.SetRel(views.NameProject, proj.ID)
-	step.Rels["required-approvers"] = uids
+	step.Rels[views.NameRequiredApprovers] = uids
 	return step, insertStep(c, step)
 }
 
@@ -236,12 +223,12 @@ func importLegacyStep(_ context.Context, c *Call, in *Input) (*Record, error) {
 // them (rule 5); a step that the remaining signatures complete moves the
 // workflow on.
 func removeApprover(c *Call, userID, levelID string) error {
-	reqs, err := c.Find("approval-requirements", Eq(views.NameUser, userID), Eq(views.NameStatus, approval.Pending))
+	reqs, err := c.Find(views.TypeApprovalRequirements, Eq(views.NameUser, userID), Eq(views.NameStatus, approval.Pending))
 	if err != nil {
 		return err
 	}
 	for _, r := range reqs {
-		step, err := c.Get("approval-steps", r.Rel(views.NameApprovalStep))
+		step, err := c.Get(views.TypeApprovalSteps, r.Rel(views.NameApprovalStep))
 		if err != nil || step.Str(views.NameStatus) != approval.StepPending || (levelID != "" && step.Rel(views.NameApprovalLevel) != levelID) {
 			continue
 		}
@@ -269,23 +256,23 @@ func removeApprover(c *Call, userID, levelID string) error {
 // level-approver assignments (rule 4) and downgrades its pending
 // requirements (rule 5).
 func userLeftApprovals(c *Call, user *Record) error {
-	sas, err := c.Find("service-approvers", Eq(views.NameUser, user.ID))
+	sas, err := c.Find(views.TypeServiceApprovers, Eq(views.NameUser, user.ID))
 	if err != nil {
 		return err
 	}
 	for _, sa := range sas {
-		if err := c.Tx.Delete("service-approvers", sa.AccountID, sa.ID); err != nil {
+		if err := c.Tx.Delete(views.TypeServiceApprovers, sa.AccountID, sa.ID); err != nil {
 			return err
 		}
 	}
-	lobas, err := c.Find("line-of-business-approvals", Eq(views.NameApprovers, user.ID))
+	lobas, err := c.Find(views.TypeLineOfBusinessApprovals, Eq(views.NameApprovers, user.ID))
 	if err != nil {
 		return err
 	}
 	for _, l := range lobas {
-		l.Rels["approvers"] = slices.DeleteFunc(l.Rels["approvers"], func(id string) bool { return id == user.ID })
-		if len(l.Rels["approvers"]) == 0 {
-			delete(l.Rels, "approvers")
+		l.Rels[views.NameApprovers] = slices.DeleteFunc(l.Rels[views.NameApprovers], func(id string) bool { return id == user.ID })
+		if len(l.Rels[views.NameApprovers]) == 0 {
+			delete(l.Rels, views.NameApprovers)
 		}
 		if err := c.Tx.Replace(l); err != nil {
 			return err
@@ -300,8 +287,8 @@ func afterLevelApproversWrite(_ context.Context, c *Call, rec, old *Record) erro
 	if old == nil {
 		return nil
 	}
-	for _, uid := range old.Rels["approvers"] {
-		if !slices.Contains(rec.Rels["approvers"], uid) {
+	for _, uid := range old.Rels[views.NameApprovers] {
+		if !slices.Contains(rec.Rels[views.NameApprovers], uid) {
 			if err := removeApprover(c, uid, rec.Rel(views.NameApprovalLevel)); err != nil {
 				return err
 			}

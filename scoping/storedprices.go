@@ -3,6 +3,8 @@ package scoping
 import (
 	"context"
 	"slices"
+
+	"github.com/scopekit/scopekit/scoping/views"
 )
 
 // Stored prices: a project's price figures are computed when its price
@@ -40,31 +42,34 @@ const (
 
 // figureAttrs are the stored price figures of each priced type.
 var figureAttrs = map[string][]string{
-	"projects":            {"currency", "total-hours", "contract-revenue", "contract-cost", "contract-profit", "contract-margin"},
-	"project-services":    {"extended-hours", "total-hours", "revenue", "cost"},
-	"project-subservices": {"extended-hours", "revenue", "cost"},
-	"project-governances": {"hours", "revenue", "cost"},
-	"project-expenses":    {"revenue", "cost", "profit"},
-	"project-products":    {"revenue", "cost", "profit"},
-	"project-resources":   {"total-hours", "revenue", "cost"},
+	views.TypeProjects: {views.NameCurrency, views.NameTotalHours, views.NameContractRevenue, views.NameContractCost,
+		views.NameContractProfit, views.NameContractMargin},
+	views.TypeProjectServices:    {views.NameExtendedHours, views.NameTotalHours, views.NameRevenue, views.NameCost},
+	views.TypeProjectSubservices: {views.NameExtendedHours, views.NameRevenue, views.NameCost},
+	views.TypeProjectGovernances: {views.NameHours, views.NameRevenue, views.NameCost},
+	views.TypeProjectExpenses:    {views.NameRevenue, views.NameCost, views.NameProfit},
+	views.TypeProjectProducts:    {views.NameRevenue, views.NameCost, views.NameProfit},
+	views.TypeProjectResources:   {views.NameTotalHours, views.NameRevenue, views.NameCost},
 }
 
 // projectInputTypes are the children of a project that a pricing run reads.
-var projectInputTypes = []string{"project-resources", "project-phases", "project-locations", "project-services",
-	"project-subservices", "project-governances", "project-expenses", "project-products"}
+var projectInputTypes = []string{views.TypeProjectResources, views.TypeProjectPhases, views.TypeProjectLocations,
+	views.TypeProjectServices, views.TypeProjectSubservices, views.TypeProjectGovernances, views.TypeProjectExpenses,
+	views.TypeProjectProducts}
 
 // sharedInputs are the attributes of records shared by many projects that
 // pricing reads; a change to one of them bumps the account's price epoch.
 var sharedInputs = map[string][]string{
-	"rate-tables":   {"currency"},
-	"payment-terms": {"include-expenses", "include-hardware"},
-	"currencies":    {"code", "minor-units", "conversion-rate"},
-	"accounts":      {"default-currency"},
+	views.TypeRateTables:   {views.NameCurrency},
+	views.TypePaymentTerms: {views.NameIncludeExpenses, views.NameIncludeHardware},
+	views.TypeCurrencies:   {views.NameCode, views.NameMinorUnits, views.NameConversionRate},
+	views.TypeAccounts:     {views.NameDefaultCurrency},
 }
 
 // projectInputs are the project's own attributes and relationships that
 // pricing reads.
-var projectInputs = []string{"revenue-adjustment", "cost-adjustment", "mrr-terms", "rate-table", "payment-term"}
+var projectInputs = []string{views.NameRevenueAdjustment, views.NameCostAdjustment, views.NameMrrTerms, views.NameRateTable,
+	views.NamePaymentTerm}
 
 // epochOf returns the price epoch stored on an account (or, with
 // pricedEpochAttr, on a project) and whether it is set.
@@ -87,7 +92,7 @@ func pricesFresh(proj *Record, cur int64) bool {
 // price epoch.
 func txAccount(c *Call) (*Record, error) {
 	if state(c).acct == nil {
-		acct, err := c.Tx.Get("accounts", "", c.AccountID())
+		acct, err := c.Tx.Get(views.TypeAccounts, "", c.AccountID())
 		if err != nil {
 			return nil, err
 		}
@@ -128,7 +133,7 @@ func (t *pricingTx) markDirty(accountID, projectID string) {
 // tracked reports whether writes of typ may change prices.
 func tracked(typ string) bool {
 	_, shared := sharedInputs[typ]
-	return typ == "projects" || shared || slices.Contains(projectInputTypes, typ)
+	return typ == views.TypeProjects || shared || slices.Contains(projectInputTypes, typ)
 }
 
 // Insert implements Tx.
@@ -137,7 +142,7 @@ func (t *pricingTx) Insert(r *Record) error {
 	if err := t.Tx.Insert(r); err != nil {
 		return err
 	}
-	if newID && r.Type == "projects" {
+	if newID && r.Type == views.TypeProjects {
 		t.childless[lineKey(r.AccountID, r.ID)] = true
 	}
 	return t.note(r, nil)
@@ -153,20 +158,20 @@ func (t *pricingTx) Replace(r *Record) error {
 		return err
 	}
 	switch r.Type {
-	case "accounts":
+	case views.TypeAccounts:
 		// the epoch only grows, whatever copy of the account is written
 		e, _ := epochOf(old, priceEpochAttr)
 		if n, _ := epochOf(r, priceEpochAttr); n > e {
 			e = n
 		}
-		if !t.bumped[r.ID] && !sameAttrs(old, r, sharedInputs["accounts"]) {
+		if !t.bumped[r.ID] && !sameAttrs(old, r, sharedInputs[views.TypeAccounts]) {
 			e++
 			t.bumped[r.ID], t.touched = true, true
 		}
 		r.Attrs[priceEpochAttr] = e
-	case "projects":
+	case views.TypeProjects:
 		// figures survive a rewrite of the record that does not carry them
-		for _, a := range append([]string{pricedEpochAttr}, figureAttrs["projects"]...) {
+		for _, a := range append([]string{pricedEpochAttr}, figureAttrs[views.TypeProjects]...) {
 			if _, ok := r.Attrs[a]; !ok && old.Attrs[a] != nil {
 				r.Attrs[a] = old.Attrs[a]
 			}
@@ -180,7 +185,7 @@ func (t *pricingTx) Replace(r *Record) error {
 
 // Delete implements Tx.
 func (t *pricingTx) Delete(typ, accountID, id string) error {
-	if !tracked(typ) || typ == "projects" {
+	if !tracked(typ) || typ == views.TypeProjects {
 		return t.Tx.Delete(typ, accountID, id)
 	}
 	old, err := t.Tx.Get(typ, accountID, id)
@@ -201,20 +206,20 @@ func (t *pricingTx) note(cur, old *Record) error {
 		some = old
 	}
 	switch typ := some.Type; {
-	case typ == "projects":
+	case typ == views.TypeProjects:
 		if old == nil || cur != nil && !sameAttrs(old, cur, projectInputs) {
 			t.markDirty(some.AccountID, some.ID)
 		}
 	case slices.Contains(projectInputTypes, typ):
 		for _, r := range []*Record{old, cur} {
 			if r != nil {
-				t.markDirty(r.AccountID, r.Rel("project"))
-				delete(t.childless, lineKey(r.AccountID, r.Rel("project")))
+				t.markDirty(r.AccountID, r.Rel(views.NameProject))
+				delete(t.childless, lineKey(r.AccountID, r.Rel(views.NameProject)))
 			}
 		}
-	case typ == "accounts":
+	case typ == views.TypeAccounts:
 		// handled in Replace
-	case typ == "currencies" && (old == nil || cur == nil):
+	case typ == views.TypeCurrencies && (old == nil || cur == nil):
 		// a currency added or removed changes how its code prices
 		return t.bump(some.AccountID)
 	case old != nil && cur != nil && !sameAttrs(old, cur, sharedInputs[typ]):
@@ -230,7 +235,7 @@ func (t *pricingTx) bump(accountID string) error {
 	if t.bumped[accountID] {
 		return nil
 	}
-	acct, err := t.Tx.Get("accounts", "", accountID)
+	acct, err := t.Tx.Get(views.TypeAccounts, "", accountID)
 	if err != nil {
 		return err
 	}
@@ -288,7 +293,7 @@ func (t *pricingTx) flush(ctx context.Context) error {
 // The projects in childless have no lines (a project just created): their
 // lines are not looked for.
 func (s *Service) storePrices(_ context.Context, tx Tx, accountID string, ids []string, childless map[string]bool) error {
-	acct, err := tx.Get("accounts", "", accountID)
+	acct, err := tx.Get(views.TypeAccounts, "", accountID)
 	if err != nil {
 		return err
 	}
@@ -302,7 +307,7 @@ func (s *Service) storePrices(_ context.Context, tx Tx, accountID string, ids []
 	if err := priceData(c, d, ids); err != nil {
 		return err
 	}
-	for _, proj := range d["projects"] {
+	for _, proj := range d[views.TypeProjects] {
 		changed := setFigures(c, proj)
 		if e, ok := epochOf(proj, pricedEpochAttr); !ok || e != epoch {
 			proj.Attrs[pricedEpochAttr] = epoch
@@ -338,12 +343,12 @@ func (s *Service) RefreshPrices(ctx context.Context, accountID string) error {
 	for off := 0; ; off += refreshChunk {
 		n := 0
 		err := s.Store().Update(ctx, func(tx Tx) error {
-			acct, err := tx.Get("accounts", "", accountID)
+			acct, err := tx.Get(views.TypeAccounts, "", accountID)
 			if err != nil {
 				return err
 			}
 			epoch, _ := epochOf(acct, priceEpochAttr)
-			projects, _, err := tx.List(&Query{Type: "projects", AccountID: accountID, Limit: refreshChunk, Offset: off})
+			projects, _, err := tx.List(&Query{Type: views.TypeProjects, AccountID: accountID, Limit: refreshChunk, Offset: off})
 			if err != nil {
 				return err
 			}
@@ -369,7 +374,7 @@ func (s *Service) RefreshPrices(ctx context.Context, accountID string) error {
 func (s *Service) RefreshAllPrices(ctx context.Context) error {
 	var ids []string
 	err := s.Store().View(ctx, func(tx Tx) error {
-		accts, _, err := tx.List(&Query{Type: "accounts"})
+		accts, _, err := tx.List(&Query{Type: views.TypeAccounts})
 		for _, a := range accts {
 			ids = append(ids, a.ID)
 		}

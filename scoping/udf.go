@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/scopekit/scopekit/engine"
+	"github.com/scopekit/scopekit/scoping/views"
 	"github.com/shopspring/decimal"
 )
 
@@ -41,7 +42,7 @@ func declareUDF(s *Schema) {
 }
 
 func optionsOf(rec *Record) []string {
-	raw, _ := rec.Attrs["options"].([]any)
+	raw, _ := rec.Attrs[views.NameOptions].([]any)
 	out := make([]string, 0, len(raw))
 	for _, o := range raw {
 		if s, ok := o.(string); ok {
@@ -55,19 +56,19 @@ func optionsOf(rec *Record) []string {
 // account's active definitions for resourceType: every key must be defined
 // and every value must fit its field type.
 func validateUDFs(c *Call, resourceType string, rec *Record) []error {
-	vals, _ := rec.Attrs["user-defined-fields"].(map[string]any)
+	vals, _ := rec.Attrs[views.NameUserDefinedFields].(map[string]any)
 	if len(vals) == 0 {
 		return nil
 	}
-	defs, err := c.Find("user-defined-fields", Eq("resource-type", resourceType), Eq("active", "true"))
+	defs, err := c.Find(views.TypeUserDefinedFields, Eq(views.NameResourceType, resourceType), Eq(views.NameActive, "true"))
 	if err != nil {
 		return []error{err}
 	}
 	byName := make(map[string]*Record, len(defs))
 	for _, d := range defs {
-		byName[d.Str("name")] = d
+		byName[d.Str(views.NameName)] = d
 	}
-	p := AttrPointer("user-defined-fields")
+	p := AttrPointer(views.NameUserDefinedFields)
 	var errs []error
 	keys := make([]string, 0, len(vals))
 	for k := range vals {
@@ -86,7 +87,7 @@ func validateUDFs(c *Call, resourceType string, rec *Record) []error {
 		}
 		s, isStr := v.(string)
 		okv := true
-		switch d.Str("field-type") {
+		switch d.Str(views.NameFieldType) {
 		case "number":
 			switch n := v.(type) {
 			case json.Number:
@@ -107,7 +108,7 @@ func validateUDFs(c *Call, resourceType string, rec *Record) []error {
 			okv = isStr
 		}
 		if !okv {
-			errs = append(errs, engine.Invalid(p, "user-defined field %q must be a valid %s value", k, d.Str("field-type")))
+			errs = append(errs, engine.Invalid(p, "user-defined field %q must be a valid %s value", k, d.Str(views.NameFieldType)))
 		}
 	}
 	return errs

@@ -10,6 +10,7 @@ import (
 
 	"github.com/scopekit/scopekit"
 	"github.com/scopekit/scopekit/engine"
+	"github.com/scopekit/scopekit/scoping/views"
 )
 
 // Webhook subscriptions, their pending deliveries and their publications
@@ -91,8 +92,8 @@ func declareWebhooks(s *Schema) {
 
 // validateSubscription checks the destination when it is new or changed.
 func validateSubscription(ctx context.Context, c *Call, rec, old *Record) []error {
-	u := rec.Str("destination-url")
-	if u == "" || (old != nil && old.Str("destination-url") == u) {
+	u := rec.Str(views.NameDestinationURL)
+	if u == "" || (old != nil && old.Str(views.NameDestinationURL) == u) {
 		return nil
 	}
 	check := svcOf(c).Webhooks.CheckDestination
@@ -100,7 +101,7 @@ func validateSubscription(ctx context.Context, c *Call, rec, old *Record) []erro
 		check = httpsOnly
 	}
 	if err := check(ctx, u); err != nil {
-		return []error{engine.Invalid(AttrPointer("destination-url"), "destination-url %s", err.Error())}
+		return []error{engine.Invalid(AttrPointer(views.NameDestinationURL), "destination-url %s", err.Error())}
 	}
 	return nil
 }
@@ -120,7 +121,7 @@ func httpsOnly(_ context.Context, raw string) error {
 func afterSubscriptionWrite(_ context.Context, c *Call, rec, old *Record) error {
 	if old != nil {
 		if rec.Active() && !old.Active() {
-			delete(rec.Attrs, "disabled-reason")
+			delete(rec.Attrs, views.NameDisabledReason)
 			delete(rec.Attrs, FailingSinceAttr)
 			return c.Tx.Replace(rec)
 		}
@@ -144,24 +145,24 @@ func afterSubscriptionWrite(_ context.Context, c *Call, rec, old *Record) error 
 		return err
 	}
 	delete(rec.Attrs, SealedSecretAttr)
-	rec.Attrs["secret"] = secret // in memory only: the create response
+	rec.Attrs[views.NameSecret] = secret // in memory only: the create response
 	return nil
 }
 
 // queueDeliveries adds a pending delivery of event e for every active
 // subscription of its account and type.
 func queueDeliveries(c *Call, e *Record) error {
-	subs, _, err := c.Tx.List(&Query{Type: "webhook-subscriptions", AccountID: e.AccountID,
-		Where: []Cond{Eq("event-type", e.Str("event-type")), Eq("active", "true")}})
+	subs, _, err := c.Tx.List(&Query{Type: views.TypeWebhookSubscriptions, AccountID: e.AccountID,
+		Where: []Cond{Eq(views.NameEventType, e.Str(views.NameEventType)), Eq(views.NameActive, "true")}})
 	if err != nil {
 		return err
 	}
 	due := FormatTime(svcOf(c).Now().Add(svcOf(c).Webhooks.FirstDelay))
 	for _, s := range subs {
-		d := NewRecord("webhook-deliveries", e.AccountID)
-		d.Attrs["status"], d.Attrs["attempt"], d.Attrs["next-attempt-at"] = DeliveryPending, int64(0), due
-		d.SetRel("webhook-subscription", s.ID)
-		d.SetRel("event", e.ID)
+		d := NewRecord(views.TypeWebhookDeliveries, e.AccountID)
+		d.Attrs[views.NameStatus], d.Attrs[views.NameAttempt], d.Attrs[views.NameNextAttemptAt] = DeliveryPending, int64(0), due
+		d.SetRel(views.NameWebhookSubscription, s.ID)
+		d.SetRel(views.NameEvent, e.ID)
 		if err := c.Tx.Insert(d); err != nil {
 			return err
 		}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/scopekit/scopekit"
 	"github.com/scopekit/scopekit/approval"
+	"github.com/scopekit/scopekit/auth"
 	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/scoping/views"
 	"github.com/shopspring/decimal"
@@ -17,6 +18,10 @@ import (
 // decides; this file reads its inputs from the store, writes its outcomes
 // back, and records an event for every status change in the same
 // transaction.
+
+// attrSubmitter holds, on a submitted project and its steps, the user who
+// submitted it; it is stored but not declared, so never served.
+const attrSubmitter = "submitter"
 
 // setProjectStatus moves a project to status and records the event.
 func setProjectStatus(c *Call, proj *Record, status string) error {
@@ -38,7 +43,7 @@ func validateProjectStatus(c *Call, rec, old *Record) error {
 	st := rec.Str(views.NameStatus)
 	if old == nil {
 		if c.Given(views.NameStatus) && st != "draft" {
-			return engine.Invalid(AttrPointer("status"), "a new project starts as draft; submit it or change its status afterwards")
+			return engine.Invalid(AttrPointer(views.NameStatus), "a new project starts as draft; submit it or change its status afterwards")
 		}
 		rec.Attrs[views.NameStatus] = "draft"
 		return nil
@@ -72,7 +77,7 @@ func afterProjectWrite(ctx context.Context, c *Call, rec, old *Record) error {
 		if err := cancelPendingSteps(c, rec.ID); err != nil {
 			return err
 		}
-		delete(rec.Attrs, "approval-stage")
+		delete(rec.Attrs, views.NameApprovalStage)
 		if err := c.Tx.Replace(rec); err != nil {
 			return err
 		}
@@ -99,28 +104,20 @@ func afterProjectServiceWrite(ctx context.Context, c *Call, rec, old *Record) er
 // Errors: EFORBIDDEN without projects manage; ENOTFOUND outside the
 // actor's visibility; ECONFLICT when the project is not a draft.
 func (s *Service) Submit(ctx context.Context, a *Actor, projectID string) (*Result, error) {
-	if err := a.Require("projects", true); err != nil {
-		return nil, err
-	}
-	def, _ := s.Schema().Lookup("projects")
-	return s.writeRecord(ctx, a, def, func(c *Call) (*Record, error) {
-		proj, err := c.GetVisible(ctx, def, projectID, nil)
-		if err != nil {
-			return nil, err
-		}
+	return s.recordAction(ctx, a, "projects", true, views.TypeProjects, projectID, func(c *Call, proj *Record) error {
 		if proj.Str(views.NameStatus) != "draft" {
-			return nil, scopekit.Errorf(scopekit.ECONFLICT, "only a draft project can be submitted; this one is %s", proj.Str(views.NameStatus))
+			return scopekit.Errorf(scopekit.ECONFLICT, "only a draft project can be submitted; this one is %s", proj.Str(views.NameStatus))
 		}
 		proj.Attrs[views.NameSubmittedAt] = FormatTime(s.Now())
-		proj.Attrs["submitter"] = a.UserID
-		delete(proj.Attrs, "approved-at")
+		proj.Attrs[attrSubmitter] = a.UserID
+		delete(proj.Attrs, views.NameApprovedAt)
 		if err := setProjectStatus(c, proj, "pending_approval"); err != nil {
-			return nil, err
+			return err
 		}
-		if err := restoreTeammate(c, def, proj); err != nil {
-			return nil, err
+		if err := restoreTeammate(c, mustLookup(s.Schema(), views.TypeProjects), proj); err != nil {
+			return err
 		}
-		return proj, advance(c, proj, math.MinInt)
+		return advance(c, proj, math.MinInt)
 	})
 }
 
@@ -142,14 +139,14 @@ func advance(c *Call, proj *Record, after int) error {
 	if !ok {
 		return completeWorkflow(c, proj)
 	}
-	step := NewRecord("approval-steps", proj.AccountID)
+	step := NewRecord(views.TypeApprovalSteps, proj.AccountID)
 	step.Attrs[views.NameKind], step.Attrs[views.NamePosition], step.Attrs[views.NameStatus], step.Attrs[views.NameLegacy] = plan.Kind, int64(plan.Position), approval.StepPending, false
 	step.Attrs[views.NameRequiredApprovals], step.Attrs[views.NameSubmitterApproves] = int64(plan.RequiredApprovals), plan.SubmitterApproves
-	step.Attrs["submitter"] = proj.Str("submitter")
+	step.Attrs[attrSubmitter] = proj.Str(attrSubmitter)
 	step.SetRel(views.NameProject, proj.ID)
 	step.SetRel(views.NameApprovalLevel, plan.LevelID)
 	if len(plan.Approvers) > 0 {
-		step.Rels["required-approvers"] = slices.Clone(plan.Approvers)
+		step.Rels[views.NameRequiredApprovers] = slices.Clone(plan.Approvers)
 	}
 	if err := insertStep(c, step); err != nil {
 		return err
@@ -164,8 +161,8 @@ func insertStep(c *Call, step *Record) error {
 	if err := c.Tx.Insert(step); err != nil {
 		return err
 	}
-	for _, uid := range step.Rels["required-approvers"] {
-		req := NewRecord("approval-requirements", step.AccountID)
+	for _, uid := range step.Rels[views.NameRequiredApprovers] {
+		req := NewRecord(views.TypeApprovalRequirements, step.AccountID)
 		req.Attrs[views.NameStatus] = approval.Pending
 		req.SetRel(views.NameApprovalStep, step.ID)
 		req.SetRel(views.NameUser, uid)
@@ -180,13 +177,13 @@ func insertStep(c *Call, step *Record) error {
 // completeWorkflow approves the project: the only way approved-at is set.
 func completeWorkflow(c *Call, proj *Record) error {
 	proj.Attrs[views.NameApprovedAt] = FormatTime(svcOf(c).Now())
-	delete(proj.Attrs, "approval-stage")
+	delete(proj.Attrs, views.NameApprovalStage)
 	return setProjectStatus(c, proj, "approved")
 }
 
 // cancelPendingSteps cancels the project's pending steps.
 func cancelPendingSteps(c *Call, projectID string) error {
-	steps, err := c.Find("approval-steps", Eq(views.NameProject, projectID), Eq(views.NameStatus, approval.StepPending))
+	steps, err := c.Find(views.TypeApprovalSteps, Eq(views.NameProject, projectID), Eq(views.NameStatus, approval.StepPending))
 	if err != nil {
 		return err
 	}
@@ -202,15 +199,15 @@ func cancelPendingSteps(c *Call, projectID string) error {
 // approvalLevels reads the active levels with their coverage; approvers
 // who are not active members are left out.
 func approvalLevels(c *Call) ([]approval.Level, error) {
-	recs, err := c.Find("approval-levels", Eq(views.NameActive, "true"))
+	recs, err := c.Find(views.TypeApprovalLevels, Eq(views.NameActive, "true"))
 	if err != nil {
 		return nil, err
 	}
-	lobas, err := c.Find("line-of-business-approvals")
+	lobas, err := c.Find(views.TypeLineOfBusinessApprovals)
 	if err != nil {
 		return nil, err
 	}
-	active, err := c.Find("users", Eq(views.NameStatus, "active"))
+	active, err := c.Find(views.TypeUsers, Eq(views.NameStatus, auth.StatusActive))
 	if err != nil {
 		return nil, err
 	}
@@ -221,7 +218,7 @@ func approvalLevels(c *Call) ([]approval.Level, error) {
 	cover := map[string][]approval.Coverage{}
 	for _, l := range lobas {
 		cv := approval.Coverage{LineOfBusiness: l.Rel(views.NameLineOfBusiness)}
-		for _, uid := range l.Rels["approvers"] {
+		for _, uid := range l.Rels[views.NameApprovers] {
 			if isActive[uid] {
 				cv.Approvers = append(cv.Approvers, uid)
 			}
@@ -273,7 +270,7 @@ func approvalFacts(c *Call, proj *Record) (approval.Facts, error) {
 	if lob := proj.Rel(views.NameLineOfBusiness); lob != "" {
 		f.LinesOfBusiness = append(f.LinesOfBusiness, lob)
 	}
-	for _, s := range pp.recs["project-services"] {
+	for _, s := range pp.recs[views.TypeProjectServices] {
 		if lob := s.Rel(views.NameLineOfBusiness); lob != "" && !slices.Contains(f.LinesOfBusiness, lob) {
 			f.LinesOfBusiness = append(f.LinesOfBusiness, lob)
 		}
