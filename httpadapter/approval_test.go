@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/scopekit/scopekit/scoping"
+	"github.com/scopekit/scopekit/scoping/views"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -301,7 +302,7 @@ func TestProjectStatusChangesAndEvents(t *testing.T) {
 
 	var got [][2]string
 	for _, ev := range f.events(t) {
-		assert.Equal(t, scoping.EventProjectStatusChanged, ev.Str("event-type"))
+		assert.Equal(t, views.EventProjectStatusChanged, ev.Str("event-type"))
 		assert.Equal(t, p, ev.Str("subject-id"))
 		got = append(got, [2]string{ev.Str("old-status"), ev.Str("new-status")})
 	}
@@ -313,7 +314,7 @@ func TestProjectStatusChangesAndEvents(t *testing.T) {
 	require.Equal(t, http.StatusOK, f.e.patch("/v2/project-services/"+ps, f.admin, "project-services", ps, `{"status":"in_progress"}`).Status)
 	evs := f.events(t)
 	last := evs[len(evs)-1]
-	assert.Equal(t, scoping.EventServiceStatusChanged, last.Str("event-type"))
+	assert.Equal(t, views.EventServiceStatusChanged, last.Str("event-type"))
 	assert.Equal(t, ps, last.Str("subject-id"))
 	assert.Equal(t, p, last.Rel("project"))
 	assert.Equal(t, [2]string{"not_started", "in_progress"}, [2]string{last.Str("old-status"), last.Str("new-status")})

@@ -17,6 +17,7 @@ import (
 	"github.com/scopekit/scopekit/documents"
 	"github.com/scopekit/scopekit/internal/docxtest"
 	"github.com/scopekit/scopekit/scoping"
+	"github.com/scopekit/scopekit/scoping/views"
 	"github.com/shopspring/decimal"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -262,7 +263,7 @@ func TestProjectDocumentGeneration(t *testing.T) {
 	require.NoError(t, err)
 	var changes []string
 	for _, ev := range events {
-		if ev.Str("event-type") == scoping.EventDocumentStatusChanged && ev.Str("subject-id") == id {
+		if ev.Str("event-type") == views.EventDocumentStatusChanged && ev.Str("subject-id") == id {
 			changes = append(changes, ev.Str("old-status")+">"+ev.Str("new-status"))
 			assert.Equal(t, pid, ev.Rel("project"))
 			assert.Equal(t, "project-documents", ev.Str("subject-type"))

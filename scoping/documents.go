@@ -10,6 +10,7 @@ import (
 
 	"github.com/scopekit/scopekit"
 	"github.com/scopekit/scopekit/engine"
+	"github.com/scopekit/scopekit/scoping/views"
 )
 
 // Document templates, project documents and the account's menu of
@@ -126,7 +127,7 @@ func declareDocuments(s *Schema) {
 					return nil
 				}
 				state(c).queued = true
-				return recordEvent(c, EventDocumentStatusChanged, rec, rec.Rel("project"), "", DocumentQueued)
+				return recordEvent(c, views.EventDocumentStatusChanged, rec, rec.Rel("project"), "", DocumentQueued)
 			},
 		}})
 
@@ -235,7 +236,7 @@ func setDocumentStatus(c *Call, doc *Record, status string) error {
 	if err := c.Tx.Replace(doc); err != nil {
 		return err
 	}
-	return recordEvent(c, EventDocumentStatusChanged, doc, doc.Rel("project"), old, status)
+	return recordEvent(c, views.EventDocumentStatusChanged, doc, doc.Rel("project"), old, status)
 }
 
 // UploadTemplateFile validates file as the template's DOCX and stores it

@@ -4,13 +4,6 @@ import (
 	"context"
 )
 
-// Event types: what the outbox records and webhooks deliver.
-const (
-	EventProjectStatusChanged  = "project_status_changed"
-	EventServiceStatusChanged  = "service_status_changed"
-	EventDocumentStatusChanged = "document_status_changed"
-)
-
 // The event outbox: every status change writes an event record in the same
 // transaction as the change, so a change that rolls back leaves no event
 // and one that commits always has one. Event ids come from one sequence,

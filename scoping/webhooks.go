@@ -45,26 +45,13 @@ type WebhookConfig struct {
 	Notify func()
 }
 
-// Webhook record attributes that are stored but never served.
+// The generated secrets of subscriptions.
 const (
-	// SealedSecretAttr holds the sealed subscription secret (base64).
-	SealedSecretAttr = "secret-sealed"
-	// FailingSinceAttr holds when a subscription's deliveries began to fail
-	// in a row (cleared by a success).
-	FailingSinceAttr = "failing-since"
-)
-
-// Delivery statuses and publication statuses.
-const (
-	DeliveryPending       = "pending"
-	PublicationDelivered  = "delivered"
-	PublicationRejected   = "rejected"
-	PublicationFailed     = "failed"
 	webhookSecretPrefix   = "whsec_"
 	webhookSecretByteSize = 24
 )
 
-var eventTypes = []string{EventProjectStatusChanged, EventServiceStatusChanged, EventDocumentStatusChanged}
+var eventTypes = []string{views.EventProjectStatusChanged, views.EventServiceStatusChanged, views.EventDocumentStatusChanged}
 
 func declareWebhooks(s *Schema) {
 	register(s, &TypeDef{Name: "webhook-subscriptions", Guard: "settings.webhooks", V2: true,
@@ -78,7 +65,7 @@ func declareWebhooks(s *Schema) {
 			AfterWrite: afterSubscriptionWrite,
 		}})
 	register(s, &TypeDef{Name: "webhook-publications", Guard: "settings.webhooks", V2: true, ReadOnly: true, IndexCreated: true,
-		Attrs: computed(enum("status", "", PublicationDelivered, PublicationRejected, PublicationFailed),
+		Attrs: computed(enum("status", "", views.PublicationDelivered, views.PublicationRejected, views.PublicationFailed),
 			num("response-status"), obj("source"), text("payload"), num("attempt"), text("error"),
 			AttrDef{Name: "completed-at", Kind: KindTime}, AttrDef{Name: "next-attempt-at", Kind: KindTime}),
 		Rels:    []RelDef{{Name: "webhook-subscription", Type: "webhook-subscriptions", Cascade: true, ReadOnly: true}},
@@ -122,7 +109,7 @@ func afterSubscriptionWrite(_ context.Context, c *Call, rec, old *Record) error 
 	if old != nil {
 		if rec.Active() && !old.Active() {
 			delete(rec.Attrs, views.NameDisabledReason)
-			delete(rec.Attrs, FailingSinceAttr)
+			delete(rec.Attrs, views.FailingSinceAttr)
 			return c.Tx.Replace(rec)
 		}
 		return nil
@@ -140,11 +127,11 @@ func afterSubscriptionWrite(_ context.Context, c *Call, rec, old *Record) error 
 	if err != nil {
 		return err
 	}
-	rec.Attrs[SealedSecretAttr] = base64.StdEncoding.EncodeToString(sealed)
+	rec.Attrs[views.SealedSecretAttr] = base64.StdEncoding.EncodeToString(sealed)
 	if err := c.Tx.Replace(rec); err != nil {
 		return err
 	}
-	delete(rec.Attrs, SealedSecretAttr)
+	delete(rec.Attrs, views.SealedSecretAttr)
 	rec.Attrs[views.NameSecret] = secret // in memory only: the create response
 	return nil
 }
@@ -160,7 +147,7 @@ func queueDeliveries(c *Call, e *Record) error {
 	due := FormatTime(svcOf(c).Now().Add(svcOf(c).Webhooks.FirstDelay))
 	for _, s := range subs {
 		d := NewRecord(views.TypeWebhookDeliveries, e.AccountID)
-		d.Attrs[views.NameStatus], d.Attrs[views.NameAttempt], d.Attrs[views.NameNextAttemptAt] = DeliveryPending, int64(0), due
+		d.Attrs[views.NameStatus], d.Attrs[views.NameAttempt], d.Attrs[views.NameNextAttemptAt] = views.DeliveryPending, int64(0), due
 		d.SetRel(views.NameWebhookSubscription, s.ID)
 		d.SetRel(views.NameEvent, e.ID)
 		if err := c.Tx.Insert(d); err != nil {

@@ -33,7 +33,7 @@ func setProjectStatus(c *Call, proj *Record, status string) error {
 	if err := c.Tx.Replace(proj); err != nil {
 		return err
 	}
-	return recordEvent(c, EventProjectStatusChanged, proj, proj.ID, old, status)
+	return recordEvent(c, views.EventProjectStatusChanged, proj, proj.ID, old, status)
 }
 
 // validateProjectStatus checks a status set through a write: a new project
@@ -82,7 +82,7 @@ func afterProjectWrite(ctx context.Context, c *Call, rec, old *Record) error {
 			return err
 		}
 	}
-	return recordEvent(c, EventProjectStatusChanged, rec, rec.ID, from, to)
+	return recordEvent(c, views.EventProjectStatusChanged, rec, rec.ID, from, to)
 }
 
 // afterProjectServiceWrite records a change of a project service's
@@ -92,7 +92,7 @@ func afterProjectServiceWrite(ctx context.Context, c *Call, rec, old *Record) er
 		return copySubservices(ctx, c, rec, old)
 	}
 	if from, to := old.Str(views.NameStatus), rec.Str(views.NameStatus); from != to {
-		return recordEvent(c, EventServiceStatusChanged, rec, rec.Rel(views.NameProject), from, to)
+		return recordEvent(c, views.EventServiceStatusChanged, rec, rec.Rel(views.NameProject), from, to)
 	}
 	return nil
 }

@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/scopekit/scopekit/scoping/views"
 )
 
 // Defaults of the Dispatcher's zero fields.
@@ -363,12 +365,12 @@ func (d *Dispatcher) attempt(ctx context.Context, dl *Delivery) *Outcome {
 	p.CompletedAt, p.ResponseStatus = d.Now(), status
 	switch {
 	case err != nil:
-		p.Status, p.Error = Failed, err.Error()
+		p.Status, p.Error = views.PublicationFailed, err.Error()
 	case status >= 200 && status < 300:
-		p.Status = Delivered
+		p.Status = views.PublicationDelivered
 		return o
 	default:
-		p.Status, p.Error = Rejected, fmt.Sprintf("the receiver answered %d %s", status, http.StatusText(status))
+		p.Status, p.Error = views.PublicationRejected, fmt.Sprintf("the receiver answered %d %s", status, http.StatusText(status))
 	}
 	now := p.CompletedAt
 	fs := dl.Subscription.FailingSince

@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/scopekit/scopekit/scoping"
+	"github.com/scopekit/scopekit/scoping/views"
 )
 
 // Due returns up to limit deliveries of s that are due at now: pending,
@@ -13,7 +13,7 @@ import (
 // are claimed until now plus its ClaimTTL, so that no other process's Due
 // returns them meanwhile.
 func Due(ctx context.Context, s Store, now time.Time, limit int, skip Skip) ([]*Delivery, error) {
-	q := &DeliveryQuery{Status: scoping.DeliveryPending, NextAttemptBy: now, Skip: skip, Limit: limit}
+	q := &DeliveryQuery{Status: views.DeliveryPending, NextAttemptBy: now, Skip: skip, Limit: limit}
 	if r, ok := s.(ClaimRenewer); ok {
 		q.ClaimUntil = now.Add(r.ClaimTTL())
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/scopekit/scopekit/boltstore"
 	"github.com/scopekit/scopekit/scoping"
+	"github.com/scopekit/scopekit/scoping/views"
 	"github.com/scopekit/scopekit/webhook"
 	"github.com/stretchr/testify/require"
 )
@@ -42,10 +43,10 @@ func TestDue(t *testing.T) {
 	ids := map[string]string{}
 	require.NoError(t, db.Update(ctx, func(tx scoping.Tx) error {
 		sub := scoping.NewRecord("webhook-subscriptions", "1")
-		sub.Attrs["event-type"], sub.Attrs["destination-url"], sub.Attrs["active"] = scoping.EventProjectStatusChanged, "https://example.test/hook", true
-		sub.Attrs[scoping.SealedSecretAttr] = base64.StdEncoding.EncodeToString([]byte("sealed"))
+		sub.Attrs["event-type"], sub.Attrs["destination-url"], sub.Attrs["active"] = views.EventProjectStatusChanged, "https://example.test/hook", true
+		sub.Attrs[views.SealedSecretAttr] = base64.StdEncoding.EncodeToString([]byte("sealed"))
 		ev := scoping.NewRecord("events", "1")
-		ev.Attrs["event-type"], ev.Attrs["subject-type"], ev.Attrs["subject-id"] = scoping.EventProjectStatusChanged, "projects", "9"
+		ev.Attrs["event-type"], ev.Attrs["subject-type"], ev.Attrs["subject-id"] = views.EventProjectStatusChanged, "projects", "9"
 		for _, r := range []*scoping.Record{sub, ev} {
 			if err := tx.Insert(r); err != nil {
 				return err
@@ -55,9 +56,9 @@ func TestDue(t *testing.T) {
 			name, status string
 			at           time.Time
 		}{
-			{"at now", scoping.DeliveryPending, now},
-			{"overdue", scoping.DeliveryPending, now.Add(-time.Minute)},
-			{"later", scoping.DeliveryPending, now.Add(time.Second)},
+			{"at now", views.DeliveryPending, now},
+			{"overdue", views.DeliveryPending, now.Add(-time.Minute)},
+			{"later", views.DeliveryPending, now.Add(time.Second)},
 			{"not pending", "held", now.Add(-time.Hour)},
 		} {
 			r := scoping.NewRecord("webhook-deliveries", "1")

@@ -7,7 +7,6 @@ import (
 
 	"github.com/scopekit/scopekit"
 	"github.com/scopekit/scopekit/engine"
-	"github.com/scopekit/scopekit/scoping"
 	"github.com/scopekit/scopekit/scoping/views"
 )
 
@@ -148,9 +147,9 @@ func loadSubscription(tx engine.Tx, acct, id string) *Subscription {
 		return nil
 	}
 	s := views.WebhookSubscription{Record: r}
-	sealed, _ := base64.StdEncoding.DecodeString(s.Str(scoping.SealedSecretAttr))
+	sealed, _ := base64.StdEncoding.DecodeString(s.Str(views.SealedSecretAttr))
 	return &Subscription{ID: s.ID, URL: s.DestinationURL(), Active: s.Active(),
-		SealedSecret: sealed, FailingSince: ParseTime(s.Str(scoping.FailingSinceAttr))}
+		SealedSecret: sealed, FailingSince: ParseTime(s.Str(views.FailingSinceAttr))}
 }
 
 func loadEvent(tx engine.Tx, acct, id string) *Event {
@@ -197,11 +196,11 @@ func CompleteTx(tx engine.Tx, o *Outcome) error {
 			return err
 		}
 		changed := false
-		if p.Status == Delivered {
-			_, changed = sub.Attrs[scoping.FailingSinceAttr]
-			delete(sub.Attrs, scoping.FailingSinceAttr)
-		} else if sub.Str(scoping.FailingSinceAttr) == "" {
-			sub.Attrs[scoping.FailingSinceAttr] = engine.FormatTime(p.CreatedAt)
+		if p.Status == views.PublicationDelivered {
+			_, changed = sub.Attrs[views.FailingSinceAttr]
+			delete(sub.Attrs, views.FailingSinceAttr)
+		} else if sub.Str(views.FailingSinceAttr) == "" {
+			sub.Attrs[views.FailingSinceAttr] = engine.FormatTime(p.CreatedAt)
 			changed = true
 		}
 		if o.Disable != "" {

@@ -55,13 +55,6 @@ type Publication struct {
 	NextAttemptAt  time.Time // zero when no further attempt follows
 }
 
-// Publication statuses.
-const (
-	Delivered = "delivered"
-	Rejected  = "rejected"
-	Failed    = "failed"
-)
-
 // Outcome is what became of a delivery: an attempt (Publication) or none
 // (the subscription is inactive), and what follows.
 type Outcome struct {

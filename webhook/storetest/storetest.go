@@ -15,7 +15,6 @@ import (
 
 	"github.com/scopekit/scopekit"
 	"github.com/scopekit/scopekit/engine"
-	"github.com/scopekit/scopekit/scoping"
 	"github.com/scopekit/scopekit/scoping/views"
 	"github.com/scopekit/scopekit/webhook"
 	"github.com/stretchr/testify/require"
@@ -69,14 +68,14 @@ func setup(t *testing.T, open Opener) *fixture {
 	require.NoError(t, f.Records.Update(ctx, func(tx engine.Tx) error {
 		for i, acct := range []string{"1", "1", "2"} {
 			s := engine.NewRecord(views.TypeWebhookSubscriptions, acct)
-			s.Attrs[views.NameEventType], s.Attrs[views.NameDestinationURL], s.Attrs[views.NameActive] = scoping.EventProjectStatusChanged, "https://example.test/hook", i != 1
-			s.Attrs[scoping.SealedSecretAttr] = base64.StdEncoding.EncodeToString([]byte("sealed"))
+			s.Attrs[views.NameEventType], s.Attrs[views.NameDestinationURL], s.Attrs[views.NameActive] = views.EventProjectStatusChanged, "https://example.test/hook", i != 1
+			s.Attrs[views.SealedSecretAttr] = base64.StdEncoding.EncodeToString([]byte("sealed"))
 			if err := tx.Insert(s); err != nil {
 				return err
 			}
 			f.subs = append(f.subs, s)
 			e := engine.NewRecord(views.TypeEvents, acct)
-			e.Attrs[views.NameEventType], e.Attrs[views.NameSubjectType], e.Attrs[views.NameSubjectID] = scoping.EventProjectStatusChanged, views.TypeProjects, "9"
+			e.Attrs[views.NameEventType], e.Attrs[views.NameSubjectType], e.Attrs[views.NameSubjectID] = views.EventProjectStatusChanged, views.TypeProjects, "9"
 			e.Attrs[views.NameOldStatus], e.Attrs[views.NameNewStatus], e.Attrs[views.NameOccurredAt] = "draft", "won", engine.FormatTime(t0)
 			e.SetRel(views.NameProject, "9")
 			if err := tx.Insert(e); err != nil {
@@ -90,7 +89,7 @@ func setup(t *testing.T, open Opener) *fixture {
 			at  time.Duration
 		}{{0, 5 * time.Second}, {0, time.Second}, {2, 3 * time.Second}, {1, 2 * time.Second}, {0, time.Hour}} {
 			r := engine.NewRecord(views.TypeWebhookDeliveries, f.subs[d.sub].AccountID)
-			r.Attrs[views.NameStatus], r.Attrs[views.NameAttempt], r.Attrs[views.NameNextAttemptAt] = scoping.DeliveryPending, int64(0), engine.FormatTime(t0.Add(d.at))
+			r.Attrs[views.NameStatus], r.Attrs[views.NameAttempt], r.Attrs[views.NameNextAttemptAt] = views.DeliveryPending, int64(0), engine.FormatTime(t0.Add(d.at))
 			r.SetRel(views.NameWebhookSubscription, f.subs[d.sub].ID)
 			r.SetRel(views.NameEvent, f.events[d.sub].ID)
 			if err := tx.Insert(r); err != nil {
@@ -124,7 +123,7 @@ func list(t *testing.T, f *fixture, status string, by time.Time, limit int, skip
 // claiming store claims them for f.Claim.
 func due(t *testing.T, f *fixture, at time.Time) []*webhook.Delivery {
 	t.Helper()
-	q := &webhook.DeliveryQuery{Status: scoping.DeliveryPending, NextAttemptBy: at, Limit: 10}
+	q := &webhook.DeliveryQuery{Status: views.DeliveryPending, NextAttemptBy: at, Limit: 10}
 	if f.Claim > 0 {
 		q.ClaimUntil = at.Add(f.Claim)
 	}
@@ -141,7 +140,7 @@ func testDeliveries(t *testing.T, open Opener) {
 	f := setup(t, open)
 	ctx := context.Background()
 	d := f.dels
-	pending := scoping.DeliveryPending
+	pending := views.DeliveryPending
 	for range 2 {
 		got := list(t, f, pending, t0.Add(10*time.Second), 10, webhook.Skip{})
 		require.Equal(t, []string{d[1].ID, d[3].ID, d[2].ID, d[0].ID}, deliveryIDs(got))
@@ -150,7 +149,7 @@ func testDeliveries(t *testing.T, open Opener) {
 		require.Equal(t, 0, first.Attempt)
 		require.True(t, first.NextAttemptAt.Equal(t0.Add(time.Second)))
 		require.Equal(t, webhook.Subscription{ID: f.subs[0].ID, URL: "https://example.test/hook", Active: true, SealedSecret: []byte("sealed")}, first.Subscription)
-		require.Equal(t, webhook.Event{ID: f.events[0].ID, Type: scoping.EventProjectStatusChanged, SubjectType: views.TypeProjects, SubjectID: "9",
+		require.Equal(t, webhook.Event{ID: f.events[0].ID, Type: views.EventProjectStatusChanged, SubjectType: views.TypeProjects, SubjectID: "9",
 			ProjectID: "9", OldStatus: "draft", NewStatus: "won", OccurredAt: t0}, first.Event)
 		require.False(t, got[1].Subscription.Active, "an inactive subscription's delivery is returned for dropping")
 		require.Equal(t, "2", got[2].AccountID)
@@ -184,7 +183,7 @@ func testDeliveriesByStatus(t *testing.T, open Opener) {
 	}))
 	d := f.dels
 	require.Equal(t, []string{d[1].ID, d[3].ID, d[2].ID, d[0].ID},
-		deliveryIDs(list(t, f, scoping.DeliveryPending, t0.Add(10*time.Second), 10, webhook.Skip{})))
+		deliveryIDs(list(t, f, views.DeliveryPending, t0.Add(10*time.Second), 10, webhook.Skip{})))
 	got := list(t, f, "held", t0.Add(10*time.Second), 10, webhook.Skip{})
 	require.Equal(t, []string{held.ID}, deliveryIDs(got))
 	require.Equal(t, 2, got[0].Attempt)
@@ -230,9 +229,9 @@ func testComplete(t *testing.T, open Opener) {
 	for _, d := range got {
 		byID[d.ID] = d
 	}
-	failed := &webhook.Publication{Status: webhook.Failed, Payload: []byte(`{"x":1}`), Attempt: 1, Error: "connection refused",
+	failed := &webhook.Publication{Status: views.PublicationFailed, Payload: []byte(`{"x":1}`), Attempt: 1, Error: "connection refused",
 		CreatedAt: t0.Add(6 * time.Second), CompletedAt: t0.Add(7 * time.Second), NextAttemptAt: t0.Add(time.Minute)}
-	gone := &webhook.Publication{Status: webhook.Rejected, ResponseStatus: 410, Payload: []byte(`{}`), Attempt: 1,
+	gone := &webhook.Publication{Status: views.PublicationRejected, ResponseStatus: 410, Payload: []byte(`{}`), Attempt: 1,
 		CreatedAt: t0.Add(6 * time.Second), CompletedAt: t0.Add(6 * time.Second)}
 	require.NoError(t, f.Webhook.Complete(ctx, []*webhook.Outcome{
 		{Delivery: byID[f.dels[1].ID], Publication: failed, Next: t0.Add(time.Minute)},
@@ -246,7 +245,7 @@ func testComplete(t *testing.T, open Opener) {
 	require.Nil(t, get(t, f.Records, views.TypeWebhookDeliveries, "2", f.dels[2].ID))
 	require.Nil(t, get(t, f.Records, views.TypeWebhookDeliveries, "1", f.dels[3].ID))
 	s0 := get(t, f.Records, views.TypeWebhookSubscriptions, "1", f.subs[0].ID)
-	require.Equal(t, engine.FormatTime(t0.Add(6*time.Second)), s0.Str(scoping.FailingSinceAttr))
+	require.Equal(t, engine.FormatTime(t0.Add(6*time.Second)), s0.Str(views.FailingSinceAttr))
 	s2 := views.WebhookSubscription{Record: get(t, f.Records, views.TypeWebhookSubscriptions, "2", f.subs[2].ID)}
 	require.False(t, s2.Active())
 	require.Equal(t, "the receiver answered 410 Gone", s2.DisabledReason())
@@ -262,7 +261,7 @@ func testComplete(t *testing.T, open Opener) {
 	require.Equal(t, engine.FormatTime(t0.Add(7*time.Second)), p.CompletedAt())
 	require.Equal(t, engine.FormatTime(t0.Add(time.Minute)), p.NextAttemptAt())
 	require.Equal(t, f.subs[0].ID, p.WebhookSubscription())
-	require.Equal(t, map[string]any{"type": views.TypeProjects, "id": "9", "event-type": scoping.EventProjectStatusChanged}, p.Attrs[views.NameSource])
+	require.Equal(t, map[string]any{"type": views.TypeProjects, "id": "9", "event-type": views.EventProjectStatusChanged}, p.Attrs[views.NameSource])
 	require.Nil(t, p.Attrs[views.NameResponseStatus])
 	require.EqualValues(t, 410, views.WebhookPublication{Record: publications(t, f.Records, "2")[0]}.ResponseStatus())
 
@@ -271,11 +270,11 @@ func testComplete(t *testing.T, open Opener) {
 	later := *failed
 	later.CreatedAt = t0.Add(20 * time.Second)
 	require.NoError(t, f.Webhook.Complete(ctx, []*webhook.Outcome{{Delivery: d, Publication: &later, Next: t0.Add(time.Hour)}}))
-	require.Equal(t, engine.FormatTime(t0.Add(6*time.Second)), get(t, f.Records, views.TypeWebhookSubscriptions, "1", f.subs[0].ID).Str(scoping.FailingSinceAttr))
+	require.Equal(t, engine.FormatTime(t0.Add(6*time.Second)), get(t, f.Records, views.TypeWebhookSubscriptions, "1", f.subs[0].ID).Str(views.FailingSinceAttr))
 	d.Attempt = 1
-	ok := &webhook.Publication{Status: webhook.Delivered, ResponseStatus: 204, Attempt: 2, CreatedAt: t0.Add(time.Hour), CompletedAt: t0.Add(time.Hour)}
+	ok := &webhook.Publication{Status: views.PublicationDelivered, ResponseStatus: 204, Attempt: 2, CreatedAt: t0.Add(time.Hour), CompletedAt: t0.Add(time.Hour)}
 	require.NoError(t, f.Webhook.Complete(ctx, []*webhook.Outcome{{Delivery: d, Publication: ok}}))
-	_, streak := get(t, f.Records, views.TypeWebhookSubscriptions, "1", f.subs[0].ID).Attrs[scoping.FailingSinceAttr]
+	_, streak := get(t, f.Records, views.TypeWebhookSubscriptions, "1", f.subs[0].ID).Attrs[views.FailingSinceAttr]
 	require.False(t, streak)
 	require.Nil(t, get(t, f.Records, views.TypeWebhookDeliveries, "1", f.dels[0].ID))
 	require.Len(t, publications(t, f.Records, "1"), 3)
@@ -294,7 +293,7 @@ func testCompleteGone(t *testing.T, open Opener) {
 		}
 		return tx.Delete(views.TypeWebhookSubscriptions, "2", f.subs[2].ID)
 	}))
-	pub := &webhook.Publication{Status: webhook.Delivered, Attempt: 1, CreatedAt: t0, CompletedAt: t0}
+	pub := &webhook.Publication{Status: views.PublicationDelivered, Attempt: 1, CreatedAt: t0, CompletedAt: t0}
 	var outs []*webhook.Outcome
 	for _, d := range got {
 		if d.ID == f.dels[1].ID || d.ID == f.dels[2].ID {
@@ -316,7 +315,7 @@ func testPurge(t *testing.T, open Opener) {
 	var outs []*webhook.Outcome
 	for i, d := range got {
 		at := t0.Add(time.Duration(i) * time.Hour)
-		outs = append(outs, &webhook.Outcome{Delivery: d, Publication: &webhook.Publication{Status: webhook.Failed, Attempt: 1,
+		outs = append(outs, &webhook.Outcome{Delivery: d, Publication: &webhook.Publication{Status: views.PublicationFailed, Attempt: 1,
 			CreatedAt: at, CompletedAt: at}, Next: at.Add(time.Hour)})
 	}
 	require.NoError(t, f.Webhook.Complete(ctx, outs))
@@ -348,7 +347,7 @@ func testClaims(t *testing.T, open Opener) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			got, err := f.Webhook.Deliveries(ctx, &webhook.DeliveryQuery{Status: scoping.DeliveryPending, NextAttemptBy: at, Limit: 10,
+			got, err := f.Webhook.Deliveries(ctx, &webhook.DeliveryQuery{Status: views.DeliveryPending, NextAttemptBy: at, Limit: 10,
 				ClaimUntil: at.Add(f.Claim)})
 			if err != nil {
 				t.Error(err)
@@ -379,7 +378,7 @@ func testClaims(t *testing.T, open Opener) {
 	require.True(t, d1.NextAttemptAt.Equal(t0.Add(time.Second)), "the delivery keeps its planned time, not the claim's")
 	next := at.Add(time.Minute)
 	require.NoError(t, f.Webhook.Complete(ctx, []*webhook.Outcome{{Delivery: d1, Next: next,
-		Publication: &webhook.Publication{Status: webhook.Failed, Attempt: 1, CreatedAt: at, CompletedAt: at}}}))
+		Publication: &webhook.Publication{Status: views.PublicationFailed, Attempt: 1, CreatedAt: at, CompletedAt: at}}}))
 	after := due(t, f, at.Add(f.Claim+time.Second))
 	require.ElementsMatch(t, []string{f.dels[3].ID, f.dels[2].ID, f.dels[0].ID}, deliveryIDs(after), "expired claims are due again")
 	if next.Before(at.Add(f.Claim + time.Second)) {
@@ -417,7 +416,7 @@ func testRenewClaims(t *testing.T, open Opener) {
 	}
 	next := at.Add(f.Claim + 10*time.Second) // completed: retried after the first claim's end
 	require.NoError(t, f.Webhook.Complete(ctx, []*webhook.Outcome{{Delivery: d1, Next: next,
-		Publication: &webhook.Publication{Status: webhook.Failed, Attempt: 1, CreatedAt: at, CompletedAt: at}}}))
+		Publication: &webhook.Publication{Status: views.PublicationFailed, Attempt: 1, CreatedAt: at, CompletedAt: at}}}))
 
 	renewedAt := at.Add(f.Claim - time.Second)
 	require.NoError(t, r.RenewClaims(ctx, renewedAt.Add(f.Claim), held))

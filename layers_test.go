@@ -1,0 +1,80 @@
+package scopekit_test
+
+import (
+	"go/build"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/scopekit/scopekit"
+
+// layers lists, for the packages whose place in the layering is a rule
+// (docs/architecture.md), every package of this module they may depend
+// on, directly or not. The root package is always allowed.
+var layers = map[string][]string{
+	"engine":        {},
+	"scoping/views": {"engine"},
+	"pricing":       {},
+	"approval":      {},
+	"jsonapi":       {},
+	"client":        {"jsonapi"},
+	"documents":     {},
+	"webhook":       {"engine", "scoping/views"},
+}
+
+// noHTTP are packages that must not import net/http, directly.
+var noHTTP = []string{"engine", "scoping", "scoping/views", "pricing", "approval", "mergedata", "documents"}
+
+// Ensure each package depends only on the layers below it.
+func TestLayers(t *testing.T) {
+	for pkg, allowed := range layers {
+		for dep, importer := range deps(t, pkg) {
+			if dep != "" && !slices.Contains(allowed, dep) {
+				t.Errorf("%s depends on %s (imported by %s)", pkg, dep, importer)
+			}
+		}
+	}
+	for _, pkg := range noHTTP {
+		if slices.Contains(imports(t, pkg), "net/http") {
+			t.Errorf("%s imports net/http", pkg)
+		}
+	}
+}
+
+// imports returns what the package at dir (relative to the module root)
+// imports in its non-test files.
+func imports(t *testing.T, dir string) []string {
+	t.Helper()
+	p, err := build.ImportDir(filepath.FromSlash(dir), 0)
+	if err != nil {
+		t.Fatalf("%s: %v", dir, err)
+	}
+	return p.Imports
+}
+
+// deps returns the module's packages pkg depends on, directly or not
+// ("" for the root), each with a package that imports it.
+func deps(t *testing.T, pkg string) map[string]string {
+	via := map[string]string{}
+	queue := []string{pkg}
+	for len(queue) > 0 {
+		cur := queue[0]
+		queue = queue[1:]
+		for _, imp := range imports(t, cur) {
+			if imp != module && !strings.HasPrefix(imp, module+"/") {
+				continue
+			}
+			rel := strings.TrimPrefix(strings.TrimPrefix(imp, module), "/")
+			if _, seen := via[rel]; seen || rel == pkg {
+				continue
+			}
+			via[rel] = cur
+			if rel != "" {
+				queue = append(queue, rel)
+			}
+		}
+	}
+	return via
+}

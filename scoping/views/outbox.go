@@ -1,0 +1,31 @@
+package views
+
+// The outbox's vocabulary, shared by the domain (package scoping), which
+// records events and queues deliveries in the transaction of a change,
+// and package webhook, which delivers them.
+
+// Event types: what the outbox records and webhooks deliver.
+const (
+	EventProjectStatusChanged  = "project_status_changed"
+	EventServiceStatusChanged  = "service_status_changed"
+	EventDocumentStatusChanged = "document_status_changed"
+)
+
+// Statuses of a delivery (webhook-deliveries) and of a publication (an
+// attempt, webhook-publications).
+const (
+	DeliveryPending      = "pending"
+	PublicationDelivered = "delivered"
+	PublicationRejected  = "rejected"
+	PublicationFailed    = "failed"
+)
+
+// Attributes of webhook subscriptions that are stored but never served,
+// so they have no declaration (and no Name constant).
+const (
+	// SealedSecretAttr holds the sealed subscription secret (base64).
+	SealedSecretAttr = "secret-sealed"
+	// FailingSinceAttr holds when a subscription's deliveries began to fail
+	// in a row (cleared by a success).
+	FailingSinceAttr = "failing-since"
+)
