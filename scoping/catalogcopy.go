@@ -79,7 +79,7 @@ func ensureProjectResource(c *Call, projectID, resourceID string) (string, error
 	}
 	res, err := c.Get("resources", resourceID)
 	if err != nil {
-		return "", nil
+		return "", absent(err)
 	}
 	pr := NewRecord("project-resources", c.AccountID())
 	pr.SetRel("project", projectID)
@@ -116,7 +116,7 @@ func ensureProjectPhase(c *Call, projectID, phaseID string) (string, error) {
 	}
 	ph, err := c.Get("phases", phaseID)
 	if err != nil {
-		return "", nil
+		return "", absent(err)
 	}
 	pp := NewRecord("project-phases", c.AccountID())
 	pp.SetRel("project", projectID)
@@ -263,6 +263,15 @@ func (s *Service) ApplyBlueprint(ctx context.Context, a *Actor, projectID, bluep
 		return nil, err
 	}
 	return res, nil
+}
+
+// absent is nil for an ENOTFOUND error (a catalog record gone since:
+// nothing to copy) and err for any other, such as a failing store.
+func absent(err error) error {
+	if scopekit.ErrorCode(err) == scopekit.ENOTFOUND {
+		return nil
+	}
+	return err
 }
 
 func sortByPosition(recs []*Record) {
