@@ -6,6 +6,7 @@ import (
 
 	"github.com/scopekit/scopekit"
 	"github.com/scopekit/scopekit/engine"
+	"github.com/scopekit/scopekit/scoping/views"
 )
 
 // The document generation queue: the project-documents records in status
@@ -48,7 +49,7 @@ type DocumentJob struct {
 // (renew it with RenewDocumentLease). It returns nil when none is queued.
 // Claims are transactions, so two workers never take the same document.
 func (s *Service) ClaimDocument(ctx context.Context, lease time.Duration) (*DocumentJob, error) {
-	next := &Query{Type: "project-documents", AllAccounts: true, Where: []Cond{Eq("status", DocumentQueued)}, Limit: 1}
+	next := &Query{Type: views.TypeProjectDocuments, AllAccounts: true, Where: []Cond{Eq(views.NameStatus, DocumentQueued)}, Limit: 1}
 	// an idle poll only reads: no write transaction (and no fsync) when
 	// nothing is queued
 	var queued bool
@@ -66,7 +67,7 @@ func (s *Service) ClaimDocument(ctx context.Context, lease time.Duration) (*Docu
 			return err // another worker took it meanwhile
 		}
 		doc := recs[0]
-		acct, err := c.Tx.Get("accounts", "", doc.AccountID)
+		acct, err := c.Tx.Get(views.TypeAccounts, "", doc.AccountID)
 		if err != nil {
 			return err
 		}
@@ -76,7 +77,7 @@ func (s *Service) ClaimDocument(ctx context.Context, lease time.Duration) (*Docu
 			return err
 		}
 		job = &DocumentJob{Document: doc.Clone(), Account: acct, Claim: claim}
-		if tid := doc.Rel("document-template"); tid != "" && doc.Str("document-type") == DocumentSOW {
+		if tid := doc.Rel(views.NameDocumentTemplate); tid != "" && doc.Str(views.NameDocumentType) == DocumentSOW {
 			job.Template, err = c.Tx.Blob(doc.AccountID, BlobTemplateFile, tid)
 			if scopekit.ErrorCode(err) == scopekit.ENOTFOUND {
 				err = nil // FinishDocument reports it
@@ -90,7 +91,7 @@ func (s *Service) ClaimDocument(ctx context.Context, lease time.Duration) (*Docu
 // JobSnapshot reads the snapshot of a claimed document's project, as the
 // account sees it (no user's visibility applies to the worker).
 func (s *Service) JobSnapshot(ctx context.Context, job *DocumentJob) (*Snapshot, error) {
-	return s.snapshot(ctx, &Actor{Account: job.Account, AllScopes: true}, job.Document.Rel("project"))
+	return s.snapshot(ctx, &Actor{Account: job.Account, AllScopes: true}, views.ProjectDocument{Record: job.Document}.Project())
 }
 
 // DocumentOutput is what a worker produced for a job: the file (empty
@@ -111,14 +112,14 @@ func leaseEnd(now time.Time, lease time.Duration) int64 { return now.Add(lease).
 // whether the job still holds its claim (the document is generating under
 // the job's claim number). A deleted document is not held.
 func ourClaim(c *Call, job *DocumentJob) (*Record, bool, error) {
-	doc, err := c.Tx.Get("project-documents", job.Document.AccountID, job.Document.ID)
+	doc, err := c.Tx.Get(views.TypeProjectDocuments, job.Document.AccountID, job.Document.ID)
 	if scopekit.ErrorCode(err) == scopekit.ENOTFOUND {
 		return nil, false, nil
 	}
 	if err != nil {
 		return nil, false, err
 	}
-	return doc, doc.Str("status") == DocumentGenerating && doc.Int(claimAttr) == job.Claim, nil
+	return doc, (views.ProjectDocument{Record: doc}).Status() == DocumentGenerating && doc.Int(claimAttr) == job.Claim, nil
 }
 
 // errClaimLost is FinishDocument's and RenewDocumentLease's answer for a
@@ -139,7 +140,7 @@ func (s *Service) RenewDocumentLease(ctx context.Context, job *DocumentJob, leas
 		case err != nil:
 			return err
 		case doc == nil:
-			return engine.NotFound("project-documents", job.Document.ID)
+			return engine.NotFound(views.TypeProjectDocuments, job.Document.ID)
 		case !ours:
 			return errClaimLost(job)
 		}
@@ -183,14 +184,14 @@ func (s *Service) FinishDocument(ctx context.Context, job *DocumentJob, out *Doc
 		status := DocumentFinished
 		if out.Failure != "" {
 			status = DocumentError
-			doc.Attrs["error-text"] = out.Failure
+			doc.Attrs[views.NameErrorText] = out.Failure
 		} else {
-			delete(doc.Attrs, "error-text")
+			delete(doc.Attrs, views.NameErrorText)
 		}
 		for _, f := range []struct {
 			kind, size, url string
 			data            []byte
-		}{{BlobDocumentFile, "size", "document-url", out.File}, {BlobDocumentPDF, "pdf-size", "pdf-url", out.PDF}} {
+		}{{BlobDocumentFile, views.NameSize, views.NameDocumentURL, out.File}, {BlobDocumentPDF, views.NamePdfSize, views.NamePdfURL, out.PDF}} {
 			if len(f.data) == 0 {
 				delete(doc.Attrs, f.size)
 				delete(doc.Attrs, f.url)
@@ -209,9 +210,9 @@ func (s *Service) FinishDocument(ctx context.Context, job *DocumentJob, out *Doc
 			}
 		}
 		if len(out.File) > 0 {
-			doc.Attrs["filename"], doc.Attrs["content-type"] = out.Filename, out.ContentType
+			doc.Attrs[views.NameFilename], doc.Attrs[views.NameContentType] = out.Filename, out.ContentType
 		}
-		doc.Attrs["generated-at"] = FormatTime(s.Now())
+		doc.Attrs[views.NameGeneratedAt] = FormatTime(s.Now())
 		return setDocumentStatus(c, doc, status)
 	})
 	return err
@@ -224,7 +225,7 @@ func (s *Service) FinishDocument(ctx context.Context, job *DocumentJob, out *Doc
 // without a lease (claimed before leases existed) count as run out. The
 // workers of every instance call it at start and periodically.
 func (s *Service) RequeueDocuments(ctx context.Context) (int, error) {
-	generating := &Query{Type: "project-documents", AllAccounts: true, Where: []Cond{Eq("status", DocumentGenerating)}}
+	generating := &Query{Type: views.TypeProjectDocuments, AllAccounts: true, Where: []Cond{Eq(views.NameStatus, DocumentGenerating)}}
 	expired := func(recs []*Record) []*Record {
 		now := s.Now().UnixMilli()
 		var out []*Record
@@ -260,7 +261,7 @@ func (s *Service) RequeueDocuments(ctx context.Context) (int, error) {
 			if err != nil {
 				return err
 			}
-			if doc.Str("status") != DocumentGenerating || len(expired([]*Record{doc})) == 0 {
+			if (views.ProjectDocument{Record: doc}).Status() != DocumentGenerating || len(expired([]*Record{doc})) == 0 {
 				continue
 			}
 			delete(doc.Attrs, leaseAttr)

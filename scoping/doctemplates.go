@@ -8,6 +8,7 @@ import (
 
 	"github.com/scopekit/scopekit"
 	"github.com/scopekit/scopekit/engine"
+	"github.com/scopekit/scopekit/scoping/views"
 )
 
 // Document templates: their DOCX files, checked by the configured
@@ -33,7 +34,7 @@ func (s *Service) UploadTemplateFile(ctx context.Context, a *Actor, id, filename
 	if err := a.Require("documents", true); err != nil {
 		return nil, err
 	}
-	def, _ := s.Schema().Lookup("document-templates")
+	def := mustLookup(s.Schema(), views.TypeDocumentTemplates)
 	if max := s.Documents.MaxTemplateSize; max > 0 && len(file) > max {
 		return nil, scopekit.Errorf(scopekit.ETOOLARGE, "a template file may be at most %d bytes", max)
 	}
@@ -82,25 +83,26 @@ func checkTemplateFile(validate func([]byte) ([]string, error), file []byte) ([]
 // templateFilename is the name a template's file is served under: its
 // filename, or (none given, or cleared since) the template's name.
 func templateFilename(rec *Record) string {
-	if name := rec.Str("filename"); name != "" {
+	t := views.DocumentTemplate{Record: rec}
+	if name := t.Filename(); name != "" {
 		return name
 	}
-	return rec.Str("name") + ".docx"
+	return t.Name() + ".docx"
 }
 
 func setTemplateFile(rec *Record, filename string, file []byte, tags []string) {
 	sum := sha256.Sum256(file)
 	if filename != "" {
-		rec.Attrs["filename"] = filename
+		rec.Attrs[views.NameFilename] = filename
 	} else {
-		rec.Attrs["filename"] = templateFilename(rec)
+		rec.Attrs[views.NameFilename] = templateFilename(rec)
 	}
-	rec.Attrs["size"], rec.Attrs["sha256"] = int64(len(file)), hex.EncodeToString(sum[:])
+	rec.Attrs[views.NameSize], rec.Attrs[views.NameSha256] = int64(len(file)), hex.EncodeToString(sum[:])
 	list := make([]any, len(tags))
 	for i, t := range tags {
 		list[i] = t
 	}
-	rec.Attrs["tags"] = list
+	rec.Attrs[views.NameTags] = list
 }
 
 // TemplateFile returns the DOCX of a document template.
@@ -108,7 +110,7 @@ func setTemplateFile(rec *Record, filename string, file []byte, tags []string) {
 // Errors: EFORBIDDEN without documents view; ENOTFOUND for a missing
 // template or one without a file.
 func (s *Service) TemplateFile(ctx context.Context, a *Actor, id string) (*File, error) {
-	def, err := s.ReadableType(a, "document-templates")
+	def, err := s.ReadableType(a, views.TypeDocumentTemplates)
 	if err != nil {
 		return nil, err
 	}
@@ -134,16 +136,16 @@ func (s *Service) TemplateFile(ctx context.Context, a *Actor, id string) (*File,
 func (a *Admin) ensureBuiltinTemplates(accountID string) error {
 	c := a.c
 	for _, b := range svcOf(c).Documents.Builtins {
-		have, _, err := c.Tx.List(&Query{Type: "document-templates", AccountID: accountID, Where: []Cond{Eq("name", b.Name)}, Limit: 1})
+		have, _, err := c.Tx.List(&Query{Type: views.TypeDocumentTemplates, AccountID: accountID, Where: []Cond{Eq(views.NameName, b.Name)}, Limit: 1})
 		if err != nil {
 			return err
 		}
 		if len(have) > 0 {
 			continue
 		}
-		rec := NewRecord("document-templates", accountID)
-		rec.Attrs["name"], rec.Attrs["format"], rec.Attrs["template-format"] = b.Name, "docx", "v2"
-		rec.Attrs["active"], rec.Attrs["builtin"] = true, true
+		rec := NewRecord(views.TypeDocumentTemplates, accountID)
+		rec.Attrs[views.NameName], rec.Attrs[views.NameFormat], rec.Attrs[views.NameTemplateFormat] = b.Name, "docx", "v2"
+		rec.Attrs[views.NameActive], rec.Attrs[views.NameBuiltin] = true, true
 		var tags []string
 		if svcOf(c).Documents.Tags != nil {
 			if tags, err = svcOf(c).Documents.Tags(b.File); err != nil {
@@ -169,7 +171,7 @@ func (s *Service) EnsureBuiltinTemplates(ctx context.Context) error {
 		return nil
 	}
 	return s.Setup(ctx, func(a *Admin) error {
-		accts, _, err := a.c.Tx.List(&Query{Type: "accounts"})
+		accts, _, err := a.c.Tx.List(&Query{Type: views.TypeAccounts})
 		if err != nil {
 			return err
 		}

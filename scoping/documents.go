@@ -7,6 +7,7 @@ import (
 
 	"github.com/scopekit/scopekit"
 	"github.com/scopekit/scopekit/engine"
+	"github.com/scopekit/scopekit/scoping/views"
 )
 
 // Document templates, project documents and the account's menu of
@@ -126,8 +127,8 @@ var formatsOf = map[string][]string{
 // document type dt: a sow needs an active template with a file; workbooks
 // take none.
 func checkTemplateUse(c *Call, dt string, rec *Record) error {
-	tid := rec.Rel("document-template")
-	p := RelPointer("document-template")
+	tid := rec.Rel(views.NameDocumentTemplate)
+	p := RelPointer(views.NameDocumentTemplate)
 	if dt != DocumentSOW {
 		if tid != "" {
 			return engine.Invalid(p, "%s documents are built without a template; leave document-template empty", dt)
@@ -137,24 +138,24 @@ func checkTemplateUse(c *Call, dt string, rec *Record) error {
 	if tid == "" {
 		return engine.Invalid(p, "a sow document needs a document-template (every account has the built-in %q)", "Standard SOW")
 	}
-	t, err := c.Get("document-templates", tid)
+	t, err := c.Get(views.TypeDocumentTemplates, tid)
 	if err != nil {
 		return nil // apply already reported the missing record
 	}
 	if !t.Active() {
 		return engine.Invalid(p, "document-templates %s is archived", tid)
 	}
-	if t.Int("size") == 0 {
+	if (views.DocumentTemplate{Record: t}).Size() == 0 {
 		return engine.Invalid(p, "document-templates %s has no file yet; upload it with PUT .../document-templates/%s/file", tid, tid)
 	}
 	return nil
 }
 
 func validateDownloadType(_ context.Context, c *Call, rec, _ *Record) []error {
-	dt, f := rec.Str("document-type"), rec.Str("format")
+	dt, f := rec.Str(views.NameDocumentType), rec.Str(views.NameFormat)
 	var errs []error
 	if ok := formatsOf[dt]; dt != "" && f != "" && !contains(ok, f) {
-		errs = append(errs, engine.Invalid(AttrPointer("format"), "%s documents come as %s, not %s", dt, strings.Join(ok, " or "), f))
+		errs = append(errs, engine.Invalid(AttrPointer(views.NameFormat), "%s documents come as %s, not %s", dt, strings.Join(ok, " or "), f))
 	}
 	if dt != "" {
 		if err := checkTemplateUse(c, dt, rec); err != nil {
@@ -167,25 +168,26 @@ func validateDownloadType(_ context.Context, c *Call, rec, _ *Record) []error {
 func validateProjectDocument(_ context.Context, c *Call, rec, old *Record) []error {
 	if old != nil { // a document is a snapshot: only active changes
 		var errs []error
-		for _, a := range []string{"document-type", "generate-pdf"} {
+		for _, a := range []string{views.NameDocumentType, views.NameGeneratePdf} {
 			if rec.Attrs[a] != old.Attrs[a] {
 				errs = append(errs, engine.Invalid(AttrPointer(a), "a document cannot change its %s; create a new document instead", a))
 			}
 		}
-		for _, r := range []string{"project", "document-template"} {
+		for _, r := range []string{views.NameProject, views.NameDocumentTemplate} {
 			if rec.Rel(r) != old.Rel(r) {
 				errs = append(errs, engine.Invalid(RelPointer(r), "a document cannot change its %s; create a new document instead", r))
 			}
 		}
 		return errs
 	}
-	dt := rec.Str("document-type")
+	doc := views.ProjectDocument{Record: rec}
+	dt := doc.DocumentType()
 	if dt == "" {
 		return nil
 	}
 	var errs []error
-	if rec.Bool("generate-pdf") && dt != DocumentSOW {
-		errs = append(errs, engine.Invalid(AttrPointer("generate-pdf"), "generate-pdf applies to sow documents only; %s documents are workbooks", dt))
+	if doc.GeneratePdf() && dt != DocumentSOW {
+		errs = append(errs, engine.Invalid(AttrPointer(views.NameGeneratePdf), "generate-pdf applies to sow documents only; %s documents are workbooks", dt))
 	}
 	if err := checkTemplateUse(c, dt, rec); err != nil {
 		errs = append(errs, err)
@@ -205,12 +207,13 @@ func contains(list []string, s string) bool {
 // setDocumentStatus moves a document to status with its event, in the
 // call's transaction.
 func setDocumentStatus(c *Call, doc *Record, status string) error {
-	old := doc.Str("status")
-	doc.Attrs["status"] = status
+	d := views.ProjectDocument{Record: doc}
+	old := d.Status()
+	doc.Attrs[views.NameStatus] = status
 	if err := c.Tx.Replace(doc); err != nil {
 		return err
 	}
-	return recordEvent(c, EventDocumentStatusChanged, doc, doc.Rel("project"), old, status)
+	return recordEvent(c, EventDocumentStatusChanged, doc, d.Project(), old, status)
 }
 
 // File is a stored file ready to be served.
@@ -229,7 +232,7 @@ type File struct {
 // produced; ECONFLICT while the document is not generated yet;
 // EBADREQUEST (parameter format) for another format.
 func (s *Service) DocumentFile(ctx context.Context, a *Actor, id, format string, opts engine.Options) (*File, error) {
-	def, err := s.ReadableType(a, "project-documents")
+	def, err := s.ReadableType(a, views.TypeProjectDocuments)
 	if err != nil {
 		return nil, err
 	}
@@ -239,19 +242,20 @@ func (s *Service) DocumentFile(ctx context.Context, a *Actor, id, format string,
 		if err != nil {
 			return err
 		}
-		own := formatsOf[rec.Str("document-type")][0]
-		kind, size := BlobDocumentFile, rec.Int("size")
+		doc := views.ProjectDocument{Record: rec}
+		own := formatsOf[doc.DocumentType()][0]
+		kind, size := BlobDocumentFile, doc.Size()
 		switch format {
 		case "", own:
 		case "pdf":
-			if rec.Str("document-type") != DocumentSOW {
-				return scopekit.ParamErrorf(scopekit.EBADREQUEST, "format", "%s documents are workbooks: format must be xlsx", rec.Str("document-type"))
+			if doc.DocumentType() != DocumentSOW {
+				return scopekit.ParamErrorf(scopekit.EBADREQUEST, "format", "%s documents are workbooks: format must be xlsx", doc.DocumentType())
 			}
-			kind, size = BlobDocumentPDF, rec.Int("pdf-size")
+			kind, size = BlobDocumentPDF, doc.PdfSize()
 		default:
-			return scopekit.ParamErrorf(scopekit.EBADREQUEST, "format", "format must be %s", strings.Join(formatsOf[rec.Str("document-type")], " or "))
+			return scopekit.ParamErrorf(scopekit.EBADREQUEST, "format", "format must be %s", strings.Join(formatsOf[doc.DocumentType()], " or "))
 		}
-		st := rec.Str("status")
+		st := doc.Status()
 		if st == DocumentQueued || st == DocumentGenerating {
 			return scopekit.Errorf(scopekit.ECONFLICT, "project-documents %s is %s; download it once its status is finished", id, st)
 		}
@@ -260,11 +264,11 @@ func (s *Service) DocumentFile(ctx context.Context, a *Actor, id, format string,
 			if kind == BlobDocumentPDF {
 				what = "PDF"
 			}
-			why := rec.Str("error-text")
+			why := doc.ErrorText()
 			switch {
 			case why != "":
 				why = "status " + st + ": " + why
-			case kind == BlobDocumentPDF && !rec.Bool("generate-pdf"):
+			case kind == BlobDocumentPDF && !doc.GeneratePdf():
 				why = "it was generated with generate-pdf false"
 			default:
 				why = "status " + st
@@ -275,7 +279,7 @@ func (s *Service) DocumentFile(ctx context.Context, a *Actor, id, format string,
 		if err != nil {
 			return err
 		}
-		f = &File{Name: rec.Str("filename"), ContentType: rec.Str("content-type"), Data: data}
+		f = &File{Name: doc.Filename(), ContentType: doc.ContentType(), Data: data}
 		if kind == BlobDocumentPDF {
 			f.Name, f.ContentType = strings.TrimSuffix(f.Name, ".docx")+".pdf", ContentTypePDF
 		}

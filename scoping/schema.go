@@ -48,6 +48,17 @@ var DefaultSchema = sync.OnceValue(func() *Schema {
 	return s
 })
 
+// mustLookup returns the declaration of typ in schema s. The domain's use
+// cases name only types it declares, so a missing one is a programming
+// error.
+func mustLookup(s *Schema, typ string) *TypeDef {
+	def, ok := s.Lookup(typ)
+	if !ok {
+		panic("scoping: no declared type " + typ)
+	}
+	return def
+}
+
 // sortedByDefault are the attributes sort= accepts on every type that has
 // them.
 var sortedByDefault = map[string]bool{views.NameName: true, views.NamePosition: true, views.NameProjectName: true}
