@@ -8,6 +8,7 @@ import (
 	"github.com/scopekit/scopekit"
 	"github.com/scopekit/scopekit/approval"
 	"github.com/scopekit/scopekit/engine"
+	"github.com/scopekit/scopekit/scoping/views"
 )
 
 // Accounts, users, roles and account settings (docs/resources.md, "Accounts,
@@ -125,14 +126,14 @@ func declareAccounts(s *Schema) {
 // deleteRole removes a role that no user holds; a role still assigned is a
 // conflict, so that nobody loses permissions as a side effect.
 func deleteRole(_ context.Context, c *Call, rec *Record) error {
-	holders, err := c.Find("users", Eq("roles", rec.ID))
+	holders, err := c.Find(views.TypeUsers, Eq(views.NameRoles, rec.ID))
 	if err != nil {
 		return err
 	}
 	if len(holders) > 0 {
-		return scopekit.Errorf(scopekit.ECONFLICT, "role %q is assigned to %d user(s); give them another role first", rec.Str("name"), len(holders))
+		return scopekit.Errorf(scopekit.ECONFLICT, "role %q is assigned to %d user(s); give them another role first", views.Role{Record: rec}.Name(), len(holders))
 	}
-	return c.Tx.Delete("roles", rec.AccountID, rec.ID)
+	return c.Tx.Delete(views.TypeRoles, rec.AccountID, rec.ID)
 }
 
 func sortedKeys(m map[string]any) []string {
@@ -147,48 +148,49 @@ func sortedKeys(m map[string]any) []string {
 // A user is one identity across accounts (one email, one id) with a
 // membership per account; the users record of an account is that
 // membership, carrying a copy of the identity's attributes.
-var identityAttrs = []string{"name", "email", "title", "phone", "user-type"}
+var identityAttrs = []string{views.NameName, views.NameEmail, views.NameTitle, views.NamePhone, views.NameUserType}
 
 // userDefaults makes a new user an invitation: status invited, the
 // built-in Read Only role when none is given, and, when the email already
 // belongs to a user of another account, that same identity.
 func userDefaults(_ context.Context, c *Call, rec *Record) error {
-	rec.Attrs["status"] = "invited"
-	if email := rec.Str("email"); email != "" {
-		others, _, err := c.Tx.List(&Query{Type: "users", AllAccounts: true, Where: []Cond{Eq("email", email)}, Limit: 1})
+	rec.Attrs[views.NameStatus] = "invited"
+	if email := (views.User{Record: rec}).Email(); email != "" {
+		others, _, err := c.Tx.List(&Query{Type: views.TypeUsers, AllAccounts: true, Where: []Cond{Eq(views.NameEmail, email)}, Limit: 1})
 		if err != nil {
 			return err
 		}
 		if len(others) > 0 && others[0].AccountID != c.AccountID() {
 			rec.ID = others[0].ID
 			for _, a := range identityAttrs {
-				if _, given := rec.Attrs[a]; !given || a == "user-type" {
+				if _, given := rec.Attrs[a]; !given || a == views.NameUserType {
 					rec.Attrs[a] = others[0].Attrs[a]
 				}
 			}
 		}
 	}
-	if len(rec.Rels["roles"]) == 0 {
-		roles, err := c.Find("roles", Eq("name", "Read Only"))
+	if len(views.User{Record: rec}.Roles()) == 0 {
+		roles, err := c.Find(views.TypeRoles, Eq(views.NameName, "Read Only"))
 		if err != nil {
 			return err
 		}
 		if len(roles) > 0 {
-			rec.SetRel("roles", roles[0].ID)
+			rec.SetRel(views.NameRoles, roles[0].ID)
 		}
 	}
 	return nil
 }
 
 func validateUser(_ context.Context, c *Call, rec, old *Record) []error {
+	u := views.User{Record: rec}
 	var errs []error
-	if e := rec.Str("email"); e != "" && !strings.Contains(e, "@") {
-		errs = append(errs, engine.Invalid(AttrPointer("email"), "email must be an email address"))
+	if e := u.Email(); e != "" && !strings.Contains(e, "@") {
+		errs = append(errs, engine.Invalid(AttrPointer(views.NameEmail), "email must be an email address"))
 	}
-	if len(rec.Rels["roles"]) > 1 {
-		errs = append(errs, engine.Invalid(RelPointer("roles"), "a user has one role per account"))
+	if len(u.Roles()) > 1 {
+		errs = append(errs, engine.Invalid(RelPointer(views.NameRoles), "a user has one role per account"))
 	}
-	if old != nil && old.Str("user-type") != "service" && rec.Str("user-type") == "service" {
+	if old != nil && (views.User{Record: old}).UserType() != "service" && u.UserType() == "service" {
 		if confirm, _ := c.Meta["confirm"].(bool); !confirm {
 			return []error{scopekit.Errorf(scopekit.ECONFLICT,
 				"converting a user to a service account cannot be undone by signing in; send meta {\"confirm\": true} to confirm")}
@@ -198,22 +200,22 @@ func validateUser(_ context.Context, c *Call, rec, old *Record) []error {
 	// nothing to accept; it authenticates with the credentials that
 	// POST /users/{id}/credentials issues. Creating one, or converting an
 	// invited user, makes the membership accepted and drops the invitation.
-	if rec.Str("user-type") == "service" {
+	if u.UserType() == "service" {
 		rec.Attrs[acceptedAttr] = true
 		delete(rec.Attrs, invitationDigestAttr)
-		if rec.Str("status") == "invited" {
-			rec.Attrs["status"] = "active"
+		if u.Status() == "invited" {
+			rec.Attrs[views.NameStatus] = "active"
 		}
 	}
 	// archiving a membership deactivates it; restoring re-activates it
 	switch {
 	case !rec.Active():
 		revokeSignIns(c, rec, old)
-		rec.Attrs["status"] = "deactivated"
-	case rec.Str("status") == "deactivated":
-		rec.Attrs["status"] = "active"
+		rec.Attrs[views.NameStatus] = "deactivated"
+	case u.Status() == "deactivated":
+		rec.Attrs[views.NameStatus] = "active"
 		if !rec.Bool(acceptedAttr) {
-			rec.Attrs["status"] = "invited"
+			rec.Attrs[views.NameStatus] = "invited"
 		}
 	}
 	return errs
@@ -224,7 +226,7 @@ func validateUser(_ context.Context, c *Call, rec, old *Record) []error {
 // accounts on updates.
 func afterWriteUser(ctx context.Context, c *Call, rec, old *Record) error {
 	if old == nil {
-		if rec.Str("status") == "invited" {
+		if (views.User{Record: rec}).Status() == "invited" {
 			return invite(c, rec)
 		}
 		return nil
@@ -247,7 +249,7 @@ func syncIdentity(_ context.Context, c *Call, rec, old *Record) error {
 	if !changed {
 		return nil
 	}
-	all, _, err := c.Tx.List(&Query{Type: "users", AllAccounts: true, Where: []Cond{Eq("id", rec.ID)}})
+	all, _, err := c.Tx.List(&Query{Type: views.TypeUsers, AllAccounts: true, Where: []Cond{Eq("id", rec.ID)}})
 	if err != nil {
 		return err
 	}

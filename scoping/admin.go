@@ -7,6 +7,7 @@ import (
 
 	"github.com/scopekit/scopekit"
 	"github.com/scopekit/scopekit/engine"
+	"github.com/scopekit/scopekit/scoping/views"
 	"github.com/shopspring/decimal"
 )
 
@@ -35,19 +36,19 @@ func (a *Admin) EnsureAccount(slug, name, currency string) (*Record, error) {
 	if _, ok := ISOCurrency(currency); slug == "" || name == "" || !ok {
 		return nil, scopekit.Errorf(scopekit.EINVALID, "account %q needs a slug, a name and an ISO 4217 default-currency", slug)
 	}
-	if err := a.c.Engine.Schema().CheckAttrs("accounts", map[string]any{"slug": slug, "name": name}); err != nil {
+	if err := a.c.Engine.Schema().CheckAttrs(views.TypeAccounts, map[string]any{views.NameSlug: slug, views.NameName: name}); err != nil {
 		return nil, err
 	}
 	acct, err := accountBySlug(a.c.Tx, slug)
 	switch {
 	case err == nil:
-		acct.Attrs["name"], acct.Attrs["default-currency"] = name, currency
+		acct.Attrs[views.NameName], acct.Attrs[views.NameDefaultCurrency] = name, currency
 		return acct, a.c.Tx.Replace(acct)
 	case scopekit.ErrorCode(err) != scopekit.ENOTFOUND:
 		return nil, err
 	}
-	acct = NewRecord("accounts", "")
-	acct.Attrs["slug"], acct.Attrs["name"], acct.Attrs["default-currency"] = slug, name, currency
+	acct = NewRecord(views.TypeAccounts, "")
+	acct.Attrs[views.NameSlug], acct.Attrs[views.NameName], acct.Attrs[views.NameDefaultCurrency] = slug, name, currency
 	if err := a.c.Tx.Insert(acct); err != nil {
 		return nil, err
 	}
@@ -80,7 +81,7 @@ func (a *Admin) EnsureRole(accountID, name string, perms map[string]string, visi
 		}
 		pm[k] = v
 	}
-	return a.upsert("roles", accountID, "name", name, map[string]any{"name": name, "permissions": pm, "project-visibility": visibility})
+	return a.upsert(views.TypeRoles, accountID, views.NameName, name, map[string]any{views.NameName: name, views.NamePermissions: pm, views.NameProjectVisibility: visibility})
 }
 
 // EnsureCurrency creates or updates a currency of the account, with the
@@ -100,27 +101,28 @@ type Currency struct {
 func (a *Admin) SetCurrency(accountID string, c Currency) (*Record, error) {
 	standard, ok := ISOCurrency(c.Code)
 	if !ok {
-		return nil, scopekit.FieldErrorf(scopekit.EINVALID, AttrPointer("code"), "currency %q is not an ISO 4217 code", c.Code)
+		return nil, scopekit.FieldErrorf(scopekit.EINVALID, AttrPointer(views.NameCode), "currency %q is not an ISO 4217 code", c.Code)
 	}
 	d, err := engine.ParseDecimal(c.ConversionRate)
 	if err != nil || !d.IsPositive() {
-		return nil, scopekit.FieldErrorf(scopekit.EINVALID, AttrPointer("conversion-rate"), "currency %s: conversion-rate must be a positive number", c.Code)
+		return nil, scopekit.FieldErrorf(scopekit.EINVALID, AttrPointer(views.NameConversionRate), "currency %s: conversion-rate must be a positive number", c.Code)
 	}
-	acct, err := a.c.Tx.Get("accounts", "", accountID)
+	acct, err := a.c.Tx.Get(views.TypeAccounts, "", accountID)
 	if err != nil {
 		return nil, err
 	}
-	if c.Code == acct.Str("default-currency") && !d.Equal(decimal.NewFromInt(1)) {
-		return nil, scopekit.FieldErrorf(scopekit.EINVALID, AttrPointer("conversion-rate"), "currency %s is the account's default: its conversion-rate is always 1", c.Code)
+	if c.Code == (views.Account{Record: acct}).DefaultCurrency() && !d.Equal(decimal.NewFromInt(1)) {
+		return nil, scopekit.FieldErrorf(scopekit.EINVALID, AttrPointer(views.NameConversionRate), "currency %s is the account's default: its conversion-rate is always 1", c.Code)
 	}
 	minor := int64(standard)
 	if c.MinorUnits != nil {
 		if *c.MinorUnits < 0 || *c.MinorUnits > maxMinorUnits {
-			return nil, scopekit.FieldErrorf(scopekit.EINVALID, AttrPointer("minor-units"), "currency %s: minor-units must be between 0 and %d", c.Code, maxMinorUnits)
+			return nil, scopekit.FieldErrorf(scopekit.EINVALID, AttrPointer(views.NameMinorUnits), "currency %s: minor-units must be between 0 and %d", c.Code, maxMinorUnits)
 		}
 		minor = int64(*c.MinorUnits)
 	}
-	return a.upsert("currencies", accountID, "code", c.Code, map[string]any{"code": c.Code, "name": c.Name, "conversion-rate": d.String(), "minor-units": minor})
+	return a.upsert(views.TypeCurrencies, accountID, views.NameCode, c.Code, map[string]any{views.NameCode: c.Code, views.NameName: c.Name,
+		views.NameConversionRate: d.String(), views.NameMinorUnits: minor})
 }
 
 // Member describes a membership for EnsureMember.
@@ -142,19 +144,19 @@ func (a *Admin) EnsureMember(accountID string, m Member) (*Record, error) {
 	if !strings.Contains(m.Email, "@") || m.Name == "" {
 		return nil, scopekit.Errorf(scopekit.EINVALID, "user %q needs an email address and a name", m.Email)
 	}
-	roles, _, err := a.c.Tx.List(&Query{Type: "roles", AccountID: accountID, Where: []Cond{Eq("name", m.Role)}})
+	roles, _, err := a.c.Tx.List(&Query{Type: views.TypeRoles, AccountID: accountID, Where: []Cond{Eq(views.NameName, m.Role)}})
 	if err != nil {
 		return nil, err
 	}
 	if len(roles) == 0 {
 		return nil, scopekit.Errorf(scopekit.EINVALID, "user %s: no role %q in the account", m.Email, m.Role)
 	}
-	attrs := map[string]any{"email": strings.ToLower(m.Email), "name": m.Name, "user-type": m.UserType,
-		"status": m.Status, "active": m.Status != "deactivated", "accepted": m.Status != "invited"}
-	if err := a.c.Engine.Schema().CheckAttrs("users", attrs); err != nil {
+	attrs := map[string]any{views.NameEmail: strings.ToLower(m.Email), views.NameName: m.Name, views.NameUserType: m.UserType,
+		views.NameStatus: m.Status, views.NameActive: m.Status != "deactivated", acceptedAttr: m.Status != "invited"}
+	if err := a.c.Engine.Schema().CheckAttrs(views.TypeUsers, attrs); err != nil {
 		return nil, err
 	}
-	others, _, err := a.c.Tx.List(&Query{Type: "users", AllAccounts: true, Where: []Cond{Eq("email", m.Email)}, Limit: 1})
+	others, _, err := a.c.Tx.List(&Query{Type: views.TypeUsers, AllAccounts: true, Where: []Cond{Eq(views.NameEmail, m.Email)}, Limit: 1})
 	if err != nil {
 		return nil, err
 	}
@@ -162,15 +164,15 @@ func (a *Admin) EnsureMember(accountID string, m Member) (*Record, error) {
 	if len(others) > 0 {
 		id = others[0].ID
 	}
-	u, err := a.c.Tx.Get("users", accountID, id)
+	u, err := a.c.Tx.Get(views.TypeUsers, accountID, id)
 	if err != nil {
-		u = NewRecord("users", accountID)
+		u = NewRecord(views.TypeUsers, accountID)
 		u.ID = id
 	}
 	for k, v := range attrs {
 		u.Attrs[k] = v
 	}
-	u.SetRel("roles", roles[0].ID)
+	u.SetRel(views.NameRoles, roles[0].ID)
 	if u.CreatedAt == "" {
 		err = a.c.Tx.Insert(u)
 	} else {
@@ -210,7 +212,7 @@ func (a *Admin) upsert(typ, accountID, key, value string, attrs map[string]any) 
 func (s *Service) SystemActor(ctx context.Context, accountID string) (*Actor, error) {
 	var a *Actor
 	err := s.Store().View(ctx, func(tx Tx) error {
-		acct, err := tx.Get("accounts", "", accountID)
+		acct, err := tx.Get(views.TypeAccounts, "", accountID)
 		if err != nil {
 			return err
 		}
@@ -218,7 +220,7 @@ func (s *Service) SystemActor(ctx context.Context, accountID string) (*Actor, er
 		for _, p := range Permissions {
 			perms[p] = AccessManage
 		}
-		a = &Actor{Account: acct, AllScopes: true, Role: &Record{Attrs: map[string]any{"permissions": perms}}}
+		a = &Actor{Account: acct, AllScopes: true, Role: &Record{Attrs: map[string]any{views.NamePermissions: perms}}}
 		return nil
 	})
 	return a, err
@@ -228,10 +230,10 @@ func (s *Service) SystemActor(ctx context.Context, accountID string) (*Actor, er
 // Every member may read it (it holds nothing but the name, slug, default
 // currency and psa?); changing it needs settings manage.
 func (s *Service) Account(ctx context.Context, a *Actor) (*Result, error) {
-	def, _ := s.Schema().Lookup("accounts")
+	def := mustLookup(s.Schema(), views.TypeAccounts)
 	var res *Result
 	err := s.read(ctx, a, func(c *Call) error {
-		acct, err := c.Tx.Get("accounts", "", a.AccountID())
+		acct, err := c.Tx.Get(views.TypeAccounts, "", a.AccountID())
 		if err != nil {
 			return err
 		}
@@ -250,7 +252,7 @@ func (s *Service) Me(ctx context.Context, a *Actor) (*Record, error) {
 	var u *Record
 	err := s.Store().View(ctx, func(tx Tx) error {
 		var err error
-		u, err = tx.Get("users", a.AccountID(), a.UserID)
+		u, err = tx.Get(views.TypeUsers, a.AccountID(), a.UserID)
 		return err
 	})
 	return u, err
@@ -274,7 +276,7 @@ func (s *Service) UpdatePreferences(ctx context.Context, a *Actor, in *Input) (*
 	var u *Record
 	err := s.Store().Update(ctx, func(tx Tx) error {
 		var err error
-		if u, err = tx.Get("users", a.AccountID(), a.UserID); err != nil {
+		if u, err = tx.Get(views.TypeUsers, a.AccountID(), a.UserID); err != nil {
 			return err
 		}
 		if raw, ok := in.Attrs[design.Name]; ok {

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/scopekit/scopekit/engine"
+	"github.com/scopekit/scopekit/scoping/views"
 )
 
 // The catalog: what an account sells (docs/resources.md, "Catalog").
@@ -111,16 +112,16 @@ func withDefault(a AttrDef, v any) AttrDef { a.Default = v; return a }
 // keepOneDefault clears `default` on the other records of rec's type when
 // rec became the default: one default per account.
 func keepOneDefault(c *Call, rec *Record) error {
-	if !rec.Bool("default") {
+	if !rec.Bool(views.NameDefault) {
 		return nil
 	}
-	others, err := c.Find(rec.Type, Eq("default", "true"))
+	others, err := c.Find(rec.Type, Eq(views.NameDefault, "true"))
 	if err != nil {
 		return err
 	}
 	for _, o := range others {
 		if o.ID != rec.ID {
-			o.Attrs["default"] = false
+			o.Attrs[views.NameDefault] = false
 			if err := c.Tx.Replace(o); err != nil {
 				return err
 			}
@@ -147,15 +148,15 @@ func uniquePair(c *Call, rec *Record, a, b string) error {
 // validCurrency accepts the account's default currency and the codes of its
 // currencies records.
 func validCurrency(c *Call, code string) error {
-	if code == c.Actor.Account.Str("default-currency") {
+	if code == (views.Account{Record: c.Actor.Account}).DefaultCurrency() {
 		return nil
 	}
-	found, err := c.Find("currencies", Eq("code", code))
+	found, err := c.Find(views.TypeCurrencies, Eq(views.NameCode, code))
 	if err != nil {
 		return err
 	}
 	if len(found) == 0 {
-		return engine.Invalid(AttrPointer("currency"), "currency %s is not set up in this account (add it under currencies)", code)
+		return engine.Invalid(AttrPointer(views.NameCurrency), "currency %s is not set up in this account (add it under currencies)", code)
 	}
 	return nil
 }

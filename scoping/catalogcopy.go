@@ -7,6 +7,7 @@ import (
 
 	"github.com/scopekit/scopekit"
 	"github.com/scopekit/scopekit/engine"
+	"github.com/scopekit/scopekit/scoping/views"
 )
 
 // Adding catalog services to projects: a project service created with a
@@ -18,29 +19,30 @@ import (
 // resource: the name, and the rate and cost of the project's rate table
 // (else the resource's own).
 func projectResourceDefaults(_ context.Context, c *Call, rec *Record) error {
-	rid := rec.Rel("resource")
+	pr := views.ProjectResource{Record: rec}
+	rid := pr.Resource()
 	if rid == "" {
 		return nil
 	}
-	res, err := c.Get("resources", rid)
+	res, err := c.Get(views.TypeResources, rid)
 	if err != nil {
 		return nil // reported by the reference check
 	}
-	if !c.Given("name") {
-		rec.Attrs["name"] = res.Attrs["name"]
+	if !c.Given(views.NameName) {
+		rec.Attrs[views.NameName] = res.Attrs[views.NameName]
 	}
-	if !c.Given("external-name") && res.Attrs["external-name"] != nil {
-		rec.Attrs["external-name"] = res.Attrs["external-name"]
+	if !c.Given(views.NameExternalName) && res.Attrs[views.NameExternalName] != nil {
+		rec.Attrs[views.NameExternalName] = res.Attrs[views.NameExternalName]
 	}
-	rate, cost, err := resourceRate(c, rec.Rel("project"), res)
+	rate, cost, err := resourceRate(c, pr.Project(), res)
 	if err != nil {
 		return err
 	}
-	if !c.Given("hourly-rate") && rate != nil {
-		rec.Attrs["hourly-rate"] = rate
+	if !c.Given(views.NameHourlyRate) && rate != nil {
+		rec.Attrs[views.NameHourlyRate] = rate
 	}
-	if !c.Given("hourly-cost") && cost != nil {
-		rec.Attrs["hourly-cost"] = cost
+	if !c.Given(views.NameHourlyCost) && cost != nil {
+		rec.Attrs[views.NameHourlyCost] = cost
 	}
 	return nil
 }
@@ -49,19 +51,23 @@ func projectResourceDefaults(_ context.Context, c *Call, rec *Record) error {
 // project: from the project's rate table when it has a rate for the
 // resource, else the resource's own.
 func resourceRate(c *Call, projectID string, res *Record) (rate, cost any, err error) {
-	rate, cost = res.Attrs["hourly-rate"], res.Attrs["hourly-cost"]
-	p, err := c.Get("projects", projectID)
-	if err != nil || p.Rel("rate-table") == "" {
+	rate, cost = res.Attrs[views.NameHourlyRate], res.Attrs[views.NameHourlyCost]
+	p, err := c.Get(views.TypeProjects, projectID)
+	if err != nil {
 		return rate, cost, nil
 	}
-	rates, err := c.Find("resource-rates", Eq("rate-table", p.Rel("rate-table")), Eq("resource", res.ID))
+	table := views.Project{Record: p}.RateTable()
+	if table == "" {
+		return rate, cost, nil
+	}
+	rates, err := c.Find(views.TypeResourceRates, Eq(views.NameRateTable, table), Eq(views.NameResource, res.ID))
 	if err != nil || len(rates) == 0 {
 		return rate, cost, err
 	}
-	if v := rates[0].Attrs["hourly-rate"]; v != nil {
+	if v := rates[0].Attrs[views.NameHourlyRate]; v != nil {
 		rate = v
 	}
-	if v := rates[0].Attrs["hourly-cost"]; v != nil {
+	if v := rates[0].Attrs[views.NameHourlyCost]; v != nil {
 		cost = v
 	}
 	return rate, cost, nil
@@ -70,33 +76,33 @@ func resourceRate(c *Call, projectID string, res *Record) (rate, cost any, err e
 // ensureProjectResource returns the project's resource for a catalog
 // resource, creating it from the rate table when the project has none.
 func ensureProjectResource(c *Call, projectID, resourceID string) (string, error) {
-	found, err := c.Find("project-resources", Eq("project", projectID), Eq("resource", resourceID))
+	found, err := c.Find(views.TypeProjectResources, Eq(views.NameProject, projectID), Eq(views.NameResource, resourceID))
 	if err != nil || len(found) > 0 {
 		if len(found) > 0 {
 			return found[0].ID, nil
 		}
 		return "", err
 	}
-	res, err := c.Get("resources", resourceID)
+	res, err := c.Get(views.TypeResources, resourceID)
 	if err != nil {
-		return "", nil
+		return "", absent(err)
 	}
-	pr := NewRecord("project-resources", c.AccountID())
-	pr.SetRel("project", projectID)
-	pr.SetRel("resource", resourceID)
-	pr.Attrs["name"] = res.Attrs["name"]
-	if v := res.Attrs["external-name"]; v != nil {
-		pr.Attrs["external-name"] = v
+	pr := NewRecord(views.TypeProjectResources, c.AccountID())
+	pr.SetRel(views.NameProject, projectID)
+	pr.SetRel(views.NameResource, resourceID)
+	pr.Attrs[views.NameName] = res.Attrs[views.NameName]
+	if v := res.Attrs[views.NameExternalName]; v != nil {
+		pr.Attrs[views.NameExternalName] = v
 	}
 	rate, cost, err := resourceRate(c, projectID, res)
 	if err != nil {
 		return "", err
 	}
 	if rate != nil {
-		pr.Attrs["hourly-rate"] = rate
+		pr.Attrs[views.NameHourlyRate] = rate
 	}
 	if cost != nil {
-		pr.Attrs["hourly-cost"] = cost
+		pr.Attrs[views.NameHourlyCost] = cost
 	}
 	if err := c.Tx.Insert(pr); err != nil {
 		return "", err
@@ -107,21 +113,21 @@ func ensureProjectResource(c *Call, projectID, resourceID string) (string, error
 // ensureProjectPhase returns the project's phase for a catalog phase,
 // creating it when the project has none.
 func ensureProjectPhase(c *Call, projectID, phaseID string) (string, error) {
-	found, err := c.Find("project-phases", Eq("project", projectID), Eq("phase", phaseID))
+	found, err := c.Find(views.TypeProjectPhases, Eq(views.NameProject, projectID), Eq(views.NamePhase, phaseID))
 	if err != nil || len(found) > 0 {
 		if len(found) > 0 {
 			return found[0].ID, nil
 		}
 		return "", err
 	}
-	ph, err := c.Get("phases", phaseID)
+	ph, err := c.Get(views.TypePhases, phaseID)
 	if err != nil {
-		return "", nil
+		return "", absent(err)
 	}
-	pp := NewRecord("project-phases", c.AccountID())
-	pp.SetRel("project", projectID)
-	pp.SetRel("phase", phaseID)
-	for _, a := range []string{"name", "position", "sow-language"} {
+	pp := NewRecord(views.TypeProjectPhases, c.AccountID())
+	pp.SetRel(views.NameProject, projectID)
+	pp.SetRel(views.NamePhase, phaseID)
+	for _, a := range []string{views.NameName, views.NamePosition, views.NameSowLanguage} {
 		if v := ph.Attrs[a]; v != nil {
 			pp.Attrs[a] = v
 		}
@@ -135,72 +141,83 @@ func ensureProjectPhase(c *Call, projectID, phaseID string) (string, error) {
 // projectServiceDefaults copies the catalog service named by a new project
 // service.
 func projectServiceDefaults(_ context.Context, c *Call, rec *Record) error {
-	sid, pid := rec.Rel("service"), rec.Rel("project")
+	ps := views.ProjectService{Record: rec}
+	sid, pid := ps.Service(), ps.Project()
 	if sid == "" || pid == "" {
 		return nil
 	}
-	svc, err := c.Get("services", sid)
+	svc, err := c.Get(views.TypeServices, sid)
 	if err != nil {
 		return nil // reported by the reference check
 	}
-	if _, err := c.Get("projects", pid); err != nil {
+	if _, err := c.Get(views.TypeProjects, pid); err != nil {
 		return nil
 	}
-	copies := map[string]string{"name": "name", "unit-hours": "hours", "service-type": "service-type",
-		"payment-frequency": "payment-frequency", "service-description": "description", "sku": "sku", "position": "position"}
-	for dst, src := range copies {
+	for dst, src := range serviceCopies {
 		if !c.Given(dst) && svc.Attrs[src] != nil {
 			rec.Attrs[dst] = svc.Attrs[src]
 		}
 	}
-	for _, r := range []string{"line-of-business", "service-category"} {
+	for _, r := range []string{views.NameLineOfBusiness, views.NameServiceCategory} {
 		if !c.Given(r) && svc.Rel(r) != "" {
 			rec.SetRel(r, svc.Rel(r))
 		}
 	}
-	if !c.Given("project-phase") && svc.Rel("phase") != "" {
-		id, err := ensureProjectPhase(c, pid, svc.Rel("phase"))
+	if ph := (views.Service{Record: svc}).Phase(); !c.Given(views.NameProjectPhase) && ph != "" {
+		id, err := ensureProjectPhase(c, pid, ph)
 		if err != nil {
 			return err
 		}
-		rec.SetRel("project-phase", id)
+		rec.SetRel(views.NameProjectPhase, id)
 	}
-	if !c.Given("project-resource") && svc.Rel("resource") != "" {
-		id, err := ensureProjectResource(c, pid, svc.Rel("resource"))
+	if r := (views.Service{Record: svc}).Resource(); !c.Given(views.NameProjectResource) && r != "" {
+		id, err := ensureProjectResource(c, pid, r)
 		if err != nil {
 			return err
 		}
-		rec.SetRel("project-resource", id)
+		rec.SetRel(views.NameProjectResource, id)
 	}
 	return nil
 }
 
+// serviceCopies are the attributes a project service copies from its
+// catalog service, by the project service's attribute.
+var serviceCopies = map[string]string{views.NameName: views.NameName, views.NameUnitHours: views.NameHours,
+	views.NameServiceType: views.NameServiceType, views.NamePaymentFrequency: views.NamePaymentFrequency,
+	views.NameServiceDescription: views.NameDescription, views.NameSku: views.NameSku, views.NamePosition: views.NamePosition}
+
+// subserviceCopies are the attributes a project subservice copies from its
+// catalog subservice, by the project subservice's attribute.
+var subserviceCopies = map[string]string{views.NameName: views.NameName, views.NameQuantity: views.NameQuantity,
+	views.NameUnitHours: views.NameHours, views.NamePosition: views.NamePosition}
+
 // copySubservices adds the active subservices of the catalog service to a
 // newly created project service.
 func copySubservices(_ context.Context, c *Call, rec, old *Record) error {
-	if old != nil || rec.Rel("service") == "" {
+	psv := views.ProjectService{Record: rec}
+	if old != nil || psv.Service() == "" {
 		return nil
 	}
-	subs, err := c.Find("subservices", Eq("service", rec.Rel("service")), Eq("active", "true"))
+	subs, err := c.Find(views.TypeSubservices, Eq(views.NameService, psv.Service()), Eq(views.NameActive, "true"))
 	if err != nil {
 		return err
 	}
 	for _, s := range subs {
-		ps := NewRecord("project-subservices", c.AccountID())
-		ps.SetRel("project-service", rec.ID)
-		ps.SetRel("project", rec.Rel("project"))
-		ps.SetRel("subservice", s.ID)
-		for dst, src := range map[string]string{"name": "name", "quantity": "quantity", "unit-hours": "hours", "position": "position"} {
+		ps := NewRecord(views.TypeProjectSubservices, c.AccountID())
+		ps.SetRel(views.NameProjectService, rec.ID)
+		ps.SetRel(views.NameProject, psv.Project())
+		ps.SetRel(views.NameSubservice, s.ID)
+		for dst, src := range subserviceCopies {
 			if v := s.Attrs[src]; v != nil {
 				ps.Attrs[dst] = v
 			}
 		}
-		if r := s.Rel("resource"); r != "" {
-			id, err := ensureProjectResource(c, rec.Rel("project"), r)
+		if r := (views.Subservice{Record: s}).Resource(); r != "" {
+			id, err := ensureProjectResource(c, psv.Project(), r)
 			if err != nil {
 				return err
 			}
-			ps.SetRel("project-resource", id)
+			ps.SetRel(views.NameProjectResource, id)
 		}
 		if err := c.Tx.Insert(ps); err != nil {
 			return err
@@ -220,33 +237,33 @@ func (s *Service) ApplyBlueprint(ctx context.Context, a *Actor, projectID, bluep
 	if err := a.Require("projects", true); err != nil {
 		return nil, err
 	}
-	psDef, _ := s.Schema().Lookup("project-services")
-	projDef, _ := s.Schema().Lookup("projects")
+	psDef := mustLookup(s.Schema(), views.TypeProjectServices)
+	projDef := mustLookup(s.Schema(), views.TypeProjects)
 	var created []*Record
 	res := &Result{}
 	_, err := s.WriteThenRead(ctx, a, engine.Options{}, nil, func(c *Call) error {
 		if _, err := c.GetVisible(ctx, projDef, projectID, nil); err != nil {
 			return err
 		}
-		if _, err := c.Get("blueprints", blueprintID); err != nil {
+		if _, err := c.Get(views.TypeBlueprints, blueprintID); err != nil {
 			return scopekit.FieldErrorf(scopekit.EINVALID, "/data/id", "blueprints %s does not exist in this account", blueprintID)
 		}
-		items, err := c.Find("blueprint-items", Eq("blueprint", blueprintID))
+		items, err := c.Find(views.TypeBlueprintItems, Eq(views.NameBlueprint, blueprintID))
 		if err != nil {
 			return err
 		}
 		sortByPosition(items)
 		for _, it := range items {
-			svc, err := c.Get("services", it.Rel("service"))
+			svc, err := c.Get(views.TypeServices, views.BlueprintItem{Record: it}.Service())
 			if err != nil || !svc.Active() {
 				continue
 			}
 			in := &Input{Rels: map[string]RelInput{
-				"project": {Refs: []Ref{{Type: "projects", ID: projectID}}},
-				"service": {Refs: []Ref{{Type: "services", ID: svc.ID}}},
+				views.NameProject: {Refs: []Ref{{Type: views.TypeProjects, ID: projectID}}},
+				views.NameService: {Refs: []Ref{{Type: views.TypeServices, ID: svc.ID}}},
 			}}
-			if q, ok := it.Attrs["quantity"].(string); ok {
-				in.Attrs = map[string]json.RawMessage{"quantity": json.RawMessage(strconv.Quote(q))}
+			if q, ok := it.Attrs[views.NameQuantity].(string); ok {
+				in.Attrs = map[string]json.RawMessage{views.NameQuantity: json.RawMessage(strconv.Quote(q))}
 			}
 			rec, _, err := c.CreateRecord(ctx, psDef, in)
 			if err != nil {
@@ -265,7 +282,16 @@ func (s *Service) ApplyBlueprint(ctx context.Context, a *Actor, projectID, bluep
 	return res, nil
 }
 
+// absent is nil for an ENOTFOUND error (a catalog record gone since:
+// nothing to copy) and err for any other, such as a failing store.
+func absent(err error) error {
+	if scopekit.ErrorCode(err) == scopekit.ENOTFOUND {
+		return nil
+	}
+	return err
+}
+
 func sortByPosition(recs []*Record) {
-	q := Query{Sort: []SortKey{{Field: "position", Numeric: true}}}
+	q := Query{Sort: []SortKey{{Field: views.NamePosition, Numeric: true}}}
 	q.SortRecords(recs)
 }

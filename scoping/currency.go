@@ -5,6 +5,7 @@ import (
 
 	"github.com/scopekit/scopekit"
 	"github.com/scopekit/scopekit/engine"
+	"github.com/scopekit/scopekit/scoping/views"
 	"github.com/shopspring/decimal"
 	"golang.org/x/text/currency"
 )
@@ -30,32 +31,33 @@ func ISOCurrency(code string) (minorUnits int, ok bool) {
 const maxMinorUnits = 8
 
 func currencyDefaults(_ context.Context, _ *Call, rec *Record) error {
-	if _, set := rec.Attrs["minor-units"]; !set {
-		if units, ok := ISOCurrency(rec.Str("code")); ok {
-			rec.Attrs["minor-units"] = int64(units)
+	if _, set := rec.Attrs[views.NameMinorUnits]; !set {
+		if units, ok := ISOCurrency(views.Currency{Record: rec}.Code()); ok {
+			rec.Attrs[views.NameMinorUnits] = int64(units)
 		}
 	}
 	return nil
 }
 
 func validateCurrency(_ context.Context, c *Call, rec, old *Record) []error {
+	cur, def := views.Currency{Record: rec}, views.Account{Record: c.Actor.Account}.DefaultCurrency()
 	var errs []error
-	code := rec.Str("code")
-	if def := c.Actor.Account.Str("default-currency"); old != nil && old.Str("code") == def && code != def {
-		errs = append(errs, engine.Invalid(AttrPointer("code"), "%s is the account's default currency: its code cannot change", def))
+	code := cur.Code()
+	if old != nil && (views.Currency{Record: old}).Code() == def && code != def {
+		errs = append(errs, engine.Invalid(AttrPointer(views.NameCode), "%s is the account's default currency: its code cannot change", def))
 	}
 	if _, ok := ISOCurrency(code); !ok && code != "" {
-		errs = append(errs, engine.Invalid(AttrPointer("code"), "code %q is not an ISO 4217 currency code (three capital letters, such as USD or EUR)", code))
+		errs = append(errs, engine.Invalid(AttrPointer(views.NameCode), "code %q is not an ISO 4217 currency code (three capital letters, such as USD or EUR)", code))
 	}
-	rate := rec.Dec("conversion-rate")
+	rate := cur.ConversionRate()
 	switch {
 	case !rate.IsPositive():
-		errs = append(errs, engine.Invalid(AttrPointer("conversion-rate"), "conversion-rate must be greater than zero"))
-	case code != "" && code == c.Actor.Account.Str("default-currency") && !rate.Equal(decimal.NewFromInt(1)):
-		errs = append(errs, engine.Invalid(AttrPointer("conversion-rate"), "conversion-rate of %s, the account's default currency, is always 1", code))
+		errs = append(errs, engine.Invalid(AttrPointer(views.NameConversionRate), "conversion-rate must be greater than zero"))
+	case code != "" && code == def && !rate.Equal(decimal.NewFromInt(1)):
+		errs = append(errs, engine.Invalid(AttrPointer(views.NameConversionRate), "conversion-rate of %s, the account's default currency, is always 1", code))
 	}
-	if rec.Int("minor-units") > maxMinorUnits {
-		errs = append(errs, engine.Invalid(AttrPointer("minor-units"), "minor-units must be between 0 and %d", maxMinorUnits))
+	if cur.MinorUnits() > maxMinorUnits {
+		errs = append(errs, engine.Invalid(AttrPointer(views.NameMinorUnits), "minor-units must be between 0 and %d", maxMinorUnits))
 	}
 	return errs
 }
@@ -63,9 +65,8 @@ func validateCurrency(_ context.Context, c *Call, rec, old *Record) []error {
 // deleteCurrency refuses to delete the account's default currency, which
 // every price falls back to.
 func deleteCurrency(_ context.Context, c *Call, rec *Record) error {
-	if rec.Str("code") == c.Actor.Account.Str("default-currency") {
-		return scopekit.Errorf(scopekit.ECONFLICT, "%s is the account's default currency and cannot be deleted", rec.Str("code"))
+	if code := (views.Currency{Record: rec}).Code(); code == (views.Account{Record: c.Actor.Account}).DefaultCurrency() {
+		return scopekit.Errorf(scopekit.ECONFLICT, "%s is the account's default currency and cannot be deleted", code)
 	}
-	def, _ := c.Engine.Schema().Lookup("currencies")
-	return c.Remove(def, rec)
+	return c.Remove(mustLookup(c.Engine.Schema(), views.TypeCurrencies), rec)
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/scopekit/scopekit"
 	"github.com/scopekit/scopekit/auth"
 	"github.com/scopekit/scopekit/engine"
+	"github.com/scopekit/scopekit/scoping/views"
 )
 
 // Directory returns the auth.Directory over the users records of s: an
@@ -19,14 +20,15 @@ type directory struct{ s Store }
 func (d directory) UserByEmail(ctx context.Context, email string) (*auth.Subject, error) {
 	var subj *auth.Subject
 	err := d.s.View(ctx, func(tx Tx) error {
-		recs, _, err := tx.List(&Query{Type: "users", AllAccounts: true, Where: []Cond{Eq("email", email)}, Limit: 1})
+		recs, _, err := tx.List(&Query{Type: views.TypeUsers, AllAccounts: true, Where: []Cond{Eq(views.NameEmail, email)}, Limit: 1})
 		if err != nil {
 			return err
 		}
 		if len(recs) == 0 {
 			return scopekit.Errorf(scopekit.ENOTFOUND, "users %s not found", email)
 		}
-		subj = &auth.Subject{UserID: recs[0].ID, Email: recs[0].Str("email"), Service: recs[0].Str("user-type") == "service"}
+		u := views.User{Record: recs[0]}
+		subj = &auth.Subject{UserID: u.ID, Email: u.Email(), Service: u.UserType() == "service"}
 		return nil
 	})
 	return subj, err
@@ -44,12 +46,13 @@ func (d directory) Version() (uint64, bool) {
 func (d directory) Membership(ctx context.Context, userID, accountID string) (*auth.Membership, error) {
 	var m *auth.Membership
 	err := d.s.View(ctx, func(tx Tx) error {
-		u, err := engine.GetShared(tx, typeUsers, accountID, userID)
+		rec, err := engine.GetShared(tx, typeUsers, accountID, userID)
 		if err != nil {
 			return err
 		}
-		m = &auth.Membership{UserID: u.ID, AccountID: accountID, Status: u.Str("status"), Service: u.Str("user-type") == "service",
-			RevokedAt: SignInsRevokedAt(u)}
+		u := views.User{Record: rec}
+		m = &auth.Membership{UserID: u.ID, AccountID: accountID, Status: u.Status(), Service: u.UserType() == "service",
+			RevokedAt: SignInsRevokedAt(rec)}
 		return nil
 	})
 	return m, err

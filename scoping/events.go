@@ -2,6 +2,8 @@ package scoping
 
 import (
 	"context"
+
+	"github.com/scopekit/scopekit/scoping/views"
 )
 
 // The event outbox: every status change writes an event record in the same
@@ -18,11 +20,11 @@ func declareEvents(s *Schema) {
 // recordEvent appends an event about subject to the outbox of the call's
 // account, in the call's transaction.
 func recordEvent(c *Call, eventType string, subject *Record, projectID, oldStatus, newStatus string) error {
-	e := NewRecord("events", subject.AccountID)
-	e.Attrs["event-type"], e.Attrs["subject-type"], e.Attrs["subject-id"] = eventType, subject.Type, subject.ID
-	e.Attrs["old-status"], e.Attrs["new-status"] = oldStatus, newStatus
-	e.Attrs["occurred-at"] = FormatTime(svcOf(c).Now())
-	e.SetRel("project", projectID)
+	e := NewRecord(views.TypeEvents, subject.AccountID)
+	e.Attrs[views.NameEventType], e.Attrs[views.NameSubjectType], e.Attrs[views.NameSubjectID] = eventType, subject.Type, subject.ID
+	e.Attrs[views.NameOldStatus], e.Attrs[views.NameNewStatus] = oldStatus, newStatus
+	e.Attrs[views.NameOccurredAt] = FormatTime(svcOf(c).Now())
+	e.SetRel(views.NameProject, projectID)
 	if err := c.Tx.Insert(e); err != nil {
 		return err
 	}
@@ -36,7 +38,7 @@ func recordEvent(c *Call, eventType string, subject *Record, projectID, oldStatu
 func (s *Service) Events(ctx context.Context, afterID string, limit int) ([]*Record, error) {
 	var out []*Record
 	err := s.Store().View(ctx, func(tx Tx) error {
-		recs, _, err := tx.List(&Query{Type: "events", AllAccounts: true})
+		recs, _, err := tx.List(&Query{Type: views.TypeEvents, AllAccounts: true})
 		if err != nil {
 			return err
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/scopekit/scopekit/engine"
+	"github.com/scopekit/scopekit/scoping/views"
 	"github.com/shopspring/decimal"
 )
 
@@ -34,19 +35,20 @@ func declareGovernance(s *Schema) {
 // project governance item; phaseRel names its phase relationship.
 func validateGovernance(rec *Record, phaseRel string) []error {
 	var errs []error
-	if rate, ok := rec.DecOK("rate"); ok && (rate.IsNegative() || rate.GreaterThanOrEqual(maxGovernanceRate)) {
-		errs = append(errs, engine.Invalid(AttrPointer("rate"), "rate must be at least 0 and less than 10 (a fraction: 0.15 is 15%%)"))
+	if rate, ok := rec.DecOK(views.NameRate); ok && (rate.IsNegative() || rate.GreaterThanOrEqual(maxGovernanceRate)) {
+		errs = append(errs, engine.Invalid(AttrPointer(views.NameRate), "rate must be at least 0 and less than 10 (a fraction: 0.15 is 15%%)"))
 	}
-	if rec.Str("calculation-type") == "fixed_hours" {
-		if _, ok := rec.DecOK("fixed-hours"); !ok {
-			errs = append(errs, engine.Invalid(AttrPointer("fixed-hours"), "fixed-hours can't be blank when calculation-type is fixed_hours"))
+	if rec.Str(views.NameCalculationType) == "fixed_hours" {
+		if _, ok := rec.DecOK(views.NameFixedHours); !ok {
+			errs = append(errs, engine.Invalid(AttrPointer(views.NameFixedHours), "fixed-hours can't be blank when calculation-type is fixed_hours"))
 		}
 	}
-	byCategory := rec.Str("allocation-method") == "assign_to_category" || rec.Str("filter-type") == "service_category"
-	if byCategory && rec.Rel("service-category") == "" {
-		errs = append(errs, engine.Invalid(RelPointer("service-category"), "service-category is required when governance is allocated or filtered by category"))
+	method, filter := rec.Str(views.NameAllocationMethod), rec.Str(views.NameFilterType)
+	byCategory := method == "assign_to_category" || filter == "service_category"
+	if byCategory && rec.Rel(views.NameServiceCategory) == "" {
+		errs = append(errs, engine.Invalid(RelPointer(views.NameServiceCategory), "service-category is required when governance is allocated or filtered by category"))
 	}
-	byPhase := rec.Str("allocation-method") == "assign_to_phase" || rec.Str("filter-type") == "phase"
+	byPhase := method == "assign_to_phase" || filter == "phase"
 	if byPhase && rec.Rel(phaseRel) == "" {
 		errs = append(errs, engine.Invalid(RelPointer(phaseRel), "%s is required when governance is allocated or filtered by phase", phaseRel))
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/scopekit/scopekit"
+	"github.com/scopekit/scopekit/scoping/views"
 )
 
 // Invitations (docs/resources.md "users", docs/auth.md "Invitations"). Creating a
@@ -46,7 +47,7 @@ const (
 // already was: the tokens issued until then stay void even if it is
 // restored later (auth.Membership.RevokedAt).
 func revokeSignIns(c *Call, rec, old *Record) {
-	if old != nil && old.Str("status") == "deactivated" {
+	if old != nil && (views.User{Record: old}).Status() == "deactivated" {
 		return
 	}
 	rec.Attrs[revokedAtAttr] = FormatTime(svcOf(c).Now())
@@ -121,7 +122,7 @@ func (s *Service) AcceptInvitation(ctx context.Context, token string) (*Invitee,
 		}
 		delete(u.Attrs, invitationDigestAttr)
 		u.Attrs[acceptedAttr] = true
-		u.Attrs["status"] = "active"
+		u.Attrs[views.NameStatus] = "active"
 		inv = &Invitee{UserID: u.ID, AccountID: u.AccountID}
 		return tx.Replace(u)
 	})
@@ -137,7 +138,7 @@ func pendingInvitation(tx Tx, token string) (*Record, error) {
 	if len(parts) != 3 || parts[0] == "" || parts[1] == "" || parts[2] == "" {
 		return nil, missing
 	}
-	u, err := tx.Get("users", parts[0], parts[1])
+	u, err := tx.Get(views.TypeUsers, parts[0], parts[1])
 	if scopekit.ErrorCode(err) == scopekit.ENOTFOUND {
 		return nil, missing
 	}
@@ -145,7 +146,7 @@ func pendingInvitation(tx Tx, token string) (*Record, error) {
 		return nil, err
 	}
 	stored, _ := u.Attrs[invitationDigestAttr].(string)
-	if stored == "" || !u.Active() || u.Str("status") != "invited" ||
+	if stored == "" || !u.Active() || (views.User{Record: u}).Status() != "invited" ||
 		subtle.ConstantTimeCompare([]byte(stored), []byte(invitationDigest(token))) != 1 {
 		return nil, missing
 	}

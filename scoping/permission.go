@@ -5,6 +5,7 @@ import (
 
 	"github.com/scopekit/scopekit"
 	"github.com/scopekit/scopekit/engine"
+	"github.com/scopekit/scopekit/scoping/views"
 )
 
 // Permission names (docs/resources.md).
@@ -79,7 +80,7 @@ func (s *Service) ActorForAccount(ctx context.Context, userID, accountID string)
 }
 
 func accountBySlug(tx Tx, slug string) (*Record, error) {
-	recs, _, err := tx.List(&Query{Type: "accounts", Where: []Cond{{Field: "slug", Op: OpIn, Values: []string{slug}}}, Limit: 1})
+	recs, _, err := tx.List(&Query{Type: views.TypeAccounts, Where: []Cond{Eq(views.NameSlug, slug)}, Limit: 1})
 	if err != nil {
 		return nil, err
 	}
@@ -91,15 +92,15 @@ func accountBySlug(tx Tx, slug string) (*Record, error) {
 
 func actorIn(tx Tx, userID string, acct *Record) (*Actor, error) {
 	u, err := engine.GetShared(tx, typeUsers, acct.ID, userID)
-	if err != nil || u.Str("status") != "active" {
-		return nil, scopekit.Errorf(scopekit.EFORBIDDEN, "you are not a member of account %q", acct.Str("slug"))
+	if err != nil || (views.User{Record: u}).Status() != "active" {
+		return nil, scopekit.Errorf(scopekit.EFORBIDDEN, "you are not a member of account %q", views.Account{Record: acct}.Slug())
 	}
 	a := &Actor{UserID: userID, Account: acct, User: u, AllScopes: true}
-	if rid := u.Rel("roles"); rid != "" {
+	if rid := u.Rel(views.NameRoles); rid != "" {
 		if role, err := engine.GetShared(tx, typeRoles, acct.ID, rid); err == nil {
 			a.Role = role
 			// fail closed: only an explicit "all" shows every project
-			a.AllScopes = role.Str("project-visibility") == "all"
+			a.AllScopes = views.Role{Record: role}.ProjectVisibility() == "all"
 		}
 	}
 	return a, nil

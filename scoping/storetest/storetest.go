@@ -10,7 +10,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"slices"
 	"strconv"
 	"strings"
@@ -20,6 +19,7 @@ import (
 
 	"github.com/scopekit/scopekit"
 	"github.com/scopekit/scopekit/scoping"
+	"github.com/scopekit/scopekit/scoping/views"
 	"github.com/stretchr/testify/require"
 )
 
@@ -109,8 +109,8 @@ func ids(recs []*scoping.Record) []string {
 }
 
 func client(acct, name string) *scoping.Record {
-	r := scoping.NewRecord("clients", acct)
-	r.Attrs["name"], r.Attrs["active"] = name, true
+	r := scoping.NewRecord(views.TypeClients, acct)
+	r.Attrs[views.NameName], r.Attrs[views.NameActive] = name, true
 	return r
 }
 
@@ -122,32 +122,32 @@ func testIDs(t *testing.T, open Opener) {
 	Insert(t, s, a, b)
 	require.Equal(t, "1", a.ID)
 	require.Equal(t, "2", b.ID)
-	u := scoping.NewRecord("users", "1")
-	u.Attrs["email"] = "u@x.test"
+	u := scoping.NewRecord(views.TypeUsers, "1")
+	u.Attrs[views.NameEmail] = "u@x.test"
 	Insert(t, s, u)
 	require.Equal(t, "1", u.ID, "each type has its own sequence")
 	require.NoError(t, s.View(context.Background(), func(tx scoping.Tx) error {
-		_, err := tx.Get("clients", "1", b.ID)
+		_, err := tx.Get(views.TypeClients, "1", b.ID)
 		require.Equal(t, scopekit.ENOTFOUND, scopekit.ErrorCode(err), "another account's record")
-		got, err := tx.Get("clients", "2", b.ID)
+		got, err := tx.Get(views.TypeClients, "2", b.ID)
 		require.NoError(t, err)
-		require.Equal(t, "B", got.Str("name"))
+		require.Equal(t, "B", got.Str(views.NameName))
 		require.Equal(t, "2", got.AccountID)
-		require.Equal(t, "clients", got.Type)
+		require.Equal(t, views.TypeClients, got.Type)
 		for _, bad := range []string{"not-a-number", "0", "-1", "", "99"} {
-			_, err = tx.Get("clients", "2", bad)
+			_, err = tx.Get(views.TypeClients, "2", bad)
 			require.Equal(t, scopekit.ENOTFOUND, scopekit.ErrorCode(err), bad)
 		}
 		return nil
 	}))
 	// a global record (account "") is its own scope
-	g := scoping.NewRecord("accounts", "")
-	g.Attrs["slug"] = "acme"
+	g := scoping.NewRecord(views.TypeAccounts, "")
+	g.Attrs[views.NameSlug] = "acme"
 	Insert(t, s, g)
 	require.NoError(t, s.View(context.Background(), func(tx scoping.Tx) error {
-		got, err := tx.Get("accounts", "", g.ID)
+		got, err := tx.Get(views.TypeAccounts, "", g.ID)
 		require.NoError(t, err)
-		require.Equal(t, "acme", got.Str("slug"))
+		require.Equal(t, "acme", got.Str(views.NameSlug))
 		return nil
 	}))
 }
@@ -187,19 +187,19 @@ func testTimestamps(t *testing.T, open Opener) {
 
 	advance(time.Hour)
 	require.NoError(t, s.Update(context.Background(), func(tx scoping.Tx) error {
-		c.Attrs["name"] = "A2"
+		c.Attrs[views.NameName] = "A2"
 		c.CreatedAt = "1999-01-01T00:00:00.000000Z" // ignored: CreatedAt is kept
 		return tx.Replace(c)
 	}))
 	require.Equal(t, "2026-01-02T03:04:05.000000Z", c.CreatedAt)
 	require.Equal(t, "2026-01-02T04:04:05.000000Z", c.UpdatedAt)
 	require.NoError(t, s.View(context.Background(), func(tx scoping.Tx) error {
-		got, err := tx.Get("clients", "1", c.ID)
+		got, err := tx.Get(views.TypeClients, "1", c.ID)
 		require.NoError(t, err)
-		require.Equal(t, "A2", got.Str("name"))
+		require.Equal(t, "A2", got.Str(views.NameName))
 		require.Equal(t, c.CreatedAt, got.CreatedAt)
 		require.Equal(t, c.UpdatedAt, got.UpdatedAt)
-		got, err = tx.Get("clients", "1", given.ID)
+		got, err = tx.Get(views.TypeClients, "1", given.ID)
 		require.NoError(t, err)
 		require.Equal(t, "2020-05-06T07:08:09.123456Z", got.CreatedAt)
 		return nil
@@ -220,15 +220,15 @@ func testReplaceDelete(t *testing.T, open Opener) {
 		other := client("2", "Y")
 		other.ID = a.ID
 		require.Equal(t, scopekit.ENOTFOUND, scopekit.ErrorCode(tx.Replace(other)), "same id, other account")
-		require.Equal(t, scopekit.ENOTFOUND, scopekit.ErrorCode(tx.Delete("clients", "2", a.ID)))
-		require.Equal(t, scopekit.ENOTFOUND, scopekit.ErrorCode(tx.Delete("clients", "1", "42")))
-		return tx.Delete("clients", "1", a.ID)
+		require.Equal(t, scopekit.ENOTFOUND, scopekit.ErrorCode(tx.Delete(views.TypeClients, "2", a.ID)))
+		require.Equal(t, scopekit.ENOTFOUND, scopekit.ErrorCode(tx.Delete(views.TypeClients, "1", "42")))
+		return tx.Delete(views.TypeClients, "1", a.ID)
 	}))
-	recs, total := List(t, s, &scoping.Query{Type: "clients", AccountID: "1", Where: []scoping.Cond{scoping.Eq("active", "true")}})
+	recs, total := List(t, s, &scoping.Query{Type: views.TypeClients, AccountID: "1", Where: []scoping.Cond{scoping.Eq(views.NameActive, "true")}})
 	require.Equal(t, 1, total)
 	require.Equal(t, []string{b.ID}, ids(recs))
 	require.NoError(t, s.View(ctx, func(tx scoping.Tx) error {
-		_, err := tx.Get("clients", "1", a.ID)
+		_, err := tx.Get(views.TypeClients, "1", a.ID)
 		require.Equal(t, scopekit.ENOTFOUND, scopekit.ErrorCode(err))
 		return nil
 	}))
@@ -249,19 +249,19 @@ func testRollback(t *testing.T, open Opener) {
 		if err := tx.Insert(client("1", "Ghost")); err != nil {
 			return err
 		}
-		kept.Attrs["name"] = "Changed"
+		kept.Attrs[views.NameName] = "Changed"
 		if err := tx.Replace(kept); err != nil {
 			return err
 		}
-		_, n, err := tx.List(&scoping.Query{Type: "clients", AccountID: "1", Where: []scoping.Cond{scoping.Eq("name", "ghost")}})
+		_, n, err := tx.List(&scoping.Query{Type: views.TypeClients, AccountID: "1", Where: []scoping.Cond{scoping.Eq(views.NameName, "ghost")}})
 		require.NoError(t, err)
 		require.Equal(t, 1, n, "own writes are visible in the transaction")
 		return boom
 	})
 	require.ErrorIs(t, err, boom)
-	recs, total := List(t, s, &scoping.Query{Type: "clients", AccountID: "1"})
+	recs, total := List(t, s, &scoping.Query{Type: views.TypeClients, AccountID: "1"})
 	require.Equal(t, 1, total)
-	require.Equal(t, "Kept", recs[0].Str("name"))
+	require.Equal(t, "Kept", recs[0].Str(views.NameName))
 }
 
 // Ensure a transaction runs under the context of its View or Update: none
@@ -285,16 +285,16 @@ func testCanceledContext(t *testing.T, open Opener) {
 			return err
 		}
 		cancel()
-		kept.Attrs["name"] = "Changed"
+		kept.Attrs[views.NameName] = "Changed"
 		if err := tx.Replace(kept); err != nil {
 			return err
 		}
 		return nil
 	})
 	require.ErrorIs(t, err, context.Canceled)
-	recs, total := List(t, s, &scoping.Query{Type: "clients", AccountID: "1"})
+	recs, total := List(t, s, &scoping.Query{Type: views.TypeClients, AccountID: "1"})
 	require.Equal(t, 1, total, "the insert of a canceled update was kept")
-	require.Equal(t, "Kept", recs[0].Str("name"))
+	require.Equal(t, "Kept", recs[0].Str(views.NameName))
 }
 
 // Ensure attribute values come back in their canonical JSON forms:
@@ -302,42 +302,42 @@ func testCanceledContext(t *testing.T, open Opener) {
 // (numbers inside as json.Number), and relationships.
 func testValuesRoundTrip(t *testing.T, open Opener) {
 	s := openDefault(t, open)
-	p := scoping.NewRecord("projects", "1")
-	p.Attrs["project-name"] = "Ünïcode \"quoted\" ✓"
-	p.Attrs["active"] = false
-	p.Attrs["mrr-terms"] = int64(12)
-	p.Attrs["revenue-adjustment"] = "-12.50"
-	p.Attrs["tag-list"] = []any{"a", "b"}
-	p.Attrs["user-defined-fields"] = map[string]any{"n": json.Number("1.10"), "list": []any{json.Number("3")}}
-	p.Attrs["msa-date"] = nil
-	p.SetRel("client", "7")
-	p.Rels["teammates"] = []string{"3", "4"}
+	p := scoping.NewRecord(views.TypeProjects, "1")
+	p.Attrs[views.NameProjectName] = "Ünïcode \"quoted\" ✓"
+	p.Attrs[views.NameActive] = false
+	p.Attrs[views.NameMrrTerms] = int64(12)
+	p.Attrs[views.NameRevenueAdjustment] = "-12.50"
+	p.Attrs[views.NameTagList] = []any{"a", "b"}
+	p.Attrs[views.NameUserDefinedFields] = map[string]any{"n": json.Number("1.10"), "list": []any{json.Number("3")}}
+	p.Attrs[views.NameMsaDate] = nil
+	p.SetRel(views.NameClient, "7")
+	p.Rels[views.NameTeammates] = []string{"3", "4"}
 	Insert(t, s, p)
 	require.NoError(t, s.View(context.Background(), func(tx scoping.Tx) error {
-		got, err := tx.Get("projects", "1", p.ID)
+		got, err := tx.Get(views.TypeProjects, "1", p.ID)
 		require.NoError(t, err)
-		require.Equal(t, p.Attrs["project-name"], got.Attrs["project-name"])
-		require.Equal(t, false, got.Attrs["active"])
-		require.Equal(t, json.Number("12"), got.Attrs["mrr-terms"])
-		require.Equal(t, int64(12), got.Int("mrr-terms"))
-		require.Equal(t, "-12.50", got.Attrs["revenue-adjustment"])
-		require.Equal(t, []any{"a", "b"}, got.Attrs["tag-list"])
-		udf := got.Attrs["user-defined-fields"].(map[string]any)
+		require.Equal(t, p.Attrs[views.NameProjectName], got.Attrs[views.NameProjectName])
+		require.Equal(t, false, got.Attrs[views.NameActive])
+		require.Equal(t, json.Number("12"), got.Attrs[views.NameMrrTerms])
+		require.Equal(t, int64(12), got.Int(views.NameMrrTerms))
+		require.Equal(t, "-12.50", got.Attrs[views.NameRevenueAdjustment])
+		require.Equal(t, []any{"a", "b"}, got.Attrs[views.NameTagList])
+		udf := got.Attrs[views.NameUserDefinedFields].(map[string]any)
 		require.Equal(t, json.Number("1.10"), udf["n"])
 		require.Equal(t, []any{json.Number("3")}, udf["list"])
-		v, ok := got.Attrs["msa-date"]
+		v, ok := got.Attrs[views.NameMsaDate]
 		require.True(t, ok)
 		require.Nil(t, v)
-		require.Equal(t, "7", got.Rel("client"))
-		require.Equal(t, []string{"3", "4"}, got.Rels["teammates"])
+		require.Equal(t, "7", got.Rel(views.NameClient))
+		require.Equal(t, []string{"3", "4"}, got.Rels[views.NameTeammates])
 		return nil
 	}))
 	// a record without attributes or relationships decodes to empty maps
-	bare := scoping.NewRecord("projects", "1")
+	bare := scoping.NewRecord(views.TypeProjects, "1")
 	bare.Attrs, bare.Rels = nil, nil
 	Insert(t, s, bare)
 	require.NoError(t, s.View(context.Background(), func(tx scoping.Tx) error {
-		got, err := tx.Get("projects", "1", bare.ID)
+		got, err := tx.Get(views.TypeProjects, "1", bare.ID)
 		require.NoError(t, err)
 		require.NotNil(t, got.Attrs)
 		require.NotNil(t, got.Rels)
@@ -349,29 +349,29 @@ func testValuesRoundTrip(t *testing.T, open Opener) {
 // alike, and on any id of a to-many relationship.
 func testCaseInsensitiveIn(t *testing.T, open Opener) {
 	s := openDefault(t, open)
-	u := scoping.NewRecord("users", "1")
-	u.Attrs["name"], u.Attrs["email"], u.Attrs["title"] = "Ada", "Ada@Example.test", "Chief ENGINEER"
-	u.Rels["roles"] = []string{"5", "9"}
+	u := scoping.NewRecord(views.TypeUsers, "1")
+	u.Attrs[views.NameName], u.Attrs[views.NameEmail], u.Attrs[views.NameTitle] = "Ada", "Ada@Example.test", "Chief ENGINEER"
+	u.Rels[views.NameRoles] = []string{"5", "9"}
 	Insert(t, s, u)
 	for _, c := range []scoping.Cond{
-		scoping.Eq("email", "ada@example.TEST"),
-		scoping.Eq("email", "nobody@x", "ADA@EXAMPLE.TEST"),
-		scoping.Eq("title", "chief engineer"),
-		scoping.Eq("roles", "9"),
-		scoping.Eq("roles", "1", "5"),
+		scoping.Eq(views.NameEmail, "ada@example.TEST"),
+		scoping.Eq(views.NameEmail, "nobody@x", "ADA@EXAMPLE.TEST"),
+		scoping.Eq(views.NameTitle, "chief engineer"),
+		scoping.Eq(views.NameRoles, "9"),
+		scoping.Eq(views.NameRoles, "1", "5"),
 		scoping.Eq("id", u.ID),
 	} {
-		recs, total := List(t, s, &scoping.Query{Type: "users", AccountID: "1", Where: []scoping.Cond{c}})
+		recs, total := List(t, s, &scoping.Query{Type: views.TypeUsers, AccountID: "1", Where: []scoping.Cond{c}})
 		require.Equal(t, 1, total, "%+v", c)
 		require.Equal(t, []string{u.ID}, ids(recs))
 	}
 	for _, c := range []scoping.Cond{
-		scoping.Eq("email", "ada@example"),
-		scoping.Eq("roles", "59"),
-		scoping.Eq("roles"),
+		scoping.Eq(views.NameEmail, "ada@example"),
+		scoping.Eq(views.NameRoles, "59"),
+		scoping.Eq(views.NameRoles),
 		scoping.Eq("id", "x"),
 	} {
-		_, total := List(t, s, &scoping.Query{Type: "users", AccountID: "1", Where: []scoping.Cond{c}})
+		_, total := List(t, s, &scoping.Query{Type: views.TypeUsers, AccountID: "1", Where: []scoping.Cond{c}})
 		require.Zero(t, total, "%+v", c)
 	}
 }
@@ -388,19 +388,19 @@ func testLongIndexedValues(t *testing.T, open Opener) {
 		value string
 		want  []string
 	}{{long, []string{a.ID}}, {strings.ToUpper(long), []string{a.ID}}, {long + "!", []string{b.ID}}, {long[:2000], nil}, {"short", []string{c.ID}}} {
-		recs, total := List(t, s, &scoping.Query{Type: "clients", AccountID: "1", Where: []scoping.Cond{scoping.Eq("name", tc.value)}})
+		recs, total := List(t, s, &scoping.Query{Type: views.TypeClients, AccountID: "1", Where: []scoping.Cond{scoping.Eq(views.NameName, tc.value)}})
 		require.Equal(t, len(tc.want), total, "%d bytes", len(tc.value))
 		require.Equal(t, tc.want, nilIfEmpty(ids(recs)))
 	}
 	require.NoError(t, s.Update(context.Background(), func(tx scoping.Tx) error {
-		r, err := tx.Get("clients", "1", a.ID)
+		r, err := tx.Get(views.TypeClients, "1", a.ID)
 		if err != nil {
 			return err
 		}
-		r.Attrs["name"] = "renamed"
+		r.Attrs[views.NameName] = "renamed"
 		return tx.Replace(r)
 	}))
-	_, total := List(t, s, &scoping.Query{Type: "clients", AccountID: "1", Where: []scoping.Cond{scoping.Eq("name", long)}})
+	_, total := List(t, s, &scoping.Query{Type: views.TypeClients, AccountID: "1", Where: []scoping.Cond{scoping.Eq(views.NameName, long)}})
 	require.Zero(t, total)
 }
 
@@ -419,8 +419,8 @@ func testTimeRanges(t *testing.T, open Opener) {
 	s := open(t, now)
 	var all []*scoping.Record
 	for i := range 40 {
-		r := scoping.NewRecord("webhook-publications", strconv.Itoa(1+i%3))
-		r.Attrs["status"] = "delivered"
+		r := scoping.NewRecord(views.TypeWebhookPublications, strconv.Itoa(1+i%3))
+		r.Attrs[views.NameStatus] = "delivered"
 		if i%5 == 0 { // an explicit, older creation time
 			r.CreatedAt = scoping.FormatTime(now().Add(-time.Duration(i) * time.Hour))
 		}
@@ -434,14 +434,14 @@ func testTimeRanges(t *testing.T, open Opener) {
 	all = slices.Delete(all, 7, 8)
 	for _, bound := range []time.Time{now().Add(-100 * time.Hour), now().Add(-20 * time.Minute), now(), now().Add(time.Hour)} {
 		for _, op := range []scoping.Op{scoping.OpLte, scoping.OpGte} {
-			c := scoping.Cond{Field: "created-at", Op: op, Values: []string{scoping.FormatTime(bound)}}
+			c := scoping.Cond{Field: views.NameCreatedAt, Op: op, Values: []string{scoping.FormatTime(bound)}}
 			var want []string
 			for _, r := range all {
 				if c.Match(r) {
 					want = append(want, r.AccountID+"/"+r.ID)
 				}
 			}
-			recs, total := List(t, s, &scoping.Query{Type: "webhook-publications", AllAccounts: true, Where: []scoping.Cond{c}})
+			recs, total := List(t, s, &scoping.Query{Type: views.TypeWebhookPublications, AllAccounts: true, Where: []scoping.Cond{c}})
 			var got []string
 			for _, r := range recs {
 				got = append(got, r.AccountID+"/"+r.ID)
@@ -460,12 +460,12 @@ func testAllAccounts(t *testing.T, open Opener) {
 	s := openDefault(t, open)
 	var all []*scoping.Record
 	for i := range 6 {
-		u := scoping.NewRecord("users", strconv.Itoa(3-i%3))
-		u.Attrs["name"], u.Attrs["email"] = fmt.Sprint("U", i), fmt.Sprintf("u%d@x.test", i%2)
+		u := scoping.NewRecord(views.TypeUsers, strconv.Itoa(3-i%3))
+		u.Attrs[views.NameName], u.Attrs[views.NameEmail] = fmt.Sprint("U", i), fmt.Sprintf("u%d@x.test", i%2)
 		all = append(all, u)
 	}
 	Insert(t, s, all...)
-	recs, total := List(t, s, &scoping.Query{Type: "users", AllAccounts: true, Where: []scoping.Cond{scoping.Eq("email", "U1@X.test")}})
+	recs, total := List(t, s, &scoping.Query{Type: views.TypeUsers, AllAccounts: true, Where: []scoping.Cond{scoping.Eq(views.NameEmail, "U1@X.test")}})
 	require.Equal(t, 3, total)
 	require.Equal(t, []string{all[1].ID, all[3].ID, all[5].ID}, ids(recs))
 	accts := []string{}
@@ -473,12 +473,12 @@ func testAllAccounts(t *testing.T, open Opener) {
 		accts = append(accts, r.AccountID)
 	}
 	require.Equal(t, []string{"2", "3", "1"}, accts, "each record keeps its account")
-	recs, total = List(t, s, &scoping.Query{Type: "users", AllAccounts: true, Sort: []scoping.SortKey{{Field: "name", Desc: true}}, Offset: 1, Limit: 2})
+	recs, total = List(t, s, &scoping.Query{Type: views.TypeUsers, AllAccounts: true, Sort: []scoping.SortKey{{Field: views.NameName, Desc: true}}, Offset: 1, Limit: 2})
 	require.Equal(t, 6, total)
 	require.Equal(t, []string{all[4].ID, all[3].ID}, ids(recs))
-	_, total = List(t, s, &scoping.Query{Type: "users", AccountID: "4", Where: []scoping.Cond{scoping.Eq("email", "u1@x.test")}})
+	_, total = List(t, s, &scoping.Query{Type: views.TypeUsers, AccountID: "4", Where: []scoping.Cond{scoping.Eq(views.NameEmail, "u1@x.test")}})
 	require.Zero(t, total)
-	_, total = List(t, s, &scoping.Query{Type: "users", AccountID: "1"})
+	_, total = List(t, s, &scoping.Query{Type: views.TypeUsers, AccountID: "1"})
 	require.Equal(t, 2, total)
 }
 
@@ -526,246 +526,7 @@ func testConcurrentInserts(t *testing.T, open Opener) {
 		seen[id] = true
 	}
 	require.Len(t, seen, writers*each)
-	_, n1 := List(t, s, &scoping.Query{Type: "clients", AccountID: "1"})
-	_, n2 := List(t, s, &scoping.Query{Type: "clients", AccountID: "2"})
+	_, n1 := List(t, s, &scoping.Query{Type: views.TypeClients, AccountID: "1"})
+	_, n2 := List(t, s, &scoping.Query{Type: views.TypeClients, AccountID: "2"})
 	require.Equal(t, writers*each, n1+n2)
-}
-
-// Ensure list results equal a brute-force evaluation of the same query
-// (scoping.Query.Matches and SortRecords over every record) for indexed and
-// unindexed conditions of each operator, array attributes, to-one and
-// to-many relationships, text and numeric sorts with nulls, and pages,
-// after updates and deletes moved index entries.
-func testListMatchesBruteForce(t *testing.T, open Opener) {
-	s := openDefault(t, open)
-	rng := rand.New(rand.NewPCG(1, 2))
-	words := []string{"alpha", "Beta", "gamma", "ÄPFEL", ""}
-	var all []*scoping.Record
-	for i := range 240 {
-		p := scoping.NewRecord("projects", []string{"7", "8"}[i%7/6])
-		p.Attrs["project-name"] = fmt.Sprintf("Project %03d %s", rng.IntN(60), words[i%len(words)])
-		p.Attrs["active"] = rng.IntN(4) != 0
-		p.Attrs["status"] = []string{"draft", "won", "lost"}[rng.IntN(3)]
-		switch rng.IntN(4) {
-		case 0: // absent
-		case 1:
-			p.Attrs["revenue-adjustment"] = nil
-		default:
-			p.Attrs["revenue-adjustment"] = fmt.Sprintf("%d.%02d", rng.IntN(200)-100, rng.IntN(100))
-		}
-		if rng.IntN(3) != 0 {
-			p.Attrs["mrr-terms"] = int64(rng.IntN(30))
-		}
-		switch rng.IntN(3) {
-		case 0:
-			p.Attrs["tag-list"] = []any{"red", words[rng.IntN(3)]}
-		case 1:
-			p.Attrs["tag-list"] = []any{}
-		}
-		p.SetRel("client", strconv.Itoa(1+rng.IntN(5)))
-		if rng.IntN(2) == 0 {
-			p.SetRel("sales-executive", strconv.Itoa(1+rng.IntN(3)))
-		}
-		var tm []string
-		for range rng.IntN(3) {
-			tm = append(tm, strconv.Itoa(1+rng.IntN(6)))
-		}
-		if tm != nil {
-			p.Rels["teammates"] = tm
-		}
-		all = append(all, p)
-	}
-	Insert(t, s, all...)
-	require.NoError(t, s.Update(context.Background(), func(tx scoping.Tx) error {
-		for i, r := range all {
-			switch {
-			case i%10 == 0:
-				if err := tx.Delete("projects", r.AccountID, r.ID); err != nil {
-					return err
-				}
-			case i%3 == 0:
-				r.Attrs["active"] = !r.Active()
-				r.SetRel("client", strconv.Itoa(1+(i%5)))
-				if err := tx.Replace(r); err != nil {
-					return err
-				}
-			}
-		}
-		return nil
-	}))
-	var alive []*scoping.Record
-	for i, r := range all {
-		if i%10 != 0 {
-			alive = append(alive, r)
-		}
-	}
-	in, contains := scoping.Eq, func(f, v string) scoping.Cond {
-		return scoping.Cond{Field: f, Op: scoping.OpContains, Values: []string{v}}
-	}
-	gte := func(f, v string) scoping.Cond { return scoping.Cond{Field: f, Op: scoping.OpGte, Values: []string{v}} }
-	lte := func(f, v string) scoping.Cond { return scoping.Cond{Field: f, Op: scoping.OpLte, Values: []string{v}} }
-	null := func(f string) scoping.Cond { return scoping.Cond{Field: f, Op: scoping.OpNull} }
-	notNull := func(f string) scoping.Cond { return scoping.Cond{Field: f, Op: scoping.OpNotNull} }
-	byName := []scoping.SortKey{{Field: "project-name"}}
-	queries := []*scoping.Query{
-		{},
-		{Where: []scoping.Cond{in("active", "true")}, Limit: 25, Offset: 50},
-		{Where: []scoping.Cond{in("active", "TRUE")}},
-		{Where: []scoping.Cond{in("active", "false")}},
-		{Where: []scoping.Cond{in("active", "true"), contains("project-name", "BETA")}, Limit: 10},
-		{Where: []scoping.Cond{contains("project-name", "äpfel")}},
-		{Where: []scoping.Cond{contains("project-name", "")}},
-		{Where: []scoping.Cond{{Field: "project-name", Op: scoping.OpContains}}},
-		{Where: []scoping.Cond{in("id", all[1].ID, all[2].ID, all[10].ID, "999999", "abc")}},
-		{Where: []scoping.Cond{in("status", "WON", "lost"), in("client", "2", "3")}, Sort: byName},
-		{Where: []scoping.Cond{in("client", "1"), in("active", "true")}},
-		{Where: []scoping.Cond{in("teammates", "2")}},
-		{Where: []scoping.Cond{in("teammates", "2", "5"), in("active", "false")}},
-		{Where: []scoping.Cond{null("sales-executive")}},
-		{Where: []scoping.Cond{notNull("sales-executive")}, Sort: []scoping.SortKey{{Field: "sales-executive", Desc: true}}},
-		{Where: []scoping.Cond{null("teammates")}},
-		{Where: []scoping.Cond{null("revenue-adjustment")}},
-		{Where: []scoping.Cond{notNull("revenue-adjustment")}},
-		{Where: []scoping.Cond{null("tag-list")}},
-		{Where: []scoping.Cond{in("tag-list", "red,alpha")}},
-		{Where: []scoping.Cond{contains("tag-list", "BET")}},
-		{Where: []scoping.Cond{in("mrr-terms", "12", "3")}},
-		{Where: []scoping.Cond{gte("project-name", "Project 030"), lte("project-name", "Project 045")}},
-		{Where: []scoping.Cond{gte("created-at", "2026-01-02"), in("active", "true")}},
-		{Where: []scoping.Cond{lte("updated-at", "2000-01-01")}},
-		{Where: []scoping.Cond{in("created-at", "2026-01-02T03:04:05.000000z")}, Limit: 3},
-		{Where: []scoping.Cond{gte("mrr-terms", "2")}}, // text comparison, as the engine defines it
-		{Where: []scoping.Cond{in("nonexistent", "x")}},
-		{Where: []scoping.Cond{null("nonexistent")}, Limit: 5},
-		{Where: []scoping.Cond{in("active", "true")}, Sort: []scoping.SortKey{{Field: "project-name", Desc: true}}, Limit: 30, Offset: 5},
-		{Sort: byName, Offset: 1000},
-		{Sort: byName, Offset: 200, Limit: 50},
-		{Sort: []scoping.SortKey{{Field: "revenue-adjustment", Numeric: true}}},
-		{Sort: []scoping.SortKey{{Field: "revenue-adjustment", Numeric: true, Desc: true}}, Limit: 40},
-		{Sort: []scoping.SortKey{{Field: "mrr-terms", Numeric: true}, {Field: "project-name", Desc: true}}},
-		{Sort: []scoping.SortKey{{Field: "mrr-terms"}}}, // text sort of numbers: "10" < "2"
-		{Sort: []scoping.SortKey{{Field: "status"}, {Field: "revenue-adjustment", Numeric: true, Desc: true}}, Offset: 7, Limit: 70},
-		{Sort: []scoping.SortKey{{Field: "tag-list"}}},
-		{Sort: []scoping.SortKey{{Field: "client", Desc: true}}},
-		{Sort: []scoping.SortKey{{Field: "updated-at", Desc: true}}},
-		{Sort: []scoping.SortKey{{Field: "project-name", Numeric: true}}}, // nothing parses: id order
-		{AllAccounts: true, Where: []scoping.Cond{in("active", "true")}, Limit: 20, Offset: 10},
-		{AllAccounts: true, Sort: byName, Limit: 15},
-		{AllAccounts: true},
-		{Where: []scoping.Cond{in("active", "true")}, Limit: 1000},
-	}
-	for i, q := range queries {
-		for _, acct := range []string{"7", "8"} {
-			if q.AllAccounts && acct == "8" {
-				continue
-			}
-			t.Run(fmt.Sprintf("%d/%s", i, acct), func(t *testing.T) {
-				q := *q
-				q.Type, q.AccountID = "projects", acct
-				var want []*scoping.Record
-				for _, r := range alive {
-					if (q.AllAccounts || r.AccountID == acct) && q.Matches(r) {
-						want = append(want, r)
-					}
-				}
-				slices.SortFunc(want, func(a, b *scoping.Record) int { return scoping.CompareIDs(a.ID, b.ID) })
-				q.SortRecords(want)
-				wantTotal := len(want)
-				want = window(want, q.Offset, q.Limit)
-				got, total := List(t, s, &q)
-				require.Equal(t, wantTotal, total, "total of %+v", q)
-				require.Equal(t, ids(want), ids(got), "page of %+v", q)
-				for j, r := range got {
-					require.Equal(t, want[j].Attrs["project-name"], r.Attrs["project-name"])
-					require.Equal(t, want[j].AccountID, r.AccountID)
-				}
-			})
-		}
-	}
-}
-
-func window[T any](s []T, offset, limit int) []T {
-	if offset >= len(s) {
-		return nil
-	}
-	s = s[offset:]
-	if limit > 0 && limit < len(s) {
-		s = s[:limit]
-	}
-	return s
-}
-
-// Ensure blobs are kept per account, kind and id, replaced by a second
-// put, removed by a delete (a missing one included), rolled back with
-// their transaction, returned as the caller's own bytes, and that a
-// missing blob is ENOTFOUND.
-func testBlobs(t *testing.T, open Opener) {
-	s := openDefault(t, open)
-	ctx := context.Background()
-	big := make([]byte, 3<<20)
-	for i := range big {
-		big[i] = byte(i * 7)
-	}
-	blob := func(acct, kind, id string) ([]byte, error) {
-		var out []byte
-		err := s.View(ctx, func(tx scoping.Tx) error {
-			var err error
-			out, err = tx.Blob(acct, kind, id)
-			return err
-		})
-		return out, err
-	}
-	require.NoError(t, s.Update(ctx, func(tx scoping.Tx) error {
-		for _, b := range []struct {
-			acct, kind, id string
-			data           []byte
-		}{{"1", "k/file", "5", []byte("one")}, {"2", "k/file", "5", []byte("two")}, {"1", "k/pdf", "5", big}, {"1", "k/file", "5", []byte("one, again")}} {
-			if err := tx.PutBlob(b.acct, b.kind, b.id, b.data); err != nil {
-				return err
-			}
-		}
-		got, err := tx.Blob("1", "k/file", "5")
-		require.NoError(t, err)
-		require.Equal(t, "one, again", string(got), "own writes are visible in the transaction")
-		return nil
-	}))
-	for _, tc := range []struct {
-		acct, kind, id string
-		want           []byte
-	}{{"1", "k/file", "5", []byte("one, again")}, {"2", "k/file", "5", []byte("two")}, {"1", "k/pdf", "5", big}} {
-		got, err := blob(tc.acct, tc.kind, tc.id)
-		require.NoError(t, err)
-		require.Equal(t, tc.want, got)
-	}
-	got, _ := blob("1", "k/file", "5")
-	got[0] = 'X' // the caller's copy
-	again, _ := blob("1", "k/file", "5")
-	require.Equal(t, "one, again", string(again))
-	for _, missing := range [][3]string{{"3", "k/file", "5"}, {"1", "k/file", "6"}, {"1", "other", "5"}} {
-		_, err := blob(missing[0], missing[1], missing[2])
-		require.Equal(t, scopekit.ENOTFOUND, scopekit.ErrorCode(err), "%v", missing)
-	}
-
-	boom := errors.New("boom")
-	err := s.Update(ctx, func(tx scoping.Tx) error {
-		require.NoError(t, tx.PutBlob("1", "k/file", "7", []byte("ghost")))
-		require.NoError(t, tx.DeleteBlob("2", "k/file", "5"))
-		return boom
-	})
-	require.ErrorIs(t, err, boom)
-	_, err = blob("1", "k/file", "7")
-	require.Equal(t, scopekit.ENOTFOUND, scopekit.ErrorCode(err), "a rolled-back put leaves nothing")
-	_, err = blob("2", "k/file", "5")
-	require.NoError(t, err, "a rolled-back delete leaves the blob")
-
-	require.NoError(t, s.Update(ctx, func(tx scoping.Tx) error {
-		if err := tx.DeleteBlob("1", "k/pdf", "5"); err != nil {
-			return err
-		}
-		return tx.DeleteBlob("1", "k/pdf", "99") // missing: no error
-	}))
-	_, err = blob("1", "k/pdf", "5")
-	require.Equal(t, scopekit.ENOTFOUND, scopekit.ErrorCode(err))
-	_, err = blob("1", "k/file", "5")
-	require.NoError(t, err, "deleting one kind keeps the others")
 }

@@ -1,0 +1,185 @@
+package scoping
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+
+	"github.com/scopekit/scopekit"
+	"github.com/scopekit/scopekit/engine"
+	"github.com/scopekit/scopekit/scoping/views"
+)
+
+// Document templates: their DOCX files, checked by the configured
+// validator and stored beside the record, and the built-in templates
+// every account gets.
+
+// BuiltinTemplate is a document template every account gets.
+type BuiltinTemplate struct {
+	Name     string
+	Filename string
+	File     []byte
+}
+
+// UploadTemplateFile validates file as the template's DOCX and stores it
+// with the template's size, sha256 and tags; filename, when not empty,
+// replaces the template's filename. A file that fails validation stores
+// nothing.
+//
+// Errors: EFORBIDDEN without documents manage; ENOTFOUND for a missing
+// template; ETOOLARGE above MaxTemplateSize; EINVALID for a file that is
+// not a DOCX or a malformed template (naming the tag and its paragraph).
+func (s *Service) UploadTemplateFile(ctx context.Context, a *Actor, id, filename string, file []byte) (*Result, error) {
+	if err := a.Require("documents", true); err != nil {
+		return nil, err
+	}
+	def := mustLookup(s.Schema(), views.TypeDocumentTemplates)
+	if max := s.Documents.MaxTemplateSize; max > 0 && len(file) > max {
+		return nil, scopekit.Errorf(scopekit.ETOOLARGE, "a template file may be at most %d bytes", max)
+	}
+	if s.Documents.Tags == nil {
+		return nil, scopekit.Errorf(scopekit.EINTERNAL, "no template validator configured")
+	}
+	// validated outside the write transaction (a large file takes a while),
+	// after the template is known to exist
+	if err := s.read(ctx, a, func(c *Call) error {
+		_, err := c.GetVisible(ctx, def, id, engine.AnyActive(def))
+		return err
+	}); err != nil {
+		return nil, err
+	}
+	tags, err := checkTemplateFile(s.Documents.Tags, file)
+	if err != nil {
+		return nil, err
+	}
+	return s.writeRecord(ctx, a, def, func(c *Call) (*Record, error) {
+		old, err := c.GetVisible(ctx, def, id, engine.AnyActive(def))
+		if err != nil {
+			return nil, err
+		}
+		rec := old.Clone()
+		setTemplateFile(rec, filename, file, tags)
+		if err := c.Tx.Replace(rec); err != nil {
+			return nil, err
+		}
+		return rec, c.Tx.PutBlob(rec.AccountID, BlobTemplateFile, rec.ID, file)
+	})
+}
+
+// checkTemplateFile runs the validator, turning its failures into
+// EINVALID errors about the file.
+func checkTemplateFile(validate func([]byte) ([]string, error), file []byte) ([]string, error) {
+	tags, err := validate(file)
+	if err == nil {
+		return tags, nil
+	}
+	if se, ok := err.(*scopekit.Error); ok && se.Code == scopekit.EINVALID {
+		return nil, scopekit.Errorf(scopekit.EINVALID, "%s", se.Message)
+	}
+	return nil, scopekit.Errorf(scopekit.EINVALID, "the file is not a usable DOCX template: %v", err)
+}
+
+// templateFilename is the name a template's file is served under: its
+// filename, or (none given, or cleared since) the template's name.
+func templateFilename(rec *Record) string {
+	t := views.DocumentTemplate{Record: rec}
+	if name := t.Filename(); name != "" {
+		return name
+	}
+	return t.Name() + ".docx"
+}
+
+func setTemplateFile(rec *Record, filename string, file []byte, tags []string) {
+	sum := sha256.Sum256(file)
+	if filename != "" {
+		rec.Attrs[views.NameFilename] = filename
+	} else {
+		rec.Attrs[views.NameFilename] = templateFilename(rec)
+	}
+	rec.Attrs[views.NameSize], rec.Attrs[views.NameSha256] = int64(len(file)), hex.EncodeToString(sum[:])
+	list := make([]any, len(tags))
+	for i, t := range tags {
+		list[i] = t
+	}
+	rec.Attrs[views.NameTags] = list
+}
+
+// TemplateFile returns the DOCX of a document template.
+//
+// Errors: EFORBIDDEN without documents view; ENOTFOUND for a missing
+// template or one without a file.
+func (s *Service) TemplateFile(ctx context.Context, a *Actor, id string) (*File, error) {
+	def, err := s.ReadableType(a, views.TypeDocumentTemplates)
+	if err != nil {
+		return nil, err
+	}
+	var f *File
+	err = s.read(ctx, a, func(c *Call) error {
+		rec, err := c.GetVisible(ctx, def, id, engine.AnyActive(def))
+		if err != nil {
+			return err
+		}
+		data, err := c.Tx.Blob(rec.AccountID, BlobTemplateFile, rec.ID)
+		if scopekit.ErrorCode(err) == scopekit.ENOTFOUND {
+			return scopekit.Errorf(scopekit.ENOTFOUND, "document-templates %s has no file yet", id)
+		}
+		f = &File{Name: templateFilename(rec), ContentType: ContentTypeDOCX, Data: data}
+		return err
+	})
+	return f, err
+}
+
+// ensureBuiltinTemplates creates the built-in templates the account lacks
+// (by name, archived ones included, so an archived built-in stays
+// archived).
+func (a *Admin) ensureBuiltinTemplates(accountID string) error {
+	c := a.c
+	for _, b := range svcOf(c).Documents.Builtins {
+		have, _, err := c.Tx.List(&Query{Type: views.TypeDocumentTemplates, AccountID: accountID, Where: []Cond{Eq(views.NameName, b.Name)}, Limit: 1})
+		if err != nil {
+			return err
+		}
+		if len(have) > 0 {
+			continue
+		}
+		rec := NewRecord(views.TypeDocumentTemplates, accountID)
+		rec.Attrs[views.NameName], rec.Attrs[views.NameFormat], rec.Attrs[views.NameTemplateFormat] = b.Name, "docx", "v2"
+		rec.Attrs[views.NameActive], rec.Attrs[views.NameBuiltin] = true, true
+		var tags []string
+		if svcOf(c).Documents.Tags != nil {
+			if tags, err = svcOf(c).Documents.Tags(b.File); err != nil {
+				return fmt.Errorf("built-in template %q: %w", b.Name, err)
+			}
+		}
+		setTemplateFile(rec, b.Filename, b.File, tags)
+		if err := c.Tx.Insert(rec); err != nil {
+			return err
+		}
+		if err := c.Tx.PutBlob(accountID, BlobTemplateFile, rec.ID, b.File); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// EnsureBuiltinTemplates gives every account the built-in templates it
+// lacks (accounts created before a built-in existed). A built-in that was deleted comes back; archive it to
+// keep it out of the way.
+func (s *Service) EnsureBuiltinTemplates(ctx context.Context) error {
+	if len(s.Documents.Builtins) == 0 {
+		return nil
+	}
+	return s.Setup(ctx, func(a *Admin) error {
+		accts, _, err := a.c.Tx.List(&Query{Type: views.TypeAccounts})
+		if err != nil {
+			return err
+		}
+		for _, acct := range accts {
+			if err := a.ensureBuiltinTemplates(acct.ID); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
