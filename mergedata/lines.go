@@ -114,10 +114,10 @@ func lines(snap *scoping.Snapshot, withCost bool) ([]Location, []Phase) {
 		loc, located := locationAt[rec.Rel(scoping.NameProjectLocation)]
 		s := Service{Name: rec.Str(scoping.NameName), Description: rec.Str(scoping.NameServiceDescription), SKU: rec.Str(scoping.NameSku),
 			ServiceType: rec.Str(scoping.NameServiceType), Quantity: quantity(rec.Str(scoping.NameQuantity)), UnitHours: quantity(rec.Str(scoping.NameUnitHours)),
-			ExtendedHours: figure(f.ExtendedHours), TotalHours: figure(f.TotalHours),
-			ResourceName: resource, Revenue: figure(f.Revenue)}
+			ExtendedHours: f.ExtendedHours.String(), TotalHours: f.TotalHours.String(),
+			ResourceName: resource, Revenue: f.Revenue.String()}
 		if withCost {
-			s.Cost = figure(f.Cost)
+			s.Cost = f.Cost.String()
 		}
 		if located {
 			s.LocationName = locations[loc].Name
@@ -128,12 +128,12 @@ func lines(snap *scoping.Snapshot, withCost bool) ([]Location, []Phase) {
 			sf := res.Subservice(i, j)
 			ss := &s.Subservices[j]
 			*ss = Subservice{Name: sub.Str(scoping.NameName), Quantity: quantity(sub.Str(scoping.NameQuantity)), UnitHours: quantity(sub.Str(scoping.NameUnitHours)),
-				ExtendedHours: figure(sf.ExtendedHours), ResourceName: resource, Revenue: figure(sf.Revenue)}
+				ExtendedHours: sf.ExtendedHours.String(), ResourceName: resource, Revenue: sf.Revenue.String()}
 			if id := sub.Rel(scoping.NameProjectResource); id != "" {
 				ss.ResourceName = resourceName[id]
 			}
 			if withCost {
-				ss.Cost = figure(sf.Cost)
+				ss.Cost = sf.Cost.String()
 			}
 		}
 
@@ -158,7 +158,7 @@ func lines(snap *scoping.Snapshot, withCost bool) ([]Location, []Phase) {
 // project phase (nil for the entry without a phase).
 func phaseOf(pt pricing.PhaseTotals, rec *scoping.Record) Phase {
 	return Phase{Name: pt.Name, Slug: pricing.Slug(pt.Name), SOWLanguage: str(rec, scoping.NameSowLanguage),
-		TotalHours: figure(pt.Hours), TotalRevenue: figure(pt.Revenue), Services: []Service{}}
+		TotalHours: pt.Hours.String(), TotalRevenue: pt.Revenue.String(), Services: []Service{}}
 }
 
 // zero is 0 shown with places decimals.
