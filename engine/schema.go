@@ -128,6 +128,9 @@ type TypeDef struct {
 
 	attrIdx map[string]int
 	relIdx  map[string]int
+	// Attrs and Rels sorted by name
+	attrsByName []*AttrDef
+	relsByName  []*RelDef
 }
 
 // FilterDef turns a filter value into conditions.
@@ -154,6 +157,15 @@ func (t *TypeDef) Attr(name string) (*AttrDef, bool) {
 	}
 	return &t.Attrs[i], true
 }
+
+// AttrsByName returns the attribute declarations sorted by name (in byte
+// order, as encoders sort object keys), for adapters that write every
+// record of a type in one fixed order. The slice is shared: callers must
+// not modify it.
+func (t *TypeDef) AttrsByName() []*AttrDef { return t.attrsByName }
+
+// RelsByName is AttrsByName for the relationship declarations.
+func (t *TypeDef) RelsByName() []*RelDef { return t.relsByName }
 
 // Rel returns the relationship declaration named name.
 func (t *TypeDef) Rel(name string) (*RelDef, bool) {
@@ -238,18 +250,25 @@ func (s *Schema) Register(t *TypeDef) *TypeDef {
 	if t.Archives {
 		t.Attrs = append(t.Attrs, AttrDef{Name: "active", Kind: KindBool, Default: true, Index: true})
 	}
-	t.attrIdx = map[string]int{}
-	for i, a := range t.Attrs {
-		t.attrIdx[a.Name] = i
-	}
-	t.relIdx = map[string]int{}
-	for i, r := range t.Rels {
-		t.relIdx[r.Name] = i
-	}
+	t.attrIdx, t.attrsByName = indexByName(t.Attrs, func(a *AttrDef) string { return a.Name })
+	t.relIdx, t.relsByName = indexByName(t.Rels, func(r *RelDef) string { return r.Name })
 	s.types[t.Name] = t
 	s.sorted = append(s.sorted, t)
 	sort.Slice(s.sorted, func(i, j int) bool { return s.sorted[i].Name < s.sorted[j].Name })
 	return t
+}
+
+// indexByName maps the names of decls to their indexes and lists
+// pointers to decls sorted by name.
+func indexByName[D any](decls []D, name func(*D) string) (map[string]int, []*D) {
+	idx := make(map[string]int, len(decls))
+	sorted := make([]*D, len(decls))
+	for i := range decls {
+		idx[name(&decls[i])] = i
+		sorted[i] = &decls[i]
+	}
+	sort.Slice(sorted, func(i, j int) bool { return name(sorted[i]) < name(sorted[j]) })
+	return idx, sorted
 }
 
 // Lookup returns the declaration of the type named name.

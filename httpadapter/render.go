@@ -18,121 +18,120 @@ type view struct {
 	prefix string
 	v2     bool
 	fields map[string][]string
+
+	// urls holds the links of the resources rendered so far: each link is
+	// a substring of one growing buffer rather than an allocation of its
+	// own (earlier substrings stay valid when the buffer grows).
+	urls strings.Builder
+	// ids is scratch for the linkage of the relationship being written.
+	ids []jsonapi.Identifier
 }
 
-// resource renders one record as a JSON:API resource object: every
-// declared attribute (null when unset), every relationship with linkage
-// for stored ones and a related link where the target is served, and a
-// self link.
-func (v *view) resource(rec *scoping.Record) *jsonapi.Resource {
+// join returns base and names joined with "/", as a substring of v.urls.
+func (v *view) join(base string, names ...string) string {
+	start := v.urls.Len()
+	v.urls.WriteString(base)
+	for _, n := range names {
+		v.urls.WriteByte('/')
+		v.urls.WriteString(n)
+	}
+	return v.urls.String()[start:]
+}
+
+// resource renders one record as a JSON:API resource object into res,
+// with fields as the source of its attributes and relationships (see
+// recordFields) and a self link.
+func (v *view) resource(rec *scoping.Record, res *jsonapi.Resource, fields *recordFields) {
 	def, _ := v.schema.Lookup(rec.Type)
-	self := v.prefix + "/" + rec.Type + "/" + rec.ID
-	res := &jsonapi.Resource{Type: rec.Type, ID: rec.ID, Links: linkMaps.Get().(jsonapi.Links),
-		Attributes: attrMaps.Get().(map[string]any)}
+	// room for the self link and the related links: the buffer grows once
+	// for a single record, and by doubling along a list
+	n := len(v.prefix) + len(rec.Type) + len(rec.ID) + 2
+	v.urls.Grow((len(def.Rels) + 1) * (n + 24))
+	self := v.join(v.prefix, rec.Type, rec.ID)
+	*fields = recordFields{v: v, def: def, rec: rec, self: self}
+	*res = jsonapi.Resource{Type: rec.Type, ID: rec.ID, Links: linkMaps.Get().(jsonapi.Links), Fields: fields}
 	res.Links["self"] = self
-	only, sparse := v.fields[rec.Type]
-	for _, a := range def.Attrs {
+}
+
+// recordFields writes the fields of a rendered record straight from it, in
+// the name order of its type, rather than through two maps per resource:
+// every declared attribute (null when unset) and every relationship, with
+// linkage for stored ones and a related link where the target is served.
+type recordFields struct {
+	v    *view
+	def  *scoping.TypeDef
+	rec  *scoping.Record
+	self string // the record's URL
+}
+
+// WriteAttributes implements jsonapi.FieldSource.
+func (f *recordFields) WriteAttributes(m *jsonapi.Members) {
+	only, sparse := f.v.fields[f.rec.Type]
+	for _, a := range f.def.AttrsByName() {
 		if sparse && !slices.Contains(only, a.Name) {
 			continue
 		}
 		switch a.Name {
 		case "created-at":
-			res.Attributes[a.Name] = rec.CreatedAt
+			m.String(a.Name, f.rec.CreatedAt)
 		case "updated-at":
-			res.Attributes[a.Name] = rec.UpdatedAt
+			m.String(a.Name, f.rec.UpdatedAt)
 		default:
-			v := rec.Attrs[a.Name]
+			v := f.rec.Attrs[a.Name]
 			if p, ok := v.(string); ok && a.Link && p != "" {
-				v = self + "/" + p
+				m.String(a.Name, f.v.join(f.self, p))
+				continue
 			}
-			res.Attributes[a.Name] = v
+			m.Value(a.Name, v)
 		}
 	}
-	if len(def.Rels) > 0 {
-		res.Relationships = relMaps.Get().(map[string]*jsonapi.Relationship)
-	}
-	// one allocation each for the relationship objects, their linkage and
-	// their related links (substrings of one string)
-	rels := make([]jsonapi.Relationship, len(def.Rels))
-	nids := 0
-	var links strings.Builder
-	links.Grow(len(def.Rels) * (len(self) + 24))
-	var endsBuf [32]int // on the stack for the types there are
-	ends := endsBuf[:0]
-	if len(def.Rels) > len(endsBuf) {
-		ends = make([]int, 0, len(def.Rels))
-	}
-	ends = ends[:len(def.Rels)]
-	for i := range def.Rels {
-		rd := &def.Rels[i]
-		if rd.Stored() {
-			nids += len(rec.Rels[rd.Name])
-		}
-		if target, ok := v.schema.Lookup(rd.Type); ok && (!v.v2 || target.V2) {
-			links.WriteString(self)
-			links.WriteByte('/')
-			links.WriteString(rd.Name)
-		}
-		ends[i] = links.Len()
-	}
-	related := links.String()
-	ids := make([]jsonapi.Identifier, 0, nids)
-	for i := range def.Rels {
-		rd := &def.Rels[i]
+}
+
+// WriteRelationships implements jsonapi.FieldSource.
+func (f *recordFields) WriteRelationships(m *jsonapi.Members) {
+	only, sparse := f.v.fields[f.rec.Type]
+	for _, rd := range f.def.RelsByName() {
 		if sparse && !slices.Contains(only, rd.Name) {
 			continue
 		}
-		rel := &rels[i]
-		rel.ToMany = rd.ToMany
-		if start := prevEnd(ends, i); ends[i] > start {
-			rel.Related = related[start:ends[i]]
+		rel := jsonapi.Relationship{ToMany: rd.ToMany}
+		if target, ok := f.v.schema.Lookup(rd.Type); ok && (!f.v.v2 || target.V2) {
+			rel.Related = f.v.join(f.self, rd.Name)
 		}
 		if rd.Stored() {
 			rel.HasData = true
-			start := len(ids)
-			for _, id := range rec.Rels[rd.Name] {
+			ids := f.v.ids[:0]
+			for _, id := range f.rec.Rels[rd.Name] {
 				ids = append(ids, jsonapi.Identifier{Type: rd.Type, ID: id})
 			}
+			f.v.ids = ids
 			if rd.ToMany {
-				rel.Many = ids[start:len(ids):len(ids)]
-			} else if len(ids) > start {
-				rel.One = &ids[start]
+				rel.Many = ids
+			} else if len(ids) > 0 {
+				rel.One = &ids[0]
 			}
 		}
 		if rel.HasData || rel.Related != "" {
-			res.Relationships[rd.Name] = rel
+			m.Relationship(rd.Name, &rel)
 		}
 	}
-	return res
 }
 
-// The attribute, relationship and link maps of rendered resources go back to
-// these pools once their document is written (writeRendered): a list page
-// renders hundreds, and allocating them was a third of its bytes.
-var (
-	attrMaps = sync.Pool{New: func() any { return make(map[string]any, 32) }}
-	relMaps  = sync.Pool{New: func() any { return make(map[string]*jsonapi.Relationship, 16) }}
-	linkMaps = sync.Pool{New: func() any { return make(jsonapi.Links, 1) }}
-)
+// The link maps of rendered resources go back to this pool once their
+// document is written (writeRendered): a list page renders hundreds.
+var linkMaps = sync.Pool{New: func() any { return make(jsonapi.Links, 1) }}
 
 // writeRendered writes a document made by view.document and gives its
-// resources' maps back to the pools: nothing refers to them afterwards.
+// resources' link maps back to the pool: nothing refers to them afterwards.
 func writeRendered(w http.ResponseWriter, r *http.Request, status int, doc *jsonapi.Document) {
 	writeDoc(w, r, status, doc)
 	release := func(res *jsonapi.Resource) {
 		if res == nil {
 			return
 		}
-		clear(res.Attributes)
-		attrMaps.Put(res.Attributes)
 		clear(res.Links)
 		linkMaps.Put(res.Links)
-		res.Attributes, res.Links = nil, nil
-		if res.Relationships != nil {
-			clear(res.Relationships)
-			relMaps.Put(res.Relationships)
-			res.Relationships = nil
-		}
+		res.Links = nil
 	}
 	release(doc.Data)
 	for _, res := range doc.DataList {
@@ -143,11 +142,20 @@ func writeRendered(w http.ResponseWriter, r *http.Request, status int, doc *json
 	}
 }
 
-func prevEnd(ends []int, i int) int {
-	if i == 0 {
-		return 0
+// resources renders records, with one allocation for all their resource
+// objects and one for their field sources.
+func (v *view) resources(recs []*scoping.Record) []*jsonapi.Resource {
+	if len(recs) == 0 {
+		return nil
 	}
-	return ends[i-1]
+	out := make([]*jsonapi.Resource, len(recs))
+	objs := make([]jsonapi.Resource, len(recs))
+	fields := make([]recordFields, len(recs))
+	for i, rec := range recs {
+		v.resource(rec, &objs[i], &fields[i])
+		out[i] = &objs[i]
+	}
+	return out
 }
 
 // document renders a read result: a single resource (or null), or a list
@@ -156,15 +164,12 @@ func (v *view) document(res *scoping.Result, self string, raw url.Values, q *jso
 	doc := &jsonapi.Document{Meta: res.Meta}
 	if res.Single {
 		if len(res.Records) > 0 {
-			doc.Data = v.resource(res.Records[0])
+			doc.Data = v.resources(res.Records[:1])[0]
 		}
 		doc.Links = jsonapi.Links{"self": withQuery(self, raw)}
 	} else {
 		doc.List = true
-		doc.DataList = make([]*jsonapi.Resource, len(res.Records))
-		for i, r := range res.Records {
-			doc.DataList[i] = v.resource(r)
-		}
+		doc.DataList = v.resources(res.Records)
 		size := q.PageSize
 		pages := (res.Total + size - 1) / size
 		if doc.Meta == nil {
@@ -174,9 +179,7 @@ func (v *view) document(res *scoping.Result, self string, raw url.Values, q *jso
 		doc.Meta["page-count"] = pages
 		doc.Links = jsonapi.PageLinks(self, raw, q.PageNumber, size, pages)
 	}
-	for _, r := range res.Included {
-		doc.Included = append(doc.Included, v.resource(r))
-	}
+	doc.Included = v.resources(res.Included)
 	return doc
 }
 

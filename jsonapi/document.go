@@ -70,6 +70,10 @@ type Resource struct {
 	Relationships map[string]*Relationship `json:"relationships,omitempty"`
 	Links         Links                    `json:"links,omitempty"`
 	Meta          map[string]any           `json:"meta,omitempty"`
+	// Fields, when set, writes the attributes and relationships in place
+	// of the two maps. Only a Document's encoding reads it (encoding/json
+	// does not), so resources that use it are encoded inside a Document.
+	Fields FieldSource `json:"-"`
 }
 
 // ErrorSource says which part of the request an error is about.

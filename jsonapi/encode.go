@@ -35,6 +35,7 @@ type encoder struct {
 	// names of the last resource: the resources of a list usually share
 	// them, and checking that they do is cheaper than sorting again.
 	attrOrder, relOrder []string
+	m                   Members // the members being written (members)
 }
 
 // sameKeys reports whether m has exactly the keys of order.
@@ -77,6 +78,7 @@ func putEncoder(e *encoder) {
 	clear(e.keys[:cap(e.keys)]) // do not keep callers' strings alive
 	e.keys = e.keys[:0]
 	e.attrOrder, e.relOrder = nil, nil
+	e.m = Members{}
 	e.w, e.err = nil, nil
 	encoders.Put(e)
 }
@@ -182,7 +184,8 @@ func (e *encoder) included(rs []*Resource, seen map[Identifier]bool) error {
 	return nil
 }
 
-// resource writes r exactly as encoding/json would from its struct tags.
+// resource writes r exactly as encoding/json would from its struct tags,
+// with the members of r.Fields, when set, in place of the two maps.
 func (e *encoder) resource(r *Resource) error {
 	if r == nil {
 		e.buf = append(e.buf, "null"...)
@@ -192,43 +195,16 @@ func (e *encoder) resource(r *Resource) error {
 	e.str(r.Type)
 	e.buf = append(e.buf, `,"id":`...)
 	e.str(r.ID)
-	if len(r.Attributes) > 0 {
-		e.buf = append(e.buf, `,"attributes":{`...)
-		if !sameKeys(e.attrOrder, r.Attributes) {
-			start := sortedKeys(e, r.Attributes)
-			e.attrOrder = append(e.attrOrder[:0], e.keys[start:]...)
-			e.keys = e.keys[:start]
+	var err error
+	if r.Fields != nil {
+		if err = e.members(`,"attributes":`, r.Fields.WriteAttributes); err == nil {
+			err = e.members(`,"relationships":`, r.Fields.WriteRelationships)
 		}
-		for i, k := range e.attrOrder {
-			if i > 0 {
-				e.buf = append(e.buf, ',')
-			}
-			e.str(k)
-			e.buf = append(e.buf, ':')
-			if err := e.value(r.Attributes[k], 1); err != nil {
-				return err
-			}
-		}
-		e.buf = append(e.buf, '}')
+	} else if err = mapMembers(e, `,"attributes":`, &e.attrOrder, r.Attributes, (*Members).Value); err == nil {
+		err = mapMembers(e, `,"relationships":`, &e.relOrder, r.Relationships, (*Members).Relationship)
 	}
-	if len(r.Relationships) > 0 {
-		e.buf = append(e.buf, `,"relationships":{`...)
-		if !sameKeys(e.relOrder, r.Relationships) {
-			start := sortedKeys(e, r.Relationships)
-			e.relOrder = append(e.relOrder[:0], e.keys[start:]...)
-			e.keys = e.keys[:start]
-		}
-		for i, k := range e.relOrder {
-			if i > 0 {
-				e.buf = append(e.buf, ',')
-			}
-			e.str(k)
-			e.buf = append(e.buf, ':')
-			if err := e.relationship(r.Relationships[k]); err != nil {
-				return err
-			}
-		}
-		e.buf = append(e.buf, '}')
+	if err != nil {
+		return err
 	}
 	if len(r.Links) > 0 {
 		e.buf = append(e.buf, `,"links":`...)

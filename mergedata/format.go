@@ -1,48 +1,12 @@
 package mergedata
 
-import (
-	"strconv"
+import "github.com/shopspring/decimal"
 
-	"github.com/scopekit/scopekit/pricing"
-	"github.com/shopspring/decimal"
-)
-
-// A large project has thousands of lines with a handful of figures each;
-// formatting them through decimal's big.Int conversion and re-parsing the
-// entered quantities dominated the builders' profile. figure and quantity
-// take the common cases directly and give every other one to decimal, with
-// the same result (format_test.go holds them to it).
-
-// figure returns f.String(): the figure with its places.
-func figure(f pricing.Fixed) string {
-	e := f.Exponent()
-	if e > 0 || e < -18 || f.NumDigits() > 18 {
-		return f.String()
-	}
-	c := f.CoefficientInt64()
-	var buf [48]byte
-	b := buf[:0]
-	if c < 0 {
-		b = append(b, '-')
-		c = -c
-	}
-	var digits [20]byte
-	ds := strconv.AppendUint(digits[:0], uint64(c), 10)
-	places := int(-e)
-	if len(ds) <= places { // 0.0x: leading zeros
-		b = append(b, '0', '.')
-		for range places - len(ds) {
-			b = append(b, '0')
-		}
-		return string(append(b, ds...))
-	}
-	b = append(b, ds[:len(ds)-places]...)
-	if places > 0 {
-		b = append(b, '.')
-		b = append(b, ds[len(ds)-places:]...)
-	}
-	return string(b)
-}
+// A large project has thousands of lines with a handful of figures and
+// quantities each. Figures format themselves without decimal's big.Int
+// conversion (pricing.Fixed.String); quantity re-parses the entered text
+// only in the uncommon cases, which it gives to decimal, with the same
+// result (format_test.go holds it to it).
 
 // quantity shows an entered decimal (a record's canonical decimal text)
 // with at least 2 decimals, never rounding what was entered, as pricing

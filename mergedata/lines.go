@@ -115,10 +115,10 @@ func lines(snap *scoping.Snapshot, withCost bool) ([]Location, []Phase) {
 		loc, located := locationAt[rec.Rel(views.NameProjectLocation)]
 		s := Service{Name: rec.Str(views.NameName), Description: rec.Str(views.NameServiceDescription), SKU: rec.Str(views.NameSku),
 			ServiceType: rec.Str(views.NameServiceType), Quantity: quantity(rec.Str(views.NameQuantity)), UnitHours: quantity(rec.Str(views.NameUnitHours)),
-			ExtendedHours: figure(f.ExtendedHours), TotalHours: figure(f.TotalHours),
-			ResourceName: resource, Revenue: figure(f.Revenue)}
+			ExtendedHours: f.ExtendedHours.String(), TotalHours: f.TotalHours.String(),
+			ResourceName: resource, Revenue: f.Revenue.String()}
 		if withCost {
-			s.Cost = figure(f.Cost)
+			s.Cost = f.Cost.String()
 		}
 		if located {
 			s.LocationName = locations[loc].Name
@@ -129,12 +129,12 @@ func lines(snap *scoping.Snapshot, withCost bool) ([]Location, []Phase) {
 			sf := res.Subservice(i, j)
 			ss := &s.Subservices[j]
 			*ss = Subservice{Name: sub.Str(views.NameName), Quantity: quantity(sub.Str(views.NameQuantity)), UnitHours: quantity(sub.Str(views.NameUnitHours)),
-				ExtendedHours: figure(sf.ExtendedHours), ResourceName: resource, Revenue: figure(sf.Revenue)}
+				ExtendedHours: sf.ExtendedHours.String(), ResourceName: resource, Revenue: sf.Revenue.String()}
 			if id := sub.Rel(views.NameProjectResource); id != "" {
 				ss.ResourceName = resourceName[id]
 			}
 			if withCost {
-				ss.Cost = figure(sf.Cost)
+				ss.Cost = sf.Cost.String()
 			}
 		}
 
@@ -159,7 +159,7 @@ func lines(snap *scoping.Snapshot, withCost bool) ([]Location, []Phase) {
 // project phase (nil for the entry without a phase).
 func phaseOf(pt pricing.PhaseTotals, rec *scoping.Record) Phase {
 	return Phase{Name: pt.Name, Slug: pricing.Slug(pt.Name), SOWLanguage: str(rec, views.NameSowLanguage),
-		TotalHours: figure(pt.Hours), TotalRevenue: figure(pt.Revenue), Services: []Service{}}
+		TotalHours: pt.Hours.String(), TotalRevenue: pt.Revenue.String(), Services: []Service{}}
 }
 
 // zero is 0 shown with places decimals.

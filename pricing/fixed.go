@@ -1,7 +1,9 @@
 package pricing
 
 import (
+	"bytes"
 	"fmt"
+	"strconv"
 
 	"github.com/shopspring/decimal"
 )
@@ -40,7 +42,41 @@ func (f Fixed) Places() int32 {
 
 // String returns f with its places, never in scientific notation.
 func (f Fixed) String() string {
-	return f.StringFixed(f.Places())
+	var buf [48]byte
+	return string(f.appendTo(buf[:0]))
+}
+
+// appendTo appends String to b. decimal formats through a big.Int, several
+// allocations per figure, which dominated the encoding of merge data with
+// thousands of figures; the figures that fit an int64 with up to 18 places
+// (all but the huge) are formatted here, with the same result
+// (fixed_test.go holds them to it).
+func (f Fixed) appendTo(b []byte) []byte {
+	e := f.Exponent()
+	if e > 0 || e < -18 || f.NumDigits() > 18 {
+		return append(b, f.StringFixed(f.Places())...)
+	}
+	c := f.CoefficientInt64()
+	if c < 0 {
+		b = append(b, '-')
+		c = -c
+	}
+	var digits [20]byte
+	ds := strconv.AppendUint(digits[:0], uint64(c), 10)
+	places := int(-e)
+	if len(ds) <= places { // 0.0x: leading zeros
+		b = append(b, '0', '.')
+		for range places - len(ds) {
+			b = append(b, '0')
+		}
+		return append(b, ds...)
+	}
+	b = append(b, ds[:len(ds)-places]...)
+	if places > 0 {
+		b = append(b, '.')
+		b = append(b, ds[len(ds)-places:]...)
+	}
+	return b
 }
 
 // Format formats %v and %s as String does; other verbs as decimal.Decimal.
@@ -53,13 +89,13 @@ func (f Fixed) Format(s fmt.State, verb rune) {
 }
 
 // MarshalText returns String, for encoders other than JSON.
-func (f Fixed) MarshalText() ([]byte, error) { return []byte(f.String()), nil }
+func (f Fixed) MarshalText() ([]byte, error) {
+	var buf [48]byte
+	return bytes.Clone(f.appendTo(buf[:0])), nil
+}
 
 // MarshalJSON encodes f as a JSON string with its places: "1440.00".
 func (f Fixed) MarshalJSON() ([]byte, error) {
-	s := f.String()
-	b := make([]byte, 0, len(s)+2)
-	b = append(b, '"')
-	b = append(b, s...)
-	return append(b, '"'), nil
+	var buf [48]byte
+	return bytes.Clone(append(f.appendTo(append(buf[:0], '"')), '"')), nil
 }

@@ -22,6 +22,27 @@ func TestCheckSchema(t *testing.T) {
 	}
 }
 
+// Ensure AttrsByName and RelsByName list every declaration once, sorted by
+// name, and point into the declarations themselves.
+func TestDeclarationsByName(t *testing.T) {
+	for _, def := range scoping.DefaultSchema().Types() {
+		attrs, rels := def.AttrsByName(), def.RelsByName()
+		if len(attrs) != len(def.Attrs) || len(rels) != len(def.Rels) {
+			t.Fatalf("%s: %d of %d attributes, %d of %d relationships", def.Name, len(attrs), len(def.Attrs), len(rels), len(def.Rels))
+		}
+		for i, a := range attrs {
+			if d, _ := def.Attr(a.Name); d != a || i > 0 && attrs[i-1].Name >= a.Name {
+				t.Errorf("%s: attribute %d %q out of order or not declared", def.Name, i, a.Name)
+			}
+		}
+		for i, r := range rels {
+			if d, _ := def.Rel(r.Name); d != r || i > 0 && rels[i-1].Name >= r.Name {
+				t.Errorf("%s: relationship %d %q out of order or not declared", def.Name, i, r.Name)
+			}
+		}
+	}
+}
+
 // Ensure the schema is injected: a store opened with a schema indexes it,
 // a service over that store serves it unless given another, and a store
 // that reports none leaves the service on DefaultSchema.
