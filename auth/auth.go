@@ -13,6 +13,7 @@ package auth
 import (
 	"context"
 	"crypto/sha256"
+	"crypto/subtle"
 	"time"
 )
 
@@ -177,4 +178,10 @@ type Tx interface {
 func HashSecret(secret string) []byte {
 	sum := sha256.Sum256([]byte(secret))
 	return sum[:]
+}
+
+// SecretMatches reports whether secret is the one stored as digest, in
+// constant time.
+func SecretMatches(digest []byte, secret string) bool {
+	return subtle.ConstantTimeCompare(HashSecret(secret), digest) == 1
 }

@@ -2,7 +2,6 @@ package auth_test
 
 import (
 	"context"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -11,8 +10,8 @@ import (
 	"github.com/scopekit/scopekit"
 	"github.com/scopekit/scopekit/auth"
 	"github.com/scopekit/scopekit/boltstore"
+	"github.com/scopekit/scopekit/boltstore/bolttest"
 	"github.com/stretchr/testify/require"
-	bolt "go.etcd.io/bbolt"
 	"golang.org/x/crypto/bcrypt"
 )
 
@@ -128,24 +127,7 @@ const (
 
 // MustOpenDB opens a bbolt file in a temp dir and checks its consistency
 // when the test ends.
-func MustOpenDB(tb testing.TB) *boltstore.DB {
-	tb.Helper()
-	db, err := boltstore.Open(filepath.Join(tb.TempDir(), "t.db"))
-	require.NoError(tb, err)
-	tb.Cleanup(func() {
-		require.NoError(tb, db.Bolt().View(func(tx *bolt.Tx) error {
-			var first error
-			for err := range tx.Check() {
-				if first == nil {
-					first = err
-				}
-			}
-			return first
-		}))
-		require.NoError(tb, db.Close())
-	})
-	return db
-}
+func MustOpenDB(tb testing.TB) *boltstore.DB { return bolttest.Open(tb) }
 
 func NewFixture(tb testing.TB) *Fixture {
 	tb.Helper()

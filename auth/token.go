@@ -2,7 +2,6 @@ package auth
 
 import (
 	"context"
-	"crypto/subtle"
 	"errors"
 	"fmt"
 	"strings"
@@ -142,7 +141,7 @@ func (s *Service) authenticateClient(ctx context.Context, id, secret string) (*c
 			return nil, fmt.Errorf("auth: look up service credential: %w", err)
 		}
 	}
-	if subtle.ConstantTimeCompare(HashSecret(secret), digest) != 1 {
+	if !SecretMatches(digest, secret) {
 		return nil, NewOAuthError(InvalidClient, "client_secret does not match the client_id")
 	}
 	return c, nil

@@ -6,30 +6,16 @@ import (
 	"time"
 
 	"github.com/scopekit/scopekit/boltstore"
+	"github.com/scopekit/scopekit/boltstore/bolttest"
 	"github.com/scopekit/scopekit/scoping"
 	"github.com/scopekit/scopekit/scoping/storetest"
 	webhookstoretest "github.com/scopekit/scopekit/webhook/storetest"
 	"github.com/stretchr/testify/require"
-	bolt "go.etcd.io/bbolt"
 )
 
 // mustOpenDB opens a database in a temp dir and, when the test ends, runs
 // bbolt's consistency check before closing it.
-func mustOpenDB(tb testing.TB) *boltstore.DB {
-	tb.Helper()
-	db, err := boltstore.Open(filepath.Join(tb.TempDir(), "t.db"))
-	require.NoError(tb, err)
-	tb.Cleanup(func() {
-		require.NoError(tb, db.Bolt().View(func(tx *bolt.Tx) error {
-			for err := range tx.Check() {
-				return err
-			}
-			return nil
-		}))
-		require.NoError(tb, db.Close())
-	})
-	return db
-}
+func mustOpenDB(tb testing.TB) *boltstore.DB { return bolttest.Open(tb) }
 
 // Ensure the bbolt store passes the store conformance suite.
 func TestConformance(t *testing.T) {

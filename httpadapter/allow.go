@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+
+	"github.com/scopekit/scopekit/scoping"
 )
 
 // readOnlyAllow is the Allow of a URL that only reads.
@@ -19,7 +21,7 @@ func (s *Server) narrowAllow(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case len(segs) >= 2 && segs[0] == "v2":
 		v2, segs = true, segs[1:]
-	case len(segs) >= 3 && segs[1] == "v1" && !reserved[segs[0]]:
+	case len(segs) >= 3 && segs[1] == "v1" && !scoping.IsReservedSlug(segs[0]):
 		segs = segs[2:]
 	default:
 		return

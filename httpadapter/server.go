@@ -63,13 +63,6 @@ type Server struct {
 	docThrottle      *throttle
 }
 
-// reserved are first path segments that are routes, never account slugs.
-var reserved = map[string]bool{"v1": true, "v2": true, "oauth": true, "docs": true}
-
-// IsReservedSlug reports whether slug cannot name an account because a
-// route begins with it.
-func IsReservedSlug(slug string) bool { return reserved[slug] }
-
 // APIHandler serves the API host ({base_url}).
 func (s *Server) APIHandler() http.Handler { return s.wrap(s.apiRouter(nil)) }
 
@@ -159,7 +152,7 @@ func (s *Server) apiRouter(extra func(*router)) http.Handler {
 			}
 			return
 		}
-		if reserved[first] {
+		if scoping.IsReservedSlug(first) {
 			static.ServeHTTP(w, r)
 			return
 		}

@@ -14,6 +14,15 @@ import (
 // Accounts, users, roles and account settings (docs/resources.md, "Accounts,
 // users, roles").
 
+// reservedSlugs are the first path segments of the API's own routes
+// (/v1, /v2, /oauth, /docs): an account slug is the first segment of every
+// other route, so no account may take one of these.
+var reservedSlugs = map[string]bool{"v1": true, "v2": true, "oauth": true, "docs": true}
+
+// IsReservedSlug reports whether slug cannot name an account because a
+// route of the API begins with it.
+func IsReservedSlug(slug string) bool { return reservedSlugs[slug] }
+
 func declareAccounts(s *Schema) {
 	register(s, &TypeDef{Name: "accounts", Guard: "settings", Global: true,
 		Attrs: cat([]AttrDef{unique(str("slug")), required(str("name")), required(str("default-currency"))},

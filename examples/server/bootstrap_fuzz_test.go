@@ -50,11 +50,11 @@ func FuzzBootstrapFile(f *testing.F) {
 			checkOneLine(err)
 			return
 		}
-		if err := bf.validate(); err != nil {
+		if err := bootstrapError(bf.Validate()); err != nil {
 			checkOneLine(err)
 			return
 		}
-		if err := applyBootstrap(context.Background(), bf, svc, db, as); err != nil {
+		if err := applyBootstrap(context.Background(), bf, svc, as); err != nil {
 			checkOneLine(err)
 			var se *scopekit.Error
 			if errors.As(err, &se) && se.Code == scopekit.EINTERNAL {

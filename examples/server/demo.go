@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/scopekit/scopekit"
 	"github.com/scopekit/scopekit/auth"
 	"github.com/scopekit/scopekit/internal/demodata"
 	"github.com/scopekit/scopekit/scoping"
@@ -66,21 +67,21 @@ func findDemo(ctx context.Context, svc *scoping.Service, as auth.Store) (*demoSt
 	cred, err := as.ServiceCredentialByClientID(ctx, demoBotClientID)
 	switch {
 	case err == nil:
-		st.CredsWork = cred.AccountID == acctID && sameSecret(cred.SecretDigest, demoBotSecret)
+		st.CredsWork = cred.AccountID == acctID && auth.SecretMatches(cred.SecretDigest, demoBotSecret)
 	case !isNotFound(err):
 		return nil, err
 	}
 	return st, nil
 }
 
+// authStorer is a database with an auth store (createDemo checks there
+// that the demo's client ids are free).
+type authStorer interface{ AuthStore() auth.Store }
+
 // createDemo creates the demo account and its data. The caller has checked
 // that the account does not exist yet; createDemo checks first that its
 // emails and client ids are free, so that it never takes over another
 // account's identities (nor leaves half a demo behind for that reason).
-// authStorer is a database with an auth store (createDemo and
-// applyBootstrap write clients and credentials there).
-type authStorer interface{ AuthStore() auth.Store }
-
 func createDemo(ctx context.Context, svc *scoping.Service, db authStorer, as *auth.Service) error {
 	if err := demoIdentitiesFree(ctx, svc, db.AuthStore()); err != nil {
 		return err
@@ -155,3 +156,5 @@ func demoIdentitiesFree(ctx context.Context, svc *scoping.Service, as auth.Store
 	}
 	return nil
 }
+
+func isNotFound(err error) bool { return scopekit.ErrorCode(err) == scopekit.ENOTFOUND }

@@ -2,33 +2,22 @@ package main
 
 import (
 	"context"
-	"path/filepath"
 	"testing"
 
 	"github.com/scopekit/scopekit/auth"
 	"github.com/scopekit/scopekit/boltstore"
+	"github.com/scopekit/scopekit/boltstore/bolttest"
 	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/scoping"
 	"github.com/shopspring/decimal"
 	"github.com/stretchr/testify/require"
-	bolt "go.etcd.io/bbolt"
 )
 
 // mustOpenDB opens a new database in a temp dir with its services, and
 // checks the file's consistency when the test ends.
 func mustOpenDB(t *testing.T) (*boltstore.DB, *scoping.Service, *auth.Service) {
 	t.Helper()
-	db, err := boltstore.Open(filepath.Join(t.TempDir(), "t.db"))
-	require.NoError(t, err)
-	t.Cleanup(func() {
-		require.NoError(t, db.Bolt().View(func(tx *bolt.Tx) error {
-			for err := range tx.Check() {
-				return err
-			}
-			return nil
-		}))
-		require.NoError(t, db.Close())
-	})
+	db := bolttest.Open(t)
 	return db, scoping.NewService(db), &auth.Service{Store: db.AuthStore(), Directory: scoping.Directory(db), BcryptCost: bcryptCost}
 }
 
@@ -233,7 +222,7 @@ func TestDemoRefusesTakenIdentities(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			db, svc, as := mustOpenDB(t)
-			require.NoError(t, bootstrap(t, db, svc, as, tc.file))
+			require.NoError(t, bootstrap(t, svc, as, tc.file))
 			require.EqualError(t, createDemo(ctx, svc, db, as), tc.want)
 			st, err := findDemo(ctx, svc, db.AuthStore())
 			require.NoError(t, err)

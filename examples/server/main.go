@@ -29,6 +29,7 @@ import (
 	"github.com/scopekit/scopekit/httpadapter"
 	"github.com/scopekit/scopekit/mcpadapter"
 	"github.com/scopekit/scopekit/pgstore"
+	"github.com/scopekit/scopekit/provision"
 	"github.com/scopekit/scopekit/scoping"
 	"github.com/scopekit/scopekit/webhook"
 )
@@ -72,7 +73,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return err
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: cfg.LogLevel}))
-	var boot *bootstrapFile
+	var boot *provision.Spec
 	if cfg.Bootstrap != "" {
 		if boot, err = loadBootstrap(cfg.Bootstrap); err != nil {
 			return err
@@ -141,7 +142,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return fmt.Errorf("prices: %w", err)
 	}
 	if boot != nil {
-		if err := applyBootstrap(ctx, boot, svc, db, as); err != nil {
+		if err := applyBootstrap(ctx, boot, svc, as); err != nil {
 			return err
 		}
 	}
