@@ -15,6 +15,7 @@ import (
 	"github.com/scopekit/scopekit/boltstore"
 	"github.com/scopekit/scopekit/docgen"
 	"github.com/scopekit/scopekit/documents"
+	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/internal/demodata"
 	"github.com/scopekit/scopekit/mcpadapter"
 	"github.com/scopekit/scopekit/scoping"
@@ -124,7 +125,7 @@ func (f *fixture) member(slug, email, role, status string) (id string) {
 // system actor; rels are to-one relationships as type, id pairs.
 func (f *fixture) create(slug, typ string, attrs map[string]any, rels map[string][2]string) string {
 	f.t.Helper()
-	res, err := f.svc.Create(context.Background(), f.system(slug), typ, f.input(attrs, rels), false)
+	res, err := f.svc.Create(context.Background(), f.system(slug), typ, f.input(attrs, rels), engine.Options{})
 	require.NoError(f.t, err, "create %s", typ)
 	return res.Records[0].ID
 }
@@ -132,7 +133,7 @@ func (f *fixture) create(slug, typ string, attrs map[string]any, rels map[string
 // update changes attributes of a record as the account's system actor.
 func (f *fixture) update(slug, typ, id string, attrs map[string]any) {
 	f.t.Helper()
-	_, err := f.svc.Update(context.Background(), f.system(slug), typ, id, f.input(attrs, nil), false)
+	_, err := f.svc.Update(context.Background(), f.system(slug), typ, id, f.input(attrs, nil), engine.Options{})
 	require.NoError(f.t, err, "update %s %s", typ, id)
 }
 
@@ -158,7 +159,7 @@ func (f *fixture) document(docType string, pdf bool) string {
 	rels := map[string][2]string{"project": {"projects", f.acme.ProjectID}}
 	if docType == scoping.DocumentSOW {
 		res, err := f.svc.List(context.Background(), f.system("acme"), "document-templates",
-			scoping.ListParams{Filters: map[string]string{"name": documents.StandardSOWName}}, false)
+			scoping.ListParams{Filters: map[string]string{"name": documents.StandardSOWName}}, engine.Options{})
 		require.NoError(f.t, err)
 		require.Len(f.t, res.Records, 1)
 		rels["document-template"] = [2]string{"document-templates", res.Records[0].ID}
