@@ -1,7 +1,10 @@
 package scopekit_test
 
 import (
+	"bytes"
 	"go/build"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -77,4 +80,40 @@ func deps(t *testing.T, pkg string) map[string]string {
 		}
 	}
 	return via
+}
+
+// maxLines is how long a file of the module may grow; past it, a file is
+// split by concept (generated files are exempt).
+const maxLines = 600
+
+// Ensure no Go file of the module is longer than maxLines.
+func TestFileLength(t *testing.T) {
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if n := d.Name(); n == "testdata" || (strings.HasPrefix(n, ".") && path != ".") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") {
+			return nil
+		}
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		if bytes.Contains(src, []byte("Code generated")) && bytes.Contains(src, []byte("DO NOT EDIT")) {
+			return nil
+		}
+		if n := bytes.Count(src, []byte("\n")); n > maxLines {
+			t.Errorf("%s has %d lines (at most %d)", path, n, maxLines)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 }
