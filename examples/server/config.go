@@ -125,6 +125,7 @@ func usage() string {
 	b.WriteString("Usage: server [flags]\n\nEach flag may also be set with the environment variable SCOPEKIT_<NAME>\n" +
 		"(upper case, dashes as underscores, e.g. SCOPEKIT_TOKEN_RATE); a flag on the\ncommand line wins.\n\n")
 	fs.PrintDefaults()
+	b.WriteString(commandUsage())
 	return b.String()
 }
 

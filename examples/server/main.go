@@ -68,6 +68,9 @@ func oneLine(err error) string {
 // nil). Logs go to stderr. Any failure to start is returned as an error
 // whose text is one line.
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer, ready chan<- string) error {
+	if cmd, rest, ok := commandOf(args); ok {
+		return cmd.run(ctx, rest, getenv, stdout, stderr)
+	}
 	cfg, err := parseConfig(args, getenv)
 	if err != nil {
 		return err

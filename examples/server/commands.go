@@ -1,0 +1,45 @@
+package main
+
+import (
+	"context"
+	"io"
+	"sort"
+	"strings"
+)
+
+// command is a subcommand of the example server: `server NAME [flags]`.
+// Without a command name the server serves.
+type command struct {
+	summary string
+	run     func(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error
+}
+
+// commands lists the subcommands, by name.
+var commands = map[string]command{}
+
+// commandOf returns the subcommand args name, if any, and its arguments.
+func commandOf(args []string) (command, []string, bool) {
+	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
+		return command{}, args, false
+	}
+	c, ok := commands[args[0]]
+	return c, args[1:], ok
+}
+
+// commandUsage lists the subcommands for the usage text.
+func commandUsage() string {
+	if len(commands) == 0 {
+		return ""
+	}
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var b strings.Builder
+	b.WriteString("\nCommands (server COMMAND -h for their flags):\n")
+	for _, n := range names {
+		b.WriteString("  " + n + strings.Repeat(" ", max(1, 10-len(n))) + commands[n].summary + "\n")
+	}
+	return b.String()
+}
