@@ -1,0 +1,252 @@
+package scoping_test
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/scopekit/scopekit"
+	"github.com/scopekit/scopekit/engine"
+	"github.com/scopekit/scopekit/scoping"
+	"github.com/stretchr/testify/require"
+)
+
+// Ensure a created user is invited with the Read Only role unless given
+// one, has one role per account and an email address, joins the identity
+// of an email known in another account, and that an email already in the
+// account is a uniqueness error.
+func TestAccountsUsers(t *testing.T) {
+	ctx := context.Background()
+	svc, _ := acctService(t)
+	_, acmeSys := acctAccount(t, svc, "acme")
+	_, globexSys := acctAccount(t, svc, "globex")
+	roles := acctRoles(t, svc, acmeSys)
+
+	ann := acctCreate(t, svc, acmeSys, "users", attrs("name", `"Ann"`, "email", `"ann@acme.test"`, "title", `"CTO"`), nil)
+	require.Equal(t, "invited", ann.Str("status"))
+	require.Equal(t, roles["Read Only"].ID, ann.Rel("roles"))
+
+	_, err := svc.Create(ctx, acmeSys, "users", &scoping.Input{Attrs: attrs("name", `"Bob"`, "email", `"bob"`),
+		Rels: map[string]scoping.RelInput{"roles": {ToMany: true, Refs: []scoping.Ref{{Type: "roles", ID: roles["Sales"].ID}, {Type: "roles", ID: roles["Engineer"].ID}}}}}, engine.Options{})
+	acctRequireErr(t, err, scopekit.EINVALID, "/data/attributes/email", "email must be an email address")
+	acctRequireErr(t, err, scopekit.EINVALID, "/data/relationships/roles", "one role per account")
+
+	_, err = svc.Create(ctx, acmeSys, "users", &scoping.Input{Attrs: attrs("name", `"Ann 2"`, "email", `"ann@acme.test"`)}, engine.Options{})
+	require.Equal(t, scopekit.EINVALID, scopekit.ErrorCode(err), "%v", err)
+
+	// the same email in another account is the same identity, its
+	// attributes kept unless given
+	joined := acctCreate(t, svc, globexSys, "users", attrs("name", `"Annie"`, "email", `"ann@acme.test"`), nil)
+	require.Equal(t, ann.ID, joined.ID)
+	require.Equal(t, "Annie", joined.Str("name"))
+	require.Equal(t, "CTO", joined.Str("title"), "copied from the identity")
+
+	// identity attributes follow across accounts; the membership's own
+	// status does not
+	_, err = svc.Update(ctx, globexSys, "users", ann.ID, &scoping.Input{Attrs: attrs("phone", `"555"`)}, engine.Options{})
+	require.NoError(t, err)
+	res, err := svc.Get(ctx, acmeSys, "users", ann.ID, scoping.ListParams{}, engine.Options{})
+	require.NoError(t, err)
+	require.Equal(t, "555", res.Records[0].Str("phone"))
+	require.Equal(t, "Annie", res.Records[0].Str("name"))
+	_, err = svc.Update(ctx, globexSys, "users", ann.ID, &scoping.Input{Attrs: attrs("active", `false`)}, engine.Options{})
+	require.NoError(t, err)
+	res, err = svc.Get(ctx, acmeSys, "users", ann.ID, scoping.ListParams{}, engine.Options{})
+	require.NoError(t, err)
+	require.Equal(t, "invited", res.Records[0].Str("status"), "another account's membership is its own")
+
+	// another account's user id is not found through this account
+	other := acctCreate(t, svc, globexSys, "users", attrs("name", `"Gus"`, "email", `"gus@globex.test"`), nil)
+	_, err = svc.Get(ctx, acmeSys, "users", other.ID, scoping.ListParams{}, engine.Options{})
+	require.Equal(t, scopekit.ENOTFOUND, scopekit.ErrorCode(err))
+}
+
+// Ensure converting a user to a service account needs meta confirm,
+// makes the membership active without an invitation, and that a service
+// account created as such is active at once.
+func TestAccountsServiceAccounts(t *testing.T) {
+	ctx := context.Background()
+	svc, _ := acctService(t)
+	_, sys := acctAccount(t, svc, "acme")
+	res, err := svc.Create(ctx, sys, "users", &scoping.Input{Attrs: attrs("name", `"Bot"`, "email", `"bot@acme.test"`, "user-type", `"service"`)}, engine.Options{})
+	require.NoError(t, err)
+	require.Equal(t, "active", res.Records[0].Str("status"))
+	require.NotContains(t, res.Meta, scoping.InvitationMeta, "a service account is never invited")
+
+	res, err = svc.Create(ctx, sys, "users", &scoping.Input{Attrs: attrs("name", `"Ann"`, "email", `"ann@acme.test"`)}, engine.Options{})
+	require.NoError(t, err)
+	ann := res.Records[0]
+	token, _ := res.Meta[scoping.InvitationMeta].(string)
+	require.NotEmpty(t, token)
+	_, err = svc.Update(ctx, sys, "users", ann.ID, &scoping.Input{Attrs: attrs("user-type", `"service"`)}, engine.Options{})
+	acctRequireErr(t, err, scopekit.ECONFLICT, "", `"confirm": true`)
+	res, err = svc.Update(ctx, sys, "users", ann.ID, &scoping.Input{Attrs: attrs("user-type", `"service"`), Meta: map[string]any{"confirm": true}}, engine.Options{})
+	require.NoError(t, err)
+	require.Equal(t, "active", res.Records[0].Str("status"))
+	_, err = svc.Invitation(ctx, token)
+	require.Equal(t, scopekit.ENOTFOUND, scopekit.ErrorCode(err), "the invitation is dropped")
+}
+
+// Ensure archiving a membership deactivates it and stamps when, restoring
+// it makes it invited again when the invitation was never accepted and
+// active when it was, and that deleting a user deactivates it too.
+func TestAccountsDeactivateAndRestore(t *testing.T) {
+	ctx := context.Background()
+	svc, db := acctService(t)
+	acct, sys := acctAccount(t, svc, "acme")
+	dir := scoping.Directory(db)
+	status := func(id string) (string, *scoping.Record) {
+		res, err := svc.Get(ctx, sys, "users", id, scoping.ListParams{Filters: map[string]string{"active": "true,false"}}, engine.Options{})
+		require.NoError(t, err)
+		return res.Records[0].Str("status"), res.Records[0]
+	}
+	archive := func(id string, active bool) {
+		_, err := svc.Update(ctx, sys, "users", id, &scoping.Input{Attrs: attrs("active", strconv.FormatBool(active))}, engine.Options{})
+		require.NoError(t, err)
+	}
+	invited := acctCreate(t, svc, sys, "users", attrs("name", `"Ivy"`, "email", `"ivy@acme.test"`), nil)
+	_, rec := status(invited.ID)
+	require.True(t, scoping.SignInsRevokedAt(rec).IsZero())
+	archive(invited.ID, false)
+	st, rec := status(invited.ID)
+	require.Equal(t, "deactivated", st)
+	revoked := scoping.SignInsRevokedAt(rec)
+	require.False(t, revoked.IsZero())
+	archive(invited.ID, true)
+	st, rec = status(invited.ID)
+	require.Equal(t, "invited", st)
+	require.Equal(t, revoked, scoping.SignInsRevokedAt(rec), "tokens issued before stay void")
+
+	member := acctMember(t, svc, acct.ID, "max@acme.test", "Sales")
+	archive(member.UserID, false)
+	m, err := dir.Membership(ctx, member.UserID, acct.ID)
+	require.NoError(t, err)
+	require.Equal(t, "deactivated", m.Status)
+	require.False(t, m.RevokedAt.IsZero())
+	archive(member.UserID, true)
+	st, _ = status(member.UserID)
+	require.Equal(t, "active", st, "an accepted membership comes back active")
+
+	require.NoError(t, svc.Delete(ctx, sys, "users", member.UserID, engine.Options{}))
+	st, rec = status(member.UserID)
+	require.Equal(t, "deactivated", st)
+	require.False(t, rec.Active())
+	require.NoError(t, svc.Delete(ctx, sys, "users", member.UserID, engine.Options{}), "deleting twice is fine")
+}
+
+// Ensure an invitation token names its membership until accepted, that
+// malformed, unknown or wrong tokens are ENOTFOUND, and that of two
+// concurrent acceptances exactly one wins.
+func TestAccountsInvitations(t *testing.T) {
+	ctx := context.Background()
+	svc, _ := acctService(t)
+	acct, sys := acctAccount(t, svc, "acme")
+	res, err := svc.Create(ctx, sys, "users", &scoping.Input{Attrs: attrs("name", `"Ivy"`, "email", `"ivy@acme.test"`)}, engine.Options{})
+	require.NoError(t, err)
+	ivy := res.Records[0]
+	token := res.Meta[scoping.InvitationMeta].(string)
+	require.True(t, strings.HasPrefix(token, acct.ID+"."+ivy.ID+"."), token)
+
+	inv, err := svc.Invitation(ctx, token)
+	require.NoError(t, err)
+	require.Equal(t, scoping.Invitee{UserID: ivy.ID, AccountID: acct.ID}, *inv)
+
+	parts := strings.Split(token, ".")
+	for _, bad := range []string{
+		"", "x", strings.Repeat("a", 300), parts[0] + "." + parts[1], parts[0] + "." + parts[1] + ".", "." + parts[1] + "." + parts[2],
+		parts[0] + "." + parts[1] + "." + parts[2] + ".x", "999." + parts[1] + "." + parts[2], parts[0] + ".999." + parts[2],
+		parts[0] + "." + parts[1] + "." + strings.ToUpper(parts[2]),
+	} {
+		_, err := svc.Invitation(ctx, bad)
+		require.Equal(t, scopekit.ENOTFOUND, scopekit.ErrorCode(err), "%q", bad)
+		_, err = svc.AcceptInvitation(ctx, bad)
+		require.Equal(t, scopekit.ENOTFOUND, scopekit.ErrorCode(err), "%q", bad)
+	}
+
+	// a deactivated membership's invitation does not work
+	_, err = svc.Update(ctx, sys, "users", ivy.ID, &scoping.Input{Attrs: attrs("active", `false`)}, engine.Options{})
+	require.NoError(t, err)
+	_, err = svc.Invitation(ctx, token)
+	require.Equal(t, scopekit.ENOTFOUND, scopekit.ErrorCode(err))
+	_, err = svc.Update(ctx, sys, "users", ivy.ID, &scoping.Input{Attrs: attrs("active", `true`)}, engine.Options{})
+	require.NoError(t, err)
+
+	var wg sync.WaitGroup
+	errs := make([]error, 4)
+	for i := range errs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, errs[i] = svc.AcceptInvitation(ctx, token)
+		}()
+	}
+	wg.Wait()
+	won := 0
+	for _, err := range errs {
+		if err == nil {
+			won++
+		} else {
+			require.Equal(t, scopekit.ENOTFOUND, scopekit.ErrorCode(err))
+		}
+	}
+	require.Equal(t, 1, won)
+	got, err := svc.Get(ctx, sys, "users", ivy.ID, scoping.ListParams{}, engine.Options{})
+	require.NoError(t, err)
+	require.Equal(t, "active", got.Records[0].Str("status"))
+	_, err = svc.Invitation(ctx, token)
+	require.Equal(t, scopekit.ENOTFOUND, scopekit.ErrorCode(err), "an accepted token stops working")
+	actor, err := svc.ActorForAccount(ctx, ivy.ID, acct.ID)
+	require.NoError(t, err)
+	require.Equal(t, "view", actor.Level("projects"), "Read Only by default")
+
+	// archiving an accepted member and restoring it does not invite again
+	_, err = svc.Update(ctx, sys, "users", ivy.ID, &scoping.Input{Attrs: attrs("active", `false`)}, engine.Options{})
+	require.NoError(t, err)
+	res, err = svc.Update(ctx, sys, "users", ivy.ID, &scoping.Input{Attrs: attrs("active", `true`)}, engine.Options{})
+	require.NoError(t, err)
+	require.Equal(t, "active", res.Records[0].Str("status"))
+}
+
+// Ensure the directory finds users by email across accounts, answers a
+// membership's status, and reports the users version of a versioned store
+// only.
+func TestAccountsDirectory(t *testing.T) {
+	ctx := context.Background()
+	svc, db := acctService(t)
+	acct, sys := acctAccount(t, svc, "acme")
+	dir := scoping.Directory(db)
+	v0, ok := dir.(interface{ Version() (uint64, bool) }).Version()
+	require.True(t, ok)
+
+	_, err := dir.UserByEmail(ctx, "ann@acme.test")
+	require.Equal(t, scopekit.ENOTFOUND, scopekit.ErrorCode(err))
+	ann := acctMember(t, svc, acct.ID, "ann@acme.test", "Sales")
+	bot := acctCreate(t, svc, sys, "users", attrs("name", `"Bot"`, "email", `"bot@acme.test"`, "user-type", `"service"`), nil)
+	v1, _ := dir.(interface{ Version() (uint64, bool) }).Version()
+	require.NotEqual(t, v0, v1, "a new membership changes the version")
+
+	subj, err := dir.UserByEmail(ctx, "ann@acme.test")
+	require.NoError(t, err)
+	require.Equal(t, ann.UserID, subj.UserID)
+	require.Equal(t, "ann@acme.test", subj.Email)
+	require.False(t, subj.Service)
+	subj, err = dir.UserByEmail(ctx, "bot@acme.test")
+	require.NoError(t, err)
+	require.True(t, subj.Service)
+	require.Equal(t, bot.ID, subj.UserID)
+
+	m, err := dir.Membership(ctx, bot.ID, acct.ID)
+	require.NoError(t, err)
+	require.Equal(t, "active", m.Status)
+	require.True(t, m.Service)
+	require.True(t, m.RevokedAt.IsZero())
+	require.Equal(t, acct.ID, m.AccountID)
+	globex, _ := acctAccount(t, svc, "globex")
+	_, err = dir.Membership(ctx, bot.ID, globex.ID)
+	require.Equal(t, scopekit.ENOTFOUND, scopekit.ErrorCode(err), "no membership in another account")
+
+	_, ok = scoping.Directory(unversioned{db}).(interface{ Version() (uint64, bool) }).Version()
+	require.False(t, ok)
+}
