@@ -4,14 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"path/filepath"
 	"testing"
 
 	"github.com/scopekit/scopekit"
 	"github.com/scopekit/scopekit/boltstore"
+	"github.com/scopekit/scopekit/boltstore/bolttest"
 	"github.com/scopekit/scopekit/engine"
 	"github.com/stretchr/testify/require"
-	bolt "go.etcd.io/bbolt"
 )
 
 // The engine's tests declare a small schema of their own: boxes (scopes,
@@ -72,17 +71,7 @@ func newEnv(t *testing.T, hooks engine.Hooks, cfg engine.Config) *env {
 
 func newEnvWith(t *testing.T, schema *engine.Schema, cfg engine.Config) *env {
 	t.Helper()
-	db, err := boltstore.Open(filepath.Join(t.TempDir(), "engine.db"), boltstore.WithSchema(schema))
-	require.NoError(t, err)
-	t.Cleanup(func() {
-		require.NoError(t, db.Bolt().View(func(tx *bolt.Tx) error {
-			for err := range tx.Check() {
-				return err
-			}
-			return nil
-		}))
-		require.NoError(t, db.Close())
-	})
+	db := bolttest.Open(t, boltstore.WithSchema(schema))
 	return &env{t: t, e: engine.New(db, schema, cfg), db: db, admin: actor(engine.AccessManage, true)}
 }
 

@@ -3,16 +3,15 @@ package scoping_test
 import (
 	"context"
 	"encoding/json"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/scopekit/scopekit"
 	"github.com/scopekit/scopekit/boltstore"
+	"github.com/scopekit/scopekit/boltstore/bolttest"
 	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/scoping"
 	"github.com/stretchr/testify/require"
-	bolt "go.etcd.io/bbolt"
 )
 
 // Helpers shared by the module tests of this package (accounts, catalog,
@@ -24,17 +23,7 @@ import (
 // the service (Documents, Webhooks, Now) before creating accounts.
 func acctService(t *testing.T) (*scoping.Service, *boltstore.DB) {
 	t.Helper()
-	db, err := boltstore.Open(filepath.Join(t.TempDir(), "t.db"))
-	require.NoError(t, err)
-	t.Cleanup(func() {
-		require.NoError(t, db.Bolt().View(func(tx *bolt.Tx) error {
-			for err := range tx.Check() {
-				return err
-			}
-			return nil
-		}))
-		require.NoError(t, db.Close())
-	})
+	db := bolttest.Open(t)
 	return scoping.NewService(db), db
 }
 
