@@ -273,6 +273,15 @@ func (s *Service) ApplyBlueprint(ctx context.Context, a *Actor, projectID, bluep
 		}
 		return nil
 	}, func(ctx context.Context, c *Call) error {
+		// served as stored: the commit steps stored the price figures
+		// (psDef.Reread), which the records as created lack
+		for i, r := range created {
+			cur, err := c.Get(psDef.Name, r.ID)
+			if err != nil {
+				return err
+			}
+			created[i] = cur
+		}
 		res.Records, res.Total = created, len(created)
 		return c.Compute(ctx, psDef, res.Records)
 	})

@@ -1,81 +1,295 @@
 package scoping_test
 
 import (
-	"context"
-	"errors"
 	"testing"
 
+	"github.com/scopekit/scopekit"
 	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/scoping"
-	"github.com/scopekit/scopekit/scoping/views"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
-// errStore is what a store whose reads of one type fail answers.
-var errStore = errors.New("store failed")
+// The projects module (catalogcopy.go): adding catalog services to
+// projects and applying blueprints (docs/resources.md, "Clients and
+// projects").
 
-// getFails is a store whose transactions fail every Get of one type.
-type getFails struct {
-	engine.Store
-	typ string
+// ccCatalog is a catalog: a phase, two resources (Engineer with a rate in
+// the Std rate table, Architect without), a category, the service
+// Assessment (8 h, with subservices Survey on the Architect, Report, and
+// an archived one), the service Design, an archived service, and a
+// blueprint of Design ×2, Assessment ×3 and the archived service.
+type ccCatalog struct {
+	phase, engineer, architect, category, table       string
+	assessment, design, retired, survey, report, gone string
+	blueprint                                         string
 }
 
-func (s getFails) View(ctx context.Context, fn func(tx engine.Tx) error) error {
-	return s.Store.View(ctx, func(tx engine.Tx) error { return fn(getFailsTx{tx, s.typ}) })
-}
-
-func (s getFails) Update(ctx context.Context, fn func(tx engine.Tx) error) error {
-	return s.Store.Update(ctx, func(tx engine.Tx) error { return fn(getFailsTx{tx, s.typ}) })
-}
-
-type getFailsTx struct {
-	engine.Tx
-	typ string
-}
-
-func (tx getFailsTx) Get(typ, accountID, id string) (*engine.Record, error) {
-	if typ == tx.typ {
-		return nil, errStore
+func (w *wfWorld) ccCatalog() *ccCatalog {
+	w.t.Helper()
+	c := &ccCatalog{}
+	sys := w.sys
+	c.phase = w.create(sys, "phases", attrs("name", `"Plan"`, "position", `1`, "sow-language", `"We plan."`), nil).ID
+	c.engineer = w.create(sys, "resources", attrs("name", `"Engineer"`, "external-name", `"Field engineer"`, "hourly-rate", `"200"`, "hourly-cost", `"90"`), nil).ID
+	c.architect = w.create(sys, "resources", attrs("name", `"Architect"`, "hourly-rate", `"300"`, "hourly-cost", `"150"`), nil).ID
+	c.category = w.create(sys, "service-categories", attrs("name", `"Network"`), nil).ID
+	c.table = w.create(sys, "rate-tables", attrs("name", `"Std"`), nil).ID
+	w.create(sys, "resource-rates", attrs("hourly-rate", `"250"`, "hourly-cost", `"100"`), map[string]scoping.RelInput{
+		"rate-table": rel("rate-tables", c.table), "resource": rel("resources", c.engineer)})
+	svcRels := map[string]scoping.RelInput{"phase": rel("phases", c.phase), "resource": rel("resources", c.engineer),
+		"line-of-business": rel("lines-of-business", w.network), "service-category": rel("service-categories", c.category)}
+	c.assessment = w.create(sys, "services", attrs("name", `"Assessment"`, "hours", `8`, "sku", `"AS-1"`, "description", `"We look."`,
+		"service-type", `"managed_services"`, "payment-frequency", `"monthly"`, "position", `2`), svcRels).ID
+	c.survey = w.create(sys, "subservices", attrs("name", `"Survey"`, "hours", `"1.5"`, "quantity", `3`, "position", `1`),
+		map[string]scoping.RelInput{"service": rel("services", c.assessment), "resource": rel("resources", c.architect)}).ID
+	c.report = w.create(sys, "subservices", attrs("name", `"Report"`, "hours", `2`, "position", `2`),
+		map[string]scoping.RelInput{"service": rel("services", c.assessment)}).ID
+	c.gone = w.create(sys, "subservices", attrs("name", `"Gone"`, "hours", `2`), map[string]scoping.RelInput{"service": rel("services", c.assessment)}).ID
+	c.design = w.create(sys, "services", attrs("name", `"Design"`, "hours", `4`), map[string]scoping.RelInput{
+		"phase": rel("phases", c.phase), "resource": rel("resources", c.engineer)}).ID
+	c.retired = w.create(sys, "services", attrs("name", `"Retired"`, "hours", `4`), nil).ID
+	c.blueprint = w.create(sys, "blueprints", attrs("name", `"Starter"`), nil).ID
+	for _, it := range []struct{ svc, qty, pos string }{{c.assessment, `"3"`, `2`}, {c.retired, `"1"`, `3`}, {c.design, `"2"`, `1`}} {
+		w.create(sys, "blueprint-items", attrs("quantity", it.qty, "position", it.pos), map[string]scoping.RelInput{
+			"blueprint": rel("blueprints", c.blueprint), "service": rel("services", it.svc)})
 	}
-	return tx.Tx.Get(typ, accountID, id)
+	for _, typ := range []struct{ typ, id string }{{"subservices", c.gone}, {"services", c.retired}} {
+		_, err := w.update(sys, typ.typ, typ.id, attrs("active", `false`), nil)
+		require.NoError(w.t, err)
+	}
+	return c
 }
 
-// Ensure adding a catalog service to a project fails when the store fails
-// to read the service's phase or resource, instead of adding it without
-// its project phase or project resource.
-func TestCopyServiceStoreError(t *testing.T) {
-	ctx := context.Background()
-	svc, a := mustSetup(t)
-	create := func(s *scoping.Service, typ string, in *scoping.Input) (*engine.Record, error) {
-		res, err := s.Create(ctx, a, typ, in, engine.Options{})
-		if err != nil {
-			return nil, err
-		}
-		return res.Records[0], nil
+// ccProject creates an empty project with the rate table table ("" none).
+func (w *wfWorld) ccProject(name, table string) string {
+	w.t.Helper()
+	rels := map[string]scoping.RelInput{"client": rel("clients", w.client)}
+	if table != "" {
+		rels["rate-table"] = rel("rate-tables", table)
 	}
-	must := func(typ string, in *scoping.Input) *engine.Record {
-		rec, err := create(svc, typ, in)
-		require.NoError(t, err)
-		return rec
-	}
-	res := must(views.TypeResources, &scoping.Input{Attrs: attrs(views.NameName, `"Engineer"`, views.NameHourlyRate, `200`)})
-	phase := must(views.TypePhases, &scoping.Input{Attrs: attrs(views.NameName, `"Plan"`)})
-	service := must(views.TypeServices, &scoping.Input{Attrs: attrs(views.NameName, `"Assessment"`, views.NameHours, `8`),
-		Rels: map[string]scoping.RelInput{views.NamePhase: rel(views.TypePhases, phase.ID), views.NameResource: rel(views.TypeResources, res.ID)}})
-	client := must(views.TypeClients, &scoping.Input{Attrs: attrs(views.NameName, `"Globex"`)})
-	project := must(views.TypeProjects, &scoping.Input{Attrs: attrs(views.NameProjectName, `"Firewall"`),
-		Rels: map[string]scoping.RelInput{views.NameClient: rel(views.TypeClients, client.ID)}})
-	in := &scoping.Input{Rels: map[string]scoping.RelInput{
-		views.NameProject: rel(views.TypeProjects, project.ID), views.NameService: rel(views.TypeServices, service.ID)}}
+	return w.create(w.sys, "projects", attrs("project-name", `"`+name+`"`), rels).ID
+}
 
-	for _, typ := range []string{views.TypePhases, views.TypeResources} {
-		t.Run(typ, func(t *testing.T) {
-			_, err := create(scoping.NewService(getFails{Store: svc.Store(), typ: typ}), views.TypeProjectServices, in)
-			require.ErrorIs(t, err, errStore)
+// ccByRel indexes records by a relationship.
+func ccByRel(recs []*scoping.Record, name string) map[string]*scoping.Record {
+	m := map[string]*scoping.Record{}
+	for _, r := range recs {
+		m[r.Rel(name)] = r
+	}
+	return m
+}
+
+// Ensure a project service created from a catalog service copies its
+// figures and relationships, creates the project phase and the project
+// resource (at the project's rate table's rate) on demand and reuses them,
+// and copies the active subservices with their own resources.
+func TestCatalogCopyProjectService(t *testing.T) {
+	w := newWfWorld(t)
+	c := w.ccCatalog()
+	p := w.ccProject("Copy", c.table)
+
+	ps := w.create(w.admin, "project-services", attrs("quantity", `2`), map[string]scoping.RelInput{
+		"project": rel("projects", p), "service": rel("services", c.assessment)})
+	assert.Equal(t, "Assessment", ps.Str("name"))
+	assert.Equal(t, "8", ps.Str("unit-hours"))
+	assert.Equal(t, "2", ps.Str("quantity"))
+	assert.Equal(t, "AS-1", ps.Str("sku"))
+	assert.Equal(t, "We look.", ps.Str("service-description"))
+	assert.Equal(t, "managed_services", ps.Str("service-type"))
+	assert.Equal(t, "monthly", ps.Str("payment-frequency"))
+	assert.Equal(t, int64(2), ps.Int("position"))
+	assert.Equal(t, w.network, ps.Rel("line-of-business"))
+	assert.Equal(t, c.category, ps.Rel("service-category"))
+	assert.False(t, ps.Bool("custom-hours"))
+
+	phases := w.list("project-phases", map[string]string{"project": p})
+	require.Len(t, phases, 1)
+	assert.Equal(t, phases[0].ID, ps.Rel("project-phase"))
+	assert.Equal(t, c.phase, phases[0].Rel("phase"))
+	assert.Equal(t, "Plan", phases[0].Str("name"))
+	assert.Equal(t, "We plan.", phases[0].Str("sow-language"))
+
+	res := ccByRel(w.list("project-resources", map[string]string{"project": p}), "resource")
+	require.Len(t, res, 2, "the service's and the Survey's resources")
+	eng, arch := res[c.engineer], res[c.architect]
+	assert.Equal(t, eng.ID, ps.Rel("project-resource"))
+	assert.Equal(t, "Engineer", eng.Str("name"))
+	assert.Equal(t, "Field engineer", eng.Str("external-name"))
+	assert.Equal(t, "250", eng.Str("hourly-rate"), "the rate table's rate")
+	assert.Equal(t, "100", eng.Str("hourly-cost"))
+	assert.Equal(t, "300", arch.Str("hourly-rate"), "no rate in the table: the resource's own")
+	assert.Equal(t, "150", arch.Str("hourly-cost"))
+
+	subs := ccByRel(w.list("project-subservices", map[string]string{"project-service": ps.ID}), "subservice")
+	require.Len(t, subs, 2, "archived subservices are not copied")
+	survey, report := subs[c.survey], subs[c.report]
+	require.NotNil(t, survey)
+	require.NotNil(t, report)
+	assert.Equal(t, "Survey", survey.Str("name"))
+	assert.Equal(t, "1.5", survey.Str("unit-hours"))
+	assert.Equal(t, "3", survey.Str("quantity"))
+	assert.Equal(t, int64(1), survey.Int("position"))
+	assert.Equal(t, p, survey.Rel("project"))
+	assert.Equal(t, arch.ID, survey.Rel("project-resource"))
+	assert.Empty(t, report.Rel("project-resource"), "empty: the parent's")
+	assert.Equal(t, "1", report.Str("quantity"))
+
+	// a second service shares the project phase and resource
+	design := w.create(w.admin, "project-services", nil, map[string]scoping.RelInput{
+		"project": rel("projects", p), "service": rel("services", c.design)})
+	assert.Equal(t, ps.Rel("project-phase"), design.Rel("project-phase"))
+	assert.Equal(t, eng.ID, design.Rel("project-resource"))
+	assert.Equal(t, "1", design.Str("quantity"))
+	assert.Len(t, w.list("project-phases", map[string]string{"project": p}), 1)
+	assert.Len(t, w.list("project-resources", map[string]string{"project": p}), 2)
+	assert.Empty(t, w.list("project-subservices", map[string]string{"project-service": design.ID}))
+}
+
+// Ensure what the request sends wins over what is copied, relationships
+// included (no project phase or resource is created for them).
+func TestCatalogCopyRequestWins(t *testing.T) {
+	w := newWfWorld(t)
+	c := w.ccCatalog()
+	p := w.ccProject("Sent", "")
+	ph := w.create(w.sys, "project-phases", attrs("name", `"Mine"`), map[string]scoping.RelInput{"project": rel("projects", p)}).ID
+	pr := w.create(w.sys, "project-resources", attrs("name", `"Mine"`, "hourly-rate", `"10"`), map[string]scoping.RelInput{"project": rel("projects", p)}).ID
+	ps := w.create(w.admin, "project-services", attrs("name", `"Custom"`, "unit-hours", `5`, "sku", `"X"`, "service-type", `"professional_services"`), map[string]scoping.RelInput{
+		"project": rel("projects", p), "service": rel("services", c.assessment),
+		"project-phase": rel("project-phases", ph), "project-resource": rel("project-resources", pr),
+		"line-of-business": rel("lines-of-business", w.security)})
+	assert.Equal(t, "Custom", ps.Str("name"))
+	assert.Equal(t, "5", ps.Str("unit-hours"))
+	assert.True(t, ps.Bool("custom-hours"), "unit hours differ from the catalog's")
+	assert.Equal(t, "X", ps.Str("sku"))
+	assert.Equal(t, "professional_services", ps.Str("service-type"))
+	assert.Equal(t, "monthly", ps.Str("payment-frequency"), "what is not sent is copied")
+	assert.Equal(t, w.security, ps.Rel("line-of-business"))
+	assert.Equal(t, c.category, ps.Rel("service-category"))
+	assert.Equal(t, ph, ps.Rel("project-phase"))
+	assert.Equal(t, pr, ps.Rel("project-resource"))
+	assert.Len(t, w.list("project-phases", map[string]string{"project": p}), 1)
+	// the Survey's Architect is still created for the subservice
+	assert.Len(t, w.list("project-resources", map[string]string{"project": p}), 2)
+
+	// a service of another account is a bad reference
+	other := wfAccount(t, w.svc, "other", "USD")
+	theirs := w.create(other, "services", attrs("name", `"Theirs"`), nil).ID
+	_, err := w.svc.Create(w.ctx, w.admin, "project-services", &scoping.Input{Rels: map[string]scoping.RelInput{
+		"project": rel("projects", p), "service": rel("services", theirs)}}, engine.Options{})
+	wfCode(t, scopekit.EINVALID, err)
+	assert.Equal(t, "/data/relationships/service", scopekit.List(err)[0].Field)
+}
+
+// Ensure a project resource named after a catalog resource takes its
+// name, external name and the project's rate table's rate (else the
+// resource's own); sent values win.
+func TestCatalogCopyProjectResource(t *testing.T) {
+	w := newWfWorld(t)
+	c := w.ccCatalog()
+	for _, tc := range []struct {
+		name       string
+		table      string
+		at         []string
+		wantName   string
+		rate, cost string
+	}{
+		{"rate table", c.table, nil, "Engineer", "250", "100"},
+		{"no rate table", "", nil, "Engineer", "200", "90"},
+		{"sent values", c.table, []string{"name", `"Lead"`, "hourly-rate", `"275"`}, "Lead", "275", "100"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := w.ccProject(tc.name, tc.table)
+			pr := w.create(w.sys, "project-resources", attrs(tc.at...), map[string]scoping.RelInput{
+				"project": rel("projects", p), "resource": rel("resources", c.engineer)})
+			assert.Equal(t, tc.wantName, pr.Str("name"))
+			assert.Equal(t, "Field engineer", pr.Str("external-name"))
+			assert.Equal(t, tc.rate, pr.Str("hourly-rate"))
+			assert.Equal(t, tc.cost, pr.Str("hourly-cost"))
 		})
 	}
-	ps, err := create(svc, views.TypeProjectServices, in)
+}
+
+// Ensure ApplyBlueprint adds the blueprint's active services in position
+// order with their quantities and answers with the created, priced
+// project services; its errors are EFORBIDDEN without projects manage,
+// ENOTFOUND for an invisible project and EINVALID for a blueprint not in
+// the account.
+func TestCatalogCopyApplyBlueprint(t *testing.T) {
+	w := newWfWorld(t)
+	c := w.ccCatalog()
+	p := w.ccProject("Blueprinted", c.table)
+
+	res, err := w.svc.ApplyBlueprint(w.ctx, w.admin, p, c.blueprint)
 	require.NoError(t, err)
-	require.NotEmpty(t, views.ProjectService{Record: ps}.ProjectPhase())
-	require.NotEmpty(t, views.ProjectService{Record: ps}.ProjectResource())
+	require.Equal(t, 2, res.Total)
+	require.Len(t, res.Records, 2, "the archived service is left out")
+	design, assessment := res.Records[0], res.Records[1]
+	assert.Equal(t, "Design", design.Str("name"))
+	assert.Equal(t, "2", design.Str("quantity"))
+	assert.Equal(t, "Assessment", assessment.Str("name"))
+	assert.Equal(t, "3", assessment.Str("quantity"))
+	assert.Equal(t, "2000.00", design.Str("revenue"), "2 × 4 h × 250")
+	for _, r := range res.Records {
+		assert.Equal(t, scoping.Figures(w.get("project-services", r.ID)), scoping.Figures(r), "served as stored, figures included")
+	}
+	assert.Len(t, w.list("project-services", map[string]string{"project": p}), 2)
+	assert.Len(t, w.list("project-subservices", map[string]string{"project-service": assessment.ID}), 2)
+
+	_, readOnly := w.member("ro@acme.test", "Read Only")
+	_, eng := w.member("eng@acme.test", "Engineer")
+	other := wfAccount(t, w.svc, "other", "USD")
+	theirs := w.create(other, "blueprints", attrs("name", `"Theirs"`), nil).ID
+	for _, tc := range []struct {
+		name      string
+		actor     *scoping.Actor
+		project   string
+		blueprint string
+		code      string
+	}{
+		{"no projects manage", readOnly, p, c.blueprint, scopekit.EFORBIDDEN},
+		{"assigned, not a teammate", eng, p, c.blueprint, scopekit.ENOTFOUND},
+		{"unknown project", w.admin, "999999", c.blueprint, scopekit.ENOTFOUND},
+		{"another account's project", other, p, theirs, scopekit.ENOTFOUND},
+		{"unknown blueprint", w.admin, p, "999999", scopekit.EINVALID},
+		{"another account's blueprint", w.admin, p, theirs, scopekit.EINVALID},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := w.svc.ApplyBlueprint(w.ctx, tc.actor, tc.project, tc.blueprint)
+			wfCode(t, tc.code, err)
+			if tc.code == scopekit.EINVALID {
+				assert.Equal(t, "/data/id", scopekit.List(err)[0].Field)
+			}
+		})
+	}
+	assert.Len(t, w.list("project-services", map[string]string{"project": p}), 2, "failed applications add nothing")
+
+	// an empty blueprint adds nothing
+	empty := w.create(w.sys, "blueprints", attrs("name", `"Empty"`), nil).ID
+	res, err = w.svc.ApplyBlueprint(w.ctx, w.admin, p, empty)
+	require.NoError(t, err)
+	assert.Equal(t, 0, res.Total)
+}
+
+// Ensure a catalog reference that does not exist in the account is
+// reported as such (422 naming the relationship) rather than copied from.
+func TestCatalogCopyBadReferences(t *testing.T) {
+	w := newWfWorld(t)
+	c := w.ccCatalog()
+	p := w.ccProject("Refs", c.table)
+	for _, tc := range []struct {
+		typ, field string
+		rels       map[string]scoping.RelInput
+	}{
+		{"project-resources", "resource", map[string]scoping.RelInput{"project": rel("projects", p), "resource": rel("resources", "999999")}},
+		{"project-services", "service", map[string]scoping.RelInput{"project": rel("projects", p), "service": rel("services", "999999")}},
+		{"project-services", "project", map[string]scoping.RelInput{"project": rel("projects", "999999"), "service": rel("services", c.design)}},
+	} {
+		t.Run(tc.typ+" "+tc.field, func(t *testing.T) {
+			_, err := w.svc.Create(w.ctx, w.sys, tc.typ, &scoping.Input{Rels: tc.rels}, engine.Options{})
+			wfCode(t, scopekit.EINVALID, err)
+			assert.Equal(t, "/data/relationships/"+tc.field, scopekit.List(err)[0].Field)
+		})
+	}
+	assert.Empty(t, w.list("project-resources", map[string]string{"project": p}))
+	assert.Empty(t, w.list("project-phases", map[string]string{"project": p}))
 }

@@ -1,0 +1,186 @@
+package scoping_test
+
+import (
+	"testing"
+
+	"github.com/scopekit/scopekit"
+	"github.com/scopekit/scopekit/engine"
+	"github.com/scopekit/scopekit/scoping"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// The projects module (snapshot.go): a project with everything around it,
+// read in one transaction and priced once.
+
+// snFull builds a project with every kind of record around it on the
+// catalog of ccCatalog and returns its id. Teammates: a, b, then c
+// removed.
+func (w *wfWorld) snFull(c *ccCatalog, a, b, cc string) string {
+	w.t.Helper()
+	require.NoError(w.t, w.svc.Setup(w.ctx, func(ad *scoping.Admin) error {
+		_, err := ad.EnsureCurrency(w.acct, "EUR", "Euro", "0.5")
+		return err
+	}))
+	_, err := w.update(w.sys, "rate-tables", c.table, attrs("currency", `"EUR"`), nil)
+	require.NoError(w.t, err)
+	term := w.create(w.sys, "payment-terms", attrs("name", `"Net 30"`), nil).ID
+	p := w.create(w.sys, "projects", attrs("project-name", `"Full"`), map[string]scoping.RelInput{
+		"client": rel("clients", w.client), "rate-table": rel("rate-tables", c.table), "payment-term": rel("payment-terms", term),
+		"line-of-business": rel("lines-of-business", w.network), "sales-executive": rel("users", a), "presales-engineer": rel("users", b)}).ID
+	for _, u := range []string{a, b, cc} {
+		w.pjTeammate(p, u)
+	}
+	tm := w.list("project-teammates", map[string]string{"project": p, "user": cc})[0]
+	require.NoError(w.t, w.svc.Delete(w.ctx, w.sys, "project-teammates", tm.ID, engine.Options{}))
+	w.create(w.sys, "project-locations", attrs("name", `"HQ"`, "city", `"Springfield"`), map[string]scoping.RelInput{"project": rel("projects", p)})
+	for _, s := range []string{c.design, c.assessment} {
+		w.create(w.sys, "project-services", nil, map[string]scoping.RelInput{"project": rel("projects", p), "service": rel("services", s)})
+	}
+	cat := w.create(w.sys, "expense-categories", attrs("name", `"Travel"`), nil).ID
+	w.create(w.sys, "project-expenses", attrs("description", `"Flights"`, "rate", `"400"`), map[string]scoping.RelInput{
+		"project": rel("projects", p), "expense-category": rel("expense-categories", cat)})
+	w.create(w.sys, "project-products", attrs("name", `"Switch"`, "unit-price", `"500"`), map[string]scoping.RelInput{"project": rel("projects", p)})
+	w.create(w.sys, "project-governances", attrs("name", `"PM"`, "rate", `"0.1"`), map[string]scoping.RelInput{"project": rel("projects", p)})
+	return p
+}
+
+// Ensure a snapshot holds the project, its related records, its active
+// teammates in the order they were added, its lines (subservices aligned
+// with their services), the catalog records its lines refer to, the
+// currency of its rate table, and one pricing run whose figures are the
+// lines' own.
+func TestSnapshotContents(t *testing.T) {
+	w := newWfWorld(t)
+	c := w.ccCatalog()
+	aID, _ := w.member("a@acme.test", "Sales")
+	bID, _ := w.member("b@acme.test", "Sales")
+	cID, _ := w.member("c@acme.test", "Sales")
+	p := w.snFull(c, aID, bID, cID)
+	_, sales := w.member("s@acme.test", "Sales")
+
+	snap, err := w.svc.Snapshot(w.ctx, sales, p, "merge_data")
+	require.NoError(t, err)
+	assert.Equal(t, w.acct, snap.Account.ID)
+	assert.Equal(t, p, snap.Project.ID)
+	assert.Equal(t, "EUR", snap.Project.Str("currency"))
+	assert.Equal(t, w.client, snap.Client.ID)
+	assert.Equal(t, w.network, snap.LineOfBusiness.ID)
+	assert.Equal(t, aID, snap.SalesExecutive.ID)
+	assert.Equal(t, bID, snap.PresalesEngineer.ID)
+	assert.Equal(t, "Net 30", snap.PaymentTerm.Str("name"))
+	assert.Equal(t, c.table, snap.RateTable.ID)
+	assert.Equal(t, []string{aID, bID}, pjIDs(snap.Teammates), "removed teammates excluded, in the order added")
+
+	require.Len(t, snap.Locations, 1)
+	require.Len(t, snap.Phases, 1)
+	require.Len(t, snap.Resources, 2)
+	require.Len(t, snap.Services, 2)
+	require.Len(t, snap.Subservices, 2)
+	require.Len(t, snap.Governance, 1)
+	require.Len(t, snap.Expenses, 1)
+	require.Len(t, snap.Products, 1)
+	for i, s := range snap.Services {
+		for j, sub := range snap.Subservices[i] {
+			assert.Equal(t, s.ID, sub.Rel("project-service"), "Subservices[%d] are those of Services[%d]", i, i)
+			assert.Equal(t, sub.Str("revenue"), snap.Pricing.Subservice(i, j).Revenue.String())
+		}
+		figs := snap.Pricing.Service(i)
+		assert.Equal(t, s.Str("revenue"), figs.Revenue.String(), "Services[%d] is priced as Pricing.Service(%d)", i, i)
+		assert.Equal(t, s.Str("total-hours"), figs.TotalHours.String())
+		want := map[string]int{c.design: 0, c.assessment: 2}[s.Rel("service")]
+		assert.Len(t, snap.Subservices[i], want)
+	}
+	for i, r := range snap.Resources {
+		assert.Equal(t, r.Str("revenue"), snap.Pricing.Resource(i).Revenue.String())
+	}
+	assert.Equal(t, "EUR", snap.Pricing.Currency.Code)
+	assert.Equal(t, snap.Project.Str("contract-revenue"), snap.Pricing.TotalContractValue.String())
+	require.NotNil(t, snap.Delivery)
+	assert.Equal(t, 1, snap.Delivery.Rollup.Project.Services, "the managed service is not delivered labor")
+
+	require.NotNil(t, snap.Currency)
+	assert.Equal(t, "EUR", snap.Currency.Str("code"))
+	catalog := map[string][]string{}
+	for typ, recs := range snap.Catalog {
+		for id := range recs {
+			catalog[typ] = append(catalog[typ], id)
+		}
+	}
+	assert.ElementsMatch(t, []string{c.design, c.assessment}, catalog["services"])
+	assert.ElementsMatch(t, []string{c.survey, c.report}, catalog["subservices"])
+	assert.Equal(t, []string{c.category}, catalog["service-categories"])
+	assert.Equal(t, []string{w.network}, catalog["lines-of-business"])
+	assert.Equal(t, []string{c.phase}, catalog["phases"])
+	assert.Len(t, catalog["expense-categories"], 1)
+	assert.Equal(t, "Travel", snap.Catalog["expense-categories"][snap.Expenses[0].Rel("expense-category")].Str("name"))
+}
+
+// Ensure a bare project's snapshot has empty relations, no teammates and
+// the account's default currency, and that an archived project still has
+// one.
+func TestSnapshotBareAndArchived(t *testing.T) {
+	w := newWfWorld(t)
+	p := w.ccProject("Bare", "")
+	snap, err := w.svc.Snapshot(w.ctx, w.admin, p, "merge_data")
+	require.NoError(t, err)
+	assert.Nil(t, snap.LineOfBusiness)
+	assert.Nil(t, snap.SalesExecutive)
+	assert.Nil(t, snap.PresalesEngineer)
+	assert.Nil(t, snap.PaymentTerm)
+	assert.Nil(t, snap.RateTable)
+	assert.Empty(t, snap.Teammates)
+	assert.Empty(t, snap.Services)
+	assert.Empty(t, snap.Catalog)
+	require.NotNil(t, snap.Currency)
+	assert.Equal(t, "USD", snap.Currency.Str("code"))
+	assert.Equal(t, "0.00", snap.Pricing.TotalContractValue.String())
+
+	_, err = w.update(w.sys, "projects", p, attrs("active", `false`), nil)
+	require.NoError(t, err)
+	snap, err = w.svc.Snapshot(w.ctx, w.admin, p, "merge_data")
+	require.NoError(t, err)
+	assert.False(t, snap.Project.Active())
+}
+
+// Ensure Snapshot needs the guard permission at view level, and sees only
+// projects visible to the actor: ENOTFOUND for a missing project, another
+// account's, and one an assigned role is not a teammate of.
+func TestSnapshotGuardAndVisibility(t *testing.T) {
+	w := newWfWorld(t)
+	engID, _ := w.member("eng@acme.test", "Engineer") // merge_data none, documents manage
+	w.role("Assigned reader", map[string]string{"projects": "view", "merge_data": "view"}, "assigned")
+	readerID, reader := w.member("r@acme.test", "Assigned reader")
+	_, readOnly := w.member("ro@acme.test", "Read Only")
+	w.pjTeammate(w.project, engID)
+	_, theirProject := w.otherProject()
+
+	for _, tc := range []struct {
+		name    string
+		actor   *scoping.Actor
+		project string
+		guard   string
+		code    string
+	}{
+		{"without the guard", w.actor(engID), w.project, "merge_data", scopekit.EFORBIDDEN},
+		{"another guard the role has", w.actor(engID), w.project, "documents", ""},
+		{"view is enough", readOnly, w.project, "merge_data", ""},
+		{"assigned, not a teammate", reader, w.project, "merge_data", scopekit.ENOTFOUND},
+		{"missing project", w.admin, "999999", "merge_data", scopekit.ENOTFOUND},
+		{"another account's project", w.admin, theirProject, "merge_data", scopekit.ENOTFOUND},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			snap, err := w.svc.Snapshot(w.ctx, tc.actor, tc.project, tc.guard)
+			if tc.code != "" {
+				wfCode(t, tc.code, err)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tc.project, snap.Project.ID)
+		})
+	}
+	w.pjTeammate(w.project, readerID)
+	snap, err := w.svc.Snapshot(w.ctx, w.actor(readerID), w.project, "merge_data")
+	require.NoError(t, err)
+	assert.Len(t, snap.Teammates, 2)
+}
