@@ -18,13 +18,15 @@ const module = "github.com/scopekit/scopekit"
 // on, directly or not. The root package is always allowed.
 var layers = map[string][]string{
 	"engine":        {},
-	"scoping/views": {"engine"},
+	"scoping/views": {"engine", "pricing"},
 	"pricing":       {},
 	"approval":      {},
 	"jsonapi":       {},
 	"client":        {"jsonapi"},
 	"documents":     {},
-	"webhook":       {"engine", "scoping/views"},
+	"webhook":       {"engine", "scoping/views", "pricing"},
+	"mergedata":     {"engine", "scoping/views", "pricing"},
+	"workbook":      {"engine", "scoping/views", "pricing", "mergedata"},
 }
 
 // noHTTP are packages that must not import net/http, directly.

@@ -289,7 +289,7 @@ func (p *Pool) Generate(ctx context.Context, job *scoping.DocumentJob) (out *sco
 		return out
 	}
 	doc := views.ProjectDocument{Record: job.Document}
-	name := views.Project{Record: snap.Project}.ProjectName()
+	name := snap.Project.ProjectName()
 	switch dt := doc.DocumentType(); dt {
 	case scoping.DocumentSOW:
 		if len(job.Template) == 0 {

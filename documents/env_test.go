@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/scopekit/scopekit/internal/snapshottest"
-	"github.com/scopekit/scopekit/scoping"
+	"github.com/scopekit/scopekit/scoping/views"
 )
 
 // now is the fixed clock of the tests: records' timestamps and printed_on.
@@ -17,10 +17,10 @@ type env struct{ *snapshottest.Env }
 func mustEnv(tb testing.TB) *env { return &env{snapshottest.New(tb)} }
 
 // demo is the snapshot of the worked example project of docs/pricing.md.
-func (e *env) demo() *scoping.Snapshot { return e.snapshot(e.SeedDemo().ProjectID) }
+func (e *env) demo() *views.Snapshot { return e.snapshot(e.SeedDemo().ProjectID) }
 
 // large is the snapshot of docs/pricing.md's large project: 25 locations,
 // 1,000 services, 3,000 subservices.
-func (e *env) large() *scoping.Snapshot { return e.snapshot(e.SeedLarge()) }
+func (e *env) large() *views.Snapshot { return e.snapshot(e.SeedLarge()) }
 
-func (e *env) snapshot(projectID string) *scoping.Snapshot { return e.Snapshot(projectID, "documents") }
+func (e *env) snapshot(projectID string) *views.Snapshot { return e.Snapshot(projectID, "documents") }

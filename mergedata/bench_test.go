@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/scopekit/scopekit/mergedata"
-	"github.com/scopekit/scopekit/scoping"
+	"github.com/scopekit/scopekit/scoping/views"
 	"github.com/stretchr/testify/require"
 )
 
@@ -36,7 +36,7 @@ func TestLargeProject(t *testing.T) {
 	require.Len(t, v1.Phases, 3)
 }
 
-func benchBuild(b *testing.B, build func(*scoping.Snapshot) any, encode bool) {
+func benchBuild(b *testing.B, build func(*views.Snapshot) any, encode bool) {
 	e := mustEnv(b)
 	snap := e.snapshot(e.SeedLarge())
 	b.ReportAllocs()
@@ -53,20 +53,20 @@ func benchBuild(b *testing.B, build func(*scoping.Snapshot) any, encode bool) {
 
 // BenchmarkBuildV1Large builds v1 of the large project (target: < 20 ms).
 func BenchmarkBuildV1Large(b *testing.B) {
-	benchBuild(b, func(s *scoping.Snapshot) any { return mergedata.BuildV1(s, now) }, false)
+	benchBuild(b, func(s *views.Snapshot) any { return mergedata.BuildV1(s, now) }, false)
 }
 
 // BenchmarkBuildV2Large builds v2 of the large project (target: < 20 ms).
 func BenchmarkBuildV2Large(b *testing.B) {
-	benchBuild(b, func(s *scoping.Snapshot) any { return mergedata.BuildV2(s, now) }, false)
+	benchBuild(b, func(s *views.Snapshot) any { return mergedata.BuildV2(s, now) }, false)
 }
 
 // BenchmarkBuildV1LargeJSON builds and encodes v1 of the large project.
 func BenchmarkBuildV1LargeJSON(b *testing.B) {
-	benchBuild(b, func(s *scoping.Snapshot) any { return mergedata.BuildV1(s, now) }, true)
+	benchBuild(b, func(s *views.Snapshot) any { return mergedata.BuildV1(s, now) }, true)
 }
 
 // BenchmarkBuildV2LargeJSON builds and encodes v2 of the large project.
 func BenchmarkBuildV2LargeJSON(b *testing.B) {
-	benchBuild(b, func(s *scoping.Snapshot) any { return mergedata.BuildV2(s, now) }, true)
+	benchBuild(b, func(s *views.Snapshot) any { return mergedata.BuildV2(s, now) }, true)
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/scopekit/scopekit/internal/demodata"
 	"github.com/scopekit/scopekit/internal/snapshottest"
 	"github.com/scopekit/scopekit/scoping"
+	"github.com/scopekit/scopekit/scoping/views"
 	"github.com/stretchr/testify/require"
 )
 
@@ -84,7 +85,7 @@ func (e *env) setComputed(typ, id string, attrs map[string]any) {
 	}))
 }
 
-func (e *env) snapshot(projectID string) *scoping.Snapshot {
+func (e *env) snapshot(projectID string) *views.Snapshot {
 	return e.Snapshot(projectID, "merge_data")
 }
 

@@ -5,28 +5,30 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/mergedata"
 	"github.com/scopekit/scopekit/pricing"
-	"github.com/scopekit/scopekit/scoping"
+	"github.com/scopekit/scopekit/scoping/views"
 	"github.com/shopspring/decimal"
 )
 
-// Build merge data without any store: a snapshot is records and their
-// pricing run, which scoping.Service.Snapshot reads in one transaction and
-// a program may equally assemble itself.
+// Build merge data without any store: a snapshot is typed views of
+// records and their pricing run, which scoping.Service.Snapshot reads in
+// one transaction and a program may equally assemble itself.
 func Example() {
-	rec := func(typ, id string, attrs map[string]any) *scoping.Record {
-		r := scoping.NewRecord(typ, "1")
+	rec := func(typ, id string, attrs map[string]any) *engine.Record {
+		r := engine.NewRecord(typ, "1")
 		r.ID, r.Attrs = id, attrs
 		return r
 	}
-	project := rec("projects", "7", map[string]any{"project-name": "Firewall refresh", "status": "draft", "msa-date": "2026-03-05"})
-	engineer := rec("project-resources", "1", map[string]any{"name": "Engineer"})
-	plan := rec("project-phases", "1", map[string]any{"name": "Plan", "sow-language": "We assess."})
-	assessment := rec("project-services", "1", map[string]any{"name": "Assessment", "quantity": "2", "unit-hours": "8",
-		"service-type": "professional_services"})
-	assessment.SetRel("project-resource", engineer.ID)
-	assessment.SetRel("project-phase", plan.ID)
+	project := rec(views.TypeProjects, "7", map[string]any{views.NameProjectName: "Firewall refresh", views.NameStatus: "draft",
+		views.NameMsaDate: "2026-03-05"})
+	engineer := rec(views.TypeProjectResources, "1", map[string]any{views.NameName: "Engineer"})
+	plan := rec(views.TypeProjectPhases, "1", map[string]any{views.NameName: "Plan", views.NameSowLanguage: "We assess."})
+	assessment := rec(views.TypeProjectServices, "1", map[string]any{views.NameName: "Assessment", views.NameQuantity: "2",
+		views.NameUnitHours: "8", views.NameServiceType: "professional_services"})
+	assessment.SetRel(views.NameProjectResource, engineer.ID)
+	assessment.SetRel(views.NameProjectPhase, plan.ID)
 
 	// The pricing input describes the same records, line for line.
 	res, err := pricing.Price(&pricing.Project{
@@ -41,12 +43,12 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
-	snap := &scoping.Snapshot{
-		Account:   rec("accounts", "1", map[string]any{"name": "Acme Consulting"}),
-		Project:   project,
-		Client:    rec("clients", "3", map[string]any{"name": "Globex Corporation"}),
-		Resources: []*scoping.Record{engineer}, Phases: []*scoping.Record{plan},
-		Services: []*scoping.Record{assessment}, Subservices: [][]*scoping.Record{nil},
+	snap := &views.Snapshot{
+		Account:   views.Account{Record: rec(views.TypeAccounts, "1", map[string]any{views.NameName: "Acme Consulting"})},
+		Project:   views.Project{Record: project},
+		Client:    &views.Client{Record: rec(views.TypeClients, "3", map[string]any{views.NameName: "Globex Corporation"})},
+		Resources: []views.ProjectResource{{Record: engineer}}, Phases: []views.ProjectPhase{{Record: plan}},
+		Services: []views.ProjectService{{Record: assessment}}, Subservices: [][]views.ProjectSubservice{nil},
 		Pricing: res,
 	}
 	today := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)

@@ -2,7 +2,6 @@ package mergedata
 
 import (
 	"github.com/scopekit/scopekit/pricing"
-	"github.com/scopekit/scopekit/scoping"
 	"github.com/scopekit/scopekit/scoping/views"
 	"github.com/shopspring/decimal"
 )
@@ -77,31 +76,31 @@ type Subservice struct {
 
 // lines builds the locations and phases of a snapshot in one pass over its
 // services, with costs when withCost (v2).
-func lines(snap *scoping.Snapshot, withCost bool) ([]Location, []Phase) {
+func lines(snap *views.Snapshot, withCost bool) ([]Location, []Phase) {
 	res := snap.Pricing
 	resourceName := make(map[string]string, len(snap.Resources))
 	for _, r := range snap.Resources {
-		resourceName[r.ID] = r.Str(views.NameName)
+		resourceName[r.ID] = r.Name()
 	}
 
 	locations := make([]Location, len(snap.Locations))
 	locationAt := make(map[string]int, len(snap.Locations))
 	for k, l := range snap.Locations {
 		locationAt[l.ID] = k
-		locations[k] = Location{Name: l.Str(views.NameName), Address: l.Str(views.NameAddress), City: l.Str(views.NameCity),
-			Region: l.Str(views.NameRegion), Country: l.Str(views.NameCountry), PostalCode: l.Str(views.NamePostalCode),
-			Remote: l.Bool(views.NameRemote), Services: []LocationService{}}
+		locations[k] = Location{Name: l.Name(), Address: l.Address(), City: l.City(),
+			Region: l.Region(), Country: l.Country(), PostalCode: l.PostalCode(),
+			Remote: l.Remote(), Services: []LocationService{}}
 	}
 
-	phaseRec := make(map[string]*scoping.Record, len(snap.Phases))
+	sowLanguage := make(map[string]string, len(snap.Phases))
 	for _, p := range snap.Phases {
-		phaseRec[p.ID] = p
+		sowLanguage[p.ID] = p.SowLanguage()
 	}
 	phases := make([]Phase, 0, len(res.Phases)+1)
 	phaseAt := make(map[string]int, len(res.Phases)) // "" is the entry of services without a phase
 	for _, pt := range res.Phases {
 		phaseAt[pt.PhaseID] = len(phases)
-		phases = append(phases, phaseOf(pt, phaseRec[pt.PhaseID]))
+		phases = append(phases, phaseOf(pt, sowLanguage[pt.PhaseID]))
 	}
 
 	nsub := 0
@@ -109,12 +108,13 @@ func lines(snap *scoping.Snapshot, withCost bool) ([]Location, []Phase) {
 		nsub += len(subs)
 	}
 	subBuf := make([]Subservice, nsub)
-	for i, rec := range snap.Services {
+	for i, svc := range snap.Services {
 		f := res.Service(i)
-		resource := resourceName[rec.Rel(views.NameProjectResource)]
-		loc, located := locationAt[rec.Rel(views.NameProjectLocation)]
-		s := Service{Name: rec.Str(views.NameName), Description: rec.Str(views.NameServiceDescription), SKU: rec.Str(views.NameSku),
-			ServiceType: rec.Str(views.NameServiceType), Quantity: quantity(rec.Str(views.NameQuantity)), UnitHours: quantity(rec.Str(views.NameUnitHours)),
+		resource := resourceName[svc.ProjectResource()]
+		loc, located := locationAt[svc.ProjectLocation()]
+		// Quantities show the entered text (Str), not the parsed decimal.
+		s := Service{Name: svc.Name(), Description: svc.ServiceDescription(), SKU: svc.Sku(),
+			ServiceType: svc.ServiceType(), Quantity: quantity(svc.Str(views.NameQuantity)), UnitHours: quantity(svc.Str(views.NameUnitHours)),
 			ExtendedHours: f.ExtendedHours.String(), TotalHours: f.TotalHours.String(),
 			ResourceName: resource, Revenue: f.Revenue.String()}
 		if withCost {
@@ -128,9 +128,9 @@ func lines(snap *scoping.Snapshot, withCost bool) ([]Location, []Phase) {
 		for j, sub := range subs {
 			sf := res.Subservice(i, j)
 			ss := &s.Subservices[j]
-			*ss = Subservice{Name: sub.Str(views.NameName), Quantity: quantity(sub.Str(views.NameQuantity)), UnitHours: quantity(sub.Str(views.NameUnitHours)),
+			*ss = Subservice{Name: sub.Name(), Quantity: quantity(sub.Str(views.NameQuantity)), UnitHours: quantity(sub.Str(views.NameUnitHours)),
 				ExtendedHours: sf.ExtendedHours.String(), ResourceName: resource, Revenue: sf.Revenue.String()}
-			if id := sub.Rel(views.NameProjectResource); id != "" {
+			if id := sub.ProjectResource(); id != "" {
 				ss.ResourceName = resourceName[id]
 			}
 			if withCost {
@@ -138,12 +138,12 @@ func lines(snap *scoping.Snapshot, withCost bool) ([]Location, []Phase) {
 			}
 		}
 
-		k, ok := phaseAt[rec.Rel(views.NameProjectPhase)]
+		k, ok := phaseAt[svc.ProjectPhase()]
 		if !ok {
 			if k, ok = phaseAt[""]; !ok { // a managed service without a phase: pricing has no entry for it
 				k = len(phases)
 				phaseAt[""] = k
-				phases = append(phases, phaseOf(pricing.PhaseTotals{Hours: zero(2), Revenue: zero(res.Currency.MinorUnits)}, nil))
+				phases = append(phases, phaseOf(pricing.PhaseTotals{Hours: zero(2), Revenue: zero(res.Currency.MinorUnits)}, ""))
 			}
 		}
 		phases[k].Services = append(phases[k].Services, s)
@@ -155,10 +155,10 @@ func lines(snap *scoping.Snapshot, withCost bool) ([]Location, []Phase) {
 	return locations, phases
 }
 
-// phaseOf is the entry of a phase of pricing's breakdown; rec is the
-// project phase (nil for the entry without a phase).
-func phaseOf(pt pricing.PhaseTotals, rec *scoping.Record) Phase {
-	return Phase{Name: pt.Name, Slug: pricing.Slug(pt.Name), SOWLanguage: str(rec, views.NameSowLanguage),
+// phaseOf is the entry of a phase of pricing's breakdown with its project
+// phase's SOW language ("" for the entry without a phase).
+func phaseOf(pt pricing.PhaseTotals, sowLanguage string) Phase {
+	return Phase{Name: pt.Name, Slug: pricing.Slug(pt.Name), SOWLanguage: sowLanguage,
 		TotalHours: pt.Hours.String(), TotalRevenue: pt.Revenue.String(), Services: []Service{}}
 }
 

@@ -3,7 +3,7 @@
 // legacy flat shape, BuildV2 the current one with costs, profits and the
 // full project_pricing section.
 //
-// The builders are pure: they read a scoping.Snapshot (the project, the
+// The builders are pure: they read a views.Snapshot (the project, the
 // records around it and its pricing run, read in one transaction) and the
 // time "now" for printed_on, and never touch a store. Every figure is taken
 // from the snapshot's pricing.Result; nothing is recomputed here, so merge
@@ -24,7 +24,6 @@ import (
 	"time"
 
 	"github.com/scopekit/scopekit/pricing"
-	"github.com/scopekit/scopekit/scoping"
 	"github.com/scopekit/scopekit/scoping/views"
 )
 
@@ -93,27 +92,33 @@ type Person struct {
 	Email string `json:"email"`
 }
 
-func personOf(u *scoping.Record) Person {
+func personOf(u views.User) Person {
+	return Person{Name: u.Name(), Email: u.Email()}
+}
+
+// optPerson is the person of an optional user: empty when u is nil.
+func optPerson(u *views.User) Person {
 	if u == nil {
 		return Person{}
 	}
-	return Person{Name: u.Str(views.NameName), Email: u.Str(views.NameEmail)}
+	return personOf(*u)
 }
 
-// str returns a text attribute of r, "" when r is nil.
-func str(r *scoping.Record, name string) string {
-	if r == nil {
+// opt returns a text attribute of an optional related record (get, a
+// method expression such as views.Client.Name): "" when v is nil.
+func opt[V any](v *V, get func(V) string) string {
+	if v == nil {
 		return ""
 	}
-	return r.Str(name)
+	return get(*v)
 }
 
 // msaDate is the project's MSA date, else its client's ("" when neither).
-func msaDate(snap *scoping.Snapshot) string {
-	if d := snap.Project.Str(views.NameMsaDate); d != "" {
+func msaDate(snap *views.Snapshot) string {
+	if d := snap.Project.MsaDate(); d != "" {
 		return d
 	}
-	return str(snap.Client, views.NameMsaDate)
+	return opt(snap.Client, views.Client.MsaDate)
 }
 
 // statusLabels are the labels of the project statuses of docs/resources.md.

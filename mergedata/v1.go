@@ -4,7 +4,6 @@ import (
 	"time"
 
 	"github.com/scopekit/scopekit/pricing"
-	"github.com/scopekit/scopekit/scoping"
 	"github.com/scopekit/scopekit/scoping/views"
 )
 
@@ -61,16 +60,16 @@ type V1Expense struct {
 
 // BuildV1 returns the v1 merge data of snap, printed on now's date (in
 // now's location).
-func BuildV1(snap *scoping.Snapshot, now time.Time) *V1 {
+func BuildV1(snap *views.Snapshot, now time.Time) *V1 {
 	p, res := snap.Project, snap.Pricing
 	locations, phases := lines(snap, false)
 	out := &V1{
-		ProjectName: p.Str(views.NameProjectName), ClientName: str(snap.Client, views.NameName), AccountName: str(snap.Account, views.NameName),
+		ProjectName: p.ProjectName(), ClientName: opt(snap.Client, views.Client.Name), AccountName: snap.Account.Name(),
 		PrintedOn: now.Format(shortDate), MSADate: shortDateAttr(msaDate(snap)),
-		ExecutiveSummary: p.Str(views.NameExecutiveSummary), SolutionSummary: p.Str(views.NameSolutionSummary),
-		OurResponsibilities: p.Str(views.NameOurResponsibilities), ClientResponsibilities: p.Str(views.NameClientResponsibilities),
-		OutOfScope:     p.Str(views.NameOutOfScope),
-		SalesExecutive: personOf(snap.SalesExecutive), PresalesEngineer: personOf(snap.PresalesEngineer),
+		ExecutiveSummary: p.ExecutiveSummary(), SolutionSummary: p.SolutionSummary(),
+		OurResponsibilities: p.OurResponsibilities(), ClientResponsibilities: p.ClientResponsibilities(),
+		OutOfScope:     p.OutOfScope(),
+		SalesExecutive: optPerson(snap.SalesExecutive), PresalesEngineer: optPerson(snap.PresalesEngineer),
 		Locations: locations, Phases: phases,
 		Pricing: V1Pricing{
 			TotalRevenue:                res.TotalContractValue,

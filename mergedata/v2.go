@@ -4,7 +4,6 @@ import (
 	"time"
 
 	"github.com/scopekit/scopekit/pricing"
-	"github.com/scopekit/scopekit/scoping"
 	"github.com/scopekit/scopekit/scoping/views"
 )
 
@@ -28,7 +27,7 @@ type Delivery struct {
 
 // deliveryOf returns the delivery section of snap; a snapshot without
 // delivery figures gives empty lists and zero totals rather than nulls.
-func deliveryOf(snap *scoping.Snapshot) Delivery {
+func deliveryOf(snap *views.Snapshot) Delivery {
 	if snap.Delivery != nil {
 		return Delivery{Rollup: snap.Delivery.Rollup, EstimateVsActual: snap.Delivery.EstimateVsActual}
 	}
@@ -91,7 +90,7 @@ type ProjectPricing struct {
 
 // BuildV2 returns the v2 merge data of snap, printed on now's date (in
 // now's location). The result shares the slices of snap.Pricing.
-func BuildV2(snap *scoping.Snapshot, now time.Time) *V2 {
+func BuildV2(snap *views.Snapshot, now time.Time) *V2 {
 	res := snap.Pricing
 	locations, phases := lines(snap, true)
 	return &V2{
@@ -115,19 +114,19 @@ func BuildV2(snap *scoping.Snapshot, now time.Time) *V2 {
 	}
 }
 
-func projectV2(snap *scoping.Snapshot, now time.Time) V2Project {
+func projectV2(snap *views.Snapshot, now time.Time) V2Project {
 	p := snap.Project
-	status := p.Str(views.NameStatus)
+	status := p.Status()
 	out := V2Project{
-		ID: p.ID, ProjectName: p.Str(views.NameProjectName), ClientName: str(snap.Client, views.NameName),
-		AccountName: str(snap.Account, views.NameName), Status: status, StatusLabel: StatusLabel(status),
+		ID: p.ID, ProjectName: p.ProjectName(), ClientName: opt(snap.Client, views.Client.Name),
+		AccountName: snap.Account.Name(), Status: status, StatusLabel: StatusLabel(status),
 		PrintedOn: dateOf(now), MSADate: dateAttr(msaDate(snap)),
-		SubmittedAt: dateAttr(p.Str(views.NameSubmittedAt)), ApprovedAt: dateAttr(p.Str(views.NameApprovedAt)),
-		ExecutiveSummary: p.Str(views.NameExecutiveSummary), SolutionSummary: p.Str(views.NameSolutionSummary),
-		OurResponsibilities: p.Str(views.NameOurResponsibilities), ClientResponsibilities: p.Str(views.NameClientResponsibilities),
-		OutOfScope:     p.Str(views.NameOutOfScope),
-		LineOfBusiness: str(snap.LineOfBusiness, views.NameName),
-		SalesExecutive: personOf(snap.SalesExecutive), PresalesEngineer: personOf(snap.PresalesEngineer),
+		SubmittedAt: dateAttr(p.SubmittedAt()), ApprovedAt: dateAttr(p.ApprovedAt()),
+		ExecutiveSummary: p.ExecutiveSummary(), SolutionSummary: p.SolutionSummary(),
+		OurResponsibilities: p.OurResponsibilities(), ClientResponsibilities: p.ClientResponsibilities(),
+		OutOfScope:     p.OutOfScope(),
+		LineOfBusiness: opt(snap.LineOfBusiness, views.LineOfBusiness.Name),
+		SalesExecutive: optPerson(snap.SalesExecutive), PresalesEngineer: optPerson(snap.PresalesEngineer),
 		Teammates:   make([]Person, len(snap.Teammates)),
 		PaymentTerm: PaymentTerm{IncludeExpenses: true},
 	}
@@ -135,10 +134,10 @@ func projectV2(snap *scoping.Snapshot, now time.Time) V2Project {
 		out.Teammates[i] = personOf(u)
 	}
 	if t := snap.PaymentTerm; t != nil {
-		out.PaymentTerm = PaymentTerm{Name: t.Str(views.NameName), PricingModel: t.Str(views.NamePricingModel),
-			IncludeExpenses: t.Bool(views.NameIncludeExpenses), IncludeHardware: t.Bool(views.NameIncludeHardware)}
+		out.PaymentTerm = PaymentTerm{Name: t.Name(), PricingModel: t.PricingModel(),
+			IncludeExpenses: t.IncludeExpenses(), IncludeHardware: t.IncludeHardware()}
 	}
-	udf, _ := p.Attrs[views.NameUserDefinedFields].(map[string]any)
+	udf := p.UserDefinedFields()
 	out.UserDefinedFields = make(map[string]any, len(udf))
 	for k, v := range udf {
 		if v == nil {

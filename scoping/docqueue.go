@@ -90,7 +90,7 @@ func (s *Service) ClaimDocument(ctx context.Context, lease time.Duration) (*Docu
 
 // JobSnapshot reads the snapshot of a claimed document's project, as the
 // account sees it (no user's visibility applies to the worker).
-func (s *Service) JobSnapshot(ctx context.Context, job *DocumentJob) (*Snapshot, error) {
+func (s *Service) JobSnapshot(ctx context.Context, job *DocumentJob) (*views.Snapshot, error) {
 	return s.snapshot(ctx, &Actor{Account: job.Account, AllScopes: true}, views.ProjectDocument{Record: job.Document}.Project())
 }
 

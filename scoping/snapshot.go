@@ -8,49 +8,14 @@ import (
 	"github.com/scopekit/scopekit/scoping/views"
 )
 
-// Snapshot is a project with everything its documents and merge data are
-// filled from, read in one transaction, with its pricing run. The record
-// lists follow the pricing input: Services[i] is priced as
-// Pricing.Service(i), Subservices[i][j] as Pricing.Subservice(i, j),
-// Resources[i] as Pricing.Resource(i), and Governance, Expenses and
-// Products[i] as the i-th item of their pricing section.
-type Snapshot struct {
-	Account *Record
-	Project *Record
-	// Related records of the project; nil when the relationship is empty.
-	Client, LineOfBusiness, SalesExecutive, PresalesEngineer, PaymentTerm, RateTable *Record
-	// Teammates are the users on the project, removed teammates excluded,
-	// in the order they were added.
-	Teammates []*Record
-	Locations []*Record
-	Phases    []*Record
-	Resources []*Record
-	Services  []*Record
-	// Subservices[i] are the subservices of Services[i].
-	Subservices [][]*Record
-	Governance  []*Record
-	Expenses    []*Record
-	Products    []*Record
-	// Catalog holds the catalog records the lines refer to, by type and id
-	// ("services", "subservices", "service-categories",
-	// "expense-categories", "lines-of-business", "phases").
-	Catalog map[string]map[string]*Record
-	// Currency is the currency record of the project's currency (nil when
-	// the account has none for it).
-	Currency *Record
-	Pricing  *pricing.Result
-	// Delivery are the project's delivery figures, from the same pricing
-	// run.
-	Delivery *pricing.Delivery
-}
-
 // Snapshot reads a project and everything around it in one transaction and
-// prices it once. guard is the permission the caller's use needs at view
-// level (merge_data for merge data).
+// prices it once, as a views.Snapshot (the type lives with the views, so
+// that its readers need not import the domain). guard is the permission
+// the caller's use needs at view level (merge_data for merge data).
 //
 // Errors: EFORBIDDEN without guard view; ENOTFOUND for a missing project or
 // one outside the actor's visibility; EINVALID when it cannot be priced.
-func (s *Service) Snapshot(ctx context.Context, a *Actor, projectID, guard string) (*Snapshot, error) {
+func (s *Service) Snapshot(ctx context.Context, a *Actor, projectID, guard string) (*views.Snapshot, error) {
 	if err := a.Require(guard, false); err != nil {
 		return nil, err
 	}
@@ -58,9 +23,9 @@ func (s *Service) Snapshot(ctx context.Context, a *Actor, projectID, guard strin
 }
 
 // snapshot reads the snapshot of a project visible to a.
-func (s *Service) snapshot(ctx context.Context, a *Actor, projectID string) (*Snapshot, error) {
+func (s *Service) snapshot(ctx context.Context, a *Actor, projectID string) (*views.Snapshot, error) {
 	def := mustLookup(s.Schema(), views.TypeProjects)
-	var snap *Snapshot
+	var snap *views.Snapshot
 	err := s.read(ctx, a, func(c *Call) error {
 		proj, err := c.GetVisible(ctx, def, projectID, engine.AnyActive(def))
 		if err != nil {
@@ -78,11 +43,19 @@ func (s *Service) snapshot(ctx context.Context, a *Actor, projectID string) (*Sn
 		if err != nil {
 			return err
 		}
-		snap = &Snapshot{Account: a.Account, Project: proj, Pricing: pp.res, Delivery: delivery,
-			Locations: pp.recs[views.TypeProjectLocations], Phases: pp.recs[views.TypeProjectPhases],
-			Resources: pp.recs[views.TypeProjectResources], Services: pp.recs[views.TypeProjectServices], Subservices: pp.subs,
-			Governance: pp.recs[views.TypeProjectGovernances], Expenses: pp.recs[views.TypeProjectExpenses],
-			Products: pp.recs[views.TypeProjectProducts]}
+		snap = &views.Snapshot{Account: views.Account{Record: a.Account}, Project: views.Project{Record: proj},
+			Pricing: pp.res, Delivery: delivery,
+			Locations:   views.Of[views.ProjectLocation](pp.recs[views.TypeProjectLocations]),
+			Phases:      views.Of[views.ProjectPhase](pp.recs[views.TypeProjectPhases]),
+			Resources:   views.Of[views.ProjectResource](pp.recs[views.TypeProjectResources]),
+			Services:    views.Of[views.ProjectService](pp.recs[views.TypeProjectServices]),
+			Subservices: make([][]views.ProjectSubservice, len(pp.subs)),
+			Governance:  views.Of[views.ProjectGovernance](pp.recs[views.TypeProjectGovernances]),
+			Expenses:    views.Of[views.ProjectExpense](pp.recs[views.TypeProjectExpenses]),
+			Products:    views.Of[views.ProjectProduct](pp.recs[views.TypeProjectProducts])}
+		for i, subs := range pp.subs {
+			snap.Subservices[i] = views.Of[views.ProjectSubservice](subs)
+		}
 		return fillSnapshot(c, snap)
 	})
 	return snap, err
@@ -90,37 +63,32 @@ func (s *Service) snapshot(ctx context.Context, a *Actor, projectID string) (*Sn
 
 // fillSnapshot reads the records around the project: one query per type,
 // never one per line.
-func fillSnapshot(c *Call, snap *Snapshot) error {
+func fillSnapshot(c *Call, snap *views.Snapshot) error {
 	p := snap.Project
-	one := func(typ, rel string) (*Record, error) {
-		id := p.Rel(rel)
+	one := func(typ, id string) *Record {
 		if id == "" {
-			return nil, nil
+			return nil
 		}
 		r, err := c.Get(typ, id)
 		if err != nil {
-			return nil, nil // a dangling reference reads as empty
+			return nil // a dangling reference reads as empty
 		}
-		return r, nil
+		return r
 	}
-	var err error
-	for _, f := range []struct {
-		dst      **Record
-		typ, rel string
-	}{{&snap.Client, views.TypeClients, views.NameClient}, {&snap.LineOfBusiness, views.TypeLinesOfBusiness, views.NameLineOfBusiness},
-		{&snap.SalesExecutive, views.TypeUsers, views.NameSalesExecutive}, {&snap.PresalesEngineer, views.TypeUsers, views.NamePresalesEngineer},
-		{&snap.PaymentTerm, views.TypePaymentTerms, views.NamePaymentTerm}, {&snap.RateTable, views.TypeRateTables, views.NameRateTable}} {
-		if *f.dst, err = one(f.typ, f.rel); err != nil {
-			return err
-		}
-	}
+	snap.Client = viewOf[views.Client](one(views.TypeClients, p.Client()))
+	snap.LineOfBusiness = viewOf[views.LineOfBusiness](one(views.TypeLinesOfBusiness, p.LineOfBusiness()))
+	snap.SalesExecutive = viewOf[views.User](one(views.TypeUsers, p.SalesExecutive()))
+	snap.PresalesEngineer = viewOf[views.User](one(views.TypeUsers, p.PresalesEngineer()))
+	snap.PaymentTerm = viewOf[views.PaymentTerm](one(views.TypePaymentTerms, p.PaymentTerm()))
+	snap.RateTable = viewOf[views.RateTable](one(views.TypeRateTables, p.RateTable()))
+
 	tms, err := c.Find(views.TypeProjectTeammates, Eq(views.NameProject, p.ID), Cond{Field: views.NameRemovedAt, Op: OpNull})
 	if err != nil {
 		return err
 	}
 	uids := make([]string, 0, len(tms))
 	for _, t := range tms {
-		uids = append(uids, t.Rel(views.NameUser))
+		uids = append(uids, views.ProjectTeammate{Record: t}.User())
 	}
 	if len(uids) > 0 {
 		users, err := c.Find(views.TypeUsers, Eq("id", uids...))
@@ -130,50 +98,93 @@ func fillSnapshot(c *Call, snap *Snapshot) error {
 		byUser := byID(users)
 		for _, id := range uids {
 			if u, ok := byUser[id]; ok {
-				snap.Teammates = append(snap.Teammates, u)
+				snap.Teammates = append(snap.Teammates, views.User{Record: u})
 			}
 		}
 	}
-	snap.Catalog = map[string]map[string]*Record{}
-	refs := map[string][]string{}
-	add := func(typ, id string) {
-		if id != "" {
-			refs[typ] = append(refs[typ], id)
-		}
-	}
-	for _, s := range snap.Services {
-		add(views.TypeServices, s.Rel(views.NameService))
-		add(views.TypeServiceCategories, s.Rel(views.NameServiceCategory))
-		add(views.TypeLinesOfBusiness, s.Rel(views.NameLineOfBusiness))
-	}
-	for _, subs := range snap.Subservices {
-		for _, s := range subs {
-			add(views.TypeSubservices, s.Rel(views.NameSubservice))
-		}
-	}
-	for _, ph := range snap.Phases {
-		add(views.TypePhases, ph.Rel(views.NamePhase))
-	}
-	for _, e := range snap.Expenses {
-		add(views.TypeExpenseCategories, e.Rel(views.NameExpenseCategory))
-	}
-	for typ, ids := range refs {
-		recs, err := c.Find(typ, Eq("id", ids...))
-		if err != nil {
-			return err
-		}
-		snap.Catalog[typ] = byID(recs)
+	if err := fillCatalog(c, snap); err != nil {
+		return err
 	}
 	code := c.Actor.Account.Str(views.NameDefaultCurrency)
-	if snap.RateTable != nil && snap.RateTable.Str(views.NameCurrency) != "" {
-		code = snap.RateTable.Str(views.NameCurrency)
+	if t := snap.RateTable; t != nil && t.Currency() != "" {
+		code = t.Currency()
 	}
 	curs, err := c.Find(views.TypeCurrencies, Eq(views.NameCode, code))
 	if err != nil {
 		return err
 	}
 	if len(curs) > 0 {
-		snap.Currency = curs[0]
+		snap.Currency = &views.Currency{Record: curs[0]}
 	}
 	return nil
+}
+
+// fillCatalog reads the catalog records the snapshot's lines refer to.
+func fillCatalog(c *Call, snap *views.Snapshot) error {
+	var services, categories, lobs, subservices, phases, expenseCats []string
+	add := func(ids *[]string, id string) {
+		if id != "" {
+			*ids = append(*ids, id)
+		}
+	}
+	for _, s := range snap.Services {
+		add(&services, s.Service())
+		add(&categories, s.ServiceCategory())
+		add(&lobs, s.LineOfBusiness())
+	}
+	for _, subs := range snap.Subservices {
+		for _, s := range subs {
+			add(&subservices, s.Subservice())
+		}
+	}
+	for _, ph := range snap.Phases {
+		add(&phases, ph.Phase())
+	}
+	for _, e := range snap.Expenses {
+		add(&expenseCats, e.ExpenseCategory())
+	}
+	cat := &snap.Catalog
+	var err error
+	if cat.Services, err = findViews[views.Service](c, views.TypeServices, services); err != nil {
+		return err
+	}
+	if cat.ServiceCategories, err = findViews[views.ServiceCategory](c, views.TypeServiceCategories, categories); err != nil {
+		return err
+	}
+	if cat.LinesOfBusiness, err = findViews[views.LineOfBusiness](c, views.TypeLinesOfBusiness, lobs); err != nil {
+		return err
+	}
+	if cat.Subservices, err = findViews[views.Subservice](c, views.TypeSubservices, subservices); err != nil {
+		return err
+	}
+	if cat.Phases, err = findViews[views.Phase](c, views.TypePhases, phases); err != nil {
+		return err
+	}
+	cat.ExpenseCategories, err = findViews[views.ExpenseCategory](c, views.TypeExpenseCategories, expenseCats)
+	return err
+}
+
+// findViews reads the records of type typ with the given ids as views by
+// id; nil without ids.
+func findViews[V views.View](c *Call, typ string, ids []string) (map[string]V, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	recs, err := c.Find(typ, Eq("id", ids...))
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]V, len(recs))
+	for _, r := range recs {
+		out[r.ID] = V{r}
+	}
+	return out, nil
+}
+
+// viewOf returns r as a view, nil for no record.
+func viewOf[V views.View](r *Record) *V {
+	if r == nil {
+		return nil
+	}
+	return &V{r}
 }

@@ -1,5 +1,5 @@
 // Package workbook builds the domain workbooks of a project: pricing and
-// breakdown, built with excelize from a scoping.Snapshot and its pricing
+// breakdown, built with excelize from a views.Snapshot and its pricing
 // run. They live beside the domain, not in package documents, so that the
 // template engine stays pure; every figure is the pricing run's (or its v2
 // merge data's), so a workbook shows what the pricing endpoint shows.

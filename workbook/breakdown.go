@@ -4,7 +4,7 @@ import (
 	"time"
 
 	"github.com/scopekit/scopekit/mergedata"
-	"github.com/scopekit/scopekit/scoping"
+	"github.com/scopekit/scopekit/scoping/views"
 	"github.com/shopspring/decimal"
 )
 
@@ -16,7 +16,7 @@ import (
 // and each row repeats its phase and service so the sheet filters well.
 // Service rows show the line's own hours and, with its subservices, the
 // total hours and revenue.
-func Breakdown(snap *scoping.Snapshot) ([]byte, error) {
+func Breakdown(snap *views.Snapshot) ([]byte, error) {
 	res := snap.Pricing
 	b, err := newBook(res.Currency)
 	if err != nil {
@@ -25,7 +25,7 @@ func Breakdown(snap *scoping.Snapshot) ([]byte, error) {
 	st := b.st
 	v2 := mergedata.BuildV2(snap, time.Time{})
 	b.newSheet("Breakdown", 3, 36, 22, 28, 26, 20, 18, 10, 11, 11, 12, 16)
-	b.line(cell{snap.Project.Str("project-name"), st.title})
+	b.line(cell{snap.Project.ProjectName(), st.title})
 	b.row++
 	b.header(6, "Item", "Phase", "Service", "Subservice", "Resource", "Location", "Quantity", "Unit hours", "Line hours", "Total hours", "Revenue")
 	for k, ph := range v2.Phases {

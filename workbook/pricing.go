@@ -5,7 +5,7 @@ import (
 
 	"github.com/scopekit/scopekit/mergedata"
 	"github.com/scopekit/scopekit/pricing"
-	"github.com/scopekit/scopekit/scoping"
+	"github.com/scopekit/scopekit/scoping/views"
 )
 
 // Pricing returns the pricing of a snapshot as an XLSX workbook:
@@ -15,7 +15,7 @@ import (
 // section with items: Governance, Travel and expense, Materials, Managed
 // services. Figures are numbers with the currency's format; every one is
 // the pricing run's.
-func Pricing(snap *scoping.Snapshot) ([]byte, error) {
+func Pricing(snap *views.Snapshot) ([]byte, error) {
 	res := snap.Pricing
 	b, err := newBook(res.Currency)
 	if err != nil {
@@ -26,10 +26,10 @@ func Pricing(snap *scoping.Snapshot) ([]byte, error) {
 	ps := res.ProfessionalServices
 
 	b.newSheet("Summary", 6, 34, 16, 16, 16, 12, 12)
-	b.line(cell{snap.Project.Str("project-name"), st.title})
+	b.line(cell{snap.Project.ProjectName(), st.title})
 	client := ""
 	if snap.Client != nil {
-		client = snap.Client.Str("name")
+		client = snap.Client.Name()
 	}
 	b.line(cell{"Client", st.label}, b.text(client))
 	b.line(cell{"Currency", st.label}, b.text(res.Currency.Code))

@@ -99,7 +99,7 @@ func (e *Env) SeedLarge() string {
 }
 
 // Snapshot reads a project's snapshot as the system actor, under guard.
-func (e *Env) Snapshot(projectID, guard string) *scoping.Snapshot {
+func (e *Env) Snapshot(projectID, guard string) *views.Snapshot {
 	e.TB.Helper()
 	snap, err := e.Svc.Snapshot(context.Background(), e.Actor, projectID, guard)
 	require.NoError(e.TB, err)

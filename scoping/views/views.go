@@ -4,8 +4,10 @@
 // view (a *engine.Record with an accessor per declared attribute and
 // stored relationship). Code that reads records (merge data, workbooks,
 // the adapters) reads them through the views, so a name is written once,
-// in its declaration. It imports the engine, never the domain, so a
-// builder that takes views pulls in no use case.
+// in its declaration; Snapshot (snapshot.go, written by hand) carries a
+// project and the records around it to merge data and workbooks. It
+// imports the engine and pricing, never the domain, so a builder that
+// takes views pulls in no use case.
 package views
 
 //go:generate go run ../../internal/cmd/genviews -o views_gen.go
