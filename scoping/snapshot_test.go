@@ -1,11 +1,14 @@
 package scoping_test
 
 import (
+	"maps"
+	"slices"
 	"testing"
 
 	"github.com/scopekit/scopekit"
 	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/scoping"
+	"github.com/scopekit/scopekit/scoping/views"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -70,7 +73,7 @@ func TestSnapshotContents(t *testing.T) {
 	assert.Equal(t, bID, snap.PresalesEngineer.ID)
 	assert.Equal(t, "Net 30", snap.PaymentTerm.Str("name"))
 	assert.Equal(t, c.table, snap.RateTable.ID)
-	assert.Equal(t, []string{aID, bID}, pjIDs(snap.Teammates), "removed teammates excluded, in the order added")
+	assert.Equal(t, []string{aID, bID}, viewIDs(snap.Teammates), "removed teammates excluded, in the order added")
 
 	require.Len(t, snap.Locations, 1)
 	require.Len(t, snap.Phases, 1)
@@ -101,19 +104,23 @@ func TestSnapshotContents(t *testing.T) {
 
 	require.NotNil(t, snap.Currency)
 	assert.Equal(t, "EUR", snap.Currency.Str("code"))
-	catalog := map[string][]string{}
-	for typ, recs := range snap.Catalog {
-		for id := range recs {
-			catalog[typ] = append(catalog[typ], id)
-		}
+	cat := snap.Catalog
+	assert.ElementsMatch(t, []string{c.design, c.assessment}, slices.Collect(maps.Keys(cat.Services)))
+	assert.ElementsMatch(t, []string{c.survey, c.report}, slices.Collect(maps.Keys(cat.Subservices)))
+	assert.Equal(t, []string{c.category}, slices.Collect(maps.Keys(cat.ServiceCategories)))
+	assert.Equal(t, []string{w.network}, slices.Collect(maps.Keys(cat.LinesOfBusiness)))
+	assert.Equal(t, []string{c.phase}, slices.Collect(maps.Keys(cat.Phases)))
+	assert.Len(t, cat.ExpenseCategories, 1)
+	assert.Equal(t, "Travel", cat.ExpenseCategories[snap.Expenses[0].ExpenseCategory()].Name())
+}
+
+// viewIDs returns the ids of the records of views.
+func viewIDs(vs []views.User) []string {
+	out := make([]string, len(vs))
+	for i, v := range vs {
+		out[i] = v.ID
 	}
-	assert.ElementsMatch(t, []string{c.design, c.assessment}, catalog["services"])
-	assert.ElementsMatch(t, []string{c.survey, c.report}, catalog["subservices"])
-	assert.Equal(t, []string{c.category}, catalog["service-categories"])
-	assert.Equal(t, []string{w.network}, catalog["lines-of-business"])
-	assert.Equal(t, []string{c.phase}, catalog["phases"])
-	assert.Len(t, catalog["expense-categories"], 1)
-	assert.Equal(t, "Travel", snap.Catalog["expense-categories"][snap.Expenses[0].Rel("expense-category")].Str("name"))
+	return out
 }
 
 // Ensure a bare project's snapshot has empty relations, no teammates and
@@ -131,7 +138,7 @@ func TestSnapshotBareAndArchived(t *testing.T) {
 	assert.Nil(t, snap.RateTable)
 	assert.Empty(t, snap.Teammates)
 	assert.Empty(t, snap.Services)
-	assert.Empty(t, snap.Catalog)
+	assert.Equal(t, views.Catalog{}, snap.Catalog)
 	require.NotNil(t, snap.Currency)
 	assert.Equal(t, "USD", snap.Currency.Str("code"))
 	assert.Equal(t, "0.00", snap.Pricing.TotalContractValue.String())

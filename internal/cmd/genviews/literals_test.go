@@ -36,21 +36,8 @@ var engineOwn = map[string]bool{"active": true, "created-at": true, "updated-at"
 // declared type, attribute or relationship with a string literal where
 // it reads or queries records: it uses the constants of scoping/views.
 // Declarations are the bodies of the declare* functions of package
-// scoping. The engine may name only its own attributes. Files listed in
-// testdata/literals-pending.txt are not checked yet; a listed file that
-// has no literal left fails the test, so the list only shrinks.
+// scoping. The engine may name only its own attributes.
 func TestNoNameLiterals(t *testing.T) {
-	pendingSrc, err := os.ReadFile("testdata/literals-pending.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	pending := map[string]bool{}
-	for _, l := range strings.Split(string(pendingSrc), "\n") {
-		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") {
-			pending[l] = true
-		}
-	}
-	seen := map[string]bool{}
 	names := map[string]bool{}
 	for _, def := range scoping.DefaultSchema().Types() {
 		names[def.Name] = true
@@ -64,7 +51,7 @@ func TestNoNameLiterals(t *testing.T) {
 	root := "../../.."
 	var found []string
 	fset := token.NewFileSet()
-	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -97,10 +84,6 @@ func TestNoNameLiterals(t *testing.T) {
 				return
 			}
 			if v, err := strconv.Unquote(bl.Value); err == nil && names[v] && !(inEngine && engineOwn[v]) {
-				if pending[rel] {
-					seen[rel] = true
-					return
-				}
 				p := fset.Position(bl.Pos())
 				found = append(found, rel+":"+strconv.Itoa(p.Line)+": "+bl.Value)
 			}
@@ -140,11 +123,6 @@ func TestNoNameLiterals(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
-	}
-	for p := range pending {
-		if !seen[p] {
-			t.Errorf("%s has no name literal left: remove it from testdata/literals-pending.txt", p)
-		}
 	}
 	sort.Strings(found)
 	for _, f := range found {
