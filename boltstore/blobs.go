@@ -7,7 +7,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
-// Layout of the blob buckets (files kept beside records, scoping.BlobTx):
+// Layout of the blob buckets (files kept beside records, engine.BlobTx):
 //
 //	blob/<kind>/<account>/<id as 8 bytes big-endian> = the bytes
 //
@@ -44,7 +44,7 @@ func blobKey(id string) []byte {
 	return []byte(id)
 }
 
-// PutBlob implements scoping.BlobTx.
+// PutBlob implements engine.BlobTx.
 func (t *tx) PutBlob(accountID, kind, id string, data []byte) error {
 	b, err := t.blobs(kind, accountID, true)
 	if err != nil {
@@ -54,7 +54,7 @@ func (t *tx) PutBlob(accountID, kind, id string, data []byte) error {
 	return b.Put(blobKey(id), bytes.Clone(data))
 }
 
-// Blob implements scoping.BlobTx.
+// Blob implements engine.BlobTx.
 func (t *tx) Blob(accountID, kind, id string) ([]byte, error) {
 	b, err := t.blobs(kind, accountID, false)
 	if err != nil {
@@ -70,7 +70,7 @@ func (t *tx) Blob(accountID, kind, id string) ([]byte, error) {
 	return bytes.Clone(v), nil // bbolt's bytes live only as long as the transaction
 }
 
-// DeleteBlob implements scoping.BlobTx.
+// DeleteBlob implements engine.BlobTx.
 func (t *tx) DeleteBlob(accountID, kind, id string) error {
 	b, err := t.blobs(kind, accountID, false)
 	if err != nil || b == nil {

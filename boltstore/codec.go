@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"unicode/utf8"
 
-	"github.com/scopekit/scopekit/scoping"
+	"github.com/scopekit/scopekit/engine"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -45,7 +45,7 @@ const maxDepth = 10000
 var errUnsupported = errors.New("value not covered by the binary form")
 
 // encodeRecord returns the stored form of r.
-func encodeRecord(r *scoping.Record) ([]byte, error) {
+func encodeRecord(r *engine.Record) ([]byte, error) {
 	buf, err := appendRecord(make([]byte, 0, 512), r)
 	if err == errUnsupported {
 		return json.Marshal(r)
@@ -53,7 +53,7 @@ func encodeRecord(r *scoping.Record) ([]byte, error) {
 	return buf, err
 }
 
-func appendRecord(b []byte, r *scoping.Record) ([]byte, error) {
+func appendRecord(b []byte, r *engine.Record) ([]byte, error) {
 	b = append(b, binVersion)
 	b, err := appendObject(b, r.Attrs, 0)
 	if err != nil {
@@ -183,7 +183,7 @@ func validNumber(s string) bool {
 }
 
 // decodeRecord decodes a stored record of either form.
-func decodeRecord(typ, accountID string, k, v []byte) (*scoping.Record, error) {
+func decodeRecord(typ, accountID string, k, v []byte) (*engine.Record, error) {
 	if len(v) > 0 && v[0] == binVersion {
 		return decodeBinary(typ, accountID, k, v)
 	}
@@ -303,9 +303,9 @@ func (d *binReader) value(depth int) any {
 	return nil
 }
 
-func decodeBinary(typ, accountID string, k, v []byte) (*scoping.Record, error) {
+func decodeBinary(typ, accountID string, k, v []byte) (*engine.Record, error) {
 	d := &binReader{s: string(v), i: 1}
-	r := &scoping.Record{Type: typ, ID: keyID(k), AccountID: accountID}
+	r := &engine.Record{Type: typ, ID: keyID(k), AccountID: accountID}
 	r.Attrs = d.object(0)
 	n := d.count()
 	r.Rels = make(map[string][]string, n)

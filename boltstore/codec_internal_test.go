@@ -11,7 +11,7 @@ import (
 
 	"github.com/scopekit/scopekit"
 	"github.com/scopekit/scopekit/auth"
-	"github.com/scopekit/scopekit/scoping"
+	"github.com/scopekit/scopekit/engine"
 	"github.com/stretchr/testify/require"
 	bolt "go.etcd.io/bbolt"
 )
@@ -19,7 +19,7 @@ import (
 var testKey = []byte{0, 0, 0, 0, 0, 0, 0, 42}
 
 // viaJSON is what the JSON form gives back for r.
-func viaJSON(t *testing.T, r *scoping.Record) *scoping.Record {
+func viaJSON(t *testing.T, r *engine.Record) *engine.Record {
 	t.Helper()
 	v, err := json.Marshal(r)
 	require.NoError(t, err)
@@ -30,7 +30,7 @@ func viaJSON(t *testing.T, r *scoping.Record) *scoping.Record {
 
 // normal makes empty relationship lists comparable (JSON keeps [] and
 // null apart, the binary form does not: both mean no ids).
-func normal(r *scoping.Record) *scoping.Record {
+func normal(r *engine.Record) *engine.Record {
 	for k, v := range r.Rels {
 		if len(v) == 0 {
 			r.Rels[k] = nil
@@ -76,7 +76,7 @@ func randValue(r *rand.Rand, depth int) any {
 func TestBinaryFormMatchesJSON(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	for i := range 2000 {
-		rec := scoping.NewRecord("projects", "7")
+		rec := engine.NewRecord("projects", "7")
 		rec.ID = "42"
 		for j := range r.IntN(12) {
 			rec.Attrs[fmt.Sprint("attr-", j)] = randValue(r, 0)
@@ -107,7 +107,7 @@ func TestBinaryFormFallsBackToJSON(t *testing.T) {
 		"bad number":    json.Number("1e"),
 		"string map":    map[string]string{"a": "b"},
 	} {
-		rec := scoping.NewRecord("clients", "1")
+		rec := engine.NewRecord("clients", "1")
 		rec.ID = "42"
 		rec.Attrs["x"] = v
 		enc, err := encodeRecord(rec)
@@ -129,18 +129,18 @@ func TestOpenRewritesJSONRecords(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "old.db")
 	db, err := Open(path)
 	require.NoError(t, err)
-	rec := scoping.NewRecord("clients", "3")
+	rec := engine.NewRecord("clients", "3")
 	rec.Attrs["name"], rec.Attrs["active"] = "Globex", true
 	rec.Attrs["user-defined-fields"] = map[string]any{"tier": json.Number("2")}
-	require.NoError(t, db.Update(t.Context(), func(tx scoping.Tx) error { return tx.Insert(rec) }))
+	require.NoError(t, db.Update(t.Context(), func(tx engine.Tx) error { return tx.Insert(rec) }))
 	k, _ := idKey(rec.ID)
 	old, err := json.Marshal(rec)
 	require.NoError(t, err)
 	require.NoError(t, db.bolt.Update(func(tx *bolt.Tx) error { // as an earlier version wrote it
 		return tx.Bucket(bucketRec).Bucket([]byte("clients")).Bucket([]byte("3")).Put(k, old)
 	}))
-	var before *scoping.Record
-	require.NoError(t, db.View(t.Context(), func(tx scoping.Tx) error {
+	var before *engine.Record
+	require.NoError(t, db.View(t.Context(), func(tx engine.Tx) error {
 		before, err = tx.Get("clients", "3", rec.ID)
 		return err
 	}))
@@ -154,7 +154,7 @@ func TestOpenRewritesJSONRecords(t *testing.T) {
 		require.Equal(t, byte(binVersion), v[0])
 		return nil
 	}))
-	require.NoError(t, db.View(t.Context(), func(tx scoping.Tx) error {
+	require.NoError(t, db.View(t.Context(), func(tx engine.Tx) error {
 		after, err := tx.Get("clients", "3", rec.ID)
 		require.NoError(t, err)
 		require.Equal(t, before, after)
@@ -172,7 +172,7 @@ func TestValidNumber(t *testing.T) {
 
 // FuzzDecodeBinary: damaged stored bytes give an error, never a panic.
 func FuzzDecodeBinary(f *testing.F) {
-	rec := scoping.NewRecord("projects", "1")
+	rec := engine.NewRecord("projects", "1")
 	rec.Attrs["name"], rec.Attrs["tags"] = "x", []any{"a", json.Number("1"), map[string]any{"k": nil}}
 	rec.Rels["client"] = []string{"4"}
 	v, _ := encodeRecord(rec)

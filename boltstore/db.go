@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/scopekit/scopekit/auth"
+	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/scoping"
 	bolt "go.etcd.io/bbolt"
 )
@@ -21,7 +22,7 @@ var ErrLocked = errors.New("database file is in use by another process")
 type DB struct {
 	bolt   *bolt.DB
 	path   string
-	schema *scoping.Schema
+	schema *engine.Schema
 	// Now is the clock used for timestamps; tests may replace it.
 	Now func() time.Time
 
@@ -37,7 +38,7 @@ type Option func(*DB)
 // WithSchema makes the store index and list the types of schema (by
 // default scoping.DefaultSchema()). A scoping.Service created over the
 // store serves the same schema unless given another.
-func WithSchema(schema *scoping.Schema) Option { return func(db *DB) { db.schema = schema } }
+func WithSchema(schema *engine.Schema) Option { return func(db *DB) { db.schema = schema } }
 
 // Open opens (creating if missing) the bbolt file at path. It waits at most
 // one second for the file lock and then fails with ErrLocked, so that a
@@ -91,7 +92,7 @@ var rootBuckets []string
 func (db *DB) Path() string { return db.path }
 
 // Schema returns the types the store indexes.
-func (db *DB) Schema() *scoping.Schema { return db.schema }
+func (db *DB) Schema() *engine.Schema { return db.schema }
 
 // Close closes the database file.
 func (db *DB) Close() error { return db.bolt.Close() }

@@ -5,16 +5,16 @@ import (
 	"slices"
 
 	"github.com/scopekit/scopekit"
-	"github.com/scopekit/scopekit/scoping"
+	"github.com/scopekit/scopekit/engine"
 	bolt "go.etcd.io/bbolt"
 )
 
-// List implements scoping.Tx. Equality conditions on indexed fields (and
+// List implements engine.Tx. Equality conditions on indexed fields (and
 // on "id") select candidate ids from the indexes without reading records;
 // the remaining conditions are evaluated on the candidates. When nothing is
 // left to evaluate and the order is by id, only the requested page is read
 // and decoded.
-func (t *tx) List(q *scoping.Query) ([]*scoping.Record, int, error) {
+func (t *tx) List(q *engine.Query) ([]*engine.Record, int, error) {
 	def, ok := t.db.schema.Lookup(q.Type)
 	if !ok {
 		return nil, 0, scopekit.Errorf(scopekit.ENOTFOUND, "no resource type %q", q.Type)
@@ -27,15 +27,15 @@ func (t *tx) List(q *scoping.Query) ([]*scoping.Record, int, error) {
 	for _, f := range def.IndexedFields() {
 		indexed[f] = true
 	}
-	var residual []scoping.Cond
+	var residual []engine.Cond
 	for _, c := range q.Where {
-		if !(c.Op == scoping.OpIn && (indexed[c.Field] || c.Field == "id")) {
+		if !(c.Op == engine.OpIn && (indexed[c.Field] || c.Field == "id")) {
 			residual = append(residual, c)
 		}
 	}
 	fast := len(residual) == 0 && len(q.Sort) == 0 && !q.AllAccounts
 
-	var all []*scoping.Record
+	var all []*engine.Record
 	total := 0
 	for _, acct := range accounts {
 		b, err := t.records(q.Type, acct, false)
@@ -94,18 +94,18 @@ func (t *tx) List(q *scoping.Query) ([]*scoping.Record, int, error) {
 // singleIndexed returns the condition of a query that is exactly one
 // equality on one value of an indexed field (the common case: the default
 // filter[active]=true).
-func singleIndexed(q *scoping.Query, indexed map[string]bool) (scoping.Cond, bool) {
+func singleIndexed(q *engine.Query, indexed map[string]bool) (engine.Cond, bool) {
 	if len(q.Where) != 1 {
-		return scoping.Cond{}, false
+		return engine.Cond{}, false
 	}
 	c := q.Where[0]
-	return c, c.Op == scoping.OpIn && len(c.Values) == 1 && indexed[c.Field]
+	return c, c.Op == engine.OpIn && len(c.Values) == 1 && indexed[c.Field]
 }
 
 // indexPage serves a page for a single indexed equality by walking the
 // index once: it counts every entry and keeps only the page's keys, so a
 // page of 250 out of 10,000 allocates for 250.
-func (t *tx) indexPage(q *scoping.Query, b *bolt.Bucket, acct string, c scoping.Cond) ([]*scoping.Record, int, error) {
+func (t *tx) indexPage(q *engine.Query, b *bolt.Bucket, acct string, c engine.Cond) ([]*engine.Record, int, error) {
 	ib, err := t.index(q.Type, acct, c.Field, false)
 	if err != nil || ib == nil {
 		return nil, 0, err
@@ -132,7 +132,7 @@ func (t *tx) indexPage(q *scoping.Query, b *bolt.Bucket, acct string, c scoping.
 // page serves an id-ordered page when no condition is left to evaluate:
 // the total is the number of candidates (or of records when cand is nil),
 // and only the page's records are read and decoded.
-func (t *tx) page(q *scoping.Query, b *bolt.Bucket, acct string, cand [][]byte) ([]*scoping.Record, int, error) {
+func (t *tx) page(q *engine.Query, b *bolt.Bucket, acct string, cand [][]byte) ([]*engine.Record, int, error) {
 	if cand != nil {
 		return t.decodeKeys(q.Type, b, acct, window(cand, q.Offset, q.Limit), len(cand))
 	}
@@ -149,7 +149,7 @@ func (t *tx) page(q *scoping.Query, b *bolt.Bucket, acct string, cand [][]byte) 
 }
 
 // decodeKeys reads and decodes the records of keys, in order.
-func (t *tx) decodeKeys(typ string, b *bolt.Bucket, acct string, keys [][]byte, total int) ([]*scoping.Record, int, error) {
+func (t *tx) decodeKeys(typ string, b *bolt.Bucket, acct string, keys [][]byte, total int) ([]*engine.Record, int, error) {
 	found, vals := keys[:0:0], make([][]byte, 0, len(keys))
 	for _, k := range keys {
 		if v := b.Get(k); v != nil {
@@ -162,7 +162,7 @@ func (t *tx) decodeKeys(typ string, b *bolt.Bucket, acct string, keys [][]byte, 
 
 // candidates intersects the id sets of the indexed equality conditions; nil
 // means "every record" (no such condition).
-func (t *tx) candidates(q *scoping.Query, def *scoping.TypeDef, b *bolt.Bucket, acct string, indexed map[string]bool) ([][]byte, error) {
+func (t *tx) candidates(q *engine.Query, def *engine.TypeDef, b *bolt.Bucket, acct string, indexed map[string]bool) ([][]byte, error) {
 	var cand [][]byte
 	have := false
 	for _, c := range q.Where {
@@ -180,7 +180,7 @@ func (t *tx) candidates(q *scoping.Query, def *scoping.TypeDef, b *bolt.Bucket, 
 			}
 			continue
 		}
-		if c.Op != scoping.OpIn {
+		if c.Op != engine.OpIn {
 			continue
 		}
 		switch {
@@ -224,15 +224,15 @@ func (t *tx) candidates(q *scoping.Query, def *scoping.TypeDef, b *bolt.Bucket, 
 }
 
 // isRange reports whether c bounds a field from one side.
-func isRange(c scoping.Cond) bool {
-	return (c.Op == scoping.OpLte || c.Op == scoping.OpGte) && len(c.Values) == 1
+func isRange(c engine.Cond) bool {
+	return (c.Op == engine.OpLte || c.Op == engine.OpGte) && len(c.Values) == 1
 }
 
 // rangeIDs walks the index of a time field from one end to the bound of c
 // (times sort as their text does), returning the ids of the records in
 // range without reading any record. The condition is still evaluated on
 // the records (it is residual), so this only has to include them all.
-func (t *tx) rangeIDs(typ, acct string, c scoping.Cond) ([][]byte, error) {
+func (t *tx) rangeIDs(typ, acct string, c engine.Cond) ([][]byte, error) {
 	ib, err := t.index(typ, acct, c.Field, false)
 	if err != nil || ib == nil {
 		return nil, err
@@ -241,14 +241,14 @@ func (t *tx) rangeIDs(typ, acct string, c scoping.Cond) ([][]byte, error) {
 	var ids [][]byte
 	cur := ib.Cursor()
 	k, _ := cur.Seek(bound)
-	if c.Op == scoping.OpLte {
+	if c.Op == engine.OpLte {
 		k, _ = cur.First()
 	}
 	for ; k != nil; k, _ = cur.Next() {
 		if len(k) < 9 {
 			continue
 		}
-		if c.Op == scoping.OpLte && bytes.Compare(k[:len(k)-9], bound) > 0 {
+		if c.Op == engine.OpLte && bytes.Compare(k[:len(k)-9], bound) > 0 {
 			break
 		}
 		ids = append(ids, k[len(k)-8:])

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/scoping"
 	"github.com/stretchr/testify/require"
 	bolt "go.etcd.io/bbolt"
@@ -19,10 +20,10 @@ func TestCreatedAtRangeUsesIndex(t *testing.T) {
 	require.NoError(t, err)
 	defer db.Close()
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	require.NoError(t, db.Update(context.Background(), func(tx scoping.Tx) error {
+	require.NoError(t, db.Update(context.Background(), func(tx engine.Tx) error {
 		for i := range 500 {
-			r := scoping.NewRecord("webhook-publications", "1")
-			r.CreatedAt = scoping.FormatTime(t0.Add(time.Duration(i) * time.Minute))
+			r := engine.NewRecord("webhook-publications", "1")
+			r.CreatedAt = engine.FormatTime(t0.Add(time.Duration(i) * time.Minute))
 			if err := tx.Insert(r); err != nil {
 				return err
 			}
@@ -30,8 +31,8 @@ func TestCreatedAtRangeUsesIndex(t *testing.T) {
 		return nil
 	}))
 	def, _ := scoping.DefaultSchema().Lookup("webhook-publications")
-	q := &scoping.Query{Type: def.Name, AccountID: "1",
-		Where: []scoping.Cond{{Field: "created-at", Op: scoping.OpLte, Values: []string{scoping.FormatTime(t0.Add(4 * time.Minute))}}}}
+	q := &engine.Query{Type: def.Name, AccountID: "1",
+		Where: []engine.Cond{{Field: "created-at", Op: engine.OpLte, Values: []string{engine.FormatTime(t0.Add(4 * time.Minute))}}}}
 	require.NoError(t, db.bolt.View(func(btx *bolt.Tx) error {
 		t2 := &tx{db: db, btx: btx}
 		b, err := t2.records(def.Name, "1", false)
@@ -51,8 +52,8 @@ func TestCreatedAtRangeUsesIndex(t *testing.T) {
 	require.Len(t, recs, 5)
 }
 
-func listIn(db *DB, q *scoping.Query) (recs []*scoping.Record, total int, err error) {
-	err = db.View(context.Background(), func(tx scoping.Tx) error {
+func listIn(db *DB, q *engine.Query) (recs []*engine.Record, total int, err error) {
+	err = db.View(context.Background(), func(tx engine.Tx) error {
 		recs, total, err = tx.List(q)
 		return err
 	})

@@ -13,7 +13,7 @@ import (
 	"strings"
 
 	"github.com/scopekit/scopekit"
-	"github.com/scopekit/scopekit/scoping"
+	"github.com/scopekit/scopekit/engine"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -31,18 +31,18 @@ var (
 
 func init() { rootBuckets = append(rootBuckets, "rec", "idx") }
 
-var _ scoping.Store = (*DB)(nil)
+var _ engine.Store = (*DB)(nil)
 
-// View implements scoping.Store.
-func (db *DB) View(ctx context.Context, fn func(scoping.Tx) error) error {
+// View implements engine.Store.
+func (db *DB) View(ctx context.Context, fn func(engine.Tx) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	return db.bolt.View(func(btx *bolt.Tx) error { return fn(&tx{db: db, btx: btx}) })
 }
 
-// Update implements scoping.Store.
-func (db *DB) Update(ctx context.Context, fn func(scoping.Tx) error) error {
+// Update implements engine.Store.
+func (db *DB) Update(ctx context.Context, fn func(engine.Tx) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -52,7 +52,7 @@ func (db *DB) Update(ctx context.Context, fn func(scoping.Tx) error) error {
 		if err := fn(t); err != nil {
 			return err
 		}
-		return ctx.Err() // canceled while fn ran: roll back rather than commit (scoping.Store)
+		return ctx.Err() // canceled while fn ran: roll back rather than commit (engine.Store)
 	})
 	for _, typ := range t.wrote { // after the commit (versions.go)
 		db.versions.bump(typ)
@@ -132,8 +132,8 @@ func (t *tx) index(typ, accountID, field string, create bool) (*bolt.Bucket, err
 // decodeNext decodes the next stored record from dec. Numbers stay
 // json.Number: money inside objects (approval conditions) must not pass
 // through float64.
-func decodeNext(dec *json.Decoder, typ, accountID string, k []byte) (*scoping.Record, error) {
-	r := &scoping.Record{Type: typ, ID: keyID(k), AccountID: accountID}
+func decodeNext(dec *json.Decoder, typ, accountID string, k []byte) (*engine.Record, error) {
+	r := &engine.Record{Type: typ, ID: keyID(k), AccountID: accountID}
 	if err := dec.Decode(r); err != nil {
 		return nil, fmt.Errorf("decode %s %s: %w", typ, r.ID, err)
 	}
@@ -150,8 +150,8 @@ func decodeNext(dec *json.Decoder, typ, accountID string, k []byte) (*scoping.Re
 // share one json.Decoder: values are self-delimiting, so a reader that
 // yields them one after another lets the decoder and its buffer serve the
 // whole batch instead of one each.
-func decodeBatch(typ, accountID string, keys, vals [][]byte) ([]*scoping.Record, error) {
-	out := make([]*scoping.Record, len(keys))
+func decodeBatch(typ, accountID string, keys, vals [][]byte) ([]*engine.Record, error) {
+	out := make([]*engine.Record, len(keys))
 	var jsonAt []int
 	var jsonVals [][]byte
 	for i, k := range keys {
@@ -201,8 +201,8 @@ func notFound(typ, id string) error {
 	return scopekit.Errorf(scopekit.ENOTFOUND, "%s %s not found", typ, id)
 }
 
-// Get implements scoping.Tx.
-func (t *tx) Get(typ, accountID, id string) (*scoping.Record, error) {
+// Get implements engine.Tx.
+func (t *tx) Get(typ, accountID, id string) (*engine.Record, error) {
 	k, v, err := t.stored(typ, accountID, id)
 	if err != nil {
 		return nil, err
@@ -230,10 +230,10 @@ func (t *tx) stored(typ, accountID, id string) (k, v []byte, err error) {
 	return k, v, nil
 }
 
-// GetShared implements scoping.SharedReader: Get through the shared
+// GetShared implements engine.SharedReader: Get through the shared
 // record cache, keyed by the record's place and checked against its
 // stored bytes.
-func (t *tx) GetShared(typ, accountID, id string) (*scoping.Record, error) {
+func (t *tx) GetShared(typ, accountID, id string) (*engine.Record, error) {
 	k, v, err := t.stored(typ, accountID, id)
 	if err != nil {
 		return nil, err
@@ -241,8 +241,8 @@ func (t *tx) GetShared(typ, accountID, id string) (*scoping.Record, error) {
 	return t.db.shared.get(typ, accountID, k, v)
 }
 
-// Insert implements scoping.Tx.
-func (t *tx) Insert(r *scoping.Record) error {
+// Insert implements engine.Tx.
+func (t *tx) Insert(r *engine.Record) error {
 	b, err := t.records(r.Type, r.AccountID, true)
 	if err != nil {
 		return err
@@ -270,7 +270,7 @@ func (t *tx) Insert(r *scoping.Record) error {
 		return scopekit.Errorf(scopekit.ECONFLICT, "%s %s already exists", r.Type, r.ID)
 	}
 	t.written(r.Type)
-	now := scoping.FormatTime(t.db.Now())
+	now := engine.FormatTime(t.db.Now())
 	if r.CreatedAt == "" {
 		r.CreatedAt = now
 	}
@@ -280,8 +280,8 @@ func (t *tx) Insert(r *scoping.Record) error {
 	return t.write(b, k, r, nil)
 }
 
-// Replace implements scoping.Tx.
-func (t *tx) Replace(r *scoping.Record) error {
+// Replace implements engine.Tx.
+func (t *tx) Replace(r *engine.Record) error {
 	k, ok := idKey(r.ID)
 	b, err := t.records(r.Type, r.AccountID, false)
 	if err != nil {
@@ -295,12 +295,12 @@ func (t *tx) Replace(r *scoping.Record) error {
 		return err
 	}
 	r.CreatedAt = old.CreatedAt
-	r.UpdatedAt = scoping.FormatTime(t.db.Now())
+	r.UpdatedAt = engine.FormatTime(t.db.Now())
 	t.written(r.Type)
 	return t.write(b, k, r, old)
 }
 
-// Delete implements scoping.Tx.
+// Delete implements engine.Tx.
 func (t *tx) Delete(typ, accountID, id string) error {
 	old, err := t.Get(typ, accountID, id)
 	if err != nil {
@@ -315,7 +315,7 @@ func (t *tx) Delete(typ, accountID, id string) error {
 	return b.Delete(k)
 }
 
-func (t *tx) write(b *bolt.Bucket, k []byte, r, old *scoping.Record) error {
+func (t *tx) write(b *bolt.Bucket, k []byte, r, old *engine.Record) error {
 	v, err := encodeRecord(r)
 	if err != nil {
 		return fmt.Errorf("encode %s %s: %w", r.Type, r.ID, err)
@@ -328,7 +328,7 @@ func (t *tx) write(b *bolt.Bucket, k []byte, r, old *scoping.Record) error {
 
 // reindex moves the index entries of a record from old to new (either may
 // be nil).
-func (t *tx) reindex(old, cur *scoping.Record) error {
+func (t *tx) reindex(old, cur *engine.Record) error {
 	some := cur
 	if some == nil {
 		some = old

@@ -7,7 +7,7 @@ import (
 
 	"github.com/scopekit/scopekit/boltstore"
 	"github.com/scopekit/scopekit/boltstore/bolttest"
-	"github.com/scopekit/scopekit/scoping"
+	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/scoping/storetest"
 	webhookstoretest "github.com/scopekit/scopekit/webhook/storetest"
 	"github.com/stretchr/testify/require"
@@ -19,7 +19,7 @@ func mustOpenDB(tb testing.TB) *boltstore.DB { return bolttest.Open(tb) }
 
 // Ensure the bbolt store passes the store conformance suite.
 func TestConformance(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, now func() time.Time) scoping.Store {
+	storetest.Run(t, func(t *testing.T, now func() time.Time) engine.Store {
 		db := mustOpenDB(t)
 		db.Now = now
 		return db

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/scopekit/scopekit"
-	"github.com/scopekit/scopekit/scoping"
+	"github.com/scopekit/scopekit/engine"
 	"github.com/stretchr/testify/require"
 )
 
@@ -16,18 +16,18 @@ import (
 func TestGetShared(t *testing.T) {
 	db := mustOpenDB(t)
 	ctx := context.Background()
-	shared := func(typ, acct, id string) (*scoping.Record, error) {
-		var r *scoping.Record
-		err := db.View(ctx, func(tx scoping.Tx) (err error) {
-			r, err = tx.(scoping.SharedReader).GetShared(typ, acct, id)
+	shared := func(typ, acct, id string) (*engine.Record, error) {
+		var r *engine.Record
+		err := db.View(ctx, func(tx engine.Tx) (err error) {
+			r, err = tx.(engine.SharedReader).GetShared(typ, acct, id)
 			return err
 		})
 		return r, err
 	}
 	var id string
-	require.NoError(t, db.Update(ctx, func(tx scoping.Tx) error {
+	require.NoError(t, db.Update(ctx, func(tx engine.Tx) error {
 		for _, acct := range []string{"1", "2"} { // the same bytes in two accounts
-			u := scoping.NewRecord("users", acct)
+			u := engine.NewRecord("users", acct)
 			u.ID = "7"
 			u.Attrs["status"] = "active"
 			u.CreatedAt, u.UpdatedAt = "2026-01-01T00:00:00Z", "2026-01-01T00:00:00Z"
@@ -49,7 +49,7 @@ func TestGetShared(t *testing.T) {
 	require.Equal(t, "2", other.AccountID)
 
 	setStatus := func(status string, fail bool) error {
-		return db.Update(ctx, func(tx scoping.Tx) error {
+		return db.Update(ctx, func(tx engine.Tx) error {
 			u, err := tx.Get("users", "1", id)
 			if err != nil {
 				return err
@@ -58,7 +58,7 @@ func TestGetShared(t *testing.T) {
 			if err := tx.Replace(u); err != nil {
 				return err
 			}
-			if _, err := tx.(scoping.SharedReader).GetShared("users", "1", id); err != nil {
+			if _, err := tx.(engine.SharedReader).GetShared("users", "1", id); err != nil {
 				return err
 			}
 			if fail {
@@ -78,7 +78,7 @@ func TestGetShared(t *testing.T) {
 	require.Equal(t, "deactivated", got.Str("status"))
 	require.Equal(t, "active", first.Str("status"), "a record handed out is never modified")
 
-	require.NoError(t, db.Update(ctx, func(tx scoping.Tx) error { return tx.Delete("users", "1", id) }))
+	require.NoError(t, db.Update(ctx, func(tx engine.Tx) error { return tx.Delete("users", "1", id) }))
 	_, err = shared("users", "1", id)
 	require.Equal(t, scopekit.ENOTFOUND, scopekit.ErrorCode(err))
 	_, err = shared("users", "1", "not-an-id")

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/scopekit/scopekit/auth"
-	"github.com/scopekit/scopekit/scoping"
+	"github.com/scopekit/scopekit/engine"
 	"github.com/stretchr/testify/require"
 	bolt "go.etcd.io/bbolt"
 )
@@ -27,9 +27,9 @@ func TestHashLongIndexKeys(t *testing.T) {
 
 	long := strings.Repeat("Ärger ", 400) // 2,800 bytes, upper case included
 	var id string
-	require.NoError(t, db.Update(ctx, func(tx scoping.Tx) error {
+	require.NoError(t, db.Update(ctx, func(tx engine.Tx) error {
 		for _, name := range []string{long, "Globex"} {
-			r := scoping.NewRecord("clients", "1")
+			r := engine.NewRecord("clients", "1")
 			r.Attrs["name"] = name
 			if err := tx.Insert(r); err != nil {
 				return err
@@ -42,8 +42,8 @@ func TestHashLongIndexKeys(t *testing.T) {
 	}))
 	find := func(db *DB, name string) []string {
 		var ids []string
-		require.NoError(t, db.View(ctx, func(tx scoping.Tx) error {
-			recs, _, err := tx.List(&scoping.Query{Type: "clients", AccountID: "1", Where: []scoping.Cond{scoping.Eq("name", name)}})
+		require.NoError(t, db.View(ctx, func(tx engine.Tx) error {
+			recs, _, err := tx.List(&engine.Query{Type: "clients", AccountID: "1", Where: []engine.Cond{engine.Eq("name", name)}})
 			for _, r := range recs {
 				ids = append(ids, r.ID)
 			}
@@ -86,7 +86,7 @@ func TestHashLongIndexKeys(t *testing.T) {
 	db, err = Open(path)
 	require.NoError(t, err)
 	defer db.Close()
-	require.NoError(t, db.Update(ctx, func(tx scoping.Tx) error {
+	require.NoError(t, db.Update(ctx, func(tx engine.Tx) error {
 		r, err := tx.Get("clients", "1", id)
 		if err != nil {
 			return err

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/scopekit/scopekit/auth"
-	"github.com/scopekit/scopekit/scoping"
+	"github.com/scopekit/scopekit/engine"
 	"github.com/stretchr/testify/require"
 )
 
@@ -26,8 +26,8 @@ func TestVersions(t *testing.T) {
 	users, clients, authV := db.TypeVersion("users"), db.TypeVersion("clients"), av()
 
 	var id string
-	require.NoError(t, db.Update(ctx, func(tx scoping.Tx) error {
-		u := scoping.NewRecord("users", "1")
+	require.NoError(t, db.Update(ctx, func(tx engine.Tx) error {
+		u := engine.NewRecord("users", "1")
 		u.Attrs["status"] = "active"
 		if err := tx.Insert(u); err != nil {
 			return err
@@ -42,9 +42,9 @@ func TestVersions(t *testing.T) {
 
 	steps := []struct {
 		name string
-		fn   func(tx scoping.Tx) error
+		fn   func(tx engine.Tx) error
 	}{
-		{"replace", func(tx scoping.Tx) error {
+		{"replace", func(tx engine.Tx) error {
 			u, err := tx.Get("users", "1", id)
 			if err != nil {
 				return err
@@ -52,7 +52,7 @@ func TestVersions(t *testing.T) {
 			u.Attrs["status"] = "deactivated"
 			return tx.Replace(u)
 		}},
-		{"delete", func(tx scoping.Tx) error { return tx.Delete("users", "1", id) }},
+		{"delete", func(tx engine.Tx) error { return tx.Delete("users", "1", id) }},
 	}
 	for _, s := range steps {
 		before := db.TypeVersion("users")
@@ -61,12 +61,12 @@ func TestVersions(t *testing.T) {
 	}
 
 	before := db.TypeVersion("users")
-	require.NoError(t, db.View(ctx, func(tx scoping.Tx) error {
-		_, _, err := tx.List(&scoping.Query{Type: "users", AccountID: "1"})
+	require.NoError(t, db.View(ctx, func(tx engine.Tx) error {
+		_, _, err := tx.List(&engine.Query{Type: "users", AccountID: "1"})
 		return err
 	}))
 	require.Equal(t, before, db.TypeVersion("users"), "a read")
-	require.Error(t, db.Update(ctx, func(tx scoping.Tx) error { return errors.New("rolled back") }))
+	require.Error(t, db.Update(ctx, func(tx engine.Tx) error { return errors.New("rolled back") }))
 	require.Equal(t, before, db.TypeVersion("users"), "a transaction that wrote nothing")
 
 	authV = av()

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/scopekit/scopekit/scoping"
+	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/scoping/views"
 	"github.com/scopekit/scopekit/webhook"
 	bolt "go.etcd.io/bbolt"
@@ -34,7 +34,7 @@ func (db *DB) Deliveries(ctx context.Context, q *webhook.DeliveryQuery) ([]*webh
 	}
 	const typ = views.TypeWebhookDeliveries
 	var out []*webhook.Delivery
-	byKey := []byte(strings.ToLower(scoping.FormatTime(q.NextAttemptBy)))
+	byKey := []byte(strings.ToLower(engine.FormatTime(q.NextAttemptBy)))
 	err := db.bolt.View(func(btx *bolt.Tx) error {
 		t := &tx{db: db, btx: btx}
 		l := webhook.NewLoader(t)
@@ -83,7 +83,7 @@ func (db *DB) Deliveries(ctx context.Context, q *webhook.DeliveryQuery) ([]*webh
 	})
 	// each account gave its oldest; the oldest of all come first
 	slices.SortStableFunc(out, func(a, b *webhook.Delivery) int {
-		return cmp.Or(a.NextAttemptAt.Compare(b.NextAttemptAt), scoping.CompareIDs(a.ID, b.ID))
+		return cmp.Or(a.NextAttemptAt.Compare(b.NextAttemptAt), engine.CompareIDs(a.ID, b.ID))
 	})
 	if len(out) > q.Limit {
 		out = out[:max(q.Limit, 0)]

@@ -15,6 +15,7 @@ import (
 	"github.com/scopekit/scopekit/auth"
 	"github.com/scopekit/scopekit/boltstore"
 	"github.com/scopekit/scopekit/client"
+	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/scoping"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -285,9 +286,9 @@ func seedBulk(t *testing.T, path string, n int) {
 	}))
 	au := &auth.Service{Store: db.AuthStore(), Directory: scoping.Directory(db), BcryptCost: bcrypt.MinCost}
 	require.NoError(t, au.SetServiceCredential(c, acct, uid, "bulk-bot", "bulk-bot-secret"))
-	require.NoError(t, db.Update(c, func(tx scoping.Tx) error {
+	require.NoError(t, db.Update(c, func(tx engine.Tx) error {
 		for i := range n {
-			r := scoping.NewRecord("clients", acct)
+			r := engine.NewRecord("clients", acct)
 			r.Attrs["name"], r.Attrs["active"] = fmt.Sprintf("Client %04d", i), true
 			if err := tx.Insert(r); err != nil {
 				return err

@@ -31,6 +31,7 @@ import (
 
 	"github.com/scopekit/scopekit"
 	"github.com/scopekit/scopekit/documents"
+	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/mergedata"
 	"github.com/scopekit/scopekit/scoping"
 	"github.com/scopekit/scopekit/scoping/views"
@@ -64,7 +65,7 @@ type Pool struct {
 	Logger *slog.Logger
 	// BeforeGenerate, when set, runs before each document is rendered,
 	// with the claimed record (tests use it to hold a worker mid-job).
-	BeforeGenerate func(ctx context.Context, doc *scoping.Record)
+	BeforeGenerate func(ctx context.Context, doc *engine.Record)
 
 	wake chan struct{}
 	once sync.Once

@@ -27,7 +27,7 @@ import (
 type env struct {
 	svc      *scoping.Service
 	pool     *docgen.Pool
-	actor    *scoping.Actor
+	actor    *engine.Actor
 	project  string
 	template string // the built-in Standard SOW
 }
@@ -42,7 +42,7 @@ func mustEnv(tb testing.TB) *env {
 
 // newPool is a pool (not running) of an instance with its own service over
 // db.
-func newPool(db scoping.Store) (*scoping.Service, *docgen.Pool) {
+func newPool(db engine.Store) (*scoping.Service, *docgen.Pool) {
 	svc := scoping.NewService(db)
 	p := docgen.New(svc)
 	p.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -51,7 +51,7 @@ func newPool(db scoping.Store) (*scoping.Service, *docgen.Pool) {
 }
 
 // mustEnvOn is env over db.
-func mustEnvOn(tb testing.TB, db scoping.Store) *env {
+func mustEnvOn(tb testing.TB, db engine.Store) *env {
 	tb.Helper()
 	e := &env{}
 	e.svc, e.pool = newPool(db)
@@ -70,7 +70,7 @@ func mustEnvOn(tb testing.TB, db scoping.Store) *env {
 	seeded, err := demodata.Seed(ctx, e.svc, e.actor, "")
 	require.NoError(tb, err)
 	e.project = seeded.ProjectID
-	res, err := e.svc.List(ctx, e.actor, "document-templates", scoping.ListParams{}, engine.Options{})
+	res, err := e.svc.List(ctx, e.actor, "document-templates", engine.ListParams{}, engine.Options{})
 	require.NoError(tb, err)
 	require.Len(tb, res.Records, 1)
 	e.template = res.Records[0].ID
@@ -80,21 +80,21 @@ func mustEnvOn(tb testing.TB, db scoping.Store) *env {
 // queue creates a project document through the engine.
 func (e *env) queue(tb testing.TB, docType string, pdf bool) string {
 	tb.Helper()
-	in := &scoping.Input{Attrs: map[string]json.RawMessage{}, Rels: map[string]scoping.RelInput{
-		"project": {Refs: []scoping.Ref{{Type: "projects", ID: e.project}}}}}
+	in := &engine.Input{Attrs: map[string]json.RawMessage{}, Rels: map[string]engine.RelInput{
+		"project": {Refs: []engine.Ref{{Type: "projects", ID: e.project}}}}}
 	in.Attrs["document-type"] = []byte(`"` + docType + `"`)
 	in.Attrs["generate-pdf"] = []byte(fmt.Sprint(pdf))
 	if docType == scoping.DocumentSOW {
-		in.Rels["document-template"] = scoping.RelInput{Refs: []scoping.Ref{{Type: "document-templates", ID: e.template}}}
+		in.Rels["document-template"] = engine.RelInput{Refs: []engine.Ref{{Type: "document-templates", ID: e.template}}}
 	}
 	res, err := e.svc.Create(context.Background(), e.actor, "project-documents", in, engine.Options{})
 	require.NoError(tb, err)
 	return res.Records[0].ID
 }
 
-func (e *env) doc(tb testing.TB, id string) *scoping.Record {
+func (e *env) doc(tb testing.TB, id string) *engine.Record {
 	tb.Helper()
-	res, err := e.svc.Get(context.Background(), e.actor, "project-documents", id, scoping.ListParams{}, engine.Options{})
+	res, err := e.svc.Get(context.Background(), e.actor, "project-documents", id, engine.ListParams{}, engine.Options{})
 	require.NoError(tb, err)
 	return res.Records[0]
 }
@@ -134,7 +134,7 @@ func TestGenerate(t *testing.T) {
 		pdf      bool
 		conv     documents.Converter
 		tamper   func(job *scoping.DocumentJob)
-		before   func(context.Context, *scoping.Record)
+		before   func(context.Context, *engine.Record)
 		file     string // content type of the file, "" for none
 		hasPDF   bool
 		failure  string
@@ -154,7 +154,7 @@ func TestGenerate(t *testing.T) {
 		{name: "breakdown", docType: "breakdown", file: documents.ContentTypeXLSX, filename: "Globex firewall refresh - Breakdown.xlsx"},
 		{name: "a deleted project", docType: "pricing", tamper: func(j *scoping.DocumentJob) { j.Document.SetRel("project", "999999") },
 			failure: "the project could not be read"},
-		{name: "a panicking renderer", docType: "pricing", before: func(context.Context, *scoping.Record) { panic("boom") },
+		{name: "a panicking renderer", docType: "pricing", before: func(context.Context, *engine.Record) { panic("boom") },
 			failure: "internal error while generating the document"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -11,6 +11,7 @@ import (
 	"github.com/scopekit/scopekit"
 	"github.com/scopekit/scopekit/boltstore"
 	"github.com/scopekit/scopekit/docgen"
+	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/pgstore"
 	"github.com/scopekit/scopekit/pgstore/pgtest"
 	"github.com/scopekit/scopekit/scoping"
@@ -27,7 +28,7 @@ func TestMain(m *testing.M) {
 // second instance opens on the same data: one bbolt file (one handle:
 // bbolt locks its file), and, when SCOPEKIT_TEST_DATABASE is set, one
 // PostgreSQL database opened twice.
-func twoInstances(t *testing.T, fn func(t *testing.T, e *env, second scoping.Store)) {
+func twoInstances(t *testing.T, fn func(t *testing.T, e *env, second engine.Store)) {
 	t.Run("bbolt", func(t *testing.T) {
 		db, err := boltstore.Open(filepath.Join(t.TempDir(), "t.db"))
 		require.NoError(t, err)
@@ -73,11 +74,11 @@ func run(t *testing.T, p *docgen.Pool) {
 // leaves it to that one: the first worker renews its lease, so the
 // document is generated once, with one event per status change.
 func TestLiveClaimIsLeftAlone(t *testing.T) {
-	twoInstances(t, func(t *testing.T, e *env, second scoping.Store) {
+	twoInstances(t, func(t *testing.T, e *env, second engine.Store) {
 		const lease = 900 * time.Millisecond // roomy: a late renewal on a loaded machine must not lose it
 		var generations atomic.Int32
 		started := make(chan struct{}, 1)
-		slow := func(ctx context.Context, _ *scoping.Record) {
+		slow := func(ctx context.Context, _ *engine.Record) {
 			if generations.Add(1) == 1 {
 				started <- struct{}{}
 			}
@@ -107,7 +108,7 @@ func TestLiveClaimIsLeftAlone(t *testing.T) {
 // killed) is re-queued and finished by another running instance once its
 // lease runs out, without any restart.
 func TestExpiredLeaseIsRequeuedByAnotherInstance(t *testing.T) {
-	twoInstances(t, func(t *testing.T, e *env, second scoping.Store) {
+	twoInstances(t, func(t *testing.T, e *env, second engine.Store) {
 		id := e.queue(t, "pricing", false)
 		e.claimFor(t, time.Minute) // the claim of an instance that is then killed: never renewed
 
@@ -130,7 +131,7 @@ func TestExpiredLeaseIsRequeuedByAnotherInstance(t *testing.T) {
 // Ensure a worker whose claim ran out and was taken again cannot store its
 // result, renew or release the document; the new claim's result counts.
 func TestStaleClaim(t *testing.T) {
-	twoInstances(t, func(t *testing.T, e *env, second scoping.Store) {
+	twoInstances(t, func(t *testing.T, e *env, second engine.Store) {
 		ctx := context.Background()
 		id := e.queue(t, "pricing", false)
 		stale := e.claimFor(t, 0) // its lease ran out at once
@@ -176,7 +177,7 @@ func TestStoppedAndLostWorkers(t *testing.T) {
 	hold := make(chan struct{})
 	started := make(chan string, 2)
 	e.pool.Workers, e.pool.Lease, e.pool.Poll = 1, 300*time.Millisecond, 10*time.Millisecond
-	e.pool.BeforeGenerate = func(ctx context.Context, doc *scoping.Record) {
+	e.pool.BeforeGenerate = func(ctx context.Context, doc *engine.Record) {
 		started <- doc.ID
 		select {
 		case <-hold:
@@ -201,7 +202,7 @@ func TestStoppedAndLostWorkers(t *testing.T) {
 	go func() { done <- e.pool.Run(ctx) }()
 	<-started
 	acct := e.doc(t, id).AccountID
-	require.NoError(t, e.svc.Store().Update(context.Background(), func(tx scoping.Tx) error {
+	require.NoError(t, e.svc.Store().Update(context.Background(), func(tx engine.Tx) error {
 		doc, err := tx.Get("project-documents", acct, id)
 		if err != nil {
 			return err

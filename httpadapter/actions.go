@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/scopekit/scopekit"
+	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/jsonapi"
 	"github.com/scopekit/scopekit/pricing"
 	"github.com/scopekit/scopekit/scoping"
@@ -146,7 +147,7 @@ func (c *call) actionMeta() (map[string]any, error) {
 
 // serviceAction serves POST /services/{id}/submit-for-approval and
 // /services/{id}/approve: 200 with the service.
-func (s *Server) serviceAction(act func(context.Context, *scoping.Actor, string) (*scoping.Result, error)) func(c *call) error {
+func (s *Server) serviceAction(act func(context.Context, *engine.Actor, string) (*engine.Result, error)) func(c *call) error {
 	return func(c *call) error {
 		if _, err := c.actionMeta(); err != nil {
 			return err
@@ -226,7 +227,7 @@ func (s *Server) me(c *call) error {
 	return nil
 }
 
-func meResource(c *call, rec *scoping.Record) *jsonapi.Resource {
+func meResource(c *call, rec *engine.Record) *jsonapi.Resource {
 	privs := privileges(c.actor)
 	u := views.User{Record: rec}
 	design := u.Str("settings-design")
@@ -248,16 +249,16 @@ var privilegeLists sync.Map
 
 // privileges returns the actor's access level for every permission, as
 // /v1/me shows them.
-func privileges(a *scoping.Actor) any {
+func privileges(a *engine.Actor) any {
 	var buf [32]byte
 	sig := buf[:0]
 	for _, p := range scoping.Permissions {
 		switch a.Level(p) {
-		case scoping.AccessNone:
+		case engine.AccessNone:
 			sig = append(sig, 'n')
-		case scoping.AccessView:
+		case engine.AccessView:
 			sig = append(sig, 'v')
-		case scoping.AccessManage:
+		case engine.AccessManage:
 			sig = append(sig, 'm')
 		default:
 			sig = nil // a level of its own: not kept

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/scoping"
 	"github.com/scopekit/scopekit/scoping/views"
 	"github.com/stretchr/testify/assert"
@@ -95,7 +96,7 @@ func (f *flow) act(step, action, token, body string) *resp {
 
 func (f *flow) project1(id string) *resp { return f.e.get("/v2/projects/"+id, f.admin) }
 
-func (f *flow) events(t *testing.T) []*scoping.Record {
+func (f *flow) events(t *testing.T) []*engine.Record {
 	evs, err := f.e.svc.Events(context.Background(), "", 0)
 	require.NoError(t, err)
 	return evs

@@ -40,7 +40,7 @@ var auditGuards = map[string]string{"projects/merge-data": "merge_data"}
 
 // auditRoute is one route of the audit.
 type auditRoute struct {
-	typ    *scoping.TypeDef
+	typ    *engine.TypeDef
 	method string
 	path   string // under the prefix: "/projects/7/pricing"
 	body   string
@@ -53,7 +53,7 @@ type auditRoute struct {
 func (r auditRoute) String() string { return r.method + " " + r.path }
 
 // auditValue is a valid value of a required attribute of a fixture.
-func auditValue(def *scoping.TypeDef, a *scoping.AttrDef, n int) any {
+func auditValue(def *engine.TypeDef, a *engine.AttrDef, n int) any {
 	switch {
 	case def.Name == "currencies" && a.Name == "code":
 		return "EUR"
@@ -63,19 +63,19 @@ func auditValue(def *scoping.TypeDef, a *scoping.AttrDef, n int) any {
 		return fmt.Sprintf("audit_field_%d", n)
 	}
 	switch a.Kind {
-	case scoping.KindEnum:
+	case engine.KindEnum:
 		return a.Enum[0]
-	case scoping.KindDecimal:
+	case engine.KindDecimal:
 		return "1"
-	case scoping.KindInt:
+	case engine.KindInt:
 		return 1
-	case scoping.KindBool:
+	case engine.KindBool:
 		return true
-	case scoping.KindDate:
+	case engine.KindDate:
 		return "2026-01-01"
-	case scoping.KindObject:
+	case engine.KindObject:
 		return map[string]any{}
-	case scoping.KindList:
+	case engine.KindList:
 		return []any{}
 	}
 	return fmt.Sprintf("Audit %s %d", def.Name, n)
@@ -100,7 +100,7 @@ func auditFixtures(t *testing.T, e *testEnv, slug string) map[string]string {
 		def, ok := scoping.DefaultSchema().Lookup(name)
 		require.True(t, ok, name)
 		n++
-		in := &scoping.Input{Attrs: map[string]json.RawMessage{}, Rels: map[string]scoping.RelInput{}}
+		in := &engine.Input{Attrs: map[string]json.RawMessage{}, Rels: map[string]engine.RelInput{}}
 		for i := range def.Attrs {
 			a := &def.Attrs[i]
 			if a.Required && !a.Computed {
@@ -110,7 +110,7 @@ func auditFixtures(t *testing.T, e *testEnv, slug string) map[string]string {
 		}
 		for _, rd := range def.Rels {
 			if rd.Required && rd.Stored() && !rd.ReadOnly {
-				in.Rels[rd.Name] = scoping.RelInput{Refs: []scoping.Ref{{Type: rd.Type, ID: ensure(rd.Type)}}}
+				in.Rels[rd.Name] = engine.RelInput{Refs: []engine.Ref{{Type: rd.Type, ID: ensure(rd.Type)}}}
 			}
 		}
 		if !def.ReadOnly || def.Hooks.Create != nil {
@@ -124,7 +124,7 @@ func auditFixtures(t *testing.T, e *testEnv, slug string) map[string]string {
 			t.Logf("fixture %s stored directly: %v", name, err)
 		}
 		{
-			rec := scoping.NewRecord(name, e.accts[slug])
+			rec := engine.NewRecord(name, e.accts[slug])
 			for _, a := range def.Attrs {
 				if a.Default != nil {
 					rec.Attrs[a.Name] = a.Default
@@ -141,7 +141,7 @@ func auditFixtures(t *testing.T, e *testEnv, slug string) map[string]string {
 			if _, ok := def.Rel("project"); ok && rec.Rel("project") == "" {
 				rec.SetRel("project", ensure("projects"))
 			}
-			require.NoError(t, e.svc.Store().Update(ctx, func(tx scoping.Tx) error { return tx.Insert(rec) }))
+			require.NoError(t, e.svc.Store().Update(ctx, func(tx engine.Tx) error { return tx.Insert(rec) }))
 			ids[name] = rec.ID
 			return rec.ID
 		}
@@ -153,7 +153,7 @@ func auditFixtures(t *testing.T, e *testEnv, slug string) map[string]string {
 	}
 	// the fixtures that keep files (templates, generated documents) get
 	// them, so that their file routes have something to serve
-	require.NoError(t, e.svc.Store().Update(ctx, func(tx scoping.Tx) error {
+	require.NoError(t, e.svc.Store().Update(ctx, func(tx engine.Tx) error {
 		for _, def := range scoping.DefaultSchema().Types() {
 			if len(def.Blobs) == 0 {
 				continue
@@ -242,7 +242,7 @@ func auditRole(t *testing.T, e *testEnv, slug, name, level string, none ...strin
 	for _, p := range scoping.Permissions {
 		perms[p] = level
 		if slices.Contains(none, p) {
-			perms[p] = scoping.AccessNone
+			perms[p] = engine.AccessNone
 		}
 	}
 	require.NoError(t, e.svc.Setup(context.Background(), func(a *scoping.Admin) error {
@@ -292,7 +292,7 @@ func TestPermissionAudit(t *testing.T) {
 	lacking := map[string]string{}
 	without := func(p string) string {
 		if lacking[p] == "" {
-			auditRole(t, e, "acme", "No "+p, scoping.AccessManage, p)
+			auditRole(t, e, "acme", "No "+p, engine.AccessManage, p)
 			lacking[p] = e.token("acme", "no-"+strings.ReplaceAll(p, ".", "-")+"@acme.test", "No "+p)
 		}
 		return lacking[p]
@@ -316,7 +316,7 @@ func TestPermissionAudit(t *testing.T) {
 	}
 
 	// a view-only role
-	auditRole(t, e, "acme", "Viewer", scoping.AccessView)
+	auditRole(t, e, "acme", "Viewer", engine.AccessView)
 	viewerID, viewer := e.user("acme", "viewer@acme.test", "Viewer")
 	for _, set := range []struct {
 		prefix string
@@ -371,7 +371,7 @@ func TestPermissionAudit(t *testing.T) {
 	}
 }
 
-func auditActiveParam(def *scoping.TypeDef) string {
+func auditActiveParam(def *engine.TypeDef) string {
 	if def.Archives {
 		return "?filter[active]=true,false"
 	}

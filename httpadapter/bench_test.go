@@ -40,7 +40,7 @@ type benchEnv struct {
 
 // benchDB is what the benchmarks use of a store.
 type benchDB interface {
-	scoping.Store
+	engine.Store
 	AuthStore() auth.Store
 }
 
@@ -81,7 +81,7 @@ func newBenchEnv(b *testing.B, n int) *benchEnv {
 		b.Fatal(err)
 	}
 	a, _ := svc.SystemActor(ctx, acct)
-	res, err := svc.Create(ctx, a, "clients", &scoping.Input{Attrs: map[string]json.RawMessage{"name": json.RawMessage(`"Globex"`)}}, engine.Options{})
+	res, err := svc.Create(ctx, a, "clients", &engine.Input{Attrs: map[string]json.RawMessage{"name": json.RawMessage(`"Globex"`)}}, engine.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -90,9 +90,9 @@ func newBenchEnv(b *testing.B, n int) *benchEnv {
 	// Insert the projects in a few large transactions: the benchmark is
 	// about reads, and one fsync per project would only slow the setup.
 	for start := 0; start < n; start += 2000 {
-		if err := db.Update(ctx, func(tx scoping.Tx) error {
+		if err := db.Update(ctx, func(tx engine.Tx) error {
 			for i := start; i < min(start+2000, n); i++ {
-				p := scoping.NewRecord("projects", acct)
+				p := engine.NewRecord("projects", acct)
 				p.Attrs["project-name"] = fmt.Sprintf("Project %05d network refresh", i)
 				p.Attrs["status"], p.Attrs["active"], p.Attrs["mrr-terms"] = "draft", true, int64(12)
 				p.Attrs["executive-summary"] = "Replace the core switches and firewalls of the head office."
@@ -185,10 +185,10 @@ func (w *discardWriter) Write(p []byte) (int, error) {
 
 // seedLargeProject inserts docs/pricing.md's large project into the bench
 // database.
-func seedLargeProject(b *testing.B, db scoping.Store, acct, client string) string {
+func seedLargeProject(b *testing.B, db engine.Store, acct, client string) string {
 	b.Helper()
 	var pid string
-	err := db.Update(context.Background(), func(tx scoping.Tx) error {
+	err := db.Update(context.Background(), func(tx engine.Tx) error {
 		var err error
 		pid, err = demodata.SeedLarge(tx, acct, client, nil)
 		return err

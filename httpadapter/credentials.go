@@ -3,8 +3,8 @@ package httpadapter
 import (
 	"net/http"
 
+	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/jsonapi"
-	"github.com/scopekit/scopekit/scoping"
 	"github.com/scopekit/scopekit/scoping/views"
 )
 
@@ -31,7 +31,7 @@ func (s *Server) issueCredentials(c *call) error {
 		Attributes: map[string]any{
 			"client-id":     cred.ClientID,
 			"client-secret": secret,
-			"created-at":    scoping.FormatTime(cred.CreatedAt),
+			"created-at":    engine.FormatTime(cred.CreatedAt),
 		},
 		Relationships: map[string]*jsonapi.Relationship{
 			"user": {HasData: true, One: &jsonapi.Identifier{Type: views.TypeUsers, ID: cred.UserID}},

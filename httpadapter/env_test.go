@@ -74,7 +74,7 @@ func mustEnv(t *testing.T) *testEnv {
 
 // testDB is what the tests use of a store.
 type testDB interface {
-	scoping.Store
+	engine.Store
 	webhook.Store
 	AuthStore() auth.Store
 	Close() error
@@ -314,12 +314,12 @@ func (r *resp) meta(name string) any {
 func (e *testEnv) seed(slug, typ, attrs string, rels ...string) string {
 	e.t.Helper()
 	ctx := context.Background()
-	in := &scoping.Input{Rels: map[string]scoping.RelInput{}}
+	in := &engine.Input{Rels: map[string]engine.RelInput{}}
 	if attrs != "" {
 		require.NoError(e.t, json.Unmarshal([]byte(attrs), &in.Attrs))
 	}
 	for i := 0; i+2 < len(rels); i += 3 {
-		in.Rels[rels[i]] = scoping.RelInput{Refs: []scoping.Ref{{Type: rels[i+1], ID: rels[i+2]}}}
+		in.Rels[rels[i]] = engine.RelInput{Refs: []engine.Ref{{Type: rels[i+1], ID: rels[i+2]}}}
 	}
 	a, err := e.svc.SystemActor(ctx, e.accts[slug])
 	require.NoError(e.t, err)

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/scopekit/scopekit/scoping"
+	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/webhook"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -49,7 +49,7 @@ func TestLongIndexedStrings(t *testing.T) {
 		assert.Contains(t, first["detail"], "too long", tc.typ)
 	}
 	// at the limit: stored, filtered by and unique
-	name := strings.Repeat("é", scoping.MaxStringChars)
+	name := strings.Repeat("é", engine.MaxStringChars)
 	id := e.create("/v2/clients", tok, "clients", `{"name":"`+name+`"}`)
 	assert.Equal(t, name, e.get("/v2/clients/"+id, tok).attr("name"))
 	assertError(t, e.req(http.MethodPost, "/v2/clients", tok, doc("clients", "", `{"name":"`+strings.ToUpper(name)+`"}`)),
@@ -59,8 +59,8 @@ func TestLongIndexedStrings(t *testing.T) {
 	assert.Empty(t, r.list())
 	// a text attribute takes 64 KiB, not more
 	svc := e.create("/v2/services", tok, "services", `{"name":"Long text"}`)
-	e.patch("/v2/services/"+svc, tok, "services", svc, `{"description":"`+strings.Repeat("d", scoping.MaxTextBytes)+`"}`)
-	assertError(t, e.req(http.MethodPatch, "/v2/services/"+svc, tok, doc("services", svc, `{"description":"`+strings.Repeat("d", scoping.MaxTextBytes+1)+`"}`)),
+	e.patch("/v2/services/"+svc, tok, "services", svc, `{"description":"`+strings.Repeat("d", engine.MaxTextBytes)+`"}`)
+	assertError(t, e.req(http.MethodPatch, "/v2/services/"+svc, tok, doc("services", svc, `{"description":"`+strings.Repeat("d", engine.MaxTextBytes+1)+`"}`)),
 		http.StatusUnprocessableEntity, "/data/attributes/description")
 }
 
@@ -88,7 +88,7 @@ func TestNullRules(t *testing.T) {
 	_ = uid
 	assert.Len(t, e.get("/v2/projects", tok).list(), 1)
 	assert.Empty(t, e.get("/v2/projects", utok).list())
-	require.NoError(t, e.db.Update(context.Background(), func(tx scoping.Tx) error {
+	require.NoError(t, e.db.Update(context.Background(), func(tx engine.Tx) error {
 		rec, err := tx.Get("roles", e.accts["acme"], role)
 		if err != nil {
 			return err
@@ -257,10 +257,10 @@ func TestOutboxPruned(t *testing.T) {
 	rc := newReceiver(t, status(http.StatusServiceUnavailable))
 	f.subscribe("service_status_changed", rc.URL)
 	f.setStatus("in_progress") // an event with a pending delivery (no dispatcher runs)
-	events := func() []*scoping.Record {
-		var out []*scoping.Record
-		require.NoError(t, f.e.db.View(ctx, func(tx scoping.Tx) error {
-			recs, _, err := tx.List(&scoping.Query{Type: "events", AllAccounts: true})
+	events := func() []*engine.Record {
+		var out []*engine.Record
+		require.NoError(t, f.e.db.View(ctx, func(tx engine.Tx) error {
+			recs, _, err := tx.List(&engine.Query{Type: "events", AllAccounts: true})
 			out = recs
 			return err
 		}))

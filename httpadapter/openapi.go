@@ -5,7 +5,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/scopekit/scopekit/scoping"
+	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/scoping/views"
 )
 
@@ -41,7 +41,7 @@ type routeDoc struct {
 // OpenAPI returns the OpenAPI 3.1 reference of the v2 curated set (v2
 // true) or of every type under /{slug}/v1 with the account context, the
 // auth host and the reference pages, for the types of schema.
-func OpenAPI(schema *scoping.Schema, v2 bool) map[string]any {
+func OpenAPI(schema *engine.Schema, v2 bool) map[string]any {
 	prefix, title := "/{slug}/v1", "ScopeKit API v1"
 	if v2 {
 		prefix, title = "/v2", "ScopeKit API v2 (curated for integrations)"
@@ -251,30 +251,30 @@ func errorResponses() obj {
 }
 
 // attrSchema describes one attribute by its kind.
-func attrSchema(a *scoping.AttrDef) obj {
+func attrSchema(a *engine.AttrDef) obj {
 	var s obj
 	switch a.Kind {
-	case scoping.KindEnum:
+	case engine.KindEnum:
 		e := make([]any, len(a.Enum))
 		for i, v := range a.Enum {
 			e[i] = v
 		}
 		s = obj{"type": "string", "enum": e}
-	case scoping.KindDecimal:
+	case engine.KindDecimal:
 		s = obj{"type": "string", "pattern": `^-?[0-9]+(\.[0-9]+)?$`, "description": "a decimal; numbers are accepted on input"}
-	case scoping.KindInt:
+	case engine.KindInt:
 		s = obj{"type": "integer"}
-	case scoping.KindBool:
+	case engine.KindBool:
 		s = obj{"type": "boolean"}
-	case scoping.KindDate:
+	case engine.KindDate:
 		s = obj{"type": "string", "format": "date"}
-	case scoping.KindTime:
+	case engine.KindTime:
 		s = obj{"type": "string", "format": "date-time"}
-	case scoping.KindObject:
+	case engine.KindObject:
 		s = obj{"type": "object"}
-	case scoping.KindList:
+	case engine.KindList:
 		s = obj{"type": "array", "items": obj{"type": "string"}}
-	case scoping.KindAny:
+	case engine.KindAny:
 		return obj{}
 	default:
 		s = obj{"type": "string"}
@@ -288,7 +288,7 @@ func attrSchema(a *scoping.AttrDef) obj {
 
 // resourceSchema is the resource object of def; write is the variant of
 // request bodies (no id needed, computed attributes left out).
-func resourceSchema(def *scoping.TypeDef, write bool) obj {
+func resourceSchema(def *engine.TypeDef, write bool) obj {
 	attrs, required := obj{}, []string{}
 	for i := range def.Attrs {
 		a := &def.Attrs[i]
@@ -397,7 +397,7 @@ func pathParam(name string) obj {
 }
 
 // listParams are the query parameters a collection of def accepts.
-func listParams(def *scoping.TypeDef) []any {
+func listParams(def *engine.TypeDef) []any {
 	ps := []any{
 		queryParam("page[number]", "page number, from 1", obj{"type": "integer", "minimum": 1}),
 		queryParam("page[size]", "page size, default 250", obj{"type": "integer", "minimum": 1, "maximum": 1000}),
@@ -419,11 +419,11 @@ func listParams(def *scoping.TypeDef) []any {
 	return append(ps, includeParam(def), sortParam(def), fieldsParam(def))
 }
 
-func fieldsParam(def *scoping.TypeDef) obj {
+func fieldsParam(def *engine.TypeDef) obj {
 	return queryParam("fields["+def.Name+"]", "sparse fieldset: comma-separated attributes and relationships", obj{"type": "string"})
 }
 
-func includeParam(def *scoping.TypeDef) obj {
+func includeParam(def *engine.TypeDef) obj {
 	var rels []string
 	for _, r := range def.Rels {
 		rels = append(rels, r.Name)
@@ -431,7 +431,7 @@ func includeParam(def *scoping.TypeDef) obj {
 	return queryParam("include", "comma-separated relationships: "+strings.Join(rels, ", "), obj{"type": "string"})
 }
 
-func sortParam(def *scoping.TypeDef) obj {
+func sortParam(def *engine.TypeDef) obj {
 	keys := []string{views.NameCreatedAt, views.NameUpdatedAt}
 	for _, a := range def.Attrs {
 		if _, ok := def.Sortable(a.Name); ok && !slices.Contains(keys, a.Name) {
@@ -441,7 +441,7 @@ func sortParam(def *scoping.TypeDef) obj {
 	return queryParam("sort", "comma-separated, - for descending: "+strings.Join(keys, ", "), obj{"type": "string"})
 }
 
-func addTypePaths(schema *scoping.Schema, paths obj, prefix string, def *scoping.TypeDef, v2 bool) {
+func addTypePaths(schema *engine.Schema, paths obj, prefix string, def *engine.TypeDef, v2 bool) {
 	var slug []any
 	if !v2 {
 		slug = []any{pathParam("slug")}

@@ -3,6 +3,7 @@ package httpadapter
 import (
 	"strings"
 
+	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/scoping"
 )
 
@@ -85,7 +86,7 @@ var mountDocs = map[string]map[string]routeDoc{
 // schema returns the types the server serves: its service's, or
 // scoping.DefaultSchema() for a server without one (which still serves its
 // reference pages).
-func (s *Server) schema() *scoping.Schema {
+func (s *Server) schema() *engine.Schema {
 	if s.Svc == nil {
 		return scoping.DefaultSchema()
 	}

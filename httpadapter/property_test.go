@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/internal/demodata"
 	"github.com/scopekit/scopekit/scoping"
 	"github.com/stretchr/testify/assert"
@@ -42,8 +43,8 @@ func mustProbeEnv(t *testing.T) *probeEnv {
 }
 
 // writableTypes are the served types with generic writes.
-func writableTypes() []*scoping.TypeDef {
-	var out []*scoping.TypeDef
+func writableTypes() []*engine.TypeDef {
+	var out []*engine.TypeDef
 	for _, def := range scoping.DefaultSchema().Types() {
 		if def.Served() && !def.ReadOnly {
 			out = append(out, def)
@@ -55,7 +56,7 @@ func writableTypes() []*scoping.TypeDef {
 // probe creates a record of def through the API from valid values of its
 // required attributes and relationships (the first record of each target
 // type), and returns its id; it fails the test when it cannot.
-func (p *probeEnv) probe(def *scoping.TypeDef) string {
+func (p *probeEnv) probe(def *engine.TypeDef) string {
 	p.t.Helper()
 	attrs := map[string]any{}
 	for _, a := range def.Attrs {
@@ -104,7 +105,7 @@ func (p *probeEnv) firstOf(typ string) string {
 }
 
 // validValue is a value of a's kind that its type accepts.
-func validValue(def *scoping.TypeDef, a *scoping.AttrDef) any {
+func validValue(def *engine.TypeDef, a *engine.AttrDef) any {
 	switch {
 	case a.Name == "email":
 		return "probe-" + def.Name + "@example.test"
@@ -114,28 +115,28 @@ func validValue(def *scoping.TypeDef, a *scoping.AttrDef) any {
 		return "CHF"
 	}
 	switch a.Kind {
-	case scoping.KindEnum:
+	case engine.KindEnum:
 		return a.Enum[0]
-	case scoping.KindDecimal:
+	case engine.KindDecimal:
 		return "1"
-	case scoping.KindInt:
+	case engine.KindInt:
 		return 1
-	case scoping.KindBool:
+	case engine.KindBool:
 		return false
-	case scoping.KindDate:
+	case engine.KindDate:
 		return "2026-01-02"
-	case scoping.KindTime:
+	case engine.KindTime:
 		return "2026-01-02T03:04:05Z"
-	case scoping.KindObject:
+	case engine.KindObject:
 		return map[string]any{}
-	case scoping.KindList:
+	case engine.KindList:
 		return []string{"a"}
 	}
 	return "probe_" + strings.ReplaceAll(def.Name, "-", "_")
 }
 
 // readBack fetches the probe record of typ, archived or not.
-func (p *probeEnv) readBack(def *scoping.TypeDef) *resp {
+func (p *probeEnv) readBack(def *engine.TypeDef) *resp {
 	p.t.Helper()
 	q := ""
 	if def.Archives {
@@ -149,7 +150,7 @@ func (p *probeEnv) readBack(def *scoping.TypeDef) *resp {
 // record still reads back afterwards (defects 2, 3 and 9 of the probe).
 func TestPropertyEveryAttributeEveryKind(t *testing.T) {
 	p := mustProbeEnv(t)
-	oversized := strings.Repeat("é", scoping.MaxTextBytes) // over every limit, in bytes and characters
+	oversized := strings.Repeat("é", engine.MaxTextBytes) // over every limit, in bytes and characters
 	kinds := map[string]string{
 		"string":    `"x"`,
 		"number":    `12.5`,
@@ -195,7 +196,7 @@ func TestPropertyEveryAttributeEveryKind(t *testing.T) {
 				case "oversized", "nul", "surrogate":
 					assert.GreaterOrEqual(t, r.Status, 400, "%s is accepted", what)
 				case "padded":
-					if a.Kind == scoping.KindDecimal {
+					if a.Kind == engine.KindDecimal {
 						assert.Equal(t, http.StatusUnprocessableEntity, r.Status, "%s is accepted", what)
 					}
 				}

@@ -7,14 +7,14 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/jsonapi"
-	"github.com/scopekit/scopekit/scoping"
 )
 
 // view says how records are rendered for one request: the URL prefix of
 // their links (".../acme/v1" or ".../v2") and the sparse fieldsets.
 type view struct {
-	schema *scoping.Schema
+	schema *engine.Schema
 	prefix string
 	v2     bool
 	fields map[string][]string
@@ -41,7 +41,7 @@ func (v *view) join(base string, names ...string) string {
 // resource renders one record as a JSON:API resource object into res,
 // with fields as the source of its attributes and relationships (see
 // recordFields) and a self link.
-func (v *view) resource(rec *scoping.Record, res *jsonapi.Resource, fields *recordFields) {
+func (v *view) resource(rec *engine.Record, res *jsonapi.Resource, fields *recordFields) {
 	def, _ := v.schema.Lookup(rec.Type)
 	// room for the self link and the related links: the buffer grows once
 	// for a single record, and by doubling along a list
@@ -59,8 +59,8 @@ func (v *view) resource(rec *scoping.Record, res *jsonapi.Resource, fields *reco
 // linkage for stored ones and a related link where the target is served.
 type recordFields struct {
 	v    *view
-	def  *scoping.TypeDef
-	rec  *scoping.Record
+	def  *engine.TypeDef
+	rec  *engine.Record
 	self string // the record's URL
 }
 
@@ -144,7 +144,7 @@ func writeRendered(w http.ResponseWriter, r *http.Request, status int, doc *json
 
 // resources renders records, with one allocation for all their resource
 // objects and one for their field sources.
-func (v *view) resources(recs []*scoping.Record) []*jsonapi.Resource {
+func (v *view) resources(recs []*engine.Record) []*jsonapi.Resource {
 	if len(recs) == 0 {
 		return nil
 	}
@@ -160,7 +160,7 @@ func (v *view) resources(recs []*scoping.Record) []*jsonapi.Resource {
 
 // document renders a read result: a single resource (or null), or a list
 // with meta and paging links.
-func (v *view) document(res *scoping.Result, self string, raw url.Values, q *jsonapi.Query) *jsonapi.Document {
+func (v *view) document(res *engine.Result, self string, raw url.Values, q *jsonapi.Query) *jsonapi.Document {
 	doc := &jsonapi.Document{Meta: res.Meta}
 	if res.Single {
 		if len(res.Records) > 0 {

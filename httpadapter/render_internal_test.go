@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"testing"
 
+	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/jsonapi"
 	"github.com/scopekit/scopekit/scoping"
 	"github.com/stretchr/testify/assert"
@@ -16,17 +17,17 @@ import (
 // empty: a resource rendered after a larger one (another type, a sparse
 // fieldset) shows its own members only.
 func TestRenderedMapsReused(t *testing.T) {
-	project := scoping.NewRecord("projects", "1")
+	project := engine.NewRecord("projects", "1")
 	project.ID = "5"
 	project.Attrs["project-name"] = "Big"
 	project.SetRel("client", "9")
-	client := scoping.NewRecord("clients", "1")
+	client := engine.NewRecord("clients", "1")
 	client.ID = "9"
 	client.Attrs["name"] = "Globex"
-	write := func(v *view, rec *scoping.Record) map[string]any {
+	write := func(v *view, rec *engine.Record) map[string]any {
 		w := httptest.NewRecorder()
 		r := httptest.NewRequest(http.MethodGet, "/", nil)
-		writeRendered(w, r, http.StatusOK, v.document(&scoping.Result{Records: []*scoping.Record{rec}, Single: true}, "http://x/self", nil, &jsonapi.Query{}))
+		writeRendered(w, r, http.StatusOK, v.document(&engine.Result{Records: []*engine.Record{rec}, Single: true}, "http://x/self", nil, &jsonapi.Query{}))
 		var doc struct{ Data map[string]any }
 		require.NoError(t, json.Unmarshal(w.Body.Bytes(), &doc), w.Body.String())
 		return doc.Data

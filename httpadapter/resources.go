@@ -12,7 +12,6 @@ import (
 	"github.com/scopekit/scopekit/auth"
 	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/jsonapi"
-	"github.com/scopekit/scopekit/scoping"
 	"github.com/scopekit/scopekit/scoping/views"
 )
 
@@ -21,7 +20,7 @@ type call struct {
 	w      http.ResponseWriter
 	r      *http.Request
 	params httprouter.Params
-	actor  *scoping.Actor
+	actor  *engine.Actor
 	v2     bool
 	raw    url.Values
 	q      *jsonapi.Query
@@ -117,7 +116,7 @@ func (s *Server) base(r *http.Request) string {
 
 // typeDef resolves the :type parameter; types outside v2's curated set are
 // 404 on v2.
-func (c *call) typeDef() (*scoping.TypeDef, error) {
+func (c *call) typeDef() (*engine.TypeDef, error) {
 	name := c.params.ByName("type")
 	def, ok := c.view.schema.Lookup(name)
 	if !ok || !def.Served() || (c.v2 && !def.V2) {
@@ -126,10 +125,10 @@ func (c *call) typeDef() (*scoping.TypeDef, error) {
 	return def, nil
 }
 
-func (c *call) listParams() scoping.ListParams {
-	p := scoping.ListParams{Filters: c.q.Filters, PageNumber: c.q.PageNumber, PageSize: c.q.PageSize, Include: c.q.Include}
+func (c *call) listParams() engine.ListParams {
+	p := engine.ListParams{Filters: c.q.Filters, PageNumber: c.q.PageNumber, PageSize: c.q.PageSize, Include: c.q.Include}
 	for _, s := range c.q.Sort {
-		p.Sort = append(p.Sort, scoping.SortSpec{Field: s.Field, Desc: s.Desc})
+		p.Sort = append(p.Sort, engine.SortSpec{Field: s.Field, Desc: s.Desc})
 	}
 	return p
 }
@@ -140,13 +139,13 @@ func (c *call) self() string {
 
 // respondOne answers an action with the record it acted on, linked at its
 // own URL.
-func (c *call) respondOne(res *scoping.Result) error {
+func (c *call) respondOne(res *engine.Result) error {
 	r := res.Records[0]
 	writeRendered(c.w, c.r, http.StatusOK, c.view.document(res, c.view.prefix+"/"+r.Type+"/"+r.ID, nil, c.q))
 	return nil
 }
 
-func (c *call) respond(status int, res *scoping.Result) error {
+func (c *call) respond(status int, res *engine.Result) error {
 	writeRendered(c.w, c.r, status, c.view.document(res, c.self(), c.raw, c.q))
 	return nil
 }
@@ -291,7 +290,7 @@ func (s *Server) remove(c *call) error {
 }
 
 // writableType is typeDef for writes: read-only types answer 405.
-func (c *call) writableType() (*scoping.TypeDef, error) {
+func (c *call) writableType() (*engine.TypeDef, error) {
 	def, err := c.typeDef()
 	if err == nil && def.ReadOnly && !(c.r.Method == http.MethodPost && def.Hooks.Create != nil) {
 		c.w.Header().Set("Allow", readOnlyAllow)
@@ -321,7 +320,7 @@ func (c *call) body() ([]byte, error) {
 
 // decodeWrite checks the media type and decodes a write document into the
 // engine's input.
-func (c *call) decodeWrite(opt jsonapi.DecodeOptions) (*scoping.Input, error) {
+func (c *call) decodeWrite(opt jsonapi.DecodeOptions) (*engine.Input, error) {
 	if err := checkContentType(c.r); err != nil {
 		return nil, err
 	}
@@ -333,11 +332,11 @@ func (c *call) decodeWrite(opt jsonapi.DecodeOptions) (*scoping.Input, error) {
 	if err != nil {
 		return nil, err
 	}
-	in := &scoping.Input{Attrs: doc.Attributes, Meta: doc.Meta, Rels: make(map[string]scoping.RelInput, len(doc.Relationships))}
+	in := &engine.Input{Attrs: doc.Attributes, Meta: doc.Meta, Rels: make(map[string]engine.RelInput, len(doc.Relationships))}
 	for name, rel := range doc.Relationships {
-		ri := scoping.RelInput{ToMany: rel.ToMany}
+		ri := engine.RelInput{ToMany: rel.ToMany}
 		for _, id := range rel.Data {
-			ri.Refs = append(ri.Refs, scoping.Ref{Type: id.Type, ID: id.ID})
+			ri.Refs = append(ri.Refs, engine.Ref{Type: id.Type, ID: id.ID})
 		}
 		in.Rels[name] = ri
 	}

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/scopekit/scopekit/scoping"
+	"github.com/scopekit/scopekit/engine"
 	"github.com/stretchr/testify/require"
 )
 
@@ -147,7 +147,7 @@ func TestDocumentThrottleBuckets(t *testing.T) {
 		r := httptest.NewRequest(http.MethodPost, "/v2/project-documents", nil)
 		r.Header.Set("X-Forwarded-For", ip)
 		w := httptest.NewRecorder()
-		c := &call{w: w, r: r, actor: &scoping.Actor{Account: &scoping.Record{ID: account}}}
+		c := &call{w: w, r: r, actor: &engine.Actor{Account: &engine.Record{ID: account}}}
 		if s.admitGeneration(c) {
 			return http.StatusAccepted
 		}

@@ -62,7 +62,7 @@ func BenchmarkWebhookDelivery(b *testing.B) {
 type hookBench struct {
 	db      *boltstore.DB
 	svc     *scoping.Service
-	actor   *scoping.Actor
+	actor   *engine.Actor
 	service string
 	rc      *httptest.Server
 	mu      sync.Mutex
@@ -108,7 +108,7 @@ func newHookBench(b *testing.B, subs int) *hookBench {
 			}
 		}
 		_ = json.Unmarshal(body, &d)
-		at, _ := time.Parse(scoping.TimeFormat, d.Data.Attributes.OccurredAt)
+		at, _ := time.Parse(engine.TimeFormat, d.Data.Attributes.OccurredAt)
 		h.mu.Lock()
 		h.got++
 		h.lat = append(h.lat, now.Sub(at))
@@ -131,10 +131,10 @@ func must(b *testing.B, err error) {
 }
 
 func (h *hookBench) create(b *testing.B, typ, attrs string, rels map[string]string) string {
-	in := &scoping.Input{Rels: map[string]scoping.RelInput{}}
+	in := &engine.Input{Rels: map[string]engine.RelInput{}}
 	must(b, json.Unmarshal([]byte(attrs), &in.Attrs))
 	for name, id := range rels {
-		in.Rels[name] = scoping.RelInput{Refs: []scoping.Ref{{Type: map[string]string{"client": "clients", "project": "projects"}[name], ID: id}}}
+		in.Rels[name] = engine.RelInput{Refs: []engine.Ref{{Type: map[string]string{"client": "clients", "project": "projects"}[name], ID: id}}}
 	}
 	res, err := h.svc.Create(context.Background(), h.actor, typ, in, engine.Options{Strict: true})
 	must(b, err)
@@ -147,7 +147,7 @@ func (h *hookBench) changes(n int) {
 		h.n++
 		st := []string{`"in_progress"`, `"on_hold"`}[h.n%2]
 		_, err := h.svc.Update(context.Background(), h.actor, "project-services", h.service,
-			&scoping.Input{Attrs: map[string]json.RawMessage{"status": json.RawMessage(st)}}, engine.Options{Strict: true})
+			&engine.Input{Attrs: map[string]json.RawMessage{"status": json.RawMessage(st)}}, engine.Options{Strict: true})
 		if err != nil {
 			panic(err)
 		}

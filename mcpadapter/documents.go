@@ -5,7 +5,7 @@ import (
 	"net/url"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/scopekit/scopekit/scoping"
+	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/scoping/views"
 )
 
@@ -38,7 +38,7 @@ type Document struct {
 
 // document turns a project-documents record into a Document; links only
 // when detailed.
-func (t *tools) document(a *scoping.Actor, r *scoping.Record, detailed bool) Document {
+func (t *tools) document(a *engine.Actor, r *engine.Record, detailed bool) Document {
 	v := views.ProjectDocument{Record: r}
 	d := Document{ID: r.ID, ProjectID: v.Project(), DocumentType: v.DocumentType(), Status: v.Status(),
 		Filename: v.Filename(), ContentType: v.ContentType(), Size: v.Size(),
@@ -52,13 +52,13 @@ func (t *tools) document(a *scoping.Actor, r *scoping.Record, detailed bool) Doc
 // links are the absolute URLs of a document's file and PDF, as the API
 // serves them ("" for each the record has none of, or when it is not a
 // document).
-func (t *tools) links(a *scoping.Actor, r *scoping.Record) (file, pdf string) {
+func (t *tools) links(a *engine.Actor, r *engine.Record) (file, pdf string) {
 	return t.link(a, r, views.NameDocumentURL), t.link(a, r, views.NamePdfURL)
 }
 
 // link is the absolute URL of a link attribute of a document, as the API
 // serves it ("" when the record has none).
-func (t *tools) link(a *scoping.Actor, r *scoping.Record, attr string) string {
+func (t *tools) link(a *engine.Actor, r *engine.Record, attr string) string {
 	p := r.Str(attr)
 	if p == "" {
 		return ""
@@ -80,7 +80,7 @@ func (t *tools) getDocument(ctx context.Context, req *mcp.CallToolRequest, in Do
 	if err != nil {
 		return nil, Document{}, t.fail(err)
 	}
-	res, err := t.s.Svc.Get(ctx, a, views.TypeProjectDocuments, id, scoping.ListParams{Filters: map[string]string{"active": "true,false"}}, opts)
+	res, err := t.s.Svc.Get(ctx, a, views.TypeProjectDocuments, id, engine.ListParams{Filters: map[string]string{"active": "true,false"}}, opts)
 	if err != nil {
 		return nil, Document{}, t.fail(err)
 	}

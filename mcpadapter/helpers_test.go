@@ -88,7 +88,7 @@ func (f *fixture) seed(slug, teammate string) *demodata.Seeded {
 }
 
 // system is an actor with every permission in the account.
-func (f *fixture) system(slug string) *scoping.Actor {
+func (f *fixture) system(slug string) *engine.Actor {
 	f.t.Helper()
 	a, err := f.svc.SystemActor(context.Background(), f.accts[slug])
 	require.NoError(f.t, err)
@@ -139,15 +139,15 @@ func (f *fixture) update(slug, typ, id string, attrs map[string]any) {
 
 // input is a write of attributes, marshaled as a client sends them, and
 // to-one relationships.
-func (f *fixture) input(attrs map[string]any, rels map[string][2]string) *scoping.Input {
-	in := &scoping.Input{Attrs: map[string]json.RawMessage{}, Rels: map[string]scoping.RelInput{}}
+func (f *fixture) input(attrs map[string]any, rels map[string][2]string) *engine.Input {
+	in := &engine.Input{Attrs: map[string]json.RawMessage{}, Rels: map[string]engine.RelInput{}}
 	for k, v := range attrs {
 		b, err := json.Marshal(v)
 		require.NoError(f.t, err)
 		in.Attrs[k] = b
 	}
 	for k, r := range rels {
-		in.Rels[k] = scoping.RelInput{Refs: []scoping.Ref{{Type: r[0], ID: r[1]}}}
+		in.Rels[k] = engine.RelInput{Refs: []engine.Ref{{Type: r[0], ID: r[1]}}}
 	}
 	return in
 }
@@ -159,7 +159,7 @@ func (f *fixture) document(docType string, pdf bool) string {
 	rels := map[string][2]string{"project": {"projects", f.acme.ProjectID}}
 	if docType == scoping.DocumentSOW {
 		res, err := f.svc.List(context.Background(), f.system("acme"), "document-templates",
-			scoping.ListParams{Filters: map[string]string{"name": documents.StandardSOWName}}, engine.Options{})
+			engine.ListParams{Filters: map[string]string{"name": documents.StandardSOWName}}, engine.Options{})
 		require.NoError(f.t, err)
 		require.Len(f.t, res.Records, 1)
 		rels["document-template"] = [2]string{"document-templates", res.Records[0].ID}

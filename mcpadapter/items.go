@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/scopekit/scopekit/scoping"
+	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/scoping/views"
 )
 
@@ -114,7 +114,7 @@ func (t *tools) listProjectItems(ctx context.Context, req *mcp.CallToolRequest, 
 		return nil, out, t.fail(err)
 	}
 	res, err := t.s.Svc.Related(ctx, a, views.TypeProjects, id, typ.rel,
-		scoping.ListParams{PageNumber: 1, PageSize: ItemsPageSize}, opts)
+		engine.ListParams{PageNumber: 1, PageSize: ItemsPageSize}, opts)
 	if err != nil {
 		return nil, out, t.fail(err)
 	}
@@ -152,9 +152,9 @@ func (t *tools) listProjectItems(ctx context.Context, req *mcp.CallToolRequest, 
 }
 
 // subservices returns the subservices of a project's services, by service.
-func (t *tools) subservices(ctx context.Context, a *scoping.Actor, projectID string) (map[string][]SubItem, error) {
+func (t *tools) subservices(ctx context.Context, a *engine.Actor, projectID string) (map[string][]SubItem, error) {
 	res, err := t.s.Svc.List(ctx, a, views.TypeProjectSubservices,
-		scoping.ListParams{Filters: map[string]string{"project": projectID}}, opts)
+		engine.ListParams{Filters: map[string]string{"project": projectID}}, opts)
 	if err != nil {
 		return nil, t.fail(err)
 	}
@@ -173,7 +173,7 @@ func (t *tools) subservices(ctx context.Context, a *scoping.Actor, projectID str
 // itself), with created-at and updated-at. Link attributes (a document's
 // download paths) are left out: the tools give them as absolute URLs, and
 // only in the detailed format.
-func declared(schema *scoping.Schema, r *scoping.Record) (map[string]any, map[string][]string) {
+func declared(schema *engine.Schema, r *engine.Record) (map[string]any, map[string][]string) {
 	def, ok := schema.Lookup(r.Type)
 	if !ok {
 		return map[string]any{}, map[string][]string{}

@@ -27,6 +27,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 	"github.com/scopekit/scopekit"
 	"github.com/scopekit/scopekit/auth"
+	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/scoping"
 )
 
@@ -82,7 +83,7 @@ func (s *Server) base(r *http.Request) string {
 
 // session is how one tool call learns who it runs as.
 type session interface {
-	actor(ctx context.Context, req *mcp.CallToolRequest) (*scoping.Actor, error)
+	actor(ctx context.Context, req *mcp.CallToolRequest) (*engine.Actor, error)
 }
 
 // newServer returns an MCP server with every tool, resolving callers
@@ -190,7 +191,7 @@ const accountKey = "scopekit_account_id"
 
 // authenticate resolves a bearer token to its principal and actor;
 // EUNAUTHORIZED for any token the API would refuse.
-func (s *Server) authenticate(ctx context.Context, token string) (*auth.Principal, *scoping.Actor, error) {
+func (s *Server) authenticate(ctx context.Context, token string) (*auth.Principal, *engine.Actor, error) {
 	p, err := s.Auth.Authenticate(ctx, token)
 	if err != nil {
 		return nil, nil, err
@@ -209,7 +210,7 @@ func (s *Server) authenticate(ctx context.Context, token string) (*auth.Principa
 // the request.
 type httpSession struct{ s *Server }
 
-func (h httpSession) actor(ctx context.Context, req *mcp.CallToolRequest) (*scoping.Actor, error) {
+func (h httpSession) actor(ctx context.Context, req *mcp.CallToolRequest) (*engine.Actor, error) {
 	var ti *sdkauth.TokenInfo
 	if req != nil && req.Extra != nil {
 		ti = req.Extra.TokenInfo
@@ -231,7 +232,7 @@ type tokenSession struct {
 	token string
 }
 
-func (t tokenSession) actor(ctx context.Context, _ *mcp.CallToolRequest) (*scoping.Actor, error) {
+func (t tokenSession) actor(ctx context.Context, _ *mcp.CallToolRequest) (*engine.Actor, error) {
 	_, a, err := t.s.authenticate(ctx, t.token)
 	return a, err
 }

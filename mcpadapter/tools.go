@@ -15,7 +15,6 @@ import (
 	"github.com/scopekit/scopekit"
 	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/pricing"
-	"github.com/scopekit/scopekit/scoping"
 	"github.com/scopekit/scopekit/scoping/views"
 )
 
@@ -277,7 +276,7 @@ func (t *tools) searchProjects(ctx context.Context, req *mcp.CallToolRequest, in
 	if err != nil {
 		return nil, out, t.fail(err)
 	}
-	res, err := t.s.Svc.List(ctx, a, views.TypeProjects, scoping.ListParams{Filters: filters,
+	res, err := t.s.Svc.List(ctx, a, views.TypeProjects, engine.ListParams{Filters: filters,
 		PageNumber: page, PageSize: size, Include: []string{views.NameClient}}, opts)
 	if err != nil {
 		return nil, out, t.fail(err)
@@ -295,7 +294,7 @@ func (t *tools) searchProjects(ctx context.Context, req *mcp.CallToolRequest, in
 }
 
 // clientNames maps the ids of the clients among recs to their names.
-func clientNames(recs []*scoping.Record) map[string]string {
+func clientNames(recs []*engine.Record) map[string]string {
 	m := map[string]string{}
 	for _, r := range recs {
 		if r.Type == views.TypeClients {
@@ -305,7 +304,7 @@ func clientNames(recs []*scoping.Record) map[string]string {
 	return m
 }
 
-func summary(rec *scoping.Record, clients map[string]string) ProjectSummary {
+func summary(rec *engine.Record, clients map[string]string) ProjectSummary {
 	p := views.Project{Record: rec}
 	return ProjectSummary{
 		ID: p.ID, Name: p.ProjectName(), ClientID: p.Client(), Client: clients[p.Client()],
@@ -359,7 +358,7 @@ func (t *tools) getProject(ctx context.Context, req *mcp.CallToolRequest, in Pro
 		return nil, out, t.fail(err)
 	}
 	res, err := t.s.Svc.Get(ctx, a, views.TypeProjects, id,
-		scoping.ListParams{Filters: map[string]string{"active": "true,false"}, Include: []string{views.NameClient}}, opts)
+		engine.ListParams{Filters: map[string]string{"active": "true,false"}, Include: []string{views.NameClient}}, opts)
 	if err != nil {
 		return nil, out, t.fail(err)
 	}

@@ -11,7 +11,6 @@ import (
 	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/internal/demodata"
 	"github.com/scopekit/scopekit/internal/snapshottest"
-	"github.com/scopekit/scopekit/scoping"
 	"github.com/scopekit/scopekit/scoping/views"
 	"github.com/stretchr/testify/require"
 )
@@ -42,14 +41,14 @@ func (e *env) seedDemo() *demodata.Seeded {
 // rels are name, type, id triples.
 func (e *env) create(typ string, attrs map[string]any, rels ...string) string {
 	e.TB.Helper()
-	in := &scoping.Input{Attrs: map[string]json.RawMessage{}, Rels: map[string]scoping.RelInput{}}
+	in := &engine.Input{Attrs: map[string]json.RawMessage{}, Rels: map[string]engine.RelInput{}}
 	for k, v := range attrs {
 		b, err := json.Marshal(v)
 		require.NoError(e.TB, err)
 		in.Attrs[k] = b
 	}
 	for i := 0; i+2 < len(rels); i += 3 {
-		in.Rels[rels[i]] = scoping.RelInput{Refs: []scoping.Ref{{Type: rels[i+1], ID: rels[i+2]}}}
+		in.Rels[rels[i]] = engine.RelInput{Refs: []engine.Ref{{Type: rels[i+1], ID: rels[i+2]}}}
 	}
 	res, err := e.Svc.Create(context.Background(), e.Actor, typ, in, engine.Options{})
 	require.NoError(e.TB, err)
@@ -59,7 +58,7 @@ func (e *env) create(typ string, attrs map[string]any, rels ...string) string {
 // updateRec updates attributes of a record through the engine.
 func (e *env) updateRec(typ, id string, attrs map[string]any) {
 	e.TB.Helper()
-	in := &scoping.Input{Attrs: map[string]json.RawMessage{}, Rels: map[string]scoping.RelInput{}}
+	in := &engine.Input{Attrs: map[string]json.RawMessage{}, Rels: map[string]engine.RelInput{}}
 	for k, v := range attrs {
 		b, err := json.Marshal(v)
 		require.NoError(e.TB, err)
@@ -73,7 +72,7 @@ func (e *env) updateRec(typ, id string, attrs map[string]any) {
 // straight into the store.
 func (e *env) setComputed(typ, id string, attrs map[string]any) {
 	e.TB.Helper()
-	require.NoError(e.TB, e.DB.Update(context.Background(), func(tx scoping.Tx) error {
+	require.NoError(e.TB, e.DB.Update(context.Background(), func(tx engine.Tx) error {
 		r, err := tx.Get(typ, e.Acct, id)
 		if err != nil {
 			return err

@@ -51,7 +51,7 @@ func dateOf(t time.Time) *Date {
 	return &Date{Value: t.Format(isoDate), ToShortDate: t.Format(shortDate), ToLongDate: t.Format(longDate)}
 }
 
-// parseDate reads a stored date ("2006-01-02") or time (scoping.TimeFormat,
+// parseDate reads a stored date ("2006-01-02") or time (engine.TimeFormat,
 // or any RFC 3339 time, taken in UTC); ok is false when s is empty or
 // neither.
 func parseDate(s string) (time.Time, bool) {

@@ -495,9 +495,9 @@ func TestProjectFields(t *testing.T) {
 // type, id triples.
 func (e *env) setRels(typ, id string, rels ...string) {
 	e.TB.Helper()
-	in := &scoping.Input{Rels: map[string]scoping.RelInput{}}
+	in := &engine.Input{Rels: map[string]engine.RelInput{}}
 	for i := 0; i+2 < len(rels); i += 3 {
-		in.Rels[rels[i]] = scoping.RelInput{Refs: []scoping.Ref{{Type: rels[i+1], ID: rels[i+2]}}}
+		in.Rels[rels[i]] = engine.RelInput{Refs: []engine.Ref{{Type: rels[i+1], ID: rels[i+2]}}}
 	}
 	_, err := e.Svc.Update(context.Background(), e.Actor, typ, id, in, engine.Options{})
 	require.NoError(e.TB, err)

@@ -7,11 +7,11 @@ import (
 	"github.com/scopekit/scopekit"
 )
 
-// Blobs (scoping.BlobTx) live in the blobs table, one row per account,
+// Blobs (engine.BlobTx) live in the blobs table, one row per account,
 // kind and id; writes take the account's lock like the records they
 // belong to.
 
-// PutBlob implements scoping.BlobTx.
+// PutBlob implements engine.BlobTx.
 func (t *tx) PutBlob(accountID, kind, id string, data []byte) error {
 	if err := t.lockAccount(accountID, true); err != nil {
 		return err
@@ -24,7 +24,7 @@ func (t *tx) PutBlob(accountID, kind, id string, data []byte) error {
 	return err
 }
 
-// Blob implements scoping.BlobTx.
+// Blob implements engine.BlobTx.
 func (t *tx) Blob(accountID, kind, id string) ([]byte, error) {
 	if err := t.lockAccount(accountID, false); err != nil {
 		return nil, err
@@ -38,7 +38,7 @@ func (t *tx) Blob(accountID, kind, id string) ([]byte, error) {
 	return data, err
 }
 
-// DeleteBlob implements scoping.BlobTx.
+// DeleteBlob implements engine.BlobTx.
 func (t *tx) DeleteBlob(accountID, kind, id string) error {
 	if err := t.lockAccount(accountID, true); err != nil {
 		return err

@@ -37,6 +37,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/scoping"
 )
 
@@ -50,7 +51,7 @@ const DefaultClaim = time.Minute
 // DB is an open ScopeKit database on PostgreSQL.
 type DB struct {
 	pool   *pgxpool.Pool
-	schema *scoping.Schema
+	schema *engine.Schema
 	// Now is the clock used for timestamps; tests may replace it.
 	Now func() time.Time
 	// Claim is how long a delivery claimed by a dispatcher stays away from
@@ -75,7 +76,7 @@ type Option func(*DB)
 // WithSchema makes the store index and list the types of schema (by
 // default scoping.DefaultSchema()). A scoping.Service created over the
 // store serves the same schema unless given another.
-func WithSchema(schema *scoping.Schema) Option { return func(db *DB) { db.schema = schema } }
+func WithSchema(schema *engine.Schema) Option { return func(db *DB) { db.schema = schema } }
 
 // Open connects to the database at url (a postgres:// URL or key=value
 // string, as pgx accepts; pool_max_conns and search_path may be set in
@@ -108,7 +109,7 @@ func Open(ctx context.Context, url string, opts ...Option) (*DB, error) {
 }
 
 // Schema returns the types the store indexes.
-func (db *DB) Schema() *scoping.Schema { return db.schema }
+func (db *DB) Schema() *engine.Schema { return db.schema }
 
 // Close closes the connections.
 func (db *DB) Close() error {
@@ -246,7 +247,7 @@ func (db *DB) syncSchema(ctx context.Context, conn *pgx.Conn) error {
 // (equality filters compare lower-cased text) and one per sortable
 // attribute. Long values (text kinds, bounded in bytes rather than as
 // short strings) are left unindexed: a btree entry holds about 2.7 KB.
-func indexExprs(def *scoping.TypeDef) []string {
+func indexExprs(def *engine.TypeDef) []string {
 	var out []string
 	for _, f := range def.IndexedFields() {
 		if rd, ok := def.Rel(f); ok && rd.ToMany {
@@ -268,7 +269,7 @@ func indexExprs(def *scoping.TypeDef) []string {
 }
 
 // short reports whether an attribute's values fit an index entry.
-func short(a *scoping.AttrDef) bool {
+func short(a *engine.AttrDef) bool {
 	n, unit := a.MaxLength()
 	return unit != "bytes" && n <= 255
 }

@@ -6,10 +6,10 @@ import (
 	"strings"
 
 	"github.com/scopekit/scopekit"
-	"github.com/scopekit/scopekit/scoping"
+	"github.com/scopekit/scopekit/engine"
 )
 
-// The SQL of a list mirrors scoping.Cond.Match and Query.SortRecords: a
+// The SQL of a list mirrors engine.Cond.Match and Query.SortRecords: a
 // field is a column (id, created-at, updated-at), a relationship (the ids
 // in rels) or an attribute (its canonical text, sk_text); equality and
 // containment compare lower-cased text, ranges compare bytes (COLLATE
@@ -17,7 +17,7 @@ import (
 // numeric sorts put it last (first when descending), and ties go by id.
 
 // fieldExpr is the SQL text of a field's first (or only) value.
-func fieldExpr(def *scoping.TypeDef, field string) string {
+func fieldExpr(def *engine.TypeDef, field string) string {
 	switch field {
 	case "id":
 		return "id::text"
@@ -34,12 +34,12 @@ func fieldExpr(def *scoping.TypeDef, field string) string {
 
 // toMany reports whether a field holds a list of ids to match element by
 // element.
-func toMany(def *scoping.TypeDef, field string) bool {
+func toMany(def *engine.TypeDef, field string) bool {
 	rd, ok := def.Rel(field)
 	return ok && rd.ToMany
 }
 
-func sortExpr(def *scoping.TypeDef, sk scoping.SortKey) string {
+func sortExpr(def *engine.TypeDef, sk engine.SortKey) string {
 	if sk.Numeric {
 		return "sk_num(" + fieldExpr(def, sk.Field) + ")"
 	}
@@ -63,12 +63,12 @@ func lowered(vs []string) []string {
 }
 
 // condSQL is the SQL of one condition.
-func condSQL(def *scoping.TypeDef, c scoping.Cond, a *args) string {
+func condSQL(def *engine.TypeDef, c engine.Cond, a *args) string {
 	e := fieldExpr(def, c.Field)
 	many := toMany(def, c.Field)
 	elems := "jsonb_array_elements_text(rels -> " + quoteLiteral(c.Field) + ")"
 	switch c.Op {
-	case scoping.OpIn:
+	case engine.OpIn:
 		if c.Field == "id" {
 			var ns []int64
 			for _, v := range c.Values {
@@ -83,7 +83,7 @@ func condSQL(def *scoping.TypeDef, c scoping.Cond, a *args) string {
 			return "EXISTS (SELECT 1 FROM " + elems + " e WHERE lower(e) = ANY(" + p + "::text[]))"
 		}
 		return "lower(" + e + ") = ANY(" + p + "::text[])"
-	case scoping.OpContains:
+	case engine.OpContains:
 		if len(c.Values) == 0 {
 			return "TRUE"
 		}
@@ -92,26 +92,26 @@ func condSQL(def *scoping.TypeDef, c scoping.Cond, a *args) string {
 			return "EXISTS (SELECT 1 FROM " + elems + " e WHERE strpos(lower(e), " + p + "::text) > 0)"
 		}
 		return "strpos(lower(" + e + "), " + p + "::text) > 0"
-	case scoping.OpGte, scoping.OpLte:
+	case engine.OpGte, engine.OpLte:
 		if len(c.Values) == 0 {
 			return "FALSE"
 		}
 		op := ">="
-		if c.Op == scoping.OpLte {
+		if c.Op == engine.OpLte {
 			op = "<="
 		}
 		return "(" + e + " COLLATE \"C\") " + op + " (" + a.add(c.Values[0]) + "::text COLLATE \"C\")"
-	case scoping.OpNull:
+	case engine.OpNull:
 		return "coalesce(" + e + ", '') = ''"
-	case scoping.OpNotNull:
+	case engine.OpNotNull:
 		return "coalesce(" + e + ", '') <> ''"
 	}
 	return "FALSE"
 }
 
-// List implements scoping.Tx: one query for the page, and a count of the
+// List implements engine.Tx: one query for the page, and a count of the
 // matches when the page may not hold the last of them.
-func (t *tx) List(q *scoping.Query) ([]*scoping.Record, int, error) {
+func (t *tx) List(q *engine.Query) ([]*engine.Record, int, error) {
 	def, ok := t.db.schema.Lookup(q.Type)
 	if !ok {
 		return nil, 0, scopekit.Errorf(scopekit.ENOTFOUND, "no resource type %q", q.Type)
@@ -154,11 +154,11 @@ func (t *tx) List(q *scoping.Query) ([]*scoping.Record, int, error) {
 		return nil, 0, fmt.Errorf("list %s: %w", q.Type, err)
 	}
 	defer rows.Close()
-	out := make([]*scoping.Record, 0, max(q.Limit, 0))
+	out := make([]*engine.Record, 0, max(q.Limit, 0))
 	for rows.Next() {
 		var id int64
 		var attrs, rels []byte
-		r := &scoping.Record{Type: q.Type}
+		r := &engine.Record{Type: q.Type}
 		if err := rows.Scan(&r.AccountID, &id, &attrs, &rels, &r.CreatedAt, &r.UpdatedAt); err != nil {
 			return nil, 0, err
 		}

@@ -8,9 +8,9 @@ import (
 
 	"github.com/scopekit/scopekit/auth"
 	authstoretest "github.com/scopekit/scopekit/auth/storetest"
+	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/pgstore"
 	"github.com/scopekit/scopekit/pgstore/pgtest"
-	"github.com/scopekit/scopekit/scoping"
 	"github.com/scopekit/scopekit/scoping/storetest"
 	webhookstoretest "github.com/scopekit/scopekit/webhook/storetest"
 	"github.com/stretchr/testify/require"
@@ -18,7 +18,7 @@ import (
 
 // Ensure the PostgreSQL store passes the store conformance suite.
 func TestConformance(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, now func() time.Time) scoping.Store {
+	storetest.Run(t, func(t *testing.T, now func() time.Time) engine.Store {
 		db := pgtest.Open(t)
 		db.Now = now
 		return db
@@ -74,8 +74,8 @@ func TestContextStopsQueries(t *testing.T) {
 	holding, release := make(chan struct{}), make(chan struct{})
 	holder := make(chan error, 1)
 	go func() {
-		holder <- db.Update(context.Background(), func(tx scoping.Tx) error {
-			r := scoping.NewRecord("clients", "1")
+		holder <- db.Update(context.Background(), func(tx engine.Tx) error {
+			r := engine.NewRecord("clients", "1")
 			r.Attrs["name"] = "Holder"
 			if err := tx.Insert(r); err != nil { // locks account 1 until commit
 				return err
@@ -92,8 +92,8 @@ func TestContextStopsQueries(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	err := db.Update(ctx, func(tx scoping.Tx) error {
-		r := scoping.NewRecord("clients", "1")
+	err := db.Update(ctx, func(tx engine.Tx) error {
+		r := engine.NewRecord("clients", "1")
 		r.Attrs["name"] = "Waiter"
 		return tx.Insert(r) // waits for account 1's lock
 	})
@@ -103,8 +103,8 @@ func TestContextStopsQueries(t *testing.T) {
 	require.ErrorIs(t, err, context.DeadlineExceeded)
 	require.Less(t, waited, 5*time.Second, "the query waited for the lock holder, not for its context")
 	var names []string
-	require.NoError(t, db.View(context.Background(), func(tx scoping.Tx) error {
-		recs, _, err := tx.List(&scoping.Query{Type: "clients", AccountID: "1"})
+	require.NoError(t, db.View(context.Background(), func(tx engine.Tx) error {
+		recs, _, err := tx.List(&engine.Query{Type: "clients", AccountID: "1"})
 		for _, r := range recs {
 			names = append(names, r.Str("name"))
 		}

@@ -13,29 +13,29 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/scopekit/scopekit"
-	"github.com/scopekit/scopekit/scoping"
+	"github.com/scopekit/scopekit/engine"
 )
 
-var _ scoping.Store = (*DB)(nil)
+var _ engine.Store = (*DB)(nil)
 
 // maxAttempts bounds the retries of a transaction that deadlocked or
 // failed to serialize.
 const maxAttempts = 8
 
-// View implements scoping.Store: one REPEATABLE READ, READ ONLY
+// View implements engine.Store: one REPEATABLE READ, READ ONLY
 // transaction, so every read of fn sees one snapshot.
-func (db *DB) View(ctx context.Context, fn func(scoping.Tx) error) error {
+func (db *DB) View(ctx context.Context, fn func(engine.Tx) error) error {
 	return db.run(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, false, fn)
 }
 
-// Update implements scoping.Store: one READ COMMITTED transaction that
+// Update implements engine.Store: one READ COMMITTED transaction that
 // locks each account it touches (see the package comment); retried from
 // the start when PostgreSQL reports a deadlock or a serialization failure.
-func (db *DB) Update(ctx context.Context, fn func(scoping.Tx) error) error {
+func (db *DB) Update(ctx context.Context, fn func(engine.Tx) error) error {
 	return db.run(ctx, pgx.TxOptions{IsoLevel: pgx.ReadCommitted}, true, fn)
 }
 
-func (db *DB) run(ctx context.Context, opts pgx.TxOptions, write bool, fn func(scoping.Tx) error) error {
+func (db *DB) run(ctx context.Context, opts pgx.TxOptions, write bool, fn func(engine.Tx) error) error {
 	return mapError(db.retry(ctx, opts, func(ptx pgx.Tx) error {
 		return fn(&tx{db: db, ctx: ctx, ptx: ptx, write: write})
 	}))
@@ -124,8 +124,8 @@ func parseID(id string) (int64, bool) {
 	return n, err == nil && n > 0 && strconv.FormatInt(n, 10) == id
 }
 
-// Get implements scoping.Tx.
-func (t *tx) Get(typ, accountID, id string) (*scoping.Record, error) {
+// Get implements engine.Tx.
+func (t *tx) Get(typ, accountID, id string) (*engine.Record, error) {
 	n, ok := parseID(id)
 	if !ok {
 		return nil, notFound(typ, id)
@@ -134,7 +134,7 @@ func (t *tx) Get(typ, accountID, id string) (*scoping.Record, error) {
 		return nil, err
 	}
 	var attrs, rels []byte
-	r := &scoping.Record{Type: typ, ID: id, AccountID: accountID}
+	r := &engine.Record{Type: typ, ID: id, AccountID: accountID}
 	err := t.ptx.QueryRow(t.ctx, `SELECT attrs, rels, created_at, updated_at FROM records WHERE type = $1 AND id = $2 AND account_id = $3`,
 		typ, n, accountID).Scan(&attrs, &rels, &r.CreatedAt, &r.UpdatedAt)
 	if errors.Is(err, pgx.ErrNoRows) {
@@ -148,7 +148,7 @@ func (t *tx) Get(typ, accountID, id string) (*scoping.Record, error) {
 
 // decodeInto decodes stored attributes and relationships; numbers stay
 // json.Number, as in every store.
-func decodeInto(r *scoping.Record, attrs, rels []byte) error {
+func decodeInto(r *engine.Record, attrs, rels []byte) error {
 	dec := json.NewDecoder(bytes.NewReader(attrs))
 	dec.UseNumber()
 	if err := dec.Decode(&r.Attrs); err != nil {
@@ -166,7 +166,7 @@ func decodeInto(r *scoping.Record, attrs, rels []byte) error {
 	return nil
 }
 
-func encode(r *scoping.Record) (attrs, rels []byte, err error) {
+func encode(r *engine.Record) (attrs, rels []byte, err error) {
 	a, rl := r.Attrs, r.Rels
 	if a == nil {
 		a = map[string]any{}
@@ -183,8 +183,8 @@ func encode(r *scoping.Record) (attrs, rels []byte, err error) {
 	return attrs, rels, nil
 }
 
-// Insert implements scoping.Tx.
-func (t *tx) Insert(r *scoping.Record) error {
+// Insert implements engine.Tx.
+func (t *tx) Insert(r *engine.Record) error {
 	if err := t.lockAccount(r.AccountID, true); err != nil {
 		return err
 	}
@@ -206,7 +206,7 @@ func (t *tx) Insert(r *scoping.Record) error {
 			return err
 		}
 	}
-	now := scoping.FormatTime(t.db.Now())
+	now := engine.FormatTime(t.db.Now())
 	createdAt, updatedAt := r.CreatedAt, r.UpdatedAt
 	if createdAt == "" {
 		createdAt = now
@@ -230,8 +230,8 @@ func (t *tx) Insert(r *scoping.Record) error {
 	return nil
 }
 
-// Replace implements scoping.Tx.
-func (t *tx) Replace(r *scoping.Record) error {
+// Replace implements engine.Tx.
+func (t *tx) Replace(r *engine.Record) error {
 	n, ok := parseID(r.ID)
 	if !ok {
 		return notFound(r.Type, r.ID)
@@ -243,7 +243,7 @@ func (t *tx) Replace(r *scoping.Record) error {
 	if err != nil {
 		return err
 	}
-	now := scoping.FormatTime(t.db.Now())
+	now := engine.FormatTime(t.db.Now())
 	var created string
 	err = t.ptx.QueryRow(t.ctx, `UPDATE records SET attrs = $4, rels = $5, updated_at = $6
 		WHERE type = $1 AND id = $2 AND account_id = $3 RETURNING created_at`,
@@ -258,7 +258,7 @@ func (t *tx) Replace(r *scoping.Record) error {
 	return nil
 }
 
-// Delete implements scoping.Tx.
+// Delete implements engine.Tx.
 func (t *tx) Delete(typ, accountID, id string) error {
 	n, ok := parseID(id)
 	if !ok {

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/scopekit/scopekit/scoping"
+	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/webhook"
 )
 
@@ -42,13 +42,13 @@ func (db *DB) Deliveries(ctx context.Context, q *webhook.DeliveryQuery) ([]*webh
 			AND NOT (coalesce(rels -> 'webhook-subscription' ->> 0, '') = ANY($4::text[]))
 		ORDER BY ((attrs ->> 'next-attempt-at') COLLATE "C"), id
 		LIMIT $5`
-	args := []any{scoping.FormatTime(q.NextAttemptBy), q.Status, skipIDs, skipSubs, max(q.Limit, 0)}
+	args := []any{engine.FormatTime(q.NextAttemptBy), q.Status, skipIDs, skipSubs, max(q.Limit, 0)}
 	if !q.ClaimUntil.IsZero() {
 		sql = `WITH due AS (` + sql + ` FOR UPDATE SKIP LOCKED)
 			UPDATE records r SET attrs = jsonb_set(r.attrs, '{next-attempt-at}', to_jsonb($6::text))
 			FROM due WHERE r.type = 'webhook-deliveries' AND r.account_id = due.account_id AND r.id = due.id
 			RETURNING due.account_id, due.id, due.next, due.attempt, due.sub, due.event`
-		args = append(args, scoping.FormatTime(q.ClaimUntil))
+		args = append(args, engine.FormatTime(q.ClaimUntil))
 	}
 	var out []*webhook.Delivery
 	err := pgx.BeginTxFunc(ctx, db.pool, pgx.TxOptions{IsoLevel: pgx.ReadCommitted}, func(ptx pgx.Tx) error {
@@ -127,6 +127,6 @@ func (db *DB) RenewClaims(ctx context.Context, until time.Time, deliveries []*we
 		FROM unnest($2::text[], $3::bigint[], $4::int[]) AS h(account_id, id, attempt)
 		WHERE r.type = 'webhook-deliveries' AND r.account_id = h.account_id AND r.id = h.id
 			AND coalesce((r.attrs ->> 'attempt')::int, 0) = h.attempt`,
-		scoping.FormatTime(until), accts, ids, attempts)
+		engine.FormatTime(until), accts, ids, attempts)
 	return err
 }

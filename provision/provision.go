@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/scopekit/scopekit/auth"
+	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/scoping"
 	"github.com/scopekit/scopekit/scoping/views"
 	"github.com/shopspring/decimal"
@@ -91,9 +92,9 @@ func Provision(ctx context.Context, svc *scoping.Service, tokens *auth.Service, 
 type writer struct {
 	spec       *Spec
 	st         *dbState
-	members    map[[2]string]*scoping.Record // account id, email -> membership (nil: none yet)
-	accountIDs map[string]string             // slug -> id
-	userIDs    map[string]string             // email -> id
+	members    map[[2]string]*engine.Record // account id, email -> membership (nil: none yet)
+	accountIDs map[string]string            // slug -> id
+	userIDs    map[string]string            // email -> id
 	rep        *Report
 }
 
@@ -110,7 +111,7 @@ func (w *writer) accounts(a *scoping.Admin) error {
 				return &ApplyError{field, e, err}
 			}
 			if acct == nil { // its built-in roles and default currency were just created
-				w.st.roles[rec.ID], w.st.currencies[rec.ID] = builtinRoleSet(), map[string]*scoping.Record{
+				w.st.roles[rec.ID], w.st.currencies[rec.ID] = builtinRoleSet(), map[string]*engine.Record{
 					fa.DefaultCurrency: {Attrs: map[string]any{"code": fa.DefaultCurrency, "name": fa.DefaultCurrency, "conversion-rate": "1"}}}
 			}
 			acct = rec
@@ -224,14 +225,14 @@ func (w *writer) credentials(ctx context.Context, tokens *auth.Service) error {
 
 // builtinRoleSet is the roles a new account gets, as readState would see
 // them.
-func builtinRoleSet() map[string]*scoping.Record {
-	m := map[string]*scoping.Record{}
+func builtinRoleSet() map[string]*engine.Record {
+	m := map[string]*engine.Record{}
 	for _, br := range scoping.BuiltinRoles {
 		perms := map[string]any{}
 		for k, v := range br.Permissions {
 			perms[k] = v
 		}
-		m[strings.ToLower(br.Name)] = &scoping.Record{Attrs: map[string]any{"name": br.Name, "permissions": perms, "project-visibility": br.Visibility}}
+		m[strings.ToLower(br.Name)] = &engine.Record{Attrs: map[string]any{"name": br.Name, "permissions": perms, "project-visibility": br.Visibility}}
 	}
 	return m
 }
@@ -243,7 +244,7 @@ func roleID(st *dbState, accountID, name string) string {
 	return ""
 }
 
-func sameCurrency(rec *scoping.Record, c Currency) bool {
+func sameCurrency(rec *engine.Record, c Currency) bool {
 	if rec == nil || rec.Str(views.NameName) != c.Name {
 		return false
 	}
@@ -254,7 +255,7 @@ func sameCurrency(rec *scoping.Record, c Currency) bool {
 	return err == nil && rec.Dec(views.NameConversionRate).Equal(want)
 }
 
-func sameRole(rec *scoping.Record, r Role) bool {
+func sameRole(rec *engine.Record, r Role) bool {
 	if rec == nil || rec.Str(views.NameName) != r.Name || rec.Str(views.NameProjectVisibility) != r.ProjectVisibility {
 		return false
 	}
@@ -262,7 +263,7 @@ func sameRole(rec *scoping.Record, r Role) bool {
 	for _, p := range scoping.Permissions {
 		want := r.Permissions[p]
 		if want == "" {
-			want = scoping.AccessNone
+			want = engine.AccessNone
 		}
 		if got, _ := have[p].(string); got != want {
 			return false
@@ -273,7 +274,7 @@ func sameRole(rec *scoping.Record, r Role) bool {
 
 // sameMember reports whether the membership record already says what the
 // spec says (EnsureMember would write these attributes).
-func sameMember(rec *scoping.Record, u User, roleID string) bool {
+func sameMember(rec *engine.Record, u User, roleID string) bool {
 	if rec == nil || roleID == "" || rec.Rel(views.NameRoles) != roleID || len(rec.Rels[views.NameRoles]) != 1 {
 		return false
 	}

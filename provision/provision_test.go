@@ -85,21 +85,21 @@ func dump(t *testing.T, db *boltstore.DB) map[string]string {
 
 // records lists the records of typ in acme as Ada (an Account Admin),
 // keyed by the attribute key.
-func records(t *testing.T, svc *scoping.Service, typ, key string) map[string]*scoping.Record {
+func records(t *testing.T, svc *scoping.Service, typ, key string) map[string]*engine.Record {
 	t.Helper()
 	ctx := context.Background()
 	var adaID string
-	require.NoError(t, svc.Store().View(ctx, func(tx scoping.Tx) error {
-		recs, _, err := tx.List(&scoping.Query{Type: "users", AllAccounts: true, Where: []scoping.Cond{scoping.Eq("email", "ada@acme.test")}, Limit: 1})
+	require.NoError(t, svc.Store().View(ctx, func(tx engine.Tx) error {
+		recs, _, err := tx.List(&engine.Query{Type: "users", AllAccounts: true, Where: []engine.Cond{engine.Eq("email", "ada@acme.test")}, Limit: 1})
 		require.NotEmpty(t, recs)
 		adaID = recs[0].ID
 		return err
 	}))
 	a, err := svc.ActorFor(ctx, adaID, "acme")
 	require.NoError(t, err)
-	res, err := svc.List(ctx, a, typ, scoping.ListParams{}, engine.Options{})
+	res, err := svc.List(ctx, a, typ, engine.ListParams{}, engine.Options{})
 	require.NoError(t, err)
-	m := map[string]*scoping.Record{}
+	m := map[string]*engine.Record{}
 	for _, r := range res.Records {
 		m[r.Str(key)] = r
 	}
@@ -107,7 +107,7 @@ func records(t *testing.T, svc *scoping.Service, typ, key string) map[string]*sc
 }
 
 // requireRate checks a currency's conversion rate.
-func requireRate(t *testing.T, want string, currency *scoping.Record) {
+func requireRate(t *testing.T, want string, currency *engine.Record) {
 	t.Helper()
 	require.True(t, currency.Dec("conversion-rate").Equal(decimal.RequireFromString(want)),
 		"%s: conversion-rate %s, want %s", currency.Str("code"), currency.Dec("conversion-rate"), want)
@@ -220,11 +220,11 @@ func TestProvisionCurrencyMinorUnits(t *testing.T) {
 		Currencies: []provision.Currency{{Code: "EUR", Name: "Euro", ConversionRate: "0.92", MinorUnits: &three},
 			{Code: "BHD", Name: "Dinar", ConversionRate: "0.38"}, {Code: "jpy", ConversionRate: "150"}}}}})
 	got, names := map[string]int64{}, map[string]string{}
-	require.NoError(t, svc.Store().View(ctx, func(tx scoping.Tx) error {
-		accts, _, err := tx.List(&scoping.Query{Type: "accounts", Where: []scoping.Cond{scoping.Eq("slug", "units")}})
+	require.NoError(t, svc.Store().View(ctx, func(tx engine.Tx) error {
+		accts, _, err := tx.List(&engine.Query{Type: "accounts", Where: []engine.Cond{engine.Eq("slug", "units")}})
 		require.NoError(t, err)
 		require.Len(t, accts, 1)
-		recs, _, err := tx.List(&scoping.Query{Type: "currencies", AccountID: accts[0].ID})
+		recs, _, err := tx.List(&engine.Query{Type: "currencies", AccountID: accts[0].ID})
 		for _, r := range recs {
 			got[r.Str("code")], names[r.Str("code")] = r.Int("minor-units"), r.Str("name")
 		}
@@ -257,12 +257,12 @@ func TestProvisionApplyError(t *testing.T) {
 func requireNothingApplied(t *testing.T, db *boltstore.DB, svc *scoping.Service) {
 	t.Helper()
 	ctx := context.Background()
-	require.NoError(t, svc.Store().View(ctx, func(tx scoping.Tx) error {
-		accts, _, err := tx.List(&scoping.Query{Type: "accounts", Where: []scoping.Cond{scoping.Eq("slug", "acme")}})
+	require.NoError(t, svc.Store().View(ctx, func(tx engine.Tx) error {
+		accts, _, err := tx.List(&engine.Query{Type: "accounts", Where: []engine.Cond{engine.Eq("slug", "acme")}})
 		require.NoError(t, err)
 		require.Empty(t, accts, "an account was created")
 		for _, email := range []string{"ada@acme.test", "bot@acme.test"} {
-			users, _, err := tx.List(&scoping.Query{Type: "users", AllAccounts: true, Where: []scoping.Cond{scoping.Eq("email", email)}})
+			users, _, err := tx.List(&engine.Query{Type: "users", AllAccounts: true, Where: []engine.Cond{engine.Eq("email", email)}})
 			require.NoError(t, err)
 			require.Empty(t, users, "a user was created")
 		}

@@ -24,6 +24,7 @@ import (
 
 	"github.com/scopekit/scopekit"
 	"github.com/scopekit/scopekit/auth"
+	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/scoping"
 	"github.com/shopspring/decimal"
 )
@@ -226,7 +227,7 @@ func (a *Account) validate(p *problems, i int, slugs map[string]bool, useClientI
 			v, field := r.Permissions[k], pointer("accounts", i, "roles", j, "permissions", k)
 			if !slices.Contains(scoping.Permissions, k) {
 				p.add(field, re, "%q is not a permission (known: %s)", k, strings.Join(scoping.Permissions, ", "))
-			} else if v != scoping.AccessNone && v != scoping.AccessView && v != scoping.AccessManage {
+			} else if v != engine.AccessNone && v != engine.AccessView && v != engine.AccessManage {
 				p.add(field, re, "permission %s must be none, view or manage, not %q", k, v)
 			}
 		}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/scopekit/scopekit"
 	"github.com/scopekit/scopekit/auth"
+	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/scoping"
 	"github.com/scopekit/scopekit/scoping/views"
 )
@@ -16,16 +17,16 @@ import (
 // of entries that are already as the spec says (so that a second run
 // writes nothing, not even an updated-at).
 type dbState struct {
-	accounts   map[string]*scoping.Record            // slug -> account
-	roles      map[string]map[string]*scoping.Record // account id -> lower-case name -> role
-	currencies map[string]map[string]*scoping.Record // account id -> code -> currency
-	users      map[string]*scoping.Record            // email -> a users record of that identity
+	accounts   map[string]*engine.Record            // slug -> account
+	roles      map[string]map[string]*engine.Record // account id -> lower-case name -> role
+	currencies map[string]map[string]*engine.Record // account id -> code -> currency
+	users      map[string]*engine.Record            // email -> a users record of that identity
 }
 
 // readState loads the part of the database the spec touches.
-func (s *Spec) readState(ctx context.Context, store scoping.Store) (*dbState, error) {
-	st := &dbState{accounts: map[string]*scoping.Record{}, roles: map[string]map[string]*scoping.Record{},
-		currencies: map[string]map[string]*scoping.Record{}, users: map[string]*scoping.Record{}}
+func (s *Spec) readState(ctx context.Context, store engine.Store) (*dbState, error) {
+	st := &dbState{accounts: map[string]*engine.Record{}, roles: map[string]map[string]*engine.Record{},
+		currencies: map[string]map[string]*engine.Record{}, users: map[string]*engine.Record{}}
 	slugs := map[string]bool{}
 	for _, a := range s.Accounts {
 		slugs[a.Slug] = true
@@ -35,9 +36,9 @@ func (s *Spec) readState(ctx context.Context, store scoping.Store) (*dbState, er
 			slugs[m.Account] = true
 		}
 	}
-	err := store.View(ctx, func(tx scoping.Tx) error {
+	err := store.View(ctx, func(tx engine.Tx) error {
 		for slug := range slugs {
-			recs, _, err := tx.List(&scoping.Query{Type: views.TypeAccounts, Where: []scoping.Cond{scoping.Eq(views.NameSlug, slug)}, Limit: 1})
+			recs, _, err := tx.List(&engine.Query{Type: views.TypeAccounts, Where: []engine.Cond{engine.Eq(views.NameSlug, slug)}, Limit: 1})
 			if err != nil {
 				return err
 			}
@@ -46,15 +47,15 @@ func (s *Spec) readState(ctx context.Context, store scoping.Store) (*dbState, er
 			}
 			acct := recs[0]
 			st.accounts[slug] = acct
-			st.roles[acct.ID], st.currencies[acct.ID] = map[string]*scoping.Record{}, map[string]*scoping.Record{}
-			roles, _, err := tx.List(&scoping.Query{Type: views.TypeRoles, AccountID: acct.ID})
+			st.roles[acct.ID], st.currencies[acct.ID] = map[string]*engine.Record{}, map[string]*engine.Record{}
+			roles, _, err := tx.List(&engine.Query{Type: views.TypeRoles, AccountID: acct.ID})
 			if err != nil {
 				return err
 			}
 			for _, r := range roles {
 				st.roles[acct.ID][strings.ToLower(r.Str(views.NameName))] = r
 			}
-			curs, _, err := tx.List(&scoping.Query{Type: views.TypeCurrencies, AccountID: acct.ID})
+			curs, _, err := tx.List(&engine.Query{Type: views.TypeCurrencies, AccountID: acct.ID})
 			if err != nil {
 				return err
 			}
@@ -63,7 +64,7 @@ func (s *Spec) readState(ctx context.Context, store scoping.Store) (*dbState, er
 			}
 		}
 		for _, u := range s.Users {
-			recs, _, err := tx.List(&scoping.Query{Type: views.TypeUsers, AllAccounts: true, Where: []scoping.Cond{scoping.Eq(views.NameEmail, u.Email)}, Limit: 1})
+			recs, _, err := tx.List(&engine.Query{Type: views.TypeUsers, AllAccounts: true, Where: []engine.Cond{engine.Eq(views.NameEmail, u.Email)}, Limit: 1})
 			if err != nil {
 				return err
 			}
@@ -80,9 +81,9 @@ func (s *Spec) readState(ctx context.Context, store scoping.Store) (*dbState, er
 // keyed by account id and email (nil for those not there yet). They are
 // read before the write transaction: bbolt readers must not nest inside
 // the writer.
-func (s *Spec) members(ctx context.Context, store scoping.Store, st *dbState) (map[[2]string]*scoping.Record, error) {
-	members := map[[2]string]*scoping.Record{}
-	err := store.View(ctx, func(tx scoping.Tx) error {
+func (s *Spec) members(ctx context.Context, store engine.Store, st *dbState) (map[[2]string]*engine.Record, error) {
+	members := map[[2]string]*engine.Record{}
+	err := store.View(ctx, func(tx engine.Tx) error {
 		for _, u := range s.Users {
 			ident := st.users[u.Email]
 			for _, m := range u.Memberships {

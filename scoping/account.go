@@ -23,14 +23,14 @@ var reservedSlugs = map[string]bool{"v1": true, "v2": true, "oauth": true, "docs
 // route of the API begins with it.
 func IsReservedSlug(slug string) bool { return reservedSlugs[slug] }
 
-func declareAccounts(s *Schema) {
-	register(s, &TypeDef{Name: "accounts", Guard: "settings", Global: true,
-		Attrs: cat([]AttrDef{unique(str("slug")), required(str("name")), required(str("default-currency"))},
-			computed(AttrDef{Name: "psa?", Kind: KindBool})),
-		Hooks: Hooks{Compute: func(_ context.Context, c *Call, recs []*Record) error {
+func declareAccounts(s *engine.Schema) {
+	register(s, &engine.TypeDef{Name: "accounts", Guard: "settings", Global: true,
+		Attrs: cat([]engine.AttrDef{unique(str("slug")), required(str("name")), required(str("default-currency"))},
+			computed(engine.AttrDef{Name: "psa?", Kind: engine.KindBool})),
+		Hooks: engine.Hooks{Compute: func(_ context.Context, c *engine.Call, recs []*engine.Record) error {
 			for _, r := range recs {
-				psa, _, err := c.Tx.List(&Query{Type: "integrated-products", AccountID: r.ID,
-					Where: []Cond{Eq("kind", "psa"), Eq("connected", "true"), Eq("enabled", "true")}, Limit: 1})
+				psa, _, err := c.Tx.List(&engine.Query{Type: "integrated-products", AccountID: r.ID,
+					Where: []engine.Cond{engine.Eq("kind", "psa"), engine.Eq("connected", "true"), engine.Eq("enabled", "true")}, Limit: 1})
 				if err != nil {
 					return err
 				}
@@ -39,35 +39,35 @@ func declareAccounts(s *Schema) {
 			return nil
 		}}})
 
-	register(s, &TypeDef{Name: "roles", Guard: "users",
-		Attrs: []AttrDef{unique(str("name")), {Name: "permissions", Kind: KindObject, NotNull: true},
+	register(s, &engine.TypeDef{Name: "roles", Guard: "users",
+		Attrs: []engine.AttrDef{unique(str("name")), {Name: "permissions", Kind: engine.KindObject, NotNull: true},
 			enum("project-visibility", "all", "all", "assigned")},
-		Rels: []RelDef{inverse("users", "users", "roles")},
-		Hooks: Hooks{Delete: deleteRole, Validate: func(_ context.Context, _ *Call, rec, _ *Record) []error {
+		Rels: []engine.RelDef{inverse("users", "users", "roles")},
+		Hooks: engine.Hooks{Delete: deleteRole, Validate: func(_ context.Context, _ *engine.Call, rec, _ *engine.Record) []error {
 			m, _ := rec.Attrs["permissions"].(map[string]any)
 			var errs []error
 			for _, k := range sortedKeys(m) {
 				if !slices.Contains(Permissions, k) {
-					errs = append(errs, engine.Invalid(AttrPointer("permissions"), "%q is not a permission (known: %s)", k, strings.Join(Permissions, ", ")))
+					errs = append(errs, engine.Invalid(engine.AttrPointer("permissions"), "%q is not a permission (known: %s)", k, strings.Join(Permissions, ", ")))
 					continue
 				}
-				if v, _ := m[k].(string); v != AccessNone && v != AccessView && v != AccessManage {
-					errs = append(errs, engine.Invalid(AttrPointer("permissions"), "permission %s must be none, view or manage", k))
+				if v, _ := m[k].(string); v != engine.AccessNone && v != engine.AccessView && v != engine.AccessManage {
+					errs = append(errs, engine.Invalid(engine.AttrPointer("permissions"), "permission %s must be none, view or manage", k))
 				}
 			}
 			return errs
 		}}})
 
-	register(s, &TypeDef{Name: "users", Guard: "users", Archives: true,
-		Attrs: cat([]AttrDef{required(str("name")), unique(str("email")), str("title"), str("phone"),
+	register(s, &engine.TypeDef{Name: "users", Guard: "users", Archives: true,
+		Attrs: cat([]engine.AttrDef{required(str("name")), unique(str("email")), str("title"), str("phone"),
 			enum("user-type", "standard", "standard", "service")},
 			computed(enum("status", "", "invited", "active", "deactivated"))),
-		Rels:    []RelDef{toN("roles", "roles")},
+		Rels:    []engine.RelDef{toN("roles", "roles")},
 		Filters: eq("email", "user-type", "status"),
-		Hooks: Hooks{Defaults: userDefaults, Validate: validateUser, AfterWrite: afterWriteUser,
+		Hooks: engine.Hooks{Defaults: userDefaults, Validate: validateUser, AfterWrite: afterWriteUser,
 			// DELETE deactivates the membership: a user's identity and its
 			// history (projects, approvals) stay.
-			Delete: func(_ context.Context, c *Call, rec *Record) error {
+			Delete: func(_ context.Context, c *engine.Call, rec *engine.Record) error {
 				revokeSignIns(c, rec, rec)
 				wasActive := rec.Active()
 				rec.Attrs["active"], rec.Attrs["status"] = false, "deactivated"
@@ -78,31 +78,31 @@ func declareAccounts(s *Schema) {
 			}},
 	})
 
-	register(s, &TypeDef{Name: "payment-terms", Guard: "settings", Archives: true,
-		Attrs: []AttrDef{required(str("name")),
+	register(s, &engine.TypeDef{Name: "payment-terms", Guard: "settings", Archives: true,
+		Attrs: []engine.AttrDef{required(str("name")),
 			enum("pricing-model", "fixed_fee", "fixed_fee", "time_and_materials"),
 			flag("include-expenses", true), flag("include-hardware", false), flag("default", false)},
-		Hooks: Hooks{AfterWrite: func(_ context.Context, c *Call, rec, _ *Record) error { return keepOneDefault(c, rec) }}})
+		Hooks: engine.Hooks{AfterWrite: func(_ context.Context, c *engine.Call, rec, _ *engine.Record) error { return keepOneDefault(c, rec) }}})
 
-	register(s, &TypeDef{Name: "integrated-products", Guard: "settings",
-		Attrs: []AttrDef{required(str("name")), enum("kind", "other", "psa", "crm", "other"), str("vendor"),
-			{Name: "connected", Kind: KindBool, Default: false, Index: true},
-			{Name: "enabled", Kind: KindBool, Default: false, Index: true}}})
+	register(s, &engine.TypeDef{Name: "integrated-products", Guard: "settings",
+		Attrs: []engine.AttrDef{required(str("name")), enum("kind", "other", "psa", "crm", "other"), str("vendor"),
+			{Name: "connected", Kind: engine.KindBool, Default: false, Index: true},
+			{Name: "enabled", Kind: engine.KindBool, Default: false, Index: true}}})
 
-	register(s, &TypeDef{Name: "clients", Guard: "clients", Archives: true, V2: true,
-		Attrs:   []AttrDef{unique(str("name")), str("domain"), date("msa-date"), obj("user-defined-fields")},
-		Filters: map[string]FilterDef{"name": {Op: OpContains}},
-		Hooks: Hooks{Validate: func(_ context.Context, c *Call, rec, _ *Record) []error {
+	register(s, &engine.TypeDef{Name: "clients", Guard: "clients", Archives: true, V2: true,
+		Attrs:   []engine.AttrDef{unique(str("name")), str("domain"), date("msa-date"), obj("user-defined-fields")},
+		Filters: map[string]engine.FilterDef{"name": {Op: engine.OpContains}},
+		Hooks: engine.Hooks{Validate: func(_ context.Context, c *engine.Call, rec, _ *engine.Record) []error {
 			return validateUDFs(c, "clients", rec)
 		}}})
 
-	register(s, &TypeDef{Name: "approval-levels", Guard: "settings", Archives: true,
-		Attrs: []AttrDef{required(str("name")), num("position"),
+	register(s, &engine.TypeDef{Name: "approval-levels", Guard: "settings", Archives: true,
+		Attrs: []engine.AttrDef{required(str("name")), num("position"),
 			enum("kind", "technical", "technical", "sales", "business"),
-			{Name: "conditions", Kind: KindAny}, withDefault(num("required-approvals"), int64(0)),
+			{Name: "conditions", Kind: engine.KindAny}, withDefault(num("required-approvals"), int64(0)),
 			flag("submitter-approves", false)},
-		Rels: []RelDef{inverse("line-of-business-approvals", "line-of-business-approvals", "approval-level")},
-		Hooks: Hooks{Validate: func(_ context.Context, c *Call, rec, _ *Record) []error {
+		Rels: []engine.RelDef{inverse("line-of-business-approvals", "line-of-business-approvals", "approval-level")},
+		Hooks: engine.Hooks{Validate: func(_ context.Context, c *engine.Call, rec, _ *engine.Record) []error {
 			var errs []error
 			if _, err := approval.ParseConditions(rec.Attrs["conditions"]); err != nil {
 				e := scopekit.List(err)[0]
@@ -110,32 +110,32 @@ func declareAccounts(s *Schema) {
 			}
 			// the walk goes by position: two active levels may not share one
 			if rec.Active() {
-				others, err := c.Find("approval-levels", Eq("active", "true"))
+				others, err := c.Find("approval-levels", engine.Eq("active", "true"))
 				if err != nil {
 					return []error{err}
 				}
 				for _, o := range others {
 					if o.ID != rec.ID && o.Int("position") == rec.Int("position") {
-						errs = append(errs, engine.Invalid(AttrPointer("position"), "another active approval level (%s) has position %d", o.Str("name"), rec.Int("position")))
+						errs = append(errs, engine.Invalid(engine.AttrPointer("position"), "another active approval level (%s) has position %d", o.Str("name"), rec.Int("position")))
 					}
 				}
 			}
 			return errs
 		}},
 	})
-	register(s, &TypeDef{Name: "line-of-business-approvals", Guard: "settings",
-		Attrs: []AttrDef{num("required-approvals")},
-		Rels: []RelDef{owner("approval-level", "approval-levels"), to1("line-of-business", "lines-of-business"),
+	register(s, &engine.TypeDef{Name: "line-of-business-approvals", Guard: "settings",
+		Attrs: []engine.AttrDef{num("required-approvals")},
+		Rels: []engine.RelDef{owner("approval-level", "approval-levels"), to1("line-of-business", "lines-of-business"),
 			toN("approvers", "users")},
 		Filters: eq("approval-level", "line-of-business"),
-		Hooks:   Hooks{AfterWrite: afterLevelApproversWrite},
+		Hooks:   engine.Hooks{AfterWrite: afterLevelApproversWrite},
 	})
 }
 
 // deleteRole removes a role that no user holds; a role still assigned is a
 // conflict, so that nobody loses permissions as a side effect.
-func deleteRole(_ context.Context, c *Call, rec *Record) error {
-	holders, err := c.Find(views.TypeUsers, Eq(views.NameRoles, rec.ID))
+func deleteRole(_ context.Context, c *engine.Call, rec *engine.Record) error {
+	holders, err := c.Find(views.TypeUsers, engine.Eq(views.NameRoles, rec.ID))
 	if err != nil {
 		return err
 	}
@@ -162,10 +162,10 @@ var identityAttrs = []string{views.NameName, views.NameEmail, views.NameTitle, v
 // userDefaults makes a new user an invitation: status invited, the
 // built-in Read Only role when none is given, and, when the email already
 // belongs to a user of another account, that same identity.
-func userDefaults(_ context.Context, c *Call, rec *Record) error {
+func userDefaults(_ context.Context, c *engine.Call, rec *engine.Record) error {
 	rec.Attrs[views.NameStatus] = "invited"
 	if email := (views.User{Record: rec}).Email(); email != "" {
-		others, _, err := c.Tx.List(&Query{Type: views.TypeUsers, AllAccounts: true, Where: []Cond{Eq(views.NameEmail, email)}, Limit: 1})
+		others, _, err := c.Tx.List(&engine.Query{Type: views.TypeUsers, AllAccounts: true, Where: []engine.Cond{engine.Eq(views.NameEmail, email)}, Limit: 1})
 		if err != nil {
 			return err
 		}
@@ -179,7 +179,7 @@ func userDefaults(_ context.Context, c *Call, rec *Record) error {
 		}
 	}
 	if len(views.User{Record: rec}.Roles()) == 0 {
-		roles, err := c.Find(views.TypeRoles, Eq(views.NameName, "Read Only"))
+		roles, err := c.Find(views.TypeRoles, engine.Eq(views.NameName, "Read Only"))
 		if err != nil {
 			return err
 		}
@@ -190,14 +190,14 @@ func userDefaults(_ context.Context, c *Call, rec *Record) error {
 	return nil
 }
 
-func validateUser(_ context.Context, c *Call, rec, old *Record) []error {
+func validateUser(_ context.Context, c *engine.Call, rec, old *engine.Record) []error {
 	u := views.User{Record: rec}
 	var errs []error
 	if e := u.Email(); e != "" && !strings.Contains(e, "@") {
-		errs = append(errs, engine.Invalid(AttrPointer(views.NameEmail), "email must be an email address"))
+		errs = append(errs, engine.Invalid(engine.AttrPointer(views.NameEmail), "email must be an email address"))
 	}
 	if len(u.Roles()) > 1 {
-		errs = append(errs, engine.Invalid(RelPointer(views.NameRoles), "a user has one role per account"))
+		errs = append(errs, engine.Invalid(engine.RelPointer(views.NameRoles), "a user has one role per account"))
 	}
 	if old != nil && (views.User{Record: old}).UserType() != "service" && u.UserType() == "service" {
 		if confirm, _ := c.Meta["confirm"].(bool); !confirm {
@@ -233,7 +233,7 @@ func validateUser(_ context.Context, c *Call, rec, old *Record) []error {
 // afterWriteUser invites a newly created standard user (its token goes
 // into the response's meta) and keeps the identity in sync across
 // accounts on updates.
-func afterWriteUser(ctx context.Context, c *Call, rec, old *Record) error {
+func afterWriteUser(ctx context.Context, c *engine.Call, rec, old *engine.Record) error {
 	if old == nil {
 		if (views.User{Record: rec}).Status() == "invited" {
 			return invite(c, rec)
@@ -250,7 +250,7 @@ func afterWriteUser(ctx context.Context, c *Call, rec, old *Record) error {
 
 // syncIdentity copies the identity attributes of an updated user to its
 // memberships in other accounts.
-func syncIdentity(_ context.Context, c *Call, rec, old *Record) error {
+func syncIdentity(_ context.Context, c *engine.Call, rec, old *engine.Record) error {
 	if old == nil {
 		return nil
 	}
@@ -258,7 +258,7 @@ func syncIdentity(_ context.Context, c *Call, rec, old *Record) error {
 	if !changed {
 		return nil
 	}
-	all, _, err := c.Tx.List(&Query{Type: views.TypeUsers, AllAccounts: true, Where: []Cond{Eq("id", rec.ID)}})
+	all, _, err := c.Tx.List(&engine.Query{Type: views.TypeUsers, AllAccounts: true, Where: []engine.Cond{engine.Eq("id", rec.ID)}})
 	if err != nil {
 		return err
 	}

@@ -29,10 +29,10 @@ func acctService(t *testing.T) (*scoping.Service, *boltstore.DB) {
 
 // acctAccount creates the account slug (default currency USD) and returns
 // it with its system actor.
-func acctAccount(t *testing.T, svc *scoping.Service, slug string) (*scoping.Record, *scoping.Actor) {
+func acctAccount(t *testing.T, svc *scoping.Service, slug string) (*engine.Record, *engine.Actor) {
 	t.Helper()
 	ctx := context.Background()
-	var acct *scoping.Record
+	var acct *engine.Record
 	require.NoError(t, svc.Setup(ctx, func(a *scoping.Admin) (err error) {
 		acct, err = a.EnsureAccount(slug, strings.ToUpper(slug[:1])+slug[1:], "USD")
 		return err
@@ -44,10 +44,10 @@ func acctAccount(t *testing.T, svc *scoping.Service, slug string) (*scoping.Reco
 
 // acctMember makes email an active member of the account with the role
 // named role and returns the actor it resolves to.
-func acctMember(t *testing.T, svc *scoping.Service, acctID, email, role string) *scoping.Actor {
+func acctMember(t *testing.T, svc *scoping.Service, acctID, email, role string) *engine.Actor {
 	t.Helper()
 	ctx := context.Background()
-	var u *scoping.Record
+	var u *engine.Record
 	require.NoError(t, svc.Setup(ctx, func(a *scoping.Admin) (err error) {
 		u, err = a.EnsureMember(acctID, scoping.Member{Email: email, Name: strings.Split(email, "@")[0], Role: role})
 		return err
@@ -59,9 +59,9 @@ func acctMember(t *testing.T, svc *scoping.Service, acctID, email, role string) 
 
 // acctCreate creates a record and returns it; acctMust fails the test on
 // an error.
-func acctCreate(t *testing.T, svc *scoping.Service, a *scoping.Actor, typ string, at map[string]json.RawMessage, rels map[string]scoping.RelInput) *scoping.Record {
+func acctCreate(t *testing.T, svc *scoping.Service, a *engine.Actor, typ string, at map[string]json.RawMessage, rels map[string]engine.RelInput) *engine.Record {
 	t.Helper()
-	res, err := svc.Create(context.Background(), a, typ, &scoping.Input{Attrs: at, Rels: rels}, engine.Options{})
+	res, err := svc.Create(context.Background(), a, typ, &engine.Input{Attrs: at, Rels: rels}, engine.Options{})
 	require.NoError(t, err, "create %s", typ)
 	return res.Records[0]
 }
@@ -80,11 +80,11 @@ func acctRequireErr(t *testing.T, err error, code, field, text string) {
 }
 
 // acctRoles returns the account's roles by name.
-func acctRoles(t *testing.T, svc *scoping.Service, a *scoping.Actor) map[string]*scoping.Record {
+func acctRoles(t *testing.T, svc *scoping.Service, a *engine.Actor) map[string]*engine.Record {
 	t.Helper()
-	res, err := svc.List(context.Background(), a, "roles", scoping.ListParams{}, engine.Options{})
+	res, err := svc.List(context.Background(), a, "roles", engine.ListParams{}, engine.Options{})
 	require.NoError(t, err)
-	m := map[string]*scoping.Record{}
+	m := map[string]*engine.Record{}
 	for _, r := range res.Records {
 		m[r.Str("name")] = r
 	}
@@ -108,7 +108,7 @@ func TestAccountsEnsureAccount(t *testing.T) {
 		acctRequireErr(t, err, scopekit.EINVALID, "", "ISO 4217")
 	}
 	err := svc.Setup(ctx, func(a *scoping.Admin) error {
-		_, err := a.EnsureAccount("acme", strings.Repeat("x", scoping.MaxStringChars+1), "USD")
+		_, err := a.EnsureAccount("acme", strings.Repeat("x", engine.MaxStringChars+1), "USD")
 		return err
 	})
 	require.Equal(t, scopekit.EINVALID, scopekit.ErrorCode(err), "%v", err)
@@ -127,14 +127,14 @@ func TestAccountsEnsureAccount(t *testing.T) {
 		}
 	}
 	require.Equal(t, "none", roles["Engineer"].Attrs["permissions"].(map[string]any)["users"])
-	curs, err := svc.List(ctx, sys, "currencies", scoping.ListParams{}, engine.Options{})
+	curs, err := svc.List(ctx, sys, "currencies", engine.ListParams{}, engine.Options{})
 	require.NoError(t, err)
 	require.Len(t, curs.Records, 1)
 	require.Equal(t, "USD", curs.Records[0].Str("code"))
 	require.Equal(t, "1", curs.Records[0].Str("conversion-rate"))
 	require.EqualValues(t, 2, curs.Records[0].Int("minor-units"))
 
-	var again *scoping.Record
+	var again *engine.Record
 	require.NoError(t, svc.Setup(ctx, func(a *scoping.Admin) (err error) {
 		again, err = a.EnsureAccount("acme", "Acme Corp", " eur ")
 		return err
@@ -192,7 +192,7 @@ func TestAccountsEnsureRole(t *testing.T) {
 		})
 		acctRequireErr(t, err, scopekit.EINVALID, "", c.want)
 	}
-	var role *scoping.Record
+	var role *engine.Record
 	require.NoError(t, svc.Setup(ctx, func(a *scoping.Admin) (err error) {
 		role, err = a.EnsureRole(acct.ID, "Auditor", map[string]string{"projects": "view"}, "")
 		return err
@@ -224,16 +224,16 @@ func TestAccountsRoles(t *testing.T) {
 		`{"projects":"admin"}`: "permission projects must be none, view or manage",
 		`{"projects":1}`:       "permission projects must be none, view or manage",
 	} {
-		_, err := svc.Create(ctx, sys, "roles", &scoping.Input{Attrs: attrs("name", `"Odd"`, "permissions", perms)}, engine.Options{})
+		_, err := svc.Create(ctx, sys, "roles", &engine.Input{Attrs: attrs("name", `"Odd"`, "permissions", perms)}, engine.Options{})
 		acctRequireErr(t, err, scopekit.EINVALID, "/data/attributes/permissions", want)
 	}
 
-	_, err := svc.Create(ctx, sys, "roles", &scoping.Input{Attrs: attrs("name", `"Sales"`, "permissions", `{}`)}, engine.Options{})
+	_, err := svc.Create(ctx, sys, "roles", &engine.Input{Attrs: attrs("name", `"Sales"`, "permissions", `{}`)}, engine.Options{})
 	require.Equal(t, scopekit.EINVALID, scopekit.ErrorCode(err), "names are unique: %v", err)
 
 	free := acctCreate(t, svc, sys, "roles", attrs("name", `"Free"`, "permissions", `{"projects":"view"}`), nil)
 	require.NoError(t, svc.Delete(ctx, sys, "roles", free.ID, engine.Options{}))
-	_, err = svc.Get(ctx, sys, "roles", free.ID, scoping.ListParams{}, engine.Options{})
+	_, err = svc.Get(ctx, sys, "roles", free.ID, engine.ListParams{}, engine.Options{})
 	require.Equal(t, scopekit.ENOTFOUND, scopekit.ErrorCode(err))
 
 	acctMember(t, svc, acct.ID, "sam@acme.test", "Sales")
@@ -242,10 +242,10 @@ func TestAccountsRoles(t *testing.T) {
 
 	// users manage is needed to write roles; Sales has users view
 	sales := acctMember(t, svc, acct.ID, "sid@acme.test", "Sales")
-	_, err = svc.Create(ctx, sales, "roles", &scoping.Input{Attrs: attrs("name", `"Mine"`, "permissions", `{}`)}, engine.Options{})
+	_, err = svc.Create(ctx, sales, "roles", &engine.Input{Attrs: attrs("name", `"Mine"`, "permissions", `{}`)}, engine.Options{})
 	require.Equal(t, scopekit.EFORBIDDEN, scopekit.ErrorCode(err))
 	eng := acctMember(t, svc, acct.ID, "eve@acme.test", "Engineer")
-	_, err = svc.List(ctx, eng, "roles", scoping.ListParams{}, engine.Options{})
+	_, err = svc.List(ctx, eng, "roles", engine.ListParams{}, engine.Options{})
 	require.Equal(t, scopekit.EFORBIDDEN, scopekit.ErrorCode(err), "Engineer has users none")
 }
 
@@ -297,7 +297,7 @@ func TestAccountsSetCurrency(t *testing.T) {
 		require.EqualValues(t, 2, again.Int("minor-units"), "back to ISO 4217")
 		return nil
 	}))
-	curs, err := svc.List(ctx, sys, "currencies", scoping.ListParams{}, engine.Options{})
+	curs, err := svc.List(ctx, sys, "currencies", engine.ListParams{}, engine.Options{})
 	require.NoError(t, err)
 	require.Equal(t, 3, curs.Total)
 }
@@ -325,7 +325,7 @@ func TestAccountsEnsureMember(t *testing.T) {
 		require.Equal(t, scopekit.EINVALID, scopekit.ErrorCode(err), "%v", err)
 		require.Contains(t, err.Error(), c.want)
 	}
-	var inAcme, inGlobex *scoping.Record
+	var inAcme, inGlobex *engine.Record
 	require.NoError(t, svc.Setup(ctx, func(a *scoping.Admin) (err error) {
 		if inAcme, err = a.EnsureMember(acme.ID, scoping.Member{Email: "Ann@Acme.test", Name: "Ann", Role: "Sales"}); err != nil {
 			return err
@@ -336,8 +336,8 @@ func TestAccountsEnsureMember(t *testing.T) {
 	require.Equal(t, inAcme.ID, inGlobex.ID, "one identity across accounts")
 	require.Equal(t, "ann@acme.test", inAcme.Str("email"))
 
-	get := func(a *scoping.Actor, id string) *scoping.Record {
-		res, err := svc.Get(ctx, a, "users", id, scoping.ListParams{Filters: map[string]string{"active": "true,false"}}, engine.Options{})
+	get := func(a *engine.Actor, id string) *engine.Record {
+		res, err := svc.Get(ctx, a, "users", id, engine.ListParams{Filters: map[string]string{"active": "true,false"}}, engine.Options{})
 		require.NoError(t, err)
 		return res.Records[0]
 	}
@@ -366,7 +366,7 @@ func TestAccountsSystemActor(t *testing.T) {
 	require.Equal(t, acct.ID, sys.AccountID())
 	require.True(t, sys.AllScopes)
 	for _, p := range scoping.Permissions {
-		require.Equal(t, scoping.AccessManage, sys.Level(p), p)
+		require.Equal(t, engine.AccessManage, sys.Level(p), p)
 	}
 	_, err := svc.SystemActor(ctx, "999")
 	require.Equal(t, scopekit.ENOTFOUND, scopekit.ErrorCode(err))
@@ -379,7 +379,7 @@ func TestAccountsAccount(t *testing.T) {
 	svc, _ := acctService(t)
 	acct, sys := acctAccount(t, svc, "acme")
 	eng := acctMember(t, svc, acct.ID, "eve@acme.test", "Engineer") // settings none
-	psa := func(a *scoping.Actor) any {
+	psa := func(a *engine.Actor) any {
 		res, err := svc.Account(ctx, a)
 		require.NoError(t, err)
 		require.True(t, res.Single)
@@ -391,11 +391,11 @@ func TestAccountsAccount(t *testing.T) {
 	require.Equal(t, false, psa(eng), "connected alone is not enough")
 	acctCreate(t, svc, sys, "integrated-products", attrs("name", `"Sales CRM"`, "kind", `"crm"`, "connected", `true`, "enabled", `true`), nil)
 	require.Equal(t, false, psa(eng), "a crm is no psa")
-	_, err := svc.Update(ctx, sys, "integrated-products", prod.ID, &scoping.Input{Attrs: attrs("enabled", `true`)}, engine.Options{})
+	_, err := svc.Update(ctx, sys, "integrated-products", prod.ID, &engine.Input{Attrs: attrs("enabled", `true`)}, engine.Options{})
 	require.NoError(t, err)
 	require.Equal(t, true, psa(eng))
 
-	_, err = svc.Account(ctx, &scoping.Actor{Account: &scoping.Record{ID: "999"}})
+	_, err = svc.Account(ctx, &engine.Actor{Account: &engine.Record{ID: "999"}})
 	require.Equal(t, scopekit.ENOTFOUND, scopekit.ErrorCode(err))
 }
 
@@ -410,29 +410,29 @@ func TestAccountsMeAndPreferences(t *testing.T) {
 	me, err := svc.Me(ctx, sales)
 	require.NoError(t, err)
 	require.Same(t, sales.User, me, "the record read when the actor was resolved")
-	bare := &scoping.Actor{UserID: sales.UserID, Account: sales.Account, Role: sales.Role}
+	bare := &engine.Actor{UserID: sales.UserID, Account: sales.Account, Role: sales.Role}
 	stored, err := svc.Me(ctx, bare)
 	require.NoError(t, err)
 	require.Equal(t, "sid@acme.test", stored.Str("email"))
-	_, err = svc.Me(ctx, &scoping.Actor{UserID: "999", Account: sales.Account})
+	_, err = svc.Me(ctx, &engine.Actor{UserID: "999", Account: sales.Account})
 	require.Equal(t, scopekit.ENOTFOUND, scopekit.ErrorCode(err))
 
 	for _, c := range []struct {
-		in    *scoping.Input
+		in    *engine.Input
 		code  string
 		field string
 	}{
-		{&scoping.Input{Attrs: attrs("name", `"Sid"`)}, scopekit.EBADREQUEST, "/data/attributes/name"},
-		{&scoping.Input{Rels: map[string]scoping.RelInput{"roles": {ToMany: true}}}, scopekit.EBADREQUEST, "/data/relationships"},
-		{&scoping.Input{Attrs: attrs("settings-design", `"retro"`)}, scopekit.EINVALID, "/data/attributes/settings-design"},
-		{&scoping.Input{Attrs: attrs("settings-design", `null`)}, scopekit.EINVALID, "/data/attributes/settings-design"},
-		{&scoping.Input{Attrs: attrs("settings-design", `3`)}, scopekit.EBADREQUEST, "/data/attributes/settings-design"},
+		{&engine.Input{Attrs: attrs("name", `"Sid"`)}, scopekit.EBADREQUEST, "/data/attributes/name"},
+		{&engine.Input{Rels: map[string]engine.RelInput{"roles": {ToMany: true}}}, scopekit.EBADREQUEST, "/data/relationships"},
+		{&engine.Input{Attrs: attrs("settings-design", `"retro"`)}, scopekit.EINVALID, "/data/attributes/settings-design"},
+		{&engine.Input{Attrs: attrs("settings-design", `null`)}, scopekit.EINVALID, "/data/attributes/settings-design"},
+		{&engine.Input{Attrs: attrs("settings-design", `3`)}, scopekit.EBADREQUEST, "/data/attributes/settings-design"},
 	} {
 		_, err := svc.UpdatePreferences(ctx, sales, c.in)
 		require.Equal(t, c.code, scopekit.ErrorCode(err), "%v", err)
 		require.Equal(t, c.field, scopekit.List(err)[0].Field)
 	}
-	u, err := svc.UpdatePreferences(ctx, sales, &scoping.Input{Attrs: attrs("settings-design", `"modern"`)})
+	u, err := svc.UpdatePreferences(ctx, sales, &engine.Input{Attrs: attrs("settings-design", `"modern"`)})
 	require.NoError(t, err)
 	require.Equal(t, "modern", u.Str("settings-design"))
 	stored, err = svc.Me(ctx, bare)
@@ -440,7 +440,7 @@ func TestAccountsMeAndPreferences(t *testing.T) {
 	require.Equal(t, "modern", stored.Str("settings-design"))
 
 	ro := acctMember(t, svc, acct.ID, "rita@acme.test", "Read Only") // user_preferences view
-	_, err = svc.UpdatePreferences(ctx, ro, &scoping.Input{Attrs: attrs("settings-design", `"classic"`)})
+	_, err = svc.UpdatePreferences(ctx, ro, &engine.Input{Attrs: attrs("settings-design", `"classic"`)})
 	require.Equal(t, scopekit.EFORBIDDEN, scopekit.ErrorCode(err))
 }
 
@@ -450,16 +450,16 @@ func TestAccountsApprovalLevels(t *testing.T) {
 	ctx := context.Background()
 	svc, _ := acctService(t)
 	_, sys := acctAccount(t, svc, "acme")
-	_, err := svc.Create(ctx, sys, "approval-levels", &scoping.Input{Attrs: attrs("name", `"Tech"`, "position", `1`,
+	_, err := svc.Create(ctx, sys, "approval-levels", &engine.Input{Attrs: attrs("name", `"Tech"`, "position", `1`,
 		"conditions", `[{"field":"contract_revenue","operator":"about","value":"1"}]`)}, engine.Options{})
 	require.Equal(t, scopekit.EINVALID, scopekit.ErrorCode(err), "%v", err)
 	require.True(t, strings.HasPrefix(scopekit.List(err)[0].Field, "/data/attributes/conditions/0"), scopekit.List(err)[0].Field)
 
 	tech := acctCreate(t, svc, sys, "approval-levels", attrs("name", `"Tech"`, "position", `1`,
 		"conditions", `[{"field":"contract_revenue","operator":"gt","value":"1000"}]`), nil)
-	_, err = svc.Create(ctx, sys, "approval-levels", &scoping.Input{Attrs: attrs("name", `"Sales"`, "position", `1`)}, engine.Options{})
+	_, err = svc.Create(ctx, sys, "approval-levels", &engine.Input{Attrs: attrs("name", `"Sales"`, "position", `1`)}, engine.Options{})
 	acctRequireErr(t, err, scopekit.EINVALID, "/data/attributes/position", "another active approval level (Tech) has position 1")
-	_, err = svc.Update(ctx, sys, "approval-levels", tech.ID, &scoping.Input{Attrs: attrs("active", `false`)}, engine.Options{})
+	_, err = svc.Update(ctx, sys, "approval-levels", tech.ID, &engine.Input{Attrs: attrs("active", `false`)}, engine.Options{})
 	require.NoError(t, err)
 	acctCreate(t, svc, sys, "approval-levels", attrs("name", `"Sales"`, "position", `1`), nil)
 }
@@ -471,7 +471,7 @@ func TestAccountsPaymentTermsDefault(t *testing.T) {
 	_, sys := acctAccount(t, svc, "acme")
 	a := acctCreate(t, svc, sys, "payment-terms", attrs("name", `"Net 30"`, "default", `true`), nil)
 	b := acctCreate(t, svc, sys, "payment-terms", attrs("name", `"Net 60"`, "default", `true`), nil)
-	res, err := svc.List(ctx, sys, "payment-terms", scoping.ListParams{}, engine.Options{})
+	res, err := svc.List(ctx, sys, "payment-terms", engine.ListParams{}, engine.Options{})
 	require.NoError(t, err)
 	defaults := map[string]bool{}
 	for _, r := range res.Records {

@@ -28,12 +28,12 @@ func TestAccountsUsers(t *testing.T) {
 	require.Equal(t, "invited", ann.Str("status"))
 	require.Equal(t, roles["Read Only"].ID, ann.Rel("roles"))
 
-	_, err := svc.Create(ctx, acmeSys, "users", &scoping.Input{Attrs: attrs("name", `"Bob"`, "email", `"bob"`),
-		Rels: map[string]scoping.RelInput{"roles": {ToMany: true, Refs: []scoping.Ref{{Type: "roles", ID: roles["Sales"].ID}, {Type: "roles", ID: roles["Engineer"].ID}}}}}, engine.Options{})
+	_, err := svc.Create(ctx, acmeSys, "users", &engine.Input{Attrs: attrs("name", `"Bob"`, "email", `"bob"`),
+		Rels: map[string]engine.RelInput{"roles": {ToMany: true, Refs: []engine.Ref{{Type: "roles", ID: roles["Sales"].ID}, {Type: "roles", ID: roles["Engineer"].ID}}}}}, engine.Options{})
 	acctRequireErr(t, err, scopekit.EINVALID, "/data/attributes/email", "email must be an email address")
 	acctRequireErr(t, err, scopekit.EINVALID, "/data/relationships/roles", "one role per account")
 
-	_, err = svc.Create(ctx, acmeSys, "users", &scoping.Input{Attrs: attrs("name", `"Ann 2"`, "email", `"ann@acme.test"`)}, engine.Options{})
+	_, err = svc.Create(ctx, acmeSys, "users", &engine.Input{Attrs: attrs("name", `"Ann 2"`, "email", `"ann@acme.test"`)}, engine.Options{})
 	require.Equal(t, scopekit.EINVALID, scopekit.ErrorCode(err), "%v", err)
 
 	// the same email in another account is the same identity, its
@@ -45,21 +45,21 @@ func TestAccountsUsers(t *testing.T) {
 
 	// identity attributes follow across accounts; the membership's own
 	// status does not
-	_, err = svc.Update(ctx, globexSys, "users", ann.ID, &scoping.Input{Attrs: attrs("phone", `"555"`)}, engine.Options{})
+	_, err = svc.Update(ctx, globexSys, "users", ann.ID, &engine.Input{Attrs: attrs("phone", `"555"`)}, engine.Options{})
 	require.NoError(t, err)
-	res, err := svc.Get(ctx, acmeSys, "users", ann.ID, scoping.ListParams{}, engine.Options{})
+	res, err := svc.Get(ctx, acmeSys, "users", ann.ID, engine.ListParams{}, engine.Options{})
 	require.NoError(t, err)
 	require.Equal(t, "555", res.Records[0].Str("phone"))
 	require.Equal(t, "Annie", res.Records[0].Str("name"))
-	_, err = svc.Update(ctx, globexSys, "users", ann.ID, &scoping.Input{Attrs: attrs("active", `false`)}, engine.Options{})
+	_, err = svc.Update(ctx, globexSys, "users", ann.ID, &engine.Input{Attrs: attrs("active", `false`)}, engine.Options{})
 	require.NoError(t, err)
-	res, err = svc.Get(ctx, acmeSys, "users", ann.ID, scoping.ListParams{}, engine.Options{})
+	res, err = svc.Get(ctx, acmeSys, "users", ann.ID, engine.ListParams{}, engine.Options{})
 	require.NoError(t, err)
 	require.Equal(t, "invited", res.Records[0].Str("status"), "another account's membership is its own")
 
 	// another account's user id is not found through this account
 	other := acctCreate(t, svc, globexSys, "users", attrs("name", `"Gus"`, "email", `"gus@globex.test"`), nil)
-	_, err = svc.Get(ctx, acmeSys, "users", other.ID, scoping.ListParams{}, engine.Options{})
+	_, err = svc.Get(ctx, acmeSys, "users", other.ID, engine.ListParams{}, engine.Options{})
 	require.Equal(t, scopekit.ENOTFOUND, scopekit.ErrorCode(err))
 }
 
@@ -70,19 +70,19 @@ func TestAccountsServiceAccounts(t *testing.T) {
 	ctx := context.Background()
 	svc, _ := acctService(t)
 	_, sys := acctAccount(t, svc, "acme")
-	res, err := svc.Create(ctx, sys, "users", &scoping.Input{Attrs: attrs("name", `"Bot"`, "email", `"bot@acme.test"`, "user-type", `"service"`)}, engine.Options{})
+	res, err := svc.Create(ctx, sys, "users", &engine.Input{Attrs: attrs("name", `"Bot"`, "email", `"bot@acme.test"`, "user-type", `"service"`)}, engine.Options{})
 	require.NoError(t, err)
 	require.Equal(t, "active", res.Records[0].Str("status"))
 	require.NotContains(t, res.Meta, scoping.InvitationMeta, "a service account is never invited")
 
-	res, err = svc.Create(ctx, sys, "users", &scoping.Input{Attrs: attrs("name", `"Ann"`, "email", `"ann@acme.test"`)}, engine.Options{})
+	res, err = svc.Create(ctx, sys, "users", &engine.Input{Attrs: attrs("name", `"Ann"`, "email", `"ann@acme.test"`)}, engine.Options{})
 	require.NoError(t, err)
 	ann := res.Records[0]
 	token, _ := res.Meta[scoping.InvitationMeta].(string)
 	require.NotEmpty(t, token)
-	_, err = svc.Update(ctx, sys, "users", ann.ID, &scoping.Input{Attrs: attrs("user-type", `"service"`)}, engine.Options{})
+	_, err = svc.Update(ctx, sys, "users", ann.ID, &engine.Input{Attrs: attrs("user-type", `"service"`)}, engine.Options{})
 	acctRequireErr(t, err, scopekit.ECONFLICT, "", `"confirm": true`)
-	res, err = svc.Update(ctx, sys, "users", ann.ID, &scoping.Input{Attrs: attrs("user-type", `"service"`), Meta: map[string]any{"confirm": true}}, engine.Options{})
+	res, err = svc.Update(ctx, sys, "users", ann.ID, &engine.Input{Attrs: attrs("user-type", `"service"`), Meta: map[string]any{"confirm": true}}, engine.Options{})
 	require.NoError(t, err)
 	require.Equal(t, "active", res.Records[0].Str("status"))
 	_, err = svc.Invitation(ctx, token)
@@ -97,13 +97,13 @@ func TestAccountsDeactivateAndRestore(t *testing.T) {
 	svc, db := acctService(t)
 	acct, sys := acctAccount(t, svc, "acme")
 	dir := scoping.Directory(db)
-	status := func(id string) (string, *scoping.Record) {
-		res, err := svc.Get(ctx, sys, "users", id, scoping.ListParams{Filters: map[string]string{"active": "true,false"}}, engine.Options{})
+	status := func(id string) (string, *engine.Record) {
+		res, err := svc.Get(ctx, sys, "users", id, engine.ListParams{Filters: map[string]string{"active": "true,false"}}, engine.Options{})
 		require.NoError(t, err)
 		return res.Records[0].Str("status"), res.Records[0]
 	}
 	archive := func(id string, active bool) {
-		_, err := svc.Update(ctx, sys, "users", id, &scoping.Input{Attrs: attrs("active", strconv.FormatBool(active))}, engine.Options{})
+		_, err := svc.Update(ctx, sys, "users", id, &engine.Input{Attrs: attrs("active", strconv.FormatBool(active))}, engine.Options{})
 		require.NoError(t, err)
 	}
 	invited := acctCreate(t, svc, sys, "users", attrs("name", `"Ivy"`, "email", `"ivy@acme.test"`), nil)
@@ -143,7 +143,7 @@ func TestAccountsInvitations(t *testing.T) {
 	ctx := context.Background()
 	svc, _ := acctService(t)
 	acct, sys := acctAccount(t, svc, "acme")
-	res, err := svc.Create(ctx, sys, "users", &scoping.Input{Attrs: attrs("name", `"Ivy"`, "email", `"ivy@acme.test"`)}, engine.Options{})
+	res, err := svc.Create(ctx, sys, "users", &engine.Input{Attrs: attrs("name", `"Ivy"`, "email", `"ivy@acme.test"`)}, engine.Options{})
 	require.NoError(t, err)
 	ivy := res.Records[0]
 	token := res.Meta[scoping.InvitationMeta].(string)
@@ -166,11 +166,11 @@ func TestAccountsInvitations(t *testing.T) {
 	}
 
 	// a deactivated membership's invitation does not work
-	_, err = svc.Update(ctx, sys, "users", ivy.ID, &scoping.Input{Attrs: attrs("active", `false`)}, engine.Options{})
+	_, err = svc.Update(ctx, sys, "users", ivy.ID, &engine.Input{Attrs: attrs("active", `false`)}, engine.Options{})
 	require.NoError(t, err)
 	_, err = svc.Invitation(ctx, token)
 	require.Equal(t, scopekit.ENOTFOUND, scopekit.ErrorCode(err))
-	_, err = svc.Update(ctx, sys, "users", ivy.ID, &scoping.Input{Attrs: attrs("active", `true`)}, engine.Options{})
+	_, err = svc.Update(ctx, sys, "users", ivy.ID, &engine.Input{Attrs: attrs("active", `true`)}, engine.Options{})
 	require.NoError(t, err)
 
 	var wg sync.WaitGroup
@@ -192,7 +192,7 @@ func TestAccountsInvitations(t *testing.T) {
 		}
 	}
 	require.Equal(t, 1, won)
-	got, err := svc.Get(ctx, sys, "users", ivy.ID, scoping.ListParams{}, engine.Options{})
+	got, err := svc.Get(ctx, sys, "users", ivy.ID, engine.ListParams{}, engine.Options{})
 	require.NoError(t, err)
 	require.Equal(t, "active", got.Records[0].Str("status"))
 	_, err = svc.Invitation(ctx, token)
@@ -202,9 +202,9 @@ func TestAccountsInvitations(t *testing.T) {
 	require.Equal(t, "view", actor.Level("projects"), "Read Only by default")
 
 	// archiving an accepted member and restoring it does not invite again
-	_, err = svc.Update(ctx, sys, "users", ivy.ID, &scoping.Input{Attrs: attrs("active", `false`)}, engine.Options{})
+	_, err = svc.Update(ctx, sys, "users", ivy.ID, &engine.Input{Attrs: attrs("active", `false`)}, engine.Options{})
 	require.NoError(t, err)
-	res, err = svc.Update(ctx, sys, "users", ivy.ID, &scoping.Input{Attrs: attrs("active", `true`)}, engine.Options{})
+	res, err = svc.Update(ctx, sys, "users", ivy.ID, &engine.Input{Attrs: attrs("active", `true`)}, engine.Options{})
 	require.NoError(t, err)
 	require.Equal(t, "active", res.Records[0].Str("status"))
 }

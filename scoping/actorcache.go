@@ -1,6 +1,9 @@
 package scoping
 
-import "github.com/scopekit/scopekit/scoping/views"
+import (
+	"github.com/scopekit/scopekit/engine"
+	"github.com/scopekit/scopekit/scoping/views"
+)
 
 // Versioned is implemented by a Store that can tell cheaply whether the
 // records of a type may have changed: TypeVersion returns a count that
@@ -34,7 +37,7 @@ type actorVersions [3]uint64 // accounts, users, roles
 // resolved from.
 type actorEntry struct {
 	v actorVersions
-	a Actor // without the assigned projects, which are loaded per actor
+	a engine.Actor // without the assigned projects, which are loaded per actor
 }
 
 // actorVersionsOf returns the current versions; ok is false when the
@@ -50,7 +53,7 @@ func (s *Service) actorVersionsOf() (v actorVersions, ok bool) {
 // cachedActor resolves the actor addressed by k with resolve, through the
 // cache when the store is Versioned. Each call returns an Actor of its
 // own; the records in it are shared and must not be modified.
-func (s *Service) cachedActor(k actorKey, resolve func() (*Actor, error)) (*Actor, error) {
+func (s *Service) cachedActor(k actorKey, resolve func() (*engine.Actor, error)) (*engine.Actor, error) {
 	v, ok := s.actorVersionsOf() // first: what resolve reads is at least as new
 	if !ok {
 		return resolve()
@@ -63,6 +66,6 @@ func (s *Service) cachedActor(k actorKey, resolve func() (*Actor, error)) (*Acto
 	if err != nil {
 		return nil, err
 	}
-	s.actors.Put(k, actorEntry{v: v, a: Actor{UserID: a.UserID, Account: a.Account, User: a.User, Role: a.Role, AllScopes: a.AllScopes}})
+	s.actors.Put(k, actorEntry{v: v, a: engine.Actor{UserID: a.UserID, Account: a.Account, User: a.User, Role: a.Role, AllScopes: a.AllScopes}})
 	return a, nil
 }

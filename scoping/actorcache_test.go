@@ -20,17 +20,17 @@ type viewCounter struct {
 	views atomic.Int64
 }
 
-func (v *viewCounter) View(ctx context.Context, fn func(scoping.Tx) error) error {
+func (v *viewCounter) View(ctx context.Context, fn func(engine.Tx) error) error {
 	v.views.Add(1)
 	return v.DB.View(ctx, fn)
 }
 
 // unversioned hides TypeVersion.
-type unversioned struct{ scoping.Store }
+type unversioned struct{ engine.Store }
 
 // seedAuditor creates the account acme, the role Auditor (projects: view)
 // and its active member Ann, and returns them with a system actor.
-func seedAuditor(t *testing.T, svc *scoping.Service) (acct, role, user *scoping.Record, sys *scoping.Actor) {
+func seedAuditor(t *testing.T, svc *scoping.Service) (acct, role, user *engine.Record, sys *engine.Actor) {
 	t.Helper()
 	ctx := context.Background()
 	require.NoError(t, svc.Setup(ctx, func(a *scoping.Admin) (err error) {
@@ -60,7 +60,7 @@ func TestActorCache(t *testing.T) {
 		require.NoError(t, err)
 		t.Cleanup(func() { db.Close() })
 		vc := &viewCounter{DB: db}
-		var store scoping.Store = vc
+		var store engine.Store = vc
 		if !versioned {
 			store = unversioned{vc}
 		}
@@ -69,7 +69,7 @@ func TestActorCache(t *testing.T) {
 
 		a1, err := svc.ActorForAccount(ctx, user.ID, acct.ID)
 		require.NoError(t, err)
-		require.Equal(t, scoping.AccessView, a1.Level("projects"))
+		require.Equal(t, engine.AccessView, a1.Level("projects"))
 		n := vc.views.Load()
 		a2, err := svc.ActorForAccount(ctx, user.ID, acct.ID)
 		require.NoError(t, err)
@@ -87,21 +87,21 @@ func TestActorCache(t *testing.T) {
 		}
 
 		// a client write leaves the actor; a role's permissions change it
-		_, err = svc.Create(ctx, sys, "clients", &scoping.Input{Attrs: attrs("name", `"Globex"`)}, engine.Options{})
+		_, err = svc.Create(ctx, sys, "clients", &engine.Input{Attrs: attrs("name", `"Globex"`)}, engine.Options{})
 		require.NoError(t, err)
-		_, err = svc.Update(ctx, sys, "roles", role.ID, &scoping.Input{Attrs: attrs("permissions", `{"projects":"manage"}`)}, engine.Options{})
+		_, err = svc.Update(ctx, sys, "roles", role.ID, &engine.Input{Attrs: attrs("permissions", `{"projects":"manage"}`)}, engine.Options{})
 		require.NoError(t, err)
-		for _, resolve := range []func() (*scoping.Actor, error){
-			func() (*scoping.Actor, error) { return svc.ActorForAccount(ctx, user.ID, acct.ID) },
-			func() (*scoping.Actor, error) { return svc.ActorFor(ctx, user.ID, "acme") },
+		for _, resolve := range []func() (*engine.Actor, error){
+			func() (*engine.Actor, error) { return svc.ActorForAccount(ctx, user.ID, acct.ID) },
+			func() (*engine.Actor, error) { return svc.ActorFor(ctx, user.ID, "acme") },
 		} {
 			a, err := resolve()
 			require.NoError(t, err)
-			require.Equal(t, scoping.AccessManage, a.Level("projects"), "new permissions")
+			require.Equal(t, engine.AccessManage, a.Level("projects"), "new permissions")
 		}
 
 		// a renamed slug: the old one is gone at once
-		require.NoError(t, db.Update(ctx, func(tx scoping.Tx) error {
+		require.NoError(t, db.Update(ctx, func(tx engine.Tx) error {
 			r, err := tx.Get("accounts", "", acct.ID)
 			if err != nil {
 				return err
@@ -149,8 +149,8 @@ func TestActorCache_ConcurrentWrites(t *testing.T) {
 		}()
 	}
 	for i := range 60 {
-		level := []string{scoping.AccessManage, scoping.AccessView}[i%2]
-		_, err := svc.Update(ctx, sys, "roles", role.ID, &scoping.Input{Attrs: attrs("permissions", `{"projects":"`+level+`"}`)}, engine.Options{})
+		level := []string{engine.AccessManage, engine.AccessView}[i%2]
+		_, err := svc.Update(ctx, sys, "roles", role.ID, &engine.Input{Attrs: attrs("permissions", `{"projects":"`+level+`"}`)}, engine.Options{})
 		require.NoError(t, err)
 		a, err := svc.ActorForAccount(ctx, user.ID, acct.ID)
 		require.NoError(t, err)

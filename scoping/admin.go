@@ -14,24 +14,26 @@ import (
 // Admin creates and updates what the API itself cannot: accounts, roles by
 // name and memberships. Composition roots (the bootstrap file, demo data,
 // tests) use it through Service.Setup; it checks no permissions.
-type Admin struct{ c *Call }
+type Admin struct{ c *engine.Call }
 
 // Setup runs fn with an Admin inside one write transaction: everything fn
 // does commits together or not at all.
 func (s *Service) Setup(ctx context.Context, fn func(a *Admin) error) error {
-	_, err := s.write(ctx, &Actor{Account: &Record{}, AllScopes: true}, func(c *Call) error {
+	_, err := s.write(ctx, &engine.Actor{Account: &engine.Record{}, AllScopes: true}, func(c *engine.Call) error {
 		return fn(&Admin{c: c})
 	})
 	return err
 }
 
 // AccountBySlug returns the account with the slug (ENOTFOUND when none).
-func (a *Admin) AccountBySlug(slug string) (*Record, error) { return accountBySlug(a.c.Tx, slug) }
+func (a *Admin) AccountBySlug(slug string) (*engine.Record, error) {
+	return accountBySlug(a.c.Tx, slug)
+}
 
 // EnsureAccount creates the account with its built-in roles and
 // templates, or updates
 // the name and default currency of the existing one.
-func (a *Admin) EnsureAccount(slug, name, currency string) (*Record, error) {
+func (a *Admin) EnsureAccount(slug, name, currency string) (*engine.Record, error) {
 	currency = strings.ToUpper(strings.TrimSpace(currency))
 	if _, ok := ISOCurrency(currency); slug == "" || name == "" || !ok {
 		return nil, scopekit.Errorf(scopekit.EINVALID, "account %q needs a slug, a name and an ISO 4217 default-currency", slug)
@@ -47,7 +49,7 @@ func (a *Admin) EnsureAccount(slug, name, currency string) (*Record, error) {
 	case scopekit.ErrorCode(err) != scopekit.ENOTFOUND:
 		return nil, err
 	}
-	acct = NewRecord(views.TypeAccounts, "")
+	acct = engine.NewRecord(views.TypeAccounts, "")
 	acct.Attrs[views.NameSlug], acct.Attrs[views.NameName], acct.Attrs[views.NameDefaultCurrency] = slug, name, currency
 	if err := a.c.Tx.Insert(acct); err != nil {
 		return nil, err
@@ -64,7 +66,7 @@ func (a *Admin) EnsureAccount(slug, name, currency string) (*Record, error) {
 }
 
 // EnsureRole creates or updates the role with that name in the account.
-func (a *Admin) EnsureRole(accountID, name string, perms map[string]string, visibility string) (*Record, error) {
+func (a *Admin) EnsureRole(accountID, name string, perms map[string]string, visibility string) (*engine.Record, error) {
 	if visibility == "" {
 		visibility = "all"
 	}
@@ -73,10 +75,10 @@ func (a *Admin) EnsureRole(accountID, name string, perms map[string]string, visi
 	}
 	pm := map[string]any{}
 	for _, p := range Permissions {
-		pm[p] = AccessNone
+		pm[p] = engine.AccessNone
 	}
 	for k, v := range perms {
-		if !slices.Contains(Permissions, k) || (v != AccessNone && v != AccessView && v != AccessManage) {
+		if !slices.Contains(Permissions, k) || (v != engine.AccessNone && v != engine.AccessView && v != engine.AccessManage) {
 			return nil, scopekit.Errorf(scopekit.EINVALID, "role %q: %s: %s is not a permission level", name, k, v)
 		}
 		pm[k] = v
@@ -86,7 +88,7 @@ func (a *Admin) EnsureRole(accountID, name string, perms map[string]string, visi
 
 // EnsureCurrency creates or updates a currency of the account, with the
 // minor units of ISO 4217.
-func (a *Admin) EnsureCurrency(accountID, code, name, rate string) (*Record, error) {
+func (a *Admin) EnsureCurrency(accountID, code, name, rate string) (*engine.Record, error) {
 	return a.SetCurrency(accountID, Currency{Code: code, Name: name, ConversionRate: rate})
 }
 
@@ -98,26 +100,26 @@ type Currency struct {
 
 // SetCurrency creates or updates a currency of the account: an ISO 4217
 // code, a positive rate (1 for the account's default currency).
-func (a *Admin) SetCurrency(accountID string, c Currency) (*Record, error) {
+func (a *Admin) SetCurrency(accountID string, c Currency) (*engine.Record, error) {
 	standard, ok := ISOCurrency(c.Code)
 	if !ok {
-		return nil, scopekit.FieldErrorf(scopekit.EINVALID, AttrPointer(views.NameCode), "currency %q is not an ISO 4217 code", c.Code)
+		return nil, scopekit.FieldErrorf(scopekit.EINVALID, engine.AttrPointer(views.NameCode), "currency %q is not an ISO 4217 code", c.Code)
 	}
 	d, err := engine.ParseDecimal(c.ConversionRate)
 	if err != nil || !d.IsPositive() {
-		return nil, scopekit.FieldErrorf(scopekit.EINVALID, AttrPointer(views.NameConversionRate), "currency %s: conversion-rate must be a positive number", c.Code)
+		return nil, scopekit.FieldErrorf(scopekit.EINVALID, engine.AttrPointer(views.NameConversionRate), "currency %s: conversion-rate must be a positive number", c.Code)
 	}
 	acct, err := a.c.Tx.Get(views.TypeAccounts, "", accountID)
 	if err != nil {
 		return nil, err
 	}
 	if c.Code == (views.Account{Record: acct}).DefaultCurrency() && !d.Equal(decimal.NewFromInt(1)) {
-		return nil, scopekit.FieldErrorf(scopekit.EINVALID, AttrPointer(views.NameConversionRate), "currency %s is the account's default: its conversion-rate is always 1", c.Code)
+		return nil, scopekit.FieldErrorf(scopekit.EINVALID, engine.AttrPointer(views.NameConversionRate), "currency %s is the account's default: its conversion-rate is always 1", c.Code)
 	}
 	minor := int64(standard)
 	if c.MinorUnits != nil {
 		if *c.MinorUnits < 0 || *c.MinorUnits > maxMinorUnits {
-			return nil, scopekit.FieldErrorf(scopekit.EINVALID, AttrPointer(views.NameMinorUnits), "currency %s: minor-units must be between 0 and %d", c.Code, maxMinorUnits)
+			return nil, scopekit.FieldErrorf(scopekit.EINVALID, engine.AttrPointer(views.NameMinorUnits), "currency %s: minor-units must be between 0 and %d", c.Code, maxMinorUnits)
 		}
 		minor = int64(*c.MinorUnits)
 	}
@@ -134,7 +136,7 @@ type Member struct {
 
 // EnsureMember creates or updates the user with that email (one identity
 // across accounts) and its membership in the account.
-func (a *Admin) EnsureMember(accountID string, m Member) (*Record, error) {
+func (a *Admin) EnsureMember(accountID string, m Member) (*engine.Record, error) {
 	if m.UserType == "" {
 		m.UserType = "standard"
 	}
@@ -144,7 +146,7 @@ func (a *Admin) EnsureMember(accountID string, m Member) (*Record, error) {
 	if !strings.Contains(m.Email, "@") || m.Name == "" {
 		return nil, scopekit.Errorf(scopekit.EINVALID, "user %q needs an email address and a name", m.Email)
 	}
-	roles, _, err := a.c.Tx.List(&Query{Type: views.TypeRoles, AccountID: accountID, Where: []Cond{Eq(views.NameName, m.Role)}})
+	roles, _, err := a.c.Tx.List(&engine.Query{Type: views.TypeRoles, AccountID: accountID, Where: []engine.Cond{engine.Eq(views.NameName, m.Role)}})
 	if err != nil {
 		return nil, err
 	}
@@ -156,7 +158,7 @@ func (a *Admin) EnsureMember(accountID string, m Member) (*Record, error) {
 	if err := a.c.Engine.Schema().CheckAttrs(views.TypeUsers, attrs); err != nil {
 		return nil, err
 	}
-	others, _, err := a.c.Tx.List(&Query{Type: views.TypeUsers, AllAccounts: true, Where: []Cond{Eq(views.NameEmail, m.Email)}, Limit: 1})
+	others, _, err := a.c.Tx.List(&engine.Query{Type: views.TypeUsers, AllAccounts: true, Where: []engine.Cond{engine.Eq(views.NameEmail, m.Email)}, Limit: 1})
 	if err != nil {
 		return nil, err
 	}
@@ -166,7 +168,7 @@ func (a *Admin) EnsureMember(accountID string, m Member) (*Record, error) {
 	}
 	u, err := a.c.Tx.Get(views.TypeUsers, accountID, id)
 	if err != nil {
-		u = NewRecord(views.TypeUsers, accountID)
+		u = engine.NewRecord(views.TypeUsers, accountID)
 		u.ID = id
 	}
 	for k, v := range attrs {
@@ -181,16 +183,16 @@ func (a *Admin) EnsureMember(accountID string, m Member) (*Record, error) {
 	if err != nil {
 		return nil, err
 	}
-	return u, syncIdentity(context.Background(), a.c, u, &Record{Attrs: map[string]any{}})
+	return u, syncIdentity(context.Background(), a.c, u, &engine.Record{Attrs: map[string]any{}})
 }
 
 // upsert creates or updates the record of typ whose key attribute equals
 // value.
-func (a *Admin) upsert(typ, accountID, key, value string, attrs map[string]any) (*Record, error) {
+func (a *Admin) upsert(typ, accountID, key, value string, attrs map[string]any) (*engine.Record, error) {
 	if err := a.c.Engine.Schema().CheckAttrs(typ, attrs); err != nil {
 		return nil, err
 	}
-	found, _, err := a.c.Tx.List(&Query{Type: typ, AccountID: accountID, Where: []Cond{Eq(key, value)}})
+	found, _, err := a.c.Tx.List(&engine.Query{Type: typ, AccountID: accountID, Where: []engine.Cond{engine.Eq(key, value)}})
 	if err != nil {
 		return nil, err
 	}
@@ -201,7 +203,7 @@ func (a *Admin) upsert(typ, accountID, key, value string, attrs map[string]any) 
 		}
 		return r, a.c.Tx.Replace(r)
 	}
-	r := NewRecord(typ, accountID)
+	r := engine.NewRecord(typ, accountID)
 	r.Attrs = attrs
 	return r, a.c.Tx.Insert(r)
 }
@@ -209,18 +211,18 @@ func (a *Admin) upsert(typ, accountID, key, value string, attrs map[string]any) 
 // SystemActor returns an actor with every permission in the account, for
 // composition roots that seed data through the generic engine (demo data,
 // tests). It is never derived from a request.
-func (s *Service) SystemActor(ctx context.Context, accountID string) (*Actor, error) {
-	var a *Actor
-	err := s.Store().View(ctx, func(tx Tx) error {
+func (s *Service) SystemActor(ctx context.Context, accountID string) (*engine.Actor, error) {
+	var a *engine.Actor
+	err := s.Store().View(ctx, func(tx engine.Tx) error {
 		acct, err := tx.Get(views.TypeAccounts, "", accountID)
 		if err != nil {
 			return err
 		}
 		perms := map[string]any{}
 		for _, p := range Permissions {
-			perms[p] = AccessManage
+			perms[p] = engine.AccessManage
 		}
-		a = &Actor{Account: acct, AllScopes: true, Role: &Record{Attrs: map[string]any{views.NamePermissions: perms}}}
+		a = &engine.Actor{Account: acct, AllScopes: true, Role: &engine.Record{Attrs: map[string]any{views.NamePermissions: perms}}}
 		return nil
 	})
 	return a, err
@@ -229,15 +231,15 @@ func (s *Service) SystemActor(ctx context.Context, accountID string) (*Actor, er
 // Account returns the record of the actor's account, with psa? computed.
 // Every member may read it (it holds nothing but the name, slug, default
 // currency and psa?); changing it needs settings manage.
-func (s *Service) Account(ctx context.Context, a *Actor) (*Result, error) {
+func (s *Service) Account(ctx context.Context, a *engine.Actor) (*engine.Result, error) {
 	def := mustLookup(s.Schema(), views.TypeAccounts)
-	var res *Result
-	err := s.read(ctx, a, func(c *Call) error {
+	var res *engine.Result
+	err := s.read(ctx, a, func(c *engine.Call) error {
 		acct, err := c.Tx.Get(views.TypeAccounts, "", a.AccountID())
 		if err != nil {
 			return err
 		}
-		res = &Result{Records: []*Record{acct}, Total: 1, Single: true}
+		res = &engine.Result{Records: []*engine.Record{acct}, Total: 1, Single: true}
 		return c.Compute(ctx, def, res.Records)
 	})
 	return res, err
@@ -245,12 +247,12 @@ func (s *Service) Account(ctx context.Context, a *Actor) (*Result, error) {
 
 // Me returns the actor's own users record in the account: the one read
 // when the actor was resolved (one request), else the stored one.
-func (s *Service) Me(ctx context.Context, a *Actor) (*Record, error) {
+func (s *Service) Me(ctx context.Context, a *engine.Actor) (*engine.Record, error) {
 	if a.User != nil && a.User.ID == a.UserID {
 		return a.User, nil
 	}
-	var u *Record
-	err := s.Store().View(ctx, func(tx Tx) error {
+	var u *engine.Record
+	err := s.Store().View(ctx, func(tx engine.Tx) error {
 		var err error
 		u, err = tx.Get(views.TypeUsers, a.AccountID(), a.UserID)
 		return err
@@ -260,11 +262,11 @@ func (s *Service) Me(ctx context.Context, a *Actor) (*Record, error) {
 
 // UpdatePreferences sets the actor's own preferences: only
 // `settings-design` (classic or modern), with user_preferences manage.
-func (s *Service) UpdatePreferences(ctx context.Context, a *Actor, in *Input) (*Record, error) {
+func (s *Service) UpdatePreferences(ctx context.Context, a *engine.Actor, in *engine.Input) (*engine.Record, error) {
 	if err := a.Require("user_preferences", true); err != nil {
 		return nil, err
 	}
-	design := AttrDef{Name: "settings-design", Kind: KindEnum, Enum: []string{"classic", "modern"}}
+	design := engine.AttrDef{Name: "settings-design", Kind: engine.KindEnum, Enum: []string{"classic", "modern"}}
 	for name := range in.Attrs {
 		if name != design.Name {
 			return nil, engine.BadAttr(name, "%s cannot be changed here; only settings-design can", name)
@@ -273,8 +275,8 @@ func (s *Service) UpdatePreferences(ctx context.Context, a *Actor, in *Input) (*
 	if len(in.Rels) > 0 {
 		return nil, scopekit.FieldErrorf(scopekit.EBADREQUEST, "/data/relationships", "me has no writable relationships")
 	}
-	var u *Record
-	err := s.Store().Update(ctx, func(tx Tx) error {
+	var u *engine.Record
+	err := s.Store().Update(ctx, func(tx engine.Tx) error {
 		var err error
 		if u, err = tx.Get(views.TypeUsers, a.AccountID(), a.UserID); err != nil {
 			return err
@@ -285,7 +287,7 @@ func (s *Service) UpdatePreferences(ctx context.Context, a *Actor, in *Input) (*
 				return e
 			}
 			if v == nil || v == "" {
-				return engine.Invalid(AttrPointer(design.Name), "settings-design must be classic or modern")
+				return engine.Invalid(engine.AttrPointer(design.Name), "settings-design must be classic or modern")
 			}
 			u.Attrs[design.Name] = v
 		}

@@ -18,7 +18,7 @@ import (
 // projectResourceDefaults fills a project resource from its catalog
 // resource: the name, and the rate and cost of the project's rate table
 // (else the resource's own).
-func projectResourceDefaults(_ context.Context, c *Call, rec *Record) error {
+func projectResourceDefaults(_ context.Context, c *engine.Call, rec *engine.Record) error {
 	pr := views.ProjectResource{Record: rec}
 	rid := pr.Resource()
 	if rid == "" {
@@ -50,7 +50,7 @@ func projectResourceDefaults(_ context.Context, c *Call, rec *Record) error {
 // resourceRate returns the rate and cost of a catalog resource for a
 // project: from the project's rate table when it has a rate for the
 // resource, else the resource's own.
-func resourceRate(c *Call, projectID string, res *Record) (rate, cost any, err error) {
+func resourceRate(c *engine.Call, projectID string, res *engine.Record) (rate, cost any, err error) {
 	rate, cost = res.Attrs[views.NameHourlyRate], res.Attrs[views.NameHourlyCost]
 	p, err := c.Get(views.TypeProjects, projectID)
 	if err != nil {
@@ -60,7 +60,7 @@ func resourceRate(c *Call, projectID string, res *Record) (rate, cost any, err e
 	if table == "" {
 		return rate, cost, nil
 	}
-	rates, err := c.Find(views.TypeResourceRates, Eq(views.NameRateTable, table), Eq(views.NameResource, res.ID))
+	rates, err := c.Find(views.TypeResourceRates, engine.Eq(views.NameRateTable, table), engine.Eq(views.NameResource, res.ID))
 	if err != nil || len(rates) == 0 {
 		return rate, cost, err
 	}
@@ -75,8 +75,8 @@ func resourceRate(c *Call, projectID string, res *Record) (rate, cost any, err e
 
 // ensureProjectResource returns the project's resource for a catalog
 // resource, creating it from the rate table when the project has none.
-func ensureProjectResource(c *Call, projectID, resourceID string) (string, error) {
-	found, err := c.Find(views.TypeProjectResources, Eq(views.NameProject, projectID), Eq(views.NameResource, resourceID))
+func ensureProjectResource(c *engine.Call, projectID, resourceID string) (string, error) {
+	found, err := c.Find(views.TypeProjectResources, engine.Eq(views.NameProject, projectID), engine.Eq(views.NameResource, resourceID))
 	if err != nil || len(found) > 0 {
 		if len(found) > 0 {
 			return found[0].ID, nil
@@ -87,7 +87,7 @@ func ensureProjectResource(c *Call, projectID, resourceID string) (string, error
 	if err != nil {
 		return "", absent(err)
 	}
-	pr := NewRecord(views.TypeProjectResources, c.AccountID())
+	pr := engine.NewRecord(views.TypeProjectResources, c.AccountID())
 	pr.SetRel(views.NameProject, projectID)
 	pr.SetRel(views.NameResource, resourceID)
 	pr.Attrs[views.NameName] = res.Attrs[views.NameName]
@@ -112,8 +112,8 @@ func ensureProjectResource(c *Call, projectID, resourceID string) (string, error
 
 // ensureProjectPhase returns the project's phase for a catalog phase,
 // creating it when the project has none.
-func ensureProjectPhase(c *Call, projectID, phaseID string) (string, error) {
-	found, err := c.Find(views.TypeProjectPhases, Eq(views.NameProject, projectID), Eq(views.NamePhase, phaseID))
+func ensureProjectPhase(c *engine.Call, projectID, phaseID string) (string, error) {
+	found, err := c.Find(views.TypeProjectPhases, engine.Eq(views.NameProject, projectID), engine.Eq(views.NamePhase, phaseID))
 	if err != nil || len(found) > 0 {
 		if len(found) > 0 {
 			return found[0].ID, nil
@@ -124,7 +124,7 @@ func ensureProjectPhase(c *Call, projectID, phaseID string) (string, error) {
 	if err != nil {
 		return "", absent(err)
 	}
-	pp := NewRecord(views.TypeProjectPhases, c.AccountID())
+	pp := engine.NewRecord(views.TypeProjectPhases, c.AccountID())
 	pp.SetRel(views.NameProject, projectID)
 	pp.SetRel(views.NamePhase, phaseID)
 	for _, a := range []string{views.NameName, views.NamePosition, views.NameSowLanguage} {
@@ -140,7 +140,7 @@ func ensureProjectPhase(c *Call, projectID, phaseID string) (string, error) {
 
 // projectServiceDefaults copies the catalog service named by a new project
 // service.
-func projectServiceDefaults(_ context.Context, c *Call, rec *Record) error {
+func projectServiceDefaults(_ context.Context, c *engine.Call, rec *engine.Record) error {
 	ps := views.ProjectService{Record: rec}
 	sid, pid := ps.Service(), ps.Project()
 	if sid == "" || pid == "" {
@@ -193,17 +193,17 @@ var subserviceCopies = map[string]string{views.NameName: views.NameName, views.N
 
 // copySubservices adds the active subservices of the catalog service to a
 // newly created project service.
-func copySubservices(_ context.Context, c *Call, rec, old *Record) error {
+func copySubservices(_ context.Context, c *engine.Call, rec, old *engine.Record) error {
 	psv := views.ProjectService{Record: rec}
 	if old != nil || psv.Service() == "" {
 		return nil
 	}
-	subs, err := c.Find(views.TypeSubservices, Eq(views.NameService, psv.Service()), Eq(views.NameActive, "true"))
+	subs, err := c.Find(views.TypeSubservices, engine.Eq(views.NameService, psv.Service()), engine.Eq(views.NameActive, "true"))
 	if err != nil {
 		return err
 	}
 	for _, s := range subs {
-		ps := NewRecord(views.TypeProjectSubservices, c.AccountID())
+		ps := engine.NewRecord(views.TypeProjectSubservices, c.AccountID())
 		ps.SetRel(views.NameProjectService, rec.ID)
 		ps.SetRel(views.NameProject, psv.Project())
 		ps.SetRel(views.NameSubservice, s.ID)
@@ -233,22 +233,22 @@ func copySubservices(_ context.Context, c *Call, rec, old *Record) error {
 // Errors: EFORBIDDEN without projects manage; ENOTFOUND for a project
 // outside the actor's visibility; EINVALID for a blueprint not in the
 // account.
-func (s *Service) ApplyBlueprint(ctx context.Context, a *Actor, projectID, blueprintID string) (*Result, error) {
+func (s *Service) ApplyBlueprint(ctx context.Context, a *engine.Actor, projectID, blueprintID string) (*engine.Result, error) {
 	if err := a.Require("projects", true); err != nil {
 		return nil, err
 	}
 	psDef := mustLookup(s.Schema(), views.TypeProjectServices)
 	projDef := mustLookup(s.Schema(), views.TypeProjects)
-	var created []*Record
-	res := &Result{}
-	_, err := s.WriteThenRead(ctx, a, engine.Options{}, nil, func(c *Call) error {
+	var created []*engine.Record
+	res := &engine.Result{}
+	_, err := s.WriteThenRead(ctx, a, engine.Options{}, nil, func(c *engine.Call) error {
 		if _, err := c.GetVisible(ctx, projDef, projectID, nil); err != nil {
 			return err
 		}
 		if _, err := c.Get(views.TypeBlueprints, blueprintID); err != nil {
 			return scopekit.FieldErrorf(scopekit.EINVALID, "/data/id", "blueprints %s does not exist in this account", blueprintID)
 		}
-		items, err := c.Find(views.TypeBlueprintItems, Eq(views.NameBlueprint, blueprintID))
+		items, err := c.Find(views.TypeBlueprintItems, engine.Eq(views.NameBlueprint, blueprintID))
 		if err != nil {
 			return err
 		}
@@ -258,9 +258,9 @@ func (s *Service) ApplyBlueprint(ctx context.Context, a *Actor, projectID, bluep
 			if err != nil || !svc.Active() {
 				continue
 			}
-			in := &Input{Rels: map[string]RelInput{
-				views.NameProject: {Refs: []Ref{{Type: views.TypeProjects, ID: projectID}}},
-				views.NameService: {Refs: []Ref{{Type: views.TypeServices, ID: svc.ID}}},
+			in := &engine.Input{Rels: map[string]engine.RelInput{
+				views.NameProject: {Refs: []engine.Ref{{Type: views.TypeProjects, ID: projectID}}},
+				views.NameService: {Refs: []engine.Ref{{Type: views.TypeServices, ID: svc.ID}}},
 			}}
 			if q, ok := it.Attrs[views.NameQuantity].(string); ok {
 				in.Attrs = map[string]json.RawMessage{views.NameQuantity: json.RawMessage(strconv.Quote(q))}
@@ -272,7 +272,7 @@ func (s *Service) ApplyBlueprint(ctx context.Context, a *Actor, projectID, bluep
 			created = append(created, rec)
 		}
 		return nil
-	}, func(ctx context.Context, c *Call) error {
+	}, func(ctx context.Context, c *engine.Call) error {
 		// served as stored: the commit steps stored the price figures
 		// (psDef.Reread), which the records as created lack
 		for i, r := range created {
@@ -300,7 +300,7 @@ func absent(err error) error {
 	return err
 }
 
-func sortByPosition(recs []*Record) {
-	q := Query{Sort: []SortKey{{Field: views.NamePosition, Numeric: true}}}
+func sortByPosition(recs []*engine.Record) {
+	q := engine.Query{Sort: []engine.SortKey{{Field: views.NamePosition, Numeric: true}}}
 	q.SortRecords(recs)
 }

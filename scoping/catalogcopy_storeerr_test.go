@@ -46,26 +46,26 @@ func (tx getFailsTx) Get(typ, accountID, id string) (*engine.Record, error) {
 func TestCopyServiceStoreError(t *testing.T) {
 	ctx := context.Background()
 	svc, a := mustSetup(t)
-	create := func(s *scoping.Service, typ string, in *scoping.Input) (*engine.Record, error) {
+	create := func(s *scoping.Service, typ string, in *engine.Input) (*engine.Record, error) {
 		res, err := s.Create(ctx, a, typ, in, engine.Options{})
 		if err != nil {
 			return nil, err
 		}
 		return res.Records[0], nil
 	}
-	must := func(typ string, in *scoping.Input) *engine.Record {
+	must := func(typ string, in *engine.Input) *engine.Record {
 		rec, err := create(svc, typ, in)
 		require.NoError(t, err)
 		return rec
 	}
-	res := must(views.TypeResources, &scoping.Input{Attrs: attrs(views.NameName, `"Engineer"`, views.NameHourlyRate, `200`)})
-	phase := must(views.TypePhases, &scoping.Input{Attrs: attrs(views.NameName, `"Plan"`)})
-	service := must(views.TypeServices, &scoping.Input{Attrs: attrs(views.NameName, `"Assessment"`, views.NameHours, `8`),
-		Rels: map[string]scoping.RelInput{views.NamePhase: rel(views.TypePhases, phase.ID), views.NameResource: rel(views.TypeResources, res.ID)}})
-	client := must(views.TypeClients, &scoping.Input{Attrs: attrs(views.NameName, `"Globex"`)})
-	project := must(views.TypeProjects, &scoping.Input{Attrs: attrs(views.NameProjectName, `"Firewall"`),
-		Rels: map[string]scoping.RelInput{views.NameClient: rel(views.TypeClients, client.ID)}})
-	in := &scoping.Input{Rels: map[string]scoping.RelInput{
+	res := must(views.TypeResources, &engine.Input{Attrs: attrs(views.NameName, `"Engineer"`, views.NameHourlyRate, `200`)})
+	phase := must(views.TypePhases, &engine.Input{Attrs: attrs(views.NameName, `"Plan"`)})
+	service := must(views.TypeServices, &engine.Input{Attrs: attrs(views.NameName, `"Assessment"`, views.NameHours, `8`),
+		Rels: map[string]engine.RelInput{views.NamePhase: rel(views.TypePhases, phase.ID), views.NameResource: rel(views.TypeResources, res.ID)}})
+	client := must(views.TypeClients, &engine.Input{Attrs: attrs(views.NameName, `"Globex"`)})
+	project := must(views.TypeProjects, &engine.Input{Attrs: attrs(views.NameProjectName, `"Firewall"`),
+		Rels: map[string]engine.RelInput{views.NameClient: rel(views.TypeClients, client.ID)}})
+	in := &engine.Input{Rels: map[string]engine.RelInput{
 		views.NameProject: rel(views.TypeProjects, project.ID), views.NameService: rel(views.TypeServices, service.ID)}}
 
 	for _, typ := range []string{views.TypePhases, views.TypeResources} {

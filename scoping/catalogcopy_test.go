@@ -34,23 +34,23 @@ func (w *wfWorld) ccCatalog() *ccCatalog {
 	c.architect = w.create(sys, "resources", attrs("name", `"Architect"`, "hourly-rate", `"300"`, "hourly-cost", `"150"`), nil).ID
 	c.category = w.create(sys, "service-categories", attrs("name", `"Network"`), nil).ID
 	c.table = w.create(sys, "rate-tables", attrs("name", `"Std"`), nil).ID
-	w.create(sys, "resource-rates", attrs("hourly-rate", `"250"`, "hourly-cost", `"100"`), map[string]scoping.RelInput{
+	w.create(sys, "resource-rates", attrs("hourly-rate", `"250"`, "hourly-cost", `"100"`), map[string]engine.RelInput{
 		"rate-table": rel("rate-tables", c.table), "resource": rel("resources", c.engineer)})
-	svcRels := map[string]scoping.RelInput{"phase": rel("phases", c.phase), "resource": rel("resources", c.engineer),
+	svcRels := map[string]engine.RelInput{"phase": rel("phases", c.phase), "resource": rel("resources", c.engineer),
 		"line-of-business": rel("lines-of-business", w.network), "service-category": rel("service-categories", c.category)}
 	c.assessment = w.create(sys, "services", attrs("name", `"Assessment"`, "hours", `8`, "sku", `"AS-1"`, "description", `"We look."`,
 		"service-type", `"managed_services"`, "payment-frequency", `"monthly"`, "position", `2`), svcRels).ID
 	c.survey = w.create(sys, "subservices", attrs("name", `"Survey"`, "hours", `"1.5"`, "quantity", `3`, "position", `1`),
-		map[string]scoping.RelInput{"service": rel("services", c.assessment), "resource": rel("resources", c.architect)}).ID
+		map[string]engine.RelInput{"service": rel("services", c.assessment), "resource": rel("resources", c.architect)}).ID
 	c.report = w.create(sys, "subservices", attrs("name", `"Report"`, "hours", `2`, "position", `2`),
-		map[string]scoping.RelInput{"service": rel("services", c.assessment)}).ID
-	c.gone = w.create(sys, "subservices", attrs("name", `"Gone"`, "hours", `2`), map[string]scoping.RelInput{"service": rel("services", c.assessment)}).ID
-	c.design = w.create(sys, "services", attrs("name", `"Design"`, "hours", `4`), map[string]scoping.RelInput{
+		map[string]engine.RelInput{"service": rel("services", c.assessment)}).ID
+	c.gone = w.create(sys, "subservices", attrs("name", `"Gone"`, "hours", `2`), map[string]engine.RelInput{"service": rel("services", c.assessment)}).ID
+	c.design = w.create(sys, "services", attrs("name", `"Design"`, "hours", `4`), map[string]engine.RelInput{
 		"phase": rel("phases", c.phase), "resource": rel("resources", c.engineer)}).ID
 	c.retired = w.create(sys, "services", attrs("name", `"Retired"`, "hours", `4`), nil).ID
 	c.blueprint = w.create(sys, "blueprints", attrs("name", `"Starter"`), nil).ID
 	for _, it := range []struct{ svc, qty, pos string }{{c.assessment, `"3"`, `2`}, {c.retired, `"1"`, `3`}, {c.design, `"2"`, `1`}} {
-		w.create(sys, "blueprint-items", attrs("quantity", it.qty, "position", it.pos), map[string]scoping.RelInput{
+		w.create(sys, "blueprint-items", attrs("quantity", it.qty, "position", it.pos), map[string]engine.RelInput{
 			"blueprint": rel("blueprints", c.blueprint), "service": rel("services", it.svc)})
 	}
 	for _, typ := range []struct{ typ, id string }{{"subservices", c.gone}, {"services", c.retired}} {
@@ -63,7 +63,7 @@ func (w *wfWorld) ccCatalog() *ccCatalog {
 // ccProject creates an empty project with the rate table table ("" none).
 func (w *wfWorld) ccProject(name, table string) string {
 	w.t.Helper()
-	rels := map[string]scoping.RelInput{"client": rel("clients", w.client)}
+	rels := map[string]engine.RelInput{"client": rel("clients", w.client)}
 	if table != "" {
 		rels["rate-table"] = rel("rate-tables", table)
 	}
@@ -71,8 +71,8 @@ func (w *wfWorld) ccProject(name, table string) string {
 }
 
 // ccByRel indexes records by a relationship.
-func ccByRel(recs []*scoping.Record, name string) map[string]*scoping.Record {
-	m := map[string]*scoping.Record{}
+func ccByRel(recs []*engine.Record, name string) map[string]*engine.Record {
+	m := map[string]*engine.Record{}
 	for _, r := range recs {
 		m[r.Rel(name)] = r
 	}
@@ -88,7 +88,7 @@ func TestCatalogCopyProjectService(t *testing.T) {
 	c := w.ccCatalog()
 	p := w.ccProject("Copy", c.table)
 
-	ps := w.create(w.admin, "project-services", attrs("quantity", `2`), map[string]scoping.RelInput{
+	ps := w.create(w.admin, "project-services", attrs("quantity", `2`), map[string]engine.RelInput{
 		"project": rel("projects", p), "service": rel("services", c.assessment)})
 	assert.Equal(t, "Assessment", ps.Str("name"))
 	assert.Equal(t, "8", ps.Str("unit-hours"))
@@ -135,7 +135,7 @@ func TestCatalogCopyProjectService(t *testing.T) {
 	assert.Equal(t, "1", report.Str("quantity"))
 
 	// a second service shares the project phase and resource
-	design := w.create(w.admin, "project-services", nil, map[string]scoping.RelInput{
+	design := w.create(w.admin, "project-services", nil, map[string]engine.RelInput{
 		"project": rel("projects", p), "service": rel("services", c.design)})
 	assert.Equal(t, ps.Rel("project-phase"), design.Rel("project-phase"))
 	assert.Equal(t, eng.ID, design.Rel("project-resource"))
@@ -151,9 +151,9 @@ func TestCatalogCopyRequestWins(t *testing.T) {
 	w := newWfWorld(t)
 	c := w.ccCatalog()
 	p := w.ccProject("Sent", "")
-	ph := w.create(w.sys, "project-phases", attrs("name", `"Mine"`), map[string]scoping.RelInput{"project": rel("projects", p)}).ID
-	pr := w.create(w.sys, "project-resources", attrs("name", `"Mine"`, "hourly-rate", `"10"`), map[string]scoping.RelInput{"project": rel("projects", p)}).ID
-	ps := w.create(w.admin, "project-services", attrs("name", `"Custom"`, "unit-hours", `5`, "sku", `"X"`, "service-type", `"professional_services"`), map[string]scoping.RelInput{
+	ph := w.create(w.sys, "project-phases", attrs("name", `"Mine"`), map[string]engine.RelInput{"project": rel("projects", p)}).ID
+	pr := w.create(w.sys, "project-resources", attrs("name", `"Mine"`, "hourly-rate", `"10"`), map[string]engine.RelInput{"project": rel("projects", p)}).ID
+	ps := w.create(w.admin, "project-services", attrs("name", `"Custom"`, "unit-hours", `5`, "sku", `"X"`, "service-type", `"professional_services"`), map[string]engine.RelInput{
 		"project": rel("projects", p), "service": rel("services", c.assessment),
 		"project-phase": rel("project-phases", ph), "project-resource": rel("project-resources", pr),
 		"line-of-business": rel("lines-of-business", w.security)})
@@ -174,7 +174,7 @@ func TestCatalogCopyRequestWins(t *testing.T) {
 	// a service of another account is a bad reference
 	other := wfAccount(t, w.svc, "other", "USD")
 	theirs := w.create(other, "services", attrs("name", `"Theirs"`), nil).ID
-	_, err := w.svc.Create(w.ctx, w.admin, "project-services", &scoping.Input{Rels: map[string]scoping.RelInput{
+	_, err := w.svc.Create(w.ctx, w.admin, "project-services", &engine.Input{Rels: map[string]engine.RelInput{
 		"project": rel("projects", p), "service": rel("services", theirs)}}, engine.Options{})
 	wfCode(t, scopekit.EINVALID, err)
 	assert.Equal(t, "/data/relationships/service", scopekit.List(err)[0].Field)
@@ -199,7 +199,7 @@ func TestCatalogCopyProjectResource(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := w.ccProject(tc.name, tc.table)
-			pr := w.create(w.sys, "project-resources", attrs(tc.at...), map[string]scoping.RelInput{
+			pr := w.create(w.sys, "project-resources", attrs(tc.at...), map[string]engine.RelInput{
 				"project": rel("projects", p), "resource": rel("resources", c.engineer)})
 			assert.Equal(t, tc.wantName, pr.Str("name"))
 			assert.Equal(t, "Field engineer", pr.Str("external-name"))
@@ -241,7 +241,7 @@ func TestCatalogCopyApplyBlueprint(t *testing.T) {
 	theirs := w.create(other, "blueprints", attrs("name", `"Theirs"`), nil).ID
 	for _, tc := range []struct {
 		name      string
-		actor     *scoping.Actor
+		actor     *engine.Actor
 		project   string
 		blueprint string
 		code      string
@@ -278,14 +278,14 @@ func TestCatalogCopyBadReferences(t *testing.T) {
 	p := w.ccProject("Refs", c.table)
 	for _, tc := range []struct {
 		typ, field string
-		rels       map[string]scoping.RelInput
+		rels       map[string]engine.RelInput
 	}{
-		{"project-resources", "resource", map[string]scoping.RelInput{"project": rel("projects", p), "resource": rel("resources", "999999")}},
-		{"project-services", "service", map[string]scoping.RelInput{"project": rel("projects", p), "service": rel("services", "999999")}},
-		{"project-services", "project", map[string]scoping.RelInput{"project": rel("projects", "999999"), "service": rel("services", c.design)}},
+		{"project-resources", "resource", map[string]engine.RelInput{"project": rel("projects", p), "resource": rel("resources", "999999")}},
+		{"project-services", "service", map[string]engine.RelInput{"project": rel("projects", p), "service": rel("services", "999999")}},
+		{"project-services", "project", map[string]engine.RelInput{"project": rel("projects", "999999"), "service": rel("services", c.design)}},
 	} {
 		t.Run(tc.typ+" "+tc.field, func(t *testing.T) {
-			_, err := w.svc.Create(w.ctx, w.sys, tc.typ, &scoping.Input{Rels: tc.rels}, engine.Options{})
+			_, err := w.svc.Create(w.ctx, w.sys, tc.typ, &engine.Input{Rels: tc.rels}, engine.Options{})
 			wfCode(t, scopekit.EINVALID, err)
 			assert.Equal(t, "/data/relationships/"+tc.field, scopekit.List(err)[0].Field)
 		})

@@ -30,7 +30,7 @@ func ISOCurrency(code string) (minorUnits int, ok bool) {
 // maxMinorUnits bounds minor-units: no currency has more than 4.
 const maxMinorUnits = 8
 
-func currencyDefaults(_ context.Context, _ *Call, rec *Record) error {
+func currencyDefaults(_ context.Context, _ *engine.Call, rec *engine.Record) error {
 	if _, set := rec.Attrs[views.NameMinorUnits]; !set {
 		if units, ok := ISOCurrency(views.Currency{Record: rec}.Code()); ok {
 			rec.Attrs[views.NameMinorUnits] = int64(units)
@@ -39,32 +39,32 @@ func currencyDefaults(_ context.Context, _ *Call, rec *Record) error {
 	return nil
 }
 
-func validateCurrency(_ context.Context, c *Call, rec, old *Record) []error {
+func validateCurrency(_ context.Context, c *engine.Call, rec, old *engine.Record) []error {
 	cur, def := views.Currency{Record: rec}, views.Account{Record: c.Actor.Account}.DefaultCurrency()
 	var errs []error
 	code := cur.Code()
 	if old != nil && (views.Currency{Record: old}).Code() == def && code != def {
-		errs = append(errs, engine.Invalid(AttrPointer(views.NameCode), "%s is the account's default currency: its code cannot change", def))
+		errs = append(errs, engine.Invalid(engine.AttrPointer(views.NameCode), "%s is the account's default currency: its code cannot change", def))
 	}
 	if _, ok := ISOCurrency(code); !ok && code != "" {
-		errs = append(errs, engine.Invalid(AttrPointer(views.NameCode), "code %q is not an ISO 4217 currency code (three capital letters, such as USD or EUR)", code))
+		errs = append(errs, engine.Invalid(engine.AttrPointer(views.NameCode), "code %q is not an ISO 4217 currency code (three capital letters, such as USD or EUR)", code))
 	}
 	rate := cur.ConversionRate()
 	switch {
 	case !rate.IsPositive():
-		errs = append(errs, engine.Invalid(AttrPointer(views.NameConversionRate), "conversion-rate must be greater than zero"))
+		errs = append(errs, engine.Invalid(engine.AttrPointer(views.NameConversionRate), "conversion-rate must be greater than zero"))
 	case code != "" && code == def && !rate.Equal(decimal.NewFromInt(1)):
-		errs = append(errs, engine.Invalid(AttrPointer(views.NameConversionRate), "conversion-rate of %s, the account's default currency, is always 1", code))
+		errs = append(errs, engine.Invalid(engine.AttrPointer(views.NameConversionRate), "conversion-rate of %s, the account's default currency, is always 1", code))
 	}
 	if cur.MinorUnits() > maxMinorUnits {
-		errs = append(errs, engine.Invalid(AttrPointer(views.NameMinorUnits), "minor-units must be between 0 and %d", maxMinorUnits))
+		errs = append(errs, engine.Invalid(engine.AttrPointer(views.NameMinorUnits), "minor-units must be between 0 and %d", maxMinorUnits))
 	}
 	return errs
 }
 
 // deleteCurrency refuses to delete the account's default currency, which
 // every price falls back to.
-func deleteCurrency(_ context.Context, c *Call, rec *Record) error {
+func deleteCurrency(_ context.Context, c *engine.Call, rec *engine.Record) error {
 	if code := (views.Currency{Record: rec}).Code(); code == (views.Account{Record: c.Actor.Account}).DefaultCurrency() {
 		return scopekit.Errorf(scopekit.ECONFLICT, "%s is the account's default currency and cannot be deleted", code)
 	}

@@ -13,14 +13,14 @@ import (
 // email is one identity across accounts, and the users record of an
 // account is that identity's membership there. Every store serves it the
 // same way.
-func Directory(s Store) auth.Directory { return directory{s} }
+func Directory(s engine.Store) auth.Directory { return directory{s} }
 
-type directory struct{ s Store }
+type directory struct{ s engine.Store }
 
 func (d directory) UserByEmail(ctx context.Context, email string) (*auth.Subject, error) {
 	var subj *auth.Subject
-	err := d.s.View(ctx, func(tx Tx) error {
-		recs, _, err := tx.List(&Query{Type: views.TypeUsers, AllAccounts: true, Where: []Cond{Eq(views.NameEmail, email)}, Limit: 1})
+	err := d.s.View(ctx, func(tx engine.Tx) error {
+		recs, _, err := tx.List(&engine.Query{Type: views.TypeUsers, AllAccounts: true, Where: []engine.Cond{engine.Eq(views.NameEmail, email)}, Limit: 1})
 		if err != nil {
 			return err
 		}
@@ -45,7 +45,7 @@ func (d directory) Version() (uint64, bool) {
 
 func (d directory) Membership(ctx context.Context, userID, accountID string) (*auth.Membership, error) {
 	var m *auth.Membership
-	err := d.s.View(ctx, func(tx Tx) error {
+	err := d.s.View(ctx, func(tx engine.Tx) error {
 		rec, err := engine.GetShared(tx, typeUsers, accountID, userID)
 		if err != nil {
 			return err

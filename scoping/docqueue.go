@@ -35,8 +35,8 @@ const (
 
 // DocumentJob is a claimed project document and what rendering it needs.
 type DocumentJob struct {
-	Document *Record
-	Account  *Record
+	Document *engine.Record
+	Account  *engine.Record
 	// Template is the template file of a sow document.
 	Template []byte
 	// Claim is the number of this claim of the document; the store's
@@ -49,11 +49,11 @@ type DocumentJob struct {
 // (renew it with RenewDocumentLease). It returns nil when none is queued.
 // Claims are transactions, so two workers never take the same document.
 func (s *Service) ClaimDocument(ctx context.Context, lease time.Duration) (*DocumentJob, error) {
-	next := &Query{Type: views.TypeProjectDocuments, AllAccounts: true, Where: []Cond{Eq(views.NameStatus, DocumentQueued)}, Limit: 1}
+	next := &engine.Query{Type: views.TypeProjectDocuments, AllAccounts: true, Where: []engine.Cond{engine.Eq(views.NameStatus, DocumentQueued)}, Limit: 1}
 	// an idle poll only reads: no write transaction (and no fsync) when
 	// nothing is queued
 	var queued bool
-	if err := s.Store().View(ctx, func(tx Tx) error {
+	if err := s.Store().View(ctx, func(tx engine.Tx) error {
 		recs, _, err := tx.List(next)
 		queued = len(recs) > 0
 		return err
@@ -61,7 +61,7 @@ func (s *Service) ClaimDocument(ctx context.Context, lease time.Duration) (*Docu
 		return nil, err
 	}
 	var job *DocumentJob
-	_, err := s.write(ctx, &Actor{Account: &Record{}, AllScopes: true}, func(c *Call) error {
+	_, err := s.write(ctx, &engine.Actor{Account: &engine.Record{}, AllScopes: true}, func(c *engine.Call) error {
 		recs, _, err := c.Tx.List(next)
 		if err != nil || len(recs) == 0 {
 			return err // another worker took it meanwhile
@@ -91,7 +91,7 @@ func (s *Service) ClaimDocument(ctx context.Context, lease time.Duration) (*Docu
 // JobSnapshot reads the snapshot of a claimed document's project, as the
 // account sees it (no user's visibility applies to the worker).
 func (s *Service) JobSnapshot(ctx context.Context, job *DocumentJob) (*views.Snapshot, error) {
-	return s.snapshot(ctx, &Actor{Account: job.Account, AllScopes: true}, views.ProjectDocument{Record: job.Document}.Project())
+	return s.snapshot(ctx, &engine.Actor{Account: job.Account, AllScopes: true}, views.ProjectDocument{Record: job.Document}.Project())
 }
 
 // DocumentOutput is what a worker produced for a job: the file (empty
@@ -111,7 +111,7 @@ func leaseEnd(now time.Time, lease time.Duration) int64 { return now.Add(lease).
 // ourClaim reads the job's document in the call's transaction and reports
 // whether the job still holds its claim (the document is generating under
 // the job's claim number). A deleted document is not held.
-func ourClaim(c *Call, job *DocumentJob) (*Record, bool, error) {
+func ourClaim(c *engine.Call, job *DocumentJob) (*engine.Record, bool, error) {
 	doc, err := c.Tx.Get(views.TypeProjectDocuments, job.Document.AccountID, job.Document.ID)
 	if scopekit.ErrorCode(err) == scopekit.ENOTFOUND {
 		return nil, false, nil
@@ -134,7 +134,7 @@ func errClaimLost(job *DocumentJob) error {
 // worker should stop: someone else generates the document); ENOTFOUND
 // when the document was deleted.
 func (s *Service) RenewDocumentLease(ctx context.Context, job *DocumentJob, lease time.Duration) error {
-	_, err := s.write(ctx, &Actor{Account: job.Account, AllScopes: true}, func(c *Call) error {
+	_, err := s.write(ctx, &engine.Actor{Account: job.Account, AllScopes: true}, func(c *engine.Call) error {
 		doc, ours, err := ourClaim(c, job)
 		switch {
 		case err != nil:
@@ -154,7 +154,7 @@ func (s *Service) RenewDocumentLease(ctx context.Context, job *DocumentJob, leas
 // its event), for a worker that stops before finishing it; nothing
 // happens when the claim is no longer the job's.
 func (s *Service) ReleaseDocument(ctx context.Context, job *DocumentJob) error {
-	_, err := s.write(ctx, &Actor{Account: job.Account, AllScopes: true}, func(c *Call) error {
+	_, err := s.write(ctx, &engine.Actor{Account: job.Account, AllScopes: true}, func(c *engine.Call) error {
 		doc, ours, err := ourClaim(c, job)
 		if err != nil || !ours {
 			return err
@@ -172,7 +172,7 @@ func (s *Service) ReleaseDocument(ctx context.Context, job *DocumentJob) error {
 // the job's (re-queued after its lease ran out, maybe claimed again) is
 // left alone too, and the result dropped with an ECONFLICT error.
 func (s *Service) FinishDocument(ctx context.Context, job *DocumentJob, out *DocumentOutput) error {
-	_, err := s.write(ctx, &Actor{Account: job.Account, AllScopes: true}, func(c *Call) error {
+	_, err := s.write(ctx, &engine.Actor{Account: job.Account, AllScopes: true}, func(c *engine.Call) error {
 		doc, ours, err := ourClaim(c, job)
 		if err != nil || doc == nil {
 			return err
@@ -212,7 +212,7 @@ func (s *Service) FinishDocument(ctx context.Context, job *DocumentJob, out *Doc
 		if len(out.File) > 0 {
 			doc.Attrs[views.NameFilename], doc.Attrs[views.NameContentType] = out.Filename, out.ContentType
 		}
-		doc.Attrs[views.NameGeneratedAt] = FormatTime(s.Now())
+		doc.Attrs[views.NameGeneratedAt] = engine.FormatTime(s.Now())
 		return setDocumentStatus(c, doc, status)
 	})
 	return err
@@ -225,10 +225,10 @@ func (s *Service) FinishDocument(ctx context.Context, job *DocumentJob, out *Doc
 // without a lease (claimed before leases existed) count as run out. The
 // workers of every instance call it at start and periodically.
 func (s *Service) RequeueDocuments(ctx context.Context) (int, error) {
-	generating := &Query{Type: views.TypeProjectDocuments, AllAccounts: true, Where: []Cond{Eq(views.NameStatus, DocumentGenerating)}}
-	expired := func(recs []*Record) []*Record {
+	generating := &engine.Query{Type: views.TypeProjectDocuments, AllAccounts: true, Where: []engine.Cond{engine.Eq(views.NameStatus, DocumentGenerating)}}
+	expired := func(recs []*engine.Record) []*engine.Record {
 		now := s.Now().UnixMilli()
-		var out []*Record
+		var out []*engine.Record
 		for _, doc := range recs {
 			if doc.Int(leaseAttr) <= now {
 				out = append(out, doc)
@@ -238,7 +238,7 @@ func (s *Service) RequeueDocuments(ctx context.Context) (int, error) {
 	}
 	// the periodic check only reads unless a lease ran out
 	var due bool
-	if err := s.Store().View(ctx, func(tx Tx) error {
+	if err := s.Store().View(ctx, func(tx engine.Tx) error {
 		recs, _, err := tx.List(generating)
 		due = len(expired(recs)) > 0
 		return err
@@ -246,7 +246,7 @@ func (s *Service) RequeueDocuments(ctx context.Context) (int, error) {
 		return 0, err
 	}
 	n := 0
-	_, err := s.write(ctx, &Actor{Account: &Record{}, AllScopes: true}, func(c *Call) error {
+	_, err := s.write(ctx, &engine.Actor{Account: &engine.Record{}, AllScopes: true}, func(c *engine.Call) error {
 		recs, _, err := c.Tx.List(generating)
 		if err != nil {
 			return err
@@ -261,7 +261,7 @@ func (s *Service) RequeueDocuments(ctx context.Context) (int, error) {
 			if err != nil {
 				return err
 			}
-			if (views.ProjectDocument{Record: doc}).Status() != DocumentGenerating || len(expired([]*Record{doc})) == 0 {
+			if (views.ProjectDocument{Record: doc}).Status() != DocumentGenerating || len(expired([]*engine.Record{doc})) == 0 {
 				continue
 			}
 			delete(doc.Attrs, leaseAttr)

@@ -30,7 +30,7 @@ type BuiltinTemplate struct {
 // Errors: EFORBIDDEN without documents manage; ENOTFOUND for a missing
 // template; ETOOLARGE above MaxTemplateSize; EINVALID for a file that is
 // not a DOCX or a malformed template (naming the tag and its paragraph).
-func (s *Service) UploadTemplateFile(ctx context.Context, a *Actor, id, filename string, file []byte) (*Result, error) {
+func (s *Service) UploadTemplateFile(ctx context.Context, a *engine.Actor, id, filename string, file []byte) (*engine.Result, error) {
 	if err := a.Require("documents", true); err != nil {
 		return nil, err
 	}
@@ -43,7 +43,7 @@ func (s *Service) UploadTemplateFile(ctx context.Context, a *Actor, id, filename
 	}
 	// validated outside the write transaction (a large file takes a while),
 	// after the template is known to exist
-	if err := s.read(ctx, a, func(c *Call) error {
+	if err := s.read(ctx, a, func(c *engine.Call) error {
 		_, err := c.GetVisible(ctx, def, id, engine.AnyActive(def))
 		return err
 	}); err != nil {
@@ -53,7 +53,7 @@ func (s *Service) UploadTemplateFile(ctx context.Context, a *Actor, id, filename
 	if err != nil {
 		return nil, err
 	}
-	return s.writeRecord(ctx, a, def, func(c *Call) (*Record, error) {
+	return s.writeRecord(ctx, a, def, func(c *engine.Call) (*engine.Record, error) {
 		old, err := c.GetVisible(ctx, def, id, engine.AnyActive(def))
 		if err != nil {
 			return nil, err
@@ -82,7 +82,7 @@ func checkTemplateFile(validate func([]byte) ([]string, error), file []byte) ([]
 
 // templateFilename is the name a template's file is served under: its
 // filename, or (none given, or cleared since) the template's name.
-func templateFilename(rec *Record) string {
+func templateFilename(rec *engine.Record) string {
 	t := views.DocumentTemplate{Record: rec}
 	if name := t.Filename(); name != "" {
 		return name
@@ -90,7 +90,7 @@ func templateFilename(rec *Record) string {
 	return t.Name() + ".docx"
 }
 
-func setTemplateFile(rec *Record, filename string, file []byte, tags []string) {
+func setTemplateFile(rec *engine.Record, filename string, file []byte, tags []string) {
 	sum := sha256.Sum256(file)
 	if filename != "" {
 		rec.Attrs[views.NameFilename] = filename
@@ -109,13 +109,13 @@ func setTemplateFile(rec *Record, filename string, file []byte, tags []string) {
 //
 // Errors: EFORBIDDEN without documents view; ENOTFOUND for a missing
 // template or one without a file.
-func (s *Service) TemplateFile(ctx context.Context, a *Actor, id string) (*File, error) {
+func (s *Service) TemplateFile(ctx context.Context, a *engine.Actor, id string) (*File, error) {
 	def, err := s.ReadableType(a, views.TypeDocumentTemplates)
 	if err != nil {
 		return nil, err
 	}
 	var f *File
-	err = s.read(ctx, a, func(c *Call) error {
+	err = s.read(ctx, a, func(c *engine.Call) error {
 		rec, err := c.GetVisible(ctx, def, id, engine.AnyActive(def))
 		if err != nil {
 			return err
@@ -136,14 +136,14 @@ func (s *Service) TemplateFile(ctx context.Context, a *Actor, id string) (*File,
 func (a *Admin) ensureBuiltinTemplates(accountID string) error {
 	c := a.c
 	for _, b := range svcOf(c).Documents.Builtins {
-		have, _, err := c.Tx.List(&Query{Type: views.TypeDocumentTemplates, AccountID: accountID, Where: []Cond{Eq(views.NameName, b.Name)}, Limit: 1})
+		have, _, err := c.Tx.List(&engine.Query{Type: views.TypeDocumentTemplates, AccountID: accountID, Where: []engine.Cond{engine.Eq(views.NameName, b.Name)}, Limit: 1})
 		if err != nil {
 			return err
 		}
 		if len(have) > 0 {
 			continue
 		}
-		rec := NewRecord(views.TypeDocumentTemplates, accountID)
+		rec := engine.NewRecord(views.TypeDocumentTemplates, accountID)
 		rec.Attrs[views.NameName], rec.Attrs[views.NameFormat], rec.Attrs[views.NameTemplateFormat] = b.Name, "docx", "v2"
 		rec.Attrs[views.NameActive], rec.Attrs[views.NameBuiltin] = true, true
 		var tags []string
@@ -171,7 +171,7 @@ func (s *Service) EnsureBuiltinTemplates(ctx context.Context) error {
 		return nil
 	}
 	return s.Setup(ctx, func(a *Admin) error {
-		accts, _, err := a.c.Tx.List(&Query{Type: views.TypeAccounts})
+		accts, _, err := a.c.Tx.List(&engine.Query{Type: views.TypeAccounts})
 		if err != nil {
 			return err
 		}

@@ -68,36 +68,36 @@ type DocumentConfig struct {
 	Notify func()
 }
 
-func declareDocuments(s *Schema) {
-	register(s, &TypeDef{Name: "document-templates", Guard: "documents", Archives: true,
-		Attrs: cat([]AttrDef{unique(str("name")), enum("format", "docx", "docx"), enum("template-format", "v2", "v2"),
+func declareDocuments(s *engine.Schema) {
+	register(s, &engine.TypeDef{Name: "document-templates", Guard: "documents", Archives: true,
+		Attrs: cat([]engine.AttrDef{unique(str("name")), enum("format", "docx", "docx"), enum("template-format", "v2", "v2"),
 			str("filename")},
-			computed(num("size"), str("sha256"), AttrDef{Name: "tags", Kind: KindList}, flag("builtin", false))),
-		Filters: with(eq("format"), "name", FilterDef{Op: OpContains}),
+			computed(num("size"), str("sha256"), engine.AttrDef{Name: "tags", Kind: engine.KindList}, flag("builtin", false))),
+		Filters: with(eq("format"), "name", engine.FilterDef{Op: engine.OpContains}),
 		Blobs:   []string{BlobTemplateFile},
 	})
 
-	register(s, &TypeDef{Name: "project-documents", Guard: "documents", Archives: true, V2: true, Async: true,
+	register(s, &engine.TypeDef{Name: "project-documents", Guard: "documents", Archives: true, V2: true, Async: true,
 		ScopeRel: "project",
-		Attrs: cat([]AttrDef{required(enum("document-type", "", DocumentSOW, DocumentPricing, DocumentBreakdown)),
+		Attrs: cat([]engine.AttrDef{required(enum("document-type", "", DocumentSOW, DocumentPricing, DocumentBreakdown)),
 			flag("generate-pdf", false)},
 			computed(enum("status", "", DocumentQueued, DocumentGenerating, DocumentFinished, DocumentError),
 				text("error-text"), str("filename"), str("content-type"), num("size"), num("pdf-size"),
-				AttrDef{Name: "document-url", Kind: KindString, Link: true},
-				AttrDef{Name: "pdf-url", Kind: KindString, Link: true},
-				AttrDef{Name: "generated-at", Kind: KindTime})),
-		Rels: []RelDef{owner("project", "projects"), to1("document-template", "document-templates"),
+				engine.AttrDef{Name: "document-url", Kind: engine.KindString, Link: true},
+				engine.AttrDef{Name: "pdf-url", Kind: engine.KindString, Link: true},
+				engine.AttrDef{Name: "generated-at", Kind: engine.KindTime})),
+		Rels: []engine.RelDef{owner("project", "projects"), to1("document-template", "document-templates"),
 			{Name: "requested-by", Type: "users", ReadOnly: true}},
 		Filters: eq("project", "document-type", "status", "document-template"),
 		Blobs:   []string{BlobDocumentFile, BlobDocumentPDF},
-		Hooks: Hooks{
-			Defaults: func(_ context.Context, c *Call, rec *Record) error {
+		Hooks: engine.Hooks{
+			Defaults: func(_ context.Context, c *engine.Call, rec *engine.Record) error {
 				rec.Attrs["status"] = DocumentQueued
 				rec.SetRel("requested-by", c.Actor.UserID)
 				return nil
 			},
 			Validate: validateProjectDocument,
-			AfterWrite: func(_ context.Context, c *Call, rec, old *Record) error {
+			AfterWrite: func(_ context.Context, c *engine.Call, rec, old *engine.Record) error {
 				if old != nil {
 					return nil
 				}
@@ -106,13 +106,13 @@ func declareDocuments(s *Schema) {
 			},
 		}})
 
-	register(s, &TypeDef{Name: "project-download-types", Guard: "documents", Archives: true,
-		Attrs: []AttrDef{required(str("name")),
+	register(s, &engine.TypeDef{Name: "project-download-types", Guard: "documents", Archives: true,
+		Attrs: []engine.AttrDef{required(str("name")),
 			required(enum("document-type", "", DocumentSOW, DocumentPricing, DocumentBreakdown)),
 			required(enum("format", "", "docx", "pdf", "xlsx"))},
-		Rels:    []RelDef{to1("document-template", "document-templates")},
+		Rels:    []engine.RelDef{to1("document-template", "document-templates")},
 		Filters: eq("document-type", "format"),
-		Hooks:   Hooks{Validate: validateDownloadType},
+		Hooks:   engine.Hooks{Validate: validateDownloadType},
 	})
 }
 
@@ -126,9 +126,9 @@ var formatsOf = map[string][]string{
 // checkTemplateUse checks the template relationship of a record of
 // document type dt: a sow needs an active template with a file; workbooks
 // take none.
-func checkTemplateUse(c *Call, dt string, rec *Record) error {
+func checkTemplateUse(c *engine.Call, dt string, rec *engine.Record) error {
 	tid := rec.Rel(views.NameDocumentTemplate)
-	p := RelPointer(views.NameDocumentTemplate)
+	p := engine.RelPointer(views.NameDocumentTemplate)
 	if dt != DocumentSOW {
 		if tid != "" {
 			return engine.Invalid(p, "%s documents are built without a template; leave document-template empty", dt)
@@ -151,11 +151,11 @@ func checkTemplateUse(c *Call, dt string, rec *Record) error {
 	return nil
 }
 
-func validateDownloadType(_ context.Context, c *Call, rec, _ *Record) []error {
+func validateDownloadType(_ context.Context, c *engine.Call, rec, _ *engine.Record) []error {
 	dt, f := rec.Str(views.NameDocumentType), rec.Str(views.NameFormat)
 	var errs []error
 	if ok := formatsOf[dt]; dt != "" && f != "" && !contains(ok, f) {
-		errs = append(errs, engine.Invalid(AttrPointer(views.NameFormat), "%s documents come as %s, not %s", dt, strings.Join(ok, " or "), f))
+		errs = append(errs, engine.Invalid(engine.AttrPointer(views.NameFormat), "%s documents come as %s, not %s", dt, strings.Join(ok, " or "), f))
 	}
 	if dt != "" {
 		if err := checkTemplateUse(c, dt, rec); err != nil {
@@ -165,17 +165,17 @@ func validateDownloadType(_ context.Context, c *Call, rec, _ *Record) []error {
 	return errs
 }
 
-func validateProjectDocument(_ context.Context, c *Call, rec, old *Record) []error {
+func validateProjectDocument(_ context.Context, c *engine.Call, rec, old *engine.Record) []error {
 	if old != nil { // a document is a snapshot: only active changes
 		var errs []error
 		for _, a := range []string{views.NameDocumentType, views.NameGeneratePdf} {
 			if rec.Attrs[a] != old.Attrs[a] {
-				errs = append(errs, engine.Invalid(AttrPointer(a), "a document cannot change its %s; create a new document instead", a))
+				errs = append(errs, engine.Invalid(engine.AttrPointer(a), "a document cannot change its %s; create a new document instead", a))
 			}
 		}
 		for _, r := range []string{views.NameProject, views.NameDocumentTemplate} {
 			if rec.Rel(r) != old.Rel(r) {
-				errs = append(errs, engine.Invalid(RelPointer(r), "a document cannot change its %s; create a new document instead", r))
+				errs = append(errs, engine.Invalid(engine.RelPointer(r), "a document cannot change its %s; create a new document instead", r))
 			}
 		}
 		return errs
@@ -187,7 +187,7 @@ func validateProjectDocument(_ context.Context, c *Call, rec, old *Record) []err
 	}
 	var errs []error
 	if doc.GeneratePdf() && dt != DocumentSOW {
-		errs = append(errs, engine.Invalid(AttrPointer(views.NameGeneratePdf), "generate-pdf applies to sow documents only; %s documents are workbooks", dt))
+		errs = append(errs, engine.Invalid(engine.AttrPointer(views.NameGeneratePdf), "generate-pdf applies to sow documents only; %s documents are workbooks", dt))
 	}
 	if err := checkTemplateUse(c, dt, rec); err != nil {
 		errs = append(errs, err)
@@ -206,7 +206,7 @@ func contains(list []string, s string) bool {
 
 // setDocumentStatus moves a document to status with its event, in the
 // call's transaction.
-func setDocumentStatus(c *Call, doc *Record, status string) error {
+func setDocumentStatus(c *engine.Call, doc *engine.Record, status string) error {
 	d := views.ProjectDocument{Record: doc}
 	old := d.Status()
 	doc.Attrs[views.NameStatus] = status
@@ -231,13 +231,13 @@ type File struct {
 // document, one outside the actor's visibility, or a PDF that was not
 // produced; ECONFLICT while the document is not generated yet;
 // EBADREQUEST (parameter format) for another format.
-func (s *Service) DocumentFile(ctx context.Context, a *Actor, id, format string, opts engine.Options) (*File, error) {
+func (s *Service) DocumentFile(ctx context.Context, a *engine.Actor, id, format string, opts engine.Options) (*File, error) {
 	def, err := s.ReadableType(a, views.TypeProjectDocuments)
 	if err != nil {
 		return nil, err
 	}
 	var f *File
-	err = s.Read(ctx, a, opts, func(c *Call) error {
+	err = s.Read(ctx, a, opts, func(c *engine.Call) error {
 		rec, err := c.GetVisible(ctx, def, id, engine.AnyActive(def))
 		if err != nil {
 			return err

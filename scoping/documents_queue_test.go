@@ -103,12 +103,12 @@ func TestDocumentsFinishAndDownload(t *testing.T) {
 	_, sys := acctAccount(t, svc, "acme")
 	std := docTemplateNamed(t, svc, sys, "Standard SOW")
 	p := hookProject(t, svc, sys, "Firewall")
-	finish := func(doc *scoping.Record, out *scoping.DocumentOutput) *scoping.Record {
+	finish := func(doc *engine.Record, out *scoping.DocumentOutput) *engine.Record {
 		t.Helper()
 		job := w.claim(t, time.Minute)
 		require.Equal(t, doc.ID, job.Document.ID)
 		require.NoError(t, svc.FinishDocument(ctx, job, out))
-		res, err := svc.Get(ctx, sys, "project-documents", doc.ID, scoping.ListParams{}, engine.Options{})
+		res, err := svc.Get(ctx, sys, "project-documents", doc.ID, engine.ListParams{}, engine.Options{})
 		require.NoError(t, err)
 		return res.Records[0]
 	}
@@ -127,7 +127,7 @@ func TestDocumentsFinishAndDownload(t *testing.T) {
 	require.EqualValues(t, 8, got.Int("pdf-size"))
 	require.Equal(t, "download", got.Str("document-url"))
 	require.Equal(t, "download?format=pdf", got.Str("pdf-url"))
-	require.Equal(t, scoping.FormatTime(hookClock.Add(time.Hour)), got.Str("generated-at"))
+	require.Equal(t, engine.FormatTime(hookClock.Add(time.Hour)), got.Str("generated-at"))
 	require.Equal(t, "Firewall - SOW.docx", got.Str("filename"))
 	require.NotContains(t, got.Attrs, "error-text")
 	for _, format := range []string{"", "docx"} {
@@ -181,7 +181,7 @@ func TestDocumentsFinishAndDownload(t *testing.T) {
 	acctRequireErr(t, err, scopekit.ENOTFOUND, "", "has no file (status error: the project could not be priced)")
 
 	// an archived document's files are still served; a missing one is not found
-	_, err = svc.Update(ctx, sys, "project-documents", wb.ID, &scoping.Input{Attrs: attrs("active", `false`)}, engine.Options{})
+	_, err = svc.Update(ctx, sys, "project-documents", wb.ID, &engine.Input{Attrs: attrs("active", `false`)}, engine.Options{})
 	require.NoError(t, err)
 	_, err = file(wb.ID, "")
 	require.NoError(t, err)
@@ -210,15 +210,15 @@ func TestDocumentsDeletedOrUnleased(t *testing.T) {
 	// a sow whose template lost its file meanwhile is claimed without one
 	tmpl := w.template(t, sys, "Ours")
 	sow := w.document(t, sys, p, scoping.DocumentSOW, tmpl, false)
-	require.NoError(t, svc.Store().Update(ctx, func(tx scoping.Tx) error {
-		return tx.(scoping.BlobTx).DeleteBlob(tmpl.AccountID, scoping.BlobTemplateFile, tmpl.ID)
+	require.NoError(t, svc.Store().Update(ctx, func(tx engine.Tx) error {
+		return tx.(engine.BlobTx).DeleteBlob(tmpl.AccountID, scoping.BlobTemplateFile, tmpl.ID)
 	}))
 	job = w.claim(t, time.Minute)
 	require.Equal(t, sow.ID, job.Document.ID)
 	require.Nil(t, job.Template)
 
 	// as claimed before leases existed
-	require.NoError(t, svc.Store().Update(ctx, func(tx scoping.Tx) error {
+	require.NoError(t, svc.Store().Update(ctx, func(tx engine.Tx) error {
 		rec, err := tx.Get("project-documents", sow.AccountID, sow.ID)
 		if err != nil {
 			return err
@@ -279,12 +279,12 @@ func TestDocumentsVisibility(t *testing.T) {
 	eng := acctMember(t, svc, acct.ID, "eve@acme.test", "Engineer")
 	mine := hookProject(t, svc, sys, "Mine")
 	theirs := hookProject(t, svc, sys, "Theirs")
-	acctCreate(t, svc, sys, "project-teammates", nil, map[string]scoping.RelInput{"project": rel("projects", mine.ID), "user": rel("users", eng.UserID)})
+	acctCreate(t, svc, sys, "project-teammates", nil, map[string]engine.RelInput{"project": rel("projects", mine.ID), "user": rel("users", eng.UserID)})
 
 	ok := w.document(t, eng, mine, scoping.DocumentPricing, nil, false)
 	hidden := w.document(t, sys, theirs, scoping.DocumentPricing, nil, false)
-	_, err := svc.Create(ctx, eng, "project-documents", &scoping.Input{Attrs: attrs("document-type", `"pricing"`),
-		Rels: map[string]scoping.RelInput{"project": rel("projects", theirs.ID)}}, engine.Options{})
+	_, err := svc.Create(ctx, eng, "project-documents", &engine.Input{Attrs: attrs("document-type", `"pricing"`),
+		Rels: map[string]engine.RelInput{"project": rel("projects", theirs.ID)}}, engine.Options{})
 	require.Error(t, err, "no document on a project it cannot see")
 	for range 2 {
 		job := w.claim(t, time.Minute)
@@ -294,9 +294,9 @@ func TestDocumentsVisibility(t *testing.T) {
 	require.NoError(t, err)
 	_, err = svc.DocumentFile(ctx, eng, hidden.ID, "", engine.Options{})
 	require.Equal(t, scopekit.ENOTFOUND, scopekit.ErrorCode(err))
-	_, err = svc.Get(ctx, eng, "project-documents", hidden.ID, scoping.ListParams{}, engine.Options{})
+	_, err = svc.Get(ctx, eng, "project-documents", hidden.ID, engine.ListParams{}, engine.Options{})
 	require.Equal(t, scopekit.ENOTFOUND, scopekit.ErrorCode(err))
-	res, err := svc.List(ctx, eng, "project-documents", scoping.ListParams{}, engine.Options{})
+	res, err := svc.List(ctx, eng, "project-documents", engine.ListParams{}, engine.Options{})
 	require.NoError(t, err)
 	require.Len(t, res.Records, 1)
 	require.Equal(t, ok.ID, res.Records[0].ID)

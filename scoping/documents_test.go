@@ -59,7 +59,7 @@ func newDocWorld(t *testing.T) *docWorld {
 func (w *docWorld) advance(d time.Duration) { w.now.Add(int64(d)) }
 
 // template creates a template with a file and returns it.
-func (w *docWorld) template(t *testing.T, a *scoping.Actor, name string) *scoping.Record {
+func (w *docWorld) template(t *testing.T, a *engine.Actor, name string) *engine.Record {
 	t.Helper()
 	rec := acctCreate(t, w.svc, a, "document-templates", attrs("name", `"`+name+`"`), nil)
 	res, err := w.svc.UploadTemplateFile(w.ctx, a, rec.ID, "", []byte("PK "+name))
@@ -68,9 +68,9 @@ func (w *docWorld) template(t *testing.T, a *scoping.Actor, name string) *scopin
 }
 
 // document queues a document of type dt on project p.
-func (w *docWorld) document(t *testing.T, a *scoping.Actor, p *scoping.Record, dt string, tmpl *scoping.Record, pdf bool) *scoping.Record {
+func (w *docWorld) document(t *testing.T, a *engine.Actor, p *engine.Record, dt string, tmpl *engine.Record, pdf bool) *engine.Record {
 	t.Helper()
-	rels := map[string]scoping.RelInput{"project": rel("projects", p.ID)}
+	rels := map[string]engine.RelInput{"project": rel("projects", p.ID)}
 	if tmpl != nil {
 		rels["document-template"] = rel("document-templates", tmpl.ID)
 	}
@@ -83,10 +83,10 @@ func (w *docWorld) document(t *testing.T, a *scoping.Actor, p *scoping.Record, d
 
 // stored reads a project document from the store, internal attributes
 // included.
-func (w *docWorld) stored(t *testing.T, doc *scoping.Record) *scoping.Record {
+func (w *docWorld) stored(t *testing.T, doc *engine.Record) *engine.Record {
 	t.Helper()
-	var rec *scoping.Record
-	require.NoError(t, w.svc.Store().View(w.ctx, func(tx scoping.Tx) (err error) {
+	var rec *engine.Record
+	require.NoError(t, w.svc.Store().View(w.ctx, func(tx engine.Tx) (err error) {
 		rec, err = tx.Get("project-documents", doc.AccountID, doc.ID)
 		return err
 	}))
@@ -101,7 +101,7 @@ func (w *docWorld) claim(t *testing.T, lease time.Duration) *scoping.DocumentJob
 }
 
 // statuses returns the status changes the events recorded for doc.
-func (w *docWorld) statuses(t *testing.T, doc *scoping.Record) []string {
+func (w *docWorld) statuses(t *testing.T, doc *engine.Record) []string {
 	t.Helper()
 	events, err := w.svc.Events(w.ctx, "", 0)
 	require.NoError(t, err)
@@ -115,9 +115,9 @@ func (w *docWorld) statuses(t *testing.T, doc *scoping.Record) []string {
 	return out
 }
 
-func docTemplateNamed(t *testing.T, svc *scoping.Service, a *scoping.Actor, name string) *scoping.Record {
+func docTemplateNamed(t *testing.T, svc *scoping.Service, a *engine.Actor, name string) *engine.Record {
 	t.Helper()
-	res, err := svc.List(context.Background(), a, "document-templates", scoping.ListParams{Filters: map[string]string{"name": name, "active": "true,false"}}, engine.Options{})
+	res, err := svc.List(context.Background(), a, "document-templates", engine.ListParams{Filters: map[string]string{"name": name, "active": "true,false"}}, engine.Options{})
 	require.NoError(t, err)
 	for _, r := range res.Records {
 		if r.Str("name") == name {
@@ -171,10 +171,10 @@ func TestDocumentsBuiltinTemplates(t *testing.T) {
 	require.NotNil(t, docTemplateNamed(t, svc, globex, "Standard SOW"))
 	require.NotNil(t, docTemplateNamed(t, svc, globex, "Short SOW"))
 
-	_, err = svc.Update(ctx, acme, "document-templates", back.ID, &scoping.Input{Attrs: attrs("active", `false`)}, engine.Options{})
+	_, err = svc.Update(ctx, acme, "document-templates", back.ID, &engine.Input{Attrs: attrs("active", `false`)}, engine.Options{})
 	require.NoError(t, err)
 	require.NoError(t, svc.EnsureBuiltinTemplates(ctx))
-	res, err := svc.List(ctx, acme, "document-templates", scoping.ListParams{Filters: map[string]string{"active": "true,false"}}, engine.Options{})
+	res, err := svc.List(ctx, acme, "document-templates", engine.ListParams{Filters: map[string]string{"active": "true,false"}}, engine.Options{})
 	require.NoError(t, err)
 	require.Equal(t, 2, res.Total, "not doubled")
 	require.False(t, docTemplateNamed(t, svc, acme, "Standard SOW").Active(), "an archived built-in stays archived")
@@ -244,7 +244,7 @@ func TestDocumentsUploadTemplateFile(t *testing.T) {
 	require.Equal(t, "mine.docx", res.Records[0].Str("filename"))
 	require.Equal(t, []any{}, res.Records[0].Attrs["tags"])
 	// a filename cleared since serves the file under the template's name
-	_, err = svc.Update(ctx, sys, "document-templates", tmpl.ID, &scoping.Input{Attrs: attrs("filename", `null`)}, engine.Options{})
+	_, err = svc.Update(ctx, sys, "document-templates", tmpl.ID, &engine.Input{Attrs: attrs("filename", `null`)}, engine.Options{})
 	require.NoError(t, err)
 	f, err = svc.TemplateFile(ctx, sys, tmpl.ID)
 	require.NoError(t, err)
@@ -252,7 +252,7 @@ func TestDocumentsUploadTemplateFile(t *testing.T) {
 	require.Equal(t, "PK", string(f.Data))
 
 	// archived templates take files; missing ones and other accounts' are not found
-	_, err = svc.Update(ctx, sys, "document-templates", tmpl.ID, &scoping.Input{Attrs: attrs("active", `false`)}, engine.Options{})
+	_, err = svc.Update(ctx, sys, "document-templates", tmpl.ID, &engine.Input{Attrs: attrs("active", `false`)}, engine.Options{})
 	require.NoError(t, err)
 	_, err = svc.UploadTemplateFile(ctx, sys, tmpl.ID, "", []byte("PK again"))
 	require.NoError(t, err)
@@ -293,13 +293,13 @@ func TestDocumentsCreate(t *testing.T) {
 	std := docTemplateNamed(t, svc, sys, "Standard SOW")
 	empty := acctCreate(t, svc, sys, "document-templates", attrs("name", `"Empty"`), nil)
 	archived := w.template(t, sys, "Old")
-	_, err := svc.Update(ctx, sys, "document-templates", archived.ID, &scoping.Input{Attrs: attrs("active", `false`)}, engine.Options{})
+	_, err := svc.Update(ctx, sys, "document-templates", archived.ID, &engine.Input{Attrs: attrs("active", `false`)}, engine.Options{})
 	require.NoError(t, err)
 	_, globex := acctAccount(t, svc, "globex")
 	foreign := docTemplateNamed(t, svc, globex, "Standard SOW")
 
-	onProject := func(tmpl *scoping.Record) map[string]scoping.RelInput {
-		rels := map[string]scoping.RelInput{"project": rel("projects", p.ID)}
+	onProject := func(tmpl *engine.Record) map[string]engine.RelInput {
+		rels := map[string]engine.RelInput{"project": rel("projects", p.ID)}
 		if tmpl != nil {
 			rels["document-template"] = rel("document-templates", tmpl.ID)
 		}
@@ -307,7 +307,7 @@ func TestDocumentsCreate(t *testing.T) {
 	}
 	for _, c := range []struct {
 		at    []string
-		tmpl  *scoping.Record
+		tmpl  *engine.Record
 		field string
 		want  string
 	}{
@@ -320,10 +320,10 @@ func TestDocumentsCreate(t *testing.T) {
 		{[]string{"document-type", `"pdf"`}, nil, "/data/attributes/document-type", ""},
 		{[]string{"generate-pdf", `true`}, nil, "/data/attributes/document-type", ""},
 	} {
-		_, err := svc.Create(ctx, sales, "project-documents", &scoping.Input{Attrs: attrs(c.at...), Rels: onProject(c.tmpl)}, engine.Options{})
+		_, err := svc.Create(ctx, sales, "project-documents", &engine.Input{Attrs: attrs(c.at...), Rels: onProject(c.tmpl)}, engine.Options{})
 		acctRequireErr(t, err, scopekit.EINVALID, c.field, c.want)
 	}
-	_, err = svc.Create(ctx, sales, "project-documents", &scoping.Input{Attrs: attrs("document-type", `"pricing"`)}, engine.Options{})
+	_, err = svc.Create(ctx, sales, "project-documents", &engine.Input{Attrs: attrs("document-type", `"pricing"`)}, engine.Options{})
 	acctRequireErr(t, err, scopekit.EINVALID, "/data/relationships/project", "")
 	require.Zero(t, w.notified.Load(), "nothing queued")
 
@@ -337,18 +337,18 @@ func TestDocumentsCreate(t *testing.T) {
 	require.False(t, wb.Bool("generate-pdf"))
 
 	for _, c := range []struct {
-		in    *scoping.Input
+		in    *engine.Input
 		field string
 	}{
-		{&scoping.Input{Attrs: attrs("document-type", `"breakdown"`)}, "/data/attributes/document-type"},
-		{&scoping.Input{Attrs: attrs("generate-pdf", `false`)}, "/data/attributes/generate-pdf"},
-		{&scoping.Input{Rels: map[string]scoping.RelInput{"project": rel("projects", p2.ID)}}, "/data/relationships/project"},
-		{&scoping.Input{Rels: map[string]scoping.RelInput{"document-template": rel("document-templates", w.template(t, sys, "Other").ID)}}, "/data/relationships/document-template"},
+		{&engine.Input{Attrs: attrs("document-type", `"breakdown"`)}, "/data/attributes/document-type"},
+		{&engine.Input{Attrs: attrs("generate-pdf", `false`)}, "/data/attributes/generate-pdf"},
+		{&engine.Input{Rels: map[string]engine.RelInput{"project": rel("projects", p2.ID)}}, "/data/relationships/project"},
+		{&engine.Input{Rels: map[string]engine.RelInput{"document-template": rel("document-templates", w.template(t, sys, "Other").ID)}}, "/data/relationships/document-template"},
 	} {
 		_, err := svc.Update(ctx, sales, "project-documents", doc.ID, c.in, engine.Options{})
 		acctRequireErr(t, err, scopekit.EINVALID, c.field, "a document cannot change its")
 	}
-	res, err := svc.Update(ctx, sales, "project-documents", doc.ID, &scoping.Input{Attrs: attrs("active", `false`, "document-type", `"sow"`)}, engine.Options{})
+	res, err := svc.Update(ctx, sales, "project-documents", doc.ID, &engine.Input{Attrs: attrs("active", `false`, "document-type", `"sow"`)}, engine.Options{})
 	require.NoError(t, err, "archiving is the one change")
 	require.False(t, res.Records[0].Active())
 	require.Equal(t, []string{">queued"}, w.statuses(t, doc), "no status change, no event")
@@ -356,9 +356,9 @@ func TestDocumentsCreate(t *testing.T) {
 
 	// Read Only has documents view: it reads but queues nothing
 	ro := acctMember(t, svc, acct.ID, "rita@acme.test", "Read Only")
-	_, err = svc.Get(ctx, ro, "project-documents", wb.ID, scoping.ListParams{}, engine.Options{})
+	_, err = svc.Get(ctx, ro, "project-documents", wb.ID, engine.ListParams{}, engine.Options{})
 	require.NoError(t, err)
-	_, err = svc.Create(ctx, ro, "project-documents", &scoping.Input{Attrs: attrs("document-type", `"pricing"`), Rels: onProject(nil)}, engine.Options{})
+	_, err = svc.Create(ctx, ro, "project-documents", &engine.Input{Attrs: attrs("document-type", `"pricing"`), Rels: onProject(nil)}, engine.Options{})
 	require.Equal(t, scopekit.EFORBIDDEN, scopekit.ErrorCode(err))
 }
 
@@ -371,7 +371,7 @@ func TestDocumentsDownloadTypes(t *testing.T) {
 	std := docTemplateNamed(t, svc, sys, "Standard SOW")
 	for _, c := range []struct {
 		dt, format string
-		tmpl       *scoping.Record
+		tmpl       *engine.Record
 		field      string
 		want       string
 	}{
@@ -380,17 +380,17 @@ func TestDocumentsDownloadTypes(t *testing.T) {
 		{"sow", "pdf", nil, "/data/relationships/document-template", "a sow document needs a document-template"},
 		{"breakdown", "xlsx", std, "/data/relationships/document-template", "built without a template"},
 	} {
-		rels := map[string]scoping.RelInput{}
+		rels := map[string]engine.RelInput{}
 		if c.tmpl != nil {
 			rels["document-template"] = rel("document-templates", c.tmpl.ID)
 		}
-		_, err := svc.Create(ctx, sys, "project-download-types", &scoping.Input{Attrs: attrs("name", `"D"`, "document-type", `"`+c.dt+`"`, "format", `"`+c.format+`"`), Rels: rels}, engine.Options{})
+		_, err := svc.Create(ctx, sys, "project-download-types", &engine.Input{Attrs: attrs("name", `"D"`, "document-type", `"`+c.dt+`"`, "format", `"`+c.format+`"`), Rels: rels}, engine.Options{})
 		acctRequireErr(t, err, scopekit.EINVALID, c.field, c.want)
 	}
-	_, err := svc.Create(ctx, sys, "project-download-types", &scoping.Input{Attrs: attrs("name", `"D"`, "format", `"pdf"`)}, engine.Options{})
+	_, err := svc.Create(ctx, sys, "project-download-types", &engine.Input{Attrs: attrs("name", `"D"`, "format", `"pdf"`)}, engine.Options{})
 	acctRequireErr(t, err, scopekit.EINVALID, "/data/attributes/document-type", "")
 	acctCreate(t, svc, sys, "project-download-types", attrs("name", `"SOW PDF"`, "document-type", `"sow"`, "format", `"pdf"`),
-		map[string]scoping.RelInput{"document-template": rel("document-templates", std.ID)})
+		map[string]engine.RelInput{"document-template": rel("document-templates", std.ID)})
 	acctCreate(t, svc, sys, "project-download-types", attrs("name", `"Pricing"`, "document-type", `"pricing"`, "format", `"xlsx"`), nil)
 }
 

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"sync/atomic"
 
+	"github.com/scopekit/scopekit/engine"
+
 	"github.com/scopekit/scopekit/pricing"
 )
 
@@ -20,9 +22,9 @@ func CountPricing(s *Service, n *atomic.Int64) {
 // FreshFigures prices every project of the actor's account afresh from the
 // stored records, ignoring stored figures, and returns the price figures
 // each priced record would have, by "type/id".
-func FreshFigures(ctx context.Context, s *Service, a *Actor) (map[string]map[string]any, error) {
+func FreshFigures(ctx context.Context, s *Service, a *engine.Actor) (map[string]map[string]any, error) {
 	out := map[string]map[string]any{}
-	err := s.read(ctx, a, func(c *Call) error {
+	err := s.read(ctx, a, func(c *engine.Call) error {
 		projects, err := c.Find("projects")
 		if err != nil {
 			return err
@@ -52,7 +54,7 @@ func FreshFigures(ctx context.Context, s *Service, a *Actor) (map[string]map[str
 }
 
 // Figures returns the price figures of a record (absent ones left out).
-func Figures(r *Record) map[string]any {
+func Figures(r *engine.Record) map[string]any {
 	m := map[string]any{}
 	for _, n := range figureAttrs[r.Type] {
 		if v, ok := r.Attrs[n]; ok {
@@ -68,7 +70,7 @@ func PricedTypes() []string { return slices.Sorted(maps.Keys(figureAttrs)) }
 // ForgetStoredPrices makes a project look as if written before prices were
 // stored (its figures are kept but no longer trusted).
 func ForgetStoredPrices(ctx context.Context, s *Service, accountID, projectID string) error {
-	return s.Store().Update(ctx, func(tx Tx) error {
+	return s.Store().Update(ctx, func(tx engine.Tx) error {
 		p, err := tx.Get("projects", accountID, projectID)
 		if err != nil {
 			return err

@@ -15,42 +15,42 @@ var (
 	maxGovernanceRate = decimal.NewFromInt(10)
 )
 
-func declareGovernance(s *Schema) {
-	register(s, &TypeDef{Name: "project-governances", Guard: "projects", ScopeRel: "project",
-		Attrs: cat([]AttrDef{required(str("name")), text("description"),
+func declareGovernance(s *engine.Schema) {
+	register(s, &engine.TypeDef{Name: "project-governances", Guard: "projects", ScopeRel: "project",
+		Attrs: cat([]engine.AttrDef{required(str("name")), text("description"),
 			enum("calculation-type", "percent_of_total", calculationTypes...), dec("rate"), dec("fixed-hours"),
 			enum("allocation-method", "prorate_phases_by_effort", allocationMethods...),
 			enum("filter-type", "all_services", filterTypes...), num("position")},
 			computed(dec("hours"), dec("revenue"), dec("cost"))),
-		Rels: []RelDef{owner("project", "projects"), to1("governance", "governances"),
+		Rels: []engine.RelDef{owner("project", "projects"), to1("governance", "governances"),
 			to1("project-resource", "project-resources"), to1("project-phase", "project-phases"),
 			to1("service-category", "service-categories")},
 		Filters: eq("project"),
-		Hooks: Hooks{Compute: computePrices, Validate: func(_ context.Context, _ *Call, rec, _ *Record) []error {
+		Hooks: engine.Hooks{Compute: computePrices, Validate: func(_ context.Context, _ *engine.Call, rec, _ *engine.Record) []error {
 			return validateGovernance(rec, "project-phase")
 		}}})
 }
 
 // validateGovernance applies rules 2 and 3 of docs/resources.md to a catalog or
 // project governance item; phaseRel names its phase relationship.
-func validateGovernance(rec *Record, phaseRel string) []error {
+func validateGovernance(rec *engine.Record, phaseRel string) []error {
 	var errs []error
 	if rate, ok := rec.DecOK(views.NameRate); ok && (rate.IsNegative() || rate.GreaterThanOrEqual(maxGovernanceRate)) {
-		errs = append(errs, engine.Invalid(AttrPointer(views.NameRate), "rate must be at least 0 and less than 10 (a fraction: 0.15 is 15%%)"))
+		errs = append(errs, engine.Invalid(engine.AttrPointer(views.NameRate), "rate must be at least 0 and less than 10 (a fraction: 0.15 is 15%%)"))
 	}
 	if rec.Str(views.NameCalculationType) == "fixed_hours" {
 		if _, ok := rec.DecOK(views.NameFixedHours); !ok {
-			errs = append(errs, engine.Invalid(AttrPointer(views.NameFixedHours), "fixed-hours can't be blank when calculation-type is fixed_hours"))
+			errs = append(errs, engine.Invalid(engine.AttrPointer(views.NameFixedHours), "fixed-hours can't be blank when calculation-type is fixed_hours"))
 		}
 	}
 	method, filter := rec.Str(views.NameAllocationMethod), rec.Str(views.NameFilterType)
 	byCategory := method == "assign_to_category" || filter == "service_category"
 	if byCategory && rec.Rel(views.NameServiceCategory) == "" {
-		errs = append(errs, engine.Invalid(RelPointer(views.NameServiceCategory), "service-category is required when governance is allocated or filtered by category"))
+		errs = append(errs, engine.Invalid(engine.RelPointer(views.NameServiceCategory), "service-category is required when governance is allocated or filtered by category"))
 	}
 	byPhase := method == "assign_to_phase" || filter == "phase"
 	if byPhase && rec.Rel(phaseRel) == "" {
-		errs = append(errs, engine.Invalid(RelPointer(phaseRel), "%s is required when governance is allocated or filtered by phase", phaseRel))
+		errs = append(errs, engine.Invalid(engine.RelPointer(phaseRel), "%s is required when governance is allocated or filtered by phase", phaseRel))
 	}
 	return errs
 }

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/scopekit/scopekit/engine"
+
 	"github.com/scopekit/scopekit"
 	"github.com/scopekit/scopekit/scoping/views"
 )
@@ -46,18 +48,18 @@ const (
 // revokeSignIns stamps the membership as deactivated now, unless it
 // already was: the tokens issued until then stay void even if it is
 // restored later (auth.Membership.RevokedAt).
-func revokeSignIns(c *Call, rec, old *Record) {
+func revokeSignIns(c *engine.Call, rec, old *engine.Record) {
 	if old != nil && (views.User{Record: old}).Status() == "deactivated" {
 		return
 	}
-	rec.Attrs[revokedAtAttr] = FormatTime(svcOf(c).Now())
+	rec.Attrs[revokedAtAttr] = engine.FormatTime(svcOf(c).Now())
 }
 
 // SignInsRevokedAt returns when the membership u was last deactivated,
 // zero if never: tokens and codes issued until then must not work, even
 // once the membership is active again.
-func SignInsRevokedAt(u *Record) time.Time {
-	t, err := time.Parse(TimeFormat, u.Str(revokedAtAttr))
+func SignInsRevokedAt(u *engine.Record) time.Time {
+	t, err := time.Parse(engine.TimeFormat, u.Str(revokedAtAttr))
 	if err != nil {
 		return time.Time{}
 	}
@@ -72,7 +74,7 @@ type Invitee struct {
 
 // invite gives a new standard user its invitation token: the digest goes
 // on the record (stored again), the token into the response's meta.
-func invite(c *Call, rec *Record) error {
+func invite(c *engine.Call, rec *engine.Record) error {
 	var b [32]byte
 	if _, err := rand.Read(b[:]); err != nil {
 		return err
@@ -99,7 +101,7 @@ func invitationDigest(token string) string {
 // invited (a service account is never invited).
 func (s *Service) Invitation(ctx context.Context, token string) (*Invitee, error) {
 	var inv *Invitee
-	err := s.Store().View(ctx, func(tx Tx) error {
+	err := s.Store().View(ctx, func(tx engine.Tx) error {
 		u, err := pendingInvitation(tx, token)
 		if err == nil {
 			inv = &Invitee{UserID: u.ID, AccountID: u.AccountID}
@@ -115,7 +117,7 @@ func (s *Service) Invitation(ctx context.Context, token string) (*Invitee, error
 // other gets ENOTFOUND.
 func (s *Service) AcceptInvitation(ctx context.Context, token string) (*Invitee, error) {
 	var inv *Invitee
-	err := s.Store().Update(ctx, func(tx Tx) error {
+	err := s.Store().Update(ctx, func(tx engine.Tx) error {
 		u, err := pendingInvitation(tx, token)
 		if err != nil {
 			return err
@@ -129,7 +131,7 @@ func (s *Service) AcceptInvitation(ctx context.Context, token string) (*Invitee,
 	return inv, err
 }
 
-func pendingInvitation(tx Tx, token string) (*Record, error) {
+func pendingInvitation(tx engine.Tx, token string) (*engine.Record, error) {
 	missing := scopekit.Errorf(scopekit.ENOTFOUND, "no pending invitation has this token (unknown, already accepted or revoked)")
 	if len(token) > maxInvitationToken {
 		return nil, missing

@@ -41,13 +41,13 @@ func perms(levels ...string) map[string]string {
 // ActorFor resolves the actor of user userID in the account with slug.
 // An unknown slug is ENOTFOUND; an account the user is not an active member
 // of is EFORBIDDEN.
-func (s *Service) ActorFor(ctx context.Context, userID, slug string) (*Actor, error) {
+func (s *Service) ActorFor(ctx context.Context, userID, slug string) (*engine.Actor, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	return s.cachedActor(actorKey{userID: userID, acct: slug, bySlug: true}, func() (*Actor, error) {
-		var a *Actor
-		err := s.Store().View(ctx, func(tx Tx) error {
+	return s.cachedActor(actorKey{userID: userID, acct: slug, bySlug: true}, func() (*engine.Actor, error) {
+		var a *engine.Actor
+		err := s.Store().View(ctx, func(tx engine.Tx) error {
 			acct, err := accountBySlug(tx, slug)
 			if err != nil {
 				return err
@@ -61,13 +61,13 @@ func (s *Service) ActorFor(ctx context.Context, userID, slug string) (*Actor, er
 
 // ActorForAccount resolves the actor of user userID in the account with id
 // accountID (the account a token is scoped to).
-func (s *Service) ActorForAccount(ctx context.Context, userID, accountID string) (*Actor, error) {
+func (s *Service) ActorForAccount(ctx context.Context, userID, accountID string) (*engine.Actor, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	return s.cachedActor(actorKey{userID: userID, acct: accountID}, func() (*Actor, error) {
-		var a *Actor
-		err := s.Store().View(ctx, func(tx Tx) error {
+	return s.cachedActor(actorKey{userID: userID, acct: accountID}, func() (*engine.Actor, error) {
+		var a *engine.Actor
+		err := s.Store().View(ctx, func(tx engine.Tx) error {
 			acct, err := engine.GetShared(tx, typeAccounts, "", accountID)
 			if err != nil {
 				return err
@@ -79,8 +79,8 @@ func (s *Service) ActorForAccount(ctx context.Context, userID, accountID string)
 	})
 }
 
-func accountBySlug(tx Tx, slug string) (*Record, error) {
-	recs, _, err := tx.List(&Query{Type: views.TypeAccounts, Where: []Cond{Eq(views.NameSlug, slug)}, Limit: 1})
+func accountBySlug(tx engine.Tx, slug string) (*engine.Record, error) {
+	recs, _, err := tx.List(&engine.Query{Type: views.TypeAccounts, Where: []engine.Cond{engine.Eq(views.NameSlug, slug)}, Limit: 1})
 	if err != nil {
 		return nil, err
 	}
@@ -90,12 +90,12 @@ func accountBySlug(tx Tx, slug string) (*Record, error) {
 	return recs[0], nil
 }
 
-func actorIn(tx Tx, userID string, acct *Record) (*Actor, error) {
+func actorIn(tx engine.Tx, userID string, acct *engine.Record) (*engine.Actor, error) {
 	u, err := engine.GetShared(tx, typeUsers, acct.ID, userID)
 	if err != nil || (views.User{Record: u}).Status() != "active" {
 		return nil, scopekit.Errorf(scopekit.EFORBIDDEN, "you are not a member of account %q", views.Account{Record: acct}.Slug())
 	}
-	a := &Actor{UserID: userID, Account: acct, User: u, AllScopes: true}
+	a := &engine.Actor{UserID: userID, Account: acct, User: u, AllScopes: true}
 	if rid := u.Rel(views.NameRoles); rid != "" {
 		if role, err := engine.GetShared(tx, typeRoles, acct.ID, rid); err == nil {
 			a.Role = role

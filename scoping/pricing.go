@@ -27,8 +27,8 @@ type pricedProject struct {
 	sub map[string][2]int // project-subservice id → (service, subservice)
 	// recs are the records behind the input, in the input's order, by type;
 	// subs[i] are the subservices of recs["project-services"][i].
-	recs map[string][]*Record
-	subs [][]*Record
+	recs map[string][]*engine.Record
+	subs [][]*engine.Record
 }
 
 // Pricing returns the full pricing breakdown of a project.
@@ -36,7 +36,7 @@ type pricedProject struct {
 // Errors: EFORBIDDEN without projects view; ENOTFOUND when the project is
 // missing or not visible; EINVALID when its data cannot be priced (for
 // example a currency removed from the account).
-func (s *Service) Pricing(ctx context.Context, a *Actor, projectID string) (*pricing.Result, error) {
+func (s *Service) Pricing(ctx context.Context, a *engine.Actor, projectID string) (*pricing.Result, error) {
 	pp, err := s.pricedRun(ctx, a, projectID)
 	if err != nil {
 		return nil, err
@@ -49,7 +49,7 @@ func (s *Service) Pricing(ctx context.Context, a *Actor, projectID string) (*pri
 // input and run as Pricing).
 //
 // Errors: as Pricing.
-func (s *Service) Delivery(ctx context.Context, a *Actor, projectID string) (*pricing.Delivery, error) {
+func (s *Service) Delivery(ctx context.Context, a *engine.Actor, projectID string) (*pricing.Delivery, error) {
 	pp, err := s.pricedRun(ctx, a, projectID)
 	if err != nil {
 		return nil, err
@@ -59,13 +59,13 @@ func (s *Service) Delivery(ctx context.Context, a *Actor, projectID string) (*pr
 
 // pricedRun reads and prices one project the actor may see, archived or
 // not, under the projects view guard.
-func (s *Service) pricedRun(ctx context.Context, a *Actor, projectID string) (*pricedProject, error) {
+func (s *Service) pricedRun(ctx context.Context, a *engine.Actor, projectID string) (*pricedProject, error) {
 	if err := a.Require("projects", false); err != nil {
 		return nil, err
 	}
 	def := mustLookup(s.Schema(), views.TypeProjects)
 	var run *pricedProject
-	err := s.read(ctx, a, func(c *Call) error {
+	err := s.read(ctx, a, func(c *engine.Call) error {
 		if _, err := c.GetVisible(ctx, def, projectID, engine.AnyActive(def)); err != nil {
 			return err
 		}
@@ -82,7 +82,7 @@ func (s *Service) pricedRun(ctx context.Context, a *Actor, projectID string) (*p
 // priced prices the projects not priced yet in this call and returns the
 // runs of all asked for. known are project records the caller has already
 // read (they are not read again).
-func priced(c *Call, ids []string, known []*Record) (map[string]*pricedProject, error) {
+func priced(c *engine.Call, ids []string, known []*engine.Record) (map[string]*pricedProject, error) {
 	if state(c).pricedCache == nil {
 		state(c).pricedCache = map[string]*pricedProject{}
 	}
@@ -101,9 +101,9 @@ func priced(c *Call, ids []string, known []*Record) (map[string]*pricedProject, 
 }
 
 // projectData is every record a pricing run reads, for a set of projects.
-type projectData map[string][]*Record // type → records
+type projectData map[string][]*engine.Record // type → records
 
-func loadProjectData(c *Call, ids []string, known []*Record) (projectData, error) {
+func loadProjectData(c *engine.Call, ids []string, known []*engine.Record) (projectData, error) {
 	d := projectData{}
 	want := make(map[string]bool, len(ids))
 	for _, id := range ids {
@@ -123,7 +123,7 @@ func loadProjectData(c *Call, ids []string, known []*Record) (projectData, error
 		}
 	}
 	if len(missing) > 0 {
-		projects, err := c.Find(views.TypeProjects, Eq("id", missing...))
+		projects, err := c.Find(views.TypeProjects, engine.Eq("id", missing...))
 		if err != nil {
 			return nil, err
 		}
@@ -142,7 +142,7 @@ func loadProjectData(c *Call, ids []string, known []*Record) (projectData, error
 		if len(withLines) == 0 {
 			continue
 		}
-		recs, err := c.Find(typ, Eq(views.NameProject, withLines...))
+		recs, err := c.Find(typ, engine.Eq(views.NameProject, withLines...))
 		if err != nil {
 			return nil, err
 		}
@@ -164,7 +164,7 @@ func loadProjectData(c *Call, ids []string, known []*Record) (projectData, error
 		if len(rids) == 0 {
 			continue
 		}
-		recs, err := c.Find(ref.typ, Eq("id", rids...))
+		recs, err := c.Find(ref.typ, engine.Eq("id", rids...))
 		if err != nil {
 			return nil, err
 		}
@@ -178,8 +178,8 @@ func loadProjectData(c *Call, ids []string, known []*Record) (projectData, error
 	return d, nil
 }
 
-func byID(recs []*Record) map[string]*Record {
-	m := make(map[string]*Record, len(recs))
+func byID(recs []*engine.Record) map[string]*engine.Record {
+	m := make(map[string]*engine.Record, len(recs))
 	for _, r := range recs {
 		m[r.ID] = r
 	}
@@ -187,15 +187,15 @@ func byID(recs []*Record) map[string]*Record {
 }
 
 // byProject groups records by their project.
-func byProject(recs []*Record) map[string][]*Record {
-	m := map[string][]*Record{}
+func byProject(recs []*engine.Record) map[string][]*engine.Record {
+	m := map[string][]*engine.Record{}
 	for _, r := range recs {
 		m[r.Rel(views.NameProject)] = append(m[r.Rel(views.NameProject)], r)
 	}
 	return m
 }
 
-func priceProjects(c *Call, ids []string, known []*Record) error {
+func priceProjects(c *engine.Call, ids []string, known []*engine.Record) error {
 	d, err := loadProjectData(c, ids, known)
 	if err != nil {
 		return err
@@ -205,22 +205,22 @@ func priceProjects(c *Call, ids []string, known []*Record) error {
 
 // priceData prices the projects ids from their loaded data into the call's
 // cache of runs.
-func priceData(c *Call, d projectData, ids []string) error {
+func priceData(c *engine.Call, d projectData, ids []string) error {
 	acct, err := txAccount(c)
 	if err != nil {
 		return err
 	}
 	tables, terms, cats := byID(d[views.TypeRateTables]), byID(d[views.TypePaymentTerms]), byID(d[views.TypeExpenseCategories])
-	currencies := map[string]*Record{}
+	currencies := map[string]*engine.Record{}
 	for _, cur := range d[views.TypeCurrencies] {
 		currencies[cur.Str(views.NameCode)] = cur
 	}
-	groups := map[string]map[string][]*Record{}
+	groups := map[string]map[string][]*engine.Record{}
 	for _, typ := range projectInputTypes {
 		groups[typ] = byProject(d[typ])
 	}
 	for _, proj := range d[views.TypeProjects] {
-		g := func(typ string) []*Record { return groups[typ][proj.ID] }
+		g := func(typ string) []*engine.Record { return groups[typ][proj.ID] }
 		in, pp := pricingInput(acct, proj, g, tables, terms, cats, currencies)
 		pp.in = in
 		pp.res, pp.err = svcOf(c).price(in)
@@ -234,7 +234,7 @@ func priceData(c *Call, d projectData, ids []string) error {
 	return nil
 }
 
-func currencyOf(code string, currencies map[string]*Record) (pricing.Currency, decimal.Decimal) {
+func currencyOf(code string, currencies map[string]*engine.Record) (pricing.Currency, decimal.Decimal) {
 	cur := pricing.Currency{Code: code, MinorUnits: 2}
 	rate := decimal.NewFromInt(1)
 	if r, ok := currencies[code]; ok {
@@ -247,8 +247,8 @@ func currencyOf(code string, currencies map[string]*Record) (pricing.Currency, d
 }
 
 // pricingInput describes one project to the pricing engine.
-func pricingInput(acct, proj *Record, g func(string) []*Record, tables, terms, cats, currencies map[string]*Record) (*pricing.Project, *pricedProject) {
-	pp := &pricedProject{idx: map[typedID]int{}, sub: map[string][2]int{}, recs: map[string][]*Record{}}
+func pricingInput(acct, proj *engine.Record, g func(string) []*engine.Record, tables, terms, cats, currencies map[string]*engine.Record) (*pricing.Project, *pricedProject) {
+	pp := &pricedProject{idx: map[typedID]int{}, sub: map[string][2]int{}, recs: map[string][]*engine.Record{}}
 	for _, typ := range []string{views.TypeProjectResources, views.TypeProjectPhases, views.TypeProjectLocations, views.TypeProjectServices,
 		views.TypeProjectGovernances, views.TypeProjectExpenses, views.TypeProjectProducts} {
 		pp.recs[typ] = g(typ)
@@ -279,11 +279,11 @@ func pricingInput(acct, proj *Record, g func(string) []*Record, tables, terms, c
 	for _, r := range g(views.TypeProjectLocations) {
 		in.Locations = append(in.Locations, pricing.Location{ID: r.ID, Name: r.Str(views.NameName)})
 	}
-	subsOf := map[string][]*Record{}
+	subsOf := map[string][]*engine.Record{}
 	for _, r := range g(views.TypeProjectSubservices) {
 		subsOf[r.Rel(views.NameProjectService)] = append(subsOf[r.Rel(views.NameProjectService)], r)
 	}
-	pp.subs = make([][]*Record, len(pp.recs[views.TypeProjectServices]))
+	pp.subs = make([][]*engine.Record, len(pp.recs[views.TypeProjectServices]))
 	for i, s := range g(views.TypeProjectServices) {
 		pp.idx[typedID{s.Type, s.ID}] = i
 		pp.subs[i] = subsOf[s.ID]
@@ -329,8 +329,8 @@ func pricingInput(acct, proj *Record, g func(string) []*Record, tables, terms, c
 // on write are served as they are; only projects whose stored figures are
 // stale (storedprices.go) are priced, once per request, and their records'
 // figures set from that run. Custom hours compare with the catalog.
-func computePrices(_ context.Context, c *Call, recs []*Record) error {
-	projects := map[string]*Record{}
+func computePrices(_ context.Context, c *engine.Call, recs []*engine.Record) error {
+	projects := map[string]*engine.Record{}
 	var want []string
 	for _, r := range recs {
 		if r.Type == views.TypeProjects {
@@ -341,7 +341,7 @@ func computePrices(_ context.Context, c *Call, recs []*Record) error {
 	}
 	want = slices.DeleteFunc(want, func(id string) bool { return projects[id] != nil })
 	if len(want) > 0 {
-		found, err := c.Find(views.TypeProjects, Eq("id", want...))
+		found, err := c.Find(views.TypeProjects, engine.Eq("id", want...))
 		if err != nil {
 			return err
 		}
@@ -356,7 +356,7 @@ func computePrices(_ context.Context, c *Call, recs []*Record) error {
 	epoch, _ := epochOf(acct, priceEpochAttr)
 	stale := map[string]bool{}
 	var ids []string
-	var known []*Record
+	var known []*engine.Record
 	for _, r := range recs {
 		pid := projectOfPriced(r)
 		if stale[pid] || pid == "" {
@@ -375,7 +375,7 @@ func computePrices(_ context.Context, c *Call, recs []*Record) error {
 			return err
 		}
 	}
-	var catalog map[string]*Record // catalog hours, for custom-hours
+	var catalog map[string]*engine.Record // catalog hours, for custom-hours
 	for _, r := range recs {
 		if stale[projectOfPriced(r)] {
 			setFigures(c, r)
@@ -394,7 +394,7 @@ func computePrices(_ context.Context, c *Call, recs []*Record) error {
 }
 
 // projectOfPriced returns the project a priced record belongs to.
-func projectOfPriced(r *Record) string {
+func projectOfPriced(r *engine.Record) string {
 	if r.Type == views.TypeProjects {
 		return r.ID
 	}
@@ -404,7 +404,7 @@ func projectOfPriced(r *Record) string {
 // setFigures sets the price figures of r from the call's pricing run of its
 // project (none when the project could not be priced: a read never fails
 // for pricing) and reports whether they changed.
-func setFigures(c *Call, r *Record) bool {
+func setFigures(c *engine.Call, r *engine.Record) bool {
 	names := figureAttrs[r.Type]
 	var vals [6]any // by position in names; nil: no figure
 	put := func(name string, f pricing.Fixed) { vals[slices.Index(names, name)] = f.String() }
@@ -434,7 +434,7 @@ func setFigures(c *Call, r *Record) bool {
 }
 
 // lineFigures passes the figures of r in the run pp to put.
-func lineFigures(r *Record, pp *pricedProject, put func(string, pricing.Fixed)) {
+func lineFigures(r *engine.Record, pp *pricedProject, put func(string, pricing.Fixed)) {
 	res := pp.res
 	switch r.Type {
 	case views.TypeProjects:
@@ -497,7 +497,7 @@ func lineFigures(r *Record, pp *pricedProject, put func(string, pricing.Fixed)) 
 
 // catalogLines loads the catalog services and subservices the lines of
 // recs were added from.
-func catalogLines(c *Call, recs []*Record) (map[string]*Record, error) {
+func catalogLines(c *engine.Call, recs []*engine.Record) (map[string]*engine.Record, error) {
 	var sids, subids []string
 	for _, r := range recs {
 		switch r.Type {
@@ -511,7 +511,7 @@ func catalogLines(c *Call, recs []*Record) (map[string]*Record, error) {
 			}
 		}
 	}
-	out := map[string]*Record{}
+	out := map[string]*engine.Record{}
 	for _, q := range []struct {
 		typ string
 		ids []string
@@ -519,7 +519,7 @@ func catalogLines(c *Call, recs []*Record) (map[string]*Record, error) {
 		if len(q.ids) == 0 {
 			continue
 		}
-		found, err := c.Find(q.typ, Eq("id", q.ids...))
+		found, err := c.Find(q.typ, engine.Eq("id", q.ids...))
 		if err != nil {
 			return nil, err
 		}
@@ -532,7 +532,7 @@ func catalogLines(c *Call, recs []*Record) (map[string]*Record, error) {
 
 // customHours reports whether a line's unit hours differ from those of the
 // catalog service or subservice it was added from (false without one).
-func customHours(r *Record, catalog map[string]*Record) bool {
+func customHours(r *engine.Record, catalog map[string]*engine.Record) bool {
 	key := views.TypeServices + "/" + r.Rel(views.NameService)
 	if r.Type == views.TypeProjectSubservices {
 		key = views.TypeSubservices + "/" + r.Rel(views.NameSubservice)

@@ -12,26 +12,26 @@ import (
 
 var projectStatuses = []string{"draft", "pending_approval", "approved", "won", "lost", "canceled"}
 
-func declareProjects(s *Schema) {
-	register(s, &TypeDef{Name: "projects", Guard: "projects", Archives: true, V2: true, ScopeRel: "id",
-		Attrs: cat([]AttrDef{required(str("project-name")),
+func declareProjects(s *engine.Schema) {
+	register(s, &engine.TypeDef{Name: "projects", Guard: "projects", Archives: true, V2: true, ScopeRel: "id",
+		Attrs: cat([]engine.AttrDef{required(str("project-name")),
 			text("executive-summary"), text("solution-summary"), text("our-responsibilities"),
 			text("client-responsibilities"), text("out-of-scope"), date("msa-date"),
-			{Name: "tag-list", Kind: KindList},
-			{Name: "revenue-adjustment", Kind: KindDecimal, Signed: true},
-			{Name: "cost-adjustment", Kind: KindDecimal, Signed: true},
+			{Name: "tag-list", Kind: engine.KindList},
+			{Name: "revenue-adjustment", Kind: engine.KindDecimal, Signed: true},
+			{Name: "cost-adjustment", Kind: engine.KindDecimal, Signed: true},
 			withDefault(num("mrr-terms"), int64(12)), obj("user-defined-fields"),
 			enum("status", "draft", projectStatuses...)},
 			computed(str("currency"), dec("total-hours"),
 				dec("contract-revenue"), dec("contract-cost"), dec("contract-profit"), dec("contract-margin"),
-				AttrDef{Name: "submitted-at", Kind: KindTime}, AttrDef{Name: "approved-at", Kind: KindTime},
+				engine.AttrDef{Name: "submitted-at", Kind: engine.KindTime}, engine.AttrDef{Name: "approved-at", Kind: engine.KindTime},
 				str("approval-stage"))),
-		Rels: []RelDef{
+		Rels: []engine.RelDef{
 			{Name: "client", Type: "clients", Required: true}, to1("rate-table", "rate-tables"),
 			to1("payment-term", "payment-terms"), to1("line-of-business", "lines-of-business"),
 			to1("sales-executive", "users"), to1("presales-engineer", "users"),
 			{Name: "teammates", Type: "users", ToMany: true, ReadOnly: true, Through: "project-teammates", From: "project", To: "user",
-				ThroughWhere: []Cond{{Field: "removed-at", Op: OpNull}}},
+				ThroughWhere: []engine.Cond{{Field: "removed-at", Op: engine.OpNull}}},
 			inverse("project-teammates", "project-teammates", "project"),
 			inverse("project-locations", "project-locations", "project"),
 			inverse("project-phases", "project-phases", "project"),
@@ -44,15 +44,15 @@ func declareProjects(s *Schema) {
 		},
 		Filters: with(with(with(with(with(with(with(with(
 			eq("status", "client", "line-of-business", "sales-executive", "presales-engineer"),
-			"name", FilterDef{Field: "project-name", Op: OpContains}),
-			"created-after", FilterDef{Field: "created-at", Op: OpGte, Kind: KindTime}),
-			"created-before", FilterDef{Field: "created-at", Op: OpLte, Kind: KindTime}),
-			"approved-after", FilterDef{Field: "approved-at", Op: OpGte, Kind: KindTime}),
-			"approved-before", FilterDef{Field: "approved-at", Op: OpLte, Kind: KindTime}),
-			"teammate", FilterDef{Build: func(_ context.Context, c *Call, v string) ([]Cond, error) {
+			"name", engine.FilterDef{Field: "project-name", Op: engine.OpContains}),
+			"created-after", engine.FilterDef{Field: "created-at", Op: engine.OpGte, Kind: engine.KindTime}),
+			"created-before", engine.FilterDef{Field: "created-at", Op: engine.OpLte, Kind: engine.KindTime}),
+			"approved-after", engine.FilterDef{Field: "approved-at", Op: engine.OpGte, Kind: engine.KindTime}),
+			"approved-before", engine.FilterDef{Field: "approved-at", Op: engine.OpLte, Kind: engine.KindTime}),
+			"teammate", engine.FilterDef{Build: func(_ context.Context, c *engine.Call, v string) ([]engine.Cond, error) {
 				return projectsOfTeammates(c, engine.SplitList(v))
 			}}),
-			"my-projects", FilterDef{Kind: KindBool, Build: func(_ context.Context, c *Call, v string) ([]Cond, error) {
+			"my-projects", engine.FilterDef{Kind: engine.KindBool, Build: func(_ context.Context, c *engine.Call, v string) ([]engine.Cond, error) {
 				switch v {
 				case "true":
 					return projectsOfTeammates(c, []string{c.Actor.UserID})
@@ -62,81 +62,81 @@ func declareProjects(s *Schema) {
 				p := c.FilterParam("my-projects")
 				return nil, scopekit.ParamErrorf(scopekit.EBADREQUEST, p, "%s must be true or false", p)
 			}}),
-			"active", FilterDef{Op: OpIn, Kind: KindBool}),
-		Hooks: Hooks{Defaults: projectDefaults, AfterWrite: afterProjectWrite,
+			"active", engine.FilterDef{Op: engine.OpIn, Kind: engine.KindBool}),
+		Hooks: engine.Hooks{Defaults: projectDefaults, AfterWrite: afterProjectWrite,
 			Compute: computePrices,
-			Validate: func(_ context.Context, c *Call, rec, old *Record) []error {
+			Validate: func(_ context.Context, c *engine.Call, rec, old *engine.Record) []error {
 				return append(validateUDFs(c, "projects", rec), validateProjectStatus(c, rec, old))
 			}},
 	})
 
-	register(s, &TypeDef{Name: "project-teammates", Guard: "projects", ScopeRel: "project",
-		Attrs: computed(AttrDef{Name: "removed-at", Kind: KindTime}),
-		Rels:  []RelDef{owner("project", "projects"), owner("user", "users")},
-		Filters: with(eq("project", "user"), "removed", FilterDef{Kind: KindBool, Default: "false",
-			Build: func(_ context.Context, _ *Call, v string) ([]Cond, error) {
+	register(s, &engine.TypeDef{Name: "project-teammates", Guard: "projects", ScopeRel: "project",
+		Attrs: computed(engine.AttrDef{Name: "removed-at", Kind: engine.KindTime}),
+		Rels:  []engine.RelDef{owner("project", "projects"), owner("user", "users")},
+		Filters: with(eq("project", "user"), "removed", engine.FilterDef{Kind: engine.KindBool, Default: "false",
+			Build: func(_ context.Context, _ *engine.Call, v string) ([]engine.Cond, error) {
 				if v == "true" {
-					return []Cond{{Field: "removed-at", Op: OpNotNull}}, nil
+					return []engine.Cond{{Field: "removed-at", Op: engine.OpNotNull}}, nil
 				}
-				return []Cond{{Field: "removed-at", Op: OpNull}}, nil
+				return []engine.Cond{{Field: "removed-at", Op: engine.OpNull}}, nil
 			}}),
-		Hooks: Hooks{Upsert: upsertTeammate, Delete: func(_ context.Context, c *Call, rec *Record) error {
+		Hooks: engine.Hooks{Upsert: upsertTeammate, Delete: func(_ context.Context, c *engine.Call, rec *engine.Record) error {
 			if rec.Str("removed-at") == "" {
-				rec.Attrs["removed-at"] = FormatTime(svcOf(c).Now())
+				rec.Attrs["removed-at"] = engine.FormatTime(svcOf(c).Now())
 				return c.Tx.Replace(rec)
 			}
 			return nil
 		}},
 	})
 
-	register(s, &TypeDef{Name: "project-locations", Guard: "projects", ScopeRel: "project",
-		Attrs: []AttrDef{required(str("name")), str("address"), str("city"), str("region"), str("country"),
+	register(s, &engine.TypeDef{Name: "project-locations", Guard: "projects", ScopeRel: "project",
+		Attrs: []engine.AttrDef{required(str("name")), str("address"), str("city"), str("region"), str("country"),
 			str("postal-code"), flag("remote", false)},
-		Rels: []RelDef{owner("project", "projects")}, Filters: eq("project")})
-	register(s, &TypeDef{Name: "project-phases", Guard: "projects", ScopeRel: "project",
-		Attrs: []AttrDef{required(str("name")), num("position"), text("sow-language")},
-		Rels:  []RelDef{owner("project", "projects"), to1("phase", "phases")}, Filters: eq("project")})
-	register(s, &TypeDef{Name: "project-resources", Guard: "projects", ScopeRel: "project",
-		Attrs: cat([]AttrDef{str("name"), str("external-name"), str("code"), dec("hourly-rate"), dec("hourly-cost")},
+		Rels: []engine.RelDef{owner("project", "projects")}, Filters: eq("project")})
+	register(s, &engine.TypeDef{Name: "project-phases", Guard: "projects", ScopeRel: "project",
+		Attrs: []engine.AttrDef{required(str("name")), num("position"), text("sow-language")},
+		Rels:  []engine.RelDef{owner("project", "projects"), to1("phase", "phases")}, Filters: eq("project")})
+	register(s, &engine.TypeDef{Name: "project-resources", Guard: "projects", ScopeRel: "project",
+		Attrs: cat([]engine.AttrDef{str("name"), str("external-name"), str("code"), dec("hourly-rate"), dec("hourly-cost")},
 			computed(dec("total-hours"), dec("revenue"), dec("cost"))),
-		Rels:    []RelDef{owner("project", "projects"), to1("resource", "resources"), to1("line-of-business", "lines-of-business")},
+		Rels:    []engine.RelDef{owner("project", "projects"), to1("resource", "resources"), to1("line-of-business", "lines-of-business")},
 		Filters: eq("project"),
-		Hooks:   Hooks{Defaults: projectResourceDefaults, Compute: computePrices}})
+		Hooks:   engine.Hooks{Defaults: projectResourceDefaults, Compute: computePrices}})
 
-	register(s, &TypeDef{Name: "project-services", Guard: "projects", ScopeRel: "project", V2: true,
-		Attrs: cat([]AttrDef{str("name"), withDefault(dec("quantity"), "1"), dec("unit-hours"), dec("actual-hours"),
+	register(s, &engine.TypeDef{Name: "project-services", Guard: "projects", ScopeRel: "project", V2: true,
+		Attrs: cat([]engine.AttrDef{str("name"), withDefault(dec("quantity"), "1"), dec("unit-hours"), dec("actual-hours"),
 			enum("service-type", "professional_services", serviceTypes...),
 			enum("payment-frequency", "one_time", paymentFrequencies...),
 			text("service-description"), str("sku"), num("position"),
 			enum("status", "not_started", "not_started", "in_progress", "on_hold", "complete", "canceled")},
-			computed(dec("extended-hours"), dec("total-hours"), AttrDef{Name: "custom-hours", Kind: KindBool},
+			computed(dec("extended-hours"), dec("total-hours"), engine.AttrDef{Name: "custom-hours", Kind: engine.KindBool},
 				dec("revenue"), dec("cost"))),
-		Rels: []RelDef{owner("project", "projects"), to1("service", "services"),
+		Rels: []engine.RelDef{owner("project", "projects"), to1("service", "services"),
 			to1("project-phase", "project-phases"), to1("project-location", "project-locations"),
 			to1("project-resource", "project-resources"), to1("line-of-business", "lines-of-business"),
 			to1("service-category", "service-categories"),
 			inverse("project-subservices", "project-subservices", "project-service")},
 		Filters: eq("project", "project-phase", "project-location", "service"),
-		Hooks:   Hooks{Defaults: projectServiceDefaults, AfterWrite: afterProjectServiceWrite, Compute: computePrices}})
+		Hooks:   engine.Hooks{Defaults: projectServiceDefaults, AfterWrite: afterProjectServiceWrite, Compute: computePrices}})
 
-	register(s, &TypeDef{Name: "project-subservices", Guard: "projects", ScopeRel: "project", V2: true,
-		Attrs: cat([]AttrDef{str("name"), withDefault(dec("quantity"), "1"), dec("unit-hours"), dec("actual-hours"), num("position")},
-			computed(dec("extended-hours"), AttrDef{Name: "custom-hours", Kind: KindBool}, dec("revenue"), dec("cost"))),
-		Rels: []RelDef{owner("project-service", "project-services"), to1("subservice", "subservices"),
+	register(s, &engine.TypeDef{Name: "project-subservices", Guard: "projects", ScopeRel: "project", V2: true,
+		Attrs: cat([]engine.AttrDef{str("name"), withDefault(dec("quantity"), "1"), dec("unit-hours"), dec("actual-hours"), num("position")},
+			computed(dec("extended-hours"), engine.AttrDef{Name: "custom-hours", Kind: engine.KindBool}, dec("revenue"), dec("cost"))),
+		Rels: []engine.RelDef{owner("project-service", "project-services"), to1("subservice", "subservices"),
 			to1("project-resource", "project-resources"),
 			{Name: "project", Type: "projects", ReadOnly: true, Cascade: true}},
 		Filters: eq("project-service", "project"),
-		Hooks: Hooks{Compute: computePrices, Defaults: func(_ context.Context, c *Call, rec *Record) error {
+		Hooks: engine.Hooks{Compute: computePrices, Defaults: func(_ context.Context, c *engine.Call, rec *engine.Record) error {
 			return inheritProject(c, rec, "project-services", "project-service")
 		}}})
 
-	register(s, &TypeDef{Name: "project-expenses", Guard: "projects", ScopeRel: "project",
-		Attrs: cat([]AttrDef{required(str("description")), withDefault(dec("quantity"), "1"), required(dec("rate")), dec("unit-cost")},
+	register(s, &engine.TypeDef{Name: "project-expenses", Guard: "projects", ScopeRel: "project",
+		Attrs: cat([]engine.AttrDef{required(str("description")), withDefault(dec("quantity"), "1"), required(dec("rate")), dec("unit-cost")},
 			computed(dec("revenue"), dec("cost"), dec("profit"))),
-		Rels: []RelDef{owner("project", "projects"), to1("expense-category", "expense-categories"),
+		Rels: []engine.RelDef{owner("project", "projects"), to1("expense-category", "expense-categories"),
 			to1("project-phase", "project-phases"), to1("project-service", "project-services")},
 		Filters: eq("project"),
-		Hooks: Hooks{Compute: computePrices, Defaults: func(_ context.Context, _ *Call, rec *Record) error {
+		Hooks: engine.Hooks{Compute: computePrices, Defaults: func(_ context.Context, _ *engine.Call, rec *engine.Record) error {
 			if _, ok := rec.DecOK("unit-cost"); !ok {
 				if r, ok := rec.Attrs["rate"]; ok {
 					rec.Attrs["unit-cost"] = r
@@ -144,33 +144,33 @@ func declareProjects(s *Schema) {
 			}
 			return nil
 		}}})
-	register(s, &TypeDef{Name: "project-products", Guard: "projects", ScopeRel: "project",
-		Attrs: cat([]AttrDef{str("name"), str("sku"), withDefault(dec("quantity"), "1"), dec("unit-price"), dec("unit-cost")},
+	register(s, &engine.TypeDef{Name: "project-products", Guard: "projects", ScopeRel: "project",
+		Attrs: cat([]engine.AttrDef{str("name"), str("sku"), withDefault(dec("quantity"), "1"), dec("unit-price"), dec("unit-cost")},
 			computed(dec("revenue"), dec("cost"), dec("profit"))),
-		Rels:    []RelDef{owner("project", "projects"), to1("product", "products")},
+		Rels:    []engine.RelDef{owner("project", "projects"), to1("product", "products")},
 		Filters: eq("project"),
-		Hooks:   Hooks{Defaults: projectProductDefaults, Compute: computePrices}})
+		Hooks:   engine.Hooks{Defaults: projectProductDefaults, Compute: computePrices}})
 
-	register(s, &TypeDef{Name: "approval-steps", Guard: "projects", ScopeRel: "project", ReadOnly: true,
-		Hooks: Hooks{Create: importLegacyStep},
+	register(s, &engine.TypeDef{Name: "approval-steps", Guard: "projects", ScopeRel: "project", ReadOnly: true,
+		Hooks: engine.Hooks{Create: importLegacyStep},
 		Attrs: computed(str("kind"), num("position"),
 			enum("status", "pending", "pending", "approved", "declined", "rescoped", "canceled"),
-			AttrDef{Name: "legacy", Kind: KindBool}, AttrDef{Name: "completed-at", Kind: KindTime}, text("comment")),
-		Rels: []RelDef{owner("project", "projects"), to1("approval-level", "approval-levels"),
+			engine.AttrDef{Name: "legacy", Kind: engine.KindBool}, engine.AttrDef{Name: "completed-at", Kind: engine.KindTime}, text("comment")),
+		Rels: []engine.RelDef{owner("project", "projects"), to1("approval-level", "approval-levels"),
 			inverse("approval-requirements", "approval-requirements", "approval-step"),
 			{Name: "required-approvers", Type: "users", ToMany: true, ReadOnly: true}},
 		Filters: eq("project", "status")})
-	register(s, &TypeDef{Name: "approval-requirements", Guard: "projects", ScopeRel: "project", ReadOnly: true,
-		Attrs: computed(enum("status", "pending", "pending", "signed", "downgraded"), AttrDef{Name: "signed-at", Kind: KindTime}),
-		Rels: []RelDef{owner("approval-step", "approval-steps"), to1("user", "users"),
+	register(s, &engine.TypeDef{Name: "approval-requirements", Guard: "projects", ScopeRel: "project", ReadOnly: true,
+		Attrs: computed(enum("status", "pending", "pending", "signed", "downgraded"), engine.AttrDef{Name: "signed-at", Kind: engine.KindTime}),
+		Rels: []engine.RelDef{owner("approval-step", "approval-steps"), to1("user", "users"),
 			{Name: "project", Type: "projects", ReadOnly: true, Cascade: true}},
 		Filters: eq("approval-step", "user", "status")})
 }
 
 // projectsOfTeammates is a condition on projects on which one of users is
 // an active teammate.
-func projectsOfTeammates(c *Call, users []string) ([]Cond, error) {
-	tms, err := c.Find(views.TypeProjectTeammates, Eq(views.NameUser, users...), Cond{Field: views.NameRemovedAt, Op: OpNull})
+func projectsOfTeammates(c *engine.Call, users []string) ([]engine.Cond, error) {
+	tms, err := c.Find(views.TypeProjectTeammates, engine.Eq(views.NameUser, users...), engine.Cond{Field: views.NameRemovedAt, Op: engine.OpNull})
 	if err != nil {
 		return nil, err
 	}
@@ -178,19 +178,19 @@ func projectsOfTeammates(c *Call, users []string) ([]Cond, error) {
 	for _, t := range tms {
 		ids = append(ids, t.Rel(views.NameProject))
 	}
-	return []Cond{Eq("id", ids...)}, nil
+	return []engine.Cond{engine.Eq("id", ids...)}, nil
 }
 
 // projectDefaults gives a new project the account's default rate table and
 // payment term when none is named.
-func projectDefaults(_ context.Context, c *Call, rec *Record) error {
+func projectDefaults(_ context.Context, c *engine.Call, rec *engine.Record) error {
 	for _, d := range []struct{ rel, typ string }{
 		{views.NameRateTable, views.TypeRateTables}, {views.NamePaymentTerm, views.TypePaymentTerms},
 	} {
 		if _, given := rec.Rels[d.rel]; given {
 			continue
 		}
-		defs, err := c.Find(d.typ, Eq(views.NameDefault, "true"), Eq(views.NameActive, "true"))
+		defs, err := c.Find(d.typ, engine.Eq(views.NameDefault, "true"), engine.Eq(views.NameActive, "true"))
 		if err != nil {
 			return err
 		}
@@ -202,7 +202,7 @@ func projectDefaults(_ context.Context, c *Call, rec *Record) error {
 }
 
 // inheritProject sets the project of a record from its parent's.
-func inheritProject(c *Call, rec *Record, parentType, parentRel string) error {
+func inheritProject(c *engine.Call, rec *engine.Record, parentType, parentRel string) error {
 	if id := rec.Rel(parentRel); id != "" {
 		if p, err := c.Get(parentType, id); err == nil {
 			rec.SetRel(views.NameProject, p.Rel(views.NameProject))
@@ -213,8 +213,8 @@ func inheritProject(c *Call, rec *Record, parentType, parentRel string) error {
 
 // upsertTeammate returns the existing teammate record of the same project
 // and user, restored, instead of creating a second one.
-func upsertTeammate(_ context.Context, c *Call, rec *Record) (*Record, error) {
-	found, err := c.Find(views.TypeProjectTeammates, Eq(views.NameProject, rec.Rel(views.NameProject)), Eq(views.NameUser, rec.Rel(views.NameUser)))
+func upsertTeammate(_ context.Context, c *engine.Call, rec *engine.Record) (*engine.Record, error) {
+	found, err := c.Find(views.TypeProjectTeammates, engine.Eq(views.NameProject, rec.Rel(views.NameProject)), engine.Eq(views.NameUser, rec.Rel(views.NameUser)))
 	if err != nil || len(found) == 0 {
 		return nil, err
 	}
@@ -223,7 +223,7 @@ func upsertTeammate(_ context.Context, c *Call, rec *Record) (*Record, error) {
 	return ex, nil
 }
 
-func projectProductDefaults(_ context.Context, c *Call, rec *Record) error {
+func projectProductDefaults(_ context.Context, c *engine.Call, rec *engine.Record) error {
 	pid := rec.Rel(views.NameProduct)
 	if pid == "" {
 		return nil
@@ -248,17 +248,17 @@ var governanceCopied = []string{views.NameName, views.NameCalculationType, views
 // addRequiredGovernance copies the account's required, active catalog
 // governance items onto a new project, each priced through the project
 // resource of its catalog resource.
-func addRequiredGovernance(_ context.Context, c *Call, rec, old *Record) error {
+func addRequiredGovernance(_ context.Context, c *engine.Call, rec, old *engine.Record) error {
 	if old != nil {
 		return nil
 	}
-	items, err := c.Find(views.TypeGovernances, Eq(views.NameRequired, "true"), Eq(views.NameActive, "true"))
+	items, err := c.Find(views.TypeGovernances, engine.Eq(views.NameRequired, "true"), engine.Eq(views.NameActive, "true"))
 	if err != nil {
 		return err
 	}
 	sortByPosition(items)
 	for _, g := range items {
-		pg := NewRecord(views.TypeProjectGovernances, c.AccountID())
+		pg := engine.NewRecord(views.TypeProjectGovernances, c.AccountID())
 		pg.SetRel(views.NameProject, rec.ID)
 		pg.SetRel(views.NameGovernance, g.ID)
 		for _, a := range governanceCopied {

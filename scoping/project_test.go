@@ -15,7 +15,7 @@ import (
 // (docs/resources.md, "Clients and projects").
 
 // pjIDs returns the ids of records.
-func pjIDs(recs []*scoping.Record) []string {
+func pjIDs(recs []*engine.Record) []string {
 	out := make([]string, len(recs))
 	for i, r := range recs {
 		out[i] = r.ID
@@ -24,17 +24,17 @@ func pjIDs(recs []*scoping.Record) []string {
 }
 
 // pjListAs lists projects as a with filters.
-func (w *wfWorld) pjListAs(a *scoping.Actor, filters map[string]string) ([]string, error) {
-	res, err := w.svc.List(w.ctx, a, "projects", scoping.ListParams{Filters: filters}, engine.Options{})
+func (w *wfWorld) pjListAs(a *engine.Actor, filters map[string]string) ([]string, error) {
+	res, err := w.svc.List(w.ctx, a, "projects", engine.ListParams{Filters: filters}, engine.Options{})
 	if err != nil {
 		return nil, err
 	}
 	return pjIDs(res.Records), nil
 }
 
-func (w *wfWorld) pjTeammate(project, user string) *scoping.Result {
+func (w *wfWorld) pjTeammate(project, user string) *engine.Result {
 	w.t.Helper()
-	res, err := w.svc.Create(w.ctx, w.sys, "project-teammates", &scoping.Input{Rels: map[string]scoping.RelInput{
+	res, err := w.svc.Create(w.ctx, w.sys, "project-teammates", &engine.Input{Rels: map[string]engine.RelInput{
 		"project": rel("projects", project), "user": rel("users", user)}}, engine.Options{})
 	require.NoError(w.t, err)
 	return res
@@ -53,7 +53,7 @@ func TestProjectDefaults(t *testing.T) {
 	other := w.create(w.sys, "rate-tables", attrs("name", `"Other"`), nil).ID
 	term := w.create(w.sys, "payment-terms", attrs("name", `"Net 30"`, "default", `true`), nil).ID
 
-	p := w.create(w.admin, "projects", attrs("project-name", `"Defaults"`), map[string]scoping.RelInput{"client": rel("clients", w.client)})
+	p := w.create(w.admin, "projects", attrs("project-name", `"Defaults"`), map[string]engine.RelInput{"client": rel("clients", w.client)})
 	assert.Equal(t, std, p.Rel("rate-table"))
 	assert.Equal(t, term, p.Rel("payment-term"))
 	assert.Equal(t, "draft", p.Str("status"))
@@ -62,13 +62,13 @@ func TestProjectDefaults(t *testing.T) {
 	assert.Empty(t, p.Str("submitted-at"))
 	assert.Empty(t, p.Str("approved-at"))
 
-	p = w.create(w.admin, "projects", attrs("project-name", `"Named"`), map[string]scoping.RelInput{"client": rel("clients", w.client),
+	p = w.create(w.admin, "projects", attrs("project-name", `"Named"`), map[string]engine.RelInput{"client": rel("clients", w.client),
 		"rate-table": rel("rate-tables", other), "payment-term": {}})
 	assert.Equal(t, other, p.Rel("rate-table"))
 	assert.Equal(t, term, p.Rel("payment-term"), "null names none: the default")
 	assert.Equal(t, "USD", p.Str("currency"))
 	// both may be emptied afterwards
-	p, err := w.update(w.admin, "projects", p.ID, nil, map[string]scoping.RelInput{"rate-table": {}, "payment-term": {}})
+	p, err := w.update(w.admin, "projects", p.ID, nil, map[string]engine.RelInput{"rate-table": {}, "payment-term": {}})
 	require.NoError(t, err)
 	assert.Empty(t, p.Rel("rate-table"))
 	assert.Empty(t, p.Rel("payment-term"))
@@ -76,17 +76,17 @@ func TestProjectDefaults(t *testing.T) {
 	// an archived default is no default
 	_, err = w.update(w.sys, "rate-tables", std, attrs("active", `false`), nil)
 	require.NoError(t, err)
-	p = w.create(w.admin, "projects", attrs("project-name", `"Archived default"`), map[string]scoping.RelInput{"client": rel("clients", w.client)})
+	p = w.create(w.admin, "projects", attrs("project-name", `"Archived default"`), map[string]engine.RelInput{"client": rel("clients", w.client)})
 	assert.Empty(t, p.Rel("rate-table"))
 	assert.Equal(t, "USD", p.Str("currency"), "no rate table: the account's default currency")
 
 	// the client is required and must be of the account
-	_, err = w.svc.Create(w.ctx, w.admin, "projects", &scoping.Input{Attrs: attrs("project-name", `"No client"`)}, engine.Options{})
+	_, err = w.svc.Create(w.ctx, w.admin, "projects", &engine.Input{Attrs: attrs("project-name", `"No client"`)}, engine.Options{})
 	wfCode(t, scopekit.EINVALID, err)
 	other2 := wfAccount(t, w.svc, "other", "USD")
 	theirs := w.create(other2, "clients", attrs("name", `"Initech"`), nil).ID
-	_, err = w.svc.Create(w.ctx, w.admin, "projects", &scoping.Input{Attrs: attrs("project-name", `"Theirs"`),
-		Rels: map[string]scoping.RelInput{"client": rel("clients", theirs)}}, engine.Options{})
+	_, err = w.svc.Create(w.ctx, w.admin, "projects", &engine.Input{Attrs: attrs("project-name", `"Theirs"`),
+		Rels: map[string]engine.RelInput{"client": rel("clients", theirs)}}, engine.Options{})
 	wfCode(t, scopekit.EINVALID, err)
 	assert.Equal(t, "/data/relationships/client", scopekit.List(err)[0].Field)
 }
@@ -112,13 +112,13 @@ func TestProjectTeammatesUpsertAndRestore(t *testing.T) {
 
 	require.NoError(t, w.svc.Delete(w.ctx, w.sys, "project-teammates", tm.ID, engine.Options{}))
 	removed := w.get("project-teammates", tm.ID)
-	assert.Equal(t, scoping.FormatTime(wfNow), removed.Str("removed-at"))
+	assert.Equal(t, engine.FormatTime(wfNow), removed.Str("removed-at"))
 	assert.Equal(t, []string{bID}, pjIDs2(w.list("project-teammates", map[string]string{"project": w.project}), "user"))
 	assert.Equal(t, []string{aID}, pjIDs2(w.list("project-teammates", map[string]string{"project": w.project, "removed": "true"}), "user"))
 	assert.Equal(t, []string{bID}, w.pjTeammates(w.project))
 	// removing again changes nothing
 	require.NoError(t, w.svc.Delete(w.ctx, w.sys, "project-teammates", tm.ID, engine.Options{}))
-	assert.Equal(t, scoping.FormatTime(wfNow), w.get("project-teammates", tm.ID).Str("removed-at"))
+	assert.Equal(t, engine.FormatTime(wfNow), w.get("project-teammates", tm.ID).Str("removed-at"))
 
 	restored := w.pjTeammate(w.project, aID)
 	assert.False(t, restored.Created)
@@ -130,13 +130,13 @@ func TestProjectTeammatesUpsertAndRestore(t *testing.T) {
 // pjTeammates returns the ids of the project's teammates.
 func (w *wfWorld) pjTeammates(project string) []string {
 	w.t.Helper()
-	res, err := w.svc.Related(w.ctx, w.sys, "projects", project, "teammates", scoping.ListParams{}, engine.Options{})
+	res, err := w.svc.Related(w.ctx, w.sys, "projects", project, "teammates", engine.ListParams{}, engine.Options{})
 	require.NoError(w.t, err)
 	return pjIDs(res.Records)
 }
 
 // pjIDs2 returns the rel of each record.
-func pjIDs2(recs []*scoping.Record, rel string) []string {
+func pjIDs2(recs []*engine.Record, rel string) []string {
 	out := make([]string, len(recs))
 	for i, r := range recs {
 		out[i] = r.Rel(rel)
@@ -163,7 +163,7 @@ func TestProjectTeammateFiltersAndVisibility(t *testing.T) {
 
 	for _, tc := range []struct {
 		name    string
-		actor   *scoping.Actor
+		actor   *engine.Actor
 		filters map[string]string
 		want    []string
 	}{
@@ -185,14 +185,14 @@ func TestProjectTeammateFiltersAndVisibility(t *testing.T) {
 	wfCode(t, scopekit.EBADREQUEST, err)
 
 	// children of an invisible project are not found
-	_, err = w.svc.Get(w.ctx, eng, "projects", p2, scoping.ListParams{}, engine.Options{})
+	_, err = w.svc.Get(w.ctx, eng, "projects", p2, engine.ListParams{}, engine.Options{})
 	wfCode(t, scopekit.ENOTFOUND, err)
 	ps := w.list("project-services", map[string]string{"project": p2})[0]
-	_, err = w.svc.Get(w.ctx, eng, "project-services", ps.ID, scoping.ListParams{}, engine.Options{})
+	_, err = w.svc.Get(w.ctx, eng, "project-services", ps.ID, engine.ListParams{}, engine.Options{})
 	wfCode(t, scopekit.ENOTFOUND, err)
-	_, err = w.svc.Update(w.ctx, eng, "projects", p2, &scoping.Input{Attrs: attrs("project-name", `"Mine now"`)}, engine.Options{})
+	_, err = w.svc.Update(w.ctx, eng, "projects", p2, &engine.Input{Attrs: attrs("project-name", `"Mine now"`)}, engine.Options{})
 	wfCode(t, scopekit.ENOTFOUND, err)
-	res, err := w.svc.List(w.ctx, eng, "project-services", scoping.ListParams{}, engine.Options{})
+	res, err := w.svc.List(w.ctx, eng, "project-services", engine.ListParams{}, engine.Options{})
 	require.NoError(t, err)
 	for _, r := range res.Records {
 		assert.Equal(t, w.project, r.Rel("project"))
@@ -232,9 +232,9 @@ func TestProjectRequiredGovernance(t *testing.T) {
 	closing := w.create(w.sys, "phases", attrs("name", `"Close"`, "position", `9`, "sow-language", `"We close."`), nil).ID
 	cat := w.create(w.sys, "service-categories", attrs("name", `"Ops"`), nil).ID
 	w.create(w.sys, "governances", attrs("name", `"Oversight"`, "required", `true`, "position", `2`, "rate", `"0.1"`,
-		"allocation-method", `"assign_to_category"`), map[string]scoping.RelInput{"resource": rel("resources", pm), "service-category": rel("service-categories", cat)})
+		"allocation-method", `"assign_to_category"`), map[string]engine.RelInput{"resource": rel("resources", pm), "service-category": rel("service-categories", cat)})
 	w.create(w.sys, "governances", attrs("name", `"Closing"`, "required", `true`, "position", `1`, "calculation-type", `"fixed_hours"`,
-		"fixed-hours", `"4"`, "allocation-method", `"assign_to_phase"`), map[string]scoping.RelInput{"resource": rel("resources", pm), "phase": rel("phases", closing)})
+		"fixed-hours", `"4"`, "allocation-method", `"assign_to_phase"`), map[string]engine.RelInput{"resource": rel("resources", pm), "phase": rel("phases", closing)})
 	w.create(w.sys, "governances", attrs("name", `"Optional"`, "rate", `"0.2"`), nil)
 	old := w.create(w.sys, "governances", attrs("name", `"Retired"`, "required", `true`, "rate", `"0.2"`), nil).ID
 	_, err := w.update(w.sys, "governances", old, attrs("active", `false`), nil)
@@ -248,7 +248,7 @@ func TestProjectRequiredGovernance(t *testing.T) {
 	p := w.newProject("Governed", w.network)
 	gov := w.list("project-governances", map[string]string{"project": p})
 	require.Len(t, gov, 2)
-	byName := map[string]*scoping.Record{}
+	byName := map[string]*engine.Record{}
 	for _, g := range gov {
 		byName[g.Str("name")] = g
 	}
@@ -264,7 +264,7 @@ func TestProjectRequiredGovernance(t *testing.T) {
 	assert.Equal(t, closingGov.Rel("project-resource"), oversight.Rel("project-resource"), "one project resource per catalog resource")
 
 	prs := w.list("project-resources", map[string]string{"project": p})
-	var pmRes *scoping.Record
+	var pmRes *engine.Record
 	for _, r := range prs {
 		if r.Rel("resource") == pm {
 			pmRes = r
@@ -291,31 +291,31 @@ func TestProjectRequiredGovernance(t *testing.T) {
 func TestProjectChildrenDefaults(t *testing.T) {
 	w := newWfWorld(t)
 	prod := w.create(w.sys, "products", attrs("name", `"Switch"`, "sku", `"SW-24"`, "unit-price", `"500"`, "unit-cost", `"300"`), nil).ID
-	pp := w.create(w.sys, "project-products", attrs("quantity", `2`), map[string]scoping.RelInput{
+	pp := w.create(w.sys, "project-products", attrs("quantity", `2`), map[string]engine.RelInput{
 		"project": rel("projects", w.project), "product": rel("products", prod)})
 	assert.Equal(t, "Switch", pp.Str("name"))
 	assert.Equal(t, "SW-24", pp.Str("sku"))
 	assert.Equal(t, "500", pp.Str("unit-price"))
 	assert.Equal(t, "300", pp.Str("unit-cost"))
 	assert.Equal(t, "1000.00", pp.Str("revenue"))
-	pp = w.create(w.sys, "project-products", attrs("name", `"Core switch"`, "unit-price", `"450"`), map[string]scoping.RelInput{
+	pp = w.create(w.sys, "project-products", attrs("name", `"Core switch"`, "unit-price", `"450"`), map[string]engine.RelInput{
 		"project": rel("projects", w.project), "product": rel("products", prod)})
 	assert.Equal(t, "Core switch", pp.Str("name"))
 	assert.Equal(t, "450", pp.Str("unit-price"))
 	assert.Equal(t, "SW-24", pp.Str("sku"))
-	bare := w.create(w.sys, "project-products", attrs("name", `"Cable"`, "unit-price", `"5"`), map[string]scoping.RelInput{"project": rel("projects", w.project)})
+	bare := w.create(w.sys, "project-products", attrs("name", `"Cable"`, "unit-price", `"5"`), map[string]engine.RelInput{"project": rel("projects", w.project)})
 	assert.Empty(t, bare.Str("sku"))
-	_, err := w.svc.Create(w.ctx, w.sys, "project-products", &scoping.Input{Rels: map[string]scoping.RelInput{
+	_, err := w.svc.Create(w.ctx, w.sys, "project-products", &engine.Input{Rels: map[string]engine.RelInput{
 		"project": rel("projects", w.project), "product": rel("products", "999999")}}, engine.Options{})
 	wfCode(t, scopekit.EINVALID, err)
 
-	ex := w.create(w.sys, "project-expenses", attrs("description", `"Travel"`, "rate", `"250"`), map[string]scoping.RelInput{"project": rel("projects", w.project)})
+	ex := w.create(w.sys, "project-expenses", attrs("description", `"Travel"`, "rate", `"250"`), map[string]engine.RelInput{"project": rel("projects", w.project)})
 	assert.Equal(t, "250", ex.Str("unit-cost"))
-	ex = w.create(w.sys, "project-expenses", attrs("description", `"Hotel"`, "rate", `"250"`, "unit-cost", `"200"`), map[string]scoping.RelInput{"project": rel("projects", w.project)})
+	ex = w.create(w.sys, "project-expenses", attrs("description", `"Hotel"`, "rate", `"250"`, "unit-cost", `"200"`), map[string]engine.RelInput{"project": rel("projects", w.project)})
 	assert.Equal(t, "200", ex.Str("unit-cost"))
 
 	ps := w.list("project-services", map[string]string{"project": w.project})[0]
-	sub := w.create(w.sys, "project-subservices", attrs("name", `"Extra"`, "unit-hours", `2`), map[string]scoping.RelInput{"project-service": rel("project-services", ps.ID)})
+	sub := w.create(w.sys, "project-subservices", attrs("name", `"Extra"`, "unit-hours", `2`), map[string]engine.RelInput{"project-service": rel("project-services", ps.ID)})
 	assert.Equal(t, w.project, sub.Rel("project"))
 	assert.Equal(t, []string{sub.ID}, pjIDs(w.list("project-subservices", map[string]string{"project": w.project})))
 }

@@ -9,7 +9,7 @@ import (
 
 // declarations lists, in one place, the functions that declare the types
 // of each area of the domain; NewSchema calls them in this order.
-var declarations = []func(*Schema){
+var declarations = []func(*engine.Schema){
 	declareAccounts,
 	declareCatalog,
 	declareDocuments,
@@ -25,7 +25,7 @@ var declarations = []func(*Schema){
 // value and checks the declarations against each other (Schema.Check).
 // Each call builds a fresh value; the declarations are static, so an
 // error is a programming error.
-func NewSchema() (*Schema, error) {
+func NewSchema() (*engine.Schema, error) {
 	s := engine.NewSchema(Permissions...)
 	for _, declare := range declarations {
 		declare(s)
@@ -40,7 +40,7 @@ func NewSchema() (*Schema, error) {
 // the first call and shared afterwards. Stores opened and services created
 // without a schema of their own use it; it panics if the declarations are
 // inconsistent, which the test suite rules out.
-var DefaultSchema = sync.OnceValue(func() *Schema {
+var DefaultSchema = sync.OnceValue(func() *engine.Schema {
 	s, err := NewSchema()
 	if err != nil {
 		panic("scoping: " + err.Error())
@@ -51,7 +51,7 @@ var DefaultSchema = sync.OnceValue(func() *Schema {
 // mustLookup returns the declaration of typ in schema s. The domain's use
 // cases name only types it declares, so a missing one is a programming
 // error.
-func mustLookup(s *Schema, typ string) *TypeDef {
+func mustLookup(s *engine.Schema, typ string) *engine.TypeDef {
 	def, ok := s.Lookup(typ)
 	if !ok {
 		panic("scoping: no declared type " + typ)
@@ -66,7 +66,7 @@ var sortedByDefault = map[string]bool{views.NameName: true, views.NamePosition: 
 // register adds t to schema s, making the attributes of sortedByDefault
 // sortable; a write of a type with stored price figures is served as
 // stored (the figures are computed before the commit).
-func register(s *Schema, t *TypeDef) *TypeDef {
+func register(s *engine.Schema, t *engine.TypeDef) *engine.TypeDef {
 	if _, priced := figureAttrs[t.Name]; priced {
 		t.Reread = true
 	}

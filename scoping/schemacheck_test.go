@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/scopekit/scopekit/boltstore"
+	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/scoping"
 )
 
@@ -72,4 +73,4 @@ func TestSchemaInjected(t *testing.T) {
 }
 
 // plainStore hides the Schema method of the store it wraps.
-type plainStore struct{ scoping.Store }
+type plainStore struct{ engine.Store }

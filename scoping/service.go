@@ -40,22 +40,22 @@ type Service struct {
 // An Option configures NewService.
 type Option func(*options)
 
-type options struct{ schema *Schema }
+type options struct{ schema *engine.Schema }
 
 // WithSchema makes the service serve the types of schema. Without it the
 // service uses the store's schema when the store reports one (a Schema()
 // *Schema method, as boltstore and pgstore have), else DefaultSchema.
 // The store must index the same schema.
-func WithSchema(schema *Schema) Option { return func(o *options) { o.schema = schema } }
+func WithSchema(schema *engine.Schema) Option { return func(o *options) { o.schema = schema } }
 
 // NewService returns a Service over store.
-func NewService(store Store, opts ...Option) *Service {
+func NewService(store engine.Store, opts ...Option) *Service {
 	var o options
 	for _, opt := range opts {
 		opt(&o)
 	}
 	if o.schema == nil {
-		if st, ok := store.(interface{ Schema() *Schema }); ok {
+		if st, ok := store.(interface{ Schema() *engine.Schema }); ok {
 			o.schema = st.Schema()
 		}
 	}
@@ -76,20 +76,20 @@ type callState struct {
 	svc         *Service
 	pricedCache map[string]*pricedProject // pricing runs of this call, by project id
 	events      int                       // events recorded by this call
-	acct        *Record                   // the account as this transaction sees it (txAccount)
+	acct        *engine.Record            // the account as this transaction sees it (txAccount)
 	childless   map[string]bool           // projects known to have no lines (loadProjectData looks for none)
 	queued      bool                      // a document was queued for generation
 }
 
 // state returns the domain's state of call c.
-func state(c *Call) *callState { return c.Ext.(*callState) }
+func state(c *engine.Call) *callState { return c.Ext.(*callState) }
 
 // svcOf returns the Service running call c.
-func svcOf(c *Call) *Service { return state(c).svc }
+func svcOf(c *engine.Call) *Service { return state(c).svc }
 
 // begin sets up a call: the domain's state and, on a write, the stored
 // prices (storedprices.go) and what runs after the commit.
-func (s *Service) begin(c *Call, write bool) {
+func (s *Service) begin(c *engine.Call, write bool) {
 	st := &callState{svc: s}
 	c.Ext = st
 	if !write {
@@ -123,19 +123,19 @@ func (s *Service) log() *slog.Logger {
 }
 
 // read runs fn in a read transaction as a, for the domain's own use cases.
-func (s *Service) read(ctx context.Context, a *Actor, fn func(c *Call) error) error {
+func (s *Service) read(ctx context.Context, a *engine.Actor, fn func(c *engine.Call) error) error {
 	return s.Read(ctx, a, engine.Options{}, fn)
 }
 
 // write runs fn in a write transaction as a, for the domain's own use
 // cases.
-func (s *Service) write(ctx context.Context, a *Actor, fn func(c *Call) error) (*Call, error) {
+func (s *Service) write(ctx context.Context, a *engine.Actor, fn func(c *engine.Call) error) (*engine.Call, error) {
 	return s.Write(ctx, a, engine.Options{}, nil, fn)
 }
 
 // writeRecord runs fn in a write transaction as a and answers with the
 // record it returns as a read would, in the same transaction.
-func (s *Service) writeRecord(ctx context.Context, a *Actor, def *TypeDef, fn func(c *Call) (*Record, error)) (*Result, error) {
+func (s *Service) writeRecord(ctx context.Context, a *engine.Actor, def *engine.TypeDef, fn func(c *engine.Call) (*engine.Record, error)) (*engine.Result, error) {
 	return s.WriteRecord(ctx, a, engine.Options{}, nil, def, fn)
 }
 
@@ -143,13 +143,13 @@ func (s *Service) writeRecord(ctx context.Context, a *Actor, def *TypeDef, fn fu
 // a holds guard (at manage level when manage), it runs fn on the record id
 // of type typ that a may see, in a write transaction, and answers with the
 // record as a read would.
-func (s *Service) recordAction(ctx context.Context, a *Actor, guard string, manage bool, typ, id string,
-	fn func(c *Call, rec *Record) error) (*Result, error) {
+func (s *Service) recordAction(ctx context.Context, a *engine.Actor, guard string, manage bool, typ, id string,
+	fn func(c *engine.Call, rec *engine.Record) error) (*engine.Result, error) {
 	if err := a.Require(guard, manage); err != nil {
 		return nil, err
 	}
 	def := mustLookup(s.Schema(), typ)
-	return s.writeRecord(ctx, a, def, func(c *Call) (*Record, error) {
+	return s.writeRecord(ctx, a, def, func(c *engine.Call) (*engine.Record, error) {
 		rec, err := c.GetVisible(ctx, def, id, nil)
 		if err != nil {
 			return nil, err
@@ -161,8 +161,8 @@ func (s *Service) recordAction(ctx context.Context, a *Actor, guard string, mana
 // assignedProjects returns the ids of the projects the actor may see when
 // its role's visibility is "assigned": those on which it is an active
 // teammate.
-func assignedProjects(c *Call) (map[string]bool, error) {
-	tms, err := c.Find(views.TypeProjectTeammates, Eq(views.NameUser, c.Actor.UserID), Cond{Field: views.NameRemovedAt, Op: OpNull})
+func assignedProjects(c *engine.Call) (map[string]bool, error) {
+	tms, err := c.Find(views.TypeProjectTeammates, engine.Eq(views.NameUser, c.Actor.UserID), engine.Cond{Field: views.NameRemovedAt, Op: engine.OpNull})
 	if err != nil {
 		return nil, err
 	}
@@ -177,13 +177,13 @@ func assignedProjects(c *Call) (map[string]bool, error) {
 // project rec belongs to: a removed teammate who edits the project again
 // is restored. Managing the team (writes to project-teammates) is not
 // editing the project, so a teammate who removes itself stays removed.
-func restoreTeammate(c *Call, def *TypeDef, rec *Record) error {
+func restoreTeammate(c *engine.Call, def *engine.TypeDef, rec *engine.Record) error {
 	pid := engine.ScopeOf(def, rec)
 	if pid == "" || def.Name == views.TypeProjectTeammates {
 		return nil
 	}
-	tms, err := c.Find(views.TypeProjectTeammates, Eq(views.NameProject, pid), Eq(views.NameUser, c.Actor.UserID),
-		Cond{Field: views.NameRemovedAt, Op: OpNotNull})
+	tms, err := c.Find(views.TypeProjectTeammates, engine.Eq(views.NameProject, pid), engine.Eq(views.NameUser, c.Actor.UserID),
+		engine.Cond{Field: views.NameRemovedAt, Op: engine.OpNotNull})
 	if err != nil {
 		return err
 	}

@@ -25,23 +25,23 @@ var serviceVersionRels = []string{views.NamePhase, views.NameLineOfBusiness, vie
 // subserviceVersionAttrs are the attributes an approved subservice keeps.
 var subserviceVersionAttrs = []string{views.NameName, views.NameHours, views.NameQuantity, views.NamePosition}
 
-func declareServiceApproval(s *Schema) {
-	register(s, &TypeDef{Name: "approved-services", Guard: "catalog", Archives: true, V2: true, ReadOnly: true,
-		Attrs: cat([]AttrDef{str("name"), text("description"), str("sku"), dec("hours"),
+func declareServiceApproval(s *engine.Schema) {
+	register(s, &engine.TypeDef{Name: "approved-services", Guard: "catalog", Archives: true, V2: true, ReadOnly: true,
+		Attrs: cat([]engine.AttrDef{str("name"), text("description"), str("sku"), dec("hours"),
 			enum("service-type", "", serviceTypes...), enum("payment-frequency", "", paymentFrequencies...),
 			num("position"), obj("user-defined-fields")},
-			computed(num("version"), AttrDef{Name: "approved-at", Kind: KindTime}, str("service-id"),
+			computed(num("version"), engine.AttrDef{Name: "approved-at", Kind: engine.KindTime}, str("service-id"),
 				enum("state", "approved", "approved"))),
-		Rels: []RelDef{{Name: "service", Type: "services", Cascade: true}, to1("approved-by", "users"),
+		Rels: []engine.RelDef{{Name: "service", Type: "services", Cascade: true}, to1("approved-by", "users"),
 			to1("phase", "phases"), to1("line-of-business", "lines-of-business"),
 			to1("service-category", "service-categories"), to1("resource", "resources"),
 			inverse("approved-subservices", "approved-subservices", "approved-service")},
 		Filters: with(eq("phase", "line-of-business", "service-category", "service-type", "state", "service"),
-			"name", FilterDef{Op: OpContains}),
+			"name", engine.FilterDef{Op: engine.OpContains}),
 	})
-	register(s, &TypeDef{Name: "approved-subservices", Guard: "catalog", V2: true, ReadOnly: true,
+	register(s, &engine.TypeDef{Name: "approved-subservices", Guard: "catalog", V2: true, ReadOnly: true,
 		Attrs: computed(str("name"), dec("hours"), dec("quantity"), num("position")),
-		Rels: []RelDef{{Name: "approved-service", Type: "approved-services", Cascade: true},
+		Rels: []engine.RelDef{{Name: "approved-service", Type: "approved-services", Cascade: true},
 			to1("subservice", "subservices"), to1("resource", "resources"),
 			{Name: "service", Type: "services", ReadOnly: true}},
 		Filters: eq("service", "approved-service"),
@@ -52,12 +52,12 @@ func declareServiceApproval(s *Schema) {
 // version; the approved version stays in approved-services until the new
 // one is approved. Archiving and restoring a service also update its
 // approved version's `active` flag.
-func newServiceVersion(_ context.Context, c *Call, rec, old *Record) error {
+func newServiceVersion(_ context.Context, c *engine.Call, rec, old *engine.Record) error {
 	if old == nil {
 		return nil
 	}
 	if rec.Active() != old.Active() {
-		approved, err := c.Find(views.TypeApprovedServices, Eq(views.NameService, rec.ID))
+		approved, err := c.Find(views.TypeApprovedServices, engine.Eq(views.NameService, rec.ID))
 		if err != nil {
 			return err
 		}
@@ -76,7 +76,7 @@ func newServiceVersion(_ context.Context, c *Call, rec, old *Record) error {
 }
 
 // serviceEdited reports whether a write changed what a version records.
-func serviceEdited(rec, old *Record) bool {
+func serviceEdited(rec, old *engine.Record) bool {
 	for _, a := range serviceVersionAttrs {
 		x, _ := engine.TextOf(rec.Attrs[a])
 		y, _ := engine.TextOf(old.Attrs[a])
@@ -96,8 +96,8 @@ func serviceEdited(rec, old *Record) bool {
 //
 // Errors: EFORBIDDEN without catalog manage; ENOTFOUND; ECONFLICT when the
 // service is not a draft.
-func (s *Service) SubmitService(ctx context.Context, a *Actor, serviceID string) (*Result, error) {
-	return s.recordAction(ctx, a, "catalog", false, views.TypeServices, serviceID, func(c *Call, svc *Record) error {
+func (s *Service) SubmitService(ctx context.Context, a *engine.Actor, serviceID string) (*engine.Result, error) {
+	return s.recordAction(ctx, a, "catalog", false, views.TypeServices, serviceID, func(c *engine.Call, svc *engine.Record) error {
 		if err := a.Require("catalog", true); err != nil {
 			return err
 		}
@@ -115,12 +115,12 @@ func (s *Service) SubmitService(ctx context.Context, a *Actor, serviceID string)
 // Errors: EFORBIDDEN unless the actor is a service approver of the
 // service's line of business, or a catalog manager when that line has no
 // approver; ENOTFOUND; ECONFLICT when the service is not pending approval.
-func (s *Service) ApproveService(ctx context.Context, a *Actor, serviceID string) (*Result, error) {
-	return s.recordAction(ctx, a, "catalog", false, views.TypeServices, serviceID, func(c *Call, svc *Record) error {
+func (s *Service) ApproveService(ctx context.Context, a *engine.Actor, serviceID string) (*engine.Result, error) {
+	return s.recordAction(ctx, a, "catalog", false, views.TypeServices, serviceID, func(c *engine.Call, svc *engine.Record) error {
 		if svc.Str(views.NameState) != "pending_approval" {
 			return scopekit.Errorf(scopekit.ECONFLICT, "only a service pending approval can be approved; this one is %s", svc.Str(views.NameState))
 		}
-		approvers, err := c.Find(views.TypeServiceApprovers, Eq(views.NameLineOfBusiness, svc.Rel(views.NameLineOfBusiness)))
+		approvers, err := c.Find(views.TypeServiceApprovers, engine.Eq(views.NameLineOfBusiness, svc.Rel(views.NameLineOfBusiness)))
 		if err != nil {
 			return err
 		}
@@ -141,8 +141,8 @@ func (s *Service) ApproveService(ctx context.Context, a *Actor, serviceID string
 
 // recordApprovedVersion replaces the service's approved version with svc
 // as it is now, subservices included.
-func recordApprovedVersion(c *Call, svc *Record, approver string) error {
-	prev, err := c.Find(views.TypeApprovedServices, Eq(views.NameService, svc.ID))
+func recordApprovedVersion(c *engine.Call, svc *engine.Record, approver string) error {
+	prev, err := c.Find(views.TypeApprovedServices, engine.Eq(views.NameService, svc.ID))
 	if err != nil {
 		return err
 	}
@@ -152,13 +152,13 @@ func recordApprovedVersion(c *Call, svc *Record, approver string) error {
 			return err
 		}
 	}
-	v := NewRecord(views.TypeApprovedServices, svc.AccountID)
+	v := engine.NewRecord(views.TypeApprovedServices, svc.AccountID)
 	for _, a := range serviceVersionAttrs {
 		if x, ok := svc.Attrs[a]; ok {
 			v.Attrs[a] = x
 		}
 	}
-	v.Attrs[views.NameVersion], v.Attrs[views.NameApprovedAt], v.Attrs[views.NameServiceID] = svc.Int(views.NameVersion), FormatTime(svcOf(c).Now()), svc.ID
+	v.Attrs[views.NameVersion], v.Attrs[views.NameApprovedAt], v.Attrs[views.NameServiceID] = svc.Int(views.NameVersion), engine.FormatTime(svcOf(c).Now()), svc.ID
 	v.Attrs[views.NameState], v.Attrs[views.NameActive] = "approved", svc.Active()
 	v.SetRel(views.NameService, svc.ID)
 	v.SetRel(views.NameApprovedBy, approver)
@@ -168,12 +168,12 @@ func recordApprovedVersion(c *Call, svc *Record, approver string) error {
 	if err := c.Tx.Insert(v); err != nil {
 		return err
 	}
-	subs, err := c.Find(views.TypeSubservices, Eq(views.NameService, svc.ID), Eq(views.NameActive, "true"))
+	subs, err := c.Find(views.TypeSubservices, engine.Eq(views.NameService, svc.ID), engine.Eq(views.NameActive, "true"))
 	if err != nil {
 		return err
 	}
 	for _, sub := range subs {
-		as := NewRecord(views.TypeApprovedSubservices, svc.AccountID)
+		as := engine.NewRecord(views.TypeApprovedSubservices, svc.AccountID)
 		for _, a := range subserviceVersionAttrs {
 			if x, ok := sub.Attrs[a]; ok {
 				as.Attrs[a] = x

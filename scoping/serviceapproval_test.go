@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/scopekit/scopekit"
-	"github.com/scopekit/scopekit/scoping"
+	"github.com/scopekit/scopekit/engine"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -18,14 +18,14 @@ func (w *wfWorld) saService(name, lob string) string {
 	w.t.Helper()
 	phase := w.create(w.sys, "phases", attrs("name", `"Plan"`, "position", `1`), nil).ID
 	res := w.create(w.sys, "resources", attrs("name", `"`+name+` engineer"`, "hourly-rate", `"150"`), nil).ID
-	rels := map[string]scoping.RelInput{"phase": rel("phases", phase), "resource": rel("resources", res)}
+	rels := map[string]engine.RelInput{"phase": rel("phases", phase), "resource": rel("resources", res)}
 	if lob != "" {
 		rels["line-of-business"] = rel("lines-of-business", lob)
 	}
 	svc := w.create(w.sys, "services", attrs("name", `"`+name+`"`, "hours", `8`, "sku", `"SKU-1"`, "description", `"Looks at it"`), rels).ID
 	w.create(w.sys, "subservices", attrs("name", `"Survey"`, "hours", `"1.5"`, "quantity", `2`, "position", `1`),
-		map[string]scoping.RelInput{"service": rel("services", svc)})
-	old := w.create(w.sys, "subservices", attrs("name", `"Old"`, "hours", `1`), map[string]scoping.RelInput{"service": rel("services", svc)}).ID
+		map[string]engine.RelInput{"service": rel("services", svc)})
+	old := w.create(w.sys, "subservices", attrs("name", `"Old"`, "hours", `1`), map[string]engine.RelInput{"service": rel("services", svc)}).ID
 	_, err := w.update(w.sys, "subservices", old, attrs("active", `false`), nil)
 	require.NoError(w.t, err)
 	return svc
@@ -38,7 +38,7 @@ func (w *wfWorld) saService(name, lob string) string {
 func TestServiceApprovalLifecycle(t *testing.T) {
 	w := newWfWorld(t)
 	uID, u := w.member("u@acme.test", "Sales") // catalog view
-	w.create(w.sys, "service-approvers", nil, map[string]scoping.RelInput{"user": rel("users", uID), "line-of-business": rel("lines-of-business", w.network)})
+	w.create(w.sys, "service-approvers", nil, map[string]engine.RelInput{"user": rel("users", uID), "line-of-business": rel("lines-of-business", w.network)})
 	id := w.saService("Assessment", w.network)
 	s := w.get("services", id)
 	assert.Equal(t, "draft", s.Str("state"))
@@ -73,7 +73,7 @@ func TestServiceApprovalLifecycle(t *testing.T) {
 	assert.Equal(t, "Looks at it", v.Str("description"))
 	assert.Equal(t, "SKU-1", v.Str("sku"))
 	assert.Equal(t, "8", v.Str("hours"))
-	assert.Equal(t, scoping.FormatTime(wfNow), v.Str("approved-at"))
+	assert.Equal(t, engine.FormatTime(wfNow), v.Str("approved-at"))
 	assert.Equal(t, uID, v.Rel("approved-by"))
 	for _, r := range []string{"phase", "line-of-business", "resource"} {
 		assert.Equal(t, s.Rel(r), v.Rel(r), r)
@@ -100,8 +100,8 @@ func TestServiceApprovalPermissions(t *testing.T) {
 
 	for _, tc := range []struct {
 		name  string
-		fn    func(a *scoping.Actor, id string) error
-		actor *scoping.Actor
+		fn    func(a *engine.Actor, id string) error
+		actor *engine.Actor
 		id    string
 		code  string
 	}{
@@ -125,12 +125,12 @@ func TestServiceApprovalPermissions(t *testing.T) {
 	assert.Equal(t, "approved", w.get("services", id).Str("state"))
 }
 
-func (w *wfWorld) submitService(a *scoping.Actor, id string) error {
+func (w *wfWorld) submitService(a *engine.Actor, id string) error {
 	_, err := w.svc.SubmitService(w.ctx, a, id)
 	return err
 }
 
-func (w *wfWorld) approveService(a *scoping.Actor, id string) error {
+func (w *wfWorld) approveService(a *engine.Actor, id string) error {
 	_, err := w.svc.ApproveService(w.ctx, a, id)
 	return err
 }
@@ -166,7 +166,7 @@ func TestServiceApprovalVersions(t *testing.T) {
 	}{
 		{"an attribute", func() error { _, err := w.update(w.sys, "services", id, attrs("hours", `12`), nil); return err }},
 		{"a relationship", func() error {
-			_, err := w.update(w.sys, "services", id, nil, map[string]scoping.RelInput{"line-of-business": rel("lines-of-business", w.network)})
+			_, err := w.update(w.sys, "services", id, nil, map[string]engine.RelInput{"line-of-business": rel("lines-of-business", w.network)})
 			return err
 		}},
 	} {
@@ -181,7 +181,7 @@ func TestServiceApprovalVersions(t *testing.T) {
 		if edit.name == "an attribute" {
 			assert.Equal(t, "9", versions[0].Str("hours"))
 		}
-		w.create(w.sys, "subservices", attrs("name", `"Extra `+edit.name+`"`, "hours", `1`), map[string]scoping.RelInput{"service": rel("services", id)})
+		w.create(w.sys, "subservices", attrs("name", `"Extra `+edit.name+`"`, "hours", `1`), map[string]engine.RelInput{"service": rel("services", id)})
 		approve()
 	}
 	versions := w.list("approved-services", map[string]string{"service": id})

@@ -15,7 +15,7 @@ import (
 //
 // Errors: EFORBIDDEN without guard view; ENOTFOUND for a missing project or
 // one outside the actor's visibility; EINVALID when it cannot be priced.
-func (s *Service) Snapshot(ctx context.Context, a *Actor, projectID, guard string) (*views.Snapshot, error) {
+func (s *Service) Snapshot(ctx context.Context, a *engine.Actor, projectID, guard string) (*views.Snapshot, error) {
 	if err := a.Require(guard, false); err != nil {
 		return nil, err
 	}
@@ -23,15 +23,15 @@ func (s *Service) Snapshot(ctx context.Context, a *Actor, projectID, guard strin
 }
 
 // snapshot reads the snapshot of a project visible to a.
-func (s *Service) snapshot(ctx context.Context, a *Actor, projectID string) (*views.Snapshot, error) {
+func (s *Service) snapshot(ctx context.Context, a *engine.Actor, projectID string) (*views.Snapshot, error) {
 	def := mustLookup(s.Schema(), views.TypeProjects)
 	var snap *views.Snapshot
-	err := s.read(ctx, a, func(c *Call) error {
+	err := s.read(ctx, a, func(c *engine.Call) error {
 		proj, err := c.GetVisible(ctx, def, projectID, engine.AnyActive(def))
 		if err != nil {
 			return err
 		}
-		runs, err := priced(c, []string{proj.ID}, []*Record{proj})
+		runs, err := priced(c, []string{proj.ID}, []*engine.Record{proj})
 		if err != nil {
 			return err
 		}
@@ -63,9 +63,9 @@ func (s *Service) snapshot(ctx context.Context, a *Actor, projectID string) (*vi
 
 // fillSnapshot reads the records around the project: one query per type,
 // never one per line.
-func fillSnapshot(c *Call, snap *views.Snapshot) error {
+func fillSnapshot(c *engine.Call, snap *views.Snapshot) error {
 	p := snap.Project
-	one := func(typ, id string) *Record {
+	one := func(typ, id string) *engine.Record {
 		if id == "" {
 			return nil
 		}
@@ -82,7 +82,7 @@ func fillSnapshot(c *Call, snap *views.Snapshot) error {
 	snap.PaymentTerm = viewOf[views.PaymentTerm](one(views.TypePaymentTerms, p.PaymentTerm()))
 	snap.RateTable = viewOf[views.RateTable](one(views.TypeRateTables, p.RateTable()))
 
-	tms, err := c.Find(views.TypeProjectTeammates, Eq(views.NameProject, p.ID), Cond{Field: views.NameRemovedAt, Op: OpNull})
+	tms, err := c.Find(views.TypeProjectTeammates, engine.Eq(views.NameProject, p.ID), engine.Cond{Field: views.NameRemovedAt, Op: engine.OpNull})
 	if err != nil {
 		return err
 	}
@@ -91,7 +91,7 @@ func fillSnapshot(c *Call, snap *views.Snapshot) error {
 		uids = append(uids, views.ProjectTeammate{Record: t}.User())
 	}
 	if len(uids) > 0 {
-		users, err := c.Find(views.TypeUsers, Eq("id", uids...))
+		users, err := c.Find(views.TypeUsers, engine.Eq("id", uids...))
 		if err != nil {
 			return err
 		}
@@ -109,7 +109,7 @@ func fillSnapshot(c *Call, snap *views.Snapshot) error {
 	if t := snap.RateTable; t != nil && t.Currency() != "" {
 		code = t.Currency()
 	}
-	curs, err := c.Find(views.TypeCurrencies, Eq(views.NameCode, code))
+	curs, err := c.Find(views.TypeCurrencies, engine.Eq(views.NameCode, code))
 	if err != nil {
 		return err
 	}
@@ -120,7 +120,7 @@ func fillSnapshot(c *Call, snap *views.Snapshot) error {
 }
 
 // fillCatalog reads the catalog records the snapshot's lines refer to.
-func fillCatalog(c *Call, snap *views.Snapshot) error {
+func fillCatalog(c *engine.Call, snap *views.Snapshot) error {
 	var services, categories, lobs, subservices, phases, expenseCats []string
 	add := func(ids *[]string, id string) {
 		if id != "" {
@@ -166,11 +166,11 @@ func fillCatalog(c *Call, snap *views.Snapshot) error {
 
 // findViews reads the records of type typ with the given ids as views by
 // id; nil without ids.
-func findViews[V views.View](c *Call, typ string, ids []string) (map[string]V, error) {
+func findViews[V views.View](c *engine.Call, typ string, ids []string) (map[string]V, error) {
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	recs, err := c.Find(typ, Eq("id", ids...))
+	recs, err := c.Find(typ, engine.Eq("id", ids...))
 	if err != nil {
 		return nil, err
 	}
@@ -182,7 +182,7 @@ func findViews[V views.View](c *Call, typ string, ids []string) (map[string]V, e
 }
 
 // viewOf returns r as a view, nil for no record.
-func viewOf[V views.View](r *Record) *V {
+func viewOf[V views.View](r *engine.Record) *V {
 	if r == nil {
 		return nil
 	}

@@ -28,7 +28,7 @@ func (w *wfWorld) snFull(c *ccCatalog, a, b, cc string) string {
 	_, err := w.update(w.sys, "rate-tables", c.table, attrs("currency", `"EUR"`), nil)
 	require.NoError(w.t, err)
 	term := w.create(w.sys, "payment-terms", attrs("name", `"Net 30"`), nil).ID
-	p := w.create(w.sys, "projects", attrs("project-name", `"Full"`), map[string]scoping.RelInput{
+	p := w.create(w.sys, "projects", attrs("project-name", `"Full"`), map[string]engine.RelInput{
 		"client": rel("clients", w.client), "rate-table": rel("rate-tables", c.table), "payment-term": rel("payment-terms", term),
 		"line-of-business": rel("lines-of-business", w.network), "sales-executive": rel("users", a), "presales-engineer": rel("users", b)}).ID
 	for _, u := range []string{a, b, cc} {
@@ -36,15 +36,15 @@ func (w *wfWorld) snFull(c *ccCatalog, a, b, cc string) string {
 	}
 	tm := w.list("project-teammates", map[string]string{"project": p, "user": cc})[0]
 	require.NoError(w.t, w.svc.Delete(w.ctx, w.sys, "project-teammates", tm.ID, engine.Options{}))
-	w.create(w.sys, "project-locations", attrs("name", `"HQ"`, "city", `"Springfield"`), map[string]scoping.RelInput{"project": rel("projects", p)})
+	w.create(w.sys, "project-locations", attrs("name", `"HQ"`, "city", `"Springfield"`), map[string]engine.RelInput{"project": rel("projects", p)})
 	for _, s := range []string{c.design, c.assessment} {
-		w.create(w.sys, "project-services", nil, map[string]scoping.RelInput{"project": rel("projects", p), "service": rel("services", s)})
+		w.create(w.sys, "project-services", nil, map[string]engine.RelInput{"project": rel("projects", p), "service": rel("services", s)})
 	}
 	cat := w.create(w.sys, "expense-categories", attrs("name", `"Travel"`), nil).ID
-	w.create(w.sys, "project-expenses", attrs("description", `"Flights"`, "rate", `"400"`), map[string]scoping.RelInput{
+	w.create(w.sys, "project-expenses", attrs("description", `"Flights"`, "rate", `"400"`), map[string]engine.RelInput{
 		"project": rel("projects", p), "expense-category": rel("expense-categories", cat)})
-	w.create(w.sys, "project-products", attrs("name", `"Switch"`, "unit-price", `"500"`), map[string]scoping.RelInput{"project": rel("projects", p)})
-	w.create(w.sys, "project-governances", attrs("name", `"PM"`, "rate", `"0.1"`), map[string]scoping.RelInput{"project": rel("projects", p)})
+	w.create(w.sys, "project-products", attrs("name", `"Switch"`, "unit-price", `"500"`), map[string]engine.RelInput{"project": rel("projects", p)})
+	w.create(w.sys, "project-governances", attrs("name", `"PM"`, "rate", `"0.1"`), map[string]engine.RelInput{"project": rel("projects", p)})
 	return p
 }
 
@@ -164,7 +164,7 @@ func TestSnapshotGuardAndVisibility(t *testing.T) {
 
 	for _, tc := range []struct {
 		name    string
-		actor   *scoping.Actor
+		actor   *engine.Actor
 		project string
 		guard   string
 		code    string

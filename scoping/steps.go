@@ -17,8 +17,8 @@ import (
 // the removal of approvers.
 
 // loadStep builds the state machine's view of a stored step.
-func loadStep(c *Call, rec *Record) (*approval.Step, []*Record, error) {
-	reqs, err := c.Find(views.TypeApprovalRequirements, Eq(views.NameApprovalStep, rec.ID))
+func loadStep(c *engine.Call, rec *engine.Record) (*approval.Step, []*engine.Record, error) {
+	reqs, err := c.Find(views.TypeApprovalRequirements, engine.Eq(views.NameApprovalStep, rec.ID))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -27,7 +27,7 @@ func loadStep(c *Call, rec *Record) (*approval.Step, []*Record, error) {
 		Submitter: rec.Str(attrSubmitter), Comment: rec.Str(views.NameComment)}
 	for _, r := range reqs {
 		req := approval.Requirement{UserID: r.Rel(views.NameUser), Status: r.Str(views.NameStatus)}
-		if t, err := time.Parse(TimeFormat, r.Str(views.NameSignedAt)); err == nil {
+		if t, err := time.Parse(engine.TimeFormat, r.Str(views.NameSignedAt)); err == nil {
 			req.SignedAt = t
 		}
 		st.Requirements = append(st.Requirements, req)
@@ -36,13 +36,13 @@ func loadStep(c *Call, rec *Record) (*approval.Step, []*Record, error) {
 }
 
 // storeStep writes back what the state machine changed.
-func storeStep(c *Call, rec *Record, st *approval.Step, reqs []*Record) error {
+func storeStep(c *engine.Call, rec *engine.Record, st *approval.Step, reqs []*engine.Record) error {
 	for i, req := range st.Requirements {
 		if i >= len(reqs) { // a manager completing a step nobody can sign any more (rule 5)
-			r := NewRecord(views.TypeApprovalRequirements, rec.AccountID)
+			r := engine.NewRecord(views.TypeApprovalRequirements, rec.AccountID)
 			r.Attrs[views.NameStatus] = req.Status
 			if !req.SignedAt.IsZero() {
-				r.Attrs[views.NameSignedAt] = FormatTime(req.SignedAt)
+				r.Attrs[views.NameSignedAt] = engine.FormatTime(req.SignedAt)
 			}
 			r.SetRel(views.NameApprovalStep, rec.ID)
 			r.SetRel(views.NameUser, req.UserID)
@@ -58,7 +58,7 @@ func storeStep(c *Call, rec *Record, st *approval.Step, reqs []*Record) error {
 		}
 		r.Attrs[views.NameStatus] = req.Status
 		if !req.SignedAt.IsZero() {
-			r.Attrs[views.NameSignedAt] = FormatTime(req.SignedAt)
+			r.Attrs[views.NameSignedAt] = engine.FormatTime(req.SignedAt)
 		}
 		if err := c.Tx.Replace(r); err != nil {
 			return err
@@ -69,7 +69,7 @@ func storeStep(c *Call, rec *Record, st *approval.Step, reqs []*Record) error {
 		rec.Attrs[views.NameComment] = st.Comment
 	}
 	if !st.CompletedAt.IsZero() {
-		rec.Attrs[views.NameCompletedAt] = FormatTime(st.CompletedAt)
+		rec.Attrs[views.NameCompletedAt] = engine.FormatTime(st.CompletedAt)
 	}
 	return c.Tx.Replace(rec)
 }
@@ -77,7 +77,7 @@ func storeStep(c *Call, rec *Record, st *approval.Step, reqs []*Record) error {
 // follow carries a step's outcome to its project: a completed step moves
 // the walk on (a legacy step completes the workflow); a declined or
 // rescoped one returns the project to draft.
-func follow(c *Call, step *Record, out approval.Outcome) error {
+func follow(c *engine.Call, step *engine.Record, out approval.Outcome) error {
 	if out != approval.Completed && out != approval.Declined && out != approval.Rescoped {
 		return nil
 	}
@@ -104,8 +104,8 @@ func follow(c *Call, step *Record, out approval.Outcome) error {
 // does not allow it); ENOTFOUND outside visibility; ECONFLICT for a step
 // that is not pending or a second signature; EINVALID for a missing
 // comment on decline or rescope.
-func (s *Service) StepAction(ctx context.Context, a *Actor, stepID, action, comment string) (*Result, error) {
-	return s.recordAction(ctx, a, "project_approvals", false, views.TypeApprovalSteps, stepID, func(c *Call, rec *Record) error {
+func (s *Service) StepAction(ctx context.Context, a *engine.Actor, stepID, action, comment string) (*engine.Result, error) {
+	return s.recordAction(ctx, a, "project_approvals", false, views.TypeApprovalSteps, stepID, func(c *engine.Call, rec *engine.Record) error {
 		st, reqs, err := loadStep(c, rec)
 		if err != nil {
 			return err
@@ -136,7 +136,7 @@ func (s *Service) StepAction(ctx context.Context, a *Actor, stepID, action, comm
 // from a previous system (rule 2). It needs settings manage; the project
 // must be draft or pending_approval; its pending unified steps are
 // canceled and the imported step is its only pending step.
-func importLegacyStep(_ context.Context, c *Call, in *Input) (*Record, error) {
+func importLegacyStep(_ context.Context, c *engine.Call, in *engine.Input) (*engine.Record, error) {
 	if err := c.Actor.Require("settings", true); err != nil {
 		return nil, err
 	}
@@ -147,40 +147,40 @@ func importLegacyStep(_ context.Context, c *Call, in *Input) (*Record, error) {
 		if name == views.NameLegacy {
 			var legacy bool
 			if json.Unmarshal(raw, &legacy) != nil || !legacy {
-				return nil, engine.Invalid(AttrPointer(views.NameLegacy), "approval steps are created only by imports: legacy must be true")
+				return nil, engine.Invalid(engine.AttrPointer(views.NameLegacy), "approval steps are created only by imports: legacy must be true")
 			}
 		}
 	}
 	if _, ok := in.Attrs[views.NameLegacy]; !ok {
-		return nil, engine.Invalid(AttrPointer(views.NameLegacy), "approval steps are created only by imports: legacy must be true")
+		return nil, engine.Invalid(engine.AttrPointer(views.NameLegacy), "approval steps are created only by imports: legacy must be true")
 	}
 	for name := range in.Rels {
 		if name != views.NameProject && name != views.NameRequiredApprovers {
-			return nil, scopekit.FieldErrorf(scopekit.EBADREQUEST, RelPointer(name), "only project and required-approvers can be set when importing a step")
+			return nil, scopekit.FieldErrorf(scopekit.EBADREQUEST, engine.RelPointer(name), "only project and required-approvers can be set when importing a step")
 		}
 	}
 	projRef, approvers := in.Rels[views.NameProject], in.Rels[views.NameRequiredApprovers]
 	if len(projRef.Refs) != 1 || projRef.ToMany || projRef.Refs[0].Type != views.TypeProjects {
-		return nil, engine.Invalid(RelPointer(views.NameProject), "project can't be blank")
+		return nil, engine.Invalid(engine.RelPointer(views.NameProject), "project can't be blank")
 	}
 	def := mustLookup(c.Engine.Schema(), views.TypeProjects)
 	proj, err := c.GetVisible(context.Background(), def, projRef.Refs[0].ID, nil)
 	if err != nil {
-		return nil, engine.Invalid(RelPointer(views.NameProject), "projects %s does not exist in this account", projRef.Refs[0].ID)
+		return nil, engine.Invalid(engine.RelPointer(views.NameProject), "projects %s does not exist in this account", projRef.Refs[0].ID)
 	}
 	if st := proj.Str(views.NameStatus); st != "draft" && st != "pending_approval" {
 		return nil, scopekit.Errorf(scopekit.ECONFLICT, "a legacy step can be imported only for a draft or pending project; this one is %s", st)
 	}
 	if !approvers.ToMany || len(approvers.Refs) == 0 {
-		return nil, engine.Invalid(RelPointer(views.NameRequiredApprovers), "required-approvers must list at least one user")
+		return nil, engine.Invalid(engine.RelPointer(views.NameRequiredApprovers), "required-approvers must list at least one user")
 	}
 	var uids []string
 	for _, r := range approvers.Refs {
 		if r.Type != views.TypeUsers {
-			return nil, scopekit.FieldErrorf(scopekit.EBADREQUEST, RelPointer(views.NameRequiredApprovers), "required-approvers must reference users")
+			return nil, scopekit.FieldErrorf(scopekit.EBADREQUEST, engine.RelPointer(views.NameRequiredApprovers), "required-approvers must reference users")
 		}
 		if _, err := c.Get(views.TypeUsers, r.ID); err != nil {
-			return nil, engine.Invalid(RelPointer(views.NameRequiredApprovers), "users %s does not exist in this account", r.ID)
+			return nil, engine.Invalid(engine.RelPointer(views.NameRequiredApprovers), "users %s does not exist in this account", r.ID)
 		}
 		if !slices.Contains(uids, r.ID) {
 			uids = append(uids, r.ID)
@@ -190,7 +190,7 @@ func importLegacyStep(_ context.Context, c *Call, in *Input) (*Record, error) {
 		return nil, err
 	}
 	if proj.Str(views.NameSubmittedAt) == "" {
-		proj.Attrs[views.NameSubmittedAt] = FormatTime(svcOf(c).Now())
+		proj.Attrs[views.NameSubmittedAt] = engine.FormatTime(svcOf(c).Now())
 	}
 	proj.Attrs[views.NameApprovalStage] = "legacy"
 	if proj.Str(views.NameStatus) == "pending_approval" {
@@ -200,7 +200,7 @@ func importLegacyStep(_ context.Context, c *Call, in *Input) (*Record, error) {
 	} else if err := setProjectStatus(c, proj, "pending_approval"); err != nil {
 		return nil, err
 	}
-	step := NewRecord(views.TypeApprovalSteps, c.AccountID())
+	step := engine.NewRecord(views.TypeApprovalSteps, c.AccountID())
 	step.Attrs[views.NameKind], step.Attrs[views.NamePosition], step.Attrs[views.NameStatus], step.Attrs[views.NameLegacy] = "legacy", int64(0), approval.StepPending, true
 	step.Attrs[views.NameRequiredApprovals] = int64(0)
 	if raw, ok := in.Attrs[views.NameComment]; ok {
@@ -222,8 +222,8 @@ func importLegacyStep(_ context.Context, c *Call, in *Input) (*Record, error) {
 // level, when levelID is set) are downgraded so that others can complete
 // them (rule 5); a step that the remaining signatures complete moves the
 // workflow on.
-func removeApprover(c *Call, userID, levelID string) error {
-	reqs, err := c.Find(views.TypeApprovalRequirements, Eq(views.NameUser, userID), Eq(views.NameStatus, approval.Pending))
+func removeApprover(c *engine.Call, userID, levelID string) error {
+	reqs, err := c.Find(views.TypeApprovalRequirements, engine.Eq(views.NameUser, userID), engine.Eq(views.NameStatus, approval.Pending))
 	if err != nil {
 		return err
 	}
@@ -255,8 +255,8 @@ func removeApprover(c *Call, userID, levelID string) error {
 // userLeftApprovals removes an archived user's service-approver and
 // level-approver assignments (rule 4) and downgrades its pending
 // requirements (rule 5).
-func userLeftApprovals(c *Call, user *Record) error {
-	sas, err := c.Find(views.TypeServiceApprovers, Eq(views.NameUser, user.ID))
+func userLeftApprovals(c *engine.Call, user *engine.Record) error {
+	sas, err := c.Find(views.TypeServiceApprovers, engine.Eq(views.NameUser, user.ID))
 	if err != nil {
 		return err
 	}
@@ -265,7 +265,7 @@ func userLeftApprovals(c *Call, user *Record) error {
 			return err
 		}
 	}
-	lobas, err := c.Find(views.TypeLineOfBusinessApprovals, Eq(views.NameApprovers, user.ID))
+	lobas, err := c.Find(views.TypeLineOfBusinessApprovals, engine.Eq(views.NameApprovers, user.ID))
 	if err != nil {
 		return err
 	}
@@ -283,7 +283,7 @@ func userLeftApprovals(c *Call, user *Record) error {
 
 // afterLevelApproversWrite downgrades the pending requirements of users
 // taken off a level (rule 5).
-func afterLevelApproversWrite(_ context.Context, c *Call, rec, old *Record) error {
+func afterLevelApproversWrite(_ context.Context, c *engine.Call, rec, old *engine.Record) error {
 	if old == nil {
 		return nil
 	}

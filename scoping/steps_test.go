@@ -6,7 +6,6 @@ import (
 
 	"github.com/scopekit/scopekit"
 	"github.com/scopekit/scopekit/engine"
-	"github.com/scopekit/scopekit/scoping"
 	"github.com/scopekit/scopekit/scoping/views"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -37,7 +36,7 @@ func TestStepsDeclineAndRescope(t *testing.T) {
 			require.NoError(t, err)
 			assert.Equal(t, map[string]string{"decline": "declined", "rescope": "rescoped"}[action], got.Str("status"))
 			assert.Equal(t, "too expensive", got.Str("comment"))
-			assert.Equal(t, scoping.FormatTime(wfNow), got.Str("completed-at"))
+			assert.Equal(t, engine.FormatTime(wfNow), got.Str("completed-at"))
 			p := w.get("projects", w.project)
 			assert.Equal(t, "draft", p.Str("status"))
 			assert.Empty(t, p.Str("approval-stage"))
@@ -74,7 +73,7 @@ func TestStepsActionPermissions(t *testing.T) {
 	other := wfAccount(t, w.svc, "other", "USD")
 	for _, tc := range []struct {
 		name   string
-		actor  *scoping.Actor
+		actor  *engine.Actor
 		step   string
 		action string
 		code   string
@@ -136,7 +135,7 @@ func TestStepsSubmitterApproves(t *testing.T) {
 	assert.Equal(t, map[string]string{aID: "pending", w.adminID: "signed"}, w.requirements(step.ID))
 	p := w.get("projects", w.project)
 	assert.Equal(t, "approved", p.Str("status"))
-	assert.Equal(t, scoping.FormatTime(wfNow), p.Str("approved-at"))
+	assert.Equal(t, engine.FormatTime(wfNow), p.Str("approved-at"))
 }
 
 // Ensure rules 4 and 5: archiving a user removes its service-approver and
@@ -148,7 +147,7 @@ func TestStepsArchivedApprover(t *testing.T) {
 	aID, _ := w.member("a@acme.test", "Sales")
 	bID, b := w.member("b@acme.test", "Sales")
 	cID, _ := w.member("c@acme.test", "Sales")
-	sa := w.create(w.sys, "service-approvers", nil, map[string]scoping.RelInput{"user": rel("users", aID), "line-of-business": rel("lines-of-business", w.network)})
+	sa := w.create(w.sys, "service-approvers", nil, map[string]engine.RelInput{"user": rel("users", aID), "line-of-business": rel("lines-of-business", w.network)})
 	_, loba := w.level("Technical", "technical", 1, `[]`, "", 0, aID, bID)
 	_, solo := w.level("Solo", "business", 2, `[]`, "", 0, cID)
 
@@ -163,7 +162,7 @@ func TestStepsArchivedApprover(t *testing.T) {
 	_, err = w.update(w.sys, "users", aID, attrs("active", `false`), nil)
 	require.NoError(t, err)
 	assert.Empty(t, w.list("service-approvers", map[string]string{"user": aID}))
-	_, err = w.svc.Get(w.ctx, w.sys, "service-approvers", sa.ID, scoping.ListParams{}, engine.Options{})
+	_, err = w.svc.Get(w.ctx, w.sys, "service-approvers", sa.ID, engine.ListParams{}, engine.Options{})
 	wfCode(t, scopekit.ENOTFOUND, err)
 	assert.Equal(t, []string{bID}, w.get("line-of-business-approvals", loba).Rels["approvers"])
 	assert.Equal(t, map[string]string{aID: "downgraded", bID: "signed"}, w.requirements(first.ID))
@@ -202,12 +201,12 @@ func TestStepsLevelApproversChange(t *testing.T) {
 	step := w.pendingStep(w.project)
 
 	// a is taken off the other level: nothing changes on this step
-	_, err = w.update(w.sys, "line-of-business-approvals", other, nil, map[string]scoping.RelInput{"approvers": wfUsers(cID)})
+	_, err = w.update(w.sys, "line-of-business-approvals", other, nil, map[string]engine.RelInput{"approvers": wfUsers(cID)})
 	require.NoError(t, err)
 	assert.Equal(t, map[string]string{aID: "pending", bID: "pending"}, w.requirements(step.ID))
 
 	// c is added to this level: not required; a is taken off: downgraded
-	_, err = w.update(w.sys, "line-of-business-approvals", loba, nil, map[string]scoping.RelInput{"approvers": wfUsers(bID, cID)})
+	_, err = w.update(w.sys, "line-of-business-approvals", loba, nil, map[string]engine.RelInput{"approvers": wfUsers(bID, cID)})
 	require.NoError(t, err)
 	assert.Equal(t, map[string]string{aID: "downgraded", bID: "pending"}, w.requirements(step.ID))
 	_, err = w.act(c, step.ID, "approve", "")
@@ -219,8 +218,8 @@ func TestStepsLevelApproversChange(t *testing.T) {
 }
 
 // legacyInput is the input of a legacy step import.
-func legacyInput(project string, approvers ...string) *scoping.Input {
-	return &scoping.Input{Attrs: attrs("legacy", `true`), Rels: map[string]scoping.RelInput{
+func legacyInput(project string, approvers ...string) *engine.Input {
+	return &engine.Input{Attrs: attrs("legacy", `true`), Rels: map[string]engine.RelInput{
 		"project": rel("projects", project), "required-approvers": wfUsers(approvers...)}}
 }
 
@@ -235,33 +234,33 @@ func TestStepsLegacyImportErrors(t *testing.T) {
 	_, otherProject := w.otherProject()
 	won := w.approvedProject("Won")
 
-	with := func(f func(in *scoping.Input)) *scoping.Input {
+	with := func(f func(in *engine.Input)) *engine.Input {
 		in := legacyInput(w.project, aID)
 		f(in)
 		return in
 	}
 	for _, tc := range []struct {
 		name  string
-		actor *scoping.Actor
-		in    *scoping.Input
+		actor *engine.Actor
+		in    *engine.Input
 		code  string
 		field string
 	}{
 		{"no settings manage", sales, legacyInput(w.project, aID), scopekit.EFORBIDDEN, ""},
-		{"legacy false", w.sys, with(func(in *scoping.Input) { in.Attrs["legacy"] = json.RawMessage(`false`) }), scopekit.EINVALID, "/data/attributes/legacy"},
-		{"legacy not a bool", w.sys, with(func(in *scoping.Input) { in.Attrs["legacy"] = json.RawMessage(`"yes"`) }), scopekit.EINVALID, "/data/attributes/legacy"},
-		{"legacy missing", w.sys, with(func(in *scoping.Input) { delete(in.Attrs, "legacy") }), scopekit.EINVALID, "/data/attributes/legacy"},
-		{"another attribute", w.sys, with(func(in *scoping.Input) { in.Attrs["status"] = json.RawMessage(`"approved"`) }), scopekit.EBADREQUEST, "/data/attributes/status"},
-		{"comment not a string", w.sys, with(func(in *scoping.Input) { in.Attrs["comment"] = json.RawMessage(`1`) }), scopekit.EBADREQUEST, "/data/attributes/comment"},
-		{"another relationship", w.sys, with(func(in *scoping.Input) { in.Rels["approval-level"] = rel("approval-levels", "1") }), scopekit.EBADREQUEST, "/data/relationships/approval-level"},
-		{"no project", w.sys, with(func(in *scoping.Input) { delete(in.Rels, "project") }), scopekit.EINVALID, "/data/relationships/project"},
-		{"project of another type", w.sys, with(func(in *scoping.Input) { in.Rels["project"] = rel("clients", w.client) }), scopekit.EINVALID, "/data/relationships/project"},
+		{"legacy false", w.sys, with(func(in *engine.Input) { in.Attrs["legacy"] = json.RawMessage(`false`) }), scopekit.EINVALID, "/data/attributes/legacy"},
+		{"legacy not a bool", w.sys, with(func(in *engine.Input) { in.Attrs["legacy"] = json.RawMessage(`"yes"`) }), scopekit.EINVALID, "/data/attributes/legacy"},
+		{"legacy missing", w.sys, with(func(in *engine.Input) { delete(in.Attrs, "legacy") }), scopekit.EINVALID, "/data/attributes/legacy"},
+		{"another attribute", w.sys, with(func(in *engine.Input) { in.Attrs["status"] = json.RawMessage(`"approved"`) }), scopekit.EBADREQUEST, "/data/attributes/status"},
+		{"comment not a string", w.sys, with(func(in *engine.Input) { in.Attrs["comment"] = json.RawMessage(`1`) }), scopekit.EBADREQUEST, "/data/attributes/comment"},
+		{"another relationship", w.sys, with(func(in *engine.Input) { in.Rels["approval-level"] = rel("approval-levels", "1") }), scopekit.EBADREQUEST, "/data/relationships/approval-level"},
+		{"no project", w.sys, with(func(in *engine.Input) { delete(in.Rels, "project") }), scopekit.EINVALID, "/data/relationships/project"},
+		{"project of another type", w.sys, with(func(in *engine.Input) { in.Rels["project"] = rel("clients", w.client) }), scopekit.EINVALID, "/data/relationships/project"},
 		{"unknown project", w.sys, legacyInput("999999", aID), scopekit.EINVALID, "/data/relationships/project"},
 		{"another account's project", w.sys, legacyInput(otherProject, aID), scopekit.EINVALID, "/data/relationships/project"},
 		{"approved project", w.sys, legacyInput(won, aID), scopekit.ECONFLICT, ""},
 		{"no approvers", w.sys, legacyInput(w.project), scopekit.EINVALID, "/data/relationships/required-approvers"},
-		{"approvers not users", w.sys, with(func(in *scoping.Input) {
-			in.Rels["required-approvers"] = scoping.RelInput{ToMany: true, Refs: []scoping.Ref{{Type: "clients", ID: w.client}}}
+		{"approvers not users", w.sys, with(func(in *engine.Input) {
+			in.Rels["required-approvers"] = engine.RelInput{ToMany: true, Refs: []engine.Ref{{Type: "clients", ID: w.client}}}
 		}), scopekit.EBADREQUEST, "/data/relationships/required-approvers"},
 		{"unknown approver", w.sys, legacyInput(w.project, aID, "999999"), scopekit.EINVALID, "/data/relationships/required-approvers"},
 	} {
@@ -301,14 +300,14 @@ func TestStepsLegacyImport(t *testing.T) {
 	p := w.get("projects", w.project)
 	assert.Equal(t, "pending_approval", p.Str("status"))
 	assert.Equal(t, "legacy", p.Str("approval-stage"))
-	assert.Equal(t, scoping.FormatTime(wfNow), p.Str("submitted-at"))
+	assert.Equal(t, engine.FormatTime(wfNow), p.Str("submitted-at"))
 	assert.Equal(t, []string{"draft>pending_approval"}, w.statusEvents(views.EventProjectStatusChanged, w.project))
 
 	_, err = w.act(a, step.ID, "approve", "")
 	require.NoError(t, err)
 	p = w.get("projects", w.project)
 	assert.Equal(t, "approved", p.Str("status"))
-	assert.Equal(t, scoping.FormatTime(wfNow), p.Str("approved-at"))
+	assert.Equal(t, engine.FormatTime(wfNow), p.Str("approved-at"))
 	assert.Empty(t, w.steps(w.project, "pending"), "a legacy step completes the workflow")
 
 	// a project pending on a unified step

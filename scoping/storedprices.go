@@ -4,6 +4,8 @@ import (
 	"context"
 	"slices"
 
+	"github.com/scopekit/scopekit/engine"
+
 	"github.com/scopekit/scopekit/scoping/views"
 )
 
@@ -73,7 +75,7 @@ var projectInputs = []string{views.NameRevenueAdjustment, views.NameCostAdjustme
 
 // epochOf returns the price epoch stored on an account (or, with
 // pricedEpochAttr, on a project) and whether it is set.
-func epochOf(r *Record, attr string) (int64, bool) {
+func epochOf(r *engine.Record, attr string) (int64, bool) {
 	if _, ok := r.Attrs[attr]; !ok {
 		return 0, false
 	}
@@ -82,7 +84,7 @@ func epochOf(r *Record, attr string) (int64, bool) {
 
 // pricesFresh reports whether the figures stored on proj were computed
 // under the account's price epoch cur.
-func pricesFresh(proj *Record, cur int64) bool {
+func pricesFresh(proj *engine.Record, cur int64) bool {
 	e, ok := epochOf(proj, pricedEpochAttr)
 	return ok && e == cur
 }
@@ -90,7 +92,7 @@ func pricesFresh(proj *Record, cur int64) bool {
 // txAccount returns the call's account as this transaction sees it (the
 // actor's copy may be older): pricing reads its default currency and
 // price epoch.
-func txAccount(c *Call) (*Record, error) {
+func txAccount(c *engine.Call) (*engine.Record, error) {
 	if state(c).acct == nil {
 		acct, err := c.Tx.Get(views.TypeAccounts, "", c.AccountID())
 		if err != nil {
@@ -104,7 +106,7 @@ func txAccount(c *Call) (*Record, error) {
 // pricingTx is the Tx of a write: it passes every write through and notes
 // which projects to re-price and which accounts' epochs to bump.
 type pricingTx struct {
-	Tx
+	engine.Tx
 	svc     *Service
 	dirty   map[string][]string // account → projects to re-price, in order
 	bumped  map[string]bool     // accounts whose epoch this transaction bumped
@@ -115,7 +117,7 @@ type pricingTx struct {
 	childless map[string]bool
 }
 
-func newPricingTx(tx Tx, svc *Service) *pricingTx {
+func newPricingTx(tx engine.Tx, svc *Service) *pricingTx {
 	return &pricingTx{Tx: tx, svc: svc, dirty: map[string][]string{}, bumped: map[string]bool{}, childless: map[string]bool{}}
 }
 
@@ -137,7 +139,7 @@ func tracked(typ string) bool {
 }
 
 // Insert implements Tx.
-func (t *pricingTx) Insert(r *Record) error {
+func (t *pricingTx) Insert(r *engine.Record) error {
 	newID := r.ID == ""
 	if err := t.Tx.Insert(r); err != nil {
 		return err
@@ -149,7 +151,7 @@ func (t *pricingTx) Insert(r *Record) error {
 }
 
 // Replace implements Tx.
-func (t *pricingTx) Replace(r *Record) error {
+func (t *pricingTx) Replace(r *engine.Record) error {
 	if !tracked(r.Type) {
 		return t.Tx.Replace(r)
 	}
@@ -200,7 +202,7 @@ func (t *pricingTx) Delete(typ, accountID, id string) error {
 
 // note records what a write of cur (nil: deleted) over old (nil: created)
 // changes for prices.
-func (t *pricingTx) note(cur, old *Record) error {
+func (t *pricingTx) note(cur, old *engine.Record) error {
 	some := cur
 	if some == nil {
 		some = old
@@ -211,7 +213,7 @@ func (t *pricingTx) note(cur, old *Record) error {
 			t.markDirty(some.AccountID, some.ID)
 		}
 	case slices.Contains(projectInputTypes, typ):
-		for _, r := range []*Record{old, cur} {
+		for _, r := range []*engine.Record{old, cur} {
 			if r != nil {
 				t.markDirty(r.AccountID, r.Rel(views.NameProject))
 				delete(t.childless, lineKey(r.AccountID, r.Rel(views.NameProject)))
@@ -247,7 +249,7 @@ func (t *pricingTx) bump(accountID string) error {
 
 // sameAttrs reports whether a and b agree on the named attributes and
 // relationships.
-func sameAttrs(a, b *Record, names []string) bool {
+func sameAttrs(a, b *engine.Record, names []string) bool {
 	for _, n := range names {
 		if !slices.Equal(a.FieldValues(n), b.FieldValues(n)) {
 			return false
@@ -268,7 +270,7 @@ func (t *pricingTx) flush(ctx context.Context) error {
 	for a := range t.dirty {
 		accts = append(accts, a)
 	}
-	slices.SortFunc(accts, CompareIDs)
+	slices.SortFunc(accts, engine.CompareIDs)
 	for _, acctID := range accts {
 		ids := t.dirty[acctID]
 		delete(t.dirty, acctID)
@@ -292,13 +294,13 @@ func (t *pricingTx) flush(ctx context.Context) error {
 // and writes the figures that changed, with the account's current epoch.
 // The projects in childless have no lines (a project just created): their
 // lines are not looked for.
-func (s *Service) storePrices(_ context.Context, tx Tx, accountID string, ids []string, childless map[string]bool) error {
+func (s *Service) storePrices(_ context.Context, tx engine.Tx, accountID string, ids []string, childless map[string]bool) error {
 	acct, err := tx.Get(views.TypeAccounts, "", accountID)
 	if err != nil {
 		return err
 	}
 	epoch, _ := epochOf(acct, priceEpochAttr)
-	c := &Call{Engine: s.Engine, Tx: tx, Actor: &Actor{Account: acct, AllScopes: true},
+	c := &engine.Call{Engine: s.Engine, Tx: tx, Actor: &engine.Actor{Account: acct, AllScopes: true},
 		Ext: &callState{svc: s, acct: acct, pricedCache: map[string]*pricedProject{}, childless: childless}}
 	d, err := loadProjectData(c, ids, nil)
 	if err != nil {
@@ -342,13 +344,13 @@ func (s *Service) storePrices(_ context.Context, tx Tx, accountID string, ids []
 func (s *Service) RefreshPrices(ctx context.Context, accountID string) error {
 	for off := 0; ; off += refreshChunk {
 		n := 0
-		err := s.Store().Update(ctx, func(tx Tx) error {
+		err := s.Store().Update(ctx, func(tx engine.Tx) error {
 			acct, err := tx.Get(views.TypeAccounts, "", accountID)
 			if err != nil {
 				return err
 			}
 			epoch, _ := epochOf(acct, priceEpochAttr)
-			projects, _, err := tx.List(&Query{Type: views.TypeProjects, AccountID: accountID, Limit: refreshChunk, Offset: off})
+			projects, _, err := tx.List(&engine.Query{Type: views.TypeProjects, AccountID: accountID, Limit: refreshChunk, Offset: off})
 			if err != nil {
 				return err
 			}
@@ -373,8 +375,8 @@ func (s *Service) RefreshPrices(ctx context.Context, accountID string) error {
 // RefreshAllPrices runs RefreshPrices for every account.
 func (s *Service) RefreshAllPrices(ctx context.Context) error {
 	var ids []string
-	err := s.Store().View(ctx, func(tx Tx) error {
-		accts, _, err := tx.List(&Query{Type: views.TypeAccounts})
+	err := s.Store().View(ctx, func(tx engine.Tx) error {
+		accts, _, err := tx.List(&engine.Query{Type: views.TypeAccounts})
 		for _, a := range accts {
 			ids = append(ids, a.ID)
 		}
@@ -383,7 +385,7 @@ func (s *Service) RefreshAllPrices(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	slices.SortFunc(ids, CompareIDs)
+	slices.SortFunc(ids, engine.CompareIDs)
 	for _, id := range ids {
 		if err := s.RefreshPrices(ctx, id); err != nil {
 			return err

@@ -20,7 +20,7 @@ import (
 type pricedWorld struct {
 	ctx      context.Context
 	svc      *scoping.Service
-	a        *scoping.Actor
+	a        *engine.Actor
 	seeded   *demodata.Seeded
 	services []string // catalog services
 	tables   []string // rate tables ("" = none)
@@ -52,7 +52,7 @@ func newPricedWorld(t *testing.T) *pricedWorld {
 
 func (w *pricedWorld) ids(t *testing.T, typ string) []string {
 	t.Helper()
-	p := scoping.ListParams{}
+	p := engine.ListParams{}
 	if def, _ := scoping.DefaultSchema().Lookup(typ); def.Archives {
 		p.Filters = map[string]string{"active": "true,false"}
 	}
@@ -65,9 +65,9 @@ func (w *pricedWorld) ids(t *testing.T, typ string) []string {
 	return out
 }
 
-func (w *pricedWorld) create(t *testing.T, typ string, at map[string]json.RawMessage, rels map[string]scoping.RelInput) string {
+func (w *pricedWorld) create(t *testing.T, typ string, at map[string]json.RawMessage, rels map[string]engine.RelInput) string {
 	t.Helper()
-	in := &scoping.Input{Attrs: at, Rels: rels}
+	in := &engine.Input{Attrs: at, Rels: rels}
 	res, err := w.svc.Create(w.ctx, w.a, typ, in, engine.Options{})
 	require.NoError(t, err, "create %s", typ)
 	return res.Records[0].ID
@@ -76,7 +76,7 @@ func (w *pricedWorld) create(t *testing.T, typ string, at map[string]json.RawMes
 func (w *pricedWorld) newProject(t *testing.T) {
 	t.Helper()
 	id := w.create(t, "projects", attrs("project-name", `"Another"`),
-		map[string]scoping.RelInput{"client": rel("clients", w.seeded.ClientID)})
+		map[string]engine.RelInput{"client": rel("clients", w.seeded.ClientID)})
 	_, err := w.svc.ApplyBlueprint(w.ctx, w.a, id, w.seeded.BlueprintID)
 	require.NoError(t, err)
 }
@@ -87,9 +87,9 @@ func decimalText(r *rand.Rand) json.RawMessage {
 	return json.RawMessage(fmt.Sprintf(`"%d.%02d"`, r.IntN(20), r.IntN(100)))
 }
 
-func toOne(typ, id string) scoping.RelInput {
+func toOne(typ, id string) engine.RelInput {
 	if id == "" {
-		return scoping.RelInput{}
+		return engine.RelInput{}
 	}
 	return rel(typ, id)
 }
@@ -104,12 +104,12 @@ func (w *pricedWorld) step(t *testing.T, r *rand.Rand) string {
 		return "new project"
 	}
 	proj := pick(r, projects)
-	upd := func(typ string, at map[string]json.RawMessage, rels map[string]scoping.RelInput) error {
+	upd := func(typ string, at map[string]json.RawMessage, rels map[string]engine.RelInput) error {
 		ids := w.ids(t, typ)
 		if len(ids) == 0 {
 			return nil
 		}
-		_, err := w.svc.Update(w.ctx, w.a, typ, pick(r, ids), &scoping.Input{Attrs: at, Rels: rels}, engine.Options{})
+		_, err := w.svc.Update(w.ctx, w.a, typ, pick(r, ids), &engine.Input{Attrs: at, Rels: rels}, engine.Options{})
 		return err
 	}
 	del := func(typ string) error {
@@ -119,14 +119,14 @@ func (w *pricedWorld) step(t *testing.T, r *rand.Rand) string {
 		}
 		return w.svc.Delete(w.ctx, w.a, typ, pick(r, ids), engine.Options{})
 	}
-	onProject := map[string]scoping.RelInput{"project": rel("projects", proj)}
+	onProject := map[string]engine.RelInput{"project": rel("projects", proj)}
 	var err error
 	var what string
 	switch op := r.IntN(23); op {
 	case 0:
 		what = "add a catalog service"
-		_, err = w.svc.Create(w.ctx, w.a, "project-services", &scoping.Input{Attrs: map[string]json.RawMessage{"quantity": decimalText(r)},
-			Rels: map[string]scoping.RelInput{"project": rel("projects", proj), "service": rel("services", pick(r, w.services))}}, engine.Options{})
+		_, err = w.svc.Create(w.ctx, w.a, "project-services", &engine.Input{Attrs: map[string]json.RawMessage{"quantity": decimalText(r)},
+			Rels: map[string]engine.RelInput{"project": rel("projects", proj), "service": rel("services", pick(r, w.services))}}, engine.Options{})
 	case 1:
 		what = "service hours"
 		err = upd("project-services", map[string]json.RawMessage{"quantity": decimalText(r), "unit-hours": decimalText(r)}, nil)
@@ -147,15 +147,15 @@ func (w *pricedWorld) step(t *testing.T, r *rand.Rand) string {
 		err = upd("project-governances", map[string]json.RawMessage{"fixed-hours": decimalText(r)}, nil)
 	case 7:
 		what = "add an expense"
-		_, err = w.svc.Create(w.ctx, w.a, "project-expenses", &scoping.Input{Attrs: map[string]json.RawMessage{
+		_, err = w.svc.Create(w.ctx, w.a, "project-expenses", &engine.Input{Attrs: map[string]json.RawMessage{
 			"description": json.RawMessage(`"Taxi"`), "quantity": decimalText(r), "rate": decimalText(r)}, Rels: onProject}, engine.Options{})
 	case 8:
 		what = "expense"
 		err = upd("project-expenses", map[string]json.RawMessage{"quantity": decimalText(r), "unit-cost": decimalText(r)}, nil)
 	case 9:
 		what = "add a product"
-		_, err = w.svc.Create(w.ctx, w.a, "project-products", &scoping.Input{Attrs: map[string]json.RawMessage{"quantity": decimalText(r)},
-			Rels: map[string]scoping.RelInput{"project": rel("projects", proj), "product": rel("products", pick(r, w.products))}}, engine.Options{})
+		_, err = w.svc.Create(w.ctx, w.a, "project-products", &engine.Input{Attrs: map[string]json.RawMessage{"quantity": decimalText(r)},
+			Rels: map[string]engine.RelInput{"project": rel("projects", proj), "product": rel("products", pick(r, w.products))}}, engine.Options{})
 	case 10:
 		what = "delete a product or expense"
 		err = del(pick(r, []string{"project-products", "project-expenses"}))
@@ -167,12 +167,12 @@ func (w *pricedWorld) step(t *testing.T, r *rand.Rand) string {
 		err = del("project-resources")
 	case 13:
 		what = "project adjustments"
-		_, err = w.svc.Update(w.ctx, w.a, "projects", proj, &scoping.Input{Attrs: map[string]json.RawMessage{
+		_, err = w.svc.Update(w.ctx, w.a, "projects", proj, &engine.Input{Attrs: map[string]json.RawMessage{
 			"revenue-adjustment": json.RawMessage(fmt.Sprintf(`"-%d.5"`, r.IntN(300))), "cost-adjustment": decimalText(r),
 			"mrr-terms": json.RawMessage(fmt.Sprint(r.IntN(36)))}}, engine.Options{})
 	case 14:
 		what = "project rate table and payment term"
-		_, err = w.svc.Update(w.ctx, w.a, "projects", proj, &scoping.Input{Rels: map[string]scoping.RelInput{
+		_, err = w.svc.Update(w.ctx, w.a, "projects", proj, &engine.Input{Rels: map[string]engine.RelInput{
 			"rate-table": toOne("rate-tables", pick(r, w.tables)), "payment-term": toOne("payment-terms", pick(r, w.terms))}}, engine.Options{})
 	case 15:
 		what = "rate table currency"
@@ -183,7 +183,7 @@ func (w *pricedWorld) step(t *testing.T, r *rand.Rand) string {
 			"include-hardware": json.RawMessage(fmt.Sprint(r.IntN(2) == 0))}, nil)
 	case 17:
 		what = "currency minor units and rate"
-		_, err = w.svc.Update(w.ctx, w.a, "currencies", pick(r, w.currs), &scoping.Input{Attrs: map[string]json.RawMessage{
+		_, err = w.svc.Update(w.ctx, w.a, "currencies", pick(r, w.currs), &engine.Input{Attrs: map[string]json.RawMessage{
 			"minor-units": json.RawMessage(fmt.Sprint(r.IntN(4))), "conversion-rate": decimalText(r)}}, engine.Options{})
 	case 18:
 		what = "apply the blueprint"
@@ -218,7 +218,7 @@ func (w *pricedWorld) served(t *testing.T) map[string]map[string]any {
 	t.Helper()
 	out := map[string]map[string]any{}
 	for _, typ := range scoping.PricedTypes() {
-		p := scoping.ListParams{}
+		p := engine.ListParams{}
 		if def, _ := scoping.DefaultSchema().Lookup(typ); def.Archives {
 			p.Filters = map[string]string{"active": "true,false"}
 		}
@@ -271,7 +271,7 @@ func TestNewProjectFigures(t *testing.T) {
 	t.Run("with required governance", func(t *testing.T) {
 		w := newPricedWorld(t)
 		before := len(w.ids(t, "project-governances"))
-		w.create(t, "projects", attrs("project-name", `"Fresh"`), map[string]scoping.RelInput{"client": rel("clients", w.seeded.ClientID)})
+		w.create(t, "projects", attrs("project-name", `"Fresh"`), map[string]engine.RelInput{"client": rel("clients", w.seeded.ClientID)})
 		require.Greater(t, len(w.ids(t, "project-governances")), before, "the governance came along")
 		check(t, w)
 	})
@@ -279,21 +279,21 @@ func TestNewProjectFigures(t *testing.T) {
 		svc, a := mustSetup(t)
 		w := &pricedWorld{ctx: context.Background(), svc: svc, a: a}
 		client := w.create(t, "clients", attrs("name", `"Globex"`), nil)
-		pid := w.create(t, "projects", attrs("project-name", `"Empty"`), map[string]scoping.RelInput{"client": rel("clients", client)})
+		pid := w.create(t, "projects", attrs("project-name", `"Empty"`), map[string]engine.RelInput{"client": rel("clients", client)})
 		require.Empty(t, w.ids(t, "project-governances"))
 		check(t, w)
 		empty := scoping.Figures(mustGet(t, w, "projects", pid))
 		require.Contains(t, empty, "contract-revenue")
 		w.create(t, "project-expenses", attrs("description", `"Travel"`, "quantity", `"2"`, "rate", `"150"`),
-			map[string]scoping.RelInput{"project": rel("projects", pid)})
+			map[string]engine.RelInput{"project": rel("projects", pid)})
 		check(t, w)
 		require.NotEqual(t, empty["contract-revenue"], scoping.Figures(mustGet(t, w, "projects", pid))["contract-revenue"])
 	})
 }
 
-func mustGet(t *testing.T, w *pricedWorld, typ, id string) *scoping.Record {
+func mustGet(t *testing.T, w *pricedWorld, typ, id string) *engine.Record {
 	t.Helper()
-	res, err := w.svc.Get(w.ctx, w.a, typ, id, scoping.ListParams{}, engine.Options{})
+	res, err := w.svc.Get(w.ctx, w.a, typ, id, engine.ListParams{}, engine.Options{})
 	require.NoError(t, err)
 	return res.Records[0]
 }

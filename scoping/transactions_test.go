@@ -18,12 +18,12 @@ type txCounter struct {
 	views, updates int
 }
 
-func (s *txCounter) View(ctx context.Context, fn func(scoping.Tx) error) error {
+func (s *txCounter) View(ctx context.Context, fn func(engine.Tx) error) error {
 	s.views++
 	return s.DB.View(ctx, fn)
 }
 
-func (s *txCounter) Update(ctx context.Context, fn func(scoping.Tx) error) error {
+func (s *txCounter) Update(ctx context.Context, fn func(engine.Tx) error) error {
 	s.updates++
 	return s.DB.Update(ctx, fn)
 }
@@ -49,23 +49,23 @@ func TestWriteIsOneTransaction(t *testing.T) {
 	require.NoError(t, err)
 
 	st.views, st.updates = 0, 0
-	proj, err := svc.Create(ctx, a, "projects", &scoping.Input{Attrs: attrs("project-name", `"One"`),
-		Rels: map[string]scoping.RelInput{"client": rel("clients", seeded.ClientID)}}, engine.Options{})
+	proj, err := svc.Create(ctx, a, "projects", &engine.Input{Attrs: attrs("project-name", `"One"`),
+		Rels: map[string]engine.RelInput{"client": rel("clients", seeded.ClientID)}}, engine.Options{})
 	require.NoError(t, err)
 	require.Equal(t, [2]int{0, 1}, [2]int{st.views, st.updates}, "create a project: views, updates")
 	require.NotEmpty(t, proj.Records[0].Str("contract-revenue"), "the answer carries the prices stored with it")
 
-	services, err := svc.List(ctx, a, "services", scoping.ListParams{PageSize: 1}, engine.Options{})
+	services, err := svc.List(ctx, a, "services", engine.ListParams{PageSize: 1}, engine.Options{})
 	require.NoError(t, err)
 	st.views, st.updates = 0, 0
-	line, err := svc.Create(ctx, a, "project-services", &scoping.Input{Rels: map[string]scoping.RelInput{
+	line, err := svc.Create(ctx, a, "project-services", &engine.Input{Rels: map[string]engine.RelInput{
 		"project": rel("projects", proj.Records[0].ID), "service": rel("services", services.Records[0].ID)}}, engine.Options{})
 	require.NoError(t, err)
 	require.Equal(t, [2]int{0, 1}, [2]int{st.views, st.updates}, "add a service: views, updates")
 	require.NotEmpty(t, line.Records[0].Str("revenue"))
 
 	st.views, st.updates = 0, 0
-	_, err = svc.Update(ctx, a, "projects", proj.Records[0].ID, &scoping.Input{Attrs: attrs("project-name", `"Two"`)}, engine.Options{})
+	_, err = svc.Update(ctx, a, "projects", proj.Records[0].ID, &engine.Input{Attrs: attrs("project-name", `"Two"`)}, engine.Options{})
 	require.NoError(t, err)
 	require.Equal(t, [2]int{0, 1}, [2]int{st.views, st.updates}, "update a project: views, updates")
 }

@@ -14,34 +14,34 @@ import (
 
 var udfName = regexp.MustCompile(`^[A-Za-z0-9_]+$`)
 
-func declareUDF(s *Schema) {
-	register(s, &TypeDef{Name: "user-defined-fields", Guard: "settings", Archives: true,
-		Attrs: []AttrDef{required(str("name")), str("label"),
+func declareUDF(s *engine.Schema) {
+	register(s, &engine.TypeDef{Name: "user-defined-fields", Guard: "settings", Archives: true,
+		Attrs: []engine.AttrDef{required(str("name")), str("label"),
 			enum("field-type", "text", "text", "number", "date", "select"),
-			{Name: "options", Kind: KindList},
+			{Name: "options", Kind: engine.KindList},
 			required(enum("resource-type", "", "projects", "clients", "services"))},
-		Hooks: Hooks{Validate: func(_ context.Context, c *Call, rec, _ *Record) []error {
+		Hooks: engine.Hooks{Validate: func(_ context.Context, c *engine.Call, rec, _ *engine.Record) []error {
 			var errs []error
 			if n := rec.Str("name"); n != "" && !udfName.MatchString(n) { // rule 4
-				errs = append(errs, engine.Invalid(AttrPointer("name"), "name may contain only letters, digits and underscores"))
+				errs = append(errs, engine.Invalid(engine.AttrPointer("name"), "name may contain only letters, digits and underscores"))
 			}
-			dups, err := c.Find("user-defined-fields", Eq("resource-type", rec.Str("resource-type")))
+			dups, err := c.Find("user-defined-fields", engine.Eq("resource-type", rec.Str("resource-type")))
 			if err != nil {
 				return []error{err}
 			}
 			for _, d := range dups {
 				if d.ID != rec.ID && d.Str("name") == rec.Str("name") {
-					errs = append(errs, engine.Invalid(AttrPointer("name"), "name %q has already been taken for %s", rec.Str("name"), rec.Str("resource-type")))
+					errs = append(errs, engine.Invalid(engine.AttrPointer("name"), "name %q has already been taken for %s", rec.Str("name"), rec.Str("resource-type")))
 				}
 			}
 			if rec.Str("field-type") == "select" && len(optionsOf(rec)) == 0 {
-				errs = append(errs, engine.Invalid(AttrPointer("options"), "options can't be blank for a select field"))
+				errs = append(errs, engine.Invalid(engine.AttrPointer("options"), "options can't be blank for a select field"))
 			}
 			return errs
 		}}})
 }
 
-func optionsOf(rec *Record) []string {
+func optionsOf(rec *engine.Record) []string {
 	raw, _ := rec.Attrs[views.NameOptions].([]any)
 	out := make([]string, 0, len(raw))
 	for _, o := range raw {
@@ -55,20 +55,20 @@ func optionsOf(rec *Record) []string {
 // validateUDFs checks a record's `user-defined-fields` object against the
 // account's active definitions for resourceType: every key must be defined
 // and every value must fit its field type.
-func validateUDFs(c *Call, resourceType string, rec *Record) []error {
+func validateUDFs(c *engine.Call, resourceType string, rec *engine.Record) []error {
 	vals, _ := rec.Attrs[views.NameUserDefinedFields].(map[string]any)
 	if len(vals) == 0 {
 		return nil
 	}
-	defs, err := c.Find(views.TypeUserDefinedFields, Eq(views.NameResourceType, resourceType), Eq(views.NameActive, "true"))
+	defs, err := c.Find(views.TypeUserDefinedFields, engine.Eq(views.NameResourceType, resourceType), engine.Eq(views.NameActive, "true"))
 	if err != nil {
 		return []error{err}
 	}
-	byName := make(map[string]*Record, len(defs))
+	byName := make(map[string]*engine.Record, len(defs))
 	for _, d := range defs {
 		byName[d.Str(views.NameName)] = d
 	}
-	p := AttrPointer(views.NameUserDefinedFields)
+	p := engine.AttrPointer(views.NameUserDefinedFields)
 	var errs []error
 	keys := make([]string, 0, len(vals))
 	for k := range vals {

@@ -53,32 +53,32 @@ const (
 
 var eventTypes = []string{views.EventProjectStatusChanged, views.EventServiceStatusChanged, views.EventDocumentStatusChanged}
 
-func declareWebhooks(s *Schema) {
-	register(s, &TypeDef{Name: "webhook-subscriptions", Guard: "settings.webhooks", V2: true,
-		Attrs: cat([]AttrDef{required(enum("event-type", "", eventTypes...)), required(str("destination-url")),
-			text("description"), {Name: "active", Kind: KindBool, Default: true, Index: true}},
+func declareWebhooks(s *engine.Schema) {
+	register(s, &engine.TypeDef{Name: "webhook-subscriptions", Guard: "settings.webhooks", V2: true,
+		Attrs: cat([]engine.AttrDef{required(enum("event-type", "", eventTypes...)), required(str("destination-url")),
+			text("description"), {Name: "active", Kind: engine.KindBool, Default: true, Index: true}},
 			computed(str("secret"), text("disabled-reason"))),
-		Rels:    []RelDef{inverse("webhook-publications", "webhook-publications", "webhook-subscription")},
-		Filters: with(eq("event-type"), "active", FilterDef{Op: OpIn, Kind: KindBool}),
-		Hooks: Hooks{
+		Rels:    []engine.RelDef{inverse("webhook-publications", "webhook-publications", "webhook-subscription")},
+		Filters: with(eq("event-type"), "active", engine.FilterDef{Op: engine.OpIn, Kind: engine.KindBool}),
+		Hooks: engine.Hooks{
 			Validate:   validateSubscription,
 			AfterWrite: afterSubscriptionWrite,
 		}})
-	register(s, &TypeDef{Name: "webhook-publications", Guard: "settings.webhooks", V2: true, ReadOnly: true, IndexCreated: true,
+	register(s, &engine.TypeDef{Name: "webhook-publications", Guard: "settings.webhooks", V2: true, ReadOnly: true, IndexCreated: true,
 		Attrs: computed(enum("status", "", views.PublicationDelivered, views.PublicationRejected, views.PublicationFailed),
 			num("response-status"), obj("source"), text("payload"), num("attempt"), text("error"),
-			AttrDef{Name: "completed-at", Kind: KindTime}, AttrDef{Name: "next-attempt-at", Kind: KindTime}),
-		Rels:    []RelDef{{Name: "webhook-subscription", Type: "webhook-subscriptions", Cascade: true, ReadOnly: true}},
+			engine.AttrDef{Name: "completed-at", Kind: engine.KindTime}, engine.AttrDef{Name: "next-attempt-at", Kind: engine.KindTime}),
+		Rels:    []engine.RelDef{{Name: "webhook-subscription", Type: "webhook-subscriptions", Cascade: true, ReadOnly: true}},
 		Filters: eq("status")})
-	register(s, &TypeDef{Name: "webhook-deliveries", Internal: true,
-		Attrs: []AttrDef{{Name: "status", Kind: KindString, Index: true}, num("attempt"),
-			{Name: "next-attempt-at", Kind: KindTime, Index: true}}, // the index orders them by due time
-		Rels: []RelDef{{Name: "webhook-subscription", Type: "webhook-subscriptions", Cascade: true},
+	register(s, &engine.TypeDef{Name: "webhook-deliveries", Internal: true,
+		Attrs: []engine.AttrDef{{Name: "status", Kind: engine.KindString, Index: true}, num("attempt"),
+			{Name: "next-attempt-at", Kind: engine.KindTime, Index: true}}, // the index orders them by due time
+		Rels: []engine.RelDef{{Name: "webhook-subscription", Type: "webhook-subscriptions", Cascade: true},
 			to1("event", "events")}})
 }
 
 // validateSubscription checks the destination when it is new or changed.
-func validateSubscription(ctx context.Context, c *Call, rec, old *Record) []error {
+func validateSubscription(ctx context.Context, c *engine.Call, rec, old *engine.Record) []error {
 	u := rec.Str(views.NameDestinationURL)
 	if u == "" || (old != nil && old.Str(views.NameDestinationURL) == u) {
 		return nil
@@ -88,7 +88,7 @@ func validateSubscription(ctx context.Context, c *Call, rec, old *Record) []erro
 		check = httpsOnly
 	}
 	if err := check(ctx, u); err != nil {
-		return []error{engine.Invalid(AttrPointer(views.NameDestinationURL), "destination-url %s", err.Error())}
+		return []error{engine.Invalid(engine.AttrPointer(views.NameDestinationURL), "destination-url %s", err.Error())}
 	}
 	return nil
 }
@@ -105,7 +105,7 @@ func httpsOnly(_ context.Context, raw string) error {
 // afterSubscriptionWrite gives a new subscription its secret, stored only
 // sealed and returned in clear in the create response alone; reactivating
 // a subscription clears its disabled-reason and failure streak.
-func afterSubscriptionWrite(_ context.Context, c *Call, rec, old *Record) error {
+func afterSubscriptionWrite(_ context.Context, c *engine.Call, rec, old *engine.Record) error {
 	if old != nil {
 		if rec.Active() && !old.Active() {
 			delete(rec.Attrs, views.NameDisabledReason)
@@ -138,15 +138,15 @@ func afterSubscriptionWrite(_ context.Context, c *Call, rec, old *Record) error 
 
 // queueDeliveries adds a pending delivery of event e for every active
 // subscription of its account and type.
-func queueDeliveries(c *Call, e *Record) error {
-	subs, _, err := c.Tx.List(&Query{Type: views.TypeWebhookSubscriptions, AccountID: e.AccountID,
-		Where: []Cond{Eq(views.NameEventType, e.Str(views.NameEventType)), Eq(views.NameActive, "true")}})
+func queueDeliveries(c *engine.Call, e *engine.Record) error {
+	subs, _, err := c.Tx.List(&engine.Query{Type: views.TypeWebhookSubscriptions, AccountID: e.AccountID,
+		Where: []engine.Cond{engine.Eq(views.NameEventType, e.Str(views.NameEventType)), engine.Eq(views.NameActive, "true")}})
 	if err != nil {
 		return err
 	}
-	due := FormatTime(svcOf(c).Now().Add(svcOf(c).Webhooks.FirstDelay))
+	due := engine.FormatTime(svcOf(c).Now().Add(svcOf(c).Webhooks.FirstDelay))
 	for _, s := range subs {
-		d := NewRecord(views.TypeWebhookDeliveries, e.AccountID)
+		d := engine.NewRecord(views.TypeWebhookDeliveries, e.AccountID)
 		d.Attrs[views.NameStatus], d.Attrs[views.NameAttempt], d.Attrs[views.NameNextAttemptAt] = views.DeliveryPending, int64(0), due
 		d.SetRel(views.NameWebhookSubscription, s.ID)
 		d.SetRel(views.NameEvent, e.ID)

@@ -47,25 +47,25 @@ func hookService(t *testing.T) (*scoping.Service, *webhook.Sealer, *atomic.Int64
 }
 
 // hookSubscribe creates an active subscription to eventType.
-func hookSubscribe(t *testing.T, svc *scoping.Service, a *scoping.Actor, eventType string) *scoping.Record {
+func hookSubscribe(t *testing.T, svc *scoping.Service, a *engine.Actor, eventType string) *engine.Record {
 	t.Helper()
 	return acctCreate(t, svc, a, "webhook-subscriptions", attrs("event-type", `"`+eventType+`"`, "destination-url", `"https://hooks.example.com/in"`), nil)
 }
 
 // hookProject creates a client and a project of it.
-func hookProject(t *testing.T, svc *scoping.Service, a *scoping.Actor, name string) *scoping.Record {
+func hookProject(t *testing.T, svc *scoping.Service, a *engine.Actor, name string) *engine.Record {
 	t.Helper()
 	c := acctCreate(t, svc, a, "clients", attrs("name", `"Client of `+name+`"`), nil)
-	return acctCreate(t, svc, a, "projects", attrs("project-name", `"`+name+`"`), map[string]scoping.RelInput{"client": rel("clients", c.ID)})
+	return acctCreate(t, svc, a, "projects", attrs("project-name", `"`+name+`"`), map[string]engine.RelInput{"client": rel("clients", c.ID)})
 }
 
 // hookStored reads records of typ of every account from the store
 // itself, undeclared attributes included.
-func hookStored(t *testing.T, svc *scoping.Service, typ string) []*scoping.Record {
+func hookStored(t *testing.T, svc *scoping.Service, typ string) []*engine.Record {
 	t.Helper()
-	var recs []*scoping.Record
-	require.NoError(t, svc.Store().View(context.Background(), func(tx scoping.Tx) (err error) {
-		recs, _, err = tx.List(&scoping.Query{Type: typ, AllAccounts: true})
+	var recs []*engine.Record
+	require.NoError(t, svc.Store().View(context.Background(), func(tx engine.Tx) (err error) {
+		recs, _, err = tx.List(&engine.Query{Type: typ, AllAccounts: true})
 		return err
 	}))
 	return recs
@@ -88,7 +88,7 @@ func TestWebhooksSubscriptionSecret(t *testing.T) {
 	require.True(t, sub.Active())
 	require.NotContains(t, sub.Attrs, hookSealedAttr)
 
-	res, err := svc.Get(ctx, sys, "webhook-subscriptions", sub.ID, scoping.ListParams{}, engine.Options{})
+	res, err := svc.Get(ctx, sys, "webhook-subscriptions", sub.ID, engine.ListParams{}, engine.Options{})
 	require.NoError(t, err)
 	require.NotContains(t, res.Records[0].Attrs, "secret", "shown once")
 	stored := hookStored(t, svc, "webhook-subscriptions")
@@ -102,19 +102,19 @@ func TestWebhooksSubscriptionSecret(t *testing.T) {
 	other := hookSubscribe(t, svc, sys, hookProjectStatus)
 	require.NotEqual(t, secret, other.Str("secret"), "every subscription has its own")
 
-	_, err = svc.Create(ctx, sys, "webhook-subscriptions", &scoping.Input{Attrs: attrs("event-type", `"project_deleted"`, "destination-url", `"https://a.example.com"`)}, engine.Options{})
+	_, err = svc.Create(ctx, sys, "webhook-subscriptions", &engine.Input{Attrs: attrs("event-type", `"project_deleted"`, "destination-url", `"https://a.example.com"`)}, engine.Options{})
 	require.Equal(t, scopekit.EINVALID, scopekit.ErrorCode(err), "%v", err)
-	_, err = svc.Create(ctx, sys, "webhook-subscriptions", &scoping.Input{Attrs: attrs("destination-url", `"https://a.example.com"`)}, engine.Options{})
+	_, err = svc.Create(ctx, sys, "webhook-subscriptions", &engine.Input{Attrs: attrs("destination-url", `"https://a.example.com"`)}, engine.Options{})
 	require.Equal(t, scopekit.EINVALID, scopekit.ErrorCode(err), "event-type is required: %v", err)
 
 	for role, code := range map[string]string{"Sales": scopekit.EFORBIDDEN, "Read Only": scopekit.EFORBIDDEN, "Account Admin": ""} {
 		a := acctMember(t, svc, acct.ID, strings.ReplaceAll(strings.ToLower(role), " ", "")+"@acme.test", role)
-		_, err := svc.List(ctx, a, "webhook-subscriptions", scoping.ListParams{}, engine.Options{})
+		_, err := svc.List(ctx, a, "webhook-subscriptions", engine.ListParams{}, engine.Options{})
 		require.Equal(t, code, scopekit.ErrorCode(err), role)
 	}
 
 	svc.Webhooks.Sealer = nil
-	_, err = svc.Create(ctx, sys, "webhook-subscriptions", &scoping.Input{Attrs: attrs("event-type", `"project_status_changed"`, "destination-url", `"https://a.example.com"`)}, engine.Options{})
+	_, err = svc.Create(ctx, sys, "webhook-subscriptions", &engine.Input{Attrs: attrs("event-type", `"project_status_changed"`, "destination-url", `"https://a.example.com"`)}, engine.Options{})
 	acctRequireErr(t, err, scopekit.EINTERNAL, "", "need a secret sealer")
 	require.Len(t, hookStored(t, svc, "webhook-subscriptions"), 2, "nothing stored")
 }
@@ -126,8 +126,8 @@ func TestWebhooksDestination(t *testing.T) {
 	ctx := context.Background()
 	svc, _, _ := hookService(t)
 	_, sys := acctAccount(t, svc, "acme")
-	create := func(url string) (*scoping.Result, error) {
-		return svc.Create(ctx, sys, "webhook-subscriptions", &scoping.Input{Attrs: attrs("event-type", `"service_status_changed"`, "destination-url", `"`+url+`"`)}, engine.Options{})
+	create := func(url string) (*engine.Result, error) {
+		return svc.Create(ctx, sys, "webhook-subscriptions", &engine.Input{Attrs: attrs("event-type", `"service_status_changed"`, "destination-url", `"`+url+`"`)}, engine.Options{})
 	}
 	for _, bad := range []string{"http://hooks.example.com/in", "https://", "hooks.example.com/in", "ftp://hooks.example.com", "https://[::1"} {
 		_, err := create(bad)
@@ -149,10 +149,10 @@ func TestWebhooksDestination(t *testing.T) {
 	_, err = create("mailto:ops@example.com")
 	acctRequireErr(t, err, scopekit.EINVALID, "/data/attributes/destination-url", "destination-url must be")
 	checked = nil
-	_, err = svc.Update(ctx, sys, "webhook-subscriptions", sub.ID, &scoping.Input{Attrs: attrs("description", `"ERP"`, "destination-url", `"https://hooks.example.com/in"`)}, engine.Options{})
+	_, err = svc.Update(ctx, sys, "webhook-subscriptions", sub.ID, &engine.Input{Attrs: attrs("description", `"ERP"`, "destination-url", `"https://hooks.example.com/in"`)}, engine.Options{})
 	require.NoError(t, err)
 	require.Empty(t, checked, "an unchanged destination is not checked again")
-	_, err = svc.Update(ctx, sys, "webhook-subscriptions", sub.ID, &scoping.Input{Attrs: attrs("destination-url", `"ftp://x.example.com"`)}, engine.Options{})
+	_, err = svc.Update(ctx, sys, "webhook-subscriptions", sub.ID, &engine.Input{Attrs: attrs("destination-url", `"ftp://x.example.com"`)}, engine.Options{})
 	acctRequireErr(t, err, scopekit.EINVALID, "/data/attributes/destination-url", "destination-url must be")
 	require.Equal(t, []string{"ftp://x.example.com"}, checked)
 }
@@ -166,8 +166,8 @@ func TestWebhooksReactivate(t *testing.T) {
 	_, sys := acctAccount(t, svc, "acme")
 	sub := hookSubscribe(t, svc, sys, hookDocumentStatus)
 	// as the dispatcher does: failing since, then disabled
-	since := scoping.FormatTime(hookClock.Add(-time.Hour))
-	require.NoError(t, svc.Store().Update(ctx, func(tx scoping.Tx) error {
+	since := engine.FormatTime(hookClock.Add(-time.Hour))
+	require.NoError(t, svc.Store().Update(ctx, func(tx engine.Tx) error {
 		s, err := tx.Get("webhook-subscriptions", sub.AccountID, sub.ID)
 		if err != nil {
 			return err
@@ -175,11 +175,11 @@ func TestWebhooksReactivate(t *testing.T) {
 		s.Attrs[hookFailingAttr] = since
 		return tx.Replace(s)
 	}))
-	_, err := svc.Update(ctx, sys, "webhook-subscriptions", sub.ID, &scoping.Input{Attrs: attrs("description", `"ERP"`)}, engine.Options{})
+	_, err := svc.Update(ctx, sys, "webhook-subscriptions", sub.ID, &engine.Input{Attrs: attrs("description", `"ERP"`)}, engine.Options{})
 	require.NoError(t, err)
 	require.Equal(t, since, hookStored(t, svc, "webhook-subscriptions")[0].Str(hookFailingAttr), "an active one keeps its streak")
 
-	require.NoError(t, svc.Store().Update(ctx, func(tx scoping.Tx) error {
+	require.NoError(t, svc.Store().Update(ctx, func(tx engine.Tx) error {
 		s, err := tx.Get("webhook-subscriptions", sub.AccountID, sub.ID)
 		if err != nil {
 			return err
@@ -187,12 +187,12 @@ func TestWebhooksReactivate(t *testing.T) {
 		s.Attrs["active"], s.Attrs["disabled-reason"] = false, "the destination answered 410 Gone"
 		return tx.Replace(s)
 	}))
-	res, err := svc.Update(ctx, sys, "webhook-subscriptions", sub.ID, &scoping.Input{Attrs: attrs("description", `"ERP 2"`)}, engine.Options{})
+	res, err := svc.Update(ctx, sys, "webhook-subscriptions", sub.ID, &engine.Input{Attrs: attrs("description", `"ERP 2"`)}, engine.Options{})
 	require.NoError(t, err)
 	require.Equal(t, "the destination answered 410 Gone", res.Records[0].Str("disabled-reason"))
 	require.False(t, res.Records[0].Active())
 
-	res, err = svc.Update(ctx, sys, "webhook-subscriptions", sub.ID, &scoping.Input{Attrs: attrs("active", `true`)}, engine.Options{})
+	res, err = svc.Update(ctx, sys, "webhook-subscriptions", sub.ID, &engine.Input{Attrs: attrs("active", `true`)}, engine.Options{})
 	require.NoError(t, err)
 	require.True(t, res.Records[0].Active())
 	require.NotContains(t, res.Records[0].Attrs, "disabled-reason")
@@ -212,7 +212,7 @@ func TestWebhooksDeliveriesQueued(t *testing.T) {
 	_, globexSys := acctAccount(t, svc, "globex")
 	want := hookSubscribe(t, svc, sys, hookDocumentStatus)
 	paused := hookSubscribe(t, svc, sys, hookDocumentStatus)
-	_, err := svc.Update(ctx, sys, "webhook-subscriptions", paused.ID, &scoping.Input{Attrs: attrs("active", `false`)}, engine.Options{})
+	_, err := svc.Update(ctx, sys, "webhook-subscriptions", paused.ID, &engine.Input{Attrs: attrs("active", `false`)}, engine.Options{})
 	require.NoError(t, err)
 	hookSubscribe(t, svc, sys, hookProjectStatus)
 	hookSubscribe(t, svc, globexSys, hookDocumentStatus)
@@ -221,7 +221,7 @@ func TestWebhooksDeliveriesQueued(t *testing.T) {
 	require.Zero(t, notified.Load(), "no event yet")
 	require.Empty(t, hookStored(t, svc, "webhook-deliveries"))
 
-	doc := acctCreate(t, svc, sys, "project-documents", attrs("document-type", `"pricing"`), map[string]scoping.RelInput{"project": rel("projects", proj.ID)})
+	doc := acctCreate(t, svc, sys, "project-documents", attrs("document-type", `"pricing"`), map[string]engine.RelInput{"project": rel("projects", proj.ID)})
 	require.EqualValues(t, 1, notified.Load())
 	events, err := svc.Events(ctx, "", 0)
 	require.NoError(t, err)
@@ -234,20 +234,20 @@ func TestWebhooksDeliveriesQueued(t *testing.T) {
 		require.Equal(t, sys.AccountID(), d.AccountID)
 		require.Equal(t, hookPending, d.Str("status"))
 		require.EqualValues(t, 0, d.Int("attempt"))
-		require.Equal(t, scoping.FormatTime(hookClock.Add(5*time.Second)), d.Str("next-attempt-at"))
+		require.Equal(t, engine.FormatTime(hookClock.Add(5*time.Second)), d.Str("next-attempt-at"))
 		require.Equal(t, events[0].ID, d.Rel("event"))
 	}
 	require.Equal(t, map[string]bool{want.ID: true, twice.ID: true}, subs)
 
 	// a write refused by validation records nothing and notifies nobody
-	_, err = svc.Create(ctx, sys, "project-documents", &scoping.Input{Attrs: attrs("document-type", `"sow"`),
-		Rels: map[string]scoping.RelInput{"project": rel("projects", proj.ID)}}, engine.Options{})
+	_, err = svc.Create(ctx, sys, "project-documents", &engine.Input{Attrs: attrs("document-type", `"sow"`),
+		Rels: map[string]engine.RelInput{"project": rel("projects", proj.ID)}}, engine.Options{})
 	require.Equal(t, scopekit.EINVALID, scopekit.ErrorCode(err))
 	require.EqualValues(t, 1, notified.Load())
 	require.Len(t, hookStored(t, svc, "webhook-deliveries"), 2)
 
 	// a write without events does not notify
-	_, err = svc.Update(ctx, sys, "project-documents", doc.ID, &scoping.Input{Attrs: attrs("active", `false`)}, engine.Options{})
+	_, err = svc.Update(ctx, sys, "project-documents", doc.ID, &engine.Input{Attrs: attrs("active", `false`)}, engine.Options{})
 	require.NoError(t, err)
 	require.EqualValues(t, 1, notified.Load())
 }
@@ -263,12 +263,12 @@ func TestWebhooksEvents(t *testing.T) {
 	require.NoError(t, err)
 	require.Empty(t, empty)
 
-	var docs []*scoping.Record
+	var docs []*engine.Record
 	projects := map[string]string{}
-	for i, a := range []*scoping.Actor{acme, globex} {
+	for i, a := range []*engine.Actor{acme, globex} {
 		p := hookProject(t, svc, a, fmt.Sprint("P", i))
 		for range 6 {
-			d := acctCreate(t, svc, a, "project-documents", attrs("document-type", `"breakdown"`), map[string]scoping.RelInput{"project": rel("projects", p.ID)})
+			d := acctCreate(t, svc, a, "project-documents", attrs("document-type", `"breakdown"`), map[string]engine.RelInput{"project": rel("projects", p.ID)})
 			docs = append(docs, d)
 			projects[d.ID] = p.ID
 		}
@@ -278,7 +278,7 @@ func TestWebhooksEvents(t *testing.T) {
 	require.Len(t, all, 12)
 	for i, e := range all {
 		if i > 0 {
-			require.Negative(t, scoping.CompareIDs(all[i-1].ID, e.ID), "oldest first")
+			require.Negative(t, engine.CompareIDs(all[i-1].ID, e.ID), "oldest first")
 		}
 		require.Equal(t, docs[i].AccountID, e.AccountID)
 		require.Equal(t, hookDocumentStatus, e.Str("event-type"))
@@ -287,9 +287,9 @@ func TestWebhooksEvents(t *testing.T) {
 		require.Equal(t, "", e.Str("old-status"))
 		require.Equal(t, scoping.DocumentQueued, e.Str("new-status"))
 		require.Equal(t, projects[docs[i].ID], e.Rel("project"))
-		require.Equal(t, scoping.FormatTime(hookClock), e.Str("occurred-at"))
+		require.Equal(t, engine.FormatTime(hookClock), e.Str("occurred-at"))
 	}
-	ids := func(recs []*scoping.Record) []string {
+	ids := func(recs []*engine.Record) []string {
 		out := make([]string, len(recs))
 		for i, r := range recs {
 			out[i] = r.ID

@@ -24,7 +24,7 @@ import (
 // wfOpen opens a real bbolt store in a temp dir, checked for consistency
 // when the test ends, with the account "acme" (USD); it returns the
 // service (its clock fixed at wfNow) and a system actor of the account.
-func wfOpen(t *testing.T) (*scoping.Service, *scoping.Actor) {
+func wfOpen(t *testing.T) (*scoping.Service, *engine.Actor) {
 	t.Helper()
 	db, err := boltstore.Open(filepath.Join(t.TempDir(), "t.db"))
 	require.NoError(t, err)
@@ -47,7 +47,7 @@ func wfOpen(t *testing.T) (*scoping.Service, *scoping.Actor) {
 var wfNow = time.Date(2025, 3, 4, 5, 6, 7, 0, time.UTC)
 
 // wfAccount creates an account and returns its system actor.
-func wfAccount(t *testing.T, svc *scoping.Service, slug, currency string) *scoping.Actor {
+func wfAccount(t *testing.T, svc *scoping.Service, slug, currency string) *engine.Actor {
 	t.Helper()
 	ctx := context.Background()
 	var id string
@@ -70,9 +70,9 @@ type wfWorld struct {
 	t       *testing.T
 	ctx     context.Context
 	svc     *scoping.Service
-	sys     *scoping.Actor
+	sys     *engine.Actor
 	acct    string
-	admin   *scoping.Actor
+	admin   *engine.Actor
 	adminID string
 
 	network, security, client, project string
@@ -92,11 +92,11 @@ func newWfWorld(t *testing.T) *wfWorld {
 
 // otherProject creates the account "other" with a project (and its
 // client) and returns the account's system actor and the project's id.
-func (w *wfWorld) otherProject() (*scoping.Actor, string) {
+func (w *wfWorld) otherProject() (*engine.Actor, string) {
 	w.t.Helper()
 	other := wfAccount(w.t, w.svc, "other", "USD")
 	client := w.create(other, "clients", attrs("name", `"Initech"`), nil).ID
-	return other, w.create(other, "projects", attrs("project-name", `"Theirs"`), map[string]scoping.RelInput{"client": rel("clients", client)}).ID
+	return other, w.create(other, "projects", attrs("project-name", `"Theirs"`), map[string]engine.RelInput{"client": rel("clients", client)}).ID
 }
 
 // approvedProject creates a project and sets it approved directly.
@@ -110,7 +110,7 @@ func (w *wfWorld) approvedProject(name string) string {
 
 // member creates an active member with a role of the account and returns
 // its id and actor.
-func (w *wfWorld) member(email, role string) (string, *scoping.Actor) {
+func (w *wfWorld) member(email, role string) (string, *engine.Actor) {
 	w.t.Helper()
 	var id string
 	require.NoError(w.t, w.svc.Setup(w.ctx, func(ad *scoping.Admin) error {
@@ -126,7 +126,7 @@ func (w *wfWorld) member(email, role string) (string, *scoping.Actor) {
 }
 
 // actor resolves the actor of a member afresh, as a new request would.
-func (w *wfWorld) actor(userID string) *scoping.Actor {
+func (w *wfWorld) actor(userID string) *engine.Actor {
 	w.t.Helper()
 	a, err := w.svc.ActorForAccount(w.ctx, userID, w.acct)
 	require.NoError(w.t, err)
@@ -142,15 +142,15 @@ func (w *wfWorld) role(name string, perms map[string]string, visibility string) 
 	}))
 }
 
-func (w *wfWorld) create(a *scoping.Actor, typ string, at map[string]json.RawMessage, rels map[string]scoping.RelInput) *scoping.Record {
+func (w *wfWorld) create(a *engine.Actor, typ string, at map[string]json.RawMessage, rels map[string]engine.RelInput) *engine.Record {
 	w.t.Helper()
-	res, err := w.svc.Create(w.ctx, a, typ, &scoping.Input{Attrs: at, Rels: rels}, engine.Options{})
+	res, err := w.svc.Create(w.ctx, a, typ, &engine.Input{Attrs: at, Rels: rels}, engine.Options{})
 	require.NoError(w.t, err, "create %s", typ)
 	return res.Records[0]
 }
 
-func (w *wfWorld) update(a *scoping.Actor, typ, id string, at map[string]json.RawMessage, rels map[string]scoping.RelInput) (*scoping.Record, error) {
-	res, err := w.svc.Update(w.ctx, a, typ, id, &scoping.Input{Attrs: at, Rels: rels}, engine.Options{})
+func (w *wfWorld) update(a *engine.Actor, typ, id string, at map[string]json.RawMessage, rels map[string]engine.RelInput) (*engine.Record, error) {
+	res, err := w.svc.Update(w.ctx, a, typ, id, &engine.Input{Attrs: at, Rels: rels}, engine.Options{})
 	if err != nil {
 		return nil, err
 	}
@@ -158,9 +158,9 @@ func (w *wfWorld) update(a *scoping.Actor, typ, id string, at map[string]json.Ra
 }
 
 // get reads a record as the system actor, archived ones too.
-func (w *wfWorld) get(typ, id string) *scoping.Record {
+func (w *wfWorld) get(typ, id string) *engine.Record {
 	w.t.Helper()
-	p := scoping.ListParams{}
+	p := engine.ListParams{}
 	if def, _ := w.svc.Schema().Lookup(typ); def.Archives {
 		p.Filters = map[string]string{"active": "true,false"}
 	}
@@ -170,9 +170,9 @@ func (w *wfWorld) get(typ, id string) *scoping.Record {
 }
 
 // list lists records of typ as the system actor.
-func (w *wfWorld) list(typ string, filters map[string]string) []*scoping.Record {
+func (w *wfWorld) list(typ string, filters map[string]string) []*engine.Record {
 	w.t.Helper()
-	res, err := w.svc.List(w.ctx, w.sys, typ, scoping.ListParams{Filters: filters, PageSize: 500}, engine.Options{})
+	res, err := w.svc.List(w.ctx, w.sys, typ, engine.ListParams{Filters: filters, PageSize: 500}, engine.Options{})
 	require.NoError(w.t, err, "list %s", typ)
 	return res.Records
 }
@@ -180,15 +180,15 @@ func (w *wfWorld) list(typ string, filters map[string]string) []*scoping.Record 
 // newProject creates a project on line lob ("" none) with one priced line.
 func (w *wfWorld) newProject(name, lob string) string {
 	w.t.Helper()
-	rels := map[string]scoping.RelInput{"client": rel("clients", w.client)}
+	rels := map[string]engine.RelInput{"client": rel("clients", w.client)}
 	if lob != "" {
 		rels["line-of-business"] = rel("lines-of-business", lob)
 	}
 	p := w.create(w.sys, "projects", attrs("project-name", fmt.Sprintf("%q", name)), rels).ID
 	pr := w.create(w.sys, "project-resources", attrs("name", `"Engineer"`, "hourly-rate", `"100"`, "hourly-cost", `"60"`),
-		map[string]scoping.RelInput{"project": rel("projects", p)}).ID
+		map[string]engine.RelInput{"project": rel("projects", p)}).ID
 	w.create(w.sys, "project-services", attrs("name", `"Work"`, "quantity", `1`, "unit-hours", `10`),
-		map[string]scoping.RelInput{"project": rel("projects", p), "project-resource": rel("project-resources", pr)})
+		map[string]engine.RelInput{"project": rel("projects", p), "project-resource": rel("project-resources", pr)})
 	return p
 }
 
@@ -204,23 +204,23 @@ func (w *wfWorld) level(name, kind string, position int, conditions, lob string,
 // coverage creates a line-of-business approval of a level.
 func (w *wfWorld) coverage(levelID, lob string, approvers ...string) string {
 	w.t.Helper()
-	rels := map[string]scoping.RelInput{"approval-level": rel("approval-levels", levelID), "approvers": wfUsers(approvers...)}
+	rels := map[string]engine.RelInput{"approval-level": rel("approval-levels", levelID), "approvers": wfUsers(approvers...)}
 	if lob != "" {
 		rels["line-of-business"] = rel("lines-of-business", lob)
 	}
 	return w.create(w.sys, "line-of-business-approvals", nil, rels).ID
 }
 
-func wfUsers(ids ...string) scoping.RelInput {
-	in := scoping.RelInput{ToMany: true}
+func wfUsers(ids ...string) engine.RelInput {
+	in := engine.RelInput{ToMany: true}
 	for _, id := range ids {
-		in.Refs = append(in.Refs, scoping.Ref{Type: "users", ID: id})
+		in.Refs = append(in.Refs, engine.Ref{Type: "users", ID: id})
 	}
 	return in
 }
 
 // steps lists the project's approval steps with status ("" any).
-func (w *wfWorld) steps(project, status string) []*scoping.Record {
+func (w *wfWorld) steps(project, status string) []*engine.Record {
 	w.t.Helper()
 	f := map[string]string{"project": project}
 	if status != "" {
@@ -230,7 +230,7 @@ func (w *wfWorld) steps(project, status string) []*scoping.Record {
 }
 
 // pendingStep returns the project's only pending step.
-func (w *wfWorld) pendingStep(project string) *scoping.Record {
+func (w *wfWorld) pendingStep(project string) *engine.Record {
 	w.t.Helper()
 	steps := w.steps(project, "pending")
 	require.Len(w.t, steps, 1)
@@ -262,7 +262,7 @@ func (w *wfWorld) statusEvents(eventType, subject string) []string {
 	return out
 }
 
-func (w *wfWorld) act(a *scoping.Actor, step, action, comment string) (*scoping.Record, error) {
+func (w *wfWorld) act(a *engine.Actor, step, action, comment string) (*engine.Record, error) {
 	res, err := w.svc.StepAction(w.ctx, a, step, action, comment)
 	if err != nil {
 		return nil, err

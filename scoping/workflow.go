@@ -24,7 +24,7 @@ import (
 const attrSubmitter = "submitter"
 
 // setProjectStatus moves a project to status and records the event.
-func setProjectStatus(c *Call, proj *Record, status string) error {
+func setProjectStatus(c *engine.Call, proj *engine.Record, status string) error {
 	old := proj.Str(views.NameStatus)
 	if old == status {
 		return nil
@@ -39,11 +39,11 @@ func setProjectStatus(c *Call, proj *Record, status string) error {
 // validateProjectStatus checks a status set through a write: a new project
 // starts as draft; a change needs project_approvals manage and must be a
 // direct change the table of docs/approval.md allows.
-func validateProjectStatus(c *Call, rec, old *Record) error {
+func validateProjectStatus(c *engine.Call, rec, old *engine.Record) error {
 	st := rec.Str(views.NameStatus)
 	if old == nil {
 		if c.Given(views.NameStatus) && st != "draft" {
-			return engine.Invalid(AttrPointer(views.NameStatus), "a new project starts as draft; submit it or change its status afterwards")
+			return engine.Invalid(engine.AttrPointer(views.NameStatus), "a new project starts as draft; submit it or change its status afterwards")
 		}
 		rec.Attrs[views.NameStatus] = "draft"
 		return nil
@@ -61,7 +61,7 @@ func validateProjectStatus(c *Call, rec, old *Record) error {
 // afterProjectWrite records the event of a direct status change and
 // cancels pending steps where the change calls for it. A directly set
 // status never sets approved-at.
-func afterProjectWrite(ctx context.Context, c *Call, rec, old *Record) error {
+func afterProjectWrite(ctx context.Context, c *engine.Call, rec, old *engine.Record) error {
 	if old == nil {
 		return addRequiredGovernance(ctx, c, rec, old)
 	}
@@ -87,7 +87,7 @@ func afterProjectWrite(ctx context.Context, c *Call, rec, old *Record) error {
 
 // afterProjectServiceWrite records a change of a project service's
 // delivery status.
-func afterProjectServiceWrite(ctx context.Context, c *Call, rec, old *Record) error {
+func afterProjectServiceWrite(ctx context.Context, c *engine.Call, rec, old *engine.Record) error {
 	if old == nil {
 		return copySubservices(ctx, c, rec, old)
 	}
@@ -103,12 +103,12 @@ func afterProjectServiceWrite(ctx context.Context, c *Call, rec, old *Record) er
 //
 // Errors: EFORBIDDEN without projects manage; ENOTFOUND outside the
 // actor's visibility; ECONFLICT when the project is not a draft.
-func (s *Service) Submit(ctx context.Context, a *Actor, projectID string) (*Result, error) {
-	return s.recordAction(ctx, a, "projects", true, views.TypeProjects, projectID, func(c *Call, proj *Record) error {
+func (s *Service) Submit(ctx context.Context, a *engine.Actor, projectID string) (*engine.Result, error) {
+	return s.recordAction(ctx, a, "projects", true, views.TypeProjects, projectID, func(c *engine.Call, proj *engine.Record) error {
 		if proj.Str(views.NameStatus) != "draft" {
 			return scopekit.Errorf(scopekit.ECONFLICT, "only a draft project can be submitted; this one is %s", proj.Str(views.NameStatus))
 		}
-		proj.Attrs[views.NameSubmittedAt] = FormatTime(s.Now())
+		proj.Attrs[views.NameSubmittedAt] = engine.FormatTime(s.Now())
 		proj.Attrs[attrSubmitter] = a.UserID
 		delete(proj.Attrs, views.NameApprovedAt)
 		if err := setProjectStatus(c, proj, "pending_approval"); err != nil {
@@ -123,7 +123,7 @@ func (s *Service) Submit(ctx context.Context, a *Actor, projectID string) (*Resu
 
 // advance creates the step of the first level that applies after position
 // after, or completes the workflow when none does.
-func advance(c *Call, proj *Record, after int) error {
+func advance(c *engine.Call, proj *engine.Record, after int) error {
 	levels, err := approvalLevels(c)
 	if err != nil {
 		return err
@@ -139,7 +139,7 @@ func advance(c *Call, proj *Record, after int) error {
 	if !ok {
 		return completeWorkflow(c, proj)
 	}
-	step := NewRecord(views.TypeApprovalSteps, proj.AccountID)
+	step := engine.NewRecord(views.TypeApprovalSteps, proj.AccountID)
 	step.Attrs[views.NameKind], step.Attrs[views.NamePosition], step.Attrs[views.NameStatus], step.Attrs[views.NameLegacy] = plan.Kind, int64(plan.Position), approval.StepPending, false
 	step.Attrs[views.NameRequiredApprovals], step.Attrs[views.NameSubmitterApproves] = int64(plan.RequiredApprovals), plan.SubmitterApproves
 	step.Attrs[attrSubmitter] = proj.Str(attrSubmitter)
@@ -157,12 +157,12 @@ func advance(c *Call, proj *Record, after int) error {
 
 // insertStep stores a step and one pending requirement per required
 // approver.
-func insertStep(c *Call, step *Record) error {
+func insertStep(c *engine.Call, step *engine.Record) error {
 	if err := c.Tx.Insert(step); err != nil {
 		return err
 	}
 	for _, uid := range step.Rels[views.NameRequiredApprovers] {
-		req := NewRecord(views.TypeApprovalRequirements, step.AccountID)
+		req := engine.NewRecord(views.TypeApprovalRequirements, step.AccountID)
 		req.Attrs[views.NameStatus] = approval.Pending
 		req.SetRel(views.NameApprovalStep, step.ID)
 		req.SetRel(views.NameUser, uid)
@@ -175,20 +175,20 @@ func insertStep(c *Call, step *Record) error {
 }
 
 // completeWorkflow approves the project: the only way approved-at is set.
-func completeWorkflow(c *Call, proj *Record) error {
-	proj.Attrs[views.NameApprovedAt] = FormatTime(svcOf(c).Now())
+func completeWorkflow(c *engine.Call, proj *engine.Record) error {
+	proj.Attrs[views.NameApprovedAt] = engine.FormatTime(svcOf(c).Now())
 	delete(proj.Attrs, views.NameApprovalStage)
 	return setProjectStatus(c, proj, "approved")
 }
 
 // cancelPendingSteps cancels the project's pending steps.
-func cancelPendingSteps(c *Call, projectID string) error {
-	steps, err := c.Find(views.TypeApprovalSteps, Eq(views.NameProject, projectID), Eq(views.NameStatus, approval.StepPending))
+func cancelPendingSteps(c *engine.Call, projectID string) error {
+	steps, err := c.Find(views.TypeApprovalSteps, engine.Eq(views.NameProject, projectID), engine.Eq(views.NameStatus, approval.StepPending))
 	if err != nil {
 		return err
 	}
 	for _, st := range steps {
-		st.Attrs[views.NameStatus], st.Attrs[views.NameCompletedAt] = approval.StepCanceled, FormatTime(svcOf(c).Now())
+		st.Attrs[views.NameStatus], st.Attrs[views.NameCompletedAt] = approval.StepCanceled, engine.FormatTime(svcOf(c).Now())
 		if err := c.Tx.Replace(st); err != nil {
 			return err
 		}
@@ -198,8 +198,8 @@ func cancelPendingSteps(c *Call, projectID string) error {
 
 // approvalLevels reads the active levels with their coverage; approvers
 // who are not active members are left out.
-func approvalLevels(c *Call) ([]approval.Level, error) {
-	recs, err := c.Find(views.TypeApprovalLevels, Eq(views.NameActive, "true"))
+func approvalLevels(c *engine.Call) ([]approval.Level, error) {
+	recs, err := c.Find(views.TypeApprovalLevels, engine.Eq(views.NameActive, "true"))
 	if err != nil {
 		return nil, err
 	}
@@ -207,7 +207,7 @@ func approvalLevels(c *Call) ([]approval.Level, error) {
 	if err != nil {
 		return nil, err
 	}
-	active, err := c.Find(views.TypeUsers, Eq(views.NameStatus, auth.StatusActive))
+	active, err := c.Find(views.TypeUsers, engine.Eq(views.NameStatus, auth.StatusActive))
 	if err != nil {
 		return nil, err
 	}
@@ -244,7 +244,7 @@ func approvalLevels(c *Call) ([]approval.Level, error) {
 
 // approvalFacts are what level conditions read of a project: money in the
 // account's default currency (rule 3), everything else as it is.
-func approvalFacts(c *Call, proj *Record) (approval.Facts, error) {
+func approvalFacts(c *engine.Call, proj *engine.Record) (approval.Facts, error) {
 	runs, err := priced(c, []string{proj.ID}, nil)
 	if err != nil {
 		return approval.Facts{}, err

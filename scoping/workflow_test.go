@@ -33,7 +33,7 @@ func TestWorkflowSubmitWalksLevels(t *testing.T) {
 	p := res.Records[0]
 	assert.Equal(t, "pending_approval", p.Str("status"))
 	assert.Equal(t, "business", p.Str("approval-stage"))
-	assert.Equal(t, scoping.FormatTime(wfNow), p.Str("submitted-at"))
+	assert.Equal(t, engine.FormatTime(wfNow), p.Str("submitted-at"))
 	assert.Empty(t, p.Str("approved-at"))
 
 	step := w.pendingStep(w.project)
@@ -55,12 +55,12 @@ func TestWorkflowSubmitWalksLevels(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "approved", got.Str("status"))
 	assert.Equal(t, "fine by me", got.Str("comment"))
-	assert.Equal(t, scoping.FormatTime(wfNow), got.Str("completed-at"))
+	assert.Equal(t, engine.FormatTime(wfNow), got.Str("completed-at"))
 	assert.Equal(t, map[string]string{aID: "signed", bID: "signed"}, w.requirements(step.ID))
 
 	p = w.get("projects", w.project)
 	assert.Equal(t, "approved", p.Str("status"))
-	assert.Equal(t, scoping.FormatTime(wfNow), p.Str("approved-at"), "the workflow completed")
+	assert.Equal(t, engine.FormatTime(wfNow), p.Str("approved-at"), "the workflow completed")
 	assert.Empty(t, p.Str("approval-stage"))
 	assert.Equal(t, []string{"draft>pending_approval", "pending_approval>approved"},
 		w.statusEvents(views.EventProjectStatusChanged, w.project))
@@ -120,7 +120,7 @@ func TestWorkflowSubmitWithoutLevelsApproves(t *testing.T) {
 	require.NoError(t, err)
 	p := res.Records[0]
 	assert.Equal(t, "approved", p.Str("status"))
-	assert.Equal(t, scoping.FormatTime(wfNow), p.Str("approved-at"))
+	assert.Equal(t, engine.FormatTime(wfNow), p.Str("approved-at"))
 	assert.Empty(t, w.steps(w.project, ""))
 	assert.Equal(t, []string{"draft>pending_approval", "pending_approval>approved"},
 		w.statusEvents(views.EventProjectStatusChanged, w.project))
@@ -138,7 +138,7 @@ func TestWorkflowSubmitErrors(t *testing.T) {
 
 	for _, tc := range []struct {
 		name    string
-		actor   *scoping.Actor
+		actor   *engine.Actor
 		project string
 		code    string
 	}{
@@ -157,7 +157,7 @@ func TestWorkflowSubmitErrors(t *testing.T) {
 
 	// a teammate with an assigned role may submit (its visibility is
 	// loaded once per actor: a new request resolves a new one)
-	w.create(w.sys, "project-teammates", nil, map[string]scoping.RelInput{"project": rel("projects", w.project), "user": rel("users", engID)})
+	w.create(w.sys, "project-teammates", nil, map[string]engine.RelInput{"project": rel("projects", w.project), "user": rel("users", engID)})
 	res, err := w.svc.Submit(w.ctx, w.actor(engID), w.project)
 	require.NoError(t, err)
 	assert.Equal(t, "approved", res.Records[0].Str("status"))
@@ -172,10 +172,10 @@ func TestWorkflowDirectStatusChanges(t *testing.T) {
 	w := newWfWorld(t)
 	_, sales := w.member("s@acme.test", "Sales")
 
-	_, err := w.svc.Create(w.ctx, w.admin, "projects", &scoping.Input{Attrs: attrs("project-name", `"New"`, "status", `"approved"`),
-		Rels: map[string]scoping.RelInput{"client": rel("clients", w.client)}}, engine.Options{})
+	_, err := w.svc.Create(w.ctx, w.admin, "projects", &engine.Input{Attrs: attrs("project-name", `"New"`, "status", `"approved"`),
+		Rels: map[string]engine.RelInput{"client": rel("clients", w.client)}}, engine.Options{})
 	wfCode(t, scopekit.EINVALID, err)
-	p := w.create(w.admin, "projects", attrs("project-name", `"New"`, "status", `"draft"`), map[string]scoping.RelInput{"client": rel("clients", w.client)})
+	p := w.create(w.admin, "projects", attrs("project-name", `"New"`, "status", `"draft"`), map[string]engine.RelInput{"client": rel("clients", w.client)})
 	assert.Equal(t, "draft", p.Str("status"))
 	assert.Empty(t, w.statusEvents(views.EventProjectStatusChanged, p.ID), "creating a project emits no event")
 
@@ -245,7 +245,7 @@ func TestWorkflowDirectChangeCancelsPendingSteps(t *testing.T) {
 			assert.Empty(t, p.Str("approved-at"))
 			st := w.get("approval-steps", step.ID)
 			assert.Equal(t, "canceled", st.Str("status"))
-			assert.Equal(t, scoping.FormatTime(wfNow), st.Str("completed-at"))
+			assert.Equal(t, engine.FormatTime(wfNow), st.Str("completed-at"))
 			assert.Empty(t, w.steps(w.project, "pending"))
 			_, err = w.act(a, step.ID, "approve", "")
 			wfCode(t, scopekit.ECONFLICT, err)
@@ -263,11 +263,11 @@ func TestWorkflowServiceLinesAndCoverageCount(t *testing.T) {
 	aID, a := w.member("a@acme.test", "Sales")
 	bID, _ := w.member("b@acme.test", "Sales")
 	ps := w.list("project-services", map[string]string{"project": w.project})[0]
-	_, err := w.update(w.sys, "project-services", ps.ID, nil, map[string]scoping.RelInput{"line-of-business": rel("lines-of-business", w.security)})
+	_, err := w.update(w.sys, "project-services", ps.ID, nil, map[string]engine.RelInput{"line-of-business": rel("lines-of-business", w.security)})
 	require.NoError(t, err)
 	level, _ := w.level("Security", "technical", 1, `[]`, w.security, 0, aID, bID)
-	_, err = w.svc.Create(w.ctx, w.sys, "line-of-business-approvals", &scoping.Input{Attrs: attrs("required-approvals", `1`),
-		Rels: map[string]scoping.RelInput{"approval-level": rel("approval-levels", level), "line-of-business": rel("lines-of-business", w.network),
+	_, err = w.svc.Create(w.ctx, w.sys, "line-of-business-approvals", &engine.Input{Attrs: attrs("required-approvals", `1`),
+		Rels: map[string]engine.RelInput{"approval-level": rel("approval-levels", level), "line-of-business": rel("lines-of-business", w.network),
 			"approvers": wfUsers(bID)}}, engine.Options{})
 	require.NoError(t, err)
 
@@ -293,7 +293,7 @@ func TestWorkflowMoneyConditionsConverted(t *testing.T) {
 	w.level("Big deals", "business", 1, `[{"field":"contract_revenue","operator":"gt","value":"1500"},{"field":"total_hours","operator":"eq","value":"10"}]`, "", 0, aID)
 
 	euro := w.newProject("Euro", w.network)
-	_, err := w.update(w.sys, "projects", euro, nil, map[string]scoping.RelInput{"rate-table": rel("rate-tables", eur)})
+	_, err := w.update(w.sys, "projects", euro, nil, map[string]engine.RelInput{"rate-table": rel("rate-tables", eur)})
 	require.NoError(t, err)
 	require.Equal(t, "EUR", w.get("projects", euro).Str("currency"))
 
@@ -327,7 +327,7 @@ func TestWorkflowServiceStatusEvents(t *testing.T) {
 func TestWorkflowConcurrentApprovals(t *testing.T) {
 	w := newWfWorld(t)
 	var ids []string
-	var actors []*scoping.Actor
+	var actors []*engine.Actor
 	for i := range 4 {
 		id, a := w.member(fmt.Sprintf("u%d@acme.test", i), "Sales")
 		ids, actors = append(ids, id), append(actors, a)

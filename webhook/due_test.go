@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/scopekit/scopekit/boltstore"
-	"github.com/scopekit/scopekit/scoping"
+	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/scoping/views"
 	"github.com/scopekit/scopekit/webhook"
 	"github.com/stretchr/testify/require"
@@ -41,13 +41,13 @@ func TestDue(t *testing.T) {
 	t.Cleanup(func() { require.NoError(t, db.Close()) })
 	now := time.Date(2026, 4, 1, 10, 0, 0, 0, time.UTC)
 	ids := map[string]string{}
-	require.NoError(t, db.Update(ctx, func(tx scoping.Tx) error {
-		sub := scoping.NewRecord("webhook-subscriptions", "1")
+	require.NoError(t, db.Update(ctx, func(tx engine.Tx) error {
+		sub := engine.NewRecord("webhook-subscriptions", "1")
 		sub.Attrs["event-type"], sub.Attrs["destination-url"], sub.Attrs["active"] = views.EventProjectStatusChanged, "https://example.test/hook", true
 		sub.Attrs[views.SealedSecretAttr] = base64.StdEncoding.EncodeToString([]byte("sealed"))
-		ev := scoping.NewRecord("events", "1")
+		ev := engine.NewRecord("events", "1")
 		ev.Attrs["event-type"], ev.Attrs["subject-type"], ev.Attrs["subject-id"] = views.EventProjectStatusChanged, "projects", "9"
-		for _, r := range []*scoping.Record{sub, ev} {
+		for _, r := range []*engine.Record{sub, ev} {
 			if err := tx.Insert(r); err != nil {
 				return err
 			}
@@ -61,8 +61,8 @@ func TestDue(t *testing.T) {
 			{"later", views.DeliveryPending, now.Add(time.Second)},
 			{"not pending", "held", now.Add(-time.Hour)},
 		} {
-			r := scoping.NewRecord("webhook-deliveries", "1")
-			r.Attrs["status"], r.Attrs["attempt"], r.Attrs["next-attempt-at"] = d.status, int64(0), scoping.FormatTime(d.at)
+			r := engine.NewRecord("webhook-deliveries", "1")
+			r.Attrs["status"], r.Attrs["attempt"], r.Attrs["next-attempt-at"] = d.status, int64(0), engine.FormatTime(d.at)
 			r.SetRel("webhook-subscription", sub.ID)
 			r.SetRel("event", ev.ID)
 			if err := tx.Insert(r); err != nil {

@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// Ensure RecordStore, the webhook.Store over any scoping.Store, passes the
+// Ensure RecordStore, the webhook.Store over any engine.Store, passes the
 // webhook store conformance suite (on the bbolt records).
 func TestRecordStoreConformance(t *testing.T) {
 	storetest.Run(t, func(t *testing.T, now func() time.Time) storetest.Stores {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/scopekit/scopekit"
 	"github.com/scopekit/scopekit/auth"
+	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/internal/demodata"
 	"github.com/scopekit/scopekit/scoping"
 	"github.com/scopekit/scopekit/scoping/views"
@@ -44,14 +45,14 @@ type demoState struct {
 func findDemo(ctx context.Context, svc *scoping.Service, as auth.Store) (*demoState, error) {
 	st := &demoState{}
 	var acctID string
-	err := svc.Store().View(ctx, func(tx scoping.Tx) error {
-		recs, _, err := tx.List(&scoping.Query{Type: views.TypeAccounts, Where: []scoping.Cond{scoping.Eq(views.NameSlug, demoSlug)}, Limit: 1})
+	err := svc.Store().View(ctx, func(tx engine.Tx) error {
+		recs, _, err := tx.List(&engine.Query{Type: views.TypeAccounts, Where: []engine.Cond{engine.Eq(views.NameSlug, demoSlug)}, Limit: 1})
 		if err != nil || len(recs) == 0 {
 			return err
 		}
 		acctID = recs[0].ID
-		projects, _, err := tx.List(&scoping.Query{Type: views.TypeProjects, AccountID: acctID,
-			Where: []scoping.Cond{scoping.Eq(views.NameProjectName, demoProjectName), scoping.Eq(views.NameActive, "true")}, Limit: 1})
+		projects, _, err := tx.List(&engine.Query{Type: views.TypeProjects, AccountID: acctID,
+			Where: []engine.Cond{engine.Eq(views.NameProjectName, demoProjectName), engine.Eq(views.NameActive, "true")}, Limit: 1})
 		if err != nil {
 			return err
 		}
@@ -127,9 +128,9 @@ func createDemo(ctx context.Context, svc *scoping.Service, db authStorer, as *au
 }
 
 func demoIdentitiesFree(ctx context.Context, svc *scoping.Service, as auth.Store) error {
-	err := svc.Store().View(ctx, func(tx scoping.Tx) error {
+	err := svc.Store().View(ctx, func(tx engine.Tx) error {
 		for _, email := range []string{demoAdminEmail, demoBotEmail} {
-			recs, _, err := tx.List(&scoping.Query{Type: views.TypeUsers, AllAccounts: true, Where: []scoping.Cond{scoping.Eq(views.NameEmail, email)}, Limit: 1})
+			recs, _, err := tx.List(&engine.Query{Type: views.TypeUsers, AllAccounts: true, Where: []engine.Cond{engine.Eq(views.NameEmail, email)}, Limit: 1})
 			if err != nil {
 				return err
 			}

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/scoping"
 	"github.com/stretchr/testify/require"
 )
@@ -130,7 +131,7 @@ var (
 // typeAnswers records the list of def under prefix and, for its first
 // record, the show with every relationship included and each related
 // route.
-func (g *goldenRecorder) typeAnswers(prefix string, def *scoping.TypeDef) {
+func (g *goldenRecorder) typeAnswers(prefix string, def *engine.TypeDef) {
 	body := g.get(prefix + "/" + def.Name)
 	var doc struct {
 		Data []struct {

@@ -22,22 +22,22 @@ func mustOpenDB(t *testing.T) (*boltstore.DB, *scoping.Service, *auth.Service) {
 }
 
 // list returns every record of typ in the account (archived ones too).
-func list(t *testing.T, svc *scoping.Service, a *scoping.Actor, typ string, filters map[string]string) []*scoping.Record {
+func list(t *testing.T, svc *scoping.Service, a *engine.Actor, typ string, filters map[string]string) []*engine.Record {
 	t.Helper()
-	res, err := svc.List(context.Background(), a, typ, scoping.ListParams{Filters: filters}, engine.Options{})
+	res, err := svc.List(context.Background(), a, typ, engine.ListParams{Filters: filters}, engine.Options{})
 	require.NoError(t, err)
 	return res.Records
 }
 
-func byName(recs []*scoping.Record, attr string) map[string]*scoping.Record {
-	m := map[string]*scoping.Record{}
+func byName(recs []*engine.Record, attr string) map[string]*engine.Record {
+	m := map[string]*engine.Record{}
 	for _, r := range recs {
 		m[r.Str(attr)] = r
 	}
 	return m
 }
 
-func requireDec(t *testing.T, want string, rec *scoping.Record, attr string) {
+func requireDec(t *testing.T, want string, rec *engine.Record, attr string) {
 	t.Helper()
 	got, ok := rec.DecOK(attr)
 	require.True(t, ok, "%s %s: %s is not set", rec.Type, rec.ID, attr)

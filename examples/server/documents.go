@@ -6,12 +6,13 @@ import (
 
 	"github.com/scopekit/scopekit/docgen"
 	"github.com/scopekit/scopekit/documents"
+	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/scoping"
 )
 
 // beforeGenerate, when set (by a test build), runs before each document is
 // rendered.
-var beforeGenerate func(ctx context.Context, doc *scoping.Record)
+var beforeGenerate func(ctx context.Context, doc *engine.Record)
 
 // newDocumentPool makes the document worker pool of -document-workers
 // and -document-lease,

@@ -26,6 +26,7 @@ import (
 
 	"github.com/scopekit/scopekit/auth"
 	"github.com/scopekit/scopekit/boltstore"
+	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/httpadapter"
 	"github.com/scopekit/scopekit/mcpadapter"
 	"github.com/scopekit/scopekit/pgstore"
@@ -265,7 +266,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 // store is what the server needs of a database: the records, the webhook
 // outbox and the auth store.
 type store interface {
-	scoping.Store
+	engine.Store
 	webhook.Store
 	AuthStore() auth.Store
 	Close() error
@@ -274,7 +275,7 @@ type store interface {
 // openStore opens the PostgreSQL database of -database or else the bbolt
 // file of -data; isNew reports a database created by this start (the
 // demo's default).
-func openStore(ctx context.Context, cfg *config, schema *scoping.Schema) (db store, isNew bool, err error) {
+func openStore(ctx context.Context, cfg *config, schema *engine.Schema) (db store, isNew bool, err error) {
 	if cfg.Database != "" {
 		pg, err := pgstore.Open(ctx, cfg.Database, pgstore.WithSchema(schema))
 		if err != nil {

@@ -28,7 +28,7 @@ type Seeded struct {
 // Seed creates the catalog and the worked example project in the actor's
 // account, with the user adminID as a teammate ("" for none). The account's
 // default currency must be USD.
-func Seed(ctx context.Context, svc *scoping.Service, actor *scoping.Actor, adminID string) (*Seeded, error) {
+func Seed(ctx context.Context, svc *scoping.Service, actor *engine.Actor, adminID string) (*Seeded, error) {
 	s := &seeder{ctx: ctx, svc: svc, actor: actor}
 	out := s.catalogAndProject(adminID)
 	if s.err != nil {
@@ -42,7 +42,7 @@ func Seed(ctx context.Context, svc *scoping.Service, actor *scoping.Actor, admin
 type seeder struct {
 	ctx   context.Context
 	svc   *scoping.Service
-	actor *scoping.Actor
+	actor *engine.Actor
 	err   error
 }
 
@@ -59,7 +59,7 @@ func (s *seeder) create(typ string, at attrs, rs rels) string {
 	if s.err != nil {
 		return ""
 	}
-	in := &scoping.Input{Attrs: map[string]json.RawMessage{}, Rels: map[string]scoping.RelInput{}}
+	in := &engine.Input{Attrs: map[string]json.RawMessage{}, Rels: map[string]engine.RelInput{}}
 	for k, v := range at {
 		b, err := json.Marshal(v)
 		if err != nil {
@@ -69,7 +69,7 @@ func (s *seeder) create(typ string, at attrs, rs rels) string {
 		in.Attrs[k] = b
 	}
 	for k, r := range rs {
-		in.Rels[k] = scoping.RelInput{Refs: []scoping.Ref{{Type: r.typ, ID: r.id}}}
+		in.Rels[k] = engine.RelInput{Refs: []engine.Ref{{Type: r.typ, ID: r.id}}}
 	}
 	res, err := s.svc.Create(s.ctx, s.actor, typ, in, engine.Options{})
 	if err != nil {

@@ -3,7 +3,7 @@ package demodata
 import (
 	"fmt"
 
-	"github.com/scopekit/scopekit/scoping"
+	"github.com/scopekit/scopekit/engine"
 )
 
 // SeedLarge inserts docs/pricing.md's large project into the account through
@@ -13,13 +13,13 @@ import (
 // writes records directly, in the caller's one transaction: benchmarks use
 // it to measure reads, and creating 4,000 records through the engine one
 // write each would only slow them down. It returns the project's id.
-func SeedLarge(tx scoping.Tx, accountID, clientID string, teammates []string) (string, error) {
+func SeedLarge(tx engine.Tx, accountID, clientID string, teammates []string) (string, error) {
 	var err error
 	ins := func(typ string, attrs map[string]any, rels map[string]string) string {
 		if err != nil {
 			return ""
 		}
-		r := scoping.NewRecord(typ, accountID)
+		r := engine.NewRecord(typ, accountID)
 		for k, v := range attrs {
 			r.Attrs[k] = v
 		}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/scopekit/scopekit/boltstore"
+	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/internal/demodata"
 	"github.com/scopekit/scopekit/scoping"
 	"github.com/scopekit/scopekit/scoping/views"
@@ -28,7 +29,7 @@ type Env struct {
 	DB    *boltstore.DB
 	Svc   *scoping.Service
 	Acct  string
-	Actor *scoping.Actor
+	Actor *engine.Actor
 }
 
 // New opens a fresh Env; the file is closed when the test ends.
@@ -85,8 +86,8 @@ func (e *Env) SeedLarge() string {
 		users = append(users, e.Member(fmt.Sprintf("user%d@acme.test", i), fmt.Sprintf("User %d", i)))
 	}
 	var pid string
-	require.NoError(e.TB, e.DB.Update(context.Background(), func(tx scoping.Tx) error {
-		client := scoping.NewRecord(views.TypeClients, e.Acct)
+	require.NoError(e.TB, e.DB.Update(context.Background(), func(tx engine.Tx) error {
+		client := engine.NewRecord(views.TypeClients, e.Acct)
 		client.Attrs[views.NameName] = "Initech"
 		if err := tx.Insert(client); err != nil {
 			return err

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/scopekit/scopekit"
-	"github.com/scopekit/scopekit/scoping"
+	"github.com/scopekit/scopekit/engine"
 	"github.com/stretchr/testify/require"
 )
 
@@ -23,14 +23,14 @@ func testBlobs(t *testing.T, open Opener) {
 	}
 	blob := func(acct, kind, id string) ([]byte, error) {
 		var out []byte
-		err := s.View(ctx, func(tx scoping.Tx) error {
+		err := s.View(ctx, func(tx engine.Tx) error {
 			var err error
 			out, err = tx.Blob(acct, kind, id)
 			return err
 		})
 		return out, err
 	}
-	require.NoError(t, s.Update(ctx, func(tx scoping.Tx) error {
+	require.NoError(t, s.Update(ctx, func(tx engine.Tx) error {
 		for _, b := range []struct {
 			acct, kind, id string
 			data           []byte
@@ -62,7 +62,7 @@ func testBlobs(t *testing.T, open Opener) {
 	}
 
 	boom := errors.New("boom")
-	err := s.Update(ctx, func(tx scoping.Tx) error {
+	err := s.Update(ctx, func(tx engine.Tx) error {
 		require.NoError(t, tx.PutBlob("1", "k/file", "7", []byte("ghost")))
 		require.NoError(t, tx.DeleteBlob("2", "k/file", "5"))
 		return boom
@@ -73,7 +73,7 @@ func testBlobs(t *testing.T, open Opener) {
 	_, err = blob("2", "k/file", "5")
 	require.NoError(t, err, "a rolled-back delete leaves the blob")
 
-	require.NoError(t, s.Update(ctx, func(tx scoping.Tx) error {
+	require.NoError(t, s.Update(ctx, func(tx engine.Tx) error {
 		if err := tx.DeleteBlob("1", "k/pdf", "5"); err != nil {
 			return err
 		}

@@ -1,4 +1,4 @@
-// Package storetest is the conformance suite of scoping.Store: every
+// Package storetest is the conformance suite of engine.Store: every
 // behaviour the engine relies on (ids, timestamps, rollback, and each
 // filter, sort and paging rule of Tx.List, checked against a brute-force
 // evaluation of the same query) so that each store implementation runs the
@@ -18,7 +18,7 @@ import (
 	"time"
 
 	"github.com/scopekit/scopekit"
-	"github.com/scopekit/scopekit/scoping"
+	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/scoping/views"
 	"github.com/stretchr/testify/require"
 )
@@ -26,7 +26,7 @@ import (
 // Opener returns a new, empty store for one test whose clock is now (the
 // store calls it for every timestamp it sets). It closes the store when the
 // test ends.
-type Opener func(t *testing.T, now func() time.Time) scoping.Store
+type Opener func(t *testing.T, now func() time.Time) engine.Store
 
 // Run runs the whole suite against the stores open returns.
 func Run(t *testing.T, open Opener) {
@@ -69,15 +69,15 @@ func fixedClock() (func() time.Time, func(time.Duration)) {
 		}
 }
 
-func openDefault(t *testing.T, open Opener) scoping.Store {
+func openDefault(t *testing.T, open Opener) engine.Store {
 	now, _ := fixedClock()
 	return open(t, now)
 }
 
 // Insert stores recs in one transaction.
-func Insert(t testing.TB, s scoping.Store, recs ...*scoping.Record) {
+func Insert(t testing.TB, s engine.Store, recs ...*engine.Record) {
 	t.Helper()
-	require.NoError(t, s.Update(context.Background(), func(tx scoping.Tx) error {
+	require.NoError(t, s.Update(context.Background(), func(tx engine.Tx) error {
 		for _, r := range recs {
 			if err := tx.Insert(r); err != nil {
 				return err
@@ -88,11 +88,11 @@ func Insert(t testing.TB, s scoping.Store, recs ...*scoping.Record) {
 }
 
 // List runs q in a read transaction.
-func List(t testing.TB, s scoping.Store, q *scoping.Query) ([]*scoping.Record, int) {
+func List(t testing.TB, s engine.Store, q *engine.Query) ([]*engine.Record, int) {
 	t.Helper()
-	var recs []*scoping.Record
+	var recs []*engine.Record
 	var total int
-	require.NoError(t, s.View(context.Background(), func(tx scoping.Tx) error {
+	require.NoError(t, s.View(context.Background(), func(tx engine.Tx) error {
 		var err error
 		recs, total, err = tx.List(q)
 		return err
@@ -100,7 +100,7 @@ func List(t testing.TB, s scoping.Store, q *scoping.Query) ([]*scoping.Record, i
 	return recs, total
 }
 
-func ids(recs []*scoping.Record) []string {
+func ids(recs []*engine.Record) []string {
 	out := make([]string, 0, len(recs))
 	for _, r := range recs {
 		out = append(out, r.ID)
@@ -108,8 +108,8 @@ func ids(recs []*scoping.Record) []string {
 	return out
 }
 
-func client(acct, name string) *scoping.Record {
-	r := scoping.NewRecord(views.TypeClients, acct)
+func client(acct, name string) *engine.Record {
+	r := engine.NewRecord(views.TypeClients, acct)
 	r.Attrs[views.NameName], r.Attrs[views.NameActive] = name, true
 	return r
 }
@@ -122,11 +122,11 @@ func testIDs(t *testing.T, open Opener) {
 	Insert(t, s, a, b)
 	require.Equal(t, "1", a.ID)
 	require.Equal(t, "2", b.ID)
-	u := scoping.NewRecord(views.TypeUsers, "1")
+	u := engine.NewRecord(views.TypeUsers, "1")
 	u.Attrs[views.NameEmail] = "u@x.test"
 	Insert(t, s, u)
 	require.Equal(t, "1", u.ID, "each type has its own sequence")
-	require.NoError(t, s.View(context.Background(), func(tx scoping.Tx) error {
+	require.NoError(t, s.View(context.Background(), func(tx engine.Tx) error {
 		_, err := tx.Get(views.TypeClients, "1", b.ID)
 		require.Equal(t, scopekit.ENOTFOUND, scopekit.ErrorCode(err), "another account's record")
 		got, err := tx.Get(views.TypeClients, "2", b.ID)
@@ -141,10 +141,10 @@ func testIDs(t *testing.T, open Opener) {
 		return nil
 	}))
 	// a global record (account "") is its own scope
-	g := scoping.NewRecord(views.TypeAccounts, "")
+	g := engine.NewRecord(views.TypeAccounts, "")
 	g.Attrs[views.NameSlug] = "acme"
 	Insert(t, s, g)
-	require.NoError(t, s.View(context.Background(), func(tx scoping.Tx) error {
+	require.NoError(t, s.View(context.Background(), func(tx engine.Tx) error {
 		got, err := tx.Get(views.TypeAccounts, "", g.ID)
 		require.NoError(t, err)
 		require.Equal(t, "acme", got.Str(views.NameSlug))
@@ -164,11 +164,11 @@ func testExplicitIDs(t *testing.T, open Opener) {
 	require.Equal(t, "41", b.ID)
 	dup := client("1", "C")
 	dup.ID = "40"
-	err := s.Update(context.Background(), func(tx scoping.Tx) error { return tx.Insert(dup) })
+	err := s.Update(context.Background(), func(tx engine.Tx) error { return tx.Insert(dup) })
 	require.Equal(t, scopekit.ECONFLICT, scopekit.ErrorCode(err))
 	bad := client("1", "D")
 	bad.ID = "x"
-	require.Error(t, s.Update(context.Background(), func(tx scoping.Tx) error { return tx.Insert(bad) }))
+	require.Error(t, s.Update(context.Background(), func(tx engine.Tx) error { return tx.Insert(bad) }))
 }
 
 // Ensure Insert sets CreatedAt and UpdatedAt from the clock unless given,
@@ -186,14 +186,14 @@ func testTimestamps(t *testing.T, open Opener) {
 	require.Equal(t, "2020-05-06T07:08:09.123456Z", given.UpdatedAt)
 
 	advance(time.Hour)
-	require.NoError(t, s.Update(context.Background(), func(tx scoping.Tx) error {
+	require.NoError(t, s.Update(context.Background(), func(tx engine.Tx) error {
 		c.Attrs[views.NameName] = "A2"
 		c.CreatedAt = "1999-01-01T00:00:00.000000Z" // ignored: CreatedAt is kept
 		return tx.Replace(c)
 	}))
 	require.Equal(t, "2026-01-02T03:04:05.000000Z", c.CreatedAt)
 	require.Equal(t, "2026-01-02T04:04:05.000000Z", c.UpdatedAt)
-	require.NoError(t, s.View(context.Background(), func(tx scoping.Tx) error {
+	require.NoError(t, s.View(context.Background(), func(tx engine.Tx) error {
 		got, err := tx.Get(views.TypeClients, "1", c.ID)
 		require.NoError(t, err)
 		require.Equal(t, "A2", got.Str(views.NameName))
@@ -213,7 +213,7 @@ func testReplaceDelete(t *testing.T, open Opener) {
 	a, b := client("1", "A"), client("1", "B")
 	Insert(t, s, a, b)
 	ctx := context.Background()
-	require.NoError(t, s.Update(ctx, func(tx scoping.Tx) error {
+	require.NoError(t, s.Update(ctx, func(tx engine.Tx) error {
 		missing := client("1", "X")
 		missing.ID = "42"
 		require.Equal(t, scopekit.ENOTFOUND, scopekit.ErrorCode(tx.Replace(missing)))
@@ -224,10 +224,10 @@ func testReplaceDelete(t *testing.T, open Opener) {
 		require.Equal(t, scopekit.ENOTFOUND, scopekit.ErrorCode(tx.Delete(views.TypeClients, "1", "42")))
 		return tx.Delete(views.TypeClients, "1", a.ID)
 	}))
-	recs, total := List(t, s, &scoping.Query{Type: views.TypeClients, AccountID: "1", Where: []scoping.Cond{scoping.Eq(views.NameActive, "true")}})
+	recs, total := List(t, s, &engine.Query{Type: views.TypeClients, AccountID: "1", Where: []engine.Cond{engine.Eq(views.NameActive, "true")}})
 	require.Equal(t, 1, total)
 	require.Equal(t, []string{b.ID}, ids(recs))
-	require.NoError(t, s.View(ctx, func(tx scoping.Tx) error {
+	require.NoError(t, s.View(ctx, func(tx engine.Tx) error {
 		_, err := tx.Get(views.TypeClients, "1", a.ID)
 		require.Equal(t, scopekit.ENOTFOUND, scopekit.ErrorCode(err))
 		return nil
@@ -245,7 +245,7 @@ func testRollback(t *testing.T, open Opener) {
 	kept := client("1", "Kept")
 	Insert(t, s, kept)
 	boom := errors.New("boom")
-	err := s.Update(context.Background(), func(tx scoping.Tx) error {
+	err := s.Update(context.Background(), func(tx engine.Tx) error {
 		if err := tx.Insert(client("1", "Ghost")); err != nil {
 			return err
 		}
@@ -253,13 +253,13 @@ func testRollback(t *testing.T, open Opener) {
 		if err := tx.Replace(kept); err != nil {
 			return err
 		}
-		_, n, err := tx.List(&scoping.Query{Type: views.TypeClients, AccountID: "1", Where: []scoping.Cond{scoping.Eq(views.NameName, "ghost")}})
+		_, n, err := tx.List(&engine.Query{Type: views.TypeClients, AccountID: "1", Where: []engine.Cond{engine.Eq(views.NameName, "ghost")}})
 		require.NoError(t, err)
 		require.Equal(t, 1, n, "own writes are visible in the transaction")
 		return boom
 	})
 	require.ErrorIs(t, err, boom)
-	recs, total := List(t, s, &scoping.Query{Type: views.TypeClients, AccountID: "1"})
+	recs, total := List(t, s, &engine.Query{Type: views.TypeClients, AccountID: "1"})
 	require.Equal(t, 1, total)
 	require.Equal(t, "Kept", recs[0].Str(views.NameName))
 }
@@ -274,13 +274,13 @@ func testCanceledContext(t *testing.T, open Opener) {
 	done, cancel := context.WithCancel(context.Background())
 	cancel()
 	ran := false
-	require.ErrorIs(t, s.View(done, func(scoping.Tx) error { ran = true; return nil }), context.Canceled)
-	require.ErrorIs(t, s.Update(done, func(scoping.Tx) error { ran = true; return nil }), context.Canceled)
+	require.ErrorIs(t, s.View(done, func(engine.Tx) error { ran = true; return nil }), context.Canceled)
+	require.ErrorIs(t, s.Update(done, func(engine.Tx) error { ran = true; return nil }), context.Canceled)
 	require.False(t, ran, "a transaction started for a done context")
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	err := s.Update(ctx, func(tx scoping.Tx) error {
+	err := s.Update(ctx, func(tx engine.Tx) error {
 		if err := tx.Insert(client("1", "Ghost")); err != nil {
 			return err
 		}
@@ -292,7 +292,7 @@ func testCanceledContext(t *testing.T, open Opener) {
 		return nil
 	})
 	require.ErrorIs(t, err, context.Canceled)
-	recs, total := List(t, s, &scoping.Query{Type: views.TypeClients, AccountID: "1"})
+	recs, total := List(t, s, &engine.Query{Type: views.TypeClients, AccountID: "1"})
 	require.Equal(t, 1, total, "the insert of a canceled update was kept")
 	require.Equal(t, "Kept", recs[0].Str(views.NameName))
 }
@@ -302,7 +302,7 @@ func testCanceledContext(t *testing.T, open Opener) {
 // (numbers inside as json.Number), and relationships.
 func testValuesRoundTrip(t *testing.T, open Opener) {
 	s := openDefault(t, open)
-	p := scoping.NewRecord(views.TypeProjects, "1")
+	p := engine.NewRecord(views.TypeProjects, "1")
 	p.Attrs[views.NameProjectName] = "Ünïcode \"quoted\" ✓"
 	p.Attrs[views.NameActive] = false
 	p.Attrs[views.NameMrrTerms] = int64(12)
@@ -313,7 +313,7 @@ func testValuesRoundTrip(t *testing.T, open Opener) {
 	p.SetRel(views.NameClient, "7")
 	p.Rels[views.NameTeammates] = []string{"3", "4"}
 	Insert(t, s, p)
-	require.NoError(t, s.View(context.Background(), func(tx scoping.Tx) error {
+	require.NoError(t, s.View(context.Background(), func(tx engine.Tx) error {
 		got, err := tx.Get(views.TypeProjects, "1", p.ID)
 		require.NoError(t, err)
 		require.Equal(t, p.Attrs[views.NameProjectName], got.Attrs[views.NameProjectName])
@@ -333,10 +333,10 @@ func testValuesRoundTrip(t *testing.T, open Opener) {
 		return nil
 	}))
 	// a record without attributes or relationships decodes to empty maps
-	bare := scoping.NewRecord(views.TypeProjects, "1")
+	bare := engine.NewRecord(views.TypeProjects, "1")
 	bare.Attrs, bare.Rels = nil, nil
 	Insert(t, s, bare)
-	require.NoError(t, s.View(context.Background(), func(tx scoping.Tx) error {
+	require.NoError(t, s.View(context.Background(), func(tx engine.Tx) error {
 		got, err := tx.Get(views.TypeProjects, "1", bare.ID)
 		require.NoError(t, err)
 		require.NotNil(t, got.Attrs)
@@ -349,29 +349,29 @@ func testValuesRoundTrip(t *testing.T, open Opener) {
 // alike, and on any id of a to-many relationship.
 func testCaseInsensitiveIn(t *testing.T, open Opener) {
 	s := openDefault(t, open)
-	u := scoping.NewRecord(views.TypeUsers, "1")
+	u := engine.NewRecord(views.TypeUsers, "1")
 	u.Attrs[views.NameName], u.Attrs[views.NameEmail], u.Attrs[views.NameTitle] = "Ada", "Ada@Example.test", "Chief ENGINEER"
 	u.Rels[views.NameRoles] = []string{"5", "9"}
 	Insert(t, s, u)
-	for _, c := range []scoping.Cond{
-		scoping.Eq(views.NameEmail, "ada@example.TEST"),
-		scoping.Eq(views.NameEmail, "nobody@x", "ADA@EXAMPLE.TEST"),
-		scoping.Eq(views.NameTitle, "chief engineer"),
-		scoping.Eq(views.NameRoles, "9"),
-		scoping.Eq(views.NameRoles, "1", "5"),
-		scoping.Eq("id", u.ID),
+	for _, c := range []engine.Cond{
+		engine.Eq(views.NameEmail, "ada@example.TEST"),
+		engine.Eq(views.NameEmail, "nobody@x", "ADA@EXAMPLE.TEST"),
+		engine.Eq(views.NameTitle, "chief engineer"),
+		engine.Eq(views.NameRoles, "9"),
+		engine.Eq(views.NameRoles, "1", "5"),
+		engine.Eq("id", u.ID),
 	} {
-		recs, total := List(t, s, &scoping.Query{Type: views.TypeUsers, AccountID: "1", Where: []scoping.Cond{c}})
+		recs, total := List(t, s, &engine.Query{Type: views.TypeUsers, AccountID: "1", Where: []engine.Cond{c}})
 		require.Equal(t, 1, total, "%+v", c)
 		require.Equal(t, []string{u.ID}, ids(recs))
 	}
-	for _, c := range []scoping.Cond{
-		scoping.Eq(views.NameEmail, "ada@example"),
-		scoping.Eq(views.NameRoles, "59"),
-		scoping.Eq(views.NameRoles),
-		scoping.Eq("id", "x"),
+	for _, c := range []engine.Cond{
+		engine.Eq(views.NameEmail, "ada@example"),
+		engine.Eq(views.NameRoles, "59"),
+		engine.Eq(views.NameRoles),
+		engine.Eq("id", "x"),
 	} {
-		_, total := List(t, s, &scoping.Query{Type: views.TypeUsers, AccountID: "1", Where: []scoping.Cond{c}})
+		_, total := List(t, s, &engine.Query{Type: views.TypeUsers, AccountID: "1", Where: []engine.Cond{c}})
 		require.Zero(t, total, "%+v", c)
 	}
 }
@@ -388,11 +388,11 @@ func testLongIndexedValues(t *testing.T, open Opener) {
 		value string
 		want  []string
 	}{{long, []string{a.ID}}, {strings.ToUpper(long), []string{a.ID}}, {long + "!", []string{b.ID}}, {long[:2000], nil}, {"short", []string{c.ID}}} {
-		recs, total := List(t, s, &scoping.Query{Type: views.TypeClients, AccountID: "1", Where: []scoping.Cond{scoping.Eq(views.NameName, tc.value)}})
+		recs, total := List(t, s, &engine.Query{Type: views.TypeClients, AccountID: "1", Where: []engine.Cond{engine.Eq(views.NameName, tc.value)}})
 		require.Equal(t, len(tc.want), total, "%d bytes", len(tc.value))
 		require.Equal(t, tc.want, nilIfEmpty(ids(recs)))
 	}
-	require.NoError(t, s.Update(context.Background(), func(tx scoping.Tx) error {
+	require.NoError(t, s.Update(context.Background(), func(tx engine.Tx) error {
 		r, err := tx.Get(views.TypeClients, "1", a.ID)
 		if err != nil {
 			return err
@@ -400,7 +400,7 @@ func testLongIndexedValues(t *testing.T, open Opener) {
 		r.Attrs[views.NameName] = "renamed"
 		return tx.Replace(r)
 	}))
-	_, total := List(t, s, &scoping.Query{Type: views.TypeClients, AccountID: "1", Where: []scoping.Cond{scoping.Eq(views.NameName, long)}})
+	_, total := List(t, s, &engine.Query{Type: views.TypeClients, AccountID: "1", Where: []engine.Cond{engine.Eq(views.NameName, long)}})
 	require.Zero(t, total)
 }
 
@@ -417,31 +417,31 @@ func nilIfEmpty(s []string) []string {
 func testTimeRanges(t *testing.T, open Opener) {
 	now, advance := fixedClock()
 	s := open(t, now)
-	var all []*scoping.Record
+	var all []*engine.Record
 	for i := range 40 {
-		r := scoping.NewRecord(views.TypeWebhookPublications, strconv.Itoa(1+i%3))
+		r := engine.NewRecord(views.TypeWebhookPublications, strconv.Itoa(1+i%3))
 		r.Attrs[views.NameStatus] = "delivered"
 		if i%5 == 0 { // an explicit, older creation time
-			r.CreatedAt = scoping.FormatTime(now().Add(-time.Duration(i) * time.Hour))
+			r.CreatedAt = engine.FormatTime(now().Add(-time.Duration(i) * time.Hour))
 		}
 		Insert(t, s, r)
 		all = append(all, r)
 		advance(time.Minute)
 	}
-	require.NoError(t, s.Update(context.Background(), func(tx scoping.Tx) error {
+	require.NoError(t, s.Update(context.Background(), func(tx engine.Tx) error {
 		return tx.Delete(all[7].Type, all[7].AccountID, all[7].ID)
 	}))
 	all = slices.Delete(all, 7, 8)
 	for _, bound := range []time.Time{now().Add(-100 * time.Hour), now().Add(-20 * time.Minute), now(), now().Add(time.Hour)} {
-		for _, op := range []scoping.Op{scoping.OpLte, scoping.OpGte} {
-			c := scoping.Cond{Field: views.NameCreatedAt, Op: op, Values: []string{scoping.FormatTime(bound)}}
+		for _, op := range []engine.Op{engine.OpLte, engine.OpGte} {
+			c := engine.Cond{Field: views.NameCreatedAt, Op: op, Values: []string{engine.FormatTime(bound)}}
 			var want []string
 			for _, r := range all {
 				if c.Match(r) {
 					want = append(want, r.AccountID+"/"+r.ID)
 				}
 			}
-			recs, total := List(t, s, &scoping.Query{Type: views.TypeWebhookPublications, AllAccounts: true, Where: []scoping.Cond{c}})
+			recs, total := List(t, s, &engine.Query{Type: views.TypeWebhookPublications, AllAccounts: true, Where: []engine.Cond{c}})
 			var got []string
 			for _, r := range recs {
 				got = append(got, r.AccountID+"/"+r.ID)
@@ -458,14 +458,14 @@ func testTimeRanges(t *testing.T, open Opener) {
 // and a one-account query sees only its own.
 func testAllAccounts(t *testing.T, open Opener) {
 	s := openDefault(t, open)
-	var all []*scoping.Record
+	var all []*engine.Record
 	for i := range 6 {
-		u := scoping.NewRecord(views.TypeUsers, strconv.Itoa(3-i%3))
+		u := engine.NewRecord(views.TypeUsers, strconv.Itoa(3-i%3))
 		u.Attrs[views.NameName], u.Attrs[views.NameEmail] = fmt.Sprint("U", i), fmt.Sprintf("u%d@x.test", i%2)
 		all = append(all, u)
 	}
 	Insert(t, s, all...)
-	recs, total := List(t, s, &scoping.Query{Type: views.TypeUsers, AllAccounts: true, Where: []scoping.Cond{scoping.Eq(views.NameEmail, "U1@X.test")}})
+	recs, total := List(t, s, &engine.Query{Type: views.TypeUsers, AllAccounts: true, Where: []engine.Cond{engine.Eq(views.NameEmail, "U1@X.test")}})
 	require.Equal(t, 3, total)
 	require.Equal(t, []string{all[1].ID, all[3].ID, all[5].ID}, ids(recs))
 	accts := []string{}
@@ -473,20 +473,20 @@ func testAllAccounts(t *testing.T, open Opener) {
 		accts = append(accts, r.AccountID)
 	}
 	require.Equal(t, []string{"2", "3", "1"}, accts, "each record keeps its account")
-	recs, total = List(t, s, &scoping.Query{Type: views.TypeUsers, AllAccounts: true, Sort: []scoping.SortKey{{Field: views.NameName, Desc: true}}, Offset: 1, Limit: 2})
+	recs, total = List(t, s, &engine.Query{Type: views.TypeUsers, AllAccounts: true, Sort: []engine.SortKey{{Field: views.NameName, Desc: true}}, Offset: 1, Limit: 2})
 	require.Equal(t, 6, total)
 	require.Equal(t, []string{all[4].ID, all[3].ID}, ids(recs))
-	_, total = List(t, s, &scoping.Query{Type: views.TypeUsers, AccountID: "4", Where: []scoping.Cond{scoping.Eq(views.NameEmail, "u1@x.test")}})
+	_, total = List(t, s, &engine.Query{Type: views.TypeUsers, AccountID: "4", Where: []engine.Cond{engine.Eq(views.NameEmail, "u1@x.test")}})
 	require.Zero(t, total)
-	_, total = List(t, s, &scoping.Query{Type: views.TypeUsers, AccountID: "1"})
+	_, total = List(t, s, &engine.Query{Type: views.TypeUsers, AccountID: "1"})
 	require.Equal(t, 2, total)
 }
 
 // Ensure an unknown type is ENOTFOUND from List.
 func testUnknownType(t *testing.T, open Opener) {
 	s := openDefault(t, open)
-	err := s.View(context.Background(), func(tx scoping.Tx) error {
-		_, _, err := tx.List(&scoping.Query{Type: "no-such-type", AccountID: "1"})
+	err := s.View(context.Background(), func(tx engine.Tx) error {
+		_, _, err := tx.List(&engine.Query{Type: "no-such-type", AccountID: "1"})
 		return err
 	})
 	require.Equal(t, scopekit.ENOTFOUND, scopekit.ErrorCode(err))
@@ -506,7 +506,7 @@ func testConcurrentInserts(t *testing.T, open Opener) {
 			defer wg.Done()
 			for i := range each {
 				c := client(strconv.Itoa(1+w%2), fmt.Sprintf("W%d-%d", w, i))
-				if err := s.Update(context.Background(), func(tx scoping.Tx) error { return tx.Insert(c) }); err != nil {
+				if err := s.Update(context.Background(), func(tx engine.Tx) error { return tx.Insert(c) }); err != nil {
 					errs <- err
 					return
 				}
@@ -526,7 +526,7 @@ func testConcurrentInserts(t *testing.T, open Opener) {
 		seen[id] = true
 	}
 	require.Len(t, seen, writers*each)
-	_, n1 := List(t, s, &scoping.Query{Type: views.TypeClients, AccountID: "1"})
-	_, n2 := List(t, s, &scoping.Query{Type: views.TypeClients, AccountID: "2"})
+	_, n1 := List(t, s, &engine.Query{Type: views.TypeClients, AccountID: "1"})
+	_, n2 := List(t, s, &engine.Query{Type: views.TypeClients, AccountID: "2"})
 	require.Equal(t, writers*each, n1+n2)
 }

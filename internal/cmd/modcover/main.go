@@ -29,7 +29,7 @@ var modules = map[string][]string{
 	"approval workflow":          {"workflow.go", "steps.go", "serviceapproval.go"},
 	"documents queue":            {"documents.go", "docqueue.go", "doctemplates.go"},
 	"webhooks":                   {"webhooks.go", "events.go"},
-	"wiring":                     {"service.go", "schema.go", "decl.go", "engine.go"},
+	"wiring":                     {"service.go", "schema.go", "decl.go"},
 }
 
 func main() {
