@@ -23,7 +23,7 @@ type ProjectDocument struct {
 }
 
 func (d *ProjectDocument) decode(r *Resource) error {
-	d.ID, d.ProjectID, d.TemplateID, d.Resource = r.ID, r.RelID("project"), r.RelID("document-template"), *r
+	d.ID, d.ProjectID, d.TemplateID, d.Resource = r.ID, r.RelID(NameProject), r.RelID(NameDocumentTemplate), *r
 	return r.DecodeAttributes(&d.ProjectDocumentAttributes)
 }
 
@@ -41,13 +41,13 @@ const (
 // (202); WaitForDocument follows it. Generation is throttled: the client
 // waits out 429 answers.
 func (c *Client) CreateProjectDocument(ctx context.Context, projectID, documentType, templateID string, pdf bool) (*ProjectDocument, error) {
-	w := Write{Attributes: map[string]any{"document-type": documentType},
-		Relationships: map[string]Link{"project": To(TypeProjects, projectID)}}
+	w := Write{Attributes: map[string]any{NameDocumentType: documentType},
+		Relationships: map[string]Link{NameProject: To(TypeProjects, projectID)}}
 	if pdf {
-		w.Attributes["generate-pdf"] = true
+		w.Attributes[NameGeneratePdf] = true
 	}
 	if templateID != "" {
-		w.Relationships["document-template"] = To(TypeDocumentTemplates, templateID)
+		w.Relationships[NameDocumentTemplate] = To(TypeDocumentTemplates, templateID)
 	}
 	return Create[ProjectDocument](ctx, c, "/v2/project-documents", TypeProjectDocuments, w)
 }

@@ -51,7 +51,7 @@ type Project struct {
 }
 
 func (p *Project) decode(r *Resource) error {
-	p.ID, p.ClientID, p.Resource = r.ID, r.RelID("client"), *r
+	p.ID, p.ClientID, p.Resource = r.ID, r.RelID(NameClient), *r
 	return r.DecodeAttributes(&p.ProjectAttributes)
 }
 
@@ -70,12 +70,12 @@ func (c *Client) GetProject(ctx context.Context, id string) (*Project, error) {
 // CreateProject creates a project for a client record; more attributes
 // (executive-summary, tag-list, ...) may be given in extra.
 func (c *Client) CreateProject(ctx context.Context, name, clientID string, extra map[string]any) (*Project, error) {
-	a := map[string]any{"project-name": name}
+	a := map[string]any{NameProjectName: name}
 	for k, v := range extra {
 		a[k] = v
 	}
 	return Create[Project](ctx, c, "/v2/projects", TypeProjects, Write{Attributes: a,
-		Relationships: map[string]Link{"client": To(TypeClients, clientID)}})
+		Relationships: map[string]Link{NameClient: To(TypeClients, clientID)}})
 }
 
 // UpdateProject changes a project.
@@ -133,7 +133,7 @@ func (c *Client) GetClient(ctx context.Context, id string) (*ClientRecord, error
 
 // CreateClient creates a client record (names are unique in an account).
 func (c *Client) CreateClient(ctx context.Context, name string, extra map[string]any) (*ClientRecord, error) {
-	a := map[string]any{"name": name}
+	a := map[string]any{NameName: name}
 	for k, v := range extra {
 		a[k] = v
 	}
@@ -150,7 +150,7 @@ type Service struct {
 }
 
 func (s *Service) decode(r *Resource) error {
-	s.ID, s.PhaseID, s.ResourceID, s.Resource = r.ID, r.RelID("phase"), r.RelID("resource"), *r
+	s.ID, s.PhaseID, s.ResourceID, s.Resource = r.ID, r.RelID(NamePhase), r.RelID(NameResource), *r
 	return r.DecodeAttributes(&s.ServiceAttributes)
 }
 
@@ -174,7 +174,7 @@ type ProjectService struct {
 }
 
 func (ps *ProjectService) decode(r *Resource) error {
-	ps.ID, ps.ProjectID, ps.ServiceID, ps.Resource = r.ID, r.RelID("project"), r.RelID("service"), *r
+	ps.ID, ps.ProjectID, ps.ServiceID, ps.Resource = r.ID, r.RelID(NameProject), r.RelID(NameService), *r
 	return r.DecodeAttributes(&ps.ProjectServiceAttributes)
 }
 
@@ -191,9 +191,9 @@ func (c *Client) ListProjectServices(ctx context.Context, projectID string, quer
 // resource and subservices are copied; quantity is a decimal ("" for 1).
 func (c *Client) AddService(ctx context.Context, projectID, serviceID, quantity string) (*ProjectService, error) {
 	w := Write{Attributes: map[string]any{}, Relationships: map[string]Link{
-		"project": To(TypeProjects, projectID), "service": To(TypeServices, serviceID)}}
+		NameProject: To(TypeProjects, projectID), NameService: To(TypeServices, serviceID)}}
 	if quantity != "" {
-		w.Attributes["quantity"] = quantity
+		w.Attributes[NameQuantity] = quantity
 	}
 	return Create[ProjectService](ctx, c, "/v2/project-services", TypeProjectServices, w)
 }
@@ -268,7 +268,7 @@ type ApprovalStep struct {
 }
 
 func (s *ApprovalStep) decode(r *Resource) error {
-	s.ID, s.ProjectID, s.LevelID, s.Resource = r.ID, r.RelID("project"), r.RelID("approval-level"), *r
+	s.ID, s.ProjectID, s.LevelID, s.Resource = r.ID, r.RelID(NameProject), r.RelID(NameApprovalLevel), *r
 	return r.DecodeAttributes(&s.ApprovalStepAttributes)
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"go/format"
+	"slices"
 
 	"github.com/scopekit/scopekit/engine"
 )
@@ -17,9 +18,16 @@ import (
 func GenerateClient(schema *engine.Schema) ([]byte, error) {
 	var types, structs bytes.Buffer
 	imports := map[string]bool{}
+	names := map[string]bool{}
 	for _, t := range schema.Types() {
 		if !t.Served() {
 			continue
+		}
+		for _, a := range t.Attrs {
+			names[a.Name] = true
+		}
+		for _, r := range t.Rels {
+			names[r.Name] = true
 		}
 		fmt.Fprintf(&types, "\tType%s = %q\n", GoName(t.Name), t.Name)
 		name := Singular(t.Name) + "Attributes"
@@ -58,6 +66,11 @@ func GenerateClient(schema *engine.Schema) ([]byte, error) {
 		p(")\n\n")
 	}
 	p("// The record types the server serves (the type of a resource object).\nconst (\n%s)\n", types.String())
+	p("\n// The attribute and relationship names of the served types, for writes\n// (Write.Attributes, Write.Relationships) and reads of Resource.\nconst (\n")
+	for _, n := range slices.Sorted(mapKeys(names)) {
+		p("\tName%s = %q\n", GoName(n), n)
+	}
+	p(")\n")
 	p("\n// The attributes of each served type, as the server sends them: decimals\n")
 	p("// (money, hours, quantities) and dates as strings, exactly as sent (parse\n")
 	p("// decimals with a decimal library, never into float64); times as\n")
