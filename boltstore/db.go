@@ -7,6 +7,7 @@ package boltstore
 import (
 	"errors"
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/scopekit/scopekit/auth"
@@ -44,20 +45,11 @@ func WithSchema(schema *engine.Schema) Option { return func(db *DB) { db.schema 
 // one second for the file lock and then fails with ErrLocked, so that a
 // second server on the same file stops at once with one clear line.
 func Open(path string, opts ...Option) (*DB, error) {
-	b, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: time.Second})
-	if errors.Is(err, bolt.ErrTimeout) {
-		return nil, fmt.Errorf("open %s: %w", path, ErrLocked)
-	}
+	db, err := open(path, false, opts)
 	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", path, err)
+		return nil, err
 	}
-	db := &DB{bolt: b, path: path, Now: func() time.Time { return time.Now().UTC() }, versions: newVersions()}
-	for _, o := range opts {
-		o(db)
-	}
-	if db.schema == nil {
-		db.schema = scoping.DefaultSchema()
-	}
+	b := db.bolt
 	if err := b.Update(func(tx *bolt.Tx) error {
 		for _, name := range rootBuckets {
 			if _, err := tx.CreateBucketIfNotExists([]byte(name)); err != nil {
@@ -80,6 +72,38 @@ func Open(path string, opts ...Option) (*DB, error) {
 	if err := moveCredUserIndex(b); err != nil {
 		b.Close()
 		return nil, fmt.Errorf("open %s: rewrite credential index: %w", path, err)
+	}
+	return db, nil
+}
+
+// OpenReadOnly opens the existing bbolt file at path for reading only,
+// for tools that copy a file no server is serving (package storemove):
+// nothing is written, not even the upgrades Open applies (reads serve
+// both forms of every upgrade), and several readers may share the file.
+// A process that has it open for writing (a running server) makes it fail
+// with ErrLocked after one second. Writes through it fail.
+func OpenReadOnly(path string, opts ...Option) (*DB, error) {
+	if _, err := os.Stat(path); err != nil {
+		return nil, err // read-only bbolt creates no file; say so in one clause
+	}
+	return open(path, true, opts)
+}
+
+// open opens the bbolt file and applies opts.
+func open(path string, readOnly bool, opts []Option) (*DB, error) {
+	b, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: time.Second, ReadOnly: readOnly})
+	if errors.Is(err, bolt.ErrTimeout) {
+		return nil, fmt.Errorf("open %s: %w", path, ErrLocked)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	db := &DB{bolt: b, path: path, Now: func() time.Time { return time.Now().UTC() }, versions: newVersions()}
+	for _, o := range opts {
+		o(db)
+	}
+	if db.schema == nil {
+		db.schema = scoping.DefaultSchema()
 	}
 	return db, nil
 }

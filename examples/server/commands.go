@@ -15,7 +15,9 @@ type command struct {
 }
 
 // commands lists the subcommands, by name.
-var commands = map[string]command{}
+var commands = map[string]command{
+	"migrate": {"copy the bbolt file into an empty PostgreSQL database", runMigrate},
+}
 
 // commandOf returns the subcommand args name, if any, and its arguments.
 func commandOf(args []string) (command, []string, bool) {

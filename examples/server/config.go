@@ -219,8 +219,8 @@ func (r *rawFlags) validate(source map[string]string) (*config, error) {
 		return nil, bad("data", r.data, "must name a file")
 	}
 	if r.database != "" {
-		if u, err := url.Parse(r.database); err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") || u.Host == "" {
-			return nil, bad("database", redactURL(r.database), "must be a postgres:// URL such as postgres://scopekit:secret@127.0.0.1:5432/scopekit")
+		if err := checkDatabaseURL(r.database); err != nil {
+			return nil, bad("database", redactURL(r.database), "%v", err)
 		}
 	}
 	c.SecretKeyFile = r.secretKeyFile
@@ -301,11 +301,23 @@ func (c *config) throttle() httpadapter.Throttle {
 	}
 }
 
+// checkDatabaseURL accepts a postgres:// URL with a host.
+func checkDatabaseURL(raw string) error {
+	if u, err := url.Parse(raw); err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") || u.Host == "" {
+		return errors.New("must be a postgres:// URL such as postgres://scopekit:secret@127.0.0.1:5432/scopekit")
+	}
+	return nil
+}
+
 // redactURL hides the password of a database URL in messages.
 func redactURL(raw string) string {
 	u, err := url.Parse(raw)
 	if err != nil {
 		return "(unparsable URL)"
+	}
+	if q := u.Query(); q.Has("password") { // libpq's other place for it
+		q.Set("password", "xxxxx")
+		u.RawQuery = q.Encode()
 	}
 	return u.Redacted()
 }
