@@ -15,7 +15,10 @@ type command struct {
 }
 
 // commands lists the subcommands, by name.
-var commands = map[string]command{}
+var commands = map[string]command{
+	"backup":  {"copy the bbolt file of a stopped server into a new file (a running one: GET /v1/admin/backup)", runBackup},
+	"restore": {"install a backup as a new database file, checked before it gets its name", runRestore},
+}
 
 // commandOf returns the subcommand args name, if any, and its arguments.
 func commandOf(args []string) (command, []string, bool) {
