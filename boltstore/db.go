@@ -8,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
+	"strconv"
 	"time"
 
 	"github.com/scopekit/scopekit/auth"
@@ -91,7 +93,11 @@ func OpenReadOnly(path string, opts ...Option) (*DB, error) {
 
 // open opens the bbolt file and applies opts.
 func open(path string, readOnly bool, opts []Option) (*DB, error) {
-	b, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: time.Second, ReadOnly: readOnly})
+	o := &bolt.Options{Timeout: time.Second, ReadOnly: readOnly}
+	if !readOnly {
+		o.InitialMmapSize = initialMmapSize
+	}
+	b, err := bolt.Open(path, 0o600, o)
 	if errors.Is(err, bolt.ErrTimeout) {
 		return nil, fmt.Errorf("open %s: %w", path, ErrLocked)
 	}
@@ -107,6 +113,21 @@ func open(path string, readOnly bool, opts []Option) (*DB, error) {
 	}
 	return db, nil
 }
+
+// initialMmapSize is the memory map bbolt starts with: address space, not
+// memory. A write that outgrows the map waits for every read transaction
+// to end, and so would wait for a backup (Backup) being downloaded; a map
+// of 1 GB from the start spares writes that wait below that size. (bbolt
+// then grows the file in steps of 16 MB, its AllocSize, instead of to the
+// map's size; the steps are sparse where the file system allows.) Windows
+// would grow the file itself to the map's size, and 32-bit address space
+// is short: there bbolt's default (grow as needed) stays.
+var initialMmapSize = func() int {
+	if strconv.IntSize == 64 && runtime.GOOS != "windows" {
+		return 1 << 30
+	}
+	return 0
+}()
 
 // rootBuckets are created on open. Each file of this package that owns a
 // bucket adds its name in an init function.

@@ -213,6 +213,12 @@ func (t *timeoutWriter) Write(p []byte) (int, error) {
 	return t.w.Write(p)
 }
 
+// SetWriteDeadline reaches the connection through
+// http.ResponseController, for a handler that streams (backup.go).
+func (t *timeoutWriter) SetWriteDeadline(d time.Time) error {
+	return http.NewResponseController(t.w).SetWriteDeadline(d)
+}
+
 // finish commits a handler that wrote nothing (an empty 200).
 func (t *timeoutWriter) finish() {
 	t.mu.Lock()

@@ -81,6 +81,10 @@ var mountDocs = map[string]map[string]routeDoc{
 	"/.well-known/oauth-protected-resource": {"GET": {Tag: "mcp", Public: true,
 		Summary:  "OAuth 2.0 protected resource metadata of the MCP endpoint (RFC 9728)",
 		Response: obj{"type": "object"}, ResponseType: "application/json"}},
+	BackupPath: {"GET": {Tag: "admin", Summary: "A consistent copy of the whole database file (operators only)",
+		Description: "Needs the server's operator token (`-admin-token`) as the bearer token, never an account's: 401 without a token, " +
+			"403 with another one. Streams the bbolt file (docs/operations.md, \"Backups\"); a transfer cut short is not a backup.",
+		Response: obj{"type": "string", "format": "binary"}, ResponseType: "application/octet-stream", APIErrors: true}},
 }
 
 // schema returns the types the server serves: its service's, or

@@ -16,7 +16,9 @@ type command struct {
 
 // commands lists the subcommands, by name.
 var commands = map[string]command{
+	"backup":  {"copy the bbolt file of a stopped server into a new file (a running one: GET /v1/admin/backup)", runBackup},
 	"migrate": {"copy the bbolt file into an empty PostgreSQL database", runMigrate},
+	"restore": {"install a backup as a new database file, checked before it gets its name", runRestore},
 }
 
 // commandOf returns the subcommand args name, if any, and its arguments.

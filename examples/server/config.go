@@ -71,6 +71,10 @@ type config struct {
 	DocumentLease  time.Duration
 	DocumentsRate  float64
 	DocumentsBurst int
+
+	// AdminToken is the operator's token of the backup download
+	// (backup.go); "" means no such route. The handler keeps its digest.
+	AdminToken string
 }
 
 // keyFile is the secret key file: -secret-key-file, or the data file's
@@ -150,6 +154,7 @@ type rawFlags struct {
 	idleTimeout, maxHeaderBytes              string
 	documentWorkers, documentLease           string
 	documentsRate, documentsBurst            string
+	adminToken                               string
 }
 
 func newFlagSet(out io.Writer) (*flag.FlagSet, *rawFlags) {
@@ -182,6 +187,7 @@ func newFlagSet(out io.Writer) (*flag.FlagSet, *rawFlags) {
 	fs.StringVar(&r.documentLease, "document-lease", docgen.DefaultLease.String(), "how long (a `duration`) a worker's claim holds a generating document without renewal; workers renew it every third, and a document whose instance died is re-queued once it runs out")
 	fs.StringVar(&r.documentsRate, "documents-rate", "1", "document generations per second (a `rate`) per client IP and per account")
 	fs.StringVar(&r.documentsBurst, "documents-burst", "20", "burst (a `count`) of the document generation buckets")
+	fs.StringVar(&r.adminToken, "admin-token", "", "operator `token` (32 or more printable characters) that downloads a backup of the whole bbolt file at GET /v1/admin/backup; unset, there is no such route. Prefer SCOPEKIT_ADMIN_TOKEN: command lines are visible to other users")
 	return fs, r
 }
 
@@ -285,6 +291,9 @@ func (r *rawFlags) validate(source map[string]string) (*config, error) {
 	}
 	if c.DocumentsBurst, err = positiveInt(r.documentsBurst); err != nil {
 		return nil, bad("documents-burst", r.documentsBurst, "%v", err)
+	}
+	if c.AdminToken = r.adminToken; c.AdminToken != "" && !strongToken(c.AdminToken) {
+		return nil, bad("admin-token", "(not shown)", "must be 32 or more printable ASCII characters without spaces, e.g. from openssl rand -hex 32")
 	}
 	return c, nil
 }

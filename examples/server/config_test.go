@@ -2,6 +2,7 @@ package main
 
 import (
 	"log/slog"
+	"strings"
 	"testing"
 	"time"
 
@@ -88,6 +89,8 @@ func TestConfigValidation(t *testing.T) {
 		{"-database=mysql://u:secret@h/db", `invalid value "mysql://u:xxxxx@h/db" for -database: must be a postgres:// URL such as postgres://scopekit:secret@127.0.0.1:5432/scopekit`},
 		{"-database=/var/db", `invalid value "/var/db" for -database: must be a postgres:// URL such as postgres://scopekit:secret@127.0.0.1:5432/scopekit`},
 		{"-webhook-claim=0s", `invalid value "0s" for -webhook-claim: must be a positive duration`},
+		{"-admin-token=short-secret", `invalid value "(not shown)" for -admin-token: must be 32 or more printable ASCII characters without spaces, e.g. from openssl rand -hex 32`},
+		{"-admin-token=" + strings.Repeat("s", 31) + " ", `invalid value "(not shown)" for -admin-token: must be 32 or more printable ASCII characters without spaces, e.g. from openssl rand -hex 32`},
 	} {
 		_, err := parseConfig([]string{tc.arg}, env())
 		require.EqualError(t, err, tc.want, tc.arg)

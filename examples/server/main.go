@@ -187,6 +187,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	// the same use cases, behind the same token check.
 	assistants := &mcpadapter.Server{Svc: svc, Auth: as, BaseURL: baseURL, AuthURL: authURL, Logger: logger}
 	api.Mounts = map[string]http.Handler{mcpadapter.Path: assistants.HTTPHandler(), mcpadapter.MetadataPath: assistants.MetadataHandler()}
+	backupURL := mountBackup(api, db, cfg, baseURL, logger)
 	var servers []*http.Server
 	newServer := api.HTTPServer
 	if authLn == nil {
@@ -227,7 +228,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			}
 		}()
 	}
-	printBanner(stdout, banner{BaseURL: baseURL, AuthURL: authURL, Data: cfg.where(), Demo: demo, DemoCreated: demoCreated})
+	printBanner(stdout, banner{BaseURL: baseURL, AuthURL: authURL, Data: cfg.where(), Demo: demo, DemoCreated: demoCreated, BackupURL: backupURL})
 	logger.Info("serving", "api", baseURL, "auth", authURL, "data", cfg.where())
 	if ready != nil {
 		select {
