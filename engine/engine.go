@@ -123,12 +123,19 @@ func (c *Call) Find(typ string, where ...Cond) ([]*Record, error) {
 	return recs, err
 }
 
+// FindAhead tells the store of a Find the call will make (Prefetcher):
+// several Finds announced together cost one round trip.
+func (c *Call) FindAhead(typ string, where ...Cond) {
+	PrefetchList(c.Tx, &Query{Type: typ, AccountID: c.AccountID(), Where: where})
+}
+
 // Eq is a shorthand for an OpIn condition.
 func Eq(field string, values ...string) Cond { return Cond{Field: field, Op: OpIn, Values: values} }
 
-// Read runs fn in a read transaction as actor a.
+// Read runs fn in a read transaction as actor a. fn may run more than
+// once (ViewRerun): it must only assign what it reads.
 func (e *Engine) Read(ctx context.Context, a *Actor, opts Options, fn func(c *Call) error) error {
-	return e.store.View(ctx, func(tx Tx) error {
+	return ViewRerun(ctx, e.store, func(tx Tx) error {
 		c := &Call{Engine: e, Tx: tx, Actor: a, Opts: opts}
 		if e.cfg.Begin != nil {
 			e.cfg.Begin(c, false)

@@ -83,6 +83,7 @@ func (c *Call) list(ctx context.Context, def *TypeDef, extra []Cond, p ListParam
 		q.Limit = p.PageSize
 		q.Offset = (max(p.PageNumber, 1) - 1) * p.PageSize
 	}
+	c.prefetch(def)
 	recs, total, err := c.Tx.List(q)
 	if err != nil {
 		return nil, err
@@ -261,6 +262,7 @@ func (c *Call) GetVisible(ctx context.Context, def *TypeDef, id string, filters 
 	if err != nil {
 		return nil, err
 	}
+	c.prefetch(def)
 	rec, err := c.Get(def.Name, id)
 	if scopekit.ErrorCode(err) == scopekit.ENOTFOUND {
 		return nil, NotFound(def.Name, id)
@@ -298,6 +300,9 @@ func (e *Engine) Related(ctx context.Context, a *Actor, typ, id, relName string,
 	}
 	var res *Result
 	err = e.Read(ctx, a, opts, func(c *Call) error {
+		if rel.Inverse != "" {
+			return c.inverse(ctx, def, target, rel, id, p, &res)
+		}
 		owner, err := c.GetVisible(ctx, def, id, nil)
 		if err != nil {
 			return err
@@ -315,16 +320,26 @@ func (e *Engine) Related(ctx context.Context, a *Actor, typ, id, relName string,
 		if err != nil {
 			return err
 		}
-		var extra []Cond
-		if rel.Inverse != "" {
-			extra = []Cond{Eq(rel.Inverse, id)}
-		} else {
-			extra = []Cond{Eq("id", ids...)}
-		}
-		res, err = c.list(ctx, target, extra, p)
+		res, err = c.list(ctx, target, []Cond{Eq("id", ids...)}, p)
 		return err
 	})
 	return res, err
+}
+
+// inverse lists the records whose relationship rel.Inverse names the
+// record typ/id, once that record is found visible. The list does not
+// depend on the owner's data, so the owner is read with it (Prefetch):
+// one round trip where the store reads ahead. Errors come as if the
+// owner were read first.
+func (c *Call) inverse(ctx context.Context, def, target *TypeDef, rel *RelDef, id string, p ListParams, res **Result) error {
+	Prefetch(c.Tx, Key{Type: def.Name, AccountID: c.AccountID(), ID: id})
+	c.prefetch(def)
+	list, err := c.list(ctx, target, []Cond{Eq(rel.Inverse, id)}, p)
+	if _, oerr := c.GetVisible(ctx, def, id, nil); oerr != nil {
+		return oerr
+	}
+	*res = list
+	return err
 }
 
 // relatedIDs returns the ids a relationship of owners points to. Inverse
@@ -414,6 +429,14 @@ func (c *Call) finish(ctx context.Context, def *TypeDef, res *Result, include []
 		res.Included = append(res.Included, batch...)
 	}
 	return nil
+}
+
+// prefetch passes what reading records of def will also need to a store
+// that reads ahead.
+func (c *Call) prefetch(def *TypeDef) {
+	if def.Hooks.Prefetch != nil {
+		Prefetch(c.Tx, def.Hooks.Prefetch(c)...)
+	}
 }
 
 // Compute runs def's Compute hook over recs.

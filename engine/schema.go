@@ -92,6 +92,10 @@ type Hooks struct {
 	// Compute sets computed attributes of records about to be served, in
 	// one pass over the batch.
 	Compute func(ctx context.Context, c *Call, recs []*Record) error
+	// Prefetch names the records a read of this type's records will also
+	// need (what Compute reads whatever the records): a store that reads
+	// ahead (Prefetcher) reads them with the records.
+	Prefetch func(c *Call) []Key
 }
 
 // TypeDef declares a resource type once; the generic engine, the store's
@@ -118,6 +122,10 @@ type TypeDef struct {
 	// Blobs are the kinds of files kept beside each record (BlobTx); they
 	// are removed with the record.
 	Blobs []string
+	// Versioned types are those whose records readers keep in memory
+	// (the account, user and role of an actor): a store shared by several
+	// processes tells every process of each committed write of them.
+	Versioned bool
 	// Async means a create only queues the work: adapters answer 202
 	// Accepted (with the record and its Location) instead of 201.
 	Async   bool

@@ -21,6 +21,57 @@ type Store interface {
 	Update(ctx context.Context, fn func(tx Tx) error) error
 }
 
+// Rerunner is implemented by a Store whose reads can start without a
+// transaction: ViewRerun runs fn as View does (one snapshot), but may run
+// it more than once, so fn must only assign what it reads, never add to
+// what a previous run left. A store that pays a round trip per statement
+// (PostgreSQL) then answers a read of one statement in one round trip,
+// without BEGIN and COMMIT, checks later statements against the first,
+// and runs fn again in a transaction when a write came between.
+type Rerunner interface {
+	ViewRerun(ctx context.Context, fn func(tx Tx) error) error
+}
+
+// ViewRerun runs fn through s's ViewRerun when s offers it, its View
+// otherwise; fn may run more than once.
+func ViewRerun(ctx context.Context, s Store, fn func(tx Tx) error) error {
+	if r, ok := s.(Rerunner); ok {
+		return r.ViewRerun(ctx, fn)
+	}
+	return s.View(ctx, fn)
+}
+
+// Key addresses one stored record.
+type Key struct{ Type, AccountID, ID string }
+
+// Prefetcher is implemented by a Tx that can read ahead: the records of
+// keys, and the lists of queries, are read with the next statement the
+// transaction sends, and answered from memory when asked for (Get, List
+// of an equal Query), so that a caller that knows what it will need pays
+// one round trip for all of it: a project and the account its price
+// figures are checked against, the lines of the projects a pricing run
+// reads, the subscriptions and events of a batch of deliveries. A store
+// that reads locally has no need of it.
+type Prefetcher interface {
+	Prefetch(keys ...Key)
+	PrefetchList(qs ...*Query)
+}
+
+// Prefetch tells tx of records its caller will read, when tx reads ahead.
+func Prefetch(tx Tx, keys ...Key) {
+	if p, ok := tx.(Prefetcher); ok && len(keys) > 0 {
+		p.Prefetch(keys...)
+	}
+}
+
+// PrefetchList tells tx of lists its caller will read, when tx reads
+// ahead.
+func PrefetchList(tx Tx, qs ...*Query) {
+	if p, ok := tx.(Prefetcher); ok && len(qs) > 0 {
+		p.PrefetchList(qs...)
+	}
+}
+
 // SharedReader is implemented by a Tx that can return a record decoded
 // once and shared by every transaction that reads it while its stored form
 // is unchanged (a bbolt store compares the stored bytes; a change, by this

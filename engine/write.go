@@ -228,6 +228,19 @@ func (c *Call) apply(def *TypeDef, rec *Record, in *Input, errs *scopekit.Errors
 		rnames = append(rnames, n)
 	}
 	slices.Sort(rnames)
+	var refs []Key // read together where the store reads ahead
+	for _, name := range rnames {
+		if rd, ok := def.Rel(name); ok {
+			for _, ref := range in.Rels[name].Refs {
+				if ref.Type == rd.Type {
+					refs = append(refs, Key{Type: rd.Type, AccountID: c.AccountID(), ID: ref.ID})
+				}
+			}
+		}
+	}
+	if len(refs) > 1 {
+		Prefetch(c.Tx, refs...)
+	}
 	for _, name := range rnames {
 		ri := in.Rels[name]
 		rd, ok := def.Rel(name)

@@ -37,14 +37,17 @@ import (
 // schema of the server SCOPEKIT_TEST_DATABASE names), so that the same
 // end-to-end tests check pgstore.
 type testEnv struct {
-	t     *testing.T
-	path  string
-	pgURL string
-	db    testDB
-	svc   *scoping.Service
-	auth  *auth.Service
-	srv   *httptest.Server
-	accts map[string]string // slug -> account id
+	t      *testing.T
+	path   string
+	pg     bool // on PostgreSQL whatever SCOPEKIT_TEST_STORE says
+	pgURL  string
+	pgOpts []pgstore.Option                // options of its pgstore.Open (a tracer)
+	wrap   func(http.Handler) http.Handler // around the API's handler
+	db     testDB
+	svc    *scoping.Service
+	auth   *auth.Service
+	srv    *httptest.Server
+	accts  map[string]string // slug -> account id
 
 	// documents: the generation workers (stopped by close), the PDF
 	// converter they use (nil: none) and the generation throttle
@@ -53,10 +56,16 @@ type testEnv struct {
 	stopDocs    func()
 }
 
+// envOption configures a test API before it starts.
+type envOption func(*testEnv)
+
 // mustEnv starts a test API; it is closed when the test ends.
-func mustEnv(t *testing.T) *testEnv {
+func mustEnv(t *testing.T, opts ...envOption) *testEnv {
 	t.Helper()
 	e := &testEnv{t: t, path: filepath.Join(t.TempDir(), "scopekit.db"), accts: map[string]string{}}
+	for _, o := range opts {
+		o(e)
+	}
 	e.open()
 	t.Cleanup(e.close)
 	require.NoError(t, e.svc.Setup(context.Background(), func(a *scoping.Admin) error {
@@ -86,11 +95,11 @@ func onPostgres() bool { return os.Getenv("SCOPEKIT_TEST_STORE") == "postgres" }
 func (e *testEnv) open() {
 	var db testDB
 	var err error
-	if onPostgres() {
+	if e.pg || onPostgres() {
 		if e.pgURL == "" {
 			e.pgURL = pgtest.URL(e.t)
 		}
-		db, err = pgstore.Open(context.Background(), e.pgURL)
+		db, err = pgstore.Open(context.Background(), e.pgURL, e.pgOpts...)
 	} else {
 		db, err = boltstore.Open(e.path)
 	}
@@ -114,7 +123,11 @@ func (e *testEnv) open() {
 	// The MCP endpoint, mounted as the example server mounts it.
 	m := &mcpadapter.Server{Svc: e.svc, Auth: e.auth, Logger: logger}
 	s.Mounts = map[string]http.Handler{mcpadapter.Path: m.HTTPHandler(), mcpadapter.MetadataPath: m.MetadataHandler()}
-	e.srv = httptest.NewServer(s.Handler())
+	h := s.Handler()
+	if e.wrap != nil {
+		h = e.wrap(h)
+	}
+	e.srv = httptest.NewServer(h)
 	m.BaseURL = e.srv.URL // for the absolute download links of documents
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -91,19 +92,28 @@ func (s authStore) PasswordHash(ctx context.Context, userID string) ([]byte, err
 	return h, err
 }
 
-// PutToken implements auth.Store.
+// PutToken implements auth.Store. A new token changes nothing a process
+// keeps; replacing a stored one notifies every process (versions).
 func (s authStore) PutToken(ctx context.Context, t *auth.Token) error {
-	return putToken(ctx, s.db.pool, t)
+	replaced, err := putToken(ctx, s.db.pool, s.db.versions.channel, t)
+	if replaced {
+		s.db.versions.bump(authData)
+	}
+	return err
 }
 
-func putToken(ctx context.Context, q execer, t *auth.Token) error {
+func putToken(ctx context.Context, q queryer, channel string, t *auth.Token) (replaced bool, err error) {
 	data, err := json.Marshal(t)
 	if err != nil {
-		return err
+		return false, err
 	}
-	_, err = q.Exec(ctx, `INSERT INTO auth_tokens (digest, data) VALUES ($1, $2)
-		ON CONFLICT (digest) DO UPDATE SET data = excluded.data`, t.Digest, string(data))
-	return err
+	// xmax is 0 in a row just inserted, not in one updated
+	var n int64
+	err = q.QueryRow(ctx, `WITH put AS (INSERT INTO auth_tokens (digest, data) VALUES ($1, $2)
+			ON CONFLICT (digest) DO UPDATE SET data = excluded.data RETURNING xmax <> 0 AS replaced),
+		n AS (SELECT pg_notify($3, $4) FROM put WHERE replaced)
+		SELECT (SELECT count(*) FROM n)`, t.Digest, string(data), channel, authData).Scan(&n)
+	return n > 0, err
 }
 
 // TokenByDigest implements auth.Store.
@@ -111,16 +121,41 @@ func (s authStore) TokenByDigest(ctx context.Context, digest []byte) (*auth.Toke
 	return getJSON[auth.Token](ctx, s.db.pool, "token", "SELECT data FROM auth_tokens WHERE digest = $1", digest)
 }
 
+var _ auth.TokenReader = authStore{}
+
+// TokenWithCredential implements auth.TokenReader in one statement.
+func (s authStore) TokenWithCredential(ctx context.Context, digest []byte) (*auth.Token, *auth.ServiceCredential, error) {
+	var tok, cred []byte
+	err := s.db.pool.QueryRow(ctx, `SELECT t.data, c.data FROM auth_tokens t
+		LEFT JOIN auth_service_credentials c ON c.client_id = t.data ->> 'ClientID' WHERE t.digest = $1`, digest).Scan(&tok, &cred)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, nil, scopekit.Errorf(scopekit.ENOTFOUND, "token not found")
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	t, err := decodeJSON[auth.Token](tok, "token")
+	if err != nil || cred == nil {
+		return t, nil, err
+	}
+	c, err := decodeJSON[auth.ServiceCredential](cred, "service credential")
+	return t, c, err
+}
+
 // DeleteToken implements auth.Store: of concurrent deletes one removes the
-// row, the others find none.
+// row, the others find none. Every process is notified (versions).
 func (s authStore) DeleteToken(ctx context.Context, digest []byte) error {
-	tag, err := s.db.pool.Exec(ctx, "DELETE FROM auth_tokens WHERE digest = $1", digest)
+	var n int64
+	err := s.db.pool.QueryRow(ctx, `WITH gone AS (DELETE FROM auth_tokens WHERE digest = $1 RETURNING 1),
+		n AS (SELECT pg_notify($2, $3) FROM gone)
+		SELECT (SELECT count(*) FROM n)`, digest, s.db.versions.channel, authData).Scan(&n)
 	if err != nil {
 		return err
 	}
-	if tag.RowsAffected() == 0 {
+	if n == 0 {
 		return scopekit.Errorf(scopekit.ENOTFOUND, "token not found")
 	}
+	s.db.versions.bump(authData)
 	return nil
 }
 
@@ -136,9 +171,35 @@ func (s authStore) TakeAuthCode(ctx context.Context, digest []byte) (*auth.AuthC
 // transactions touching one of them run one after the other whatever the
 // process; retried when PostgreSQL reports a deadlock.
 func (s authStore) Update(ctx context.Context, fn func(auth.Tx) error) error {
-	return s.db.retry(ctx, pgx.TxOptions{IsoLevel: pgx.ReadCommitted}, func(ptx pgx.Tx) error {
-		return fn(&authTx{ctx: ctx, ptx: ptx, locked: map[string]bool{}})
+	notified := false
+	err := s.db.retry(ctx, pgx.TxOptions{IsoLevel: pgx.ReadCommitted}, func(ptx pgx.Tx) error {
+		t := &authTx{ctx: ctx, ptx: ptx, locked: map[string]bool{}}
+		if err := fn(t); err != nil {
+			return err
+		}
+		notified = t.credentials
+		if !notified {
+			return nil
+		}
+		_, err := ptx.Exec(ctx, "SELECT pg_notify($1, $2)", s.db.versions.channel, authData)
+		return err
 	})
+	if err == nil && notified {
+		s.db.versions.bump(authData)
+	}
+	return err
+}
+
+// retry runs fn in one SQL transaction, again from the start when
+// PostgreSQL reports a deadlock or a serialization failure.
+func (db *DB) retry(ctx context.Context, opts pgx.TxOptions, fn func(pgx.Tx) error) error {
+	for attempt := 1; ; attempt++ {
+		err := pgx.BeginTxFunc(ctx, db.pool, opts, fn)
+		if err == nil || attempt == maxAttempts || !retryable(err) || ctx.Err() != nil {
+			return err
+		}
+		time.Sleep(time.Duration(rand.IntN(10*attempt)+1) * time.Millisecond)
+	}
 }
 
 // authTx implements auth.Tx.
@@ -146,6 +207,9 @@ type authTx struct {
 	ctx    context.Context
 	ptx    pgx.Tx
 	locked map[string]bool // advisory lock keys held
+	// credentials: service credentials were written (tokens minted with
+	// them may no longer authenticate)
+	credentials bool
 }
 
 // lock takes the advisory lock on key, once per transaction.
@@ -229,6 +293,7 @@ func (t *authTx) PutServiceCredential(c *auth.ServiceCredential) error {
 	if err != nil {
 		return err
 	}
+	t.credentials = true
 	_, err = t.ptx.Exec(t.ctx, `INSERT INTO auth_service_credentials (client_id, account_id, user_id, data) VALUES ($1, $2, $3, $4)
 		ON CONFLICT (client_id) DO UPDATE SET account_id = excluded.account_id, user_id = excluded.user_id, data = excluded.data`,
 		c.ClientID, c.AccountID, c.UserID, string(data))
@@ -240,6 +305,7 @@ func (t *authTx) DeleteServiceCredential(clientID string) error {
 	if err := t.lockClientID(clientID); err != nil {
 		return err
 	}
+	t.credentials = true
 	_, err := t.ptx.Exec(t.ctx, "DELETE FROM auth_service_credentials WHERE client_id = $1", clientID)
 	return err
 }

@@ -59,7 +59,9 @@ type DB struct {
 	// the claims it holds, webhook.ClaimRenewer); DefaultClaim when zero.
 	Claim time.Duration
 
-	created bool // this Open applied the first migration
+	created  bool // this Open applied the first migration
+	tracer   pgx.QueryTracer
+	versions versions
 
 	mu   sync.Mutex
 	seqs map[string]bool // types whose id sequence exists
@@ -78,6 +80,10 @@ type Option func(*DB)
 // store serves the same schema unless given another.
 func WithSchema(schema *engine.Schema) Option { return func(db *DB) { db.schema = schema } }
 
+// WithTracer traces every statement the store's connections send (tests
+// count them; it may also implement pgx.BatchTracer).
+func WithTracer(t pgx.QueryTracer) Option { return func(db *DB) { db.tracer = t } }
+
 // Open connects to the database at url (a postgres:// URL or key=value
 // string, as pgx accepts; pool_max_conns and search_path may be set in
 // it), applies the migrations it lacks, and creates the indexes and id
@@ -90,14 +96,16 @@ func Open(ctx context.Context, url string, opts ...Option) (*DB, error) {
 	if !strings.Contains(url, "pool_max_conns") {
 		cfg.MaxConns = 16
 	}
+	db := &DB{Now: func() time.Time { return time.Now().UTC() }, seqs: map[string]bool{}}
+	for _, o := range opts {
+		o(db)
+	}
+	cfg.ConnConfig.Tracer = db.tracer
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("pgstore: %w", err)
 	}
-	db := &DB{pool: pool, Now: func() time.Time { return time.Now().UTC() }, seqs: map[string]bool{}}
-	for _, o := range opts {
-		o(db)
-	}
+	db.pool = pool
 	if db.schema == nil {
 		db.schema = scoping.DefaultSchema()
 	}
@@ -105,6 +113,15 @@ func Open(ctx context.Context, url string, opts ...Option) (*DB, error) {
 		pool.Close()
 		return nil, fmt.Errorf("pgstore: %w", err)
 	}
+	var schema string
+	if err := pool.QueryRow(ctx, "SELECT current_schema()").Scan(&schema); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("pgstore: %w", err)
+	}
+	db.versions.channel = channelName(schema)
+	lcfg := cfg.ConnConfig.Copy()
+	lcfg.Tracer = nil
+	db.versions.start(ctx, lcfg)
 	return db, nil
 }
 
@@ -113,6 +130,7 @@ func (db *DB) Schema() *engine.Schema { return db.schema }
 
 // Close closes the connections.
 func (db *DB) Close() error {
+	db.versions.stop()
 	db.pool.Close()
 	return nil
 }

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/scopekit/scopekit"
 	"github.com/scopekit/scopekit/engine"
 )
@@ -109,19 +111,29 @@ func condSQL(def *engine.TypeDef, c engine.Cond, a *args) string {
 	return "FALSE"
 }
 
-// List implements engine.Tx: one query for the page, and a count of the
-// matches when the page may not hold the last of them.
-func (t *tx) List(q *engine.Query) ([]*engine.Record, int, error) {
+// listed is the result of a list statement: the rows of the page, the
+// count of all matches (-1: not counted), and what a count needs.
+type listed struct {
+	q     *engine.Query
+	rows  []*stored
+	accts []string
+	total int
+	cond  string
+	args  args
+}
+
+// listStatement builds the statement of q: the page with the count of all
+// matches when paged (an uncorrelated subquery, computed once and
+// answered by an index).
+func (t *tx) listStatement(q *engine.Query) (*query, *listed, error) {
 	def, ok := t.db.schema.Lookup(q.Type)
 	if !ok {
-		return nil, 0, scopekit.Errorf(scopekit.ENOTFOUND, "no resource type %q", q.Type)
+		return nil, nil, scopekit.Errorf(scopekit.ENOTFOUND, "no resource type %q", q.Type)
 	}
 	if q.AllAccounts {
-		if err := t.lock("all:"+q.Type, lockExclusive); err != nil {
-			return nil, 0, err
-		}
-	} else if err := t.lockAccount(q.AccountID, false); err != nil {
-		return nil, 0, err
+		t.lock("all:"+q.Type, lockExclusive)
+	} else {
+		t.lockAccount(q.AccountID, false)
 	}
 	var a args
 	where := []string{"type = " + a.add(q.Type)}
@@ -141,42 +153,91 @@ func (t *tx) List(q *engine.Query) ([]*engine.Record, int, error) {
 	}
 	order = append(order, "id")
 	cond := strings.Join(where, " AND ")
-	sql := "SELECT account_id, id, attrs, rels, created_at, updated_at FROM records WHERE " + cond +
-		" ORDER BY " + strings.Join(order, ", ")
+	tail := " FROM records WHERE " + cond + " ORDER BY " + strings.Join(order, ", ")
 	if q.Limit > 0 {
-		sql += " LIMIT " + strconv.Itoa(q.Limit)
+		tail += " LIMIT " + strconv.Itoa(q.Limit)
 	}
 	if q.Offset > 0 {
-		sql += " OFFSET " + strconv.Itoa(q.Offset)
+		tail += " OFFSET " + strconv.Itoa(q.Offset)
 	}
-	rows, err := t.ptx.Query(t.ctx, sql, a...)
-	if err != nil {
-		return nil, 0, fmt.Errorf("list %s: %w", q.Type, err)
+	count := ""
+	if q.Limit > 0 {
+		count = ", (SELECT count(*) FROM records WHERE " + cond + ")"
 	}
-	defer rows.Close()
-	out := make([]*engine.Record, 0, max(q.Limit, 0))
-	for rows.Next() {
-		var id int64
-		var attrs, rels []byte
-		r := &engine.Record{Type: q.Type}
-		if err := rows.Scan(&r.AccountID, &id, &attrs, &rels, &r.CreatedAt, &r.UpdatedAt); err != nil {
+	res := &listed{q: q, total: -1, cond: cond, args: a}
+	stmt := &query{sql: "SELECT " + recordCols + count + tail, check: "SELECT " + checkCols + count + tail, args: a}
+	stmt.scan = func(rows pgx.Rows) error {
+		var n int64
+		var extra []*int64
+		if count != "" {
+			extra = []*int64{&n}
+		}
+		for rows.Next() {
+			k, s, err := t.scanStored(rows, stmt, extra...)
+			if err != nil {
+				return err
+			}
+			res.rows, res.accts = append(res.rows, s), append(res.accts, k.AccountID)
+			t.remember(k, s)
+			if count != "" {
+				res.total = int(n)
+			}
+		}
+		return rows.Err()
+	}
+	return stmt, res, nil
+}
+
+// List implements engine.Tx in one round trip (with what is read ahead),
+// or none when the transaction has the answer: a list read ahead
+// (PrefetchList), or, in a write transaction, a list by ids of records
+// it holds.
+func (t *tx) List(q *engine.Query) ([]*engine.Record, int, error) {
+	if recs, total, ok := t.listFromCache(q); ok {
+		return recs, total, nil
+	}
+	res, ok := t.takeList(q)
+	if !ok {
+		stmt, r, err := t.listStatement(q)
+		if err != nil {
 			return nil, 0, err
 		}
-		r.ID = strconv.FormatInt(id, 10)
-		if err := decodeInto(r, attrs, rels); err != nil {
-			return nil, 0, err
-		}
-		out = append(out, r)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, 0, fmt.Errorf("list %s: %w", q.Type, err)
-	}
-	// the total: the page itself when it is all there is, else a count
-	// (which an index answers without reading the records)
-	total := q.Offset + len(out)
-	if (q.Limit > 0 && len(out) == q.Limit) || (len(out) == 0 && q.Offset > 0) {
-		if err := t.ptx.QueryRow(t.ctx, "SELECT count(*) FROM records WHERE "+cond, a...).Scan(&total); err != nil {
+		if err := t.roundTrip(stmt); err != nil {
 			return nil, 0, fmt.Errorf("list %s: %w", q.Type, err)
+		}
+		res = r
+	}
+	out := make([]*engine.Record, len(res.rows))
+	for i, s := range res.rows {
+		r, err := s.record(q.Type, res.accts[i])
+		if err != nil {
+			return nil, 0, err
+		}
+		out[i] = r
+	}
+	total := res.total
+	if total < 0 {
+		// no page asked for, or none found: the total is what came (or,
+		// past the end of the matches, a count)
+		total = q.Offset + len(out)
+		if len(out) == 0 && q.Offset > 0 {
+			c := &query{sql: "SELECT count(*) FROM records WHERE " + res.cond, check: "SELECT count(*) FROM records WHERE " + res.cond, args: res.args}
+			c.scan = func(rows pgx.Rows) error {
+				for rows.Next() {
+					var n int64
+					if err := rows.Scan(&n); err != nil {
+						return err
+					}
+					total = int(n)
+					if t.mode == modeOptimistic {
+						c.fp = append(c.fp, n)
+					}
+				}
+				return rows.Err()
+			}
+			if err := t.roundTrip(c); err != nil {
+				return nil, 0, fmt.Errorf("list %s: %w", q.Type, err)
+			}
 		}
 	}
 	return out, total, nil

@@ -25,7 +25,12 @@ type Loader struct {
 // error or ctx ends first.
 func (db *DB) Load(ctx context.Context, fn func(*Loader) error) error {
 	return mapError(pgx.BeginTxFunc(ctx, db.pool, pgx.TxOptions{IsoLevel: pgx.ReadCommitted}, func(ptx pgx.Tx) error {
-		return fn(&Loader{db: db, ctx: ctx, ptx: ptx})
+		if err := fn(&Loader{db: db, ctx: ctx, ptx: ptx}); err != nil {
+			return err
+		}
+		// what processes keep in memory may be anything the load wrote
+		_, err := ptx.Exec(ctx, "SELECT pg_notify($1, $2)", db.versions.channel, allData)
+		return err
 	}))
 }
 
@@ -80,7 +85,12 @@ func (l *Loader) AdvanceSequence(typ string, last int64) error {
 // Blob stores a blob, replacing one stored under the same account, kind
 // and id.
 func (l *Loader) Blob(accountID, kind, id string, data []byte) error {
-	return l.records().PutBlob(accountID, kind, id, data)
+	if data == nil {
+		data = []byte{}
+	}
+	_, err := l.ptx.Exec(l.ctx, `INSERT INTO blobs (account_id, kind, id, data) VALUES ($1, $2, $3, $4)
+		ON CONFLICT (account_id, kind, id) DO UPDATE SET data = EXCLUDED.data`, accountID, kind, id, data)
+	return err
 }
 
 // Application stores an OAuth application (its secret's digest).
@@ -95,14 +105,15 @@ func (l *Loader) ServiceCredential(c *auth.ServiceCredential) error {
 func (l *Loader) AuthCode(c *auth.AuthCode) error { return l.auth().PutAuthCode(c) }
 
 // Token stores a token (its digest).
-func (l *Loader) Token(t *auth.Token) error { return putToken(l.ctx, l.ptx, t) }
+func (l *Loader) Token(t *auth.Token) error {
+	_, err := putToken(l.ctx, l.ptx, l.db.versions.channel, t)
+	return err
+}
 
 // Password stores a user's password hash (bcrypt).
 func (l *Loader) Password(userID string, hash []byte) error {
 	return setPasswordHash(l.ctx, l.ptx, userID, hash)
 }
-
-func (l *Loader) records() *tx { return &tx{db: l.db, ctx: l.ctx, ptx: l.ptx, write: true} }
 
 func (l *Loader) auth() *authTx { return &authTx{ctx: l.ctx, ptx: l.ptx, locked: map[string]bool{}} }
 

@@ -6,9 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"strconv"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -16,47 +14,30 @@ import (
 	"github.com/scopekit/scopekit/engine"
 )
 
-var _ engine.Store = (*DB)(nil)
-
-// maxAttempts bounds the retries of a transaction that deadlocked or
-// failed to serialize.
-const maxAttempts = 8
+var (
+	_ engine.Store      = (*DB)(nil)
+	_ engine.Rerunner   = (*DB)(nil)
+	_ engine.Prefetcher = (*tx)(nil)
+)
 
 // View implements engine.Store: one REPEATABLE READ, READ ONLY
 // transaction, so every read of fn sees one snapshot.
 func (db *DB) View(ctx context.Context, fn func(engine.Tx) error) error {
-	return db.run(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, false, fn)
+	return db.run(ctx, modeView, func(t *tx) error { return fn(t) })
+}
+
+// ViewRerun implements engine.Rerunner: fn's first round trip runs without
+// a transaction, later ones check that the earlier reads still hold, and
+// fn runs again in one REPEATABLE READ transaction when they do not.
+func (db *DB) ViewRerun(ctx context.Context, fn func(engine.Tx) error) error {
+	return db.run(ctx, modeOptimistic, func(t *tx) error { return fn(t) })
 }
 
 // Update implements engine.Store: one READ COMMITTED transaction that
 // locks each account it touches (see the package comment); retried from
 // the start when PostgreSQL reports a deadlock or a serialization failure.
 func (db *DB) Update(ctx context.Context, fn func(engine.Tx) error) error {
-	return db.run(ctx, pgx.TxOptions{IsoLevel: pgx.ReadCommitted}, true, fn)
-}
-
-func (db *DB) run(ctx context.Context, opts pgx.TxOptions, write bool, fn func(engine.Tx) error) error {
-	return mapError(db.retry(ctx, opts, func(ptx pgx.Tx) error {
-		return fn(&tx{db: db, ctx: ctx, ptx: ptx, write: write})
-	}))
-}
-
-// retry runs fn in one SQL transaction, again from the start when
-// PostgreSQL reports a deadlock or a serialization failure.
-func (db *DB) retry(ctx context.Context, opts pgx.TxOptions, fn func(pgx.Tx) error) error {
-	for attempt := 1; ; attempt++ {
-		err := pgx.BeginTxFunc(ctx, db.pool, opts, fn)
-		if err == nil || attempt == maxAttempts || !retryable(err) || ctx.Err() != nil {
-			return err
-		}
-		time.Sleep(time.Duration(rand.IntN(10*attempt)+1) * time.Millisecond)
-	}
-}
-
-// retryable reports a deadlock or serialization failure.
-func retryable(err error) bool {
-	var pgErr *pgconn.PgError
-	return errors.As(err, &pgErr) && (pgErr.Code == "40001" || pgErr.Code == "40P01")
+	return db.run(ctx, modeWrite, func(t *tx) error { return fn(t) })
 }
 
 // mapError turns what PostgreSQL refuses of the input into EINVALID: JSONB
@@ -69,26 +50,17 @@ func mapError(err error) error {
 	return err
 }
 
-// tx is a store transaction; write transactions lock the accounts they
-// touch.
-type tx struct {
-	db     *DB
-	ctx    context.Context
-	ptx    pgx.Tx
-	write  bool
-	locked map[string]int // lock key -> 1 shared, 2 exclusive
-}
-
 const (
 	lockShared    = 1
 	lockExclusive = 2
 )
 
-// lock takes the advisory lock of key at least at mode, once per
-// transaction (a shared lock is upgraded by taking the exclusive one).
-func (t *tx) lock(key string, mode int) error {
-	if !t.write || t.locked[key] >= mode {
-		return nil
+// lock queues the advisory lock of key at least at mode, once per
+// transaction (a shared lock is upgraded by taking the exclusive one); it
+// is taken before the next statement runs.
+func (t *tx) lock(key string, mode int) {
+	if !t.write() || t.unlocked || t.locked[key] >= mode {
+		return
 	}
 	if t.locked == nil {
 		t.locked = map[string]int{}
@@ -97,21 +69,19 @@ func (t *tx) lock(key string, mode int) error {
 	if mode == lockShared {
 		fn = "pg_advisory_xact_lock_shared"
 	}
-	if _, err := t.ptx.Exec(t.ctx, "SELECT "+fn+"($1)", int64(hash64("scopekit:"+key))); err != nil {
-		return err
-	}
+	t.pending = append(t.pending, &query{sql: "SELECT " + fn + "($1)", args: []any{int64(hash64("scopekit:" + key))}})
 	t.locked[key] = mode
-	return nil
 }
 
 // lockAccount locks an account before a read (write=false) or a write of
 // its records: accounts exclusively at the first touch, the global scope
 // shared for reads and exclusively for writes.
-func (t *tx) lockAccount(accountID string, write bool) error {
+func (t *tx) lockAccount(accountID string, write bool) {
 	if accountID == "" && !write {
-		return t.lock("account:", lockShared)
+		t.lock("account:", lockShared)
+		return
 	}
-	return t.lock("account:"+accountID, lockExclusive)
+	t.lock("account:"+accountID, lockExclusive)
 }
 
 func notFound(typ, id string) error {
@@ -124,26 +94,163 @@ func parseID(id string) (int64, bool) {
 	return n, err == nil && n > 0 && strconv.FormatInt(n, 10) == id
 }
 
-// Get implements engine.Tx.
+// Record rows: every query that returns records selects recordCols, and
+// its check selects checkCols (the row's id and version).
+const (
+	recordCols = "type, account_id, id, xmin::text::int8, attrs, rels, created_at, updated_at"
+	checkCols  = "id, xmin::text::int8"
+)
+
+// stored is a record row as read, decoded when it is taken.
+type stored struct {
+	id                   int64
+	attrs, rels          []byte
+	createdAt, updatedAt string
+}
+
+func (s *stored) record(typ, accountID string) (*engine.Record, error) {
+	r := &engine.Record{Type: typ, AccountID: accountID, ID: strconv.FormatInt(s.id, 10), CreatedAt: s.createdAt, UpdatedAt: s.updatedAt}
+	return r, decodeInto(r, s.attrs, s.rels)
+}
+
+// scanStored reads one row of recordCols followed by extra columns; in an
+// optimistic read it adds the row's identity (and extra) to q's
+// fingerprint.
+func (t *tx) scanStored(rows pgx.Rows, q *query, extra ...*int64) (engine.Key, *stored, error) {
+	var k engine.Key
+	var s stored
+	var xmin int64
+	dest := append([]any{&k.Type, &k.AccountID, &s.id, &xmin, &s.attrs, &s.rels, &s.createdAt, &s.updatedAt}, anys(extra)...)
+	if err := rows.Scan(dest...); err != nil {
+		return k, nil, err
+	}
+	k.ID = strconv.FormatInt(s.id, 10)
+	if t.mode == modeOptimistic {
+		q.fp = append(q.fp, s.id, xmin)
+		for _, e := range extra {
+			q.fp = append(q.fp, *e)
+		}
+	}
+	return k, &s, nil
+}
+
+func anys(ps []*int64) []any {
+	out := make([]any, len(ps))
+	for i, p := range ps {
+		out[i] = p
+	}
+	return out
+}
+
+// cached returns a record of the transaction's cache: a copy of its own in
+// a write transaction, the record read ahead (once) in a read.
+func (t *tx) cached(k engine.Key) (r *engine.Record, ok bool, err error) {
+	s, ok := t.cache[k]
+	if !ok {
+		return nil, false, nil
+	}
+	if !t.write() {
+		delete(t.cache, k)
+	}
+	if s == nil {
+		return nil, true, notFound(k.Type, k.ID)
+	}
+	r, err = s.record(k.Type, k.AccountID)
+	return r, true, err
+}
+
+// remember keeps a record of a write transaction, read or written under
+// its locks, for the transaction's next reads of it (nil: missing).
+func (t *tx) remember(k engine.Key, s *stored) {
+	if !t.write() {
+		return
+	}
+	if t.cache == nil {
+		t.cache = map[engine.Key]*stored{}
+	}
+	t.cache[k] = s
+}
+
+// Get implements engine.Tx; records read ahead come with it.
 func (t *tx) Get(typ, accountID, id string) (*engine.Record, error) {
 	n, ok := parseID(id)
 	if !ok {
 		return nil, notFound(typ, id)
 	}
-	if err := t.lockAccount(accountID, false); err != nil {
-		return nil, err
+	k := engine.Key{Type: typ, AccountID: accountID, ID: id}
+	if r, ok, err := t.cached(k); ok {
+		return r, err
 	}
-	var attrs, rels []byte
-	r := &engine.Record{Type: typ, ID: id, AccountID: accountID}
-	err := t.ptx.QueryRow(t.ctx, `SELECT attrs, rels, created_at, updated_at FROM records WHERE type = $1 AND id = $2 AND account_id = $3`,
-		typ, n, accountID).Scan(&attrs, &rels, &r.CreatedAt, &r.UpdatedAt)
-	if errors.Is(err, pgx.ErrNoRows) {
+	t.lockAccount(accountID, false)
+	if len(t.ahead) > 0 {
+		q, done := t.getMany(append([]engine.Key{k}, t.ahead...))
+		t.ahead = nil
+		if err := t.roundTrip(q); err != nil {
+			return nil, err
+		}
+		done()
+		if r, ok, err := t.cached(k); ok {
+			return r, err
+		}
 		return nil, notFound(typ, id)
 	}
-	if err != nil {
+	var found *stored
+	q := &query{sql: "SELECT " + recordCols + " FROM records WHERE type = $1 AND id = $2 AND account_id = $3",
+		check: "SELECT " + checkCols + " FROM records WHERE type = $1 AND id = $2 AND account_id = $3",
+		args:  []any{typ, n, accountID}}
+	q.scan = func(rows pgx.Rows) error {
+		for rows.Next() {
+			var err error
+			if _, found, err = t.scanStored(rows, q); err != nil {
+				return err
+			}
+		}
+		return rows.Err()
+	}
+	if err := t.roundTrip(q); err != nil {
 		return nil, err
 	}
-	return r, decodeInto(r, attrs, rels)
+	t.remember(k, found)
+	if found == nil {
+		return nil, notFound(typ, id)
+	}
+	return found.record(typ, accountID)
+}
+
+// getMany returns the statement that reads the records keys (with valid
+// ids) and what puts them in the transaction's cache once it has run,
+// missing ones as missing.
+func (t *tx) getMany(keys []engine.Key) (*query, func()) {
+	types, accts, ids := make([]string, 0, len(keys)), make([]string, 0, len(keys)), make([]int64, 0, len(keys))
+	for _, k := range keys {
+		if n, ok := parseID(k.ID); ok {
+			types, accts, ids = append(types, k.Type), append(accts, k.AccountID), append(ids, n)
+			t.lockAccount(k.AccountID, false)
+		}
+	}
+	const from = ` FROM unnest($1::text[], $2::text[], $3::int8[]) WITH ORDINALITY AS k(t, a, id, i)
+		JOIN records r ON r.type = k.t AND r.account_id = k.a AND r.id = k.id ORDER BY k.i`
+	found := map[engine.Key]*stored{}
+	q := &query{sql: "SELECT r.type, r.account_id, r.id, r.xmin::text::int8, r.attrs, r.rels, r.created_at, r.updated_at" + from,
+		check: "SELECT r.id, r.xmin::text::int8" + from, args: []any{types, accts, ids}}
+	q.scan = func(rows pgx.Rows) error {
+		for rows.Next() {
+			k, s, err := t.scanStored(rows, q)
+			if err != nil {
+				return err
+			}
+			found[k] = s
+		}
+		return rows.Err()
+	}
+	return q, func() {
+		if t.cache == nil {
+			t.cache = map[engine.Key]*stored{}
+		}
+		for _, k := range keys {
+			t.cache[k] = found[k]
+		}
+	}
 }
 
 // decodeInto decodes stored attributes and relationships; numbers stay
@@ -183,28 +290,33 @@ func encode(r *engine.Record) (attrs, rels []byte, err error) {
 	return attrs, rels, nil
 }
 
-// Insert implements engine.Tx.
-func (t *tx) Insert(r *engine.Record) error {
-	if err := t.lockAccount(r.AccountID, true); err != nil {
-		return err
+// deferrable reports whether a write of these encoded values cannot fail
+// for its input (JSONB refuses a NUL character, which encoding/json
+// writes as \u0000): it may then wait for the transaction's next round
+// trip.
+func deferrable(attrs, rels []byte) bool {
+	return !bytes.Contains(attrs, []byte(`\u0000`)) && !bytes.Contains(rels, []byte(`\u0000`))
+}
+
+// wroteType notes a write of typ: the lists of typ read ahead are
+// stale, and a Versioned type is notified at commit.
+func (t *tx) wroteType(typ string) {
+	t.forgetLists(typ)
+	if !t.db.versioned(typ) {
+		return
 	}
+	if t.wrote == nil {
+		t.wrote = map[string]bool{}
+	}
+	t.wrote[typ] = true
+}
+
+// Insert implements engine.Tx: one statement, which takes the id from the
+// type's sequence.
+func (t *tx) Insert(r *engine.Record) error {
+	t.lockAccount(r.AccountID, true)
 	if err := t.db.ensureSeq(t.ctx, r.Type); err != nil {
 		return err
-	}
-	seq := seqName(r.Type)
-	var n int64
-	if r.ID == "" {
-		if err := t.ptx.QueryRow(t.ctx, "SELECT nextval('"+seq+"')").Scan(&n); err != nil {
-			return err
-		}
-	} else {
-		var ok bool
-		if n, ok = parseID(r.ID); !ok {
-			return fmt.Errorf("insert %s: bad id %q", r.Type, r.ID)
-		}
-		if _, err := t.ptx.Exec(t.ctx, "SELECT setval('"+seq+"', $1) FROM "+seq+" WHERE last_value < $1 OR NOT is_called", n); err != nil {
-			return err
-		}
 	}
 	now := engine.FormatTime(t.db.Now())
 	createdAt, updatedAt := r.CreatedAt, r.UpdatedAt
@@ -218,61 +330,107 @@ func (t *tx) Insert(r *engine.Record) error {
 	if err != nil {
 		return err
 	}
-	tag, err := t.ptx.Exec(t.ctx, `INSERT INTO records (type, account_id, id, attrs, rels, created_at, updated_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING`, r.Type, r.AccountID, n, string(attrs), string(rels), createdAt, updatedAt)
-	if err != nil {
+	seq := seqName(r.Type)
+	var n int64
+	idExpr := "nextval('" + seq + "')"
+	if r.ID != "" {
+		var ok bool
+		if n, ok = parseID(r.ID); !ok {
+			return fmt.Errorf("insert %s: bad id %q", r.Type, r.ID)
+		}
+		t.pending = append(t.pending, &query{sql: "SELECT setval('" + seq + "', $1) FROM " + seq + " WHERE last_value < $1 OR NOT is_called", args: []any{n}})
+		idExpr = strconv.FormatInt(n, 10)
+	}
+	inserted := false
+	q := &query{sql: `INSERT INTO records (type, account_id, id, attrs, rels, created_at, updated_at)
+		VALUES ($1, $2, ` + idExpr + `, $3, $4, $5, $6) ON CONFLICT DO NOTHING RETURNING id`,
+		args: []any{r.Type, r.AccountID, string(attrs), string(rels), createdAt, updatedAt}}
+	q.scan = func(rows pgx.Rows) error {
+		for rows.Next() {
+			if err := rows.Scan(&n); err != nil {
+				return err
+			}
+			inserted = true
+		}
+		return rows.Err()
+	}
+	if err := t.roundTrip(q); err != nil {
 		return mapError(err)
 	}
-	if tag.RowsAffected() == 0 {
+	if !inserted {
 		return scopekit.Errorf(scopekit.ECONFLICT, "%s %d already exists", r.Type, n)
 	}
 	r.ID, r.CreatedAt, r.UpdatedAt = strconv.FormatInt(n, 10), createdAt, updatedAt
+	t.remember(engine.Key{Type: r.Type, AccountID: r.AccountID, ID: r.ID}, &stored{id: n, attrs: attrs, rels: rels, createdAt: createdAt, updatedAt: updatedAt})
+	t.wroteType(r.Type)
 	return nil
 }
 
-// Replace implements engine.Tx.
+// Replace implements engine.Tx. A record this transaction has read or
+// written is known to exist (its account is locked): its update goes out
+// with the next round trip.
 func (t *tx) Replace(r *engine.Record) error {
 	n, ok := parseID(r.ID)
 	if !ok {
 		return notFound(r.Type, r.ID)
 	}
-	if err := t.lockAccount(r.AccountID, true); err != nil {
-		return err
-	}
+	t.lockAccount(r.AccountID, true)
 	attrs, rels, err := encode(r)
 	if err != nil {
 		return err
 	}
 	now := engine.FormatTime(t.db.Now())
-	var created string
-	err = t.ptx.QueryRow(t.ctx, `UPDATE records SET attrs = $4, rels = $5, updated_at = $6
-		WHERE type = $1 AND id = $2 AND account_id = $3 RETURNING created_at`,
-		r.Type, n, r.AccountID, string(attrs), string(rels), now).Scan(&created)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return notFound(r.Type, r.ID)
-	}
-	if err != nil {
-		return mapError(err)
+	k := engine.Key{Type: r.Type, AccountID: r.AccountID, ID: r.ID}
+	args := []any{r.Type, n, r.AccountID, string(attrs), string(rels), now}
+	const update = `UPDATE records SET attrs = $4, rels = $5, updated_at = $6 WHERE type = $1 AND id = $2 AND account_id = $3`
+	created := ""
+	if old := t.cache[k]; old != nil && deferrable(attrs, rels) {
+		t.pending = append(t.pending, &query{sql: update, args: args})
+		created = old.createdAt
+	} else {
+		q := &query{sql: update + " RETURNING created_at", args: args}
+		q.scan = func(rows pgx.Rows) error {
+			for rows.Next() {
+				if err := rows.Scan(&created); err != nil {
+					return err
+				}
+			}
+			return rows.Err()
+		}
+		if err := t.roundTrip(q); err != nil {
+			return mapError(err)
+		}
+		if created == "" {
+			return notFound(r.Type, r.ID)
+		}
 	}
 	r.CreatedAt, r.UpdatedAt = created, now
+	t.remember(k, &stored{id: n, attrs: attrs, rels: rels, createdAt: created, updatedAt: now})
+	t.wroteType(r.Type)
 	return nil
 }
 
-// Delete implements engine.Tx.
+// Delete implements engine.Tx; like Replace, the removal of a record
+// known to exist goes out with the next round trip.
 func (t *tx) Delete(typ, accountID, id string) error {
 	n, ok := parseID(id)
 	if !ok {
 		return notFound(typ, id)
 	}
-	if err := t.lockAccount(accountID, true); err != nil {
-		return err
+	t.lockAccount(accountID, true)
+	k := engine.Key{Type: typ, AccountID: accountID, ID: id}
+	q := &query{sql: `DELETE FROM records WHERE type = $1 AND id = $2 AND account_id = $3`, args: []any{typ, n, accountID}}
+	if t.cache[k] != nil {
+		t.pending = append(t.pending, q)
+	} else {
+		if err := t.roundTrip(q); err != nil {
+			return err
+		}
+		if q.tag.RowsAffected() == 0 {
+			return notFound(typ, id)
+		}
 	}
-	tag, err := t.ptx.Exec(t.ctx, `DELETE FROM records WHERE type = $1 AND id = $2 AND account_id = $3`, typ, n, accountID)
-	if err != nil {
-		return err
-	}
-	if tag.RowsAffected() == 0 {
-		return notFound(typ, id)
-	}
+	t.remember(k, nil)
+	t.wroteType(typ)
 	return nil
 }

@@ -50,33 +50,40 @@ func (db *DB) Deliveries(ctx context.Context, q *webhook.DeliveryQuery) ([]*webh
 			RETURNING due.account_id, due.id, due.next, due.attempt, due.sub, due.event`
 		args = append(args, engine.FormatTime(q.ClaimUntil))
 	}
+	type row struct {
+		acct       string
+		id         int64
+		next       string
+		attempt    int
+		sub, event string
+	}
 	var out []*webhook.Delivery
-	err := pgx.BeginTxFunc(ctx, db.pool, pgx.TxOptions{IsoLevel: pgx.ReadCommitted}, func(ptx pgx.Tx) error {
-		rows, err := ptx.Query(ctx, sql, args...)
-		if err != nil {
-			return err
-		}
-		type row struct {
-			acct       string
-			id         int64
-			next       string
-			attempt    int
-			sub, event string
-		}
+	// one READ COMMITTED transaction without account locks: the claim, then
+	// the subscriptions and events of the deliveries, read in one statement
+	err := db.run(ctx, modeWrite, func(t *tx) error {
+		t.unlocked = true
+		out = nil
 		var found []row
-		for rows.Next() {
-			var r row
-			if err := rows.Scan(&r.acct, &r.id, &r.next, &r.attempt, &r.sub, &r.event); err != nil {
-				return err
+		q := &query{sql: sql, args: args}
+		q.scan = func(rows pgx.Rows) error {
+			for rows.Next() {
+				var r row
+				if err := rows.Scan(&r.acct, &r.id, &r.next, &r.attempt, &r.sub, &r.event); err != nil {
+					return err
+				}
+				found = append(found, r)
 			}
-			found = append(found, r)
+			return rows.Err()
 		}
-		if err := rows.Err(); err != nil {
+		if err := t.roundTrip(q); err != nil {
 			return err
 		}
 		// UPDATE ... RETURNING keeps no order
 		slices.SortFunc(found, func(a, b row) int { return cmp.Or(cmp.Compare(a.next, b.next), cmp.Compare(a.id, b.id)) })
-		l := webhook.NewLoader(&tx{db: db, ctx: ctx, ptx: ptx})
+		l := webhook.NewLoader(t)
+		for _, r := range found {
+			l.Want(r.acct, r.sub, r.event)
+		}
 		for _, r := range found {
 			if d := l.Delivery(r.acct, strconv.FormatInt(r.id, 10), r.attempt, webhook.ParseTime(r.next), r.sub, r.event); d != nil {
 				out = append(out, d)

@@ -24,7 +24,7 @@ var reservedSlugs = map[string]bool{"v1": true, "v2": true, "oauth": true, "docs
 func IsReservedSlug(slug string) bool { return reservedSlugs[slug] }
 
 func declareAccounts(s *engine.Schema) {
-	register(s, &engine.TypeDef{Name: "accounts", Guard: "settings", Global: true,
+	register(s, &engine.TypeDef{Name: "accounts", Guard: "settings", Global: true, Versioned: true,
 		Attrs: cat([]engine.AttrDef{unique(str("slug")), required(str("name")), required(str("default-currency"))},
 			computed(engine.AttrDef{Name: "psa?", Kind: engine.KindBool})),
 		Hooks: engine.Hooks{Compute: func(_ context.Context, c *engine.Call, recs []*engine.Record) error {
@@ -39,7 +39,7 @@ func declareAccounts(s *engine.Schema) {
 			return nil
 		}}})
 
-	register(s, &engine.TypeDef{Name: "roles", Guard: "users",
+	register(s, &engine.TypeDef{Name: "roles", Guard: "users", Versioned: true,
 		Attrs: []engine.AttrDef{unique(str("name")), {Name: "permissions", Kind: engine.KindObject, NotNull: true},
 			enum("project-visibility", "all", "all", "assigned")},
 		Rels: []engine.RelDef{inverse("users", "users", "roles")},
@@ -58,7 +58,7 @@ func declareAccounts(s *engine.Schema) {
 			return errs
 		}}})
 
-	register(s, &engine.TypeDef{Name: "users", Guard: "users", Archives: true,
+	register(s, &engine.TypeDef{Name: "users", Guard: "users", Archives: true, Versioned: true,
 		Attrs: cat([]engine.AttrDef{required(str("name")), unique(str("email")), str("title"), str("phone"),
 			enum("user-type", "standard", "standard", "service")},
 			computed(enum("status", "", "invited", "active", "deactivated"))),

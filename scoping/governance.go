@@ -26,7 +26,7 @@ func declareGovernance(s *engine.Schema) {
 			to1("project-resource", "project-resources"), to1("project-phase", "project-phases"),
 			to1("service-category", "service-categories")},
 		Filters: eq("project"),
-		Hooks: engine.Hooks{Compute: computePrices, Validate: func(_ context.Context, _ *engine.Call, rec, _ *engine.Record) []error {
+		Hooks: engine.Hooks{Compute: computePrices, Prefetch: accountAhead, Validate: func(_ context.Context, _ *engine.Call, rec, _ *engine.Record) []error {
 			return validateGovernance(rec, "project-phase")
 		}}})
 }

@@ -138,6 +138,14 @@ func loadProjectData(c *engine.Call, ids []string, known []*engine.Record) (proj
 			}
 		}
 	}
+	// the lines of every type and the currencies in one round trip where
+	// the store reads ahead, then what the lines refer to in another
+	if len(withLines) > 0 {
+		for _, typ := range projectInputTypes {
+			c.FindAhead(typ, engine.Eq(views.NameProject, withLines...))
+		}
+	}
+	c.FindAhead(views.TypeCurrencies)
 	for _, typ := range projectInputTypes {
 		if len(withLines) == 0 {
 			continue
@@ -150,21 +158,27 @@ func loadProjectData(c *engine.Call, ids []string, known []*engine.Record) (proj
 		d[typ] = recs
 	}
 	// what the lines refer to outside the project
-	for _, ref := range []struct{ typ, from, rel string }{
+	refs := []struct{ typ, from, rel string }{
 		{views.TypeRateTables, views.TypeProjects, views.NameRateTable}, {views.TypePaymentTerms, views.TypeProjects, views.NamePaymentTerm},
 		{views.TypeExpenseCategories, views.TypeProjectExpenses, views.NameExpenseCategory},
 		{views.TypeServices, views.TypeProjectServices, views.NameService}, {views.TypeSubservices, views.TypeProjectSubservices, views.NameSubservice},
-	} {
-		var rids []string
+	}
+	rids := make([][]string, len(refs))
+	for i, ref := range refs {
 		for _, r := range d[ref.from] {
 			if id := r.Rel(ref.rel); id != "" {
-				rids = append(rids, id)
+				rids[i] = append(rids[i], id)
 			}
 		}
-		if len(rids) == 0 {
+		if len(rids[i]) > 0 {
+			c.FindAhead(ref.typ, engine.Eq("id", rids[i]...))
+		}
+	}
+	for i, ref := range refs {
+		if len(rids[i]) == 0 {
 			continue
 		}
-		recs, err := c.Find(ref.typ, engine.Eq("id", rids...))
+		recs, err := c.Find(ref.typ, engine.Eq("id", rids[i]...))
 		if err != nil {
 			return nil, err
 		}

@@ -64,7 +64,7 @@ func declareProjects(s *engine.Schema) {
 			}}),
 			"active", engine.FilterDef{Op: engine.OpIn, Kind: engine.KindBool}),
 		Hooks: engine.Hooks{Defaults: projectDefaults, AfterWrite: afterProjectWrite,
-			Compute: computePrices,
+			Compute: computePrices, Prefetch: accountAhead,
 			Validate: func(_ context.Context, c *engine.Call, rec, old *engine.Record) []error {
 				return append(validateUDFs(c, "projects", rec), validateProjectStatus(c, rec, old))
 			}},
@@ -101,7 +101,7 @@ func declareProjects(s *engine.Schema) {
 			computed(dec("total-hours"), dec("revenue"), dec("cost"))),
 		Rels:    []engine.RelDef{owner("project", "projects"), to1("resource", "resources"), to1("line-of-business", "lines-of-business")},
 		Filters: eq("project"),
-		Hooks:   engine.Hooks{Defaults: projectResourceDefaults, Compute: computePrices}})
+		Hooks:   engine.Hooks{Defaults: projectResourceDefaults, Compute: computePrices, Prefetch: accountAhead}})
 
 	register(s, &engine.TypeDef{Name: "project-services", Guard: "projects", ScopeRel: "project", V2: true,
 		Attrs: cat([]engine.AttrDef{str("name"), withDefault(dec("quantity"), "1"), dec("unit-hours"), dec("actual-hours"),
@@ -117,7 +117,7 @@ func declareProjects(s *engine.Schema) {
 			to1("service-category", "service-categories"),
 			inverse("project-subservices", "project-subservices", "project-service")},
 		Filters: eq("project", "project-phase", "project-location", "service"),
-		Hooks:   engine.Hooks{Defaults: projectServiceDefaults, AfterWrite: afterProjectServiceWrite, Compute: computePrices}})
+		Hooks:   engine.Hooks{Defaults: projectServiceDefaults, AfterWrite: afterProjectServiceWrite, Compute: computePrices, Prefetch: accountAhead}})
 
 	register(s, &engine.TypeDef{Name: "project-subservices", Guard: "projects", ScopeRel: "project", V2: true,
 		Attrs: cat([]engine.AttrDef{str("name"), withDefault(dec("quantity"), "1"), dec("unit-hours"), dec("actual-hours"), num("position")},
@@ -126,7 +126,7 @@ func declareProjects(s *engine.Schema) {
 			to1("project-resource", "project-resources"),
 			{Name: "project", Type: "projects", ReadOnly: true, Cascade: true}},
 		Filters: eq("project-service", "project"),
-		Hooks: engine.Hooks{Compute: computePrices, Defaults: func(_ context.Context, c *engine.Call, rec *engine.Record) error {
+		Hooks: engine.Hooks{Compute: computePrices, Prefetch: accountAhead, Defaults: func(_ context.Context, c *engine.Call, rec *engine.Record) error {
 			return inheritProject(c, rec, "project-services", "project-service")
 		}}})
 
@@ -136,7 +136,7 @@ func declareProjects(s *engine.Schema) {
 		Rels: []engine.RelDef{owner("project", "projects"), to1("expense-category", "expense-categories"),
 			to1("project-phase", "project-phases"), to1("project-service", "project-services")},
 		Filters: eq("project"),
-		Hooks: engine.Hooks{Compute: computePrices, Defaults: func(_ context.Context, _ *engine.Call, rec *engine.Record) error {
+		Hooks: engine.Hooks{Compute: computePrices, Prefetch: accountAhead, Defaults: func(_ context.Context, _ *engine.Call, rec *engine.Record) error {
 			if _, ok := rec.DecOK("unit-cost"); !ok {
 				if r, ok := rec.Attrs["rate"]; ok {
 					rec.Attrs["unit-cost"] = r
@@ -149,7 +149,7 @@ func declareProjects(s *engine.Schema) {
 			computed(dec("revenue"), dec("cost"), dec("profit"))),
 		Rels:    []engine.RelDef{owner("project", "projects"), to1("product", "products")},
 		Filters: eq("project"),
-		Hooks:   engine.Hooks{Defaults: projectProductDefaults, Compute: computePrices}})
+		Hooks:   engine.Hooks{Defaults: projectProductDefaults, Compute: computePrices, Prefetch: accountAhead}})
 
 	register(s, &engine.TypeDef{Name: "approval-steps", Guard: "projects", ScopeRel: "project", ReadOnly: true,
 		Hooks: engine.Hooks{Create: importLegacyStep},
@@ -184,9 +184,18 @@ func projectsOfTeammates(c *engine.Call, users []string) ([]engine.Cond, error) 
 // projectDefaults gives a new project the account's default rate table and
 // payment term when none is named.
 func projectDefaults(_ context.Context, c *engine.Call, rec *engine.Record) error {
-	for _, d := range []struct{ rel, typ string }{
+	defaults := []struct{ rel, typ string }{
 		{views.NameRateTable, views.TypeRateTables}, {views.NamePaymentTerm, views.TypePaymentTerms},
-	} {
+	}
+	// read together (where the store reads ahead) with what the create's
+	// AfterWrite (addRequiredGovernance) reads
+	for _, d := range defaults {
+		if _, given := rec.Rels[d.rel]; !given {
+			c.FindAhead(d.typ, engine.Eq(views.NameDefault, "true"), engine.Eq(views.NameActive, "true"))
+		}
+	}
+	c.FindAhead(views.TypeGovernances, engine.Eq(views.NameRequired, "true"), engine.Eq(views.NameActive, "true"))
+	for _, d := range defaults {
 		if _, given := rec.Rels[d.rel]; given {
 			continue
 		}

@@ -103,6 +103,15 @@ func txAccount(c *engine.Call) (*engine.Record, error) {
 	return state(c).acct, nil
 }
 
+// accountAhead is the Prefetch hook of the priced types: serving their
+// figures reads the account (txAccount).
+func accountAhead(c *engine.Call) []engine.Key {
+	if state(c).acct != nil {
+		return nil
+	}
+	return []engine.Key{{Type: views.TypeAccounts, ID: c.AccountID()}}
+}
+
 // pricingTx is the Tx of a write: it passes every write through and notes
 // which projects to re-price and which accounts' epochs to bump.
 type pricingTx struct {
@@ -130,6 +139,9 @@ func (t *pricingTx) markDirty(accountID, projectID string) {
 	}
 	t.dirty[accountID] = append(t.dirty[accountID], projectID)
 	t.touched = true
+	// what flush will read: the account and its currencies
+	engine.Prefetch(t.Tx, engine.Key{Type: views.TypeAccounts, ID: accountID})
+	engine.PrefetchList(t.Tx, &engine.Query{Type: views.TypeCurrencies, AccountID: accountID})
 }
 
 // tracked reports whether writes of typ may change prices.
@@ -137,6 +149,12 @@ func tracked(typ string) bool {
 	_, shared := sharedInputs[typ]
 	return typ == views.TypeProjects || shared || slices.Contains(projectInputTypes, typ)
 }
+
+// Prefetch implements engine.Prefetcher for a Tx that reads ahead.
+func (t *pricingTx) Prefetch(keys ...engine.Key) { engine.Prefetch(t.Tx, keys...) }
+
+// PrefetchList implements engine.Prefetcher for a Tx that reads ahead.
+func (t *pricingTx) PrefetchList(qs ...*engine.Query) { engine.PrefetchList(t.Tx, qs...) }
 
 // Insert implements Tx.
 func (t *pricingTx) Insert(r *engine.Record) error {

@@ -120,6 +120,15 @@ func NewLoader(tx engine.Tx) *Loader {
 	return &Loader{tx: tx, subs: map[string]*Subscription{}, events: map[string]*Event{}}
 }
 
+// Want tells the loader of a delivery it will be asked for: over a store
+// that reads ahead (engine.Prefetcher), the subscriptions and events of
+// all the deliveries wanted are read with the next statement, not one
+// statement each.
+func (l *Loader) Want(accountID, subID, eventID string) {
+	engine.Prefetch(l.tx, engine.Key{Type: views.TypeWebhookSubscriptions, AccountID: accountID, ID: subID},
+		engine.Key{Type: views.TypeEvents, AccountID: accountID, ID: eventID})
+}
+
 // Delivery returns the delivery with its subscription and event; nil when
 // either is gone (deleted meanwhile: the cascade removes the delivery).
 func (l *Loader) Delivery(accountID, id string, attempt int, next time.Time, subID, eventID string) *Delivery {
