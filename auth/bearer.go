@@ -56,7 +56,7 @@ func (s *Service) Authenticate(ctx context.Context, bearer string) (*Principal, 
 	}
 	digest := sha256.Sum256([]byte(bearer)) // HashSecret
 	// versions first: what is read below is at least as new (Versioned)
-	sv, dv, cacheable := s.versions()
+	sv, dv, cacheable := s.versions(ctx)
 	if cacheable {
 		if e, ok := s.bearers.Get(digest); ok && e.store == sv && e.dir == dv {
 			if !s.now().Before(e.p.ExpiresAt) {

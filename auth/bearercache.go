@@ -1,5 +1,7 @@
 package auth
 
+import "context"
+
 // Versioned is implemented by a Store or a Directory that can tell cheaply
 // whether what it serves may have changed: Version returns a count that
 // moves after every committed write to its data, by any writer, and ok is
@@ -14,6 +16,24 @@ type Versioned interface {
 	Version() (v uint64, ok bool)
 }
 
+// Syncer is implemented by a Store whose counts (Versioned) learn of the
+// writes of other processes by notification: Sync returns once every
+// write committed before the call is counted, so that what a caller keeps
+// under an unchanged count is never older than its request. An error
+// means the counts cannot tell now: nothing kept is used. A store whose
+// counts are moved by its own writes only (one process) need not
+// implement it.
+type Syncer interface {
+	Sync(ctx context.Context) error
+}
+
+// Synced syncs s when it is a Syncer, and reports whether its counts can
+// be compared.
+func Synced(ctx context.Context, s any) bool {
+	sy, ok := s.(Syncer)
+	return !ok || sy.Sync(ctx) == nil
+}
+
 // bearerEntry is a validated token's principal with the versions of the
 // Store and the Directory it was validated under.
 type bearerEntry struct {
@@ -23,10 +43,10 @@ type bearerEntry struct {
 
 // versions returns the versions of the Store and the Directory; ok is
 // false unless both can tell.
-func (s *Service) versions() (store, dir uint64, ok bool) {
+func (s *Service) versions(ctx context.Context) (store, dir uint64, ok bool) {
 	sv, ok1 := s.Store.(Versioned)
 	dv, ok2 := s.Directory.(Versioned)
-	if !ok1 || !ok2 {
+	if !ok1 || !ok2 || !Synced(ctx, s.Store) {
 		return 0, 0, false
 	}
 	store, ok1 = sv.Version()

@@ -55,12 +55,29 @@ type Key struct{ Type, AccountID, ID string }
 type Prefetcher interface {
 	Prefetch(keys ...Key)
 	PrefetchList(qs ...*Query)
+	PrefetchVia(vias ...Via)
+}
+
+// Via addresses the record of type Type that the to-one relationship Rel
+// of the record From names (in From's account): read ahead with From, it
+// costs no round trip of its own (a user's role).
+type Via struct {
+	From      Key
+	Rel, Type string
 }
 
 // Prefetch tells tx of records its caller will read, when tx reads ahead.
 func Prefetch(tx Tx, keys ...Key) {
 	if p, ok := tx.(Prefetcher); ok && len(keys) > 0 {
 		p.Prefetch(keys...)
+	}
+}
+
+// PrefetchVia tells tx of records named by relationships that its caller
+// will read, when tx reads ahead.
+func PrefetchVia(tx Tx, vias ...Via) {
+	if p, ok := tx.(Prefetcher); ok && len(vias) > 0 {
+		p.PrefetchVia(vias...)
 	}
 }
 

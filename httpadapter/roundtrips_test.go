@@ -70,4 +70,14 @@ func TestRoundTrips(t *testing.T) {
 		assert.LessOrEqual(t, trips, r.trips, msg)
 		assert.LessOrEqual(t, len(stmts), r.stmts, msg)
 	}
+
+	// a token seen for the first time: the token with its credential, the
+	// membership, the actor (account, user and role) and the read
+	fresh := e.token("acme", "fresh@acme.test", "Sales")
+	c.Reset()
+	require.Equal(t, http.StatusOK, e.get("/v2/clients/"+cl, fresh).Status)
+	trips, stmts := c.Counts()
+	msg := fmt.Sprintf("first request of a token: %d round trips, %d statements:\n\t%s", trips, len(stmts), strings.Join(stmts, "\n\t"))
+	assert.LessOrEqual(t, trips, 4, msg)
+	assert.LessOrEqual(t, len(stmts), 7, msg)
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/scopekit/scopekit/engine"
 )
 
@@ -35,6 +36,60 @@ func (t *tx) Prefetch(keys ...engine.Key) {
 	}
 }
 
+// PrefetchVia implements engine.Prefetcher: the records vias name are
+// read with the next statement the transaction sends.
+func (t *tx) PrefetchVia(vias ...engine.Via) {
+	for _, v := range vias {
+		if _, ok := parseID(v.From.ID); !ok || slices.Contains(t.aheadVias, v) || t.viaDone[v] {
+			continue
+		}
+		t.aheadVias = append(t.aheadVias, v)
+	}
+}
+
+// viaStatement reads the records vias name, into the transaction's cache.
+func (t *tx) viaStatement(vias []engine.Via) (*query, func()) {
+	n := len(vias)
+	ftypes, faccts, fids, rels, types := make([]string, n), make([]string, n), make([]int64, n), make([]string, n), make([]string, n)
+	for i, v := range vias {
+		fids[i], _ = parseID(v.From.ID)
+		ftypes[i], faccts[i], rels[i], types[i] = v.From.Type, v.From.AccountID, v.Rel, v.Type
+		t.lockAccount(v.From.AccountID, false)
+	}
+	const from = ` FROM unnest($1::text[], $2::text[], $3::int8[], $4::text[], $5::text[]) WITH ORDINALITY AS v(ft, fa, fid, rel, t, i)
+		JOIN records f ON f.type = v.ft AND f.account_id = v.fa AND f.id = v.fid
+		JOIN records r ON r.type = v.t AND r.account_id = f.account_id
+			AND r.id = CASE WHEN (f.rels -> v.rel ->> 0) ~ '^[1-9][0-9]{0,17}$' THEN (f.rels -> v.rel ->> 0)::int8 END
+		ORDER BY v.i`
+	found := map[engine.Key]*stored{}
+	q := &query{sql: "SELECT r.type, r.account_id, r.id, r.xmin::text::int8, r.attrs, r.rels, r.created_at, r.updated_at" + from,
+		check: "SELECT r.id, r.xmin::text::int8" + from, args: []any{ftypes, faccts, fids, rels, types}}
+	q.scan = func(rows pgx.Rows) error {
+		for rows.Next() {
+			k, s, err := t.scanStored(rows, q)
+			if err != nil {
+				return err
+			}
+			found[k] = s
+		}
+		return rows.Err()
+	}
+	return q, func() {
+		if t.cache == nil {
+			t.cache = map[engine.Key]*stored{}
+		}
+		if t.viaDone == nil {
+			t.viaDone = map[engine.Via]bool{}
+		}
+		for _, v := range vias {
+			t.viaDone[v] = true
+		}
+		for k, s := range found {
+			t.cache[k] = s
+		}
+	}
+}
+
 // PrefetchList implements engine.Prefetcher: the lists qs are read with
 // the next statement the transaction sends.
 func (t *tx) PrefetchList(qs ...*engine.Query) {
@@ -62,22 +117,27 @@ func listKey(q *engine.Query) string {
 // takeAhead returns the statements of what is to be read ahead, and what
 // keeps their results once they have run.
 func (t *tx) takeAhead() ([]*query, func()) {
-	if len(t.ahead) == 0 && len(t.aheadLists) == 0 {
+	if len(t.ahead) == 0 && len(t.aheadLists) == 0 && len(t.aheadVias) == 0 {
 		return nil, func() {}
 	}
 	var qs []*query
-	keep := func() {}
+	keep, keepVias := func() {}, func() {}
 	if len(t.ahead) > 0 {
 		q, done := t.getMany(t.ahead)
 		qs, keep = append(qs, q), done
+	}
+	if len(t.aheadVias) > 0 {
+		q, done := t.viaStatement(t.aheadVias)
+		qs, keepVias = append(qs, q), done
 	}
 	lists := t.aheadLists
 	for _, a := range lists {
 		qs = append(qs, a.stmt)
 	}
-	t.ahead, t.aheadLists = nil, nil
+	t.ahead, t.aheadLists, t.aheadVias = nil, nil, nil
 	return qs, func() {
 		keep()
+		keepVias()
 		if t.lists == nil {
 			t.lists = map[string]*listed{}
 		}

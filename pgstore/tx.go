@@ -94,8 +94,10 @@ type tx struct {
 	// read ahead (ahead.go): records and lists to read with the next
 	// statement, and lists read and not yet taken
 	ahead      []engine.Key
+	aheadVias  []engine.Via
 	aheadLists []*aheadList
 	lists      map[string]*listed
+	viaDone    map[engine.Via]bool
 	wrote      map[string]bool
 	// unlocked: a write transaction that takes no account locks (the
 	// outbox claims)
@@ -230,7 +232,7 @@ func (t *tx) commit() error {
 	if !t.open && t.mode != modeWrite {
 		return nil // reads sent nothing that needs ending
 	}
-	t.ahead, t.aheadLists = nil, nil
+	t.ahead, t.aheadLists, t.aheadVias = nil, nil, nil
 	commit := &query{sql: "COMMIT"}
 	if err := t.roundTrip(commit); err != nil {
 		return err

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/scopekit/scopekit/auth"
 	"github.com/scopekit/scopekit/scoping"
 )
@@ -23,18 +24,20 @@ import (
 // A transaction that writes them notifies the database's channel of this
 // schema (pg_notify, inside the transaction: PostgreSQL delivers it only
 // once the commit is visible to every new snapshot), and each process
-// listens on the channel on a connection of its own and moves its counts
-// when a notification arrives. A process also moves its own counts as
-// soon as its commit returns, so that it never serves its own write
-// stale. A count therefore moves only after the commit it stands for is
-// visible; what is stale is bounded by the delivery of a notification
-// (the writer's commit and the listeners' notifications are sent at the
-// same time).
+// listens on the channel on a connection of its own. Before a request
+// compares a count (auth.Syncer), the process runs one round trip on that
+// connection that started after the request did: PostgreSQL sends a
+// listening session the notifications it has been signalled of before it
+// answers, and the writer's commit signals every listener before it
+// returns, so every write committed before the request is counted by then.
+// Concurrent requests share the round trip; a request syncs once (by its
+// context). A process also moves its own counts as soon as its commit
+// returns.
 //
 // A notification missed cannot be told from none sent: while the
-// listening connection is down (not yet connected, lost, or silent for a
-// heartbeat), every count answered is new, so nothing kept is used, and
-// once it is back every count moves.
+// listening connection is down (not yet connected, lost, or failing a
+// round trip), nothing is compared (Sync fails, every count answered is
+// new), and once it is back every count moves.
 type versions struct {
 	channel string
 	gen     atomic.Uint64 // moves at each (re)connection of the listener
@@ -42,8 +45,19 @@ type versions struct {
 	miss    atomic.Uint64 // counts answered while not live
 	m       sync.Map      // name → *atomic.Uint64
 
+	mu     sync.Mutex
+	next   *round        // the round trip the next Sync waits for
+	wake   chan struct{} // a Sync is waiting
+	synced sync.Map      // contexts that have synced → struct{}
+
 	cancel context.CancelFunc
 	done   chan struct{}
+}
+
+// round is one round trip of the listener; ch closes when it is done.
+type round struct {
+	ch chan struct{}
+	ok bool
 }
 
 // Payloads of the notifications besides type names.
@@ -52,9 +66,16 @@ const (
 	allData  = "*"     // anything: a bulk load
 )
 
-// heartbeat is how long the listener waits for a notification before it
-// checks that its connection is alive.
-const heartbeat = time.Second
+// listenerName is the application_name of the listening connection.
+const listenerName = "scopekit listener"
+
+// heartbeat is how often the listener checks its connection when no
+// request asks it to; syncWait bounds what a request waits for a round
+// trip (it then uses nothing kept).
+const (
+	heartbeat = time.Second
+	syncWait  = 2 * time.Second
+)
 
 func (v *versions) get(name string) uint64 {
 	if !v.live.Load() {
@@ -105,10 +126,13 @@ func (v *versions) notifyQuery(names map[string]bool) *query {
 }
 
 // start connects the listener (waiting for it at most until ctx ends or
-// five seconds: until it listens, nothing is cached) and keeps it connected until stop.
+// five seconds: until it listens, nothing is cached) and keeps it
+// connected until stop.
 func (v *versions) start(ctx context.Context, cfg *pgx.ConnConfig) {
+	cfg.OnNotification = func(_ *pgconn.PgConn, n *pgconn.Notification) { v.apply(n.Payload) }
+	cfg.RuntimeParams["application_name"] = listenerName
 	lctx, cancel := context.WithCancel(context.Background())
-	v.cancel, v.done = cancel, make(chan struct{})
+	v.cancel, v.done, v.wake = cancel, make(chan struct{}), make(chan struct{}, 1)
 	ready := make(chan struct{})
 	go v.listen(lctx, cfg, ready)
 	select {
@@ -141,8 +165,9 @@ func (v *versions) listen(ctx context.Context, cfg *pgx.ConnConfig, ready chan s
 					ready = nil
 				}
 				pause = 50 * time.Millisecond
-				err = v.receive(ctx, conn)
+				err = v.serve(ctx, conn)
 				v.live.Store(false)
+				v.fail()
 			}
 			conn.Close(context.Background())
 		}
@@ -158,29 +183,86 @@ func (v *versions) listen(ctx context.Context, cfg *pgx.ConnConfig, ready chan s
 	}
 }
 
-// receive applies notifications until the connection fails or ctx ends;
-// a heartbeat query shows a silent connection alive.
-func (v *versions) receive(ctx context.Context, conn *pgx.Conn) error {
+// serve runs a round trip (an empty statement, whose answer brings the
+// notifications pending) whenever a Sync waits, and at least every
+// heartbeat, until one fails or ctx ends.
+func (v *versions) serve(ctx context.Context, conn *pgx.Conn) error {
 	for {
-		wctx, cancel := context.WithTimeout(ctx, heartbeat)
-		n, err := conn.WaitForNotification(wctx)
-		cancel()
-		switch {
-		case err == nil:
-			v.apply(n.Payload)
-			continue
-		case ctx.Err() != nil:
+		select {
+		case <-ctx.Done():
 			return ctx.Err()
-		case !errors.Is(err, context.DeadlineExceeded) || conn.IsClosed():
-			return err
+		case <-v.wake:
+		case <-time.After(heartbeat):
 		}
-		pctx, cancel := context.WithTimeout(ctx, heartbeat)
-		_, err = conn.Exec(pctx, "SELECT 1")
+		v.mu.Lock()
+		r := v.next
+		v.next = nil // who comes now waits for the next round trip
+		v.mu.Unlock()
+		rctx, cancel := context.WithTimeout(ctx, syncWait)
+		err := conn.PgConn().Exec(rctx, "").Close()
 		cancel()
+		if r != nil {
+			r.ok = err == nil
+			close(r.ch)
+		}
 		if err != nil {
 			return err
 		}
 	}
+}
+
+// fail ends the wait of the Syncs waiting: the listener is down.
+func (v *versions) fail() {
+	v.mu.Lock()
+	r := v.next
+	v.next = nil
+	v.mu.Unlock()
+	if r != nil {
+		close(r.ch)
+	}
+}
+
+// errNotListening is what Sync answers while the listener is down.
+var errNotListening = errors.New("pgstore: not listening for other processes' writes")
+
+// sync returns once a round trip of the listener that started after the
+// call has completed: every write committed before the call is counted.
+// A request (ctx) syncs once.
+func (v *versions) sync(ctx context.Context) error {
+	if !v.live.Load() {
+		return errNotListening
+	}
+	if _, ok := v.synced.Load(ctx); ok {
+		return nil
+	}
+	v.mu.Lock()
+	r := v.next
+	if r == nil {
+		r = &round{ch: make(chan struct{})}
+		v.next = r
+	}
+	v.mu.Unlock()
+	select {
+	case v.wake <- struct{}{}:
+	default:
+	}
+	t := time.NewTimer(syncWait)
+	defer t.Stop()
+	select {
+	case <-r.ch:
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return errNotListening
+	}
+	if !r.ok || !v.live.Load() {
+		return errNotListening
+	}
+	if ctx.Done() != nil { // a request's context: remembered until it ends
+		v.synced.Store(ctx, struct{}{})
+		context.AfterFunc(ctx, func() { v.synced.Delete(ctx) })
+	}
+	return nil
 }
 
 // channelName is the notification channel of a schema (at most 63 bytes,
@@ -212,6 +294,17 @@ func (db *DB) TypeVersion(typ string) uint64 {
 	}
 	return db.versions.get(typ)
 }
+
+var _ auth.Syncer = (*DB)(nil)
+
+// Sync implements auth.Syncer: it returns once every write committed
+// before the call is counted (see versions).
+func (db *DB) Sync(ctx context.Context) error { return db.versions.sync(ctx) }
+
+var _ auth.Syncer = authStore{}
+
+// Sync implements auth.Syncer.
+func (s authStore) Sync(ctx context.Context) error { return s.db.versions.sync(ctx) }
 
 // Version implements auth.Versioned: the count of writes to the tokens
 // and credentials; ok is false while the listener is down.

@@ -1,6 +1,9 @@
 package scoping
 
 import (
+	"context"
+
+	"github.com/scopekit/scopekit/auth"
 	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/scoping/views"
 )
@@ -42,9 +45,9 @@ type actorEntry struct {
 
 // actorVersionsOf returns the current versions; ok is false when the
 // store cannot tell.
-func (s *Service) actorVersionsOf() (v actorVersions, ok bool) {
+func (s *Service) actorVersionsOf(ctx context.Context) (v actorVersions, ok bool) {
 	vs, ok := s.Store().(Versioned)
-	if !ok {
+	if !ok || !auth.Synced(ctx, vs) {
 		return v, false
 	}
 	return actorVersions{vs.TypeVersion(typeAccounts), vs.TypeVersion(typeUsers), vs.TypeVersion(typeRoles)}, true
@@ -53,8 +56,8 @@ func (s *Service) actorVersionsOf() (v actorVersions, ok bool) {
 // cachedActor resolves the actor addressed by k with resolve, through the
 // cache when the store is Versioned. Each call returns an Actor of its
 // own; the records in it are shared and must not be modified.
-func (s *Service) cachedActor(k actorKey, resolve func() (*engine.Actor, error)) (*engine.Actor, error) {
-	v, ok := s.actorVersionsOf() // first: what resolve reads is at least as new
+func (s *Service) cachedActor(ctx context.Context, k actorKey, resolve func() (*engine.Actor, error)) (*engine.Actor, error) {
+	v, ok := s.actorVersionsOf(ctx) // first: what resolve reads is at least as new
 	if !ok {
 		return resolve()
 	}

@@ -19,7 +19,7 @@ type directory struct{ s engine.Store }
 
 func (d directory) UserByEmail(ctx context.Context, email string) (*auth.Subject, error) {
 	var subj *auth.Subject
-	err := d.s.View(ctx, func(tx engine.Tx) error {
+	err := engine.ViewRerun(ctx, d.s, func(tx engine.Tx) error {
 		recs, _, err := tx.List(&engine.Query{Type: views.TypeUsers, AllAccounts: true, Where: []engine.Cond{engine.Eq(views.NameEmail, email)}, Limit: 1})
 		if err != nil {
 			return err
@@ -45,7 +45,7 @@ func (d directory) Version() (uint64, bool) {
 
 func (d directory) Membership(ctx context.Context, userID, accountID string) (*auth.Membership, error) {
 	var m *auth.Membership
-	err := d.s.View(ctx, func(tx engine.Tx) error {
+	err := engine.ViewRerun(ctx, d.s, func(tx engine.Tx) error {
 		rec, err := engine.GetShared(tx, typeUsers, accountID, userID)
 		if err != nil {
 			return err

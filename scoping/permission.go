@@ -45,9 +45,9 @@ func (s *Service) ActorFor(ctx context.Context, userID, slug string) (*engine.Ac
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	return s.cachedActor(actorKey{userID: userID, acct: slug, bySlug: true}, func() (*engine.Actor, error) {
+	return s.cachedActor(ctx, actorKey{userID: userID, acct: slug, bySlug: true}, func() (*engine.Actor, error) {
 		var a *engine.Actor
-		err := s.Store().View(ctx, func(tx engine.Tx) error {
+		err := engine.ViewRerun(ctx, s.Store(), func(tx engine.Tx) error {
 			acct, err := accountBySlug(tx, slug)
 			if err != nil {
 				return err
@@ -65,9 +65,12 @@ func (s *Service) ActorForAccount(ctx context.Context, userID, accountID string)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	return s.cachedActor(actorKey{userID: userID, acct: accountID}, func() (*engine.Actor, error) {
+	return s.cachedActor(ctx, actorKey{userID: userID, acct: accountID}, func() (*engine.Actor, error) {
 		var a *engine.Actor
-		err := s.Store().View(ctx, func(tx engine.Tx) error {
+		err := engine.ViewRerun(ctx, s.Store(), func(tx engine.Tx) error {
+			user := engine.Key{Type: typeUsers, AccountID: accountID, ID: userID}
+			engine.Prefetch(tx, engine.Key{Type: typeAccounts, ID: accountID}, user)
+			engine.PrefetchVia(tx, engine.Via{From: user, Rel: views.NameRoles, Type: typeRoles})
 			acct, err := engine.GetShared(tx, typeAccounts, "", accountID)
 			if err != nil {
 				return err
@@ -91,6 +94,9 @@ func accountBySlug(tx engine.Tx, slug string) (*engine.Record, error) {
 }
 
 func actorIn(tx engine.Tx, userID string, acct *engine.Record) (*engine.Actor, error) {
+	user := engine.Key{Type: typeUsers, AccountID: acct.ID, ID: userID}
+	engine.Prefetch(tx, user)
+	engine.PrefetchVia(tx, engine.Via{From: user, Rel: views.NameRoles, Type: typeRoles})
 	u, err := engine.GetShared(tx, typeUsers, acct.ID, userID)
 	if err != nil || (views.User{Record: u}).Status() != "active" {
 		return nil, scopekit.Errorf(scopekit.EFORBIDDEN, "you are not a member of account %q", views.Account{Record: acct}.Slug())

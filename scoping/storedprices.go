@@ -153,6 +153,9 @@ func tracked(typ string) bool {
 // Prefetch implements engine.Prefetcher for a Tx that reads ahead.
 func (t *pricingTx) Prefetch(keys ...engine.Key) { engine.Prefetch(t.Tx, keys...) }
 
+// PrefetchVia implements engine.Prefetcher for a Tx that reads ahead.
+func (t *pricingTx) PrefetchVia(vias ...engine.Via) { engine.PrefetchVia(t.Tx, vias...) }
+
 // PrefetchList implements engine.Prefetcher for a Tx that reads ahead.
 func (t *pricingTx) PrefetchList(qs ...*engine.Query) { engine.PrefetchList(t.Tx, qs...) }
 
