@@ -1,6 +1,9 @@
 package auth
 
-import "context"
+import (
+	"context"
+	"sync/atomic"
+)
 
 // Versioned is implemented by a Store or a Directory that can tell cheaply
 // whether what it serves may have changed: Version returns a count that
@@ -28,10 +31,37 @@ type Syncer interface {
 }
 
 // Synced syncs s when it is a Syncer, and reports whether its counts can
-// be compared.
+// be compared. Under a context of WithSyncScope, the first Sync serves
+// the calls that follow.
 func Synced(ctx context.Context, s any) bool {
 	sy, ok := s.(Syncer)
-	return !ok || sy.Sync(ctx) == nil
+	if !ok {
+		return true
+	}
+	scope, _ := ctx.Value(syncScopeKey{}).(*syncScope)
+	if scope != nil && scope.done.Load() {
+		return true
+	}
+	if sy.Sync(ctx) != nil {
+		return false
+	}
+	if scope != nil {
+		scope.done.Store(true)
+	}
+	return true
+}
+
+// syncScope records that a Syncer was synced under a context.
+type syncScope struct{ done atomic.Bool }
+
+type syncScopeKey struct{}
+
+// WithSyncScope returns ctx under which one Sync serves every later step
+// (a request resolves its caller in several: the token, then the actor):
+// call it when the request starts, so that the sync still starts after
+// the request did.
+func WithSyncScope(ctx context.Context) context.Context {
+	return context.WithValue(ctx, syncScopeKey{}, &syncScope{})
 }
 
 // bearerEntry is a validated token's principal with the versions of the

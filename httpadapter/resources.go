@@ -59,7 +59,10 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, v2 bool, h fun
 	if !ok {
 		return scopekit.Errorf(scopekit.EUNAUTHORIZED, "missing bearer token")
 	}
-	p, err := s.Auth.Authenticate(r.Context(), bearer)
+	// one sync of what the caches compare with serves the token and the
+	// actor (a store shared by several instances)
+	ctx := auth.WithSyncScope(r.Context())
+	p, err := s.Auth.Authenticate(ctx, bearer)
 	if err != nil {
 		return err
 	}
@@ -67,10 +70,10 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, v2 bool, h fun
 	c := &call{w: w, r: r, params: params, v2: v2}
 	base := s.base(r)
 	if slug := params.ByName("slug"); slug != "" {
-		c.actor, err = s.Svc.ActorFor(r.Context(), p.UserID, slug)
+		c.actor, err = s.Svc.ActorFor(ctx, p.UserID, slug)
 		c.view = &view{schema: s.schema(), prefix: base + "/" + url.PathEscape(slug) + "/v1"}
 	} else {
-		c.actor, err = s.Svc.ActorForAccount(r.Context(), p.UserID, p.AccountID)
+		c.actor, err = s.Svc.ActorForAccount(ctx, p.UserID, p.AccountID)
 		c.view = &view{schema: s.schema(), prefix: base + "/v2", v2: true}
 		if !v2 {
 			c.view.prefix = base + "/" + url.PathEscape(c.accountSlug()) + "/v1"

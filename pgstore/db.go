@@ -96,6 +96,13 @@ func Open(ctx context.Context, url string, opts ...Option) (*DB, error) {
 	if !strings.Contains(url, "pool_max_conns") {
 		cfg.MaxConns = 16
 	}
+	if _, ok := cfg.ConnConfig.RuntimeParams["plan_cache_mode"]; !ok {
+		// statements are prepared once per connection (pgx's cache) and
+		// planned once: planning a query of the records table weighs
+		// every partial index of every type, which costs more than most
+		// of the queries themselves
+		cfg.ConnConfig.RuntimeParams["plan_cache_mode"] = "force_generic_plan"
+	}
 	db := &DB{Now: func() time.Time { return time.Now().UTC() }, seqs: map[string]bool{}}
 	for _, o := range opts {
 		o(db)

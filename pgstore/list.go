@@ -136,7 +136,9 @@ func (t *tx) listStatement(q *engine.Query) (*query, *listed, error) {
 		t.lockAccount(q.AccountID, false)
 	}
 	var a args
-	where := []string{"type = " + a.add(q.Type)}
+	// the type as a literal: a prepared statement's plan then uses the
+	// type's partial indexes (a parameter would hide their predicate)
+	where := []string{"type = " + quoteLiteral(q.Type)}
 	if !q.AllAccounts {
 		where = append(where, "account_id = "+a.add(q.AccountID))
 	}

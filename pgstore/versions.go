@@ -30,8 +30,8 @@ import (
 // listening session the notifications it has been signalled of before it
 // answers, and the writer's commit signals every listener before it
 // returns, so every write committed before the request is counted by then.
-// Concurrent requests share the round trip; a request syncs once (by its
-// context). A process also moves its own counts as soon as its commit
+// Concurrent requests share the round trip (auth.WithSyncScope: a request
+// syncs once). A process also moves its own counts as soon as its commit
 // returns.
 //
 // A notification missed cannot be told from none sent: while the
@@ -45,10 +45,9 @@ type versions struct {
 	miss    atomic.Uint64 // counts answered while not live
 	m       sync.Map      // name → *atomic.Uint64
 
-	mu     sync.Mutex
-	next   *round        // the round trip the next Sync waits for
-	wake   chan struct{} // a Sync is waiting
-	synced sync.Map      // contexts that have synced → struct{}
+	mu   sync.Mutex
+	next *round        // the round trip the next Sync waits for
+	wake chan struct{} // a Sync is waiting
 
 	cancel context.CancelFunc
 	done   chan struct{}
@@ -70,8 +69,8 @@ const (
 const listenerName = "scopekit listener"
 
 // heartbeat is how often the listener checks its connection when no
-// request asks it to; syncWait bounds what a request waits for a round
-// trip (it then uses nothing kept).
+// request asks it to; syncWait bounds a round trip (a request waiting for
+// it then uses nothing kept).
 const (
 	heartbeat = time.Second
 	syncWait  = 2 * time.Second
@@ -198,9 +197,12 @@ func (v *versions) serve(ctx context.Context, conn *pgx.Conn) error {
 		r := v.next
 		v.next = nil // who comes now waits for the next round trip
 		v.mu.Unlock()
-		rctx, cancel := context.WithTimeout(ctx, syncWait)
-		err := conn.PgConn().Exec(rctx, "").Close()
-		cancel()
+		// a deadline on the connection rather than a context: no watcher
+		// per round trip
+		nc := conn.PgConn().Conn()
+		nc.SetDeadline(time.Now().Add(syncWait))
+		err := conn.PgConn().Exec(context.Background(), "").Close()
+		nc.SetDeadline(time.Time{})
 		if r != nil {
 			r.ok = err == nil
 			close(r.ch)
@@ -227,13 +229,11 @@ var errNotListening = errors.New("pgstore: not listening for other processes' wr
 
 // sync returns once a round trip of the listener that started after the
 // call has completed: every write committed before the call is counted.
-// A request (ctx) syncs once.
+// A round trip ends within syncWait (its connection's deadline), or the
+// listener fails it.
 func (v *versions) sync(ctx context.Context) error {
 	if !v.live.Load() {
 		return errNotListening
-	}
-	if _, ok := v.synced.Load(ctx); ok {
-		return nil
 	}
 	v.mu.Lock()
 	r := v.next
@@ -246,21 +246,13 @@ func (v *versions) sync(ctx context.Context) error {
 	case v.wake <- struct{}{}:
 	default:
 	}
-	t := time.NewTimer(syncWait)
-	defer t.Stop()
 	select {
 	case <-r.ch:
 	case <-ctx.Done():
 		return ctx.Err()
-	case <-t.C:
-		return errNotListening
 	}
-	if !r.ok || !v.live.Load() {
+	if !r.ok {
 		return errNotListening
-	}
-	if ctx.Done() != nil { // a request's context: remembered until it ends
-		v.synced.Store(ctx, struct{}{})
-		context.AfterFunc(ctx, func() { v.synced.Delete(ctx) })
 	}
 	return nil
 }

@@ -363,26 +363,18 @@ func computePrices(_ context.Context, c *engine.Call, recs []*engine.Record) err
 			projects[p.ID] = p
 		}
 	}
-	acct, err := txAccount(c)
+	acct, fromActor, err := figuresAccount(c)
 	if err != nil {
 		return err
 	}
-	epoch, _ := epochOf(acct, priceEpochAttr)
-	stale := map[string]bool{}
-	var ids []string
-	var known []*engine.Record
-	for _, r := range recs {
-		pid := projectOfPriced(r)
-		if stale[pid] || pid == "" {
-			continue
+	stale, ids, known := staleProjects(recs, projects, acct)
+	if fromActor && len(ids) > 0 {
+		// some figures carry another epoch than the actor's account: the
+		// account as this transaction sees it decides
+		if acct, err = txAccount(c); err != nil {
+			return err
 		}
-		if p := projects[pid]; p == nil || !pricesFresh(p, epoch) {
-			stale[pid] = true
-			ids = append(ids, pid)
-			if p != nil {
-				known = append(known, p)
-			}
-		}
+		stale, ids, known = staleProjects(recs, projects, acct)
 	}
 	if len(ids) > 0 {
 		if _, err := priced(c, ids, known); err != nil {
@@ -405,6 +397,45 @@ func computePrices(_ context.Context, c *engine.Call, recs []*engine.Record) err
 		}
 	}
 	return nil
+}
+
+// figuresAccount returns the account stored figures are checked against.
+// A read takes the actor's (kept in memory, and as new as the request
+// where the store is shared: auth.Syncer) when fromActor: figures that
+// carry its price epoch are served as stored, as of when the request
+// began, without reading the account again. A write, or a call that has
+// read the account already, takes the account as its transaction sees it.
+func figuresAccount(c *engine.Call) (acct *engine.Record, fromActor bool, err error) {
+	if _, write := c.Tx.(*pricingTx); !write && state(c).acct == nil {
+		if a := c.Actor.Account; a != nil && a.ID == c.AccountID() {
+			return a, true, nil
+		}
+	}
+	acct, err = txAccount(c)
+	return acct, false, err
+}
+
+// staleProjects returns the projects of recs whose figures are not those
+// of acct's price epoch: by id, in order, and those of them at hand.
+func staleProjects(recs []*engine.Record, projects map[string]*engine.Record, acct *engine.Record) (map[string]bool, []string, []*engine.Record) {
+	epoch, _ := epochOf(acct, priceEpochAttr)
+	stale := map[string]bool{}
+	var ids []string
+	var known []*engine.Record
+	for _, r := range recs {
+		pid := projectOfPriced(r)
+		if stale[pid] || pid == "" {
+			continue
+		}
+		if p := projects[pid]; p == nil || !pricesFresh(p, epoch) {
+			stale[pid] = true
+			ids = append(ids, pid)
+			if p != nil {
+				known = append(known, p)
+			}
+		}
+	}
+	return stale, ids, known
 }
 
 // projectOfPriced returns the project a priced record belongs to.

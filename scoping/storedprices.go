@@ -104,9 +104,10 @@ func txAccount(c *engine.Call) (*engine.Record, error) {
 }
 
 // accountAhead is the Prefetch hook of the priced types: serving their
-// figures reads the account (txAccount).
+// figures in a write reads the account (txAccount); a read checks them
+// against the actor's first (figuresAccount).
 func accountAhead(c *engine.Call) []engine.Key {
-	if state(c).acct != nil {
+	if _, write := c.Tx.(*pricingTx); !write || state(c).acct != nil {
 		return nil
 	}
 	return []engine.Key{{Type: views.TypeAccounts, ID: c.AccountID()}}
