@@ -153,7 +153,8 @@ func (t *tx) roundTrip(qs ...*query) error {
 	for _, c := range checks {
 		b.Queue(c.check, c.args...).Query(t.verify(c))
 	}
-	for _, q := range append(t.pending, qs...) {
+	all := append(t.pending, qs...)
+	for _, q := range all {
 		qq := b.Queue(q.sql, q.args...)
 		if q.scan != nil {
 			qq.Query(q.scan)
@@ -166,7 +167,12 @@ func (t *tx) roundTrip(qs ...*query) error {
 	}
 	t.pending = nil
 	t.trips++
-	err := t.conn.SendBatch(t.ctx, b).Close()
+	var err error
+	if b.Len() == 1 && len(all) == 1 {
+		err = t.send(all[0].sql, all[0].args, all[0])
+	} else {
+		err = t.conn.SendBatch(t.ctx, b).Close()
+	}
 	if err == nil {
 		keep()
 		if t.mode == modeOptimistic {
@@ -177,6 +183,26 @@ func (t *tx) roundTrip(qs ...*query) error {
 		t.rollback() // a batch of its own transaction failed half way
 	}
 	return err
+}
+
+// send runs one statement alone: what a batch of one does, with less
+// bookkeeping.
+func (t *tx) send(sql string, args []any, q *query) error {
+	if q.scan == nil {
+		tag, err := t.conn.Exec(t.ctx, sql, args...)
+		q.tag = tag
+		return err
+	}
+	rows, err := t.conn.Query(t.ctx, sql, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	if err := q.scan(rows); err != nil {
+		return err
+	}
+	rows.Close()
+	return rows.Err()
 }
 
 // verify compares the rows of check statement c (int8 columns) with what
