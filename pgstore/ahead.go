@@ -3,6 +3,7 @@ package pgstore
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/scopekit/scopekit/engine"
@@ -47,23 +48,27 @@ func (t *tx) PrefetchVia(vias ...engine.Via) {
 	}
 }
 
-// viaStatement reads the records vias name, into the transaction's cache.
+// viaStatement reads the records vias name, into the transaction's cache
+// (a join of two primary key lookups each).
 func (t *tx) viaStatement(vias []engine.Via) (*query, func()) {
-	n := len(vias)
-	ftypes, faccts, fids, rels, types := make([]string, n), make([]string, n), make([]int64, n), make([]string, n), make([]string, n)
+	var u strings.Builder
+	var args []any
 	for i, v := range vias {
-		fids[i], _ = parseID(v.From.ID)
-		ftypes[i], faccts[i], rels[i], types[i] = v.From.Type, v.From.AccountID, v.Rel, v.Type
+		if i > 0 {
+			u.WriteString(" UNION ALL ")
+		}
+		fid, _ := parseID(v.From.ID)
+		args = append(args, v.From.AccountID, fid)
 		t.lockAccount(v.From.AccountID, false)
+		rel := quoteLiteral(v.Rel)
+		fmt.Fprintf(&u, `SELECT %d AS i, r.type, r.account_id, r.id, r.xmin::text::int8 AS x, r.attrs, r.rels, r.created_at, r.updated_at
+			FROM records f JOIN records r ON r.type = %s AND r.account_id = f.account_id
+				AND r.id = CASE WHEN (f.rels -> %s ->> 0) ~ '^[1-9][0-9]{0,17}$' THEN (f.rels -> %s ->> 0)::int8 END
+			WHERE f.type = %s AND f.account_id = $%d AND f.id = $%d`, i, quoteLiteral(v.Type), rel, rel, quoteLiteral(v.From.Type), len(args)-1, len(args))
 	}
-	const from = ` FROM unnest($1::text[], $2::text[], $3::int8[], $4::text[], $5::text[]) WITH ORDINALITY AS v(ft, fa, fid, rel, t, i)
-		JOIN records f ON f.type = v.ft AND f.account_id = v.fa AND f.id = v.fid
-		JOIN records r ON r.type = v.t AND r.account_id = f.account_id
-			AND r.id = CASE WHEN (f.rels -> v.rel ->> 0) ~ '^[1-9][0-9]{0,17}$' THEN (f.rels -> v.rel ->> 0)::int8 END
-		ORDER BY v.i`
 	found := map[engine.Key]*stored{}
-	q := &query{sql: "SELECT r.type, r.account_id, r.id, r.xmin::text::int8, r.attrs, r.rels, r.created_at, r.updated_at" + from,
-		check: "SELECT r.id, r.xmin::text::int8" + from, args: []any{ftypes, faccts, fids, rels, types}}
+	q := &query{sql: "SELECT type, account_id, id, x, attrs, rels, created_at, updated_at FROM (" + u.String() + ") u ORDER BY i",
+		check: "SELECT id, x FROM (" + u.String() + ") u ORDER BY i", args: args}
 	q.scan = func(rows pgx.Rows) error {
 		for rows.Next() {
 			k, s, err := t.scanStored(rows, q)

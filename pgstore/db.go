@@ -24,9 +24,7 @@ package pgstore
 import (
 	"context"
 	"embed"
-	"errors"
 	"fmt"
-	"hash/fnv"
 	"io/fs"
 	"sort"
 	"strconv"
@@ -35,7 +33,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/scoping"
@@ -95,6 +92,10 @@ func Open(ctx context.Context, url string, opts ...Option) (*DB, error) {
 	}
 	if !strings.Contains(url, "pool_max_conns") {
 		cfg.MaxConns = 16
+	}
+	if !strings.Contains(url, "statement_cache_capacity") {
+		// a statement per type and shape of query: more than pgx's 512
+		cfg.ConnConfig.StatementCacheCapacity = 2048
 	}
 	if _, ok := cfg.ConnConfig.RuntimeParams["plan_cache_mode"]; !ok {
 		// statements are prepared once per connection (pgx's cache) and
@@ -211,122 +212,4 @@ func (db *DB) migrate(ctx context.Context) error {
 		}
 	}
 	return db.syncSchema(ctx, conn.Conn())
-}
-
-// syncSchema creates the id sequence of every declared type and the
-// indexes its declarations ask for (indexed fields for filters, sortable
-// fields for sorts), and drops derived indexes no declaration asks for any
-// more. Index names carry a digest of their definition, so a changed
-// declaration gets a new index.
-func (db *DB) syncSchema(ctx context.Context, conn *pgx.Conn) error {
-	want := map[string]string{}
-	var stmts []string
-	for _, def := range db.schema.Types() {
-		stmts = append(stmts, "CREATE SEQUENCE IF NOT EXISTS "+seqName(def.Name))
-		for _, expr := range indexExprs(def) {
-			def := fmt.Sprintf("ON records (account_id, %s, id) WHERE type = %s", expr, quoteLiteral(def.Name))
-			name := fmt.Sprintf("ix_%016x", hash64(def))
-			want[name] = def
-		}
-	}
-	existing := map[string]bool{}
-	rows, err := conn.Query(ctx, `SELECT indexname FROM pg_indexes WHERE schemaname = current_schema() AND tablename = 'records' AND indexname LIKE 'ix\_%'`)
-	if err != nil {
-		return err
-	}
-	for rows.Next() {
-		var n string
-		if err := rows.Scan(&n); err != nil {
-			return err
-		}
-		existing[n] = true
-	}
-	if err := rows.Err(); err != nil {
-		return err
-	}
-	for name, def := range want {
-		if !existing[name] {
-			stmts = append(stmts, "CREATE INDEX "+name+" "+def)
-		}
-	}
-	for name := range existing {
-		if _, ok := want[name]; !ok {
-			stmts = append(stmts, "DROP INDEX "+name)
-		}
-	}
-	if len(stmts) == 0 {
-		return nil
-	}
-	_, err = conn.Exec(ctx, strings.Join(stmts, ";\n"))
-	if err == nil {
-		db.mu.Lock()
-		for _, def := range db.schema.Types() {
-			db.seqs[def.Name] = true
-		}
-		db.mu.Unlock()
-	}
-	return err
-}
-
-// indexExprs lists the index expressions of a type: one per indexed field
-// (equality filters compare lower-cased text) and one per sortable
-// attribute. Long values (text kinds, bounded in bytes rather than as
-// short strings) are left unindexed: a btree entry holds about 2.7 KB.
-func indexExprs(def *engine.TypeDef) []string {
-	var out []string
-	for _, f := range def.IndexedFields() {
-		if rd, ok := def.Rel(f); ok && rd.ToMany {
-			continue // to-many lists are matched element by element
-		}
-		if a, ok := def.Attr(f); ok && !short(a) {
-			continue
-		}
-		out = append(out, "lower("+fieldExpr(def, f)+")")
-	}
-	for _, a := range def.Attrs {
-		sk, ok := def.Sortable(a.Name)
-		if !ok || !short(&a) {
-			continue
-		}
-		out = append(out, sortExpr(def, sk))
-	}
-	return out
-}
-
-// short reports whether an attribute's values fit an index entry.
-func short(a *engine.AttrDef) bool {
-	n, unit := a.MaxLength()
-	return unit != "bytes" && n <= 255
-}
-
-func seqName(typ string) string { return pgx.Identifier{"id:" + typ}.Sanitize() }
-
-func quoteLiteral(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
-
-func hash64(s string) uint64 {
-	h := fnv.New64a()
-	h.Write([]byte(s))
-	return h.Sum64()
-}
-
-// ensureSeq creates the id sequence of a type declared after Open (tests
-// may store undeclared types).
-func (db *DB) ensureSeq(ctx context.Context, typ string) error {
-	db.mu.Lock()
-	ok := db.seqs[typ]
-	db.mu.Unlock()
-	if ok {
-		return nil
-	}
-	_, err := db.pool.Exec(ctx, "CREATE SEQUENCE IF NOT EXISTS "+seqName(typ))
-	var pgErr *pgconn.PgError
-	if errors.As(err, &pgErr) && pgErr.Code == "23505" { // created concurrently
-		err = nil
-	}
-	if err == nil {
-		db.mu.Lock()
-		db.seqs[typ] = true
-		db.mu.Unlock()
-	}
-	return err
 }

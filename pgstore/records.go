@@ -196,9 +196,8 @@ func (t *tx) Get(typ, accountID, id string) (*engine.Record, error) {
 		return nil, notFound(typ, id)
 	}
 	var found *stored
-	q := &query{sql: "SELECT " + recordCols + " FROM records WHERE type = $1 AND id = $2 AND account_id = $3",
-		check: "SELECT " + checkCols + " FROM records WHERE type = $1 AND id = $2 AND account_id = $3",
-		args:  []any{typ, n, accountID}}
+	where := " FROM records WHERE type = " + quoteLiteral(typ) + " AND id = $1 AND account_id = $2"
+	q := &query{sql: "SELECT " + recordCols + where, check: "SELECT " + checkCols + where, args: []any{n, accountID}}
 	q.scan = func(rows pgx.Rows) error {
 		for rows.Next() {
 			var err error
@@ -220,36 +219,57 @@ func (t *tx) Get(typ, accountID, id string) (*engine.Record, error) {
 
 // getMany returns the statement that reads the records keys (with valid
 // ids) and what puts them in the transaction's cache once it has run,
-// missing ones as missing. A few keys are as many primary key lookups
-// (UNION ALL: each an index lookup whatever the plan); more, one join.
+// missing ones as missing. Each type's keys read its own partition: a few
+// by their primary key each, more in one join.
 func (t *tx) getMany(keys []engine.Key) (*query, func()) {
-	types, accts, ids := make([]string, 0, len(keys)), make([]string, 0, len(keys)), make([]int64, 0, len(keys))
+	byType := map[string][]engine.Key{}
+	var types []string
 	for _, k := range keys {
-		if n, ok := parseID(k.ID); ok {
-			types, accts, ids = append(types, k.Type), append(accts, k.AccountID), append(ids, n)
+		if _, ok := parseID(k.ID); ok {
+			if byType[k.Type] == nil {
+				types = append(types, k.Type)
+			}
+			byType[k.Type] = append(byType[k.Type], k)
 			t.lockAccount(k.AccountID, false)
 		}
 	}
 	q := &query{}
-	if len(ids) <= maxUnion {
-		var u strings.Builder
-		for i := range ids {
-			if i > 0 {
-				u.WriteString(" UNION ALL ")
-			}
-			fmt.Fprintf(&u, `SELECT %d AS i, type, account_id, id, xmin::text::int8 AS x, attrs, rels, created_at, updated_at
-				FROM records WHERE type = $%d AND account_id = $%d AND id = $%d`, i, 3*i+1, 3*i+2, 3*i+3)
-			q.args = append(q.args, types[i], accts[i], ids[i])
+	var u strings.Builder
+	ord := 0
+	for _, typ := range types {
+		ks := byType[typ]
+		if u.Len() > 0 {
+			u.WriteString(" UNION ALL ")
 		}
-		q.sql = "SELECT type, account_id, id, x, attrs, rels, created_at, updated_at FROM (" + u.String() + ") u ORDER BY i"
-		q.check = "SELECT id, x FROM (" + u.String() + ") u ORDER BY i"
-	} else {
-		const from = ` FROM unnest($1::text[], $2::text[], $3::int8[]) WITH ORDINALITY AS k(t, a, id, i)
-			JOIN records r ON r.type = k.t AND r.account_id = k.a AND r.id = k.id ORDER BY k.i`
-		q.sql = "SELECT r.type, r.account_id, r.id, r.xmin::text::int8, r.attrs, r.rels, r.created_at, r.updated_at" + from
-		q.check = "SELECT r.id, r.xmin::text::int8" + from
-		q.args = []any{types, accts, ids}
+		if len(ks) <= maxLookups {
+			for i, k := range ks {
+				if i > 0 {
+					u.WriteString(" UNION ALL ")
+				}
+				n, _ := parseID(k.ID)
+				q.args = append(q.args, k.AccountID, n)
+				fmt.Fprintf(&u, `SELECT %d AS i, type, account_id, id, xmin::text::int8 AS x, attrs, rels, created_at, updated_at
+					FROM records WHERE type = %s AND account_id = $%d AND id = $%d`, ord, quoteLiteral(typ), len(q.args)-1, len(q.args))
+				ord++
+			}
+			continue
+		}
+		accts, ids := make([]string, len(ks)), make([]int64, len(ks))
+		for i, k := range ks {
+			accts[i] = k.AccountID
+			ids[i], _ = parseID(k.ID)
+		}
+		q.args = append(q.args, accts, ids)
+		fmt.Fprintf(&u, `SELECT %d + k.i AS i, r.type, r.account_id, r.id, r.xmin::text::int8 AS x, r.attrs, r.rels, r.created_at, r.updated_at
+			FROM unnest($%d::text[], $%d::int8[]) WITH ORDINALITY AS k(a, id, i)
+			JOIN records r ON r.type = %s AND r.account_id = k.a AND r.id = k.id`, ord, len(q.args)-1, len(q.args), quoteLiteral(typ))
+		ord += len(ks)
 	}
+	if u.Len() == 0 {
+		u.WriteString("SELECT 0 AS i, type, account_id, id, xmin::text::int8 AS x, attrs, rels, created_at, updated_at FROM records WHERE false")
+	}
+	q.sql = "SELECT type, account_id, id, x, attrs, rels, created_at, updated_at FROM (" + u.String() + ") u ORDER BY i"
+	q.check = "SELECT id, x FROM (" + u.String() + ") u ORDER BY i"
 	found := map[engine.Key]*stored{}
 	q.scan = func(rows pgx.Rows) error {
 		for rows.Next() {
@@ -271,8 +291,9 @@ func (t *tx) getMany(keys []engine.Key) (*query, func()) {
 	}
 }
 
-// maxUnion is the most keys getMany reads as separate lookups.
-const maxUnion = 8
+// maxLookups is the most keys of one type getMany reads by their primary
+// key each.
+const maxLookups = 8
 
 // decodeInto decodes stored attributes and relationships; numbers stay
 // json.Number, as in every store.
@@ -368,9 +389,9 @@ func (t *tx) Insert(r *engine.Record) error {
 		idExpr = strconv.FormatInt(n, 10)
 	}
 	inserted := false
-	q := &query{sql: `INSERT INTO records (type, account_id, id, attrs, rels, created_at, updated_at)
-		VALUES ($1, $2, ` + idExpr + `, $3, $4, $5, $6) ON CONFLICT DO NOTHING RETURNING id`,
-		args: []any{r.Type, r.AccountID, string(attrs), string(rels), createdAt, updatedAt}}
+	q := &query{sql: `INSERT INTO ` + t.db.table(r.Type) + ` (type, account_id, id, attrs, rels, created_at, updated_at)
+		VALUES (` + quoteLiteral(r.Type) + `, $1, ` + idExpr + `, $2, $3, $4, $5) ON CONFLICT DO NOTHING RETURNING id`,
+		args: []any{r.AccountID, string(attrs), string(rels), createdAt, updatedAt}}
 	q.scan = func(rows pgx.Rows) error {
 		for rows.Next() {
 			if err := rows.Scan(&n); err != nil {
@@ -407,8 +428,8 @@ func (t *tx) Replace(r *engine.Record) error {
 	}
 	now := engine.FormatTime(t.db.Now())
 	k := engine.Key{Type: r.Type, AccountID: r.AccountID, ID: r.ID}
-	args := []any{r.Type, n, r.AccountID, string(attrs), string(rels), now}
-	const update = `UPDATE records SET attrs = $4, rels = $5, updated_at = $6 WHERE type = $1 AND id = $2 AND account_id = $3`
+	args := []any{n, r.AccountID, string(attrs), string(rels), now}
+	update := `UPDATE records SET attrs = $3, rels = $4, updated_at = $5 WHERE type = ` + quoteLiteral(r.Type) + ` AND id = $1 AND account_id = $2`
 	created := ""
 	if old := t.cache[k]; old != nil && deferrable(attrs, rels) {
 		t.pending = append(t.pending, &query{sql: update, args: args})
@@ -445,7 +466,7 @@ func (t *tx) Delete(typ, accountID, id string) error {
 	}
 	t.lockAccount(accountID, true)
 	k := engine.Key{Type: typ, AccountID: accountID, ID: id}
-	q := &query{sql: `DELETE FROM records WHERE type = $1 AND id = $2 AND account_id = $3`, args: []any{typ, n, accountID}}
+	q := &query{sql: `DELETE FROM records WHERE type = ` + quoteLiteral(typ) + ` AND id = $1 AND account_id = $2`, args: []any{n, accountID}}
 	if t.cache[k] != nil {
 		t.pending = append(t.pending, q)
 	} else {
