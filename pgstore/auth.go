@@ -196,7 +196,7 @@ func (db *DB) retry(ctx context.Context, opts pgx.TxOptions, fn func(pgx.Tx) err
 	for attempt := 1; ; attempt++ {
 		err := pgx.BeginTxFunc(ctx, db.pool, opts, fn)
 		if err == nil || attempt == maxAttempts || !retryable(err) || ctx.Err() != nil {
-			return err
+			return withContext(ctx, err)
 		}
 		time.Sleep(time.Duration(rand.IntN(10*attempt)+1) * time.Millisecond)
 	}

@@ -33,6 +33,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgconn/ctxwatch"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/scoping"
@@ -96,6 +98,12 @@ func Open(ctx context.Context, url string, opts ...Option) (*DB, error) {
 	if !strings.Contains(url, "statement_cache_capacity") {
 		// a statement per type and shape of query: more than pgx's 512
 		cfg.ConnConfig.StatementCacheCapacity = 2048
+	}
+	// a request that ends early cancels its query with a cancel request:
+	// the connection survives for the next one (closing it, pgx's
+	// default, made every cut-off request cost a new connection)
+	cfg.ConnConfig.BuildContextWatcherHandler = func(pc *pgconn.PgConn) ctxwatch.Handler {
+		return &pgconn.CancelRequestContextWatcherHandler{Conn: pc, DeadlineDelay: 5 * time.Second}
 	}
 	if _, ok := cfg.ConnConfig.RuntimeParams["plan_cache_mode"]; !ok {
 		// statements are prepared once per connection (pgx's cache) and

@@ -3,6 +3,7 @@ package pgstore
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"time"
@@ -314,10 +315,19 @@ func (db *DB) run(ctx context.Context, mode txMode, fn func(*tx) error) error {
 			continue
 		}
 		if err == nil || n == maxAttempts || !retryable(err) || ctx.Err() != nil {
-			return mapError(err)
+			return mapError(withContext(ctx, err))
 		}
 		time.Sleep(time.Duration(rand.IntN(10*n)+1) * time.Millisecond)
 	}
+}
+
+// withContext makes the error of a query that a done ctx canceled (a
+// cancel request answers "canceling statement") match ctx.Err().
+func withContext(ctx context.Context, err error) error {
+	if err != nil && ctx.Err() != nil && !errors.Is(err, ctx.Err()) {
+		return fmt.Errorf("%w: %w", ctx.Err(), err)
+	}
+	return err
 }
 
 // retryable reports a deadlock or serialization failure.
