@@ -7,8 +7,10 @@ import (
 
 // Versioned is implemented by a Store or a Directory that can tell cheaply
 // whether what it serves may have changed: Version returns a count that
-// moves after every committed write to its data, by any writer, and ok is
-// false when it cannot tell (a store that other processes write as well).
+// moves after every committed write to its data, by any writer (a store
+// may leave out the tokens it adds: no principal kept names them), and ok is
+// false when it cannot tell (a store shared with other processes whose
+// notifications it is not receiving; see Syncer).
 // When both the Store and the Directory are Versioned, Authenticate keeps
 // the principal of a token it validated and answers a repeat of the token
 // from memory while neither count has moved, checking only the token's

@@ -320,6 +320,16 @@ func TestRelated(t *testing.T) {
 	require.Len(t, res.Records, 2)
 	_, err = v.e.Related(ctx, v.admin, "boxes", box.ID, "lids", engine.ListParams{}, engine.Options{})
 	require.Equal(t, scopekit.ENOTFOUND, code(err))
+	// an inverse list is read with its owner, but answers as if the owner
+	// were read first: a missing owner before a bad sort
+	bad := engine.ListParams{Sort: []engine.SortSpec{{Field: "nope"}}}
+	_, err = v.e.Related(ctx, v.admin, "boxes", "99", "items", bad, engine.Options{})
+	require.Equal(t, scopekit.ENOTFOUND, code(err))
+	_, err = v.e.Related(ctx, v.admin, "boxes", box.ID, "items", bad, engine.Options{})
+	require.Equal(t, scopekit.EBADREQUEST, code(err))
+	res, err = v.e.Related(ctx, v.admin, "boxes", "99", "items", engine.ListParams{}, engine.Options{})
+	require.Equal(t, scopekit.ENOTFOUND, code(err))
+	require.Nil(t, res)
 }
 
 // Ensure a delete takes owned records with it, archives a record others

@@ -2,23 +2,34 @@
 // webhook on PostgreSQL (github.com/jackc/pgx/v5), so that several
 // ScopeKit processes can serve one database.
 //
-// Records live in one table with their attributes and relationships as
-// JSONB; every filter, sort and page of a list is one SQL query, served by
-// the partial expression indexes derived from the type declarations.
-// Versioned SQL migrations (embedded) are applied at Open, under an
-// advisory lock so that instances starting together apply them once.
+// Records live in one table partitioned by type, with their attributes and
+// relationships as JSONB; every filter, sort and page of a list is one SQL
+// query, served by the expression indexes derived from the type
+// declarations on the type's partition. Versioned SQL migrations
+// (embedded) are applied at Open, under an advisory lock so that instances
+// starting together apply them once.
 //
-// Each store transaction is one SQL transaction. Reads run at REPEATABLE
-// READ (one snapshot). Writes run at READ COMMITTED and lock the accounts
-// they touch: the first read or write of an account in a write transaction
-// takes a transaction-scoped advisory lock on it, so the engine's
-// read-check-write steps (uniqueness, counters, approval signatures) of one
-// account run one after another whatever the process, while accounts
-// proceed in parallel. Global records (accounts) are read under a shared
-// lock and written under an exclusive one, and a list across all accounts
-// in a write transaction locks that type's all-accounts scan. Ids come from
-// one PostgreSQL sequence per type. A transaction that deadlocks or fails
-// to serialize is retried.
+// Each store transaction is one SQL transaction, sent in as few round
+// trips as the data allows (tx.go): statements are prepared once per
+// connection, each round trip is one batch carrying the BEGIN, the locks
+// and the writes whose outcome is known before the statement that needs
+// an answer, and a caller may read ahead (engine.Prefetcher). Reads run at
+// REPEATABLE READ (one snapshot); a read that may run again
+// (engine.Rerunner) starts without a transaction and checks its later
+// round trips against the first. Writes run at READ COMMITTED and lock
+// the accounts they touch: the first read or write of an account in a
+// write transaction takes a transaction-scoped advisory lock on it, so the
+// engine's read-check-write steps (uniqueness, counters, approval
+// signatures) of one account run one after another whatever the process,
+// while accounts proceed in parallel. Global records (accounts) are read
+// under a shared lock and written under an exclusive one, and a list
+// across all accounts in a write transaction locks that type's
+// all-accounts scan. Ids come from one PostgreSQL sequence per type. A
+// transaction that deadlocks or fails to serialize is retried.
+//
+// Writes of the types readers keep in memory (engine.TypeDef.Versioned)
+// and of tokens and credentials notify every process sharing the database
+// (versions.go), so that their caches are never older than a request.
 package pgstore
 
 import (

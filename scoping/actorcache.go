@@ -11,11 +11,14 @@ import (
 // Versioned is implemented by a Store that can tell cheaply whether the
 // records of a type may have changed: TypeVersion returns a count that
 // moves after every committed transaction that wrote a record of typ, by
-// any writer. A store that other processes write as well (PostgreSQL)
-// does not implement it. Over a Versioned store the Service keeps the
-// actors it resolved (the account, user and role records every request
-// starts from) while the counts of those three types have not moved, and
-// the Directory reports the count of users to auth (auth.Versioned).
+// any writer (a count that cannot tell is new at every call). A store
+// that other processes write as well learns of their writes by
+// notification and is an auth.Syncer: the count is synced once per
+// request before it is compared. Over a Versioned store the Service keeps
+// the actors it resolved (the account, user and role records every
+// request starts from, types declared Versioned) while the counts of
+// those three types have not moved, and the Directory reports the count
+// of users to auth (auth.Versioned).
 type Versioned interface {
 	TypeVersion(typ string) uint64
 }
