@@ -23,9 +23,10 @@ import (
 //	auth_tokens/<SHA-256 digest>                                = auth.Token
 //	auth_codes/<SHA-256 digest>                                 = auth.AuthCode
 //	auth_code_expiry/<expiry, 8 bytes BE> <digest>              = (empty)
+//	auth_mfa/<user id>                                          = auth.MFA
 //
 // Secrets and tokens appear only as digests, passwords only as bcrypt
-// hashes. The buckets hold what package auth stores; its rules (one
+// hashes, TOTP seeds only sealed. The buckets hold what package auth stores; its rules (one
 // namespace of client ids, one credential per user, which codes go) are
 // its own.
 var (
@@ -36,13 +37,14 @@ var (
 	bucketAuthTokens    = []byte("auth_tokens")
 	bucketAuthCodes     = []byte("auth_codes")
 	bucketAuthCodeExp   = []byte("auth_code_expiry")
+	bucketAuthMFA       = []byte("auth_mfa")
 )
 
 func init() {
 	rootBuckets = append(rootBuckets,
 		string(bucketAuthApps), string(bucketAuthCreds), string(bucketAuthUserCreds),
 		string(bucketAuthPasswords), string(bucketAuthTokens),
-		string(bucketAuthCodes), string(bucketAuthCodeExp))
+		string(bucketAuthCodes), string(bucketAuthCodeExp), string(bucketAuthMFA))
 }
 
 // AuthStore returns the auth.Store kept in this database file.
@@ -220,6 +222,15 @@ func (s authStore) TakeAuthCode(ctx context.Context, digest []byte) (*auth.AuthC
 	return c, nil
 }
 
+// MFA implements auth.Store.
+func (s authStore) MFA(ctx context.Context, userID string) (m *auth.MFA, err error) {
+	err = s.view(ctx, func(tx *bolt.Tx) error {
+		m, err = authTx{tx}.MFA(userID)
+		return err
+	})
+	return m, err
+}
+
 // Update implements auth.Store: bbolt runs one write transaction at a
 // time, so transactions never overlap.
 func (s authStore) Update(ctx context.Context, fn func(auth.Tx) error) error {
@@ -329,4 +340,19 @@ func (t authTx) DeleteAuthCodesExpiredBefore(before time.Time) error {
 		}
 	}
 	return nil
+}
+
+// MFA implements auth.Tx.
+func (t authTx) MFA(userID string) (*auth.MFA, error) {
+	return authGet[auth.MFA](t.tx, bucketAuthMFA, []byte(userID), "second factor")
+}
+
+// PutMFA implements auth.Tx.
+func (t authTx) PutMFA(m *auth.MFA) error {
+	return authPut(t.tx, bucketAuthMFA, []byte(m.UserID), m)
+}
+
+// DeleteMFA implements auth.Tx.
+func (t authTx) DeleteMFA(userID string) error {
+	return t.tx.Bucket(bucketAuthMFA).Delete([]byte(userID))
 }
