@@ -15,6 +15,8 @@ import (
 // same way.
 func Directory(s engine.Store) auth.Directory { return directory{s} }
 
+var _ auth.MFAPolicy = directory{}
+
 type directory struct{ s engine.Store }
 
 func (d directory) UserByEmail(ctx context.Context, email string) (*auth.Subject, error) {
@@ -56,4 +58,15 @@ func (d directory) Membership(ctx context.Context, userID, accountID string) (*a
 		return nil
 	})
 	return m, err
+}
+
+// MFARequired implements auth.MFAPolicy: the account's mfa-required.
+func (d directory) MFARequired(ctx context.Context, accountID string) (bool, error) {
+	var required bool
+	err := d.s.View(ctx, func(tx engine.Tx) error {
+		acct, err := tx.Get(views.TypeAccounts, "", accountID)
+		required = err == nil && views.Account{Record: acct}.MfaRequired()
+		return err
+	})
+	return required, err
 }
