@@ -138,6 +138,9 @@ func (s *Service) AuthorizeSecondFactor(ctx context.Context, r *AuthorizeRequest
 		return "", &LoginError{Reason: LoginExpired}
 	}
 	again := &SecondFactor{Ticket: ticketValue, Enrol: t.Enrol, Reason: LoginBadCode}
+	if normalizeCode(code) == "" {
+		return "", again // nothing to count as a wrong guess
+	}
 	if t.Enrol != nil {
 		step, ok := matchTOTP(t.Enrol.Secret, normalizeCode(code), s.now(), -1)
 		if !ok {

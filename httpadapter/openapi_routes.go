@@ -5,6 +5,7 @@ import (
 
 	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/scoping"
+	"github.com/scopekit/scopekit/scoping/views"
 )
 
 // routeDocs describes the fixed routes, keyed by "METHOD pattern" exactly
@@ -21,6 +22,14 @@ var routeDocs = map[string]routeDoc{
 			"type": "object", "properties": obj{"type": obj{"type": "string", "enum": []any{"me"}},
 				"attributes": obj{"type": "object", "properties": obj{"settings-design": obj{"type": "string", "enum": []any{"classic", "modern"}}}}}}}}}}},
 		Response: obj{"type": "object", "properties": obj{"data": ref("me")}}},
+
+	"PATCH /:slug/v1/account": {Tag: views.TypeAccounts, Summary: "Change the account's settings (mfa-required)",
+		Description: "Needs `settings` manage. Only `mfa-required` may be set: true makes every user signing in to the account give a second factor " +
+			"(docs/auth.md \"Two-step verification\").",
+		Body: obj{"required": true, "content": obj{"application/vnd.api+json": obj{"schema": obj{"type": "object", "properties": obj{"data": obj{
+			"type": "object", "properties": obj{"type": obj{"type": "string", "enum": []any{views.TypeAccounts}}, "id": str(),
+				"attributes": obj{"type": "object", "properties": obj{"mfa-required": obj{"type": "boolean"}}}}}}}}}},
+		Response: singleDoc(views.TypeAccounts)},
 
 	"POST /oauth/token": {Tag: "oauth", Public: true, Summary: "Get a token (client_credentials, password, refresh_token, authorization_code)",
 		Description: "A form (`application/x-www-form-urlencoded`); client id and secret in the form or with HTTP Basic. " +
@@ -42,8 +51,14 @@ var routeDocs = map[string]routeDoc{
 			queryParam("code_challenge_method", "S256", obj{"type": "string", "enum": []any{"S256"}})},
 		Response: obj{"type": "string"}, ResponseType: "text/html"},
 	"POST /oauth/authorize": {Tag: "oauth", Public: true, Summary: "Sign in on the login page (the form's POST)",
-		Description: "The form of GET /oauth/authorize with `email`, `password` and its CSRF token; redirects (302) to the application with a code.",
-		Status:      "302", ResponseType: "text/html"},
+		Description: "The form of GET /oauth/authorize with `email`, `password` and its CSRF token (and `mfa_setup` to set up two-step verification); " +
+			"redirects (302) to the application with a code, or shows the second step's page when the user has a second factor or sets one up.",
+		Status: "302", ResponseType: "text/html"},
+	"POST /oauth/authorize/mfa": {Tag: "oauth", Public: true, Summary: "The second step of the login page (the code form's POST)",
+		Description: "The second step's form: the request's fields, its CSRF token, the sign-in's `mfa_ticket` and `mfa_code` " +
+			"(the authenticator's code, or a recovery code unless setting up); redirects (302) to the application with a code. " +
+			"A wrong code shows the form again (400); throttled like the login form.",
+		Status: "302", ResponseType: "text/html"},
 	"POST /oauth/invitations/:token/accept": {Tag: "oauth", Public: true, Summary: "Accept an invitation by choosing a password",
 		Description: "The password (at least 12 characters) as a form or as JSON `{\"password\": \"...\"}`. 404 for an unknown or used token, 422 for a short password.",
 		Body: obj{"required": true, "content": obj{

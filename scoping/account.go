@@ -37,6 +37,9 @@ func declareAccounts(s *engine.Schema) {
 					return err
 				}
 				r.Attrs["psa?"] = len(psa) > 0
+				if _, set := r.Attrs[views.NameMfaRequired]; !set { // accounts older than the setting
+					r.Attrs[views.NameMfaRequired] = false
+				}
 			}
 			return nil
 		}}})
