@@ -27,25 +27,7 @@ func TestAuthorizationCodeInBrowser(t *testing.T) {
 	skipWithoutChromium(t)
 	ae := mustAuthEnv(t, nil)
 
-	// the client application's callback, on the loopback interface only
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	got := make(chan url.Values, 1)
-	cb := &http.Server{ReadHeaderTimeout: 5 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != "/callback" {
-			http.NotFound(w, r)
-			return
-		}
-		select {
-		case got <- r.URL.Query():
-		default:
-		}
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		_, _ = io.WriteString(w, `<!doctype html><title>Callback</title><p id="done">Signed in.</p>`)
-	})}
-	go func() { _ = cb.Serve(ln) }()
-	t.Cleanup(func() { _ = cb.Close() })
-	callback := "http://" + ln.Addr().String() + "/callback"
+	callback, got := startCallback(t)
 	require.NoError(t, ae.auth.RegisterApplication(context.Background(), ae.accts["acme"], "Acme Portal", aePortalID, aePortalSecret,
 		[]string{aeCallback, callback}))
 
@@ -109,6 +91,31 @@ func TestAuthorizationCodeInBrowser(t *testing.T) {
 	require.Equal(t, ae.adaID, ae.meAs(t, tok.AccessToken))
 	_, err = conf.Exchange(ae.ctx(), q.Get("code"), oauth2.VerifierOption(verifier))
 	grantErr(t, err, "invalid_grant")
+}
+
+// startCallback serves the client application's callback on the
+// loopback interface only; the query of each request it gets goes to got
+// (the first one waiting, at least).
+func startCallback(t *testing.T) (callback string, got chan url.Values) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	got = make(chan url.Values, 1)
+	cb := &http.Server{ReadHeaderTimeout: 5 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/callback" {
+			http.NotFound(w, r)
+			return
+		}
+		select {
+		case got <- r.URL.Query():
+		default:
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		_, _ = io.WriteString(w, `<!doctype html><title>Callback</title><p id="done">Signed in.</p>`)
+	})}
+	go func() { _ = cb.Serve(ln) }()
+	t.Cleanup(func() { _ = cb.Close() })
+	return "http://" + ln.Addr().String() + "/callback", got
 }
 
 func skipWithoutChromium(t *testing.T) {
