@@ -189,8 +189,8 @@ func (s *Service) issueCode(ctx context.Context, app *Application, r *AuthorizeR
 // login authenticates a person on the login page for the account. The
 // checks run in the password grant's order, except that an invited user
 // without a password is told about the invitation rather than about a
-// wrong password. Every refusal before the password's check costs a
-// password check, so that its time tells nothing; with
+// wrong password. An unknown email costs the lookups and the check of a
+// password (nobody's, see subject), so that its time tells nothing; with
 // UniformTokenErrors a wrong password is all any refusal says until the
 // password is right.
 func (s *Service) login(ctx context.Context, accountID, email, password string) (*Subject, error) {
@@ -198,13 +198,9 @@ func (s *Service) login(ctx context.Context, accountID, email, password string) 
 	if email == "" || password == "" {
 		return refuse(LoginBadCredentials)
 	}
-	subj, err := s.Directory.UserByEmail(ctx, email)
-	if isNotFound(err) {
-		s.burnBcrypt(password)
-		return refuse(LoginBadCredentials)
-	}
+	subj, known, err := s.subject(ctx, email)
 	if err != nil {
-		return nil, fmt.Errorf("auth: user by email: %w", err)
+		return nil, err
 	}
 	m, err := s.Directory.Membership(ctx, subj.UserID, accountID)
 	if isNotFound(err) {
@@ -217,7 +213,7 @@ func (s *Service) login(ctx context.Context, accountID, email, password string) 
 		return nil, err
 	}
 	switch {
-	case !ok && s.UniformTokenErrors:
+	case !known || (!ok && s.UniformTokenErrors):
 		return refuse(LoginBadCredentials)
 	case subj.Service || (m != nil && m.Service):
 		return refuse(LoginServiceAccount)

@@ -173,27 +173,24 @@ func (s *Service) clientCredentialsGrant(ctx context.Context, c *client) (*Token
 }
 
 // passwordGrant authenticates the user by password (and second factor).
-// An unknown email costs a password check, so that its answer comes as
-// late as a wrong password's; with UniformTokenErrors it is a wrong
-// password's answer too, as is a service account's unless the password
-// is right.
+// An unknown email costs the lookup and check of a password (nobody's),
+// so that its answer comes as late as a wrong password's; with
+// UniformTokenErrors it is a wrong password's answer too, as is a
+// service account's unless the password is right.
 func (s *Service) passwordGrant(ctx context.Context, c *client, r *TokenRequest) (*TokenResponse, error) {
 	incorrect := NewOAuthError(InvalidGrant, "username or password is incorrect")
-	subj, err := s.Directory.UserByEmail(ctx, r.Username)
-	if isNotFound(err) {
-		s.burnBcrypt(r.Password)
-		if s.UniformTokenErrors {
-			return nil, incorrect
-		}
-		return nil, NewOAuthError(InvalidResourceOwner, "username is not the email of any user")
-	}
+	subj, known, err := s.subject(ctx, r.Username)
 	if err != nil {
-		return nil, fmt.Errorf("auth: user by email: %w", err)
+		return nil, err
 	}
 	ok, err := s.checkPassword(ctx, subj.UserID, r.Password)
 	switch {
 	case err != nil:
 		return nil, err
+	case !known && s.UniformTokenErrors:
+		return nil, incorrect
+	case !known:
+		return nil, NewOAuthError(InvalidResourceOwner, "username is not the email of any user")
 	case subj.Service && (ok || !s.UniformTokenErrors):
 		return nil, errServicePassword()
 	case !ok:
@@ -206,6 +203,25 @@ func (s *Service) passwordGrant(ctx context.Context, c *client, r *TokenRequest)
 		return nil, err
 	}
 	return s.issue(ctx, c, subj.UserID, GrantPassword, true)
+}
+
+// nobodyID is the user id of nobody: a well-formed id (decimal, as
+// docs/resources.md has them), so that the stores look it up as they look
+// up a user's, and past any they give out (the largest int64).
+const nobodyID = "9223372036854775807"
+
+// subject returns the user whose email it is; for an unknown email it
+// returns nobody (nobodyID): the lookups of its membership and password
+// find nothing, cost what a user's cost, and no password matches it.
+func (s *Service) subject(ctx context.Context, email string) (subj *Subject, known bool, err error) {
+	subj, err = s.Directory.UserByEmail(ctx, email)
+	switch {
+	case isNotFound(err):
+		return &Subject{UserID: nobodyID}, false, nil
+	case err != nil:
+		return nil, false, fmt.Errorf("auth: user by email: %w", err)
+	}
+	return subj, true, nil
 }
 
 func errServicePassword() error {

@@ -85,15 +85,8 @@ func authGet[T any](tx *bolt.Tx, bucket, key []byte, what string) (*T, error) {
 // decodeCache keeps auth records decoded, with the stored bytes they were
 // decoded from, by key. Every request validates a token (and, for service
 // accounts, its credential), and decoding them was a fifth of a small
-// read. An entry is used only while the stored bytes are the same, so the
-// cache never serves a record that was replaced or deleted, whoever wrote
-// it.
-type decodeCache[T any] = bounded.Map[string, decodeEntry[T]]
-
-type decodeEntry[T any] struct {
-	raw []byte
-	val T
-}
+// read.
+type decodeCache[T any] = bounded.Decoded[T]
 
 // cachedGet is authGet through a cache (none when c is nil); it returns a
 // copy of the record.
@@ -102,18 +95,21 @@ func cachedGet[T any](tx *bolt.Tx, c *decodeCache[T], bucket, key []byte, what s
 	if data == nil {
 		return nil, scopekit.Errorf(scopekit.ENOTFOUND, "%s not found", what)
 	}
-	if c != nil {
-		if e, ok := c.Get(string(key)); ok && bytes.Equal(e.raw, data) {
-			v := e.val
-			return &v, nil
+	decode := func(b []byte) (v T, err error) {
+		if err = json.Unmarshal(b, &v); err != nil {
+			err = fmt.Errorf("boltstore: decode %s: %w", what, err)
 		}
+		return v, err
 	}
 	var v T
-	if err := json.Unmarshal(data, &v); err != nil {
-		return nil, fmt.Errorf("boltstore: decode %s: %w", what, err)
+	var err error
+	if c == nil {
+		v, err = decode(data)
+	} else {
+		v, err = c.Get(string(key), data, decode)
 	}
-	if c != nil {
-		c.Put(string(key), decodeEntry[T]{raw: bytes.Clone(data), val: v})
+	if err != nil {
+		return nil, err
 	}
 	return &v, nil
 }
@@ -132,10 +128,14 @@ func credUserPrefix(accountID, userID string) []byte {
 	return append(append(append([]byte(accountID), 0), userID...), 0)
 }
 
-// ApplicationByClientID implements auth.Store.
+// ApplicationByClientID implements auth.Store. Every password,
+// refresh and code grant reads its application: it is kept decoded, as
+// service credentials are (which also spares the token endpoint's
+// refusal of a wrong secret a decode that an unknown client id does not
+// cost).
 func (s authStore) ApplicationByClientID(ctx context.Context, clientID string) (a *auth.Application, err error) {
 	err = s.view(ctx, func(tx *bolt.Tx) error {
-		a, err = authTx{tx}.ApplicationByClientID(clientID)
+		a, err = cachedGet(tx, &s.db.appCache, bucketAuthApps, []byte(clientID), "application")
 		return err
 	})
 	return a, err

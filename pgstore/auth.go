@@ -29,15 +29,22 @@ type queryer interface {
 // getJSON decodes the data column of the one row of query; ENOTFOUND
 // (naming what) when there is none.
 func getJSON[T any](ctx context.Context, q queryer, what string, query string, args ...any) (*T, error) {
+	data, err := rowData(ctx, q, what, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	return decodeJSON[T](data, what)
+}
+
+// rowData returns the data column of the one row of query; ENOTFOUND
+// (naming what) when there is none.
+func rowData(ctx context.Context, q queryer, what string, query string, args ...any) ([]byte, error) {
 	var data []byte
 	err := q.QueryRow(ctx, query, args...).Scan(&data)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, scopekit.Errorf(scopekit.ENOTFOUND, "%s not found", what)
 	}
-	if err != nil {
-		return nil, err
-	}
-	return decodeJSON[T](data, what)
+	return data, err
 }
 
 func decodeJSON[T any](data []byte, what string) (*T, error) {
@@ -53,9 +60,26 @@ const (
 	selectCredential  = "SELECT data FROM auth_service_credentials WHERE client_id = $1"
 )
 
-// ApplicationByClientID implements auth.Store.
+// ApplicationByClientID implements auth.Store. Every password, refresh
+// and code grant reads its application: it is kept decoded (which also
+// spares the token endpoint's refusal of a wrong secret a decode that an
+// unknown client id does not cost).
 func (s authStore) ApplicationByClientID(ctx context.Context, clientID string) (*auth.Application, error) {
-	return getJSON[auth.Application](ctx, s.db.pool, "application", selectApplication, clientID)
+	data, err := rowData(ctx, s.db.pool, "application", selectApplication, clientID)
+	if err != nil {
+		return nil, err
+	}
+	a, err := s.db.appCache.Get(clientID, data, func(b []byte) (auth.Application, error) {
+		a, err := decodeJSON[auth.Application](b, "application")
+		if err != nil {
+			return auth.Application{}, err
+		}
+		return *a, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &a, nil
 }
 
 // ServiceCredentialByClientID implements auth.Store.

@@ -22,7 +22,10 @@ type directory struct{ s engine.Store }
 func (d directory) UserByEmail(ctx context.Context, email string) (*auth.Subject, error) {
 	var subj *auth.Subject
 	err := d.s.View(ctx, func(tx engine.Tx) error {
-		recs, _, err := tx.List(&engine.Query{Type: views.TypeUsers, AllAccounts: true, Where: []engine.Cond{engine.Eq(views.NameEmail, email)}, Limit: 1})
+		// no Limit: a page filled to its limit costs a count besides (in
+		// pgstore), which would make a known email slower to answer than
+		// an unknown one; an email has one membership per account at most
+		recs, _, err := tx.List(&engine.Query{Type: views.TypeUsers, AllAccounts: true, Where: []engine.Cond{engine.Eq(views.NameEmail, email)}})
 		if err != nil {
 			return err
 		}
