@@ -139,7 +139,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	svc.Webhooks = scoping.WebhookConfig{CheckDestination: webhook.CheckDestination(cfg.WebhookAllowPrivate),
 		Sealer: sealer, FirstDelay: cfg.WebhookRetrySchedule[0], Notify: dispatcher.Notify}
 	docs := newDocumentPool(svc, cfg, logger)
-	as := &auth.Service{Store: db.AuthStore(), Directory: scoping.Directory(db), BcryptCost: bcryptCost}
+	// the webhook key seals TOTP seeds too (docs/auth.md "Two-step verification")
+	as := &auth.Service{Store: db.AuthStore(), Directory: scoping.Directory(db), BcryptCost: bcryptCost,
+		Sealer: sealer, UniformTokenErrors: cfg.UniformTokenErrors}
 	// stored prices: price the projects of a database written before
 	// prices were stored, or left stale by an interrupted refresh
 	if err := svc.RefreshAllPrices(ctx); err != nil {
