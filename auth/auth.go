@@ -1,7 +1,7 @@
 // Package auth is ScopeKit's OAuth 2.0 token service: the clients (account
 // OAuth applications and service-account credentials), the sign-in of the
-// authorization code flow, the grants of POST /oauth/token, and the
-// validation of bearer tokens. It knows nothing of
+// authorization code flow and its second factor (TOTP, mfa.go), the grants
+// of POST /oauth/token, and the validation of bearer tokens. It knows nothing of
 // HTTP: httpadapter parses the form and maps *OAuthError to a response.
 //
 // Secrets are never stored in clear. Client secrets and tokens are kept as

@@ -1,7 +1,6 @@
 package httpadapter_test
 
 import (
-	"context"
 	"net/http"
 	"net/url"
 	"strings"
@@ -10,7 +9,6 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/require"
-	"golang.org/x/oauth2"
 )
 
 // Ensure two-step verification works in a real browser: headless
@@ -23,11 +21,8 @@ import (
 func TestMFAInBrowser(t *testing.T) {
 	skipWithoutChromium(t)
 	me := mustMFAEnv(t, nil)
-	callback, got := startCallback(t)
-	require.NoError(t, me.auth.RegisterApplication(context.Background(), me.accts["acme"], "Acme Portal", aePortalID, aePortalSecret,
-		[]string{aeCallback, callback}))
-	conf := me.portal(oauth2.AuthStyleInHeader)
-	conf.RedirectURL = callback
+	conf, got := me.browserPortal()
+	callback := conf.RedirectURL
 	browser := startChromium(t, 120*time.Second)
 
 	text := func(id string) string {

@@ -8,7 +8,6 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -21,38 +20,20 @@ import (
 // verification"): the login page's second step, the password grant's
 // mfa_code, the account's mfa-required and the administrators' reset.
 
-// mfaClock is the auth service's clock in these tests, so that TOTP
-// steps do not turn over in the middle of a test.
-type mfaClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *mfaClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *mfaClock) Add(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
-
-// mfaEnv is an authEnv whose auth service runs on clock and whose server
-// logs everything into log.
+// mfaEnv is an authEnv whose auth service's clock stands still at now,
+// so that TOTP steps do not turn over in the middle of a test, and whose
+// server logs everything into log.
 type mfaEnv struct {
 	*authEnv
-	clock *mfaClock
-	log   *oauthSyncBuffer
+	now time.Time
+	log *oauthSyncBuffer
 }
 
 func mustMFAEnv(t *testing.T, edit func(*httpadapter.Server)) *mfaEnv {
 	t.Helper()
-	me := &mfaEnv{clock: &mfaClock{t: time.Now().Truncate(30 * time.Second).Add(10 * time.Second)}, log: &oauthSyncBuffer{}}
+	me := &mfaEnv{now: time.Now().Truncate(30 * time.Second).Add(10 * time.Second), log: &oauthSyncBuffer{}}
 	me.authEnv = mustAuthEnv(t, func(s *httpadapter.Server) {
-		s.Auth.Now = me.clock.Now
+		s.Auth.Now = func() time.Time { return me.now }
 		s.Logger = slog.New(slog.NewTextHandler(me.log, &slog.HandlerOptions{Level: slog.LevelDebug}))
 		if edit != nil {
 			edit(s)
@@ -65,7 +46,7 @@ func mustMFAEnv(t *testing.T, edit func(*httpadapter.Server)) *mfaEnv {
 // the clock's.
 func (me *mfaEnv) code(secret string, steps int) string {
 	me.t.Helper()
-	c, err := totp.GenerateCode(secret, me.clock.Now().Add(time.Duration(steps)*30*time.Second))
+	c, err := totp.GenerateCode(secret, me.now.Add(time.Duration(steps)*30*time.Second))
 	require.NoError(me.t, err)
 	return c
 }
@@ -192,23 +173,24 @@ func TestMFA_CodeStep(t *testing.T) {
 	require.Equal(t, http.StatusBadRequest, step(recovery[0]).Status, "used already")
 	codeFrom(t, step(strings.ToUpper(recovery[1])))
 
-	// the ticket lives ten minutes
+	// a ticket serves its own sign-in only
 	c := me.browser()
 	p := me.password(c, authorizeURL(goodAuthorize()), aeAdaEmail, aePassword, false)
-	me.clock.Add(11 * time.Minute)
-	late := me.secondStep(c, p, me.code(secret, 0))
-	require.Equal(t, http.StatusBadRequest, late.Status)
-	requireSafePage(t, late)
-	require.Contains(t, late.errorText(), "Start signing in again")
+	v := p.hidden()
+	v.Set("state", "another")
+	v.Set("mfa_code", me.code(secret, 1))
+	other := me.fetch(c, http.MethodPost, "/oauth/authorize/mfa", "application/x-www-form-urlencoded", v.Encode())
+	require.Equal(t, http.StatusBadRequest, other.Status)
+	requireSafePage(t, other)
+	require.Contains(t, other.errorText(), "Start signing in again")
 
 	// the CSRF token is checked as on the login form
-	p = me.password(c, authorizeURL(goodAuthorize()), aeAdaEmail, aePassword, false)
-	v := p.hidden()
+	v = p.hidden()
 	v.Set("csrf_token", strings.Repeat("A", 43))
 	v.Set("mfa_code", me.code(secret, 1))
 	forged := me.fetch(c, http.MethodPost, "/oauth/authorize/mfa", "application/x-www-form-urlencoded", v.Encode())
 	require.Equal(t, http.StatusForbidden, forged.Status)
-	codeFrom(t, me.secondStep(c, p, me.code(secret, 1)))
+	codeFrom(t, me.secondStep(c, p, recovery[2])) // the steps near now are used up
 }
 
 // Ensure the password grant answers mfa_required once the password is
