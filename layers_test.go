@@ -25,10 +25,11 @@ var layers = map[string][]string{
 	"client":        {"jsonapi"},
 	"documents":     {},
 	"webhook":       {"engine", "scoping/views"},
+	"catalogimport": {"engine", "scoping/views"},
 }
 
 // noHTTP are packages that must not import net/http, directly.
-var noHTTP = []string{"engine", "scoping", "scoping/views", "pricing", "approval", "mergedata", "documents"}
+var noHTTP = []string{"engine", "scoping", "scoping/views", "pricing", "approval", "mergedata", "documents", "catalogimport"}
 
 // Ensure each package depends only on the layers below it.
 func TestLayers(t *testing.T) {

@@ -278,6 +278,9 @@ func (im *importer) resolve(r *row, ci int) (string, error) {
 			s.problem(im.rep, r.n, ci, "no %s named %q in this file or in the account", singular[c.ref], name)
 			return "", nil
 		}
+		if r.bad {
+			return "", nil // refused already: nothing is created for it
+		}
 		def, _ := im.c.Engine.Schema().Lookup(c.ref)
 		raw, _ := json.Marshal(name)
 		rec, _, err := im.c.CreateRecord(im.ctx, def, &engine.Input{Attrs: map[string]json.RawMessage{views.NameName: raw}})

@@ -13,6 +13,8 @@ package catalogimport
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/scopekit/scopekit"
@@ -140,6 +142,38 @@ func (r *Report) add(p Problem) {
 		return
 	}
 	r.Problems = append(r.Problems, p)
+}
+
+// Text is the report as lines: the counts of each kind in order, the
+// problems, and whether anything was written.
+func (r *Report) Text() string {
+	var b strings.Builder
+	keys := make([]string, 0, len(kinds)+len(autoTypes))
+	for _, k := range kinds {
+		keys = append(keys, k.key)
+	}
+	keys = append(keys, slices.Sorted(maps.Keys(autoTypes))...)
+	for _, key := range keys {
+		if c := r.Sheets[key]; c != nil {
+			fmt.Fprintf(&b, "%s: %d rows, %d created, %d updated, %d unchanged, %d refused\n",
+				key, c.Rows, c.Created, c.Updated, c.Unchanged, c.Refused)
+		}
+	}
+	for _, p := range r.Problems {
+		b.WriteString(p.String() + "\n")
+	}
+	if r.More > 0 {
+		fmt.Fprintf(&b, "(and %d more errors)\n", r.More)
+	}
+	switch {
+	case r.Written:
+		b.WriteString("written\n")
+	case r.DryRun:
+		b.WriteString("dry run: nothing was written\n")
+	default:
+		b.WriteString("nothing was written\n")
+	}
+	return b.String()
 }
 
 // Refused reports whether any problem was found.

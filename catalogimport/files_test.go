@@ -11,6 +11,7 @@ import (
 
 	"github.com/scopekit/scopekit"
 	"github.com/scopekit/scopekit/catalogimport"
+	"github.com/scopekit/scopekit/catalogimport/catalogtest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/xuri/excelize/v2"
@@ -96,16 +97,14 @@ func TestLimits(t *testing.T) {
 	require.NoError(t, err)
 
 	// a sheet of 100 MB (a few hundred KB zipped)
-	big := strings.Repeat(`<row><c t="inlineStr"><is><t>padding padding padding</t></is></c></row>`, 100<<20/70)
-	sheet := `<?xml version="1.0"?><worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData>` + big + `</sheetData></worksheet>`
-	huge := replaceEntry(t, tpl, "xl/worksheets/sheet1.xml", sheet)
+	huge := catalogtest.HugeSheet(t, tpl)
 	require.Less(t, len(huge), catalogimport.MaxFileBytes)
 	_, err = e.importFile("acme", xlsx(huge), true)
 	require.Equal(t, scopekit.ETOOLARGE, scopekit.ErrorCode(err), "%v", err)
 	assert.Contains(t, err.Error(), "xl/worksheets/sheet1.xml alone is")
 
 	// a zip bomb of CSV
-	bomb := zipOf(t, "phases.csv", strings.Repeat("0", 200<<20))
+	bomb := catalogtest.ZipBomb(t, "phases.csv", 200<<20)
 	_, err = e.importFile("acme", catalogimport.File{Format: catalogimport.ZipCSV, Data: bomb}, true)
 	require.Equal(t, scopekit.ETOOLARGE, scopekit.ErrorCode(err))
 
@@ -115,7 +114,7 @@ func TestLimits(t *testing.T) {
 		data   []byte
 	}{
 		{catalogimport.ZipCSV, lyingZip(t, nil, "phases.csv", "Name\n"+strings.Repeat("x", 50<<20))},
-		{catalogimport.XLSX, lyingZip(t, tpl, "xl/worksheets/sheet1.xml", sheet[:60]+strings.Repeat(" ", 50<<20))},
+		{catalogimport.XLSX, lyingZip(t, tpl, "xl/worksheets/sheet1.xml", catalogtest.SheetXML(strings.Repeat(" ", 50<<20)))},
 	} {
 		_, err = e.importFile("acme", catalogimport.File{Format: tc.format, Data: tc.data}, true)
 		require.Equal(t, scopekit.EINVALID, scopekit.ErrorCode(err), "%v", err)
@@ -132,34 +131,9 @@ func TestLimits(t *testing.T) {
 	require.Equal(t, scopekit.ETOOLARGE, scopekit.ErrorCode(err))
 	assert.Contains(t, err.Error(), "at most 10000")
 	cells := strings.Repeat(`<row><c/><c/><c/><c/><c/><c/><c/><c/><c/><c/></row>`, catalogimport.MaxCells/10+1)
-	_, err = e.importFile("acme", xlsx(replaceEntry(t, tpl, "xl/worksheets/sheet1.xml", sheet[:strings.Index(sheet, "<row>")]+cells+"</sheetData></worksheet>")), true)
+	_, err = e.importFile("acme", xlsx(catalogtest.ReplaceEntry(t, tpl, "xl/worksheets/sheet1.xml", catalogtest.SheetXML(cells))), true)
 	require.Equal(t, scopekit.ETOOLARGE, scopekit.ErrorCode(err))
 	assert.Equal(t, "", e.dump("acme"))
-}
-
-// replaceEntry returns the zip data with the entry name's content
-// replaced.
-func replaceEntry(t *testing.T, data []byte, name, content string) []byte {
-	t.Helper()
-	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
-	require.NoError(t, err)
-	var buf bytes.Buffer
-	zw := zip.NewWriter(&buf)
-	for _, f := range zr.File {
-		w, err := zw.Create(f.Name)
-		require.NoError(t, err)
-		if f.Name == name {
-			_, err = io.WriteString(w, content)
-		} else {
-			rc, err := f.Open()
-			require.NoError(t, err)
-			_, err = io.Copy(w, rc)
-			require.NoError(t, err)
-		}
-		require.NoError(t, err)
-	}
-	require.NoError(t, zw.Close())
-	return buf.Bytes()
 }
 
 // lyingZip returns the zip data (nil: an empty zip) with the entry name

@@ -220,9 +220,6 @@ func (s *sheet) read(schema *engine.Schema, t *table, rep *Report, p *plan) {
 			}
 		}
 		s.checkKey(rep, r, seen, p)
-		if r.bad {
-			counts.Refused++
-		}
 		s.rows = append(s.rows, r)
 	}
 }

@@ -1,7 +1,6 @@
 package httpadapter_test
 
 import (
-	"archive/zip"
 	"bytes"
 	"io"
 	"net/http"
@@ -115,8 +114,8 @@ func TestCatalogImportRefusals(t *testing.T) {
 		"formula": {acme, "", xlsx, formulaBook(t), 422, "Resources row 2, Hourly cost (C2): a formula", nil},
 		"another account's name": {acme, "", xlsx, sheet(t, "Services", []any{"Name", "Phase"}, []any{"New", "Secret phase"}), 422,
 			`no phase named "Secret phase" in this file or in the account`, nil},
-		"100 MB sheet":   {acme, "", xlsx, bigSheet(t, tpl), 413, "the file unzips to more than", nil},
-		"zip bomb":       {acme, "", catalogimport.MediaZip, csvBomb(t), 413, "phases.csv alone is", nil},
+		"100 MB sheet":   {acme, "", xlsx, catalogtest.HugeSheet(t, tpl), 413, "the file unzips to more than", nil},
+		"zip bomb":       {acme, "", catalogimport.MediaZip, catalogtest.ZipBomb(t, "phases.csv", 256<<20), 413, "phases.csv alone is", nil},
 		"not a workbook": {acme, "", xlsx, []byte("Name\nPlan\n"), 422, "the file is not an XLSX workbook", nil},
 		"no permission":  {readOnly, "", xlsx, tpl, 403, "needs the catalog permission at manage level", nil},
 		"media type":     {acme, "", "application/json", tpl, 415, "Content-Type must be", nil},
@@ -147,7 +146,7 @@ func TestCatalogImportRefusals(t *testing.T) {
 
 	// a body over 10 MiB is refused on its Content-Length
 	req := e.newRequest(e.srv.URL, http.MethodPost, "/v1/catalog-import", acme, "", "Content-Type", xlsx)
-	req.Body, req.ContentLength = io.NopCloser(io.LimitReader(zeros{}, 100<<20)), 100<<20
+	req.Body, req.ContentLength = io.NopCloser(io.LimitReader(catalogtest.Zeros{}, 100<<20)), 100<<20
 	assertError(t, e.send(req), http.StatusRequestEntityTooLarge, "")
 
 	// the export needs view access only; the template any member
@@ -156,10 +155,6 @@ func TestCatalogImportRefusals(t *testing.T) {
 	assertError(t, e.get("/v1/catalog-export?format=csv", acme), http.StatusBadRequest, "format")
 	assert.Equal(t, before, e.catalog("acme"))
 }
-
-type zeros struct{}
-
-func (zeros) Read(p []byte) (int, error) { clear(p); return len(p), nil }
 
 // sheet builds a workbook of one sheet.
 func sheet(t *testing.T, name string, rows ...[]any) []byte {
@@ -184,41 +179,5 @@ func formulaBook(t *testing.T) []byte {
 	require.NoError(t, f.SetCellFormula("Resources", "C2", "B2*0.45"))
 	buf, err := f.WriteToBuffer()
 	require.NoError(t, err)
-	return buf.Bytes()
-}
-
-// bigSheet is the workbook with its first sheet grown to 100 MB (a few
-// hundred KB zipped).
-func bigSheet(t *testing.T, book []byte) []byte {
-	t.Helper()
-	zr, err := zip.NewReader(bytes.NewReader(book), int64(len(book)))
-	require.NoError(t, err)
-	var buf bytes.Buffer
-	zw := zip.NewWriter(&buf)
-	for _, f := range zr.File {
-		if f.Name != "xl/worksheets/sheet1.xml" {
-			require.NoError(t, zw.Copy(f))
-			continue
-		}
-		w, err := zw.Create(f.Name)
-		require.NoError(t, err)
-		_, err = io.WriteString(w, `<worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData>`+
-			strings.Repeat(`<row><c t="inlineStr"><is><t>padding</t></is></c></row>`, 100<<20/54)+`</sheetData></worksheet>`)
-		require.NoError(t, err)
-	}
-	require.NoError(t, zw.Close())
-	return buf.Bytes()
-}
-
-// csvBomb is a zip of one CSV file of 256 MB of zeros (about 250 KB zipped).
-func csvBomb(t *testing.T) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	zw := zip.NewWriter(&buf)
-	w, err := zw.Create("phases.csv")
-	require.NoError(t, err)
-	_, err = io.Copy(w, io.LimitReader(zeros{}, 256<<20))
-	require.NoError(t, err)
-	require.NoError(t, zw.Close())
 	return buf.Bytes()
 }

@@ -1,10 +1,13 @@
 // Package catalogtest helps the tests of the catalog import: a dump of an
 // account's catalog to compare before and after an import, or between
-// two accounts.
+// two accounts, and the bad files (a sheet of 100 MB, a zip bomb).
 package catalogtest
 
 import (
+	"archive/zip"
+	"bytes"
 	"context"
+	"io"
 	"slices"
 	"strings"
 	"testing"
@@ -65,3 +68,59 @@ func Dump(t testing.TB, svc *scoping.Service, accountID string) string {
 	slices.Sort(lines)
 	return strings.Join(lines, "\n")
 }
+
+// ReplaceEntry returns the zip data (a workbook) with the entry name
+// holding content.
+func ReplaceEntry(t testing.TB, data []byte, name, content string) []byte {
+	t.Helper()
+	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
+	require.NoError(t, err)
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	for _, f := range zr.File {
+		if f.Name != name {
+			require.NoError(t, zw.Copy(f))
+			continue
+		}
+		w, err := zw.Create(f.Name)
+		require.NoError(t, err)
+		_, err = io.WriteString(w, content)
+		require.NoError(t, err)
+	}
+	require.NoError(t, zw.Close())
+	return buf.Bytes()
+}
+
+// SheetXML is the XML of a worksheet holding rows (the XML of <row>
+// elements).
+func SheetXML(rows string) string {
+	return `<?xml version="1.0"?><worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData>` +
+		rows + `</sheetData></worksheet>`
+}
+
+// HugeSheet returns the workbook with its first sheet grown to 100 MB of
+// rows (a few hundred KB zipped).
+func HugeSheet(t testing.TB, workbook []byte) []byte {
+	t.Helper()
+	row := `<row><c t="inlineStr"><is><t>padding padding padding</t></is></c></row>`
+	return ReplaceEntry(t, workbook, "xl/worksheets/sheet1.xml", SheetXML(strings.Repeat(row, 100<<20/len(row))))
+}
+
+// ZipBomb returns a zip of one file, name, of size zero bytes (a
+// thousandth of that zipped).
+func ZipBomb(t testing.TB, name string, size int64) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	w, err := zw.Create(name)
+	require.NoError(t, err)
+	_, err = io.Copy(w, io.LimitReader(Zeros{}, size))
+	require.NoError(t, err)
+	require.NoError(t, zw.Close())
+	return buf.Bytes()
+}
+
+// Zeros reads zero bytes without end.
+type Zeros struct{}
+
+func (Zeros) Read(p []byte) (int, error) { clear(p); return len(p), nil }

@@ -15,7 +15,9 @@ type command struct {
 }
 
 // commands lists the subcommands, by name.
-var commands = map[string]command{}
+var commands = map[string]command{
+	"import": {"import a catalog file (XLSX, CSV or a zip of CSV) into an account", runImport},
+}
 
 // commandOf returns the subcommand args name, if any, and its arguments.
 func commandOf(args []string) (command, []string, bool) {
