@@ -104,9 +104,6 @@ func (im *importer) run() error {
 				}
 			}
 		}
-		if err := im.loadNames(s.kind.typ); err != nil {
-			return err
-		}
 	}
 	for _, s := range im.plan.sheets {
 		keys := map[string][]*engine.Record{}
@@ -128,7 +125,8 @@ func (im *importer) run() error {
 	return nil
 }
 
-// loadNames indexes the records of typ by name, once.
+// loadNames indexes the records of typ by name, once (before any row is
+// applied: the records rows create are added as they are).
 func (im *importer) loadNames(typ string) error {
 	if _, done := im.byName[typ]; done {
 		return nil
@@ -254,7 +252,7 @@ func (im *importer) apply(r *row) error {
 	}
 	counts.Created++
 	im.byKey[k.typ][key] = []*engine.Record{rec}
-	if names := im.byName[k.typ]; names != nil && k.cols[0].attr == views.NameName {
+	if names := im.byName[k.typ]; names != nil { // a type later rows name
 		n := fold(rec.Str(views.NameName))
 		names[n] = append(names[n], rec)
 	}

@@ -2,10 +2,13 @@ package catalogimport_test
 
 import (
 	"context"
+	"encoding/json"
 	"testing"
 
 	"github.com/scopekit/scopekit"
 	"github.com/scopekit/scopekit/catalogimport"
+	"github.com/scopekit/scopekit/engine"
+	"github.com/scopekit/scopekit/scoping/views"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -135,8 +138,62 @@ func TestRefusedRowsWriteNothing(t *testing.T) {
 				for _, w := range tc.want {
 					assert.Contains(t, got, w)
 				}
+				if name == "bad numbers" {
+					assert.Equal(t, catalogimport.Counts{Rows: 2, Refused: 2}, *rep.Sheets["resources"])
+				}
 				assert.Equal(t, before, e.dump("acme"))
 			}
 		})
 	}
+}
+
+// Ensure a row naming an archived record restores it, a name two active
+// records share is refused, and another account's records are never
+// found.
+func TestNamesAndArchivedRecords(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	seed := func(slug, typ, attrs string) string {
+		in := &engine.Input{}
+		require.NoError(t, json.Unmarshal([]byte(attrs), &in.Attrs))
+		res, err := e.svc.Create(ctx, e.actor(slug), typ, in, engine.Options{})
+		require.NoError(t, err)
+		return res.Records[0].ID
+	}
+	old := seed("acme", views.TypePhases, `{"name":"Plan","position":1}`)
+	_, err := e.svc.Update(ctx, e.actor("acme"), views.TypePhases, old, &engine.Input{Attrs: map[string]json.RawMessage{"active": []byte("false")}}, engine.Options{})
+	require.NoError(t, err)
+	seed("acme", views.TypeRateTables, `{"name":"Twice"}`)
+	seed("acme", views.TypeRateTables, `{"name":"twice"}`)
+	seed("globex", views.TypeResources, `{"name":"Globex only"}`)
+
+	rep, err := e.importFile("acme", xlsx(book(t, "Phases", [][]any{{"Name", "Position"}, {"plan", 1}})), false)
+	require.NoError(t, err, problems(rep))
+	assert.Equal(t, catalogimport.Counts{Rows: 1, Updated: 1}, *rep.Sheets["phases"])
+	assert.Contains(t, e.dump("acme"), "phases: active=true name=plan position=1")
+
+	rep, err = e.importFile("acme", xlsx(book(t, "Rates", [][]any{{"Rate table", "Resource"}, {"TWICE", "Globex only"}})), true)
+	require.NoError(t, err)
+	assert.Equal(t, "Rates row 2, Rate table (A2): 2 records of the account are named \"TWICE\": rename all but one\n"+
+		"Rates row 2, Resource (B2): no resource named \"Globex only\" in this file or in the account\n", problems(rep))
+	assert.Equal(t, catalogimport.Counts{Rows: 1, Refused: 1}, *rep.Sheets["rates"])
+}
+
+// Ensure an import needs manage access to the kinds of its sheets, and
+// the export view access.
+func TestImportPermissions(t *testing.T) {
+	e := newEnv(t)
+	a := e.actor("acme")
+	a.Role = &engine.Record{Attrs: map[string]any{"permissions": map[string]any{"catalog": "manage", "rate_tables": "view"}}}
+	phases := xlsx(book(t, "Phases", [][]any{{"Name"}, {"Plan"}}))
+	rep, err := catalogimport.Import(context.Background(), e.svc.Engine, a, phases, false)
+	require.NoError(t, err, problems(rep))
+	rates := xlsx(book(t, "Rates", [][]any{{"Rate table", "Resource"}, {"T", "R"}}))
+	_, err = catalogimport.Import(context.Background(), e.svc.Engine, a, rates, true)
+	assert.Equal(t, scopekit.EFORBIDDEN, scopekit.ErrorCode(err))
+	_, err = catalogimport.Export(context.Background(), e.svc.Engine, a, catalogimport.XLSX)
+	require.NoError(t, err)
+	a.Role = &engine.Record{Attrs: map[string]any{"permissions": map[string]any{"catalog": "view"}}}
+	_, err = catalogimport.Export(context.Background(), e.svc.Engine, a, catalogimport.XLSX)
+	assert.Equal(t, scopekit.EFORBIDDEN, scopekit.ErrorCode(err))
 }

@@ -20,10 +20,11 @@ import (
 
 // sheet is a table matched to its kind.
 type sheet struct {
-	kind *kind
-	name string
-	at   []int // per column of the kind: its index in the file, -1 when absent
-	rows []*row
+	kind  *kind
+	name  string
+	table *table
+	at    []int // per column of the kind: its index in the file, -1 when absent
+	rows  []*row
 }
 
 // row is one data row of a sheet.
@@ -32,7 +33,7 @@ type row struct {
 	n     int
 	text  []string       // per column of the kind: the trimmed cell ("" blank or absent)
 	vals  map[string]any // per attribute given: its canonical value (nil: blank)
-	bad   bool           // refused while read
+	bad   bool           // refused (as read, or as applied)
 }
 
 // plan is a file read into rows, the sheets in the order of kinds.
@@ -78,9 +79,9 @@ func parse(schema *engine.Schema, tables []*table, rep *Report) *plan {
 			structural = true
 			continue
 		}
-		s := &sheet{kind: k, name: t.name}
+		s := &sheet{kind: k, name: t.name, table: t}
 		byKind[k] = s
-		if !s.header(t, rep) {
+		if !s.header(rep) {
 			structural = true
 		}
 	}
@@ -94,11 +95,7 @@ func parse(schema *engine.Schema, tables []*table, rep *Report) *plan {
 			continue
 		}
 		p.sheets = append(p.sheets, s)
-		for _, t := range tables {
-			if t.name == s.name {
-				s.read(schema, t, rep, p)
-			}
-		}
+		s.read(schema, rep, p)
 	}
 	return p
 }
@@ -114,8 +111,8 @@ func emptyTable(t *table) bool {
 
 // header matches the table's first row to the kind's columns, reporting
 // unknown, repeated and missing columns; false when it found any.
-func (s *sheet) header(t *table, rep *Report) bool {
-	k := s.kind
+func (s *sheet) header(rep *Report) bool {
+	k, t := s.kind, s.table
 	s.at = make([]int, len(k.cols))
 	for i := range s.at {
 		s.at[i] = -1
@@ -152,9 +149,9 @@ func (s *sheet) header(t *table, rep *Report) bool {
 	return ok
 }
 
-// read reads the data rows of t.
-func (s *sheet) read(schema *engine.Schema, t *table, rep *Report, p *plan) {
-	k := s.kind
+// read reads the data rows of the sheet's table.
+func (s *sheet) read(schema *engine.Schema, rep *Report, p *plan) {
+	k, t := s.kind, s.table
 	def, _ := schema.Lookup(k.typ)
 	counts := rep.counts(k.key)
 	formulaAt, formulaRows := map[cellPos]bool{}, map[int]bool{}
