@@ -3,6 +3,7 @@ package httpadapter
 import (
 	"strings"
 
+	"github.com/scopekit/scopekit/catalogimport"
 	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/scoping"
 )
@@ -21,6 +22,32 @@ var routeDocs = map[string]routeDoc{
 			"type": "object", "properties": obj{"type": obj{"type": "string", "enum": []any{"me"}},
 				"attributes": obj{"type": "object", "properties": obj{"settings-design": obj{"type": "string", "enum": []any{"classic", "modern"}}}}}}}}}}},
 		Response: obj{"type": "object", "properties": obj{"data": ref("me")}}},
+
+	"POST " + importPath: {Tag: "catalog import", Summary: "Import phases, resources, services, subservices, rate tables and rates from a file",
+		Description: "The body is the file (at most 10 MiB; 413 above): an XLSX workbook with one sheet per kind, one CSV file " +
+			"(`sheet` names its kind) or a zip of CSV files named after their sheets (docs/import.md lists the columns). " +
+			"Rows are matched to records by name: a new name is created, a changed row updates its record, an unchanged one is left alone. " +
+			"Every refused row is reported with its sheet, row, column and cell; with any, nothing is written (422, one error per cell, " +
+			"each with a `meta` of `sheet`, `row`, `column`, `cell`). `dry-run=true` checks everything and writes nothing: 200 with the " +
+			"counts and `row-errors` in `meta`. Formulas, zip bombs and files that unzip past 32 MiB are refused. " +
+			"Needs manage on `catalog` and `rate_tables` for the sheets given.",
+		Params: []any{queryParam("dry-run", "true: check and report, write nothing", obj{"type": "string", "enum": []any{"true", "false"}}),
+			queryParam("sheet", "with a CSV body: the sheet it holds (phases, resources, services, subservices, rate-tables, rates)", str())},
+		Body: obj{"required": true, "content": obj{
+			catalogimport.MediaXLSX: obj{"schema": obj{"type": "string", "format": "binary"}},
+			catalogimport.MediaCSV:  obj{"schema": obj{"type": "string"}},
+			catalogimport.MediaZip:  obj{"schema": obj{"type": "string", "format": "binary"}}}},
+		Response: obj{"type": "object", "properties": obj{"data": obj{"type": "null"}, "meta": obj{"type": "object",
+			"properties": obj{"dry-run": obj{"type": "boolean"}, "written": obj{"type": "boolean"}, "sheets": obj{"type": "object"},
+				"row-errors": obj{"type": "array"}, "more-row-errors": obj{"type": "integer"}}}}},
+		MoreErrors: []string{"413", "415"}},
+	"GET " + templatePath: {Tag: "catalog import", Summary: "The template workbook of the import",
+		Description: "Every sheet with its columns and one example row. `format=zip` gives a zip of CSV files.",
+		Params:      []any{downloadFormat()}, Response: obj{"type": "string", "format": "binary"}, ResponseType: catalogimport.MediaXLSX, APIErrors: true},
+	"GET " + exportPath: {Tag: "catalog import", Summary: "The account's catalog in the import's format",
+		Description: "The active phases, resources, services, subservices, rate tables and rates; importing it into another account " +
+			"reproduces the catalog, into the same one changes nothing. `format=zip` gives a zip of CSV files. Needs view on `catalog` and `rate_tables`.",
+		Params: []any{downloadFormat()}, Response: obj{"type": "string", "format": "binary"}, ResponseType: catalogimport.MediaXLSX, APIErrors: true},
 
 	"POST /oauth/token": {Tag: "oauth", Public: true, Summary: "Get a token (client_credentials, password, refresh_token, authorization_code)",
 		Description: "A form (`application/x-www-form-urlencoded`); client id and secret in the form or with HTTP Basic. " +
@@ -117,4 +144,9 @@ func (s *Server) openAPI(v2 bool) map[string]any {
 	}
 	doc["tags"] = tags(paths)
 	return doc
+}
+
+// downloadFormat is the format parameter of the catalog downloads.
+func downloadFormat() obj {
+	return queryParam("format", "xlsx (default) or zip (of CSV files)", obj{"type": "string", "enum": []any{"xlsx", "zip"}})
 }

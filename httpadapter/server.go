@@ -126,6 +126,7 @@ func (s *Server) apiRouter(extra func(*router)) http.Handler {
 	static.Handler(http.MethodGet, "/v1/me", s.route("/v1/me", s.api(false, s.me)))
 	static.Handler(http.MethodPatch, "/v1/me", s.route("/v1/me", s.api(false, s.updateMe)))
 	s.referenceRoutes(static)
+	s.catalogRoutes(static)
 	s.resourceRoutes(static, "/v2", true)
 	if extra != nil {
 		extra(static)

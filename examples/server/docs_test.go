@@ -18,6 +18,8 @@ package main
 //     another program or a placeholder value) is preceded by a comment
 //     line of the form  <!-- not-run: the reason -->  (the reason is
 //     required).
+//   - docs/import.md's server also has the bootstrap file of
+//     operations.md (the account acme) beside the demo (docServerArgs).
 //   - A block passes when bash exits 0 and its output holds no JSON:API
 //     error document ("errors":[); the key figures of each known file are
 //     checked below.
@@ -100,6 +102,15 @@ var docFigures = map[string][]string{
 		`"percent_complete":"0.6012"`, `"variance_ratio":"-0.3006"`, `invalid argument created_after`,
 		`"download_url":"http://`, `"status":"finished"`, "200 application/vnd.openxmlformats-officedocument.wordprocessingml.document"},
 	"docs/documents.md": {`"tags":["`, "status: finished\n", "Globex firewall refresh - SOW.docx"},
+	"docs/import.md": {`"sheets":{"lines-of-business":{"rows":0,"created":2`, `"services":{"rows":2,"created":2,`, `},"written":true}}`,
+		`"services":{"rows":2,"created":0,"updated":0,"unchanged":2,"refused":0}`, `"rates":{"rows":1,"created":0,"updated":1`,
+		"422\nservices row 2, Hours (B2): \\\"eight\\\" is not a number"},
+}
+
+// docServerArgs are further flags of the server a file's blocks run
+// against.
+var docServerArgs = map[string][]string{
+	"docs/import.md": {"-bootstrap", filepath.Join("testdata", "bootstrap.json"), "-demo"},
 }
 
 func TestDocsShellBlocks(t *testing.T) {
@@ -121,7 +132,7 @@ func TestDocsShellBlocks(t *testing.T) {
 			continue
 		}
 		t.Run(name, func(t *testing.T) {
-			s := startServer(t, "", nil, "-webhook-allow-private")
+			s := startServer(t, "", nil, append([]string{"-webhook-allow-private"}, docServerArgs[name]...)...)
 			var script strings.Builder
 			script.WriteString("set -e -o pipefail\n")
 			for _, b := range blocks {
