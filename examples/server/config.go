@@ -15,6 +15,7 @@ import (
 
 	"github.com/scopekit/scopekit/docgen"
 	"github.com/scopekit/scopekit/httpadapter"
+	"github.com/scopekit/scopekit/mcpadapter"
 	"github.com/scopekit/scopekit/pgstore"
 )
 
@@ -71,6 +72,10 @@ type config struct {
 	DocumentLease  time.Duration
 	DocumentsRate  float64
 	DocumentsBurst int
+	// MCP calls per second and burst of each access token (docs/mcp.md),
+	// handed to mcpadapter.Server.
+	MCPRate  float64
+	MCPBurst int
 }
 
 // keyFile is the secret key file: -secret-key-file, or the data file's
@@ -150,6 +155,7 @@ type rawFlags struct {
 	idleTimeout, maxHeaderBytes              string
 	documentWorkers, documentLease           string
 	documentsRate, documentsBurst            string
+	mcpRate, mcpBurst                        string
 }
 
 func newFlagSet(out io.Writer) (*flag.FlagSet, *rawFlags) {
@@ -182,6 +188,8 @@ func newFlagSet(out io.Writer) (*flag.FlagSet, *rawFlags) {
 	fs.StringVar(&r.documentLease, "document-lease", docgen.DefaultLease.String(), "how long (a `duration`) a worker's claim holds a generating document without renewal; workers renew it every third, and a document whose instance died is re-queued once it runs out")
 	fs.StringVar(&r.documentsRate, "documents-rate", "1", "document generations per second (a `rate`) per client IP and per account")
 	fs.StringVar(&r.documentsBurst, "documents-burst", "20", "burst (a `count`) of the document generation buckets")
+	fs.StringVar(&r.mcpRate, "mcp-rate", strconv.Itoa(mcpadapter.DefaultCallRate), "JSON-RPC messages per second (a `rate`) each access token may send to /mcp")
+	fs.StringVar(&r.mcpBurst, "mcp-burst", strconv.Itoa(mcpadapter.DefaultCallBurst), "burst (a `count`) of each token's /mcp bucket; at least the batch cap, 20")
 	return fs, r
 }
 
@@ -285,6 +293,12 @@ func (r *rawFlags) validate(source map[string]string) (*config, error) {
 	}
 	if c.DocumentsBurst, err = positiveInt(r.documentsBurst); err != nil {
 		return nil, bad("documents-burst", r.documentsBurst, "%v", err)
+	}
+	if c.MCPRate, err = positiveFloat(r.mcpRate); err != nil {
+		return nil, bad("mcp-rate", r.mcpRate, "%v", err)
+	}
+	if c.MCPBurst, err = positiveInt(r.mcpBurst); err != nil {
+		return nil, bad("mcp-burst", r.mcpBurst, "%v", err)
 	}
 	return c, nil
 }
