@@ -59,6 +59,16 @@ var routeDocs = map[string]routeDoc{
 	"PUT /oauth/token":    {Omit: "answers 405 in OAuth's error format"},
 	"PATCH /oauth/token":  {Omit: "answers 405 in OAuth's error format"},
 	"DELETE /oauth/token": {Omit: "answers 405 in OAuth's error format"},
+	"GET /.well-known/oauth-authorization-server": {Tag: "oauth", Public: true,
+		Summary: "The auth host's authorization server metadata (RFC 8414)",
+		Description: "Issuer, authorization and token endpoints, grant types, PKCE `S256`, token endpoint authentication " +
+			"methods and scopes (none: a token grants what its user's role allows). MCP clients find it from " +
+			"/.well-known/oauth-protected-resource (docs/auth.md).",
+		Response: obj{"type": "object"}, ResponseType: "application/json"},
+	"GET /.well-known/openid-configuration": {Tag: "oauth", Public: true,
+		Summary:     "The same authorization server metadata, where OpenID Connect Discovery looks for it",
+		Description: "The document of /.well-known/oauth-authorization-server (RFC 8414 section 3); ScopeKit issues no ID tokens.",
+		Response:    obj{"type": "object"}, ResponseType: "application/json"},
 	"GET /oauth/authorize": {Tag: "oauth", Public: true, Summary: "The login page of the authorization code flow (HTML)",
 		Description: "Shows a sign-in form; on success redirects (302) to `redirect_uri?code=...&state=...`. The code is single-use and lives 10 minutes.",
 		Params: []any{queryParam("response_type", "code", obj{"type": "string", "enum": []any{"code"}}),
@@ -102,7 +112,8 @@ var routeDocs = map[string]routeDoc{
 var mountDocs = map[string]map[string]routeDoc{
 	"/mcp": {"POST": {Tag: "mcp", Summary: "The MCP endpoint for AI assistants (streamable HTTP, JSON-RPC)",
 		Description: "Model Context Protocol over streamable HTTP, stateless, JSON answers (docs/mcp.md). Needs a bearer token the API accepts; " +
-			"without one 401 with a WWW-Authenticate header pointing at /.well-known/oauth-protected-resource.",
+			"without one 401 with a WWW-Authenticate header pointing at /.well-known/oauth-protected-resource. Every refusal is a " +
+			"JSON-RPC error object; a batch holds at most 20 messages; each token may send 10 messages per second (429 with Retry-After beyond).",
 		Body:     obj{"required": true, "content": obj{"application/json": obj{"schema": obj{"type": "object", "description": "a JSON-RPC 2.0 request"}}}},
 		Response: obj{"type": "object", "description": "a JSON-RPC 2.0 response"}, ResponseType: "application/json"}},
 	"/.well-known/oauth-protected-resource": {"GET": {Tag: "mcp", Public: true,

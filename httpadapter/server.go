@@ -31,6 +31,10 @@ type Server struct {
 	// BaseURL is the scheme and host used in links, e.g.
 	// "http://127.0.0.1:8080"; empty means the request's own host.
 	BaseURL string
+	// AuthURL is the auth host's scheme and host, the issuer its
+	// metadata names (AuthServerMetadataPath); empty means BaseURL, else
+	// the request's own host.
+	AuthURL string
 	Logger  *slog.Logger
 	// Timeout bounds every request (504 after it); default 30 s.
 	Timeout time.Duration
@@ -94,7 +98,8 @@ func (s *Server) wrap(h http.Handler) http.Handler {
 }
 
 // authRoutes adds the auth host's routes: the token endpoint, the login
-// page of the authorization code flow and invitation acceptance. Other
+// page of the authorization code flow, invitation acceptance, and the
+// authorization server metadata at its two well-known paths. Other
 // methods of the token and invitation routes answer 405 in OAuth's error
 // format (newRouter).
 func (s *Server) authRoutes(r *router) {
@@ -102,6 +107,9 @@ func (s *Server) authRoutes(r *router) {
 	r.Handler(http.MethodPost, acceptPath, s.route(acceptPath, http.HandlerFunc(s.acceptInvitation)))
 	r.Handler(http.MethodGet, "/oauth/authorize", s.route("/oauth/authorize", http.HandlerFunc(s.authorizePage)))
 	r.Handler(http.MethodPost, "/oauth/authorize", s.route("/oauth/authorize", http.HandlerFunc(s.authorizeLogin)))
+	for _, path := range []string{AuthServerMetadataPath, OpenIDConfigurationPath} {
+		r.Handler(http.MethodGet, path, s.route(path, http.HandlerFunc(s.authServerMetadata)))
+	}
 }
 
 const (
@@ -153,7 +161,7 @@ func (s *Server) apiRouter(extra func(*router)) http.Handler {
 			}
 			return
 		}
-		if scoping.IsReservedSlug(first) {
+		if scoping.IsReservedSlug(first) || first == ".well-known" { // no slug starts with a dot
 			static.ServeHTTP(w, r)
 			return
 		}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/scopekit/scopekit/docgen"
 	"github.com/scopekit/scopekit/httpadapter"
+	"github.com/scopekit/scopekit/mcpadapter"
 	"github.com/scopekit/scopekit/pgstore"
 )
 
@@ -75,6 +76,10 @@ type config struct {
 	// AdminToken is the operator's token of the backup download
 	// (backup.go); "" means no such route. The handler keeps its digest.
 	AdminToken string
+	// MCP calls per second and burst of each access token (docs/mcp.md),
+	// handed to mcpadapter.Server.
+	MCPRate  float64
+	MCPBurst int
 }
 
 // keyFile is the secret key file: -secret-key-file, or the data file's
@@ -155,6 +160,7 @@ type rawFlags struct {
 	documentWorkers, documentLease           string
 	documentsRate, documentsBurst            string
 	adminToken                               string
+	mcpRate, mcpBurst                        string
 }
 
 func newFlagSet(out io.Writer) (*flag.FlagSet, *rawFlags) {
@@ -188,6 +194,8 @@ func newFlagSet(out io.Writer) (*flag.FlagSet, *rawFlags) {
 	fs.StringVar(&r.documentsRate, "documents-rate", "1", "document generations per second (a `rate`) per client IP and per account")
 	fs.StringVar(&r.documentsBurst, "documents-burst", "20", "burst (a `count`) of the document generation buckets")
 	fs.StringVar(&r.adminToken, "admin-token", "", "operator `token` (32 or more printable characters) that downloads a backup of the whole bbolt file at GET /v1/admin/backup; unset, there is no such route. Prefer SCOPEKIT_ADMIN_TOKEN: command lines are visible to other users")
+	fs.StringVar(&r.mcpRate, "mcp-rate", strconv.Itoa(mcpadapter.DefaultCallRate), "JSON-RPC messages per second (a `rate`) each access token may send to /mcp")
+	fs.StringVar(&r.mcpBurst, "mcp-burst", strconv.Itoa(mcpadapter.DefaultCallBurst), "burst (a `count`) of each token's /mcp bucket; at least the batch cap, 20")
 	return fs, r
 }
 
@@ -294,6 +302,12 @@ func (r *rawFlags) validate(source map[string]string) (*config, error) {
 	}
 	if c.AdminToken = r.adminToken; c.AdminToken != "" && !strongToken(c.AdminToken) {
 		return nil, bad("admin-token", "(not shown)", "must be 32 or more printable ASCII characters without spaces, e.g. from openssl rand -hex 32")
+	}
+	if c.MCPRate, err = positiveFloat(r.mcpRate); err != nil {
+		return nil, bad("mcp-rate", r.mcpRate, "%v", err)
+	}
+	if c.MCPBurst, err = positiveInt(r.mcpBurst); err != nil {
+		return nil, bad("mcp-burst", r.mcpBurst, "%v", err)
 	}
 	return c, nil
 }
