@@ -10,7 +10,6 @@ import (
 	"net/http/httptest"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/scopekit/scopekit/auth"
@@ -39,7 +38,7 @@ type env struct {
 	pool    *docgen.Pool
 	actor   *engine.Actor
 	h       http.Handler
-	log     *syncBuffer
+	log     *bytes.Buffer // the access log: requests are served on the test's goroutine
 	token   string
 	project string
 }
@@ -50,7 +49,7 @@ func newEnv(t *testing.T) *env {
 	db, err := boltstore.Open(filepath.Join(t.TempDir(), "t.db"))
 	require.NoError(t, err)
 	t.Cleanup(func() { db.Close() })
-	e := &env{db: db, spans: tracetest.NewInMemoryExporter(), log: &syncBuffer{}}
+	e := &env{db: db, spans: tracetest.NewInMemoryExporter(), log: &bytes.Buffer{}}
 	e.tel = observe.New(observe.Config{Metrics: true, Spans: e.spans})
 	t.Cleanup(func() { _ = e.tel.Shutdown(context.Background()) })
 	e.svc = scoping.NewService(e.tel.Store(db))
@@ -164,22 +163,4 @@ func scrape(t *testing.T, h http.Handler, header ...string) observetest.Families
 	h.ServeHTTP(w, r)
 	require.Equal(t, http.StatusOK, w.Code, w.Body.String())
 	return observetest.Parse(t, w.Body.Bytes())
-}
-
-// syncBuffer is a bytes.Buffer safe for concurrent writers.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }

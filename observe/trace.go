@@ -8,6 +8,7 @@ import (
 
 	"github.com/scopekit/scopekit/scoping"
 	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
+	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
@@ -26,10 +27,16 @@ func newTracerProvider(cfg Config) (*sdktrace.TracerProvider, trace.Tracer) {
 	if name == "" {
 		name = "scopekit"
 	}
-	tp := sdktrace.NewTracerProvider(
-		sdktrace.WithBatcher(cfg.Spans),
-		sdktrace.WithResource(resource.NewSchemaless(attribute.String("service.name", name))),
-	)
+	// OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES, when set, win
+	res, err := resource.New(context.Background(), resource.WithAttributes(attribute.String("service.name", name)),
+		resource.WithFromEnv(), resource.WithTelemetrySDK())
+	if err != nil { // a malformed variable: what could be read is kept
+		otel.Handle(err)
+	}
+	if res == nil {
+		res = resource.NewSchemaless(attribute.String("service.name", name))
+	}
+	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(cfg.Spans), sdktrace.WithResource(res))
 	return tp, tp.Tracer(instrumentation)
 }
 

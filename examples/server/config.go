@@ -75,6 +75,11 @@ type config struct {
 	// AdminToken is the operator's token of the backup download
 	// (backup.go); "" means no such route. The handler keeps its digest.
 	AdminToken string
+	// Monitoring (docs/operations.md, "Monitoring"): the metrics and
+	// probes listener, the bearer token of /metrics, the OTLP collector.
+	MetricsAddr  string
+	MetricsToken string
+	OTLPEndpoint string
 }
 
 // keyFile is the secret key file: -secret-key-file, or the data file's
@@ -155,6 +160,7 @@ type rawFlags struct {
 	documentWorkers, documentLease           string
 	documentsRate, documentsBurst            string
 	adminToken                               string
+	metricsAddr, metricsToken, otlpEndpoint  string
 }
 
 func newFlagSet(out io.Writer) (*flag.FlagSet, *rawFlags) {
@@ -188,6 +194,9 @@ func newFlagSet(out io.Writer) (*flag.FlagSet, *rawFlags) {
 	fs.StringVar(&r.documentsRate, "documents-rate", "1", "document generations per second (a `rate`) per client IP and per account")
 	fs.StringVar(&r.documentsBurst, "documents-burst", "20", "burst (a `count`) of the document generation buckets")
 	fs.StringVar(&r.adminToken, "admin-token", "", "operator `token` (32 or more printable characters) that downloads a backup of the whole bbolt file at GET /v1/admin/backup; unset, there is no such route. Prefer SCOPEKIT_ADMIN_TOKEN: command lines are visible to other users")
+	fs.StringVar(&r.metricsAddr, "metrics-addr", "", "listener `host:port` of /metrics, /healthz and /readyz (default: no metrics)")
+	fs.StringVar(&r.metricsToken, "metrics-token", "", "bearer `token` /metrics requires; without -metrics-addr it serves /metrics on the API listener behind it")
+	fs.StringVar(&r.otlpEndpoint, "otlp-endpoint", "", "OpenTelemetry collector `URL` (OTLP/HTTP, e.g. http://127.0.0.1:4318) to send traces to (default: no traces)")
 	return fs, r
 }
 
@@ -295,6 +304,15 @@ func (r *rawFlags) validate(source map[string]string) (*config, error) {
 	if c.AdminToken = r.adminToken; c.AdminToken != "" && !strongToken(c.AdminToken) {
 		return nil, bad("admin-token", "(not shown)", "must be 32 or more printable ASCII characters without spaces, e.g. from openssl rand -hex 32")
 	}
+	if r.metricsAddr != "" {
+		if err := checkHostPort(r.metricsAddr); err != nil {
+			return nil, bad("metrics-addr", r.metricsAddr, "%v", err)
+		}
+	}
+	if u, err := url.Parse(r.otlpEndpoint); r.otlpEndpoint != "" && (err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "") {
+		return nil, bad("otlp-endpoint", r.otlpEndpoint, "must be an http or https URL such as http://127.0.0.1:4318")
+	}
+	c.MetricsAddr, c.MetricsToken, c.OTLPEndpoint = r.metricsAddr, r.metricsToken, r.otlpEndpoint
 	return c, nil
 }
 
