@@ -70,7 +70,7 @@ func throttled(r *http.Request, limit string) {
 // tracing handler made one, outside this adapter) by its route pattern.
 func (info *reqInfo) observe(m Metrics, r *http.Request, status int, elapsed time.Duration) {
 	if span := trace.SpanFromContext(r.Context()); span.IsRecording() {
-		span.SetName(r.Method + " " + info.route)
+		span.SetName(methodLabel(r.Method) + " " + info.route)
 		span.SetAttributes(attribute.String("http.route", info.route))
 	}
 	if m == nil {
