@@ -20,6 +20,7 @@ import (
 	"github.com/scopekit/scopekit/internal/demodata"
 	"github.com/scopekit/scopekit/observe"
 	"github.com/scopekit/scopekit/observe/observetest"
+	"github.com/scopekit/scopekit/provision"
 	"github.com/scopekit/scopekit/scoping"
 	"github.com/scopekit/scopekit/scoping/views"
 	"github.com/stretchr/testify/require"
@@ -36,7 +37,8 @@ type env struct {
 	spans   *tracetest.InMemoryExporter
 	svc     *scoping.Service
 	pool    *docgen.Pool
-	actor   *engine.Actor
+	actor   *engine.Actor // the system actor of the account
+	user    string        // the service account's user id
 	h       http.Handler
 	log     *bytes.Buffer // the access log: requests are served on the test's goroutine
 	token   string
@@ -59,30 +61,24 @@ func newEnv(t *testing.T) *env {
 	e.pool.Logger = slog.New(slog.DiscardHandler)
 	e.svc.Documents = e.pool.Config()
 
-	var acct, uid string
-	require.NoError(t, e.svc.Setup(ctx, func(a *scoping.Admin) error {
-		ac, err := a.EnsureAccount("acme", "Acme", "USD")
-		if err != nil {
-			return err
-		}
-		acct = ac.ID
-		u, err := a.EnsureMember(acct, scoping.Member{Email: "bot@acme.test", Name: "Bot", UserType: "service", Role: "Account Admin"})
-		if u != nil {
-			uid = u.ID
-		}
-		return err
-	}))
-	e.actor, err = e.svc.SystemActor(ctx, acct)
+	// the account and its service account, as the bootstrap file makes them
+	as := &auth.Service{Store: db.AuthStore(), Directory: scoping.Directory(db), BcryptCost: bcrypt.MinCost}
+	_, err = provision.Provision(ctx, e.svc, as, &provision.Spec{
+		Accounts: []provision.Account{{Slug: "acme", Name: "Acme", DefaultCurrency: "USD"}},
+		Users: []provision.User{{Email: "bot@acme.test", Name: "Bot", UserType: "service", ClientID: "bot", ClientSecret: "bot-secret",
+			Memberships: []provision.Membership{{Account: "acme", Role: "Account Admin"}}}}})
+	require.NoError(t, err)
+	tok, err := as.Token(ctx, &auth.TokenRequest{GrantType: "client_credentials", ClientID: "bot", ClientSecret: "bot-secret"})
+	require.NoError(t, err)
+	e.token = tok.AccessToken
+	who, err := as.Authenticate(ctx, e.token)
+	require.NoError(t, err)
+	e.user = who.UserID
+	e.actor, err = e.svc.SystemActor(ctx, who.AccountID)
 	require.NoError(t, err)
 	seeded, err := demodata.Seed(ctx, e.svc, e.actor, "")
 	require.NoError(t, err)
 	e.project = seeded.ProjectID
-
-	as := &auth.Service{Store: db.AuthStore(), Directory: scoping.Directory(db), BcryptCost: bcrypt.MinCost}
-	require.NoError(t, as.SetServiceCredential(ctx, acct, uid, "bot", "bot-secret"))
-	tok, err := as.Token(ctx, &auth.TokenRequest{GrantType: "client_credentials", ClientID: "bot", ClientSecret: "bot-secret"})
-	require.NoError(t, err)
-	e.token = tok.AccessToken
 	api := &httpadapter.Server{Svc: e.svc, Auth: as, Logger: slog.New(slog.NewTextHandler(e.log, nil)),
 		Metrics: e.tel.RequestMetrics()}
 	e.h = e.tel.TraceHTTP(api.Handler())

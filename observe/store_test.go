@@ -55,11 +55,11 @@ func TestActorCacheStaysOnOverTheWrappedStore(t *testing.T) {
 	views := func() float64 {
 		return scrape(t, e.tel.MetricsHandler("")).Value("scopekit_store_transaction_duration_seconds", "kind", "view")
 	}
-	a, err := e.svc.ActorForAccount(ctx, "1", e.actor.AccountID())
+	a, err := e.svc.ActorForAccount(ctx, e.user, e.actor.AccountID())
 	require.NoError(t, err)
 	require.NotNil(t, a)
 	before := views()
-	_, err = e.svc.ActorForAccount(ctx, "1", e.actor.AccountID())
+	_, err = e.svc.ActorForAccount(ctx, e.user, e.actor.AccountID())
 	require.NoError(t, err)
 	require.Equal(t, before, views(), "the second resolution was served from the cache")
 }
