@@ -100,13 +100,14 @@ func TestRequestTraceJoinsTheCallersTrace(t *testing.T) {
 }
 
 // Ensure a document job is one trace: snapshot (with its pricing), merge
-// data and rendering under the job's span.
+// data, rendering and PDF conversion under the job's span.
 func TestDocumentJobTrace(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
 	tmpl := e.template(t)
 	e.resetSpans(t)
-	doc := e.queue(t, scoping.DocumentSOW, tmpl)
+	e.pool.Converter = pdfConverter{}
+	doc := e.queue(t, scoping.DocumentSOW, tmpl, `"generate-pdf":true`)
 	runPoolUntil(t, e, func() bool { return e.status(t, doc) == scoping.DocumentFinished })
 	require.NoError(t, e.tel.Flush(ctx))
 	spans := e.spans.GetSpans()
@@ -116,7 +117,7 @@ func TestDocumentJobTrace(t *testing.T) {
 	job := jobs[0]
 	require.Equal(t, doc, attr(job, "document.id"))
 	require.Equal(t, scoping.DocumentSOW, attr(job, "document.type"))
-	for _, name := range []string{"docgen.snapshot", "pricing", "mergedata.build", "documents.render", "store.view"} {
+	for _, name := range []string{"docgen.snapshot", "pricing", "mergedata.build", "documents.render", "documents.pdf", "store.view"} {
 		got := spansNamed(spans, name)
 		require.NotEmpty(t, got, name)
 		found := false
@@ -126,6 +127,11 @@ func TestDocumentJobTrace(t *testing.T) {
 		require.True(t, found, "%s is not part of the job's trace", name)
 	}
 }
+
+// pdfConverter makes a PDF of anything.
+type pdfConverter struct{}
+
+func (pdfConverter) ToPDF(context.Context, []byte) ([]byte, error) { return []byte("%PDF-1.7"), nil }
 
 // resetSpans forgets the spans ended so far (the fixture's).
 func (e *env) resetSpans(t *testing.T) {
