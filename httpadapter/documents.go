@@ -265,8 +265,10 @@ func (s *Server) admitGeneration(c *call) bool {
 	ref := t.admit("ip "+clientKey(c.r, t.cfg.TrustProxy), now)
 	if ref != nil {
 		ref.desc = "too many document generations from this address; retry after the Retry-After delay"
+		throttled(c.r, LimitDocumentIP)
 	} else if ref = t.admit("account "+c.actor.AccountID(), now); ref != nil {
 		ref.desc = "too many document generations for this account; retry after the Retry-After delay"
+		throttled(c.r, LimitDocumentAccount)
 	}
 	if ref == nil {
 		return true

@@ -40,6 +40,9 @@ type Server struct {
 	Timeout time.Duration
 	// Limits bound slow and oversized requests (limits.go).
 	Limits Limits
+	// Metrics, when set, receives a measurement of every request
+	// (observe.go); nil measures nothing.
+	Metrics Metrics
 
 	// Mounts are further handlers of the API host at exact paths (the
 	// composition root mounts the MCP endpoint and its resource metadata
@@ -94,7 +97,7 @@ func (s *Server) wrap(h http.Handler) http.Handler {
 	if timeout <= 0 {
 		timeout = 30 * time.Second
 	}
-	return withBodyDeadline(s.Limits.withDefaults().BodyTimeout, withRequestLog(s.log(), withTimeout(timeout, h)))
+	return withBodyDeadline(s.Limits.withDefaults().BodyTimeout, withRequestLog(s.log(), s.Metrics, withTimeout(timeout, h)))
 }
 
 // authRoutes adds the auth host's routes: the token endpoint, the login

@@ -80,6 +80,11 @@ type config struct {
 	// handed to mcpadapter.Server.
 	MCPRate  float64
 	MCPBurst int
+	// Monitoring (docs/operations.md, "Monitoring"): the metrics and
+	// probes listener, the bearer token of /metrics, the OTLP collector.
+	MetricsAddr  string
+	MetricsToken string
+	OTLPEndpoint string
 }
 
 // keyFile is the secret key file: -secret-key-file, or the data file's
@@ -161,6 +166,7 @@ type rawFlags struct {
 	documentsRate, documentsBurst            string
 	adminToken                               string
 	mcpRate, mcpBurst                        string
+	metricsAddr, metricsToken, otlpEndpoint  string
 }
 
 func newFlagSet(out io.Writer) (*flag.FlagSet, *rawFlags) {
@@ -196,6 +202,9 @@ func newFlagSet(out io.Writer) (*flag.FlagSet, *rawFlags) {
 	fs.StringVar(&r.adminToken, "admin-token", "", "operator `token` (32 or more printable characters) that downloads a backup of the whole bbolt file at GET /v1/admin/backup; unset, there is no such route. Prefer SCOPEKIT_ADMIN_TOKEN: command lines are visible to other users")
 	fs.StringVar(&r.mcpRate, "mcp-rate", strconv.Itoa(mcpadapter.DefaultCallRate), "JSON-RPC messages per second (a `rate`) each access token may send to /mcp")
 	fs.StringVar(&r.mcpBurst, "mcp-burst", strconv.Itoa(mcpadapter.DefaultCallBurst), "burst (a `count`) of each token's /mcp bucket; at least the batch cap, 20")
+	fs.StringVar(&r.metricsAddr, "metrics-addr", "", "listener `host:port` of /metrics, /healthz and /readyz (default: no metrics)")
+	fs.StringVar(&r.metricsToken, "metrics-token", "", "bearer `token` /metrics requires; without -metrics-addr it serves /metrics on the API listener behind it")
+	fs.StringVar(&r.otlpEndpoint, "otlp-endpoint", "", "OpenTelemetry collector `URL` (OTLP/HTTP, e.g. http://127.0.0.1:4318) to send traces to (default: no traces)")
 	return fs, r
 }
 
@@ -309,6 +318,15 @@ func (r *rawFlags) validate(source map[string]string) (*config, error) {
 	if c.MCPBurst, err = positiveInt(r.mcpBurst); err != nil {
 		return nil, bad("mcp-burst", r.mcpBurst, "%v", err)
 	}
+	if r.metricsAddr != "" {
+		if err := checkHostPort(r.metricsAddr); err != nil {
+			return nil, bad("metrics-addr", r.metricsAddr, "%v", err)
+		}
+	}
+	if u, err := url.Parse(r.otlpEndpoint); r.otlpEndpoint != "" && (err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "") {
+		return nil, bad("otlp-endpoint", r.otlpEndpoint, "must be an http or https URL such as http://127.0.0.1:4318")
+	}
+	c.MetricsAddr, c.MetricsToken, c.OTLPEndpoint = r.metricsAddr, r.metricsToken, r.otlpEndpoint
 	return c, nil
 }
 
