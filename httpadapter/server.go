@@ -18,6 +18,7 @@ import (
 	"github.com/scopekit/scopekit"
 	"github.com/scopekit/scopekit/auth"
 	"github.com/scopekit/scopekit/scoping"
+	"github.com/scopekit/scopekit/sso"
 )
 
 // MaxBodyBytes is the largest request body accepted (413 above).
@@ -31,6 +32,13 @@ type Server struct {
 	// BaseURL is the scheme and host used in links, e.g.
 	// "http://127.0.0.1:8080"; empty means the request's own host.
 	BaseURL string
+	// AuthURL is the scheme and host of the auth host, for the redirect
+	// URI of single sign-on ({auth_url}/oauth/sso/callback); empty means
+	// the request's own host.
+	AuthURL string
+	// SSO is the relying party of single sign-on (sso.go); nil: one whose
+	// HTTP client reaches only public addresses.
+	SSO *sso.RelyingParty
 	Logger  *slog.Logger
 	// Timeout bounds every request (504 after it); default 30 s.
 	Timeout time.Duration
@@ -52,6 +60,8 @@ type Server struct {
 	throttle     *throttle
 	csrfOnce     sync.Once
 	csrfKey      []byte
+	ssoOnce      sync.Once
+	rp           *sso.RelyingParty
 
 	servedMu sync.Mutex
 	served   []servedRoute // every route the handlers built so far answer (for the reference test)
@@ -94,7 +104,8 @@ func (s *Server) wrap(h http.Handler) http.Handler {
 }
 
 // authRoutes adds the auth host's routes: the token endpoint, the login
-// page of the authorization code flow and invitation acceptance. Other
+// page of the authorization code flow, the single sign-on callback and
+// invitation acceptance. Other
 // methods of the token and invitation routes answer 405 in OAuth's error
 // format (newRouter).
 func (s *Server) authRoutes(r *router) {
@@ -102,6 +113,7 @@ func (s *Server) authRoutes(r *router) {
 	r.Handler(http.MethodPost, acceptPath, s.route(acceptPath, http.HandlerFunc(s.acceptInvitation)))
 	r.Handler(http.MethodGet, "/oauth/authorize", s.route("/oauth/authorize", http.HandlerFunc(s.authorizePage)))
 	r.Handler(http.MethodPost, "/oauth/authorize", s.route("/oauth/authorize", http.HandlerFunc(s.authorizeLogin)))
+	r.Handler(http.MethodGet, ssoCallbackPath, s.route(ssoCallbackPath, http.HandlerFunc(s.ssoCallback)))
 }
 
 const (
