@@ -38,8 +38,8 @@ type Server struct {
 	AuthURL string
 	// SSO is the relying party of single sign-on (sso.go); nil: one whose
 	// HTTP client reaches only public addresses.
-	SSO *sso.RelyingParty
-	Logger  *slog.Logger
+	SSO    *sso.RelyingParty
+	Logger *slog.Logger
 	// Timeout bounds every request (504 after it); default 30 s.
 	Timeout time.Duration
 	// Limits bound slow and oversized requests (limits.go).
