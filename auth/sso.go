@@ -45,7 +45,7 @@ func (p *IdentityProvider) Covers(email string) bool {
 	return d != "" && slices.Contains(p.Domains, d)
 }
 
-// Secret is a string that never prints: fmt and log/slog show a
+// Secret is a string that never prints: fmt, log/slog and encoders show a
 // placeholder. string(s) is the value.
 type Secret string
 
@@ -59,6 +59,9 @@ func (Secret) GoString() string { return secretPlaceholder }
 
 // LogValue implements slog.LogValuer.
 func (Secret) LogValue() slog.Value { return slog.StringValue(secretPlaceholder) }
+
+// MarshalText implements encoding.TextMarshaler (JSON included).
+func (Secret) MarshalText() ([]byte, error) { return []byte(secretPlaceholder), nil }
 
 // EmailDomain returns the lower-case domain of an email address, "" when
 // it has none.
