@@ -67,11 +67,8 @@ func TestAuthorizationCodeInBrowser(t *testing.T) {
 	require.Equal(t, aeAdaEmail, email, "the form keeps the email")
 
 	require.NoError(t, chromedp.Do(browser, chromedp.SendKeys(chromedp.ID("password"), aePassword)))
-	res, err = chromedp.RunResponse(browser, chromedp.Click(chromedp.ID("submit")))
-	require.NoError(t, err)
-	require.EqualValues(t, http.StatusOK, res.Status)
-	loc, err := chromedp.Run(browser, chromedp.Location())
-	require.NoError(t, err)
+	status, loc := click(t, browser, chromedp.ID("submit"))
+	require.EqualValues(t, http.StatusOK, status)
 	require.True(t, strings.HasPrefix(loc, callback+"?"), loc)
 	done, err := chromedp.Run(browser, chromedp.Text(chromedp.ID("done")))
 	require.NoError(t, err)
@@ -123,6 +120,17 @@ func receive(t *testing.T, got <-chan url.Values) url.Values {
 		t.Fatal("the callback server got no request")
 	}
 	return nil
+}
+
+// click clicks sel and returns the status and the address of the page
+// the browser ends on.
+func click[S chromedp.Selectable](t *testing.T, browser context.Context, sel S) (int64, string) {
+	t.Helper()
+	res, err := chromedp.RunResponse(browser, chromedp.Click(sel))
+	require.NoError(t, err)
+	loc, err := chromedp.Run(browser, chromedp.Location())
+	require.NoError(t, err)
+	return res.Status, loc
 }
 
 func skipWithoutChromium(t *testing.T) {

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
-	"strings"
 
 	"github.com/scopekit/scopekit"
 	"github.com/scopekit/scopekit/auth"
@@ -81,7 +80,7 @@ func (s *Server) startSSO(w http.ResponseWriter, r *http.Request, app *auth.Appl
 	case !asked && password != "" && p.PasswordsAllowed:
 		return false
 	}
-	target, binding, err := s.relyingParty().Begin(r.Context(), p, s.authBase(r)+ssoCallbackPath, req, email)
+	target, binding, err := s.relyingParty().Begin(r.Context(), p, origin(s.AuthURL, r)+ssoCallbackPath, req, email)
 	if err != nil {
 		logger(r).Warn("sso: cannot begin", "provider", p.ID, "error", err.Error(), "request_id", requestID(r))
 		if errors.Is(err, sso.ErrBusy) {
@@ -155,19 +154,6 @@ func (s *Server) ssoCallback(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.redirectToClient(w, &flow.Request, url.Values{"code": {code}})
-}
-
-// authBase is the scheme and host of the auth host: AuthURL, else the
-// request's own.
-func (s *Server) authBase(r *http.Request) string {
-	if s.AuthURL != "" {
-		return strings.TrimSuffix(s.AuthURL, "/")
-	}
-	scheme := "http"
-	if r.TLS != nil {
-		scheme = "https"
-	}
-	return scheme + "://" + r.Host
 }
 
 func truncate(s string, n int) string {

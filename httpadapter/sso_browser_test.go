@@ -41,18 +41,14 @@ func TestSSOInBrowser(t *testing.T) {
 		require.NoError(t, err)
 		require.EqualValues(t, http.StatusOK, res.Status)
 		require.NoError(t, chromedp.Do(browser, chromedp.SendKeys(chromedp.ID("email"), email)))
-		res, err = chromedp.RunResponse(browser, chromedp.Click(chromedp.ID("sso")))
-		require.NoError(t, err)
-		require.EqualValues(t, http.StatusOK, res.Status)
-		loc, err := chromedp.Run(browser, chromedp.Location())
-		require.NoError(t, err)
+		status, loc := click(t, browser, chromedp.ID("sso"))
+		require.EqualValues(t, http.StatusOK, status)
 		require.True(t, strings.HasPrefix(loc, se.op.Issuer+"/login/"), "at the provider's login page: %s", loc)
 		require.NoError(t, chromedp.Do(browser,
 			chromedp.SendKeys(chromedp.ID("username"), u.Username),
 			chromedp.SendKeys(chromedp.ID("password"), u.Password)))
-		res, err = chromedp.RunResponse(browser, chromedp.Click(chromedp.CSS(`button[type="submit"]`)))
-		require.NoError(t, err)
-		return res.Status
+		status, _ = click(t, browser, chromedp.CSS(`button[type="submit"]`))
+		return status
 	}
 	// refused checks that the browser ended on the callback's error page.
 	refused := func(status int64, want string) {
@@ -101,9 +97,8 @@ func TestSSOInBrowser(t *testing.T) {
 	_, err := chromedp.Run(browser, chromedp.Navigate(conf.AuthCodeURL("x", oauth2.S256ChallengeOption(verifier))))
 	require.NoError(t, err)
 	require.NoError(t, chromedp.Do(browser, chromedp.SendKeys(chromedp.ID("email"), opEve.Email)))
-	res, err := chromedp.RunResponse(browser, chromedp.Click(chromedp.ID("sso")))
-	require.NoError(t, err)
-	require.EqualValues(t, http.StatusBadRequest, res.Status)
+	status, _ := click(t, browser, chromedp.ID("sso"))
+	require.EqualValues(t, http.StatusBadRequest, status)
 	msg, err := chromedp.Run(browser, chromedp.Text(chromedp.ID("error")))
 	require.NoError(t, err)
 	require.Contains(t, msg, "not set up")
@@ -121,7 +116,7 @@ func TestSSOInBrowser(t *testing.T) {
 	}
 	se.setIDP(`{"jit-provisioning":true}`, "default-role", "roles", sales)
 	verifier = oauth2.GenerateVerifier()
-	status := signIn(opNia.Email, opNia, verifier)
+	status = signIn(opNia.Email, opNia, verifier)
 	users := se.get(niaQuery+"&include=roles", se.admin)
 	require.Len(t, users.ids(), 1)
 	nia := users.list()[0]["attributes"].(map[string]any)

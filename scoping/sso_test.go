@@ -35,6 +35,16 @@ func idpUpdate(svc *scoping.Service, a *engine.Actor, id string, at map[string]j
 	return err
 }
 
+// ssoService is a service with a sealer, the accounts acme (with its
+// system actor) and globex, and its auth.IdentityProviders.
+func ssoService(t *testing.T) (svc *scoping.Service, ps auth.IdentityProviders, acme, globex *engine.Record, sys *engine.Actor) {
+	t.Helper()
+	svc, _, _ = hookService(t)
+	acme, sys = acctAccount(t, svc, "acme")
+	globex, _ = acctAccount(t, svc, "globex")
+	return svc, scoping.IdentityProviders(svc), acme, globex, sys
+}
+
 // Ensure a provider's client secret is written, never served nor stored
 // in clear, and its issuer URL and email domains are checked.
 func TestSSOProviderRecords(t *testing.T) {
@@ -108,10 +118,7 @@ func TestSSOProviderRecords(t *testing.T) {
 // email's domain, with its secret opened.
 func TestSSOProviders(t *testing.T) {
 	ctx := context.Background()
-	svc, _, _ := hookService(t)
-	acme, sys := acctAccount(t, svc, "acme")
-	globex, _ := acctAccount(t, svc, "globex")
-	ps := scoping.IdentityProviders(svc)
+	svc, ps, acme, globex, sys := ssoService(t)
 	any, err := ps.Any(ctx, acme.ID)
 	require.NoError(t, err)
 	require.False(t, any)
@@ -148,10 +155,7 @@ func TestSSOProviders(t *testing.T) {
 // provider that does not provision.
 func TestSSOProvision(t *testing.T) {
 	ctx := context.Background()
-	svc, _, _ := hookService(t)
-	acme, sys := acctAccount(t, svc, "acme")
-	globex, _ := acctAccount(t, svc, "globex")
-	ps := scoping.IdentityProviders(svc)
+	svc, ps, acme, globex, sys := ssoService(t)
 	dir := scoping.Directory(svc.Store())
 	idp := acctCreate(t, svc, sys, "identity-providers", idpAttrs(), nil)
 	p := &auth.IdentityProvider{ID: idp.ID, AccountID: acme.ID}
