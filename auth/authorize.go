@@ -144,6 +144,12 @@ func (s *Service) Authorize(ctx context.Context, r *AuthorizeRequest, email, pas
 	if err != nil {
 		return "", err
 	}
+	return s.issueCode(ctx, app, r, userID)
+}
+
+// issueCode stores a new authorization code for the user signed in for
+// the request and returns it.
+func (s *Service) issueCode(ctx context.Context, app *Application, r *AuthorizeRequest, userID string) (string, error) {
 	code, err := randomString(tokenBytes)
 	if err != nil {
 		return "", err
@@ -201,6 +207,13 @@ func (s *Service) login(ctx context.Context, accountID, email, password string) 
 	if m != nil && m.Service {
 		return refuse(LoginServiceAccount)
 	}
+	if refused, err := s.passwordRefused(ctx, accountID, email); err != nil || refused {
+		if err != nil {
+			return "", err
+		}
+		s.burnBcrypt() // as long as a password check
+		return refuse(LoginSSORequired)
+	}
 	ok, hasPassword, err := s.verifyPassword(ctx, subj.UserID, password)
 	if err != nil {
 		return "", err
@@ -211,15 +224,26 @@ func (s *Service) login(ctx context.Context, accountID, email, password string) 
 		}
 		return refuse(LoginBadCredentials)
 	}
-	switch {
-	case m == nil:
-		return refuse(LoginNotMember)
-	case m.Status == StatusInvited:
-		return refuse(LoginInvited)
-	case m.Status != StatusActive:
-		return refuse(LoginDeactivated)
+	if err := loginRefusal(m); err != nil {
+		return "", err
 	}
 	return subj.UserID, nil
+}
+
+// loginRefusal returns the *LoginError of a membership (nil: none) that
+// may not sign in on the login page, nil for one that may.
+func loginRefusal(m *Membership) error {
+	switch {
+	case m == nil:
+		return &LoginError{Reason: LoginNotMember}
+	case m.Service:
+		return &LoginError{Reason: LoginServiceAccount}
+	case m.Status == StatusInvited:
+		return &LoginError{Reason: LoginInvited}
+	case m.Status != StatusActive:
+		return &LoginError{Reason: LoginDeactivated}
+	}
+	return nil
 }
 
 // authorizationCodeGrant exchanges a code. The code is taken out of the

@@ -172,6 +172,13 @@ func (s *Service) passwordGrant(ctx context.Context, c *client, username, passwo
 	if subj.Service {
 		return nil, errServicePassword()
 	}
+	if refused, err := s.passwordRefused(ctx, c.accountID, username); err != nil || refused {
+		if err != nil {
+			return nil, err
+		}
+		s.burnBcrypt() // as long as a password check
+		return nil, NewOAuthError(InvalidGrant, "this user signs in through the account's identity provider (single sign-on), not with a password")
+	}
 	ok, err := s.checkPassword(ctx, subj.UserID, password)
 	if err != nil {
 		return nil, err

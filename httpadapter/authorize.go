@@ -52,6 +52,7 @@ var loginMessages = map[string]string{
 	auth.LoginInvited:        "You have not accepted your invitation to this account yet. Accept it first, then sign in.",
 	auth.LoginDeactivated:    "Your access to this account has been deactivated. Ask an administrator of the account.",
 	auth.LoginNotMember:      "You are not a member of the account this application belongs to.",
+	auth.LoginSSORequired:    "Your organization signs you in through its identity provider: choose single sign-on.",
 }
 
 // loginPage is what the login template shows.
@@ -63,6 +64,7 @@ type loginPage struct {
 	Email        string
 	CSRF         string
 	Hidden       []hiddenField
+	SSO          bool // the account has an identity provider (sso.go)
 }
 
 type hiddenField struct{ Name, Value string }
@@ -97,7 +99,7 @@ var pages = template.Must(template.New("login").Parse(`<!doctype html>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
 <title>Sign in · ScopeKit</title>
-<style nonce="{{.Nonce}}">` + pageStyle + `</style>
+<style nonce="{{.Nonce}}">` + pageStyle + `{{if .SSO}}` + ssoStyle + `{{end}}</style>
 </head>
 <body>
 <main>
@@ -112,7 +114,8 @@ var pages = template.Must(template.New("login").Parse(`<!doctype html>
 <label for="password">Password</label>
 <input id="password" name="password" type="password" autocomplete="current-password" required>
 <button type="submit" id="submit">Sign in</button>
-</form>
+{{if .SSO}}<button type="submit" id="sso" name="` + ssoField + `" value="1" class="alt" formnovalidate>Sign in with single sign-on</button>
+{{end}}</form>
 <p class="fine">After you sign in you will be sent back to {{.RedirectHost}}.</p>
 </main>
 </body>
@@ -183,7 +186,7 @@ func (s *Server) authorizeLogin(w http.ResponseWriter, r *http.Request) {
 		s.showError(w, r, http.StatusBadRequest, "The sign-in form is malformed.")
 		return
 	}
-	for _, name := range []string{"email", "password", csrfField} {
+	for _, name := range []string{"email", "password", csrfField, ssoField} {
 		if len(form[name]) > 1 {
 			s.showError(w, r, http.StatusBadRequest, "The sign-in form repeats the field "+name+".")
 			return
@@ -200,6 +203,9 @@ func (s *Server) authorizeLogin(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	password := form.Get("password")
+	if s.startSSO(w, r, app, req, email, password, form.Get(ssoField) != "") {
+		return
+	}
 	if email == "" || password == "" {
 		s.showLogin(w, r, http.StatusBadRequest, app, req, email, "Enter your email and your password.")
 		return
@@ -318,9 +324,10 @@ func (s *Server) showLogin(w http.ResponseWriter, r *http.Request, status int, a
 	if u, err := url.Parse(req.RedirectURI); err == nil && u.Host != "" {
 		host = u.Host
 	}
+	offersSSO := s.offersSSO(r, app.AccountID)
 	s.renderPage(w, r, status, "login", func(nonce string) any {
 		return &loginPage{Nonce: nonce, AppName: app.Name, RedirectHost: host, Error: message, Email: email,
-			CSRF: s.csrfToken(cookie), Hidden: hidden}
+			CSRF: s.csrfToken(cookie), Hidden: hidden, SSO: offersSSO}
 	})
 }
 

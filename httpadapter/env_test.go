@@ -102,8 +102,8 @@ func (e *testEnv) open() {
 	e.db = db
 	e.svc = scoping.NewService(db)
 	e.svc.Webhooks = scoping.WebhookConfig{Sealer: testSealer(e.t), CheckDestination: webhook.CheckDestination(true)}
-	e.auth = &auth.Service{Store: db.AuthStore(), Directory: scoping.Directory(db), BcryptCost: bcrypt.MinCost,
-		TokenTTL: e.tokenTTL, Now: e.now}
+	e.auth = &auth.Service{Store: db.AuthStore(), Directory: scoping.Directory(db), Providers: scoping.IdentityProviders(e.svc),
+		BcryptCost: bcrypt.MinCost, TokenTTL: e.tokenTTL, Now: e.now}
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	pool := docgen.New(e.svc)
 	pool.Converter, pool.Logger, pool.Poll = e.converter, logger, 50*time.Millisecond

@@ -81,6 +81,11 @@ var routeDocs = map[string]routeDoc{
 	"POST /oauth/authorize": {Tag: "oauth", Public: true, Summary: "Sign in on the login page (the form's POST)",
 		Description: "The form of GET /oauth/authorize with `email`, `password` and its CSRF token; redirects (302) to the application with a code.",
 		Status:      "302", ResponseType: "text/html"},
+	"GET /oauth/sso/callback": {Tag: "oauth", Public: true, Summary: "Where an account's identity provider sends the browser back (single sign-on)",
+		Description: "The redirect URI to register at the identity provider. Checks the sign-in's `state` against the browser's cookie, exchanges the `code` (PKCE), verifies the ID token and its nonce, then redirects (302) to the application with a code as after a password; an HTML error page otherwise.",
+		Params: []any{queryParam("state", "the sign-in's state", str()), queryParam("code", "the provider's authorization code", str()),
+			queryParam("error", "the provider's refusal", str())},
+		Status: "302", ResponseType: "text/html"},
 	"POST /oauth/invitations/:token/accept": {Tag: "oauth", Public: true, Summary: "Accept an invitation by choosing a password",
 		Description: "The password (at least 12 characters) as a form or as JSON `{\"password\": \"...\"}`. 404 for an unknown or used token, 422 for a short password.",
 		Body: obj{"required": true, "content": obj{

@@ -103,9 +103,13 @@ func (c *call) accountSlug() string {
 }
 
 // base returns the scheme and host for links.
-func (s *Server) base(r *http.Request) string {
-	if s.BaseURL != "" {
-		return strings.TrimRight(s.BaseURL, "/")
+func (s *Server) base(r *http.Request) string { return origin(s.BaseURL, r) }
+
+// origin is configured without a trailing slash, else the scheme and
+// host the request came to.
+func origin(configured string, r *http.Request) string {
+	if configured != "" {
+		return strings.TrimRight(configured, "/")
 	}
 	scheme := "http"
 	if r.TLS != nil {

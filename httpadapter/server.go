@@ -18,6 +18,7 @@ import (
 	"github.com/scopekit/scopekit"
 	"github.com/scopekit/scopekit/auth"
 	"github.com/scopekit/scopekit/scoping"
+	"github.com/scopekit/scopekit/sso"
 )
 
 // MaxBodyBytes is the largest request body accepted (413 above).
@@ -31,11 +32,15 @@ type Server struct {
 	// BaseURL is the scheme and host used in links, e.g.
 	// "http://127.0.0.1:8080"; empty means the request's own host.
 	BaseURL string
-	// AuthURL is the auth host's scheme and host, the issuer its
-	// metadata names (AuthServerMetadataPath); empty means BaseURL, else
-	// the request's own host.
+	// AuthURL is the auth host's scheme and host: the issuer its
+	// metadata names (AuthServerMetadataPath) and the host of the single
+	// sign-on redirect URI ({auth_url}/oauth/sso/callback); empty means
+	// BaseURL for the metadata, else the request's own host.
 	AuthURL string
-	Logger  *slog.Logger
+	// SSO is the relying party of single sign-on (sso.go); nil: one whose
+	// HTTP client reaches only public addresses.
+	SSO    *sso.RelyingParty
+	Logger *slog.Logger
 	// Timeout bounds every request (504 after it); default 30 s.
 	Timeout time.Duration
 	// Limits bound slow and oversized requests (limits.go).
@@ -59,6 +64,8 @@ type Server struct {
 	throttle     *throttle
 	csrfOnce     sync.Once
 	csrfKey      []byte
+	ssoOnce      sync.Once
+	rp           *sso.RelyingParty
 
 	servedMu sync.Mutex
 	served   []servedRoute // every route the handlers built so far answer (for the reference test)
@@ -101,8 +108,9 @@ func (s *Server) wrap(h http.Handler) http.Handler {
 }
 
 // authRoutes adds the auth host's routes: the token endpoint, the login
-// page of the authorization code flow, invitation acceptance, and the
-// authorization server metadata at its two well-known paths. Other
+// page of the authorization code flow, the single sign-on callback,
+// invitation acceptance, and the authorization server metadata at its two
+// well-known paths. Other
 // methods of the token and invitation routes answer 405 in OAuth's error
 // format (newRouter).
 func (s *Server) authRoutes(r *router) {
@@ -113,6 +121,7 @@ func (s *Server) authRoutes(r *router) {
 	for _, path := range []string{AuthServerMetadataPath, OpenIDConfigurationPath} {
 		r.Handler(http.MethodGet, path, s.route(path, http.HandlerFunc(s.authServerMetadata)))
 	}
+	r.Handler(http.MethodGet, ssoCallbackPath, s.route(ssoCallbackPath, http.HandlerFunc(s.ssoCallback)))
 }
 
 const (

@@ -57,9 +57,12 @@ type config struct {
 	// WebhookClaim is how long an instance on PostgreSQL keeps a due
 	// delivery from the other instances (pgstore.DB.Claim).
 	WebhookClaim time.Duration
-	// SecretKeyFile holds the key that seals webhook secrets; "" means
-	// keyFile's default.
+	// SecretKeyFile holds the key that seals webhook secrets and the
+	// identity providers' client secrets; "" means keyFile's default.
 	SecretKeyFile string
+	// SSOAllowPrivate lets single sign-on reach identity providers on
+	// loopback and private addresses (docs/auth.md "Single sign-on").
+	SSOAllowPrivate bool
 
 	// Limits of slow and oversized requests (docs/limits.md), handed to
 	// httpadapter.Server.Limits.
@@ -158,6 +161,7 @@ type rawFlags struct {
 	tokenBlockWindow, tokenBlockFor          string
 	tokenGlobalRate                          string
 	webhookAllowPrivate                      bool
+	ssoAllowPrivate                          bool
 	webhookRetrySchedule                     string
 	secretKeyFile                            string
 	readHeaderTimeout, bodyTimeout           string
@@ -190,7 +194,8 @@ func newFlagSet(out io.Writer) (*flag.FlagSet, *rawFlags) {
 	fs.StringVar(&r.tokenGlobalRate, "token-global-rate", "500", "ceiling on tokens minted per second (a `rate`) across all clients")
 	fs.BoolVar(&r.webhookAllowPrivate, "webhook-allow-private", false, "allow webhook destinations on loopback/private addresses")
 	fs.StringVar(&r.webhookRetrySchedule, "webhook-retry-schedule", "0s,5s,5m,30m,2h,5h,10h,10h", "delays before each webhook attempt, comma-separated Go `durations`")
-	fs.StringVar(&r.secretKeyFile, "secret-key-file", "", "`file` of the 32-byte key that encrypts webhook secrets at rest (default <data file>.key, created with mode 0600 if missing)")
+	fs.StringVar(&r.secretKeyFile, "secret-key-file", "", "`file` of the 32-byte key that encrypts webhook secrets and identity providers' client secrets at rest (default <data file>.key, created with mode 0600 if missing)")
+	fs.BoolVar(&r.ssoAllowPrivate, "sso-allow-private", false, "allow identity providers (single sign-on) on loopback/private addresses")
 	fs.StringVar(&r.readHeaderTimeout, "read-header-timeout", httpadapter.DefaultReadHeaderTimeout.String(), "time (a `duration`) a client has to send its request line and headers; the connection is closed after it")
 	fs.StringVar(&r.bodyTimeout, "body-timeout", httpadapter.DefaultBodyTimeout.String(), "time (a `duration`) a client has to send a request body; 408 after it")
 	fs.StringVar(&r.idleTimeout, "idle-timeout", httpadapter.DefaultIdleTimeout.String(), "how long (a `duration`) an idle keep-alive connection stays open")
@@ -214,6 +219,7 @@ func (r *rawFlags) validate(source map[string]string) (*config, error) {
 	c := &config{
 		Addr: r.addr, AuthAddr: r.authAddr, Data: r.data, Database: r.database, Bootstrap: r.bootstrap,
 		Demo: r.demo, DemoSet: source["demo"] != "", WebhookAllowPrivate: r.webhookAllowPrivate,
+		SSOAllowPrivate: r.ssoAllowPrivate,
 	}
 	bad := func(flagName, value, format string, args ...any) error {
 		from := source[flagName]

@@ -33,6 +33,7 @@ import (
 	"github.com/scopekit/scopekit/pgstore"
 	"github.com/scopekit/scopekit/provision"
 	"github.com/scopekit/scopekit/scoping"
+	"github.com/scopekit/scopekit/sso"
 	"github.com/scopekit/scopekit/webhook"
 )
 
@@ -175,7 +176,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		}()
 		defer metricsSrv.Close()
 	}
-	as := &auth.Service{Store: db.AuthStore(), Directory: scoping.Directory(db), BcryptCost: bcryptCost}
+	as := &auth.Service{Store: db.AuthStore(), Directory: scoping.Directory(db), Providers: scoping.IdentityProviders(svc),
+		BcryptCost: bcryptCost}
 	// stored prices: price the projects of a database written before
 	// prices were stored, or left stale by an interrupted refresh
 	if err := svc.RefreshAllPrices(ctx); err != nil {
@@ -219,7 +221,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 
 	api := &httpadapter.Server{Svc: svc, Auth: as, BaseURL: baseURL, AuthURL: authURL, Logger: logger, Throttle: cfg.throttle(), Limits: cfg.Limits,
 		DocumentThrottle: httpadapter.DocumentThrottle{Rate: cfg.DocumentsRate, Burst: cfg.DocumentsBurst},
-		Metrics:          tel.RequestMetrics()}
+		Metrics:          tel.RequestMetrics(),
+		// single sign-on: the callback is on the auth host; providers are
+		// reached with the guarded client of webhook deliveries
+		SSO: &sso.RelyingParty{Client: webhook.NewClient(sso.Timeout, cfg.SSOAllowPrivate)}}
 	// MCP (docs/mcp.md): the tools for AI assistants on the API host, over
 	// the same use cases, behind the same token check.
 	assistants := &mcpadapter.Server{Svc: svc, Auth: as, BaseURL: baseURL, AuthURL: authURL, Logger: logger,
