@@ -49,7 +49,7 @@ func docxMarkdown(docx []byte) (md string, truncated bool, err error) {
 	md = strings.Join(w.blocks, "\n\n")
 	if len(md) > maxMarkdownBytes {
 		cut := strings.LastIndexByte(md[:maxMarkdownBytes], '\n')
-		return md[:max(cut, 0)], true, nil
+		return strings.TrimRight(md[:max(cut, 0)], "\n"), true, nil
 	}
 	return md, false, nil
 }
@@ -146,6 +146,7 @@ type mdWriter struct {
 type mdTable struct {
 	rows [][]string
 	cell *[]string // the paragraphs of the cell being read
+	span int       // the columns it spans
 }
 
 func (w *mdWriter) read(body []byte) error {
@@ -214,16 +215,12 @@ func (w *mdWriter) start(e xml.StartElement) {
 		}
 	case "tc":
 		if tb := w.table(); tb != nil && len(tb.rows) > 0 {
-			tb.cell = &[]string{}
+			tb.cell, tb.span = &[]string{}, 1
 		}
 	case "gridSpan":
-		// a merged cell spans columns: empty cells keep the columns aligned
-		if tb := w.table(); tb != nil && len(tb.rows) > 0 {
+		if tb := w.table(); tb != nil && tb.cell != nil {
 			n, _ := strconv.Atoi(attr(e, "val"))
-			for range min(n, 64) - 1 {
-				r := &tb.rows[len(tb.rows)-1]
-				*r = append(*r, "")
-			}
+			tb.span = min(max(n, 1), 64)
 		}
 	}
 }
@@ -256,6 +253,9 @@ func (w *mdWriter) end(e xml.EndElement) {
 		if tb := w.table(); tb != nil && tb.cell != nil {
 			r := &tb.rows[len(tb.rows)-1]
 			*r = append(*r, strings.Join(*tb.cell, "<br>"))
+			for range tb.span - 1 { // a merged cell: empty ones keep the columns aligned
+				*r = append(*r, "")
+			}
 			tb.cell = nil
 		}
 	case "tbl":

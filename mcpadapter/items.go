@@ -2,7 +2,6 @@ package mcpadapter
 
 import (
 	"context"
-	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/scopekit/scopekit/engine"
@@ -53,11 +52,6 @@ func itemTypeArgs() []string {
 		args[i] = t.arg
 	}
 	return args
-}
-
-func itemTypeList() string {
-	args := itemTypeArgs()
-	return strings.Join(args[:len(args)-1], ", ") + " or " + args[len(args)-1]
 }
 
 // ListItemsInput are the arguments of scopekit_list_project_items.
@@ -117,7 +111,7 @@ func (t *tools) listProjectItems(ctx context.Context, req *mcp.CallToolRequest, 
 	}
 	typ, ok := lookupItemType(in.Type)
 	if !ok {
-		return nil, out, argError("type", "unknown item type %q; use %s", in.Type, itemTypeList())
+		return nil, out, argError("type", "%q is not one of %s", in.Type, orList(itemTypeArgs())) // as checkEnums says
 	}
 	a, err := t.ses.actor(ctx, req)
 	if err != nil {

@@ -366,7 +366,7 @@ func responseFormat(v string) (detailed bool, err error) {
 	case Detailed:
 		return true, nil
 	}
-	return false, argError("response_format", "must be %s or %s, not %q", Concise, Detailed, v)
+	return false, argError("response_format", "%q is not one of %s or %s", v, Concise, Detailed) // as checkEnums says
 }
 
 func requireID(arg string, id ID) (string, error) {
