@@ -70,13 +70,9 @@ func estimateTotals(e pricing.EstimateTotals, actual bool) EstimateTotals {
 }
 
 func (t *tools) deliveryRollup(ctx context.Context, req *mcp.CallToolRequest, in ProjectInput) (*mcp.CallToolResult, DeliveryRollupOutput, error) {
-	id, err := requireID("project_id", in.ProjectID)
+	id, a, err := t.caller(ctx, req, "project_id", in.ProjectID)
 	if err != nil {
 		return nil, DeliveryRollupOutput{}, err
-	}
-	a, err := t.ses.actor(ctx, req)
-	if err != nil {
-		return nil, DeliveryRollupOutput{}, t.fail(err)
 	}
 	d, err := t.s.Svc.Delivery(ctx, a, id)
 	if err != nil {
@@ -86,13 +82,9 @@ func (t *tools) deliveryRollup(ctx context.Context, req *mcp.CallToolRequest, in
 }
 
 func (t *tools) estimateVsActual(ctx context.Context, req *mcp.CallToolRequest, in ProjectInput) (*mcp.CallToolResult, EstimateVsActualOutput, error) {
-	id, err := requireID("project_id", in.ProjectID)
+	id, a, err := t.caller(ctx, req, "project_id", in.ProjectID)
 	if err != nil {
 		return nil, EstimateVsActualOutput{}, err
-	}
-	a, err := t.ses.actor(ctx, req)
-	if err != nil {
-		return nil, EstimateVsActualOutput{}, t.fail(err)
 	}
 	// the snapshot: the figures and the lines they come from, in one read
 	snap, err := t.s.Svc.Snapshot(ctx, a, id, t.guard(views.TypeProjects))

@@ -72,17 +72,13 @@ func (t *tools) link(a *engine.Actor, r *engine.Record, attr string) string {
 }
 
 func (t *tools) getDocument(ctx context.Context, req *mcp.CallToolRequest, in DocumentInput) (*mcp.CallToolResult, Document, error) {
-	id, err := requireID("document_id", in.DocumentID)
-	if err != nil {
-		return nil, Document{}, err
-	}
 	detailed, err := responseFormat(in.ResponseFormat)
 	if err != nil {
 		return nil, Document{}, err
 	}
-	a, err := t.ses.actor(ctx, req)
+	id, a, err := t.caller(ctx, req, "document_id", in.DocumentID)
 	if err != nil {
-		return nil, Document{}, t.fail(err)
+		return nil, Document{}, err
 	}
 	d, err := t.readDocument(ctx, a, id, detailed)
 	if err != nil {

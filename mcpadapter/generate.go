@@ -36,10 +36,6 @@ var documentArgs = map[string]string{views.NameDocumentType: "type", views.NameD
 	views.NameGeneratePdf: "pdf", views.NameProject: "project_id"}
 
 func (t *tools) generateDocument(ctx context.Context, req *mcp.CallToolRequest, in GenerateDocumentInput) (*mcp.CallToolResult, Document, error) {
-	pid, err := requireID("project_id", in.ProjectID)
-	if err != nil {
-		return nil, Document{}, err
-	}
 	if in.Wait < 0 || in.Wait > MaxWait {
 		return nil, Document{}, argError("wait", "must be between 0 and %d seconds, not %d", MaxWait, in.Wait)
 	}
@@ -47,15 +43,9 @@ func (t *tools) generateDocument(ctx context.Context, req *mcp.CallToolRequest, 
 	if typ == "" {
 		typ = scoping.DocumentSOW
 	}
-	a, err := t.ses.actor(ctx, req)
+	pid, a, _, err := t.projectWrite(ctx, req, in.ProjectID, views.TypeProjectDocuments)
 	if err != nil {
-		return nil, Document{}, t.fail(err)
-	}
-	if _, err := t.s.Svc.WritableType(a, views.TypeProjectDocuments); err != nil {
-		return nil, Document{}, t.fail(err)
-	}
-	if _, _, err := t.project(ctx, a, pid); err != nil {
-		return nil, Document{}, t.fail(err)
+		return nil, Document{}, err
 	}
 	b, _ := json.Marshal(typ)
 	w := &engine.Input{Attrs: map[string]json.RawMessage{views.NameDocumentType: b},
@@ -114,13 +104,9 @@ type DocumentTextInput struct {
 }
 
 func (t *tools) getDocumentText(ctx context.Context, req *mcp.CallToolRequest, in DocumentTextInput) (*mcp.CallToolResult, DocumentTextOutput, error) {
-	id, err := requireID("document_id", in.DocumentID)
+	id, a, err := t.caller(ctx, req, "document_id", in.DocumentID)
 	if err != nil {
 		return nil, DocumentTextOutput{}, err
-	}
-	a, err := t.ses.actor(ctx, req)
-	if err != nil {
-		return nil, DocumentTextOutput{}, t.fail(err)
 	}
 	d, err := t.readDocument(ctx, a, id, false)
 	if err != nil {

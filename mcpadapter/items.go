@@ -101,10 +101,6 @@ type SubItem struct {
 
 func (t *tools) listProjectItems(ctx context.Context, req *mcp.CallToolRequest, in ListItemsInput) (*mcp.CallToolResult, ListItemsOutput, error) {
 	var out ListItemsOutput
-	id, err := requireID("project_id", in.ProjectID)
-	if err != nil {
-		return nil, out, err
-	}
 	detailed, err := responseFormat(in.ResponseFormat)
 	if err != nil {
 		return nil, out, err
@@ -113,9 +109,9 @@ func (t *tools) listProjectItems(ctx context.Context, req *mcp.CallToolRequest, 
 	if !ok {
 		return nil, out, argError("type", "%q is not one of %s", in.Type, orList(itemTypeArgs())) // as checkEnums says
 	}
-	a, err := t.ses.actor(ctx, req)
+	id, a, err := t.caller(ctx, req, "project_id", in.ProjectID)
 	if err != nil {
-		return nil, out, t.fail(err)
+		return nil, out, err
 	}
 	// the project as get_project finds it, archived or not, then its items
 	if _, _, err := t.project(ctx, a, id); err != nil {

@@ -66,13 +66,9 @@ func pricingSummary(pr *pricing.Result) PricingSummary {
 }
 
 func (t *tools) getProject(ctx context.Context, req *mcp.CallToolRequest, in ProjectInput) (*mcp.CallToolResult, ProjectDetail, error) {
-	id, err := requireID("project_id", in.ProjectID)
+	id, a, err := t.caller(ctx, req, "project_id", in.ProjectID)
 	if err != nil {
 		return nil, ProjectDetail{}, err
-	}
-	a, err := t.ses.actor(ctx, req)
-	if err != nil {
-		return nil, ProjectDetail{}, t.fail(err)
 	}
 	out, err := t.projectDetail(ctx, a, id)
 	if err != nil {
@@ -200,20 +196,30 @@ func (t *tools) createProject(ctx context.Context, req *mcp.CallToolRequest, in 
 	return nil, out, t.fail(err)
 }
 
-func (t *tools) updateProject(ctx context.Context, req *mcp.CallToolRequest, in UpdateProjectInput) (*mcp.CallToolResult, ProjectDetail, error) {
-	id, err := requireID("project_id", in.ProjectID)
+// projectWrite starts a tool that writes records of type typ on a
+// project: the project_id argument, the caller, the guard of typ (checked
+// first, as the API checks it), and the project, which the caller must
+// see (archived or not): another account's is not found. It returns the
+// project id, the caller and the declaration of typ.
+func (t *tools) projectWrite(ctx context.Context, req *mcp.CallToolRequest, projectID ID, typ string) (string, *engine.Actor, *engine.TypeDef, error) {
+	id, a, err := t.caller(ctx, req, "project_id", projectID)
 	if err != nil {
-		return nil, ProjectDetail{}, err
+		return "", nil, nil, err
 	}
-	a, err := t.ses.actor(ctx, req)
+	def, err := t.s.Svc.WritableType(a, typ)
 	if err != nil {
-		return nil, ProjectDetail{}, t.fail(err)
-	}
-	if _, err := t.s.Svc.WritableType(a, views.TypeProjects); err != nil {
-		return nil, ProjectDetail{}, t.fail(err)
+		return "", nil, nil, t.fail(err)
 	}
 	if _, _, err := t.project(ctx, a, id); err != nil {
-		return nil, ProjectDetail{}, t.fail(err)
+		return "", nil, nil, t.fail(err)
+	}
+	return id, a, def, nil
+}
+
+func (t *tools) updateProject(ctx context.Context, req *mcp.CallToolRequest, in UpdateProjectInput) (*mcp.CallToolResult, ProjectDetail, error) {
+	id, a, _, err := t.projectWrite(ctx, req, in.ProjectID, views.TypeProjects)
+	if err != nil {
+		return nil, ProjectDetail{}, err
 	}
 	w, err := t.projectInput(ctx, a, in.Name, in.Client, in.ProjectFields)
 	if err != nil {

@@ -65,13 +65,9 @@ func init() {
 
 func (t *tools) reviewProjectScope(ctx context.Context, req *mcp.CallToolRequest, in ProjectInput) (*mcp.CallToolResult, ReviewOutput, error) {
 	var out ReviewOutput
-	id, err := requireID("project_id", in.ProjectID)
+	id, a, err := t.caller(ctx, req, "project_id", in.ProjectID)
 	if err != nil {
 		return nil, out, err
-	}
-	a, err := t.ses.actor(ctx, req)
-	if err != nil {
-		return nil, out, t.fail(err)
 	}
 	rv, err := t.s.Svc.ReviewScope(ctx, a, id)
 	if err != nil {

@@ -62,20 +62,9 @@ var serviceArgs = map[string]string{views.NameQuantity: "quantity", views.NameSe
 	views.NameProjectPhase: "phase", views.NameProjectResource: "resource", views.NameProjectLocation: "location"}
 
 func (t *tools) addService(ctx context.Context, req *mcp.CallToolRequest, in AddServiceInput) (*mcp.CallToolResult, ScopeOutput, error) {
-	pid, err := requireID("project_id", in.ProjectID)
+	pid, a, psDef, err := t.projectWrite(ctx, req, in.ProjectID, views.TypeProjectServices)
 	if err != nil {
 		return nil, ScopeOutput{}, err
-	}
-	a, err := t.ses.actor(ctx, req)
-	if err != nil {
-		return nil, ScopeOutput{}, t.fail(err)
-	}
-	psDef, err := t.s.Svc.WritableType(a, views.TypeProjectServices)
-	if err != nil {
-		return nil, ScopeOutput{}, t.fail(err)
-	}
-	if _, _, err := t.project(ctx, a, pid); err != nil {
-		return nil, ScopeOutput{}, t.fail(err)
 	}
 	svc, err := t.resolve(ctx, a, lookup{arg: "service", what: "catalog service", typ: views.TypeServices}, in.Service)
 	if err != nil {
@@ -185,19 +174,9 @@ func ensureLine(ctx context.Context, c *engine.Call, pid, typ, rel string, src *
 }
 
 func (t *tools) applyBlueprint(ctx context.Context, req *mcp.CallToolRequest, in ApplyBlueprintInput) (*mcp.CallToolResult, ScopeOutput, error) {
-	pid, err := requireID("project_id", in.ProjectID)
+	pid, a, _, err := t.projectWrite(ctx, req, in.ProjectID, views.TypeProjectServices)
 	if err != nil {
 		return nil, ScopeOutput{}, err
-	}
-	a, err := t.ses.actor(ctx, req)
-	if err != nil {
-		return nil, ScopeOutput{}, t.fail(err)
-	}
-	if _, err := t.s.Svc.WritableType(a, views.TypeProjectServices); err != nil {
-		return nil, ScopeOutput{}, t.fail(err)
-	}
-	if _, _, err := t.project(ctx, a, pid); err != nil {
-		return nil, ScopeOutput{}, t.fail(err)
 	}
 	bp, err := t.resolve(ctx, a, lookup{arg: "blueprint", what: "blueprint", typ: views.TypeBlueprints}, in.Blueprint)
 	if err != nil {

@@ -369,6 +369,20 @@ func responseFormat(v string) (detailed bool, err error) {
 	return false, argError("response_format", "%q is not one of %s or %s", v, Concise, Detailed) // as checkEnums says
 }
 
+// caller starts a tool about one record: the id argument arg, and who
+// calls.
+func (t *tools) caller(ctx context.Context, req *mcp.CallToolRequest, arg string, v ID) (string, *engine.Actor, error) {
+	id, err := requireID(arg, v)
+	if err != nil {
+		return "", nil, err
+	}
+	a, err := t.ses.actor(ctx, req)
+	if err != nil {
+		return "", nil, t.fail(err)
+	}
+	return id, a, nil
+}
+
 func requireID(arg string, id ID) (string, error) {
 	v := strings.TrimSpace(string(id))
 	if v == "" {

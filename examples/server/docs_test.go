@@ -98,7 +98,9 @@ var docFigures = map[string][]string{
 	"docs/webhooks.md": {`"secret":"whsec_`},
 	"docs/mcp.md": {`"resource_name":"ScopeKit"`, `"approved_at":"20`, `"total_contract_value":"10794.25"`,
 		`"percent_complete":"0.6012"`, `"variance_ratio":"-0.3006"`, `invalid argument created_after`,
-		`"download_url":"http://`, `"status":"finished"`, "200 application/vnd.openxmlformats-officedocument.wordprocessingml.document"},
+		`"download_url":"http://`, `"status":"finished"`, "200 application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+		`"note":"no project you can see matched`, `"kind":"empty_phase"`, `"kind":"margin_below"`, `"kind":"differs_from_catalog"`,
+		`"template":"Standard SOW"`, "\n## Executive summary\n", "\n| Total contract value | $"},
 	"docs/documents.md": {`"tags":["`, "status: finished\n", "Globex firewall refresh - SOW.docx"},
 }
 
