@@ -157,7 +157,7 @@ func TestBadArguments(t *testing.T) {
 			`invalid argument status: "aproved" is not one of draft, pending_approval, approved, won, lost or canceled`},
 		{mcpadapter.ToolGenerateDocument, map[string]any{"project_id": p, "type": "invoice"},
 			`invalid argument type: "invoice" is not one of sow, pricing or breakdown`},
-		{mcpadapter.ToolGenerateDocument, map[string]any{"project_id": p, "wait": 61}, "invalid argument wait: must be between 0 and 60 seconds, not 61"},
+		{mcpadapter.ToolGenerateDocument, map[string]any{"project_id": p, "wait": 26}, "invalid argument wait: must be between 0 and 25 seconds, not 26"},
 		{mcpadapter.ToolSearchProjects, map[string]any{"client": "Umbrella"},
 			`invalid argument client: no client has the id or name "Umbrella"; there are "Globex Corporation" (id 1)`},
 		{mcpadapter.ToolCreateProject, map[string]any{"name": "x", "client": " "}, "invalid argument client: is required"},

@@ -16,8 +16,9 @@ import (
 // of the API queues it, and the document workers (docgen) render it.
 
 // MaxWait bounds the wait argument of scopekit_generate_document, in
-// seconds.
-const MaxWait = 60
+// seconds: under the API host's request timeout (httpadapter's default
+// 30 s), which the SDK does not pass on to a tool as a deadline.
+const MaxWait = 25
 
 // pollEvery is how often a waiting generate_document reads the document.
 var pollEvery = 200 * time.Millisecond
@@ -28,7 +29,7 @@ type GenerateDocumentInput struct {
 	Type      string `json:"type,omitempty" jsonschema:"sow (default), pricing or breakdown"`
 	Template  ID     `json:"template,omitempty" jsonschema:"a SOW's document template: its id, or its exact or unambiguous name (every account has \"Standard SOW\"); none for a workbook"`
 	PDF       bool   `json:"pdf,omitempty" jsonschema:"also make a PDF of a SOW"`
-	Wait      int    `json:"wait,omitempty" jsonschema:"seconds to wait for the document to finish, 0 to 60 (default 0: answer at once with the queued document)"`
+	Wait      int    `json:"wait,omitempty" jsonschema:"seconds to wait for the document to finish, 0 to 25 (default 0: answer at once with the queued document)"`
 }
 
 // documentArgs names the arguments behind a document's fields.
@@ -81,7 +82,7 @@ func (t *tools) awaitDocument(ctx context.Context, a *engine.Actor, id string, w
 			return d, err
 		}
 		select {
-		case <-ctx.Done():
+		case <-ctx.Done(): // the client went away
 			return d, nil
 		case <-time.After(min(pollEvery, time.Until(deadline))):
 		}

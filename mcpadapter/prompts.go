@@ -86,7 +86,7 @@ func reviewProjectPrompt(_ context.Context, req *mcp.GetPromptRequest) (*mcp.Get
 1. If %q is not an id, find the project with %s (query).
 2. Call %s. For each finding, say what it means and fix it where a tool can (%s, %s); ask me before changing what the client will see.
 3. Tell me the approval steps submitting it will need and whether its margin is below an approval threshold.
-4. Call %s with type sow, template %q and wait 60; when it is finished, call %s with its id.
+4. Call %s with type sow, template %q and wait 25; when it is finished, call %s with its id.
 5. Check the SOW's text: the project name, the services and the total agree with %s (total_contract_value). Report what you found and the document's id.`,
 		project, project, ToolSearchProjects, ToolReviewProjectScope, ToolUpdateProject, ToolAddServiceToProject,
 		ToolGenerateDocument, template, ToolGetDocumentText, ToolGetProject)

@@ -132,7 +132,7 @@ func TestSession(t *testing.T) {
 
 	var doc mcpadapter.Document
 	c.call(t, mcpadapter.ToolGenerateDocument, map[string]any{"project_id": pid, "type": "sow", "template": "Standard SOW",
-		"wait": 30}, &doc)
+		"wait": 25}, &doc)
 	assert.Equal(t, "finished", doc.Status, doc.ErrorText)
 	assert.Equal(t, "Standard SOW", doc.Template)
 	var text mcpadapter.DocumentTextOutput

@@ -137,7 +137,7 @@ func (t *tools) registerWrites(srv *mcp.Server, checks map[string]enums) {
 	addTool(srv, checks, &mcp.Tool{Name: ToolGenerateDocument, Annotations: additive,
 		Description: "Generate a project document: a SOW from a document template (its id or name; every account " +
 			"has the built-in \"Standard SOW\"), optionally with a PDF, or a pricing or breakdown workbook. The " +
-			"document is queued; wait (seconds, at most 60) waits for it to finish. Returns the document."},
+			"document is queued; wait (seconds, at most 25) waits for it to finish. Returns the document."},
 		t.generateDocument, enums{"type": t.enum(views.TypeProjectDocuments, views.NameDocumentType)})
 	addTool(srv, checks, &mcp.Tool{Name: ToolGetDocumentText, Annotations: readOnly,
 		Description: "The text of a finished SOW document as Markdown (headings and tables kept), to read back " +
