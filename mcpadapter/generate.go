@@ -34,7 +34,7 @@ type GenerateDocumentInput struct {
 
 // documentArgs names the arguments behind a document's fields.
 var documentArgs = map[string]string{views.NameDocumentType: "type", views.NameDocumentTemplate: "template",
-	views.NameGeneratePdf: "pdf", views.NameProject: "project_id"}
+	views.NameGeneratePdf: "pdf"}
 
 func (t *tools) generateDocument(ctx context.Context, req *mcp.CallToolRequest, in GenerateDocumentInput) (*mcp.CallToolResult, Document, error) {
 	if in.Wait < 0 || in.Wait > MaxWait {

@@ -8,6 +8,7 @@ import (
 	"maps"
 	"path"
 	"reflect"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -335,7 +336,9 @@ func invalidText(e *scopekit.Error, args map[string]string) string {
 	if arg == "" {
 		return "invalid: " + e.Message
 	}
-	return argError(arg, "%s", strings.ReplaceAll(e.Message, name, arg)).Error()
+	// the name as a word: "project" in "projects 9" is not the argument's
+	word := regexp.MustCompile(`\b` + regexp.QuoteMeta(name) + `\b`)
+	return argError(arg, "%s", word.ReplaceAllLiteralString(e.Message, arg)).Error()
 }
 
 // searchArgs maps project list filters to the tool's argument names.
