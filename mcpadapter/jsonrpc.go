@@ -238,7 +238,7 @@ func checkParams(spec method, params json.RawMessage) string {
 		return "_meta must be an object"
 	}
 	for _, f := range spec.fields {
-		v, ok := lookup(obj, f.path)
+		v, ok := valueAt(obj, f.path)
 		if f.required && (!ok || v == nil) {
 			return f.path + " is required"
 		}
@@ -249,8 +249,8 @@ func checkParams(spec method, params json.RawMessage) string {
 	return ""
 }
 
-// lookup returns the value at a dotted path of obj.
-func lookup(obj map[string]any, path string) (any, bool) {
+// valueAt returns the value at a dotted path of obj.
+func valueAt(obj map[string]any, path string) (any, bool) {
 	first, rest, nested := strings.Cut(path, ".")
 	v, ok := obj[first]
 	if !ok || !nested {
@@ -260,7 +260,7 @@ func lookup(obj map[string]any, path string) (any, bool) {
 	if !isObj {
 		return nil, false
 	}
-	return lookup(inner, rest)
+	return valueAt(inner, rest)
 }
 
 // kindOf is the JSON type of a decoded value.
