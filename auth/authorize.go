@@ -156,7 +156,8 @@ func (s *Service) Authorize(ctx context.Context, r *AuthorizeRequest, email, pas
 	return s.issueCode(ctx, app, r, subj.UserID)
 }
 
-// issueCode stores and returns a new authorization code for the user.
+// issueCode stores a new authorization code for the user signed in for
+// the request and returns it.
 func (s *Service) issueCode(ctx context.Context, app *Application, r *AuthorizeRequest, userID string) (string, error) {
 	code, err := randomString(tokenBytes)
 	if err != nil {
@@ -192,7 +193,8 @@ func (s *Service) issueCode(ctx context.Context, app *Application, r *AuthorizeR
 // wrong password. An unknown email costs the lookups and the check of a
 // password (nobody's, see subject), so that its time tells nothing; with
 // UniformTokenErrors a wrong password is all any refusal says until the
-// password is right.
+// password is right, except that an email of a domain the account's
+// identity provider takes from passwords is sent there, known or not.
 func (s *Service) login(ctx context.Context, accountID, email, password string) (*Subject, error) {
 	refuse := func(reason string) (*Subject, error) { return nil, &LoginError{Reason: reason} }
 	if email == "" || password == "" {
@@ -208,27 +210,44 @@ func (s *Service) login(ctx context.Context, accountID, email, password string) 
 	} else if err != nil {
 		return nil, fmt.Errorf("auth: membership: %w", err)
 	}
-	ok, hasPassword, err := s.verifyPassword(ctx, subj.UserID, password)
+	refused, ok, hasPassword, err := s.passwordCheck(ctx, accountID, subj, email, password)
 	if err != nil {
 		return nil, err
 	}
 	switch {
+	case refused && s.UniformTokenErrors:
+		return refuse(LoginSSORequired)
 	case !known || (!ok && s.UniformTokenErrors):
 		return refuse(LoginBadCredentials)
 	case subj.Service || (m != nil && m.Service):
 		return refuse(LoginServiceAccount)
+	case refused:
+		return refuse(LoginSSORequired)
 	case !ok && !hasPassword && m != nil && m.Status == StatusInvited:
 		return refuse(LoginInvited)
 	case !ok:
 		return refuse(LoginBadCredentials)
-	case m == nil:
-		return refuse(LoginNotMember)
-	case m.Status == StatusInvited:
-		return refuse(LoginInvited)
-	case m.Status != StatusActive:
-		return refuse(LoginDeactivated)
+	}
+	if err := loginRefusal(m); err != nil {
+		return nil, err
 	}
 	return subj, nil
+}
+
+// loginRefusal returns the *LoginError of a membership (nil: none) that
+// may not sign in on the login page, nil for one that may.
+func loginRefusal(m *Membership) error {
+	switch {
+	case m == nil:
+		return &LoginError{Reason: LoginNotMember}
+	case m.Service:
+		return &LoginError{Reason: LoginServiceAccount}
+	case m.Status == StatusInvited:
+		return &LoginError{Reason: LoginInvited}
+	case m.Status != StatusActive:
+		return &LoginError{Reason: LoginDeactivated}
+	}
+	return nil
 }
 
 // authorizationCodeGrant exchanges a code. The code is taken out of the

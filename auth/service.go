@@ -26,6 +26,9 @@ const tokenBytes = 32
 type Service struct {
 	Store     Store
 	Directory Directory
+	// Providers are the accounts' identity providers (single sign-on,
+	// sso.go); nil: none.
+	Providers IdentityProviders
 	// Now is the clock; default time.Now.
 	Now func() time.Time
 	// TokenTTL is the lifetime of access tokens; default 86400 s.

@@ -39,7 +39,9 @@ var grantParams = map[string][]string{
 //     a member of the client's account, invited, deactivated, a service
 //     account on the password grant, a wrong, replayed or used mfa_code, a
 //     second factor locked after MaxMFAFailures wrong codes, an account
-//     that requires a second factor the user has not set up), or the
+//     that requires a second factor the user has not set up, an email
+//     whose sign-ins the account's identity provider takes from passwords
+//     (with UniformTokenErrors before any other check of the user)), or the
 //     refresh token is unknown,
 //     expired, used, of another client or not from a password grant, or the
 //     authorization code is unknown, expired, used, of another client, or
@@ -176,23 +178,29 @@ func (s *Service) clientCredentialsGrant(ctx context.Context, c *client) (*Token
 // An unknown email costs the lookup and check of a password (nobody's),
 // so that its answer comes as late as a wrong password's; with
 // UniformTokenErrors it is a wrong password's answer too, as is a
-// service account's unless the password is right.
+// service account's unless the password is right, and an email whose
+// domain the account's identity provider takes from passwords is told
+// so whether or not it is a user's.
 func (s *Service) passwordGrant(ctx context.Context, c *client, r *TokenRequest) (*TokenResponse, error) {
 	incorrect := NewOAuthError(InvalidGrant, "username or password is incorrect")
 	subj, known, err := s.subject(ctx, r.Username)
 	if err != nil {
 		return nil, err
 	}
-	ok, err := s.checkPassword(ctx, subj.UserID, r.Password)
+	refused, ok, _, err := s.passwordCheck(ctx, c.accountID, subj, r.Username, r.Password)
 	switch {
 	case err != nil:
 		return nil, err
+	case refused && s.UniformTokenErrors:
+		return nil, errSSORequired()
 	case !known && s.UniformTokenErrors:
 		return nil, incorrect
 	case !known:
 		return nil, NewOAuthError(InvalidResourceOwner, "username is not the email of any user")
 	case subj.Service && (ok || !s.UniformTokenErrors):
 		return nil, errServicePassword()
+	case refused:
+		return nil, errSSORequired()
 	case !ok:
 		return nil, incorrect
 	}
@@ -226,6 +234,27 @@ func (s *Service) subject(ctx context.Context, email string) (subj *Subject, kno
 
 func errServicePassword() error {
 	return NewOAuthError(InvalidGrant, "a service account cannot use the password grant")
+}
+
+func errSSORequired() error {
+	return NewOAuthError(InvalidGrant, "this user signs in through the account's identity provider (single sign-on), not with a password")
+}
+
+// passwordCheck checks the password of subj (email's user, or nobody)
+// for a sign-in to the account, unless the account's identity provider
+// covering email takes it from passwords (refused): then it spends the
+// work of a check instead, so that the answer comes as late.
+func (s *Service) passwordCheck(ctx context.Context, accountID string, subj *Subject, email, password string) (refused, ok, hasPassword bool, err error) {
+	refused, err = s.passwordRefused(ctx, accountID, email)
+	if err != nil {
+		return false, false, false, err
+	}
+	if refused {
+		s.burnBcrypt(password)
+		return true, false, false, nil
+	}
+	ok, hasPassword, err = s.verifyPassword(ctx, subj.UserID, password)
+	return false, ok, hasPassword, err
 }
 
 // checkPassword compares password with the user's bcrypt hash. A user

@@ -7,6 +7,9 @@ package boltstore
 import (
 	"errors"
 	"fmt"
+	"os"
+	"runtime"
+	"strconv"
 	"time"
 
 	"github.com/scopekit/scopekit/auth"
@@ -45,20 +48,11 @@ func WithSchema(schema *engine.Schema) Option { return func(db *DB) { db.schema 
 // one second for the file lock and then fails with ErrLocked, so that a
 // second server on the same file stops at once with one clear line.
 func Open(path string, opts ...Option) (*DB, error) {
-	b, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: time.Second})
-	if errors.Is(err, bolt.ErrTimeout) {
-		return nil, fmt.Errorf("open %s: %w", path, ErrLocked)
-	}
+	db, err := open(path, false, opts)
 	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", path, err)
+		return nil, err
 	}
-	db := &DB{bolt: b, path: path, Now: func() time.Time { return time.Now().UTC() }, versions: newVersions()}
-	for _, o := range opts {
-		o(db)
-	}
-	if db.schema == nil {
-		db.schema = scoping.DefaultSchema()
-	}
+	b := db.bolt
 	if err := b.Update(func(tx *bolt.Tx) error {
 		for _, name := range rootBuckets {
 			if _, err := tx.CreateBucketIfNotExists([]byte(name)); err != nil {
@@ -84,6 +78,57 @@ func Open(path string, opts ...Option) (*DB, error) {
 	}
 	return db, nil
 }
+
+// OpenReadOnly opens the existing bbolt file at path for reading only,
+// for tools that copy a file no server is serving (package storemove):
+// nothing is written, not even the upgrades Open applies (reads serve
+// both forms of every upgrade), and several readers may share the file.
+// A process that has it open for writing (a running server) makes it fail
+// with ErrLocked after one second. Writes through it fail.
+func OpenReadOnly(path string, opts ...Option) (*DB, error) {
+	if _, err := os.Stat(path); err != nil {
+		return nil, err // read-only bbolt creates no file; say so in one clause
+	}
+	return open(path, true, opts)
+}
+
+// open opens the bbolt file and applies opts.
+func open(path string, readOnly bool, opts []Option) (*DB, error) {
+	o := &bolt.Options{Timeout: time.Second, ReadOnly: readOnly}
+	if !readOnly {
+		o.InitialMmapSize = initialMmapSize
+	}
+	b, err := bolt.Open(path, 0o600, o)
+	if errors.Is(err, bolt.ErrTimeout) {
+		return nil, fmt.Errorf("open %s: %w", path, ErrLocked)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	db := &DB{bolt: b, path: path, Now: func() time.Time { return time.Now().UTC() }, versions: newVersions()}
+	for _, o := range opts {
+		o(db)
+	}
+	if db.schema == nil {
+		db.schema = scoping.DefaultSchema()
+	}
+	return db, nil
+}
+
+// initialMmapSize is the memory map bbolt starts with: address space, not
+// memory. A write that outgrows the map waits for every read transaction
+// to end, and so would wait for a backup (Backup) being downloaded; a map
+// of 1 GB from the start spares writes that wait below that size. (bbolt
+// then grows the file in steps of 16 MB, its AllocSize, instead of to the
+// map's size; the steps are sparse where the file system allows.) Windows
+// would grow the file itself to the map's size, and 32-bit address space
+// is short: there bbolt's default (grow as needed) stays.
+var initialMmapSize = func() int {
+	if strconv.IntSize == 64 && runtime.GOOS != "windows" {
+		return 1 << 30
+	}
+	return 0
+}()
 
 // rootBuckets are created on open. Each file of this package that owns a
 // bucket adds its name in an init function.

@@ -52,6 +52,7 @@ var loginMessages = map[string]string{
 	auth.LoginInvited:        "You have not accepted your invitation to this account yet. Accept it first, then sign in.",
 	auth.LoginDeactivated:    "Your access to this account has been deactivated. Ask an administrator of the account.",
 	auth.LoginNotMember:      "You are not a member of the account this application belongs to.",
+	auth.LoginSSORequired:    "Your organization signs you in through its identity provider: choose single sign-on.",
 }
 
 // loginPage is what the login template shows.
@@ -63,6 +64,7 @@ type loginPage struct {
 	Email        string
 	CSRF         string
 	Hidden       []hiddenField
+	SSO          bool // the account has an identity provider (sso.go)
 }
 
 type hiddenField struct{ Name, Value string }
@@ -98,7 +100,7 @@ var pages = template.Must(template.New("login").Parse(`<!doctype html>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
 <title>Sign in · ScopeKit</title>
-<style nonce="{{.Nonce}}">` + pageStyle + `</style>
+<style nonce="{{.Nonce}}">` + pageStyle + `{{if .SSO}}` + ssoStyle + `{{end}}</style>
 </head>
 <body>
 <main>
@@ -114,7 +116,8 @@ var pages = template.Must(template.New("login").Parse(`<!doctype html>
 <input id="password" name="password" type="password" autocomplete="current-password" required>
 ` + mfaSetupCheckbox + `
 <button type="submit" id="submit">Sign in</button>
-</form>
+{{if .SSO}}<button type="submit" id="sso" name="` + ssoField + `" value="1" class="alt" formnovalidate>Sign in with single sign-on</button>
+{{end}}</form>
 <p class="fine">After you sign in you will be sent back to {{.RedirectHost}}.</p>
 </main>
 </body>
@@ -161,7 +164,7 @@ func (s *Server) authorizeLogin(w http.ResponseWriter, r *http.Request) {
 	if !s.admitAuthPost(w, r, s.pageRefusal) {
 		return
 	}
-	form, ok := s.readPageForm(w, r, "email", "password", csrfField)
+	form, ok := s.readPageForm(w, r, "email", "password", csrfField, ssoField)
 	if !ok {
 		return
 	}
@@ -176,6 +179,9 @@ func (s *Server) authorizeLogin(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	password := form.Get("password")
+	if s.startSSO(w, r, app, req, email, password, form.Get(ssoField) != "") {
+		return
+	}
 	if email == "" || password == "" {
 		s.showLogin(w, r, http.StatusBadRequest, app, req, email, "Enter your email and your password.")
 		return
@@ -257,9 +263,6 @@ func authorizeRequest(v url.Values) (req *auth.AuthorizeRequest, msg string) {
 	}, ""
 }
 
-// authorizeFailed answers an error of CheckAuthorize or Authorize: a page
-// when the client or redirect URI is not trusted, a redirect with error
-// and state when they are, a logged 500 page otherwise.
 // checkAuthorize reads and checks the authorization request of a query or
 // form shared by the page and its POST; on failure it has answered.
 func (s *Server) checkAuthorize(w http.ResponseWriter, r *http.Request, v url.Values) (*auth.AuthorizeRequest, *auth.Application, bool) {
@@ -276,6 +279,9 @@ func (s *Server) checkAuthorize(w http.ResponseWriter, r *http.Request, v url.Va
 	return req, app, true
 }
 
+// authorizeFailed answers an error of CheckAuthorize or Authorize: a page
+// when the client or redirect URI is not trusted, a redirect with error
+// and state when they are, a logged 500 page otherwise.
 func (s *Server) authorizeFailed(w http.ResponseWriter, r *http.Request, req *auth.AuthorizeRequest, err error) {
 	var ae *auth.AuthorizeError
 	switch {
@@ -322,9 +328,10 @@ func (s *Server) showLogin(w http.ResponseWriter, r *http.Request, status int, a
 		http.SetCookie(w, &http.Cookie{Name: csrfCookie, Value: cookie, Path: r.URL.Path,
 			HttpOnly: true, Secure: r.TLS != nil, SameSite: http.SameSiteLaxMode})
 	}
+	offersSSO := s.offersSSO(r, app.AccountID)
 	s.renderPage(w, r, status, "login", func(nonce string) any {
 		return &loginPage{Nonce: nonce, AppName: app.Name, RedirectHost: redirectHost(req), Error: message, Email: email,
-			CSRF: s.csrfToken(cookie), Hidden: authorizeHidden(req)}
+			CSRF: s.csrfToken(cookie), Hidden: authorizeHidden(req), SSO: offersSSO}
 	})
 }
 

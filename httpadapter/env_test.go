@@ -51,6 +51,10 @@ type testEnv struct {
 	converter   documents.Converter
 	docThrottle httpadapter.DocumentThrottle
 	stopDocs    func()
+
+	// the token service's access-token lifetime and clock (zero: defaults)
+	tokenTTL time.Duration
+	now      func() time.Time
 }
 
 // mustEnv starts a test API; it is closed when the test ends.
@@ -98,7 +102,8 @@ func (e *testEnv) open() {
 	e.db = db
 	e.svc = scoping.NewService(db)
 	e.svc.Webhooks = scoping.WebhookConfig{Sealer: testSealer(e.t), CheckDestination: webhook.CheckDestination(true)}
-	e.auth = &auth.Service{Store: db.AuthStore(), Directory: scoping.Directory(db), BcryptCost: bcrypt.MinCost, Sealer: testSealer(e.t)}
+	e.auth = &auth.Service{Store: db.AuthStore(), Directory: scoping.Directory(db), Providers: scoping.IdentityProviders(e.svc),
+		BcryptCost: bcrypt.MinCost, Sealer: testSealer(e.t), TokenTTL: e.tokenTTL, Now: e.now}
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	pool := docgen.New(e.svc)
 	pool.Converter, pool.Logger, pool.Poll = e.converter, logger, 50*time.Millisecond

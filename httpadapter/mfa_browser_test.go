@@ -2,7 +2,6 @@ package httpadapter_test
 
 import (
 	"net/http"
-	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -75,12 +74,7 @@ func TestMFAInBrowser(t *testing.T) {
 		loc, err := chromedp.Run(browser, chromedp.Location())
 		require.NoError(t, err)
 		require.True(t, strings.HasPrefix(loc, callback+"?"), loc)
-		var q url.Values
-		select {
-		case q = <-got:
-		case <-time.After(10 * time.Second):
-			t.Fatal("the callback server got no request")
-		}
+		q := receive(t, got)
 		require.Equal(t, "mfa state", q.Get("state"))
 		tok, err := conf.Exchange(me.ctx(), q.Get("code"))
 		require.NoError(t, err)

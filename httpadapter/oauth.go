@@ -52,6 +52,7 @@ func OAuthTokenHandler(svc *auth.Service, logger *slog.Logger) http.Handler {
 			resp, err = svc.Token(r.Context(), req)
 		}
 		var oe *auth.OAuthError
+		outcome := TokenGranted
 		switch {
 		case err == nil:
 			oauthWriteJSON(w, http.StatusOK, resp)
@@ -64,10 +65,18 @@ func OAuthTokenHandler(svc *auth.Service, logger *slog.Logger) http.Handler {
 				status = http.StatusBadRequest
 			}
 			logger.Debug("oauth token refused", "error", oe.Code, "status", status, "request_id", requestID(r))
+			outcome = oe.Code
 			oauthWriteError(w, status, oe.Code, oe.Description)
 		default:
 			logger.Error("oauth token: internal error", "error", err.Error(), "request_id", requestID(r))
+			outcome = "server_error"
 			oauthWriteError(w, http.StatusInternalServerError, "server_error", "Internal error")
+		}
+		if info := infoOf(r); info != nil {
+			info.grant, info.tokenOutcome = LabelOther, outcome
+			if req != nil {
+				info.grant = grantLabel(req.GrantType)
+			}
 		}
 	})
 }

@@ -3,6 +3,7 @@ package httpadapter
 import (
 	"strings"
 
+	"github.com/scopekit/scopekit/catalogimport"
 	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/scoping"
 	"github.com/scopekit/scopekit/scoping/views"
@@ -30,6 +31,31 @@ var routeDocs = map[string]routeDoc{
 			"type": "object", "properties": obj{"type": obj{"type": "string", "enum": []any{views.TypeAccounts}}, "id": str(),
 				"attributes": obj{"type": "object", "properties": obj{"mfa-required": obj{"type": "boolean"}}}}}}}}}},
 		Response: singleDoc(views.TypeAccounts)},
+	"POST " + importPath: {Tag: "catalog import", Summary: "Import phases, resources, services, subservices, rate tables and rates from a file",
+		Description: "The body is the file (at most 10 MiB; 413 above): an XLSX workbook with one sheet per kind, one CSV file " +
+			"(`sheet` names its kind) or a zip of CSV files named after their sheets (docs/import.md lists the columns). " +
+			"Rows are matched to records by name: a new name is created, a changed row updates its record, an unchanged one is left alone. " +
+			"Every refused row is reported with its sheet, row, column and cell; with any, nothing is written (422, one error per cell, " +
+			"each with a `meta` of `sheet`, `row`, `column`, `cell`). `dry-run=true` checks everything and writes nothing: 200 with the " +
+			"counts and `row-errors` in `meta`. Formulas, zip bombs and files that unzip past 32 MiB are refused. " +
+			"Needs manage on `catalog` and `rate_tables` for the sheets given.",
+		Params: []any{queryParam("dry-run", "true: check and report, write nothing", obj{"type": "string", "enum": []any{"true", "false"}}),
+			queryParam("sheet", "with a CSV body: the sheet it holds (phases, resources, services, subservices, rate-tables, rates)", str())},
+		Body: obj{"required": true, "content": obj{
+			catalogimport.MediaXLSX: obj{"schema": obj{"type": "string", "format": "binary"}},
+			catalogimport.MediaCSV:  obj{"schema": obj{"type": "string"}},
+			catalogimport.MediaZip:  obj{"schema": obj{"type": "string", "format": "binary"}}}},
+		Response: obj{"type": "object", "properties": obj{"data": obj{"type": "null"}, "meta": obj{"type": "object",
+			"properties": obj{"dry-run": obj{"type": "boolean"}, "written": obj{"type": "boolean"}, "sheets": obj{"type": "object"},
+				"row-errors": obj{"type": "array"}, "more-row-errors": obj{"type": "integer"}}}}},
+		MoreErrors: []string{"413", "415"}},
+	"GET " + templatePath: {Tag: "catalog import", Summary: "The template workbook of the import",
+		Description: "Every sheet with its columns and one example row. `format=zip` gives a zip of CSV files.",
+		Params:      []any{downloadFormat()}, Response: obj{"type": "string", "format": "binary"}, ResponseType: catalogimport.MediaXLSX, APIErrors: true},
+	"GET " + exportPath: {Tag: "catalog import", Summary: "The account's catalog in the import's format",
+		Description: "The active phases, resources, services, subservices, rate tables and rates; importing it into another account " +
+			"reproduces the catalog, into the same one changes nothing. `format=zip` gives a zip of CSV files. Needs view on `catalog` and `rate_tables`.",
+		Params: []any{downloadFormat()}, Response: obj{"type": "string", "format": "binary"}, ResponseType: catalogimport.MediaXLSX, APIErrors: true},
 
 	"POST /oauth/token": {Tag: "oauth", Public: true, Summary: "Get a token (client_credentials, password, refresh_token, authorization_code)",
 		Description: "A form (`application/x-www-form-urlencoded`); client id and secret in the form or with HTTP Basic. " +
@@ -41,6 +67,16 @@ var routeDocs = map[string]routeDoc{
 	"PUT /oauth/token":    {Omit: "answers 405 in OAuth's error format"},
 	"PATCH /oauth/token":  {Omit: "answers 405 in OAuth's error format"},
 	"DELETE /oauth/token": {Omit: "answers 405 in OAuth's error format"},
+	"GET /.well-known/oauth-authorization-server": {Tag: "oauth", Public: true,
+		Summary: "The auth host's authorization server metadata (RFC 8414)",
+		Description: "Issuer, authorization and token endpoints, grant types, PKCE `S256`, token endpoint authentication " +
+			"methods and scopes (none: a token grants what its user's role allows). MCP clients find it from " +
+			"/.well-known/oauth-protected-resource (docs/auth.md).",
+		Response: obj{"type": "object"}, ResponseType: "application/json"},
+	"GET /.well-known/openid-configuration": {Tag: "oauth", Public: true,
+		Summary:     "The same authorization server metadata, where OpenID Connect Discovery looks for it",
+		Description: "The document of /.well-known/oauth-authorization-server (RFC 8414 section 3); ScopeKit issues no ID tokens.",
+		Response:    obj{"type": "object"}, ResponseType: "application/json"},
 	"GET /oauth/authorize": {Tag: "oauth", Public: true, Summary: "The login page of the authorization code flow (HTML)",
 		Description: "Shows a sign-in form; on success redirects (302) to `redirect_uri?code=...&state=...`. The code is single-use and lives 10 minutes.",
 		Params: []any{queryParam("response_type", "code", obj{"type": "string", "enum": []any{"code"}}),
@@ -58,6 +94,11 @@ var routeDocs = map[string]routeDoc{
 		Description: "The second step's form: the request's fields, its CSRF token, the sign-in's `mfa_ticket` and `mfa_code` " +
 			"(the authenticator's code, or a recovery code unless setting up); redirects (302) to the application with a code. " +
 			"A wrong code shows the form again (400); throttled like the login form.",
+		Status: "302", ResponseType: "text/html"},
+	"GET /oauth/sso/callback": {Tag: "oauth", Public: true, Summary: "Where an account's identity provider sends the browser back (single sign-on)",
+		Description: "The redirect URI to register at the identity provider. Checks the sign-in's `state` against the browser's cookie, exchanges the `code` (PKCE), verifies the ID token and its nonce, then redirects (302) to the application with a code as after a password; an HTML error page otherwise.",
+		Params: []any{queryParam("state", "the sign-in's state", str()), queryParam("code", "the provider's authorization code", str()),
+			queryParam("error", "the provider's refusal", str())},
 		Status: "302", ResponseType: "text/html"},
 	"POST /oauth/invitations/:token/accept": {Tag: "oauth", Public: true, Summary: "Accept an invitation by choosing a password",
 		Description: "The password (at least 12 characters) as a form or as JSON `{\"password\": \"...\"}`. 404 for an unknown or used token, 422 for a short password.",
@@ -90,12 +131,17 @@ var routeDocs = map[string]routeDoc{
 var mountDocs = map[string]map[string]routeDoc{
 	"/mcp": {"POST": {Tag: "mcp", Summary: "The MCP endpoint for AI assistants (streamable HTTP, JSON-RPC)",
 		Description: "Model Context Protocol over streamable HTTP, stateless, JSON answers (docs/mcp.md). Needs a bearer token the API accepts; " +
-			"without one 401 with a WWW-Authenticate header pointing at /.well-known/oauth-protected-resource.",
+			"without one 401 with a WWW-Authenticate header pointing at /.well-known/oauth-protected-resource. Every refusal is a " +
+			"JSON-RPC error object; a batch holds at most 20 messages; each token may send 10 messages per second (429 with Retry-After beyond).",
 		Body:     obj{"required": true, "content": obj{"application/json": obj{"schema": obj{"type": "object", "description": "a JSON-RPC 2.0 request"}}}},
 		Response: obj{"type": "object", "description": "a JSON-RPC 2.0 response"}, ResponseType: "application/json"}},
 	"/.well-known/oauth-protected-resource": {"GET": {Tag: "mcp", Public: true,
 		Summary:  "OAuth 2.0 protected resource metadata of the MCP endpoint (RFC 9728)",
 		Response: obj{"type": "object"}, ResponseType: "application/json"}},
+	BackupPath: {"GET": {Tag: "admin", Summary: "A consistent copy of the whole database file (operators only)",
+		Description: "Needs the server's operator token (`-admin-token`) as the bearer token, never an account's: 401 without a token, " +
+			"403 with another one. Streams the bbolt file (docs/operations.md, \"Backups\"); a transfer cut short is not a backup.",
+		Response: obj{"type": "string", "format": "binary"}, ResponseType: "application/octet-stream", APIErrors: true}},
 }
 
 // schema returns the types the server serves: its service's, or
@@ -128,4 +174,9 @@ func (s *Server) openAPI(v2 bool) map[string]any {
 	}
 	doc["tags"] = tags(paths)
 	return doc
+}
+
+// downloadFormat is the format parameter of the catalog downloads.
+func downloadFormat() obj {
+	return queryParam("format", "xlsx (default) or zip (of CSV files)", obj{"type": "string", "enum": []any{"xlsx", "zip"}})
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/scopekit/scopekit"
 	"github.com/scopekit/scopekit/auth"
 )
@@ -89,7 +90,17 @@ func (s authStore) ServiceCredentialByClientID(ctx context.Context, clientID str
 
 // SetPasswordHash implements auth.Store.
 func (s authStore) SetPasswordHash(ctx context.Context, userID string, hash []byte) error {
-	_, err := s.db.pool.Exec(ctx, `INSERT INTO auth_passwords (user_id, hash) VALUES ($1, $2)
+	return setPasswordHash(ctx, s.db.pool, userID, hash)
+}
+
+// execer is what the writes shared by the store and Load run through: the
+// pool or a transaction.
+type execer interface {
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+}
+
+func setPasswordHash(ctx context.Context, q execer, userID string, hash []byte) error {
+	_, err := q.Exec(ctx, `INSERT INTO auth_passwords (user_id, hash) VALUES ($1, $2)
 		ON CONFLICT (user_id) DO UPDATE SET hash = excluded.hash`, userID, hash)
 	return err
 }
@@ -106,11 +117,15 @@ func (s authStore) PasswordHash(ctx context.Context, userID string) ([]byte, err
 
 // PutToken implements auth.Store.
 func (s authStore) PutToken(ctx context.Context, t *auth.Token) error {
+	return putToken(ctx, s.db.pool, t)
+}
+
+func putToken(ctx context.Context, q execer, t *auth.Token) error {
 	data, err := json.Marshal(t)
 	if err != nil {
 		return err
 	}
-	_, err = s.db.pool.Exec(ctx, `INSERT INTO auth_tokens (digest, data) VALUES ($1, $2)
+	_, err = q.Exec(ctx, `INSERT INTO auth_tokens (digest, data) VALUES ($1, $2)
 		ON CONFLICT (digest) DO UPDATE SET data = excluded.data`, t.Digest, string(data))
 	return err
 }

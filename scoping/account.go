@@ -137,8 +137,9 @@ func declareAccounts(s *engine.Schema) {
 	})
 }
 
-// deleteRole removes a role that no user holds; a role still assigned is a
-// conflict, so that nobody loses permissions as a side effect.
+// deleteRole removes a role that no user holds and no identity provider
+// gives new members; otherwise it is a conflict, so that nobody loses
+// permissions (or gets another role) as a side effect.
 func deleteRole(_ context.Context, c *engine.Call, rec *engine.Record) error {
 	holders, err := c.Find(views.TypeUsers, engine.Eq(views.NameRoles, rec.ID))
 	if err != nil {
@@ -146,6 +147,13 @@ func deleteRole(_ context.Context, c *engine.Call, rec *engine.Record) error {
 	}
 	if len(holders) > 0 {
 		return scopekit.Errorf(scopekit.ECONFLICT, "role %q is assigned to %d user(s); give them another role first", views.Role{Record: rec}.Name(), len(holders))
+	}
+	idps, err := c.Find(views.TypeIdentityProviders, engine.Eq(views.NameDefaultRole, rec.ID))
+	if err != nil {
+		return err
+	}
+	if len(idps) > 0 {
+		return scopekit.Errorf(scopekit.ECONFLICT, "role %q is the default-role of the identity provider %q; choose another first", views.Role{Record: rec}.Name(), views.IdentityProvider{Record: idps[0]}.Name())
 	}
 	return c.Tx.Delete(views.TypeRoles, rec.AccountID, rec.ID)
 }

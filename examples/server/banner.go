@@ -9,9 +9,11 @@ import (
 // banner is what the startup output shows.
 type banner struct {
 	BaseURL, AuthURL string
+	MetricsURL       string // "" without -metrics-addr
 	Data             string
 	Demo             *demoState
 	DemoCreated      bool
+	BackupURL        string // the backup download, "" when not mounted
 }
 
 // tokenSed extracts the access token from the JSON answer of POST
@@ -26,7 +28,14 @@ func printBanner(w io.Writer, b banner) {
 	var s strings.Builder
 	fmt.Fprintf(&s, "ScopeKit is serving %s (database %s)\n", b.BaseURL, b.Data)
 	fmt.Fprintf(&s, "OAuth token endpoint: %s/oauth/token\n", b.AuthURL)
-	fmt.Fprintf(&s, "MCP endpoint for AI assistants: %s/mcp (docs/mcp.md)\n\n", b.BaseURL)
+	fmt.Fprintf(&s, "MCP endpoint for AI assistants: %s/mcp (docs/mcp.md)\n", b.BaseURL)
+	if b.BackupURL != "" {
+		fmt.Fprintf(&s, "Backup download for operators: %s with the -admin-token (docs/operations.md)\n", b.BackupURL)
+	}
+	if b.MetricsURL != "" {
+		fmt.Fprintf(&s, "Metrics: %s/metrics, probes %s/healthz and /readyz\n", b.MetricsURL, b.MetricsURL)
+	}
+	s.WriteString("\n")
 
 	clientID, secret := "CLIENT_ID", "CLIENT_SECRET"
 	slug, project := "ACCOUNT_SLUG", "PROJECT_ID"

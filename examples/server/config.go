@@ -15,6 +15,7 @@ import (
 
 	"github.com/scopekit/scopekit/docgen"
 	"github.com/scopekit/scopekit/httpadapter"
+	"github.com/scopekit/scopekit/mcpadapter"
 	"github.com/scopekit/scopekit/pgstore"
 )
 
@@ -59,9 +60,13 @@ type config struct {
 	// WebhookClaim is how long an instance on PostgreSQL keeps a due
 	// delivery from the other instances (pgstore.DB.Claim).
 	WebhookClaim time.Duration
-	// SecretKeyFile holds the key that seals webhook secrets and TOTP
-	// seeds; "" means keyFile's default.
+	// SecretKeyFile holds the key that seals webhook secrets, TOTP seeds
+	// and the identity providers' client secrets; "" means keyFile's
+	// default.
 	SecretKeyFile string
+	// SSOAllowPrivate lets single sign-on reach identity providers on
+	// loopback and private addresses (docs/auth.md "Single sign-on").
+	SSOAllowPrivate bool
 
 	// Limits of slow and oversized requests (docs/limits.md), handed to
 	// httpadapter.Server.Limits.
@@ -74,6 +79,19 @@ type config struct {
 	DocumentLease  time.Duration
 	DocumentsRate  float64
 	DocumentsBurst int
+
+	// AdminToken is the operator's token of the backup download
+	// (backup.go); "" means no such route. The handler keeps its digest.
+	AdminToken string
+	// MCP calls per second and burst of each access token (docs/mcp.md),
+	// handed to mcpadapter.Server.
+	MCPRate  float64
+	MCPBurst int
+	// Monitoring (docs/operations.md, "Monitoring"): the metrics and
+	// probes listener, the bearer token of /metrics, the OTLP collector.
+	MetricsAddr  string
+	MetricsToken string
+	OTLPEndpoint string
 }
 
 // keyFile is the secret key file: -secret-key-file, or the data file's
@@ -148,12 +166,16 @@ type rawFlags struct {
 	tokenGlobalRate                          string
 	uniformTokenErrors                       bool
 	webhookAllowPrivate                      bool
+	ssoAllowPrivate                          bool
 	webhookRetrySchedule                     string
 	secretKeyFile                            string
 	readHeaderTimeout, bodyTimeout           string
 	idleTimeout, maxHeaderBytes              string
 	documentWorkers, documentLease           string
 	documentsRate, documentsBurst            string
+	adminToken                               string
+	mcpRate, mcpBurst                        string
+	metricsAddr, metricsToken, otlpEndpoint  string
 }
 
 func newFlagSet(out io.Writer) (*flag.FlagSet, *rawFlags) {
@@ -178,7 +200,8 @@ func newFlagSet(out io.Writer) (*flag.FlagSet, *rawFlags) {
 	fs.BoolVar(&r.uniformTokenErrors, "uniform-token-errors", false, "answer invalid_grant, as for a wrong password, when a password grant names an unknown email (instead of the spec's invalid_resource_owner)")
 	fs.BoolVar(&r.webhookAllowPrivate, "webhook-allow-private", false, "allow webhook destinations on loopback/private addresses")
 	fs.StringVar(&r.webhookRetrySchedule, "webhook-retry-schedule", "0s,5s,5m,30m,2h,5h,10h,10h", "delays before each webhook attempt, comma-separated Go `durations`")
-	fs.StringVar(&r.secretKeyFile, "secret-key-file", "", "`file` of the 32-byte key that encrypts webhook secrets and TOTP seeds at rest (default <data file>.key, created with mode 0600 if missing)")
+	fs.StringVar(&r.secretKeyFile, "secret-key-file", "", "`file` of the 32-byte key that encrypts webhook secrets, TOTP seeds and identity providers' client secrets at rest (default <data file>.key, created with mode 0600 if missing)")
+	fs.BoolVar(&r.ssoAllowPrivate, "sso-allow-private", false, "allow identity providers (single sign-on) on loopback/private addresses")
 	fs.StringVar(&r.readHeaderTimeout, "read-header-timeout", httpadapter.DefaultReadHeaderTimeout.String(), "time (a `duration`) a client has to send its request line and headers; the connection is closed after it")
 	fs.StringVar(&r.bodyTimeout, "body-timeout", httpadapter.DefaultBodyTimeout.String(), "time (a `duration`) a client has to send a request body; 408 after it")
 	fs.StringVar(&r.idleTimeout, "idle-timeout", httpadapter.DefaultIdleTimeout.String(), "how long (a `duration`) an idle keep-alive connection stays open")
@@ -187,6 +210,12 @@ func newFlagSet(out io.Writer) (*flag.FlagSet, *rawFlags) {
 	fs.StringVar(&r.documentLease, "document-lease", docgen.DefaultLease.String(), "how long (a `duration`) a worker's claim holds a generating document without renewal; workers renew it every third, and a document whose instance died is re-queued once it runs out")
 	fs.StringVar(&r.documentsRate, "documents-rate", "1", "document generations per second (a `rate`) per client IP and per account")
 	fs.StringVar(&r.documentsBurst, "documents-burst", "20", "burst (a `count`) of the document generation buckets")
+	fs.StringVar(&r.adminToken, "admin-token", "", "operator `token` (32 or more printable characters) that downloads a backup of the whole bbolt file at GET /v1/admin/backup; unset, there is no such route. Prefer SCOPEKIT_ADMIN_TOKEN: command lines are visible to other users")
+	fs.StringVar(&r.mcpRate, "mcp-rate", strconv.Itoa(mcpadapter.DefaultCallRate), "JSON-RPC messages per second (a `rate`) each access token may send to /mcp")
+	fs.StringVar(&r.mcpBurst, "mcp-burst", strconv.Itoa(mcpadapter.DefaultCallBurst), "burst (a `count`) of each token's /mcp bucket; at least the batch cap, 20")
+	fs.StringVar(&r.metricsAddr, "metrics-addr", "", "listener `host:port` of /metrics, /healthz and /readyz (default: no metrics)")
+	fs.StringVar(&r.metricsToken, "metrics-token", "", "bearer `token` /metrics requires; without -metrics-addr it serves /metrics on the API listener behind it")
+	fs.StringVar(&r.otlpEndpoint, "otlp-endpoint", "", "OpenTelemetry collector `URL` (OTLP/HTTP, e.g. http://127.0.0.1:4318) to send traces to (default: no traces)")
 	return fs, r
 }
 
@@ -196,7 +225,7 @@ func (r *rawFlags) validate(source map[string]string) (*config, error) {
 	c := &config{
 		Addr: r.addr, AuthAddr: r.authAddr, Data: r.data, Database: r.database, Bootstrap: r.bootstrap,
 		Demo: r.demo, DemoSet: source["demo"] != "", WebhookAllowPrivate: r.webhookAllowPrivate,
-		UniformTokenErrors: r.uniformTokenErrors,
+		UniformTokenErrors: r.uniformTokenErrors, SSOAllowPrivate: r.ssoAllowPrivate,
 	}
 	bad := func(flagName, value, format string, args ...any) error {
 		from := source[flagName]
@@ -225,8 +254,8 @@ func (r *rawFlags) validate(source map[string]string) (*config, error) {
 		return nil, bad("data", r.data, "must name a file")
 	}
 	if r.database != "" {
-		if u, err := url.Parse(r.database); err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") || u.Host == "" {
-			return nil, bad("database", redactURL(r.database), "must be a postgres:// URL such as postgres://scopekit:secret@127.0.0.1:5432/scopekit")
+		if err := checkDatabaseURL(r.database); err != nil {
+			return nil, bad("database", redactURL(r.database), "%v", err)
 		}
 	}
 	c.SecretKeyFile = r.secretKeyFile
@@ -292,6 +321,24 @@ func (r *rawFlags) validate(source map[string]string) (*config, error) {
 	if c.DocumentsBurst, err = positiveInt(r.documentsBurst); err != nil {
 		return nil, bad("documents-burst", r.documentsBurst, "%v", err)
 	}
+	if c.AdminToken = r.adminToken; c.AdminToken != "" && !strongToken(c.AdminToken) {
+		return nil, bad("admin-token", "(not shown)", "must be 32 or more printable ASCII characters without spaces, e.g. from openssl rand -hex 32")
+	}
+	if c.MCPRate, err = positiveFloat(r.mcpRate); err != nil {
+		return nil, bad("mcp-rate", r.mcpRate, "%v", err)
+	}
+	if c.MCPBurst, err = positiveInt(r.mcpBurst); err != nil {
+		return nil, bad("mcp-burst", r.mcpBurst, "%v", err)
+	}
+	if r.metricsAddr != "" {
+		if err := checkHostPort(r.metricsAddr); err != nil {
+			return nil, bad("metrics-addr", r.metricsAddr, "%v", err)
+		}
+	}
+	if u, err := url.Parse(r.otlpEndpoint); r.otlpEndpoint != "" && (err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "") {
+		return nil, bad("otlp-endpoint", r.otlpEndpoint, "must be an http or https URL such as http://127.0.0.1:4318")
+	}
+	c.MetricsAddr, c.MetricsToken, c.OTLPEndpoint = r.metricsAddr, r.metricsToken, r.otlpEndpoint
 	return c, nil
 }
 
@@ -307,11 +354,23 @@ func (c *config) throttle() httpadapter.Throttle {
 	}
 }
 
+// checkDatabaseURL accepts a postgres:// URL with a host.
+func checkDatabaseURL(raw string) error {
+	if u, err := url.Parse(raw); err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") || u.Host == "" {
+		return errors.New("must be a postgres:// URL such as postgres://scopekit:secret@127.0.0.1:5432/scopekit")
+	}
+	return nil
+}
+
 // redactURL hides the password of a database URL in messages.
 func redactURL(raw string) string {
 	u, err := url.Parse(raw)
 	if err != nil {
 		return "(unparsable URL)"
+	}
+	if q := u.Query(); q.Has("password") { // libpq's other place for it
+		q.Set("password", "xxxxx")
+		u.RawQuery = q.Encode()
 	}
 	return u.Redacted()
 }

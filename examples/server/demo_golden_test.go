@@ -36,7 +36,14 @@ const demoGoldenFile = "testdata/demo-answers.golden"
 // the difference in review.
 func TestDemoAnswersGolden(t *testing.T) {
 	s := startServer(t, "", nil)
-	g := &goldenRecorder{t: t, base: s.URL}
+	recordDemoAnswers(t, s.URL).compare(demoGoldenFile)
+}
+
+// recordDemoReads sends the golden reads and refused requests to the
+// server at base (on the demo as created at first start) and returns
+// their answers.
+func recordDemoReads(t *testing.T, base string) *goldenRecorder {
+	g := &goldenRecorder{t: t, base: base}
 
 	g.token = g.tokenAnswer(url.Values{"grant_type": {"client_credentials"},
 		"client_id": {demoBotClientID}, "client_secret": {demoBotSecret}})
@@ -82,7 +89,14 @@ func TestDemoAnswersGolden(t *testing.T) {
 	g.write(http.MethodPost, "/v2/clients", `{"data":`) // malformed body
 	g.do(http.MethodDelete, "/v1/me", g.token, "")      // method not allowed
 
-	// Writes of the README tour, then reads of what they made.
+	return g
+}
+
+// recordDemoAnswers sends the golden requests to the server at base: the
+// reads of recordDemoReads, then the writes of the README tour and reads
+// of what they made.
+func recordDemoAnswers(t *testing.T, base string) *goldenRecorder {
+	g := recordDemoReads(t, base)
 	client := idOf(t, g.write(http.MethodPost, "/v2/clients", `{"data":{"type":"clients","attributes":{"name":"Initech"}}}`))
 	project := idOf(t, g.write(http.MethodPost, "/v2/projects", `{"data":{"type":"projects","attributes":{"project-name":"Initech SD-WAN"},
 		"relationships":{"client":{"data":{"type":"clients","id":"`+client+`"}}}}}`))
@@ -97,8 +111,7 @@ func TestDemoAnswersGolden(t *testing.T) {
 	g.get("/demo/v1/projects/" + project + "/merge-data?version=2")
 	g.do(http.MethodDelete, "/v2/project-services/"+service, g.token, "")
 	g.get("/v2/projects/" + project + "?include=project-services")
-
-	g.compare(demoGoldenFile)
+	return g
 }
 
 // goldenRecorder sends requests to the server and writes each answer,
@@ -261,8 +274,16 @@ func (g *goldenRecorder) compare(path string) {
 	}
 	want, err := os.ReadFile(path)
 	require.NoError(g.t, err, "run with -update to create it")
+	if diff := difference(want, got); diff != "" {
+		g.t.Fatalf("%s: %s\n(go test -run Golden ./examples/server/ -update rewrites the file when the change is intended)", path, diff)
+	}
+}
+
+// difference names the first line where two recordings differ, with the
+// request it answers ("" when they are equal).
+func difference(want, got []byte) string {
 	if bytes.Equal(want, got) {
-		return
+		return ""
 	}
 	wantLines, gotLines := strings.Split(string(want), "\n"), strings.Split(string(got), "\n")
 	request := ""
@@ -273,11 +294,10 @@ func (g *goldenRecorder) compare(path string) {
 		}
 		if w != gl {
 			w, gl = excerpts(w, gl)
-			g.t.Fatalf("%s: line %d differs (request %q):\nwant: %s\ngot:  %s\n(go test -run Golden ./examples/server/ -update rewrites the file when the change is intended)",
-				path, i+1, request, w, gl)
+			return fmt.Sprintf("line %d differs (request %q):\nwant: %s\ngot:  %s", i+1, request, w, gl)
 		}
 	}
-	g.t.Fatalf("%s differs", path) // unreachable: equal lines make equal bytes
+	return "the bytes differ" // unreachable: equal lines make equal bytes
 }
 
 // idOf returns the id of the record a write answered.

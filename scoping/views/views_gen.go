@@ -155,6 +155,18 @@ func (v Governance) Resource() string            { return v.Rel(NameResource) }
 func (v Governance) Phase() string               { return v.Rel(NamePhase) }
 func (v Governance) ServiceCategory() string     { return v.Rel(NameServiceCategory) }
 
+// IdentityProvider is a typed view of a record of type identity-providers.
+type IdentityProvider struct{ *engine.Record }
+
+func (v IdentityProvider) Name() string           { return v.Str(NameName) }
+func (v IdentityProvider) IssuerURL() string      { return v.Str(NameIssuerURL) }
+func (v IdentityProvider) ClientID() string       { return v.Str(NameClientID) }
+func (v IdentityProvider) ClientSecret() string   { return v.Str(NameClientSecret) }
+func (v IdentityProvider) EmailDomains() []string { return v.Strings(NameEmailDomains) }
+func (v IdentityProvider) PasswordsAllowed() bool { return v.Bool(NamePasswordsAllowed) }
+func (v IdentityProvider) JitProvisioning() bool  { return v.Bool(NameJitProvisioning) }
+func (v IdentityProvider) DefaultRole() string    { return v.Rel(NameDefaultRole) }
+
 // IntegratedProduct is a typed view of a record of type integrated-products.
 type IntegratedProduct struct{ *engine.Record }
 
