@@ -146,7 +146,9 @@ func (s *Service) passwordRefused(ctx context.Context, accountID, email string) 
 // (LoginNotMember), or when the email's user may not sign in there: no
 // member of the account (after provisioning it when p provisions just in
 // time), a service account, invited or deactivated. Any other error is
-// internal.
+// internal. It asks for no second factor, whatever the user has or the
+// account requires: the provider authenticated the person (docs/auth.md
+// "Single sign-on").
 func (s *Service) AuthorizeSSO(ctx context.Context, r *AuthorizeRequest, p *IdentityProvider, email, name string) (string, error) {
 	app, err := s.CheckAuthorize(ctx, r)
 	if err != nil {

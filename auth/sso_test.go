@@ -176,3 +176,44 @@ func TestIdentityProvider_Values(t *testing.T) {
 		require.Equal(t, domain == "acme.test", p.Covers(email), email)
 	}
 }
+
+// Ensure a provider without passwords tells only a user's email so by
+// default (an unknown one gets the spec's answers), and under
+// UniformTokenErrors every email of its domain, a user's or not, a
+// service account's too, on the password grant and the login page alike.
+func TestSSO_UniformErrors(t *testing.T) {
+	f := NewFixture(t)
+	ctx := context.Background()
+	withProviders(f, false)
+	sso := f.oauthErr(t, PasswordGrant("ada@acme.test", "wrong password!"))
+	require.Contains(t, sso.Description, "single sign-on")
+	require.Equal(t, auth.InvalidResourceOwner, f.oauthErr(t, PasswordGrant("who@acme.test", Password)).Code)
+	require.Contains(t, f.oauthErr(t, PasswordGrant("bot@acme.test", Password)).Description, "service account")
+	_, err := f.Svc.Authorize(ctx, authorizeReq(), "who@acme.test", Password)
+	requireLoginReason(t, err, auth.LoginBadCredentials)
+
+	f.Svc.UniformTokenErrors = true
+	for _, email := range []string{"ada@acme.test", "who@acme.test", "bot@acme.test", "ivy@acme.test"} {
+		require.Equal(t, sso, f.oauthErr(t, PasswordGrant(email, Password)), email)
+		_, err := f.Svc.Authorize(ctx, authorizeReq(), email, "wrong password!")
+		requireLoginReason(t, err, auth.LoginSSORequired)
+	}
+	// a domain the provider does not cover keeps the uniform answers
+	require.Equal(t, "username or password is incorrect", f.oauthErr(t, PasswordGrant("who@nowhere.test", Password)).Description)
+}
+
+// Ensure a sign-in through the identity provider asks for no second
+// factor, neither the user's nor the one the account requires
+// (docs/auth.md "Single sign-on"), while the password still does.
+func TestAuthorizeSSO_NoSecondFactor(t *testing.T) {
+	f := NewFixture(t)
+	ctx := context.Background()
+	f.enrolAda(t)
+	f.Dir.RequireMFA("1", true)
+	_, acme := withProviders(f, true)
+	_, err := f.Svc.Authorize(ctx, authorizeReq(), "ada@acme.test", Password)
+	requireSecondFactor(t, err, false, "")
+	code, err := f.Svc.AuthorizeSSO(ctx, authorizeReq(), acme, "ada@acme.test", "Ada")
+	require.NoError(t, err)
+	f.MustToken(t, codeGrant(code, callback, ""))
+}

@@ -27,12 +27,8 @@ func TestAuthorizationCodeInBrowser(t *testing.T) {
 	skipWithoutChromium(t)
 	ae := mustAuthEnv(t, nil)
 
-	callback, got := startAppCallback(t)
-	require.NoError(t, ae.auth.RegisterApplication(context.Background(), ae.accts["acme"], "Acme Portal", aePortalID, aePortalSecret,
-		[]string{aeCallback, callback}))
-
-	conf := ae.portal(oauth2.AuthStyleInHeader)
-	conf.RedirectURL = callback
+	conf, got := ae.browserPortal()
+	callback := conf.RedirectURL
 	verifier := oauth2.GenerateVerifier()
 	const state = "browser state/42"
 	authURL := conf.AuthCodeURL(state, oauth2.S256ChallengeOption(verifier))
@@ -83,6 +79,19 @@ func TestAuthorizationCodeInBrowser(t *testing.T) {
 	require.Equal(t, ae.adaID, ae.meAs(t, tok.AccessToken))
 	_, err = conf.Exchange(ae.ctx(), q.Get("code"), oauth2.VerifierOption(verifier))
 	grantErr(t, err, "invalid_grant")
+}
+
+// browserPortal is acme's application as the browser tests use it: its
+// redirect URI is a callback server's (startAppCallback), whose requests'
+// queries go to got.
+func (ae *authEnv) browserPortal() (conf *oauth2.Config, got <-chan url.Values) {
+	ae.t.Helper()
+	callback, got := startAppCallback(ae.t)
+	require.NoError(ae.t, ae.auth.RegisterApplication(context.Background(), ae.accts["acme"], "Acme Portal", aePortalID, aePortalSecret,
+		[]string{aeCallback, callback}))
+	conf = ae.portal(oauth2.AuthStyleInHeader)
+	conf.RedirectURL = callback
+	return conf, got
 }
 
 // startAppCallback runs the client application's callback on the

@@ -21,7 +21,7 @@ const oauthMaxBodyBytes = 64 << 10
 // are ignored, repeated or not.
 var oauthParams = []string{
 	"grant_type", "client_id", "client_secret", "username", "password",
-	"refresh_token", "code", "redirect_uri", "code_verifier", "scope",
+	"refresh_token", "code", "redirect_uri", "code_verifier", "scope", "mfa_code",
 }
 
 // OAuthTokenHandler serves POST /oauth/token (docs/auth.md). The body must be
@@ -126,6 +126,7 @@ func oauthParseRequest(w http.ResponseWriter, r *http.Request) (req *auth.TokenR
 		Code:         form.Get("code"),
 		RedirectURI:  form.Get("redirect_uri"),
 		CodeVerifier: form.Get("code_verifier"),
+		MFACode:      form.Get("mfa_code"),
 		Present:      present,
 	}
 	if basic {

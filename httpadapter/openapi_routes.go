@@ -6,6 +6,7 @@ import (
 	"github.com/scopekit/scopekit/catalogimport"
 	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/scoping"
+	"github.com/scopekit/scopekit/scoping/views"
 )
 
 // routeDocs describes the fixed routes, keyed by "METHOD pattern" exactly
@@ -23,6 +24,13 @@ var routeDocs = map[string]routeDoc{
 				"attributes": obj{"type": "object", "properties": obj{"settings-design": obj{"type": "string", "enum": []any{"classic", "modern"}}}}}}}}}}},
 		Response: obj{"type": "object", "properties": obj{"data": ref("me")}}},
 
+	"PATCH /:slug/v1/account": {Tag: views.TypeAccounts, Summary: "Change the account's settings (mfa-required)",
+		Description: "Needs `settings` manage. Only `mfa-required` may be set: true makes every user signing in to the account give a second factor " +
+			"(docs/auth.md \"Two-step verification\").",
+		Body: obj{"required": true, "content": obj{"application/vnd.api+json": obj{"schema": obj{"type": "object", "properties": obj{"data": obj{
+			"type": "object", "properties": obj{"type": obj{"type": "string", "enum": []any{views.TypeAccounts}}, "id": str(),
+				"attributes": obj{"type": "object", "properties": obj{"mfa-required": obj{"type": "boolean"}}}}}}}}}},
+		Response: singleDoc(views.TypeAccounts)},
 	"POST " + importPath: {Tag: "catalog import", Summary: "Import phases, resources, services, subservices, rate tables and rates from a file",
 		Description: "The body is the file (at most 10 MiB; 413 above): an XLSX workbook with one sheet per kind, one CSV file " +
 			"(`sheet` names its kind) or a zip of CSV files named after their sheets (docs/import.md lists the columns). " +
@@ -79,8 +87,14 @@ var routeDocs = map[string]routeDoc{
 			queryParam("code_challenge_method", "S256", obj{"type": "string", "enum": []any{"S256"}})},
 		Response: obj{"type": "string"}, ResponseType: "text/html"},
 	"POST /oauth/authorize": {Tag: "oauth", Public: true, Summary: "Sign in on the login page (the form's POST)",
-		Description: "The form of GET /oauth/authorize with `email`, `password` and its CSRF token; redirects (302) to the application with a code.",
-		Status:      "302", ResponseType: "text/html"},
+		Description: "The form of GET /oauth/authorize with `email`, `password` and its CSRF token (and `mfa_setup` to set up two-step verification); " +
+			"redirects (302) to the application with a code, or shows the second step's page when the user has a second factor or sets one up.",
+		Status: "302", ResponseType: "text/html"},
+	"POST /oauth/authorize/mfa": {Tag: "oauth", Public: true, Summary: "The second step of the login page (the code form's POST)",
+		Description: "The second step's form: the request's fields, its CSRF token, the sign-in's `mfa_ticket` and `mfa_code` " +
+			"(the authenticator's code, or a recovery code unless setting up); redirects (302) to the application with a code. " +
+			"A wrong code shows the form again (400); throttled like the login form.",
+		Status: "302", ResponseType: "text/html"},
 	"GET /oauth/sso/callback": {Tag: "oauth", Public: true, Summary: "Where an account's identity provider sends the browser back (single sign-on)",
 		Description: "The redirect URI to register at the identity provider. Checks the sign-in's `state` against the browser's cookie, exchanges the `code` (PKCE), verifies the ID token and its nonce, then redirects (302) to the application with a code as after a password; an HTML error page otherwise.",
 		Params: []any{queryParam("state", "the sign-in's state", str()), queryParam("code", "the provider's authorization code", str()),

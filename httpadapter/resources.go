@@ -230,7 +230,7 @@ func (s *Server) relatedOne(c *call) error {
 
 func (s *Server) create(c *call) error {
 	if !c.v2 && c.params.ByName("type") == "account" {
-		c.w.Header().Set("Allow", readOnlyAllow)
+		c.w.Header().Set("Allow", accountAllow)
 		return methodNotAllowed(c.r)
 	}
 	def, err := c.writableType()

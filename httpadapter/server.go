@@ -7,6 +7,7 @@
 package httpadapter
 
 import (
+	"context"
 	"log/slog"
 	"net/http"
 	"slices"
@@ -108,9 +109,9 @@ func (s *Server) wrap(h http.Handler) http.Handler {
 }
 
 // authRoutes adds the auth host's routes: the token endpoint, the login
-// page of the authorization code flow, the single sign-on callback,
-// invitation acceptance, and the authorization server metadata at its two
-// well-known paths. Other
+// page of the authorization code flow (and its second step), the single
+// sign-on callback, invitation acceptance, and the authorization server
+// metadata at its two well-known paths. Other
 // methods of the token and invitation routes answer 405 in OAuth's error
 // format (newRouter).
 func (s *Server) authRoutes(r *router) {
@@ -118,6 +119,7 @@ func (s *Server) authRoutes(r *router) {
 	r.Handler(http.MethodPost, acceptPath, s.route(acceptPath, http.HandlerFunc(s.acceptInvitation)))
 	r.Handler(http.MethodGet, "/oauth/authorize", s.route("/oauth/authorize", http.HandlerFunc(s.authorizePage)))
 	r.Handler(http.MethodPost, "/oauth/authorize", s.route("/oauth/authorize", http.HandlerFunc(s.authorizeLogin)))
+	r.Handler(http.MethodPost, mfaPath, s.route(mfaPath, http.HandlerFunc(s.authorizeMFA)))
 	for _, path := range []string{AuthServerMetadataPath, OpenIDConfigurationPath} {
 		r.Handler(http.MethodGet, path, s.route(path, http.HandlerFunc(s.authServerMetadata)))
 	}
@@ -125,8 +127,9 @@ func (s *Server) authRoutes(r *router) {
 }
 
 const (
-	tokenPath  = "/oauth/token"
-	acceptPath = "/oauth/invitations/:token/accept"
+	tokenPath      = "/oauth/token"
+	acceptPath     = "/oauth/invitations/:token/accept"
+	accountPattern = "/:slug/v1/account"
 )
 
 // apiRouter builds the API routes. httprouter cannot hold a static first
@@ -155,6 +158,11 @@ func (s *Server) apiRouter(extra func(*router)) http.Handler {
 	s.resourceRoutes(slugged, "/:slug/v1", false)
 	home := s.route("/", s.serveReference(false))
 	s.record(http.MethodGet, "/")
+	// PATCH /{slug}/v1/account: httprouter cannot hold it beside the
+	// collection route /:slug/v1/:type without giving every collection
+	// a PATCH.
+	accountPatch := s.route(accountPattern, s.api(false, s.updateAccount))
+	s.record(http.MethodPatch, accountPattern)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if h, ok := s.Mounts[r.URL.Path]; ok {
 			s.route(r.URL.Path, h).ServeHTTP(w, r)
@@ -175,6 +183,11 @@ func (s *Server) apiRouter(extra func(*router)) http.Handler {
 		}
 		if scoping.IsReservedSlug(first) || first == ".well-known" { // no slug starts with a dot
 			static.ServeHTTP(w, r)
+			return
+		}
+		if r.Method == http.MethodPatch && r.URL.Path == "/"+first+"/v1/account" {
+			params := httprouter.Params{{Key: "slug", Value: first}, {Key: "type", Value: "account"}}
+			accountPatch.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), httprouter.ParamsKey, params)))
 			return
 		}
 		slugged.ServeHTTP(w, r)

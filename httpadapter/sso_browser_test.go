@@ -1,7 +1,6 @@
 package httpadapter_test
 
 import (
-	"context"
 	"net/http"
 	"net/url"
 	"strings"
@@ -26,11 +25,7 @@ import (
 func TestSSOInBrowser(t *testing.T) {
 	skipWithoutChromium(t)
 	se := mustSSOEnv(t)
-	callback, got := startAppCallback(t)
-	require.NoError(t, se.auth.RegisterApplication(context.Background(), se.accts["acme"], "Acme Portal", aePortalID, aePortalSecret,
-		[]string{aeCallback, callback}))
-	conf := se.portal(oauth2.AuthStyleInHeader)
-	conf.RedirectURL = callback
+	conf, got := se.browserPortal()
 	browser := startChromium(t, 120*time.Second)
 
 	// signIn walks the browser from the application's authorize URL to

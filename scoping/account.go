@@ -25,7 +25,9 @@ func IsReservedSlug(slug string) bool { return reservedSlugs[slug] }
 
 func declareAccounts(s *engine.Schema) {
 	register(s, &engine.TypeDef{Name: "accounts", Guard: "settings", Global: true,
-		Attrs: cat([]engine.AttrDef{unique(str("slug")), required(str("name")), required(str("default-currency"))},
+		Attrs: cat([]engine.AttrDef{unique(str("slug")), required(str("name")), required(str("default-currency")),
+			// every user signing in to the account gives a second factor (auth.MFAPolicy)
+			flag("mfa-required", false)},
 			computed(engine.AttrDef{Name: "psa?", Kind: engine.KindBool})),
 		Hooks: engine.Hooks{Compute: func(_ context.Context, c *engine.Call, recs []*engine.Record) error {
 			for _, r := range recs {
@@ -35,6 +37,9 @@ func declareAccounts(s *engine.Schema) {
 					return err
 				}
 				r.Attrs["psa?"] = len(psa) > 0
+				if _, set := r.Attrs[views.NameMfaRequired]; !set { // accounts older than the setting
+					r.Attrs[views.NameMfaRequired] = false
+				}
 			}
 			return nil
 		}}})

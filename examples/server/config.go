@@ -49,6 +49,9 @@ type config struct {
 	TokenBlockWindow time.Duration
 	TokenBlockFor    time.Duration
 	TokenGlobalRate  float64
+	// UniformTokenErrors answers invalid_grant for an unknown email
+	// (auth.Service.UniformTokenErrors; docs/auth.md).
+	UniformTokenErrors bool
 
 	// Webhook delivery (docs/webhooks.md): handed to the dispatcher and to the
 	// destination check of subscriptions.
@@ -57,8 +60,9 @@ type config struct {
 	// WebhookClaim is how long an instance on PostgreSQL keeps a due
 	// delivery from the other instances (pgstore.DB.Claim).
 	WebhookClaim time.Duration
-	// SecretKeyFile holds the key that seals webhook secrets and the
-	// identity providers' client secrets; "" means keyFile's default.
+	// SecretKeyFile holds the key that seals webhook secrets, TOTP seeds
+	// and the identity providers' client secrets; "" means keyFile's
+	// default.
 	SecretKeyFile string
 	// SSOAllowPrivate lets single sign-on reach identity providers on
 	// loopback and private addresses (docs/auth.md "Single sign-on").
@@ -160,6 +164,7 @@ type rawFlags struct {
 	tokenRate, tokenBurst, tokenBlockAfter   string
 	tokenBlockWindow, tokenBlockFor          string
 	tokenGlobalRate                          string
+	uniformTokenErrors                       bool
 	webhookAllowPrivate                      bool
 	ssoAllowPrivate                          bool
 	webhookRetrySchedule                     string
@@ -192,9 +197,10 @@ func newFlagSet(out io.Writer) (*flag.FlagSet, *rawFlags) {
 	fs.StringVar(&r.tokenBlockWindow, "token-block-window", "10m", "window (a `duration`) of -token-block-after")
 	fs.StringVar(&r.tokenBlockFor, "token-block-for", "1h", "how long (a `duration`) a blocked IP gets 403")
 	fs.StringVar(&r.tokenGlobalRate, "token-global-rate", "500", "ceiling on tokens minted per second (a `rate`) across all clients")
+	fs.BoolVar(&r.uniformTokenErrors, "uniform-token-errors", false, "answer invalid_grant, as for a wrong password, when a password grant names an unknown email (instead of the spec's invalid_resource_owner)")
 	fs.BoolVar(&r.webhookAllowPrivate, "webhook-allow-private", false, "allow webhook destinations on loopback/private addresses")
 	fs.StringVar(&r.webhookRetrySchedule, "webhook-retry-schedule", "0s,5s,5m,30m,2h,5h,10h,10h", "delays before each webhook attempt, comma-separated Go `durations`")
-	fs.StringVar(&r.secretKeyFile, "secret-key-file", "", "`file` of the 32-byte key that encrypts webhook secrets and identity providers' client secrets at rest (default <data file>.key, created with mode 0600 if missing)")
+	fs.StringVar(&r.secretKeyFile, "secret-key-file", "", "`file` of the 32-byte key that encrypts webhook secrets, TOTP seeds and identity providers' client secrets at rest (default <data file>.key, created with mode 0600 if missing)")
 	fs.BoolVar(&r.ssoAllowPrivate, "sso-allow-private", false, "allow identity providers (single sign-on) on loopback/private addresses")
 	fs.StringVar(&r.readHeaderTimeout, "read-header-timeout", httpadapter.DefaultReadHeaderTimeout.String(), "time (a `duration`) a client has to send its request line and headers; the connection is closed after it")
 	fs.StringVar(&r.bodyTimeout, "body-timeout", httpadapter.DefaultBodyTimeout.String(), "time (a `duration`) a client has to send a request body; 408 after it")
@@ -219,7 +225,7 @@ func (r *rawFlags) validate(source map[string]string) (*config, error) {
 	c := &config{
 		Addr: r.addr, AuthAddr: r.authAddr, Data: r.data, Database: r.database, Bootstrap: r.bootstrap,
 		Demo: r.demo, DemoSet: source["demo"] != "", WebhookAllowPrivate: r.webhookAllowPrivate,
-		SSOAllowPrivate: r.ssoAllowPrivate,
+		UniformTokenErrors: r.uniformTokenErrors, SSOAllowPrivate: r.ssoAllowPrivate,
 	}
 	bad := func(flagName, value, format string, args ...any) error {
 		from := source[flagName]

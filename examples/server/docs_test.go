@@ -97,7 +97,7 @@ var docFigures = map[string][]string{
 		": finished\n", "pricing.xlsx", "sow.docx",
 	},
 	"docs/auth.md": {`"token_type":"Bearer"`, `"refresh_token":"`, `"email":"bot@demo.test"`, "\n204\n", `"client-secret":"`,
-		`"code_challenge_methods_supported":["S256"]`},
+		`"mfa-required":true`, `"error":"mfa_required"`, "/callback?code=", `"code_challenge_methods_supported":["S256"]`},
 	"docs/webhooks.md": {`"secret":"whsec_`},
 	"docs/mcp.md": {`"resource_name":"ScopeKit"`, `"approved_at":"20`, `"total_contract_value":"10794.25"`,
 		`"percent_complete":"0.6012"`, `"variance_ratio":"-0.3006"`, `invalid argument created_after`,

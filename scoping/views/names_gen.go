@@ -135,6 +135,7 @@ const (
 	NameLegacy                  = "legacy"
 	NameLineOfBusiness          = "line-of-business"
 	NameLineOfBusinessApprovals = "line-of-business-approvals"
+	NameMfaRequired             = "mfa-required"
 	NameMinorUnits              = "minor-units"
 	NameMrrTerms                = "mrr-terms"
 	NameMsaDate                 = "msa-date"
