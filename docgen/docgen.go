@@ -297,7 +297,7 @@ func (p *Pool) Generate(ctx context.Context, job *scoping.DocumentJob) (out *sco
 			out.Failure = "the document template has no file"
 			return out
 		}
-		docx, err := documents.Render(job.Template, mergedata.BuildV2(snap, p.svc.Now()))
+		docx, err := documents.Render(ctx, job.Template, mergedata.BuildV2(snap, p.svc.Now()))
 		if err != nil {
 			out.Failure = "the template could not be filled: " + userText(err)
 			return out

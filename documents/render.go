@@ -2,6 +2,7 @@ package documents
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -19,9 +20,10 @@ import (
 //
 // Errors: EINVALID (field "file") for a template Tags refuses or one whose
 // rendering outgrows MaxOutputPart; an error wrapping the JSON error when
-// data does not marshal.
-func Render(template []byte, data any) ([]byte, error) {
-	d, err := openDOCX(template, false)
+// data does not marshal; ctx's error when ctx ends first (the work stops
+// within milliseconds).
+func Render(ctx context.Context, template []byte, data any) ([]byte, error) {
+	d, err := openDOCX(ctx, template, false)
 	if err != nil {
 		return nil, err
 	}
@@ -31,14 +33,14 @@ func Render(template []byte, data any) ([]byte, error) {
 	}
 	outs := map[string][]byte{}
 	for _, name := range d.partNames() {
-		t, err := compile(name, d.parts[name])
+		t, err := compile(ctx, name, d.parts[name])
 		if err != nil {
 			return nil, err
 		}
 		if len(t.tags) == 0 {
 			continue
 		}
-		if outs[name], err = t.render(tree); err != nil {
+		if outs[name], err = t.render(ctx, tree); err != nil {
 			return nil, err
 		}
 	}
@@ -52,15 +54,16 @@ func Render(template []byte, data any) ([]byte, error) {
 //
 // Errors: EINVALID with Field "file" and a message naming the problem: a
 // non-DOCX, a zip bomb, an oversized file, or a malformed tag with its
-// paragraph (`unclosed loop {#phases} in paragraph 12`).
-func Tags(template []byte) ([]string, error) {
-	d, err := openDOCX(template, true)
+// paragraph (`unclosed loop {#phases} in paragraph 12`); ctx's error
+// when ctx ends first (the work stops within milliseconds).
+func Tags(ctx context.Context, template []byte) ([]string, error) {
+	d, err := openDOCX(ctx, template, true)
 	if err != nil {
 		return nil, err
 	}
 	paths := []string{}
 	for _, name := range d.partNames() {
-		t, err := compile(name, d.parts[name])
+		t, err := compile(ctx, name, d.parts[name])
 		if err != nil {
 			return nil, err
 		}
@@ -104,15 +107,22 @@ var (
 
 // renderer writes a compiled part filled from data.
 type renderer struct {
+	ctx    context.Context
 	w      out
 	scopes []any
 	steps  int
 	paras  int // paragraphs written so far
 }
 
-func (t *template) render(data any) ([]byte, error) {
-	r := &renderer{w: out{limit: outputLimit}, scopes: []any{data}}
+func (t *template) render(ctx context.Context, data any) ([]byte, error) {
+	r := &renderer{ctx: ctx, w: out{limit: outputLimit}, scopes: []any{data}}
+	// most of a large part is usually copied as it is: room for it at once
+	// rather than growing (and copying) the buffer to it
+	r.w.Grow(min(t.size+t.size/8, outputLimit))
 	r.node(t.root)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	if errors.Is(r.w.err, errTooLarge) {
 		return nil, scopekit.FieldErrorf(scopekit.EINVALID, "file",
 			"the document rendered from %s would be too large (over %d MiB, or loops nested over long lists)", t.part, outputLimit>>20)
@@ -132,9 +142,13 @@ func (r *renderer) node(n *node) {
 		r.w.err = errTooLarge
 		return
 	}
+	if r.steps%checkEvery == 0 && r.ctx.Err() != nil {
+		r.w.err = r.ctx.Err()
+		return
+	}
 	switch n.kind {
 	case kText:
-		escape(&r.w, n.text, false)
+		r.w.writeNode(n)
 	case kRaw:
 		r.paras += n.paras
 		r.w.writeNode(n)

@@ -49,7 +49,7 @@ func (s *Service) UploadTemplateFile(ctx context.Context, a *engine.Actor, id, f
 	}); err != nil {
 		return nil, err
 	}
-	tags, err := checkTemplateFile(s.Documents.Tags, file)
+	tags, err := checkTemplateFile(ctx, s.Documents.Tags, file)
 	if err != nil {
 		return nil, err
 	}
@@ -68,11 +68,15 @@ func (s *Service) UploadTemplateFile(ctx context.Context, a *engine.Actor, id, f
 }
 
 // checkTemplateFile runs the validator, turning its failures into
-// EINVALID errors about the file.
-func checkTemplateFile(validate func([]byte) ([]string, error), file []byte) ([]string, error) {
-	tags, err := validate(file)
+// EINVALID errors about the file; a validation stopped by ctx (the request
+// canceled or out of time) ends with ctx's error.
+func checkTemplateFile(ctx context.Context, validate func(context.Context, []byte) ([]string, error), file []byte) ([]string, error) {
+	tags, err := validate(ctx, file)
 	if err == nil {
 		return tags, nil
+	}
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
 	}
 	if se, ok := err.(*scopekit.Error); ok && se.Code == scopekit.EINVALID {
 		return nil, scopekit.Errorf(scopekit.EINVALID, "%s", se.Message)
@@ -148,7 +152,8 @@ func (a *Admin) ensureBuiltinTemplates(accountID string) error {
 		rec.Attrs[views.NameActive], rec.Attrs[views.NameBuiltin] = true, true
 		var tags []string
 		if svcOf(c).Documents.Tags != nil {
-			if tags, err = svcOf(c).Documents.Tags(b.File); err != nil {
+			// the server's own templates: validated at once, not canceled
+			if tags, err = svcOf(c).Documents.Tags(context.Background(), b.File); err != nil {
 				return fmt.Errorf("built-in template %q: %w", b.Name, err)
 			}
 		}

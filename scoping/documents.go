@@ -52,10 +52,12 @@ const ContentTypeDOCX = "application/vnd.openxmlformats-officedocument.wordproce
 // DocumentConfig is what the document records need from outside scoping;
 // the composition root plugs in package documents' parts.
 type DocumentConfig struct {
-	// Tags validates a template file and returns the tag paths it uses.
-	// Its EINVALID errors are answered as they are; any other error means
-	// the file is not a DOCX. Without it template files cannot be uploaded.
-	Tags func(file []byte) ([]string, error)
+	// Tags validates a template file and returns the tag paths it uses,
+	// stopping with ctx's error when ctx ends first (the request's).
+	// Its EINVALID errors are answered as they are; any other error but
+	// ctx's means the file is not a DOCX. Without it template files cannot
+	// be uploaded.
+	Tags func(ctx context.Context, file []byte) ([]string, error)
 	// MaxTemplateSize bounds an uploaded template file (ETOOLARGE above);
 	// 0 means no bound here (the adapter still limits the body).
 	MaxTemplateSize int
