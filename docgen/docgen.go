@@ -82,11 +82,27 @@ func New(svc *scoping.Service) *Pool {
 func (p *Pool) Config() scoping.DocumentConfig {
 	return scoping.DocumentConfig{
 		Tags:            documents.Tags,
+		Lint:            lintV2,
 		MaxTemplateSize: documents.MaxTemplateSize,
 		Builtins: []scoping.BuiltinTemplate{{Name: documents.StandardSOWName, Filename: "Standard SOW.docx",
 			File: documents.StandardSOW()}},
 		Notify: p.Notify,
 	}
+}
+
+// schemaV2 is v2 merge data's shape, read once from its generated JSON
+// Schema.
+var schemaV2 = sync.OnceValue(func() *documents.Schema {
+	s, err := documents.NewSchema(mergedata.SchemaV2())
+	if err != nil {
+		panic(err) // generated: docgen's tests read it
+	}
+	return s
+})
+
+// lintV2 checks a template's tags against v2 merge data.
+func lintV2(ctx context.Context, file []byte) ([]string, error) {
+	return documents.Lint(ctx, file, schemaV2())
 }
 
 // Notify wakes an idle worker; it never blocks.

@@ -118,10 +118,12 @@ func (v DocumentTemplate) Name() string           { return v.Str(NameName) }
 func (v DocumentTemplate) Format() string         { return v.Str(NameFormat) }
 func (v DocumentTemplate) TemplateFormat() string { return v.Str(NameTemplateFormat) }
 func (v DocumentTemplate) Filename() string       { return v.Str(NameFilename) }
+func (v DocumentTemplate) Lenient() bool          { return v.Bool(NameLenient) }
 func (v DocumentTemplate) Size() int64            { return v.Int(NameSize) }
 func (v DocumentTemplate) Sha256() string         { return v.Str(NameSha256) }
 func (v DocumentTemplate) Tags() []string         { return v.Strings(NameTags) }
 func (v DocumentTemplate) Builtin() bool          { return v.Bool(NameBuiltin) }
+func (v DocumentTemplate) Problems() []string     { return v.Strings(NameProblems) }
 
 // Event is a typed view of a record of type events.
 type Event struct{ *engine.Record }
