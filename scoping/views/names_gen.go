@@ -129,6 +129,7 @@ const (
 	NameLenient                 = "lenient"
 	NameLineOfBusiness          = "line-of-business"
 	NameLineOfBusinessApprovals = "line-of-business-approvals"
+	NameLocale                  = "locale"
 	NameMinorUnits              = "minor-units"
 	NameMrrTerms                = "mrr-terms"
 	NameMsaDate                 = "msa-date"

@@ -13,6 +13,7 @@ type Account struct{ *engine.Record }
 func (v Account) Slug() string            { return v.Str(NameSlug) }
 func (v Account) Name() string            { return v.Str(NameName) }
 func (v Account) DefaultCurrency() string { return v.Str(NameDefaultCurrency) }
+func (v Account) Locale() string          { return v.Str(NameLocale) }
 func (v Account) Psa() bool               { return v.Bool(NamePsa) }
 
 // ApprovalLevel is a typed view of a record of type approval-levels.
