@@ -234,25 +234,18 @@ func (p *parser) ternary() (*expr, error) {
 	return &expr{op: "?:", a: c, b: a, c: b}, nil
 }
 
-func (p *parser) or() (*expr, error) {
-	a, err := p.and()
-	for err == nil && p.isOp("||") {
-		p.next()
-		var b *expr
-		if b, err = p.and(); err == nil {
-			a = &expr{op: "||", a: a, b: b}
-		}
-	}
-	return a, err
-}
+func (p *parser) or() (*expr, error)  { return p.leftAssoc("||", p.and) }
+func (p *parser) and() (*expr, error) { return p.leftAssoc("&&", p.cmp) }
+func (p *parser) add() (*expr, error) { return p.leftAssoc("+", p.unary) }
 
-func (p *parser) and() (*expr, error) {
-	a, err := p.cmp()
-	for err == nil && p.isOp("&&") {
+// leftAssoc parses operands joined by op, grouping from the left.
+func (p *parser) leftAssoc(op string, operand func() (*expr, error)) (*expr, error) {
+	a, err := operand()
+	for err == nil && p.isOp(op) {
 		p.next()
 		var b *expr
-		if b, err = p.cmp(); err == nil {
-			a = &expr{op: "&&", a: a, b: b}
+		if b, err = operand(); err == nil {
+			a = &expr{op: op, a: a, b: b}
 		}
 	}
 	return a, err
@@ -276,18 +269,6 @@ func (p *parser) cmp() (*expr, error) {
 		return &expr{op: t.text, a: a, b: b}, nil
 	}
 	return a, nil
-}
-
-func (p *parser) add() (*expr, error) {
-	a, err := p.unary()
-	for err == nil && p.isOp("+") {
-		p.next()
-		var b *expr
-		if b, err = p.unary(); err == nil {
-			a = &expr{op: "+", a: a, b: b}
-		}
-	}
-	return a, err
 }
 
 func (p *parser) unary() (*expr, error) {
