@@ -134,6 +134,7 @@ const (
 	NameKind                    = "kind"
 	NameLabel                   = "label"
 	NameLegacy                  = "legacy"
+	NameLenient                 = "lenient"
 	NameLineOfBusiness          = "line-of-business"
 	NameLineOfBusinessApprovals = "line-of-business-approvals"
 	NameMinorUnits              = "minor-units"
@@ -157,6 +158,7 @@ const (
 	NamePostalCode              = "postal-code"
 	NamePresalesEngineer        = "presales-engineer"
 	NamePricingModel            = "pricing-model"
+	NameProblems                = "problems"
 	NameProduct                 = "product"
 	NameProfit                  = "profit"
 	NameProject                 = "project"
@@ -344,10 +346,12 @@ type DocumentTemplateAttributes struct {
 	Format         string     `json:"format"`
 	TemplateFormat string     `json:"template-format"`
 	Filename       string     `json:"filename"`
+	Lenient        bool       `json:"lenient"`
 	Size           int64      `json:"size"`       // computed: read-only
 	Sha256         string     `json:"sha256"`     // computed: read-only
 	Tags           []string   `json:"tags"`       // computed: read-only
 	Builtin        bool       `json:"builtin"`    // computed: read-only
+	Problems       []string   `json:"problems"`   // computed: read-only
 	CreatedAt      *time.Time `json:"created-at"` // computed: read-only
 	UpdatedAt      *time.Time `json:"updated-at"` // computed: read-only
 	Active         bool       `json:"active"`

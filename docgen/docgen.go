@@ -113,11 +113,27 @@ func New(svc *scoping.Service) *Pool {
 func (p *Pool) Config() scoping.DocumentConfig {
 	return scoping.DocumentConfig{
 		Tags:            documents.Tags,
+		Lint:            lintV2,
 		MaxTemplateSize: documents.MaxTemplateSize,
 		Builtins: []scoping.BuiltinTemplate{{Name: documents.StandardSOWName, Filename: "Standard SOW.docx",
 			File: documents.StandardSOW()}},
 		Notify: p.Notify,
 	}
+}
+
+// schemaV2 is v2 merge data's shape, read once from its generated JSON
+// Schema.
+var schemaV2 = sync.OnceValue(func() *documents.Schema {
+	s, err := documents.NewSchema(mergedata.SchemaV2())
+	if err != nil {
+		panic(err) // generated: docgen's tests read it
+	}
+	return s
+})
+
+// lintV2 checks a template's tags against v2 merge data.
+func lintV2(ctx context.Context, file []byte) ([]string, error) {
+	return documents.Lint(ctx, file, schemaV2())
 }
 
 // Notify wakes an idle worker; it never blocks.
@@ -345,8 +361,8 @@ func (p *Pool) Generate(ctx context.Context, job *scoping.DocumentJob) (out *sco
 		data, _ := step(ctx, p.svc, "mergedata.build", func(context.Context) (*mergedata.V2, error) {
 			return mergedata.BuildV2(snap, p.svc.Now()), nil
 		})
-		docx, err := step(ctx, p.svc, "documents.render", func(context.Context) ([]byte, error) {
-			return documents.Render(job.Template, data)
+		docx, err := step(ctx, p.svc, "documents.render", func(ctx context.Context) ([]byte, error) {
+			return documents.Render(ctx, job.Template, data)
 		})
 		if err != nil {
 			out.Failure = "the template could not be filled: " + userText(err)

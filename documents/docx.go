@@ -3,10 +3,13 @@ package documents
 import (
 	"archive/zip"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 
@@ -43,8 +46,10 @@ func isTagPart(name string) bool {
 // With verify, every other entry is unpacked too (to io.Discard), so a
 // corrupt entry or one whose data exceeds its declared size is found: the
 // zip reader refuses to read past an entry's declared size, so checking
-// declared sizes bounds the work of reading.
-func openDOCX(b []byte, verify bool) (*docx, error) {
+// declared sizes bounds the work of reading. Entry names must be safe
+// paths, and no XML part may hold a DOCTYPE (checked with or without
+// verify: those parts are copied into every generated file).
+func openDOCX(ctx context.Context, b []byte, verify bool) (*docx, error) {
 	if len(b) > MaxTemplateSize {
 		return nil, invalid("the template is %d bytes; the limit is %d MiB", len(b), MaxTemplateSize>>20)
 	}
@@ -58,6 +63,9 @@ func openDOCX(b []byte, verify bool) (*docx, error) {
 	var total uint64
 	seen := map[string]bool{}
 	for _, f := range zr.File {
+		if why := unsafeName(f.Name); why != "" {
+			return nil, invalid("the template's zip entry %q has an unsafe name (%s)", f.Name, why)
+		}
 		if f.UncompressedSize64 > MaxEntrySize {
 			return nil, invalid("the template's entry %q unpacks to %d bytes; the limit is %d MiB", f.Name, f.UncompressedSize64, MaxEntrySize>>20)
 		}
@@ -72,8 +80,12 @@ func openDOCX(b []byte, verify bool) (*docx, error) {
 	}
 	d := &docx{zr: zr, parts: map[string][]byte{}}
 	for _, f := range zr.File {
-		if !isTagPart(f.Name) && !verify {
+		tagPart, xmlPart := isTagPart(f.Name), isXMLPart(f.Name)
+		if !tagPart && !xmlPart && !verify {
 			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
 		}
 		rc, err := f.Open()
 		if err != nil {
@@ -81,16 +93,26 @@ func openDOCX(b []byte, verify bool) (*docx, error) {
 		}
 		var buf bytes.Buffer
 		var dst io.Writer = io.Discard
-		if isTagPart(f.Name) {
+		if tagPart {
 			buf.Grow(int(f.UncompressedSize64))
 			dst = &buf
 		}
-		_, err = io.Copy(dst, rc)
+		var dt doctypeFinder
+		if xmlPart {
+			dst = io.MultiWriter(dst, &dt)
+		}
+		_, err = io.Copy(dst, ctxReader{ctx, rc})
 		rc.Close()
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		if err != nil {
 			return nil, invalid("the template's entry %q is corrupt: %v", f.Name, err)
 		}
-		if isTagPart(f.Name) {
+		if dt.found {
+			return nil, invalid("the template's %s has a DOCTYPE declaration; a template may not have one", f.Name)
+		}
+		if tagPart {
 			d.parts[f.Name] = buf.Bytes()
 		}
 	}
@@ -98,6 +120,82 @@ func openDOCX(b []byte, verify bool) (*docx, error) {
 		return nil, invalid("the template is not a DOCX file (no %s)", mainPart)
 	}
 	return d, nil
+}
+
+// unsafeName says why a zip entry's name is not a safe relative path
+// (absolute, with a .. segment or a backslash, empty segments), or "".
+// Such a name would be copied into every file generated from the template
+// and could write outside a folder where the file is unpacked.
+func unsafeName(name string) string {
+	switch {
+	case strings.ContainsRune(name, '\\'):
+		return "a backslash"
+	case strings.HasPrefix(name, "/") || (len(name) > 1 && name[1] == ':'):
+		return "an absolute path"
+	case slices.Contains(strings.Split(name, "/"), ".."):
+		return "a .. segment"
+	case !fs.ValidPath(strings.TrimSuffix(name, "/")):
+		return "not a plain relative path"
+	}
+	return ""
+}
+
+// isXMLPart reports whether the entry name is an XML part of the package,
+// checked for a DOCTYPE.
+func isXMLPart(name string) bool {
+	ext := strings.ToLower(path.Ext(name))
+	return ext == ".xml" || ext == ".rels" || ext == ".vml"
+}
+
+// doctypeFinder is a writer that looks for "<!DOCTYPE" in any case across
+// writes, skipping NUL bytes so UTF-16 text is matched too.
+type doctypeFinder struct {
+	matched int
+	found   bool
+}
+
+const doctype = "<!doctype"
+
+func (d *doctypeFinder) Write(p []byte) (int, error) {
+	for i := 0; i < len(p) && !d.found; i++ {
+		if d.matched == 0 {
+			j := bytes.IndexByte(p[i:], '<')
+			if j < 0 {
+				break
+			}
+			i += j
+		}
+		c := p[i]
+		if c == 0 {
+			continue
+		}
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		switch {
+		case c == doctype[d.matched]:
+			d.matched++
+			d.found = d.matched == len(doctype)
+		case c == '<':
+			d.matched = 1
+		default:
+			d.matched = 0
+		}
+	}
+	return len(p), nil
+}
+
+// ctxReader reads r until ctx ends.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
 }
 
 // partNames returns the tag parts in a fixed order: the body first, then

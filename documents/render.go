@@ -2,6 +2,7 @@ package documents
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -19,9 +20,10 @@ import (
 //
 // Errors: EINVALID (field "file") for a template Tags refuses or one whose
 // rendering outgrows MaxOutputPart; an error wrapping the JSON error when
-// data does not marshal.
-func Render(template []byte, data any) ([]byte, error) {
-	d, err := openDOCX(template, false)
+// data does not marshal; ctx's error when ctx ends first (the work stops
+// within milliseconds).
+func Render(ctx context.Context, template []byte, data any) ([]byte, error) {
+	d, err := openDOCX(ctx, template, false)
 	if err != nil {
 		return nil, err
 	}
@@ -31,14 +33,14 @@ func Render(template []byte, data any) ([]byte, error) {
 	}
 	outs := map[string][]byte{}
 	for _, name := range d.partNames() {
-		t, err := compile(name, d.parts[name])
+		t, err := compile(ctx, name, d.parts[name])
 		if err != nil {
 			return nil, err
 		}
 		if len(t.tags) == 0 {
 			continue
 		}
-		if outs[name], err = t.render(tree); err != nil {
+		if outs[name], err = t.render(ctx, tree); err != nil {
 			return nil, err
 		}
 	}
@@ -52,15 +54,16 @@ func Render(template []byte, data any) ([]byte, error) {
 //
 // Errors: EINVALID with Field "file" and a message naming the problem: a
 // non-DOCX, a zip bomb, an oversized file, or a malformed tag with its
-// paragraph (`unclosed loop {#phases} in paragraph 12`).
-func Tags(template []byte) ([]string, error) {
-	d, err := openDOCX(template, true)
+// paragraph (`unclosed loop {#phases} in paragraph 12`); ctx's error
+// when ctx ends first (the work stops within milliseconds).
+func Tags(ctx context.Context, template []byte) ([]string, error) {
+	d, err := openDOCX(ctx, template, true)
 	if err != nil {
 		return nil, err
 	}
 	paths := []string{}
 	for _, name := range d.partNames() {
-		t, err := compile(name, d.parts[name])
+		t, err := compile(ctx, name, d.parts[name])
 		if err != nil {
 			return nil, err
 		}
@@ -104,15 +107,27 @@ var (
 
 // renderer writes a compiled part filled from data.
 type renderer struct {
-	w      out
-	scopes []any
-	steps  int
-	paras  int // paragraphs written so far
+	ctx   context.Context
+	w     out
+	env   env
+	steps int
+	paras int  // paragraphs written so far
+	at    *tag // the tag being evaluated, for a required value's error
 }
 
-func (t *template) render(data any) ([]byte, error) {
-	r := &renderer{w: out{limit: outputLimit}, scopes: []any{data}}
+func (t *template) render(ctx context.Context, data any) ([]byte, error) {
+	r := &renderer{ctx: ctx, w: out{limit: outputLimit}, env: env{scopes: []any{data}, index: []int{-1}}}
+	// most of a large part is usually copied as it is: room for it at once
+	// rather than growing (and copying) the buffer to it
+	r.w.Grow(min(t.size+t.size/8, outputLimit))
 	r.node(t.root)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if req, ok := r.env.err.(errRequired); ok {
+		return nil, scopekit.FieldErrorf(scopekit.EINVALID, "file",
+			"a required value is missing: %s in %s has no value (the data has nothing at %s)", r.at.src, r.at.where(), describe(req.expr.a))
+	}
 	if errors.Is(r.w.err, errTooLarge) {
 		return nil, scopekit.FieldErrorf(scopekit.EINVALID, "file",
 			"the document rendered from %s would be too large (over %d MiB, or loops nested over long lists)", t.part, outputLimit>>20)
@@ -132,9 +147,13 @@ func (r *renderer) node(n *node) {
 		r.w.err = errTooLarge
 		return
 	}
+	if r.steps%checkEvery == 0 && r.ctx.Err() != nil {
+		r.w.err = r.ctx.Err()
+		return
+	}
 	switch n.kind {
 	case kText:
-		escape(&r.w, n.text, false)
+		r.w.writeNode(n)
 	case kRaw:
 		r.paras += n.paras
 		r.w.writeNode(n)
@@ -177,28 +196,33 @@ func (r *renderer) kids(n *node) {
 // truthy value (or a false one when inverted), or not at all.
 func (r *renderer) section(n *node) {
 	e := n.tag.expr
-	v := e.eval(r.scopes)
+	v := r.eval(n.tag)
+	if r.w.err != nil {
+		return
+	}
 	switch {
 	case n.tag.op == '^':
 		if !truthy(v) {
 			r.kids(n)
 		}
-	case e.op != "path":
+	case !e.isPath():
 		if truthy(v) {
 			r.kids(n)
 		}
 	default:
 		items, ok := v.([]any)
 		if !ok {
-			if !truthy(v) {
-				return
+			if truthy(v) {
+				r.env.push(v, -1)
+				r.kids(n)
+				r.env.pop()
 			}
-			items = []any{v}
+			return
 		}
-		for _, it := range items {
-			r.scopes = append(r.scopes, it)
+		for i, it := range items {
+			r.env.push(it, i)
 			r.kids(n)
-			r.scopes = r.scopes[:len(r.scopes)-1]
+			r.env.pop()
 			if r.w.full() {
 				return
 			}
@@ -206,11 +230,21 @@ func (r *renderer) section(n *node) {
 	}
 }
 
+// eval evaluates a tag's expression; a required value found missing
+// stops the rendering.
+func (r *renderer) eval(t *tag) any {
+	v := t.expr.eval(&r.env)
+	if r.env.err != nil && r.w.err == nil {
+		r.at, r.w.err = t, r.env.err
+	}
+	return v
+}
+
 // value writes a value tag as a run with the tag's run properties; new
 // lines become line breaks and tabs tabs.
 func (r *renderer) value(n *node) {
-	s := text(n.tag.expr.eval(r.scopes))
-	if s == "" {
+	s := text(r.eval(n.tag))
+	if s == "" || r.w.err != nil {
 		return
 	}
 	w := &r.w

@@ -1,6 +1,7 @@
 package documents_test
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -62,7 +63,7 @@ func schema() map[string]bool {
 // resolved as Render resolves it: in the innermost loop's items first,
 // then outward; and that the check finds a path that is not there.
 func TestStandardSOWPathsExist(t *testing.T) {
-	tags, err := documents.Tags(documents.StandardSOW())
+	tags, err := documents.Tags(context.Background(), documents.StandardSOW())
 	require.NoError(t, err)
 	require.NotEmpty(t, tags)
 	require.NoError(t, missingPath(t, documents.StandardSOW()))
@@ -119,7 +120,7 @@ func missingPath(t *testing.T, tpl []byte) error {
 func sowText(t *testing.T, e *env) (docx []byte, text string) {
 	t.Helper()
 	snap := e.demo()
-	out, err := documents.Render(documents.StandardSOW(), mergedata.BuildV2(snap, now))
+	out, err := documents.Render(context.Background(), documents.StandardSOW(), mergedata.BuildV2(snap, now))
 	require.NoError(t, err)
 	return out, plain(entry(t, out, "word/document.xml"))
 }

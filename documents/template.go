@@ -1,6 +1,7 @@
 package documents
 
 import (
+	"context"
 	"encoding/xml"
 	"errors"
 	"fmt"
@@ -31,7 +32,7 @@ func (t *tag) kindName() string {
 	switch {
 	case t.op == '^':
 		return "inverted section"
-	case t.expr != nil && t.expr.op == "path":
+	case t.expr != nil && t.expr.isPath():
 		return "loop"
 	}
 	return "condition"
@@ -41,21 +42,30 @@ func (t *tag) kindName() string {
 // built.
 type template struct {
 	part string
+	size int // of the part's bytes
 	root *node
 	tags []*tag
 }
 
 // compile parses a part, finds the tags of every paragraph, and builds the
 // sections. Errors are EINVALID naming the tag and its paragraph.
-func compile(part string, b []byte) (*template, error) {
-	root, err := parseXML(b)
+//
+// It stops with ctx's error when ctx ends first.
+func compile(ctx context.Context, part string, b []byte) (*template, error) {
+	root, err := parseXML(ctx, b)
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	if errors.Is(err, errDoctype) {
+		return nil, invalid("the template's %s has a DOCTYPE declaration; a template may not have one", part)
+	}
 	if errors.Is(err, errComplex) {
 		return nil, invalid("the template's %s is too complex: more than %d XML nodes (a paragraph without tags counts as one)", part, maxNodes)
 	}
 	if err != nil {
 		return nil, invalid("the template's %s is not well-formed XML: %v", part, err)
 	}
-	t := &template{part: part, root: root}
+	t := &template{part: part, size: len(b), root: root}
 	// Paragraphs are numbered in document order, those kept as bytes too.
 	var paras []*node
 	var numbers []int
@@ -71,6 +81,9 @@ func compile(part string, b []byte) (*template, error) {
 		return true
 	})
 	for i, p := range paras {
+		if i%checkEvery == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		if err := t.splitTags(p, numbers[i]); err != nil {
 			return nil, err
 		}
@@ -98,24 +111,35 @@ func walk(n *node, f func(*node) bool) {
 // tag becomes a node of its own where its first character was, carrying
 // that run's properties.
 func (t *template) splitTags(p *node, para int) error {
-	var ts []*node // the paragraph's w:t elements in order
-	var joined strings.Builder
-	var starts []int
+	var ts []*node     // the paragraph's w:t elements in order
+	var texts []string // their texts
+	var starts []int   // where each begins in the joined text
+	size := 0
 	for _, k := range p.kids {
 		walk(k, func(n *node) bool {
 			if n.kind != kElem || n.name == "w:p" {
 				return false
 			}
 			if n.name == "w:t" {
-				ts = append(ts, n)
-				starts = append(starts, joined.Len())
-				joined.WriteString(textOf(n))
+				s := textOf(n)
+				ts, texts, starts = append(ts, n), append(texts, s), append(starts, size)
+				size += len(s)
 				return false
 			}
 			return true
 		})
 	}
-	text := joined.String()
+	text := ""
+	if len(texts) == 1 {
+		text = texts[0] // no copy: a paragraph may hold a very long text
+	} else {
+		var joined strings.Builder
+		joined.Grow(size)
+		for _, s := range texts {
+			joined.WriteString(s)
+		}
+		text = joined.String()
+	}
 	if !strings.ContainsAny(text, "{}") {
 		return nil
 	}
@@ -131,8 +155,8 @@ func (t *template) splitTags(p *node, para int) error {
 	pieces := make([][]piece, len(ts))
 	touched := make([]bool, len(ts))
 	si := 0
-	for i, tn := range ts {
-		from, to := starts[i], starts[i]+len(textOf(tn))
+	for i := range ts {
+		from, to := starts[i], starts[i]+len(texts[i])
 		pos := from
 		for pos < to {
 			for si < len(spans) && spans[si].end <= pos {
@@ -248,7 +272,7 @@ func splitTagParagraphs(paras []*node) {
 				tags = append(tags, k)
 			}
 		}
-		if len(tags) < 2 || !blank(p) || countTags(p) != len(tags) {
+		if len(tags) < 2 || !blank(p) || tagsBelow(p) {
 			continue
 		}
 		var pPr *node
@@ -268,16 +292,14 @@ func splitTagParagraphs(paras []*node) {
 	replaceAll(repl, split)
 }
 
-// countTags counts the tag nodes in n's subtree.
-func countTags(n *node) int {
-	c := 0
-	walk(n, func(k *node) bool {
-		if k.kind == kValue || k.kind == kOpen || k.kind == kClose {
-			c++
+// tagsBelow reports whether tags sit deeper in p than among its kids.
+func tagsBelow(p *node) bool {
+	for _, k := range p.kids {
+		if k.kind != kOpen && k.kind != kClose && summary(k)&memoTag != 0 {
+			return true
 		}
-		return true
-	})
-	return c
+	}
+	return false
 }
 
 // newRun is an empty copy of run with the run properties rPr.

@@ -121,6 +121,9 @@ var routeDocs = map[string]routeDoc{
 		Response: obj{"type": "object"}, ResponseType: "application/json"},
 	"GET /docs/v2/openapi.json": {Tag: "reference", Public: true, Summary: "The v2 reference (OpenAPI 3.1)",
 		Response: obj{"type": "object"}, ResponseType: "application/json"},
+	"GET /v1/merge-data/schema": {Tag: "reference", Public: true, Summary: "The JSON Schema of v2 merge data (docs/mergedata-v2.schema.json)",
+		Description: "Generated from the merge-data builder's types; template uploads check every tag's path against it (docs/templates.md).",
+		Response:    obj{"type": "object"}, ResponseType: "application/schema+json"},
 	"GET /docs/assets/*file": {Omit: "the reference page's scripts and styles"},
 }
 

@@ -2,6 +2,7 @@ package scoping
 
 import (
 	"context"
+	"golang.org/x/text/language"
 	"slices"
 	"strings"
 
@@ -27,9 +28,10 @@ func declareAccounts(s *engine.Schema) {
 	register(s, &engine.TypeDef{Name: "accounts", Guard: "settings", Global: true,
 		Attrs: cat([]engine.AttrDef{unique(str("slug")), required(str("name")), required(str("default-currency")),
 			// every user signing in to the account gives a second factor (auth.MFAPolicy)
-			flag("mfa-required", false)},
+			flag("mfa-required", false),
+			{Name: "locale", Kind: engine.KindString, Default: "en-US"}},
 			computed(engine.AttrDef{Name: "psa?", Kind: engine.KindBool})),
-		Hooks: engine.Hooks{Compute: func(_ context.Context, c *engine.Call, recs []*engine.Record) error {
+		Hooks: engine.Hooks{Validate: validateLocale, Compute: func(_ context.Context, c *engine.Call, recs []*engine.Record) error {
 			for _, r := range recs {
 				psa, _, err := c.Tx.List(&engine.Query{Type: "integrated-products", AccountID: r.ID,
 					Where: []engine.Cond{engine.Eq("kind", "psa"), engine.Eq("connected", "true"), engine.Eq("enabled", "true")}, Limit: 1})
@@ -285,6 +287,19 @@ func syncIdentity(_ context.Context, c *engine.Call, rec, old *engine.Record) er
 		if err := c.Tx.Replace(m); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// validateLocale accepts a BCP 47 language tag (en-US, de-DE): the locale
+// documents format money, numbers and percentages in.
+func validateLocale(_ context.Context, _ *engine.Call, rec, _ *engine.Record) []error {
+	l, _ := rec.Attrs[views.NameLocale].(string)
+	if l == "" {
+		return nil
+	}
+	if _, err := language.Parse(l); err != nil {
+		return []error{engine.Invalid(engine.AttrPointer("locale"), "locale must be a BCP 47 language tag such as en-US or de-DE")}
 	}
 	return nil
 }

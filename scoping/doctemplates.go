@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"strings"
 
 	"github.com/scopekit/scopekit"
 	"github.com/scopekit/scopekit/engine"
@@ -43,13 +44,21 @@ func (s *Service) UploadTemplateFile(ctx context.Context, a *engine.Actor, id, f
 	}
 	// validated outside the write transaction (a large file takes a while),
 	// after the template is known to exist
+	lenient := false
 	if err := s.read(ctx, a, func(c *engine.Call) error {
-		_, err := c.GetVisible(ctx, def, id, engine.AnyActive(def))
+		rec, err := c.GetVisible(ctx, def, id, engine.AnyActive(def))
+		if err == nil {
+			lenient = views.DocumentTemplate{Record: rec}.Lenient()
+		}
 		return err
 	}); err != nil {
 		return nil, err
 	}
-	tags, err := checkTemplateFile(s.Documents.Tags, file)
+	tags, err := checkTemplateFile(ctx, s.Documents.Tags, file)
+	if err != nil {
+		return nil, err
+	}
+	problems, err := s.lintTemplateFile(ctx, file, lenient)
 	if err != nil {
 		return nil, err
 	}
@@ -60,6 +69,7 @@ func (s *Service) UploadTemplateFile(ctx context.Context, a *engine.Actor, id, f
 		}
 		rec := old.Clone()
 		setTemplateFile(rec, filename, file, tags)
+		rec.Attrs[views.NameProblems] = anyList(problems)
 		if err := c.Tx.Replace(rec); err != nil {
 			return nil, err
 		}
@@ -68,16 +78,56 @@ func (s *Service) UploadTemplateFile(ctx context.Context, a *engine.Actor, id, f
 }
 
 // checkTemplateFile runs the validator, turning its failures into
-// EINVALID errors about the file.
-func checkTemplateFile(validate func([]byte) ([]string, error), file []byte) ([]string, error) {
-	tags, err := validate(file)
+// EINVALID errors about the file; a validation stopped by ctx (the request
+// canceled or out of time) ends with ctx's error.
+func checkTemplateFile(ctx context.Context, validate func(context.Context, []byte) ([]string, error), file []byte) ([]string, error) {
+	tags, err := validate(ctx, file)
 	if err == nil {
 		return tags, nil
 	}
-	if se, ok := err.(*scopekit.Error); ok && se.Code == scopekit.EINVALID {
-		return nil, scopekit.Errorf(scopekit.EINVALID, "%s", se.Message)
+	return nil, checkError(ctx, err)
+}
+
+// checkError is a validator's error as the upload answers it.
+func checkError(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return ctx.Err()
 	}
-	return nil, scopekit.Errorf(scopekit.EINVALID, "the file is not a usable DOCX template: %v", err)
+	if se, ok := err.(*scopekit.Error); ok && se.Code == scopekit.EINVALID {
+		return scopekit.Errorf(scopekit.EINVALID, "%s", se.Message)
+	}
+	return scopekit.Errorf(scopekit.EINVALID, "the file is not a usable DOCX template: %v", err)
+}
+
+// lintTemplateFile checks the template's tags against the merge data: a
+// problem refuses a strict template (EINVALID listing them) and is
+// returned for a lenient one.
+func (s *Service) lintTemplateFile(ctx context.Context, file []byte, lenient bool) ([]string, error) {
+	if s.Documents.Lint == nil {
+		return nil, nil
+	}
+	problems, err := s.Documents.Lint(ctx, file)
+	if err != nil {
+		return nil, checkError(ctx, err)
+	}
+	if len(problems) == 0 || lenient {
+		return problems, nil
+	}
+	const shown = 10
+	msg := strings.Join(problems[:min(len(problems), shown)], "; ")
+	if len(problems) > shown {
+		msg += fmt.Sprintf("; and %d more", len(problems)-shown)
+	}
+	return nil, scopekit.FieldErrorf(scopekit.EINVALID, "file", "%s (set lenient to true to store the template anyway, with these listed in problems)", msg)
+}
+
+// anyList is a list attribute's value.
+func anyList(ss []string) []any {
+	list := make([]any, len(ss))
+	for i, s := range ss {
+		list[i] = s
+	}
+	return list
 }
 
 // templateFilename is the name a template's file is served under: its
@@ -98,11 +148,8 @@ func setTemplateFile(rec *engine.Record, filename string, file []byte, tags []st
 		rec.Attrs[views.NameFilename] = templateFilename(rec)
 	}
 	rec.Attrs[views.NameSize], rec.Attrs[views.NameSha256] = int64(len(file)), hex.EncodeToString(sum[:])
-	list := make([]any, len(tags))
-	for i, t := range tags {
-		list[i] = t
-	}
-	rec.Attrs[views.NameTags] = list
+	rec.Attrs[views.NameTags] = anyList(tags)
+	rec.Attrs[views.NameProblems] = []any{}
 }
 
 // TemplateFile returns the DOCX of a document template.
@@ -148,7 +195,8 @@ func (a *Admin) ensureBuiltinTemplates(accountID string) error {
 		rec.Attrs[views.NameActive], rec.Attrs[views.NameBuiltin] = true, true
 		var tags []string
 		if svcOf(c).Documents.Tags != nil {
-			if tags, err = svcOf(c).Documents.Tags(b.File); err != nil {
+			// the server's own templates: validated at once, not canceled
+			if tags, err = svcOf(c).Documents.Tags(context.Background(), b.File); err != nil {
 				return fmt.Errorf("built-in template %q: %w", b.Name, err)
 			}
 		}

@@ -52,10 +52,17 @@ const ContentTypeDOCX = "application/vnd.openxmlformats-officedocument.wordproce
 // DocumentConfig is what the document records need from outside scoping;
 // the composition root plugs in package documents' parts.
 type DocumentConfig struct {
-	// Tags validates a template file and returns the tag paths it uses.
-	// Its EINVALID errors are answered as they are; any other error means
-	// the file is not a DOCX. Without it template files cannot be uploaded.
-	Tags func(file []byte) ([]string, error)
+	// Tags validates a template file and returns the tag paths it uses,
+	// stopping with ctx's error when ctx ends first (the request's).
+	// Its EINVALID errors are answered as they are; any other error but
+	// ctx's means the file is not a DOCX. Without it template files cannot
+	// be uploaded.
+	Tags func(ctx context.Context, file []byte) ([]string, error)
+	// Lint checks a template's tags against the merge data and returns
+	// its problems (a path or loop the data does not have, with the
+	// nearest known one). A template with problems is refused unless it
+	// is lenient, which lists them in its problems attribute. Optional.
+	Lint func(ctx context.Context, file []byte) ([]string, error)
 	// MaxTemplateSize bounds an uploaded template file (ETOOLARGE above);
 	// 0 means no bound here (the adapter still limits the body).
 	MaxTemplateSize int
@@ -71,8 +78,9 @@ type DocumentConfig struct {
 func declareDocuments(s *engine.Schema) {
 	register(s, &engine.TypeDef{Name: "document-templates", Guard: "documents", Archives: true,
 		Attrs: cat([]engine.AttrDef{unique(str("name")), enum("format", "docx", "docx"), enum("template-format", "v2", "v2"),
-			str("filename")},
-			computed(num("size"), str("sha256"), engine.AttrDef{Name: "tags", Kind: engine.KindList}, flag("builtin", false))),
+			str("filename"), flag("lenient", false)},
+			computed(num("size"), str("sha256"), engine.AttrDef{Name: "tags", Kind: engine.KindList}, flag("builtin", false),
+				engine.AttrDef{Name: "problems", Kind: engine.KindList})),
 		Filters: with(eq("format"), "name", engine.FilterDef{Op: engine.OpContains}),
 		Blobs:   []string{BlobTemplateFile},
 	})

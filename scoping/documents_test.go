@@ -19,7 +19,7 @@ import (
 // docTags stands for package documents' template validator: a "DOCX" is
 // a file starting with "PK"; "PK tags:a,b" uses the tags a and b, "PK
 // unclosed" is a malformed template.
-func docTags(file []byte) ([]string, error) {
+func docTags(_ context.Context, file []byte) ([]string, error) {
 	s := string(file)
 	switch {
 	case !strings.HasPrefix(s, "PK"):
