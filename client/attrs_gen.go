@@ -20,6 +20,7 @@ const (
 	TypeCurrencies              = "currencies"
 	TypeDocumentTemplates       = "document-templates"
 	TypeExpenseCategories       = "expense-categories"
+	TypeGeneralTerms            = "general-terms"
 	TypeGovernances             = "governances"
 	TypeIdentityProviders       = "identity-providers"
 	TypeIntegratedProducts      = "integrated-products"
@@ -73,6 +74,7 @@ const (
 	NameAttempt                 = "attempt"
 	NameBlueprint               = "blueprint"
 	NameBlueprintItems          = "blueprint-items"
+	NameBody                    = "body"
 	NameBuiltin                 = "builtin"
 	NameCalculationType         = "calculation-type"
 	NameCity                    = "city"
@@ -360,6 +362,16 @@ type DocumentTemplateAttributes struct {
 // ExpenseCategoryAttributes are the attributes of a record of type expense-categories.
 type ExpenseCategoryAttributes struct {
 	Name      string     `json:"name"`
+	CreatedAt *time.Time `json:"created-at"` // computed: read-only
+	UpdatedAt *time.Time `json:"updated-at"` // computed: read-only
+	Active    bool       `json:"active"`
+}
+
+// GeneralTermAttributes are the attributes of a record of type general-terms.
+type GeneralTermAttributes struct {
+	Name      string     `json:"name"`
+	Body      string     `json:"body"`
+	Position  int64      `json:"position"`
 	CreatedAt *time.Time `json:"created-at"` // computed: read-only
 	UpdatedAt *time.Time `json:"updated-at"` // computed: read-only
 	Active    bool       `json:"active"`

@@ -16,6 +16,23 @@ type V2 struct {
 	Phases         []Phase        `json:"phases"`
 	ProjectPricing ProjectPricing `json:"project_pricing"`
 	Delivery       Delivery       `json:"delivery"`
+	GeneralTerms   []Term         `json:"general_terms"` // the account's, by position
+}
+
+// Term is one of the account's general terms: a clause every statement of
+// work of the account prints.
+type Term struct {
+	Name string `json:"name"`
+	Body string `json:"body"`
+}
+
+// termsOf returns the general terms of snap, an empty list when none.
+func termsOf(snap *views.Snapshot) []Term {
+	out := make([]Term, len(snap.GeneralTerms))
+	for i, t := range snap.GeneralTerms {
+		out[i] = Term{Name: t.Name(), Body: t.Body()}
+	}
+	return out
 }
 
 // Delivery is v2's delivery section: the project's delivery rollup and
@@ -62,6 +79,7 @@ type V2Project struct {
 	Teammates              []Person       `json:"teammates"` // removed teammates excluded
 	PaymentTerm            PaymentTerm    `json:"payment_term"`
 	UserDefinedFields      map[string]any `json:"user_defined_fields"`
+	ServiceCount           int            `json:"service_count"` // the project's services, managed ones included
 }
 
 // PaymentTerm is the project's payment term. A project without one is
@@ -112,7 +130,8 @@ func BuildV2(snap *views.Snapshot, now time.Time) *V2 {
 			TotalContractProfit:  res.TotalContractProfit,
 			TotalContractMargin:  res.TotalContractMargin,
 		},
-		Delivery: deliveryOf(snap),
+		Delivery:     deliveryOf(snap),
+		GeneralTerms: termsOf(snap),
 	}
 }
 
@@ -130,7 +149,7 @@ func projectV2(snap *views.Snapshot, now time.Time) V2Project {
 		LineOfBusiness: opt(snap.LineOfBusiness, views.LineOfBusiness.Name),
 		SalesExecutive: optPerson(snap.SalesExecutive), PresalesEngineer: optPerson(snap.PresalesEngineer),
 		Teammates:   make([]Person, len(snap.Teammates)),
-		PaymentTerm: PaymentTerm{IncludeExpenses: true},
+		PaymentTerm: PaymentTerm{IncludeExpenses: true}, ServiceCount: len(snap.Services),
 	}
 	for i, u := range snap.Teammates {
 		out.Teammates[i] = personOf(u)

@@ -91,6 +91,11 @@ func declareAccounts(s *engine.Schema) {
 			flag("include-expenses", true), flag("include-hardware", false), flag("default", false)},
 		Hooks: engine.Hooks{AfterWrite: func(_ context.Context, c *engine.Call, rec, _ *engine.Record) error { return keepOneDefault(c, rec) }}})
 
+	// The account's general terms: clauses every statement of work prints
+	// (active ones, by position), so a services team words them once.
+	register(s, &engine.TypeDef{Name: "general-terms", Guard: "settings", Archives: true,
+		Attrs: []engine.AttrDef{required(str("name")), required(text("body")), num("position")}})
+
 	register(s, &engine.TypeDef{Name: "integrated-products", Guard: "settings",
 		Attrs: []engine.AttrDef{required(str("name")), enum("kind", "other", "psa", "crm", "other"), str("vendor"),
 			{Name: "connected", Kind: engine.KindBool, Default: false, Index: true},

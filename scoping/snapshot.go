@@ -112,6 +112,12 @@ func fillSnapshot(c *engine.Call, snap *views.Snapshot) error {
 	if err := fillCatalog(c, snap); err != nil {
 		return err
 	}
+	terms, err := c.Find(views.TypeGeneralTerms, engine.Eq(views.NameActive, "true"))
+	if err != nil {
+		return err
+	}
+	sortByPosition(terms)
+	snap.GeneralTerms = views.Of[views.GeneralTerm](terms)
 	code := c.Actor.Account.Str(views.NameDefaultCurrency)
 	if t := snap.RateTable; t != nil && t.Currency() != "" {
 		code = t.Currency()

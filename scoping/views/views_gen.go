@@ -143,6 +143,13 @@ type ExpenseCategory struct{ *engine.Record }
 
 func (v ExpenseCategory) Name() string { return v.Str(NameName) }
 
+// GeneralTerm is a typed view of a record of type general-terms.
+type GeneralTerm struct{ *engine.Record }
+
+func (v GeneralTerm) Name() string    { return v.Str(NameName) }
+func (v GeneralTerm) Body() string    { return v.Str(NameBody) }
+func (v GeneralTerm) Position() int64 { return v.Int(NamePosition) }
+
 // Governance is a typed view of a record of type governances.
 type Governance struct{ *engine.Record }
 
