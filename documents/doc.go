@@ -34,6 +34,7 @@ import "errors"
 // package, XLSX from package workbook.
 const (
 	ContentTypeDOCX = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
+	ContentTypePPTX = "application/vnd.openxmlformats-officedocument.presentationml.presentation"
 	ContentTypePDF  = "application/pdf"
 	ContentTypeXLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 )

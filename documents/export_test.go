@@ -18,7 +18,7 @@ func TagScopes(tpl []byte) ([]ScopedPath, error) {
 	}
 	var out []ScopedPath
 	for _, name := range d.partNames() {
-		t, err := compile(context.Background(), name, d.parts[name])
+		t, err := d.compile(context.Background(), name)
 		if err != nil {
 			return nil, err
 		}
