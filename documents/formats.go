@@ -1,6 +1,8 @@
 package documents
 
 import (
+	"archive/zip"
+	"bytes"
 	"context"
 	"path"
 	"strings"
@@ -89,4 +91,21 @@ func numberedPart(name, dir, prefix string) bool {
 	d, file := path.Split(name)
 	n := strings.TrimSuffix(strings.TrimPrefix(file, prefix), ".xml")
 	return d == dir && strings.HasPrefix(file, prefix) && strings.HasSuffix(file, ".xml") && n != "" && digits(n) == len(n)
+}
+
+// Detect returns the format of an Office file (docx, pptx or xlsx) by
+// the main part it has, or "" when it is none of them (or not a zip).
+func Detect(file []byte) string {
+	zr, err := zip.NewReader(bytes.NewReader(file), int64(len(file)))
+	if err != nil {
+		return ""
+	}
+	for _, f := range zr.File {
+		for _, name := range []string{FormatDOCX, FormatPPTX, FormatXLSX} {
+			if f.Name == formats[name].main {
+				return name
+			}
+		}
+	}
+	return ""
 }
