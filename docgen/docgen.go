@@ -26,6 +26,7 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime/debug"
+	"strings"
 	"sync"
 	"time"
 
@@ -78,13 +79,15 @@ func New(svc *scoping.Service) *Pool {
 
 // Config returns the scoping configuration that validates templates with
 // package documents, gives every account the built-in Standard SOW and
-// wakes this pool when a document is queued.
+// Standard proposal and wakes this pool when a document is queued.
 func (p *Pool) Config() scoping.DocumentConfig {
 	return scoping.DocumentConfig{
-		Tags:            documents.Tags,
+		Tags:            documents.TagsFormat,
 		MaxTemplateSize: documents.MaxTemplateSize,
 		Builtins: []scoping.BuiltinTemplate{{Name: documents.StandardSOWName, Filename: "Standard SOW.docx",
-			File: documents.StandardSOW()}},
+			File: documents.StandardSOW()},
+			{Name: documents.StandardProposalName, Format: documents.FormatPPTX, Filename: "Standard proposal.pptx",
+				File: documents.StandardProposal()}},
 		Notify: p.Notify,
 	}
 }
@@ -297,15 +300,19 @@ func (p *Pool) Generate(ctx context.Context, job *scoping.DocumentJob) (out *sco
 			out.Failure = "the document template has no file"
 			return out
 		}
-		docx, err := documents.Render(ctx, job.Template, mergedata.BuildV2(snap, p.svc.Now()))
+		format := job.TemplateFormat
+		if format == "" {
+			format = documents.FormatDOCX
+		}
+		file, err := documents.RenderFormat(ctx, format, job.Template, mergedata.BuildV2(snap, p.svc.Now()))
 		if err != nil {
 			out.Failure = "the template could not be filled: " + userText(err)
 			return out
 		}
-		out.File, out.ContentType = docx, documents.ContentTypeDOCX
-		out.Filename = scoping.DocumentFilename(name, "SOW", "docx")
+		out.File, out.ContentType = file, documents.ContentType(format)
+		out.Filename = scoping.DocumentFilename(name, "SOW", format)
 		if doc.GeneratePdf() {
-			out.PDF, out.Failure = p.pdf(ctx, docx)
+			out.PDF, out.Failure = p.pdf(ctx, file, strings.ToUpper(format))
 		}
 	case scoping.DocumentPricing, scoping.DocumentBreakdown:
 		build, what := workbook.Pricing, "Pricing"
@@ -324,18 +331,18 @@ func (p *Pool) Generate(ctx context.Context, job *scoping.DocumentJob) (out *sco
 	return out
 }
 
-// pdf converts the DOCX; a failure keeps the DOCX and says why there is
-// no PDF.
-func (p *Pool) pdf(ctx context.Context, docx []byte) ([]byte, string) {
+// pdf converts the file (a DOCX, PPTX or XLSX, named by what); a failure
+// keeps the file and says why there is no PDF.
+func (p *Pool) pdf(ctx context.Context, file []byte, what string) ([]byte, string) {
 	if p.Converter == nil {
-		return nil, "no PDF was made: this server has no PDF converter (LibreOffice's soffice is not installed); the DOCX is available"
+		return nil, "no PDF was made: this server has no PDF converter (LibreOffice's soffice is not installed); the " + what + " is available"
 	}
-	pdf, err := p.Converter.ToPDF(ctx, docx)
+	pdf, err := p.Converter.ToPDF(ctx, file)
 	switch {
 	case errors.Is(err, documents.ErrNoConverter):
-		return nil, "no PDF was made: LibreOffice's soffice is not installed on this server; the DOCX is available"
+		return nil, "no PDF was made: LibreOffice's soffice is not installed on this server; the " + what + " is available"
 	case err != nil:
-		return nil, "no PDF was made: the conversion failed (" + userText(err) + "); the DOCX is available"
+		return nil, "no PDF was made: the conversion failed (" + userText(err) + "); the " + what + " is available"
 	}
 	return pdf, ""
 }

@@ -91,7 +91,8 @@ func (s *Server) uploadTemplateFile(c *call) error {
 	if ct == "" {
 		return scopekit.Errorf(scopekit.EBADREQUEST, "Content-Type header is required: use %s", scoping.ContentTypeDOCX)
 	}
-	if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != scoping.ContentTypeDOCX {
+	mt, _, err := mime.ParseMediaType(ct)
+	if err != nil || (mt != scoping.ContentTypeDOCX && mt != scoping.ContentTypePPTX && mt != scoping.ContentTypeXLSX) {
 		return scopekit.Errorf(scopekit.EUNSUPPORTEDMEDIA, "Content-Type must be %s (the DOCX itself is the body), not %q", scoping.ContentTypeDOCX, ct)
 	}
 	limit := int64(s.Svc.Documents.MaxTemplateSize)
@@ -122,7 +123,7 @@ func (s *Server) uploadTemplateFile(c *call) error {
 			filename = safeFilename(params["filename"])
 		}
 	}
-	res, err := s.Svc.UploadTemplateFile(c.r.Context(), c.actor, c.params.ByName("id"), filename, file)
+	res, err := s.Svc.UploadTemplateFile(c.r.Context(), c.actor, c.params.ByName("id"), filename, mt, file)
 	if err != nil {
 		return err
 	}

@@ -74,10 +74,10 @@ func build() ([]byte, error) {
 
 // Colours and sizes (EMU: 914400 per inch, 12700 per point).
 const (
-	navy  = "1F3864"
-	blue  = "2E74B5"
-	grey  = "595959"
-	light = "DEEAF6"
+	navy           = "1F3864"
+	blue           = "2E74B5"
+	grey           = "595959"
+	light          = "DEEAF6"
 	slideW, slideH = 12192000, 6858000
 	margin         = 609600
 )
