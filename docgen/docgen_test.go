@@ -155,7 +155,9 @@ func TestGenerate(t *testing.T) {
 		{name: "template that cannot be filled", docType: "sow", tamper: func(j *scoping.DocumentJob) { j.Template = []byte("not a zip") },
 			failure: "the template could not be filled"},
 		{name: "sow from a pptx template", docType: "sow", pdf: true, conv: fakeConverter{err: errors.New("soffice exited 81")},
-			tamper: func(j *scoping.DocumentJob) { j.Template, j.TemplateFormat = documents.StandardProposal(), documents.FormatPPTX },
+			tamper: func(j *scoping.DocumentJob) {
+				j.Template, j.TemplateFormat = documents.StandardProposal(), documents.FormatPPTX
+			},
 			file: documents.ContentTypePPTX, filename: "Globex firewall refresh - SOW.pptx", failure: "the conversion failed (soffice exited 81); the PPTX is available"},
 		{name: "pricing", docType: "pricing", file: documents.ContentTypeXLSX, filename: "Globex firewall refresh - Pricing.xlsx"},
 		{name: "breakdown", docType: "breakdown", file: documents.ContentTypeXLSX, filename: "Globex firewall refresh - Breakdown.xlsx"},

@@ -531,7 +531,7 @@ func TestBuiltinTemplatesForExistingAccounts(t *testing.T) {
 	e := mustEnv(t)
 	ctx := context.Background()
 	cfg := e.svc.Documents
-	cfg.Builtins = cfg.Builtins[:1] // the Standard SOW alone: the Standard proposal is ensured the same way
+	cfg.Builtins = cfg.Builtins[:1]            // the Standard SOW alone: the Standard proposal is ensured the same way
 	e.svc.Documents = scoping.DocumentConfig{} // as a server without documents made it
 	require.NoError(t, e.svc.Setup(ctx, func(a *scoping.Admin) error {
 		acct, err := a.EnsureAccount("initech", "Initech", "USD")
