@@ -90,16 +90,8 @@ func xlsxStateOf(d *docx) (*xlsxState, error) {
 	}
 	st := &xlsxState{rows: map[string][]int{}}
 	if b := d.extra[sharedStringsPart]; b != nil {
-		s := &scanner{b: b}
 		start := -1
-		for {
-			tok, err := s.next()
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				return nil, invalid("the template's %s is not well-formed XML: %v", sharedStringsPart, err)
-			}
+		err := tokens(context.Background(), &scanner{b: b}, func(tok xtoken) error {
 			switch {
 			case tok.kind == tokStart && string(tok.name) == "si" && tok.empty:
 				st.sst = append(st.sst, nil)
@@ -108,6 +100,10 @@ func xlsxStateOf(d *docx) (*xlsxState, error) {
 			case tok.kind == tokEnd && string(tok.name) == "si" && start >= 0:
 				st.sst, start = append(st.sst, b[start:tok.start]), -1
 			}
+			return nil
+		})
+		if err != nil {
+			return nil, invalid("the template's %s is not well-formed XML: %v", sharedStringsPart, err)
 		}
 	}
 	d.aux = st
@@ -130,19 +126,9 @@ func prepareSheet(ctx context.Context, d *docx, name string, b []byte) ([]byte, 
 	s := &scanner{b: b}
 	copied, lastRow := 0, 0
 	var rows []int
-	for i := 0; ; i++ {
-		if i%checkEvery == 0 && ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		tok, err := s.next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, bad(err)
-		}
+	err = tokens(ctx, s, func(tok xtoken) error {
 		if tok.kind != tokStart {
-			continue
+			return nil
 		}
 		switch string(tok.name) {
 		case "row":
@@ -158,11 +144,11 @@ func prepareSheet(ctx context.Context, d *docx, name string, b []byte) ([]byte, 
 			rows = append(rows, n)
 		case "c":
 			if tok.empty {
-				continue
+				return nil
 			}
 			c, err := readCell(s, tok)
 			if err != nil {
-				return nil, bad(err)
+				return err
 			}
 			attrs := decodeAttrs(tok.attrs)
 			var inner []byte
@@ -175,11 +161,11 @@ func prepareSheet(ctx context.Context, d *docx, name string, b []byte) ([]byte, 
 				inner = c.is
 			}
 			if !bytes.ContainsAny(inner, "{}") {
-				continue
+				return nil
 			}
 			runs, text, err := richRuns(ctx, inner)
 			if err != nil {
-				return nil, bad(err)
+				return err
 			}
 			mark := "t"
 			if oneValueTag(text) {
@@ -192,10 +178,37 @@ func prepareSheet(ctx context.Context, d *docx, name string, b []byte) ([]byte, 
 			w.WriteString("</is></c>")
 			copied = c.end
 		}
+		return nil
+	})
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	if err != nil {
+		return nil, bad(err)
 	}
 	w.Write(b[copied:])
 	st.rows[name] = rows
 	return w.Bytes(), nil
+}
+
+// tokens calls fn with each token of s until the end, an error of the
+// scanner or of fn, or the end of ctx.
+func tokens(ctx context.Context, s *scanner, fn func(xtoken) error) error {
+	for i := 0; ; i++ {
+		if i%checkEvery == 0 && ctx.Err() != nil {
+			return ctx.Err()
+		}
+		tok, err := s.next()
+		if err == io.EOF {
+			return nil
+		}
+		if err == nil {
+			err = fn(tok)
+		}
+		if err != nil {
+			return err
+		}
+	}
 }
 
 // cell is a cell element read by readCell: its end and the bytes of its
@@ -316,16 +329,9 @@ func finishSheet(d *docx, name string, b []byte) ([]byte, error) {
 	prevOrig, prevNew, cur, maxRow, maxCol := 0, 0, 0, 0, 0
 	first := map[int]int{}
 	dimAt, dimFrom := -1, "A1"
-	for {
-		tok, err := s.next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, fmt.Errorf("documents: rendered %s: %w", name, err)
-		}
+	err = tokens(context.Background(), s, func(tok xtoken) error {
 		if tok.kind != tokStart {
-			continue
+			return nil
 		}
 		switch string(tok.name) {
 		case "dimension":
@@ -359,11 +365,11 @@ func finishSheet(d *docx, name string, b []byte) ([]byte, error) {
 			copied = tok.end
 			if mark == "" || tok.empty {
 				w.startTag("c", setAttr(attrs, cellMark, ""), tok.empty)
-				continue
+				return nil
 			}
 			c, err := readCell(s, tok)
 			if err != nil {
-				return nil, fmt.Errorf("documents: rendered %s: %w", name, err)
+				return err
 			}
 			copied = c.end
 			writeCell(w, setAttr(attrs, cellMark, ""), mark, c.is)
@@ -374,6 +380,10 @@ func finishSheet(d *docx, name string, b []byte) ([]byte, error) {
 			w.startTag("mergeCell", setAttr(attrs, "ref", moveRef(from, first)+":"+moveRef(to, first)), tok.empty)
 			copied = tok.end
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("documents: rendered %s: %w", name, err)
 	}
 	w.Write(b[copied:])
 	res := w.Bytes()
