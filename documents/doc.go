@@ -26,6 +26,15 @@
 //	{^phases}…{/phases}             an inverted section: shown when the value is missing, false or empty
 //	{#a.b == "x" && n > 1}…{/}      a condition: == != > < >= <= && || ! and parentheses
 //	{.}  {phases.length}            the current item; the length of a list or text
+//	{phases[0].name} {$index} {this.name} {a ? b : c} {a + b} {a === b}
+//	{x | money} {x | number:2} {x | percent} {d | date:"2 January 2006"}
+//	{x | upper} {x | lower} {x | default:"…"} {x | required}
+//
+// The syntax is the anchor's (docxtemplater's angular parser). Lint
+// checks a template's paths against a Schema of the merge data (v2's
+// generated JSON Schema); filters format with golang.org/x/text in merge
+// data's locale and currency; a required value that is missing fails
+// Render.
 //
 // Tags are found on a paragraph's joined text, so a tag Word split over
 // several runs still works; the value takes the formatting of the tag's

@@ -86,6 +86,17 @@ func TagsFormat(ctx context.Context, format string, template []byte) ([]string, 
 	return tags(ctx, f, template)
 }
 
+// LintFormat lints a template of the given format as Lint does a DOCX.
+//
+// Errors: as Lint's; EINVALID (field "format") for an unknown format.
+func LintFormat(ctx context.Context, format string, template []byte, s *Schema) ([]string, error) {
+	f, err := formatOf(format)
+	if err != nil {
+		return nil, err
+	}
+	return lint(ctx, f, template, s)
+}
+
 // numberedPart reports whether name is dir/prefix<n>.xml.
 func numberedPart(name, dir, prefix string) bool {
 	d, file := path.Split(name)

@@ -135,22 +135,27 @@ var (
 
 // renderer writes a compiled part filled from data.
 type renderer struct {
-	ctx    context.Context
-	d      *dialect
-	w      out
-	scopes []any
-	steps  int
-	paras  int // paragraphs written so far
+	ctx   context.Context
+	d     *dialect
+	w     out
+	env   env
+	steps int
+	paras int  // paragraphs written so far
+	at    *tag // the tag being evaluated, for a required value's error
 }
 
 func (t *template) render(ctx context.Context, data any) ([]byte, error) {
-	r := &renderer{ctx: ctx, d: t.d, w: out{limit: outputLimit}, scopes: []any{data}}
+	r := &renderer{ctx: ctx, d: t.d, w: out{limit: outputLimit}, env: env{scopes: []any{data}, index: []int{-1}}}
 	// most of a large part is usually copied as it is: room for it at once
 	// rather than growing (and copying) the buffer to it
 	r.w.Grow(min(t.size+t.size/8, outputLimit))
 	r.node(t.root)
 	if err := ctx.Err(); err != nil {
 		return nil, err
+	}
+	if req, ok := r.env.err.(errRequired); ok {
+		return nil, scopekit.FieldErrorf(scopekit.EINVALID, "file",
+			"a required value is missing: %s in %s has no value (the data has nothing at %s)", r.at.src, r.at.where(), describe(req.expr.a))
 	}
 	if errors.Is(r.w.err, errTooLarge) {
 		return nil, scopekit.FieldErrorf(scopekit.EINVALID, "file",
@@ -216,28 +221,33 @@ func (r *renderer) kids(n *node) {
 // truthy value (or a false one when inverted), or not at all.
 func (r *renderer) section(n *node) {
 	e := n.tag.expr
-	v := e.eval(r.scopes)
+	v := r.eval(n.tag)
+	if r.w.err != nil {
+		return
+	}
 	switch {
 	case n.tag.op == '^':
 		if !truthy(v) {
 			r.kids(n)
 		}
-	case e.op != "path":
+	case !e.isPath():
 		if truthy(v) {
 			r.kids(n)
 		}
 	default:
 		items, ok := v.([]any)
 		if !ok {
-			if !truthy(v) {
-				return
+			if truthy(v) {
+				r.env.push(v, -1)
+				r.kids(n)
+				r.env.pop()
 			}
-			items = []any{v}
+			return
 		}
-		for _, it := range items {
-			r.scopes = append(r.scopes, it)
+		for i, it := range items {
+			r.env.push(it, i)
 			r.kids(n)
-			r.scopes = r.scopes[:len(r.scopes)-1]
+			r.env.pop()
 			if r.w.full() {
 				return
 			}
@@ -245,11 +255,21 @@ func (r *renderer) section(n *node) {
 	}
 }
 
+// eval evaluates a tag's expression; a required value found missing
+// stops the rendering.
+func (r *renderer) eval(t *tag) any {
+	v := t.expr.eval(&r.env)
+	if r.env.err != nil && r.w.err == nil {
+		r.at, r.w.err = t, r.env.err
+	}
+	return v
+}
+
 // value writes a value tag as runs with the tag's run properties; new
 // lines become line breaks and tabs tabs.
 func (r *renderer) value(n *node) {
-	s := text(n.tag.expr.eval(r.scopes))
-	if s == "" {
+	s := text(r.eval(n.tag))
+	if s == "" || r.w.err != nil {
 		return
 	}
 	s = strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\r", "\n")

@@ -36,7 +36,7 @@ func (t *tag) kindName() string {
 	switch {
 	case t.op == '^':
 		return "inverted section"
-	case t.expr != nil && t.expr.op == "path":
+	case t.expr != nil && t.expr.isPath():
 		return "loop"
 	}
 	return "condition"

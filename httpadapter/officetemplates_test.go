@@ -29,8 +29,9 @@ func zipEntry(t *testing.T, b []byte, name string) string {
 }
 
 // Ensure PowerPoint and Excel templates work end to end over HTTP: each
-// uploads with its own media type (another format's is 415, a bad zip or
-// a malformed tag 422 naming the slide's paragraph or the cell), fills for
+// uploads with its own media type (another format's is 415, a bad zip, a
+// malformed tag or an unknown path 422 naming the slide's paragraph or the
+// cell), fills for
 // the demo project, and downloads as its format; a template's format does
 // not change under its file.
 func TestOfficeTemplatesOverHTTP(t *testing.T) {
@@ -57,6 +58,12 @@ func TestOfficeTemplatesOverHTTP(t *testing.T) {
 	r = e.upload(file, admin, broken, ct(scoping.ContentTypePPTX)...)
 	require.Equal(t, http.StatusUnprocessableEntity, r.Status, "%s", r.Body)
 	assert.Contains(t, r.firstError()["detail"], "of slide 2")
+	misspelled := replaceEntry(t, documents.StandardProposal(), "ppt/slides/slide1.xml", func(s string) string {
+		return strings.Replace(s, "{project.client_name}", "{project.client_nme | upper}", 1)
+	})
+	r = e.upload(file, admin, misspelled, ct(scoping.ContentTypePPTX)...)
+	require.Equal(t, http.StatusUnprocessableEntity, r.Status, "%s", r.Body)
+	assert.Contains(t, r.firstError()["detail"], "unknown path project.client_nme in {project.client_nme | upper} in paragraph 5 of slide 1: did you mean project.client_name?")
 	r = e.upload(file, admin, documents.StandardProposal(), ct(scoping.ContentTypePPTX+"; charset=binary")...)
 	require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
 	assert.Equal(t, "Our proposal.pptx", r.attr("filename"))

@@ -11,6 +11,7 @@ import (
 type V2 struct {
 	Project        V2Project      `json:"project"`
 	Currency       Currency       `json:"currency"`
+	Locale         string         `json:"locale"` // the account's (BCP 47): the locale filters format in
 	Locations      []Location     `json:"locations"`
 	Phases         []Phase        `json:"phases"`
 	ProjectPricing ProjectPricing `json:"project_pricing"`
@@ -96,6 +97,7 @@ func BuildV2(snap *views.Snapshot, now time.Time) *V2 {
 	return &V2{
 		Project:   projectV2(snap, now),
 		Currency:  currencyOf(res),
+		Locale:    localeOf(snap),
 		Locations: locations,
 		Phases:    phases,
 		ProjectPricing: ProjectPricing{
@@ -146,4 +148,12 @@ func projectV2(snap *views.Snapshot, now time.Time) V2Project {
 		out.UserDefinedFields[k] = v
 	}
 	return out
+}
+
+// localeOf is the account's locale, en-US when it has none.
+func localeOf(snap *views.Snapshot) string {
+	if l := snap.Account.Locale(); l != "" {
+		return l
+	}
+	return "en-US"
 }

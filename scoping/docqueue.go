@@ -93,6 +93,19 @@ func (s *Service) ClaimDocument(ctx context.Context, lease time.Duration) (*Docu
 	return job, err
 }
 
+// QueuedDocuments counts the project documents waiting for a worker, in
+// every account: the depth of the generation queue.
+func (s *Service) QueuedDocuments(ctx context.Context) (int, error) {
+	var n int
+	err := s.Store().View(ctx, func(tx engine.Tx) error {
+		var err error
+		_, n, err = tx.List(&engine.Query{Type: views.TypeProjectDocuments, AllAccounts: true,
+			Where: []engine.Cond{engine.Eq(views.NameStatus, DocumentQueued)}, Limit: 1})
+		return err
+	})
+	return n, err
+}
+
 // JobSnapshot reads the snapshot of a claimed document's project, as the
 // account sees it (no user's visibility applies to the worker).
 func (s *Service) JobSnapshot(ctx context.Context, job *DocumentJob) (*views.Snapshot, error) {

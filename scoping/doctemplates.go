@@ -49,10 +49,11 @@ func (s *Service) UploadTemplateFile(ctx context.Context, a *engine.Actor, id, f
 	// validated outside the write transaction (a large file takes a while),
 	// after the template is known to exist
 	var format string
+	lenient := false
 	if err := s.read(ctx, a, func(c *engine.Call) error {
 		rec, err := c.GetVisible(ctx, def, id, engine.AnyActive(def))
 		if err == nil {
-			format = templateFormat(rec)
+			format, lenient = templateFormat(rec), views.DocumentTemplate{Record: rec}.Lenient()
 		}
 		return err
 	}); err != nil {
@@ -66,6 +67,10 @@ func (s *Service) UploadTemplateFile(ctx context.Context, a *engine.Actor, id, f
 	if err != nil {
 		return nil, err
 	}
+	problems, err := s.lintTemplateFile(ctx, format, file, lenient)
+	if err != nil {
+		return nil, err
+	}
 	return s.writeRecord(ctx, a, def, func(c *engine.Call) (*engine.Record, error) {
 		old, err := c.GetVisible(ctx, def, id, engine.AnyActive(def))
 		if err != nil {
@@ -73,6 +78,7 @@ func (s *Service) UploadTemplateFile(ctx context.Context, a *engine.Actor, id, f
 		}
 		rec := old.Clone()
 		setTemplateFile(rec, filename, file, tags)
+		rec.Attrs[views.NameProblems] = anyList(problems)
 		if err := c.Tx.Replace(rec); err != nil {
 			return nil, err
 		}
@@ -88,13 +94,18 @@ func checkTemplateFile(ctx context.Context, validate func(context.Context, strin
 	if err == nil {
 		return tags, nil
 	}
+	return nil, checkError(ctx, format, err)
+}
+
+// checkError is a validator's error as the upload answers it.
+func checkError(ctx context.Context, format string, err error) error {
 	if ctx.Err() != nil {
-		return nil, ctx.Err()
+		return ctx.Err()
 	}
 	if se, ok := err.(*scopekit.Error); ok && se.Code == scopekit.EINVALID {
-		return nil, scopekit.Errorf(scopekit.EINVALID, "%s", se.Message)
+		return scopekit.Errorf(scopekit.EINVALID, "%s", se.Message)
 	}
-	return nil, scopekit.Errorf(scopekit.EINVALID, "the file is not a usable %s template: %v", strings.ToUpper(format), err)
+	return scopekit.Errorf(scopekit.EINVALID, "the file is not a usable %s template: %v", strings.ToUpper(format), err)
 }
 
 // templateFormat is a template's format, docx when unset.
@@ -103,6 +114,37 @@ func templateFormat(rec *engine.Record) string {
 		return f
 	}
 	return "docx"
+}
+
+// lintTemplateFile checks the template's tags against the merge data: a
+// problem refuses a strict template (EINVALID listing them) and is
+// returned for a lenient one.
+func (s *Service) lintTemplateFile(ctx context.Context, format string, file []byte, lenient bool) ([]string, error) {
+	if s.Documents.Lint == nil {
+		return nil, nil
+	}
+	problems, err := s.Documents.Lint(ctx, format, file)
+	if err != nil {
+		return nil, checkError(ctx, format, err)
+	}
+	if len(problems) == 0 || lenient {
+		return problems, nil
+	}
+	const shown = 10
+	msg := strings.Join(problems[:min(len(problems), shown)], "; ")
+	if len(problems) > shown {
+		msg += fmt.Sprintf("; and %d more", len(problems)-shown)
+	}
+	return nil, scopekit.FieldErrorf(scopekit.EINVALID, "file", "%s (set lenient to true to store the template anyway, with these listed in problems)", msg)
+}
+
+// anyList is a list attribute's value.
+func anyList(ss []string) []any {
+	list := make([]any, len(ss))
+	for i, s := range ss {
+		list[i] = s
+	}
+	return list
 }
 
 // templateFilename is the name a template's file is served under: its
@@ -123,11 +165,8 @@ func setTemplateFile(rec *engine.Record, filename string, file []byte, tags []st
 		rec.Attrs[views.NameFilename] = templateFilename(rec)
 	}
 	rec.Attrs[views.NameSize], rec.Attrs[views.NameSha256] = int64(len(file)), hex.EncodeToString(sum[:])
-	list := make([]any, len(tags))
-	for i, t := range tags {
-		list[i] = t
-	}
-	rec.Attrs[views.NameTags] = list
+	rec.Attrs[views.NameTags] = anyList(tags)
+	rec.Attrs[views.NameProblems] = []any{}
 }
 
 // TemplateFile returns the DOCX of a document template.

@@ -78,6 +78,12 @@ type DocumentConfig struct {
 	// are; any other error but ctx's means the file is not of the format.
 	// Without it template files cannot be uploaded.
 	Tags func(ctx context.Context, format string, file []byte) ([]string, error)
+	// Lint checks the tags of a template file of a format against the
+	// merge data and returns its problems (a path or loop the data does
+	// not have, with the nearest known one). A template with problems is
+	// refused unless it is lenient, which lists them in its problems
+	// attribute. Optional.
+	Lint func(ctx context.Context, format string, file []byte) ([]string, error)
 	// MaxTemplateSize bounds an uploaded template file (ETOOLARGE above);
 	// 0 means no bound here (the adapter still limits the body).
 	MaxTemplateSize int
@@ -93,8 +99,9 @@ type DocumentConfig struct {
 func declareDocuments(s *engine.Schema) {
 	register(s, &engine.TypeDef{Name: "document-templates", Guard: "documents", Archives: true,
 		Attrs: cat([]engine.AttrDef{unique(str("name")), enum("format", "docx", "docx", "pptx", "xlsx"), enum("template-format", "v2", "v2"),
-			str("filename")},
-			computed(num("size"), str("sha256"), engine.AttrDef{Name: "tags", Kind: engine.KindList}, flag("builtin", false))),
+			str("filename"), flag("lenient", false)},
+			computed(num("size"), str("sha256"), engine.AttrDef{Name: "tags", Kind: engine.KindList}, flag("builtin", false),
+				engine.AttrDef{Name: "problems", Kind: engine.KindList})),
 		Filters: with(eq("format"), "name", engine.FilterDef{Op: engine.OpContains}),
 		Blobs:   []string{BlobTemplateFile},
 		Hooks:   engine.Hooks{Validate: validateTemplate},
