@@ -77,9 +77,9 @@ func TestStandardProposalDemo(t *testing.T) {
 		require.Contains(t, slides[0], want)
 	}
 	require.Contains(t, slides[1], "Assess Globex's network and replace its perimeter firewalls.")
-	require.Contains(t, slides[2], "Firewall deployment|1.00|16.25|$3250.00|")
-	require.Contains(t, slides[2], "Professional services||48.86|$9669.25|")
-	require.Contains(t, slides[3], "Contract total (USD)|$10794.25|")
+	require.Contains(t, slides[2], "Firewall deployment|1.00|16.25|$3,250.00|")
+	require.Contains(t, slides[2], "Professional services||48.86|$9,669.25|")
+	require.Contains(t, slides[3], "Contract total (USD)|$10,794.25|")
 }
 
 // pdfText converts an Office file to PDF (skipping without LibreOffice and
@@ -110,7 +110,7 @@ func pdfText(t *testing.T, file []byte) (string, string) {
 // slides a person looks at.
 func TestStandardProposalPDF(t *testing.T) {
 	path, txt := pdfText(t, proposal(t))
-	for _, want := range []string{demodata.ProjectName, "Prepared for Globex Corporation", "Firewall deployment", "$10794.25"} {
+	for _, want := range []string{demodata.ProjectName, "Prepared for Globex Corporation", "Firewall deployment", "$10,794.25"} {
 		require.Contains(t, txt, want)
 	}
 	dir := filepath.Dir(path)

@@ -84,7 +84,7 @@ func TestOfficeTemplatesOverHTTP(t *testing.T) {
 	assert.Equal(t, scoping.ContentTypePPTX, dl.Header.Get("Content-Type"))
 	assert.Contains(t, dl.Header.Get("Content-Disposition"), "SOW.pptx")
 	assert.Contains(t, zipEntry(t, dl.Body, "ppt/slides/slide1.xml"), "Globex firewall refresh")
-	assert.Contains(t, zipEntry(t, dl.Body, "ppt/slides/slide4.xml"), "10794.25")
+	assert.Contains(t, zipEntry(t, dl.Body, "ppt/slides/slide4.xml"), "$10,794.25")
 	bad := e.download("/acme/v1/project-documents/"+id+"/download?format=docx", admin)
 	require.Equal(t, http.StatusBadRequest, bad.Status)
 	assert.Contains(t, bad.firstError()["detail"], "format must be pptx or pdf")

@@ -195,16 +195,16 @@ func servicesSlide() string {
 			row(cell("{#phases}{name}", 12, navy, true, "l", light), cell("", 12, navy, true, "r", light),
 				cell("", 12, navy, true, "r", light), cell("", 12, navy, true, "r", light)),
 			row(cell("{#services}{name}", 11, "262626", false, "l", ""), cell("{quantity}", 11, "262626", false, "r", ""),
-				cell("{total_hours}", 11, "262626", false, "r", ""), cell("{currency.unit}{revenue}{/services}{/phases}", 11, "262626", false, "r", "")),
+				cell("{total_hours}", 11, "262626", false, "r", ""), cell("{revenue | money}{/services}{/phases}", 11, "262626", false, "r", "")),
 			row(cell("{#project_pricing.project_governance.revenue > 0}Project management", 11, "262626", false, "l", ""), cell("", 11, "262626", false, "r", ""),
 				cell("{project_pricing.project_governance.hours}", 11, "262626", false, "r", ""),
-				cell("{currency.unit}{project_pricing.project_governance.revenue}{/}", 11, "262626", false, "r", "")),
+				cell("{project_pricing.project_governance.revenue | money}{/}", 11, "262626", false, "r", "")),
 			row(cell("{#project_pricing.professional_services.revenue_adjustment != 0}Adjustments", 11, "262626", false, "l", ""), cell("", 11, "262626", false, "r", ""),
 				cell("", 11, "262626", false, "r", ""),
-				cell("{currency.unit}{project_pricing.professional_services.revenue_adjustment}{/}", 11, "262626", false, "r", "")),
+				cell("{project_pricing.professional_services.revenue_adjustment | money}{/}", 11, "262626", false, "r", "")),
 			row(cell("Professional services", 12, navy, true, "l", light), cell("", 12, navy, true, "r", light),
 				cell("{project_pricing.professional_services.hours}", 12, navy, true, "r", light),
-				cell("{currency.unit}{project_pricing.professional_services.ps_revenue}", 12, navy, true, "r", light))) +
+				cell("{project_pricing.professional_services.ps_revenue | money}", 12, navy, true, "r", light))) +
 		textBox("None", margin, 5257800, slideW-2*margin, 457200, "t",
 			para("l", 0, run("{^phases}No services are scoped yet.{/phases}", 16, grey, false))) +
 		footer()
@@ -217,12 +217,12 @@ func investmentSlide() string {
 	}
 	return heading("Investment") +
 		table("Investment", margin, 1447800, widths,
-			line("Professional services ({project_pricing.professional_services.hours} hours)", "{currency.unit}{project_pricing.professional_services.ps_revenue}"),
-			line("{#project.payment_term.include_expenses}Travel and expense", "{currency.unit}{project_pricing.travel_and_expense.revenue}{/project.payment_term.include_expenses}"),
-			line("{#project.payment_term.include_hardware}Materials", "{currency.unit}{project_pricing.materials.revenue}{/project.payment_term.include_hardware}"),
-			line("{#project_pricing.managed_services.revenue > 0}Managed services", "{currency.unit}{project_pricing.managed_services.revenue}{/}"),
+			line("Professional services ({project_pricing.professional_services.hours} hours)", "{project_pricing.professional_services.ps_revenue | money}"),
+			line("{#project.payment_term.include_expenses}Travel and expense", "{project_pricing.travel_and_expense.revenue | money}{/project.payment_term.include_expenses}"),
+			line("{#project.payment_term.include_hardware}Materials", "{project_pricing.materials.revenue | money}{/project.payment_term.include_hardware}"),
+			line("{#project_pricing.managed_services.revenue > 0}Managed services", "{project_pricing.managed_services.revenue | money}{/}"),
 			row(cell("Contract total ({currency.code})", 16, "FFFFFF", true, "l", navy),
-				cell("{currency.unit}{project_pricing.total_contract_value}", 16, "FFFFFF", true, "r", navy))) +
+				cell("{project_pricing.total_contract_value | money}", 16, "FFFFFF", true, "r", navy))) +
 		textBox("Terms", margin, 4114800, slideW-2*margin, 1371600, "t",
 			para("l", 6, run("Payment terms: {project.payment_term.name}", 14, grey, false)),
 			para("l", 0, run(`{#project.payment_term.pricing_model == "fixed_fee"}A fixed fee, invoiced as the payment terms say.{/}{#project.payment_term.pricing_model == "time_and_materials"}Time and materials: hours are billed as worked; the figures above are an estimate.{/}`, 14, grey, false))) +
