@@ -26,6 +26,7 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime/debug"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -109,14 +110,16 @@ func New(svc *scoping.Service) *Pool {
 
 // Config returns the scoping configuration that validates templates with
 // package documents, gives every account the built-in Standard SOW and
-// wakes this pool when a document is queued.
+// Standard proposal and wakes this pool when a document is queued.
 func (p *Pool) Config() scoping.DocumentConfig {
 	return scoping.DocumentConfig{
-		Tags:            documents.Tags,
+		Tags:            documents.TagsFormat,
 		Lint:            lintV2,
 		MaxTemplateSize: documents.MaxTemplateSize,
 		Builtins: []scoping.BuiltinTemplate{{Name: documents.StandardSOWName, Filename: "Standard SOW.docx",
-			File: documents.StandardSOW()}},
+			File: documents.StandardSOW()},
+			{Name: documents.StandardProposalName, Format: documents.FormatPPTX, Filename: "Standard proposal.pptx",
+				File: documents.StandardProposal()}},
 		Notify: p.Notify,
 	}
 }
@@ -132,8 +135,8 @@ var schemaV2 = sync.OnceValue(func() *documents.Schema {
 })
 
 // lintV2 checks a template's tags against v2 merge data.
-func lintV2(ctx context.Context, file []byte) ([]string, error) {
-	return documents.Lint(ctx, file, schemaV2())
+func lintV2(ctx context.Context, format string, file []byte) ([]string, error) {
+	return documents.LintFormat(ctx, format, file, schemaV2())
 }
 
 // Notify wakes an idle worker; it never blocks.
@@ -358,20 +361,24 @@ func (p *Pool) Generate(ctx context.Context, job *scoping.DocumentJob) (out *sco
 			out.Failure = "the document template has no file"
 			return out
 		}
+		format := job.TemplateFormat
+		if format == "" {
+			format = documents.FormatDOCX
+		}
 		data, _ := step(ctx, p.svc, "mergedata.build", func(context.Context) (*mergedata.V2, error) {
 			return mergedata.BuildV2(snap, p.svc.Now()), nil
 		})
-		docx, err := step(ctx, p.svc, "documents.render", func(ctx context.Context) ([]byte, error) {
-			return documents.Render(ctx, job.Template, data)
+		file, err := step(ctx, p.svc, "documents.render", func(ctx context.Context) ([]byte, error) {
+			return documents.RenderFormat(ctx, format, job.Template, data)
 		})
 		if err != nil {
 			out.Failure = "the template could not be filled: " + userText(err)
 			return out
 		}
-		out.File, out.ContentType = docx, documents.ContentTypeDOCX
-		out.Filename = scoping.DocumentFilename(name, "SOW", "docx")
+		out.File, out.ContentType = file, documents.ContentType(format)
+		out.Filename = scoping.DocumentFilename(name, "SOW", format)
 		if doc.GeneratePdf() {
-			out.PDF, out.Failure = p.pdf(ctx, docx)
+			out.PDF, out.Failure = p.pdf(ctx, file, strings.ToUpper(format))
 		}
 	case scoping.DocumentPricing, scoping.DocumentBreakdown:
 		build, what := workbook.Pricing, "Pricing"
@@ -398,15 +405,15 @@ func step[T any](ctx context.Context, svc *scoping.Service, name string, fn func
 	return v, err
 }
 
-// pdf converts the DOCX; a failure keeps the DOCX and says why there is
-// no PDF.
-func (p *Pool) pdf(ctx context.Context, docx []byte) ([]byte, string) {
+// pdf converts the file (a DOCX, PPTX or XLSX, named by what); a failure
+// keeps the file and says why there is no PDF.
+func (p *Pool) pdf(ctx context.Context, file []byte, what string) ([]byte, string) {
 	if p.Converter == nil {
 		p.converted(ConvertUnavailable, 0)
-		return nil, "no PDF was made: this server has no PDF converter (LibreOffice's soffice is not installed); the DOCX is available"
+		return nil, "no PDF was made: this server has no PDF converter (LibreOffice's soffice is not installed); the " + what + " is available"
 	}
 	start := time.Now()
-	pdf, err := step(ctx, p.svc, "documents.pdf", func(ctx context.Context) ([]byte, error) { return p.Converter.ToPDF(ctx, docx) })
+	pdf, err := step(ctx, p.svc, "documents.pdf", func(ctx context.Context) ([]byte, error) { return p.Converter.ToPDF(ctx, file) })
 	took := time.Since(start)
 	switch {
 	case err == nil:
@@ -414,7 +421,7 @@ func (p *Pool) pdf(ctx context.Context, docx []byte) ([]byte, string) {
 		return pdf, ""
 	case errors.Is(err, documents.ErrNoConverter):
 		p.converted(ConvertUnavailable, took)
-		return nil, "no PDF was made: LibreOffice's soffice is not installed on this server; the DOCX is available"
+		return nil, "no PDF was made: LibreOffice's soffice is not installed on this server; the " + what + " is available"
 	case ctx.Err() != nil:
 		// stopped, or the claim was lost: the result is dropped, not counted
 	case errors.Is(err, context.DeadlineExceeded):
@@ -422,7 +429,7 @@ func (p *Pool) pdf(ctx context.Context, docx []byte) ([]byte, string) {
 	default:
 		p.converted(ConvertFailed, took)
 	}
-	return nil, "no PDF was made: the conversion failed (" + userText(err) + "); the DOCX is available"
+	return nil, "no PDF was made: the conversion failed (" + userText(err) + "); the " + what + " is available"
 }
 
 func (p *Pool) converted(outcome string, took time.Duration) {

@@ -96,17 +96,22 @@ func (sh *shape) field(seg string) *shape {
 	return nil
 }
 
-// Lint returns the problems of a template's tags against s: each path
-// that does not resolve in its tag's scope, with its tag, paragraph and
-// the nearest known path. A template Tags refuses is refused here too.
+// Lint returns the problems of a DOCX template's tags against s: each
+// path that does not resolve in its tag's scope, with its tag, paragraph
+// (or slide, or cell) and the nearest known path. A template Tags refuses
+// is refused here too. LintFormat lints PPTX and XLSX templates.
 func Lint(ctx context.Context, template []byte, s *Schema) ([]string, error) {
-	d, err := openDOCX(ctx, template, true)
+	return lint(ctx, formatDOCX, template, s)
+}
+
+func lint(ctx context.Context, f *officeFormat, template []byte, s *Schema) ([]string, error) {
+	d, err := openPackage(ctx, f, template, true)
 	if err != nil {
 		return nil, err
 	}
 	var problems []string
 	for _, name := range d.partNames() {
-		t, err := compile(ctx, name, d.parts[name])
+		t, err := d.compile(ctx, name)
 		if err != nil {
 			return nil, err
 		}

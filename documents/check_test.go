@@ -2,6 +2,7 @@ package documents_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/scopekit/scopekit/documents"
@@ -53,4 +54,24 @@ func TestLint(t *testing.T) {
 			require.Equal(t, tc.want, got)
 		})
 	}
+}
+
+// Ensure LintFormat lints PPTX and XLSX templates as Lint does a DOCX,
+// naming the slide's paragraph or the cell.
+func TestLintFormat(t *testing.T) {
+	s, err := documents.NewSchema([]byte(lintSchema))
+	require.NoError(t, err)
+	ctx := context.Background()
+	deck := pptx(t, `<p:sp><p:txBody><a:p><a:r><a:t>{project.projct_name | upper}</a:t></a:r></a:p>`+
+		`<a:p><a:r><a:t>{#phases}{name}{/phases}</a:t></a:r></a:p></p:txBody></p:sp>`)
+	problems, err := documents.LintFormat(ctx, documents.FormatPPTX, deck, s)
+	require.NoError(t, err)
+	require.Equal(t, []string{"unknown path project.projct_name in {project.projct_name | upper} in paragraph 1 of slide 1: did you mean project.project_name?"}, problems)
+	book := rezip(t, xlsxTemplate(t), "xl/worksheets/sheet1.xml", strings.Replace(string(entry(t, xlsxTemplate(t), "xl/worksheets/sheet1.xml")),
+		`<c r="A8" t="s"><v>`, `<c r="A8" t="inlineStr"><is><t>{#phases}{nme}{/phases}</t></is><v>`, 1))
+	problems, err = documents.LintFormat(ctx, documents.FormatXLSX, book, s)
+	require.NoError(t, err)
+	require.Contains(t, problems, "unknown path nme in {nme} in cell A8 of sheet1: did you mean name?")
+	_, err = documents.LintFormat(ctx, "odt", deck, s)
+	require.Contains(t, err.Error(), `unknown template format "odt"`)
 }

@@ -1,6 +1,13 @@
 // Package documents is the tag-template engine of ScopeKit: statements of
-// work filled from DOCX tag templates, the built-in Standard SOW, and PDF
-// through a Converter.
+// work and proposals filled from DOCX, PPTX and XLSX tag templates, the
+// built-in Standard SOW and Standard proposal, and PDF through a Converter.
+//
+// One engine serves the three formats: it finds tags on a paragraph's
+// joined text and builds sections over runs, paragraphs and table rows,
+// with each format's element names given by a dialect (dialect.go); the
+// format-specific steps are in docx.go, pptx.go and xlsx.go (an XLSX cell
+// is the engine's paragraph; its rows are numbered again after rendering
+// and a one-tag cell holding a number becomes a number cell).
 //
 // The package is pure: it takes bytes and values and returns bytes; it
 // knows nothing of HTTP, storage or the domain (it imports only the root
@@ -43,6 +50,7 @@ import "errors"
 // package, XLSX from package workbook.
 const (
 	ContentTypeDOCX = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
+	ContentTypePPTX = "application/vnd.openxmlformats-officedocument.presentationml.presentation"
 	ContentTypePDF  = "application/pdf"
 	ContentTypeXLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 )

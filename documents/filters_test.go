@@ -2,6 +2,7 @@ package documents_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/scopekit/scopekit/documents"
@@ -95,4 +96,25 @@ func TestRefusedSyntax(t *testing.T) {
 		_, err := documents.Tags(context.Background(), template(t, p(tag)))
 		requireInvalid(t, err, msg)
 	}
+}
+
+// Ensure filters format values in PPTX and XLSX templates too: a filtered
+// figure in a cell stays text (in A7: the loop without phases above it
+// took its row), and a missing required value names the slide's
+// paragraph.
+func TestOfficeFilters(t *testing.T) {
+	ctx := context.Background()
+	data := moneyData("USD", 2, "en-US")
+	deck := pptx(t, `<p:sp><p:txBody><a:p><a:r><a:t>{value | money} {name | upper}</a:t></a:r></a:p></p:txBody></p:sp>`)
+	out, err := documents.RenderFormat(ctx, documents.FormatPPTX, deck, data)
+	require.NoError(t, err)
+	require.Equal(t, []string{"$10,794.25 GLOBEX"}, slidesText(t, out))
+	_, err = documents.RenderFormat(ctx, documents.FormatPPTX,
+		pptx(t, `<p:sp><p:txBody><a:p><a:r><a:t>x</a:t></a:r></a:p><a:p><a:r><a:t>{missing | required}</a:t></a:r></a:p></p:txBody></p:sp>`), data)
+	require.ErrorContains(t, err, "{missing | required} in paragraph 2 of slide 1 has no value")
+	book := rezip(t, xlsxTemplate(t), "xl/worksheets/sheet1.xml", strings.Replace(string(entry(t, xlsxTemplate(t), "xl/worksheets/sheet1.xml")),
+		`<c r="A8" t="s"><v>`, `<c r="A8" t="inlineStr"><is><t>{value | money}</t></is><v>`, 1))
+	out, err = documents.RenderFormat(ctx, documents.FormatXLSX, book, data)
+	require.NoError(t, err)
+	require.Contains(t, cells(t, out), `A7 type=5 format= "$10,794.25"`)
 }

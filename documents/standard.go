@@ -21,3 +21,20 @@ var standardSOW []byte
 func StandardSOW() []byte {
 	return append([]byte(nil), standardSOW...)
 }
+
+//go:generate go run ./internal/genproposal -o standard_proposal.pptx
+
+// StandardProposalName is the name of the built-in PPTX template.
+const StandardProposalName = "Standard proposal"
+
+//go:embed standard_proposal.pptx
+var standardProposal []byte
+
+// StandardProposal returns the built-in "Standard proposal" template, a
+// PPTX: a title slide (project, client, account, date), the executive
+// summary, the services by phase in a table with hours and prices, and
+// the investment with the contract total, filled from v2 merge data. The
+// slice is a copy.
+func StandardProposal() []byte {
+	return append([]byte(nil), standardProposal...)
+}

@@ -50,11 +50,15 @@ var v2Reads = map[string]bool{"project-documents/download": true}
 // uploadDocs describe the uploads for the API reference, keyed as in
 // uploads(); each upload needs an entry (TestEveryRouteIsDescribed).
 var uploadDocs = map[string]routeDoc{
-	"document-templates/file": {Summary: "Upload the template's DOCX",
-		Description: "The body is the DOCX itself (at most 20 MiB; 413 above). It is validated at once: a file that is not a DOCX, " +
-			"a zip bomb or a malformed template (unclosed loop, unbalanced braces) is 422 naming the tag and its paragraph, and nothing is stored. " +
+	"document-templates/file": {Summary: "Upload the template's file",
+		Description: "The body is the file itself (at most 20 MiB; 413 above), a DOCX, PPTX or XLSX as the template's format says, with that format's media type (another is 415). " +
+			"It is validated at once: a file that is not of the format, " +
+			"a zip bomb or a malformed template (unclosed loop, unbalanced braces) is 422 naming the tag and its paragraph (a slide's paragraph, a sheet's cell), and nothing is stored. " +
 			"Answers the template with its size, sha256 and tags. An optional Content-Disposition names the file. Needs `documents` manage.",
-		Body:     obj{"required": true, "content": obj{scoping.ContentTypeDOCX: obj{"schema": obj{"type": "string", "format": "binary"}}}},
+		Body: obj{"required": true, "content": obj{
+			scoping.ContentTypeDOCX: obj{"schema": obj{"type": "string", "format": "binary"}},
+			scoping.ContentTypePPTX: obj{"schema": obj{"type": "string", "format": "binary"}},
+			scoping.ContentTypeXLSX: obj{"schema": obj{"type": "string", "format": "binary"}}}},
 		Response: singleDoc("document-templates"), MoreErrors: []string{"413", "415"}},
 }
 
@@ -81,12 +85,14 @@ func (s *Server) put(c *call) error {
 }
 
 // uploadTemplateFile serves PUT /{slug}/v1/document-templates/{id}/file:
-// the body is the DOCX itself (Content-Type the DOCX media type; an
-// optional Content-Disposition names the file). It answers 200 with the
+// the body is the file itself (Content-Type the media type of the
+// template's format: DOCX, PPTX or XLSX; an optional Content-Disposition
+// names the file). It answers 200 with the
 // template, its size, sha256 and tags updated; a file that fails
 // validation is 422 and stores nothing.
 func (s *Server) uploadTemplateFile(c *call) error {
-	if _, err := fileType(c.r, scoping.ContentTypeDOCX, "the DOCX", scoping.ContentTypeDOCX); err != nil {
+	mt, err := fileType(c.r, scoping.ContentTypeDOCX, "the DOCX", scoping.ContentTypeDOCX, scoping.ContentTypePPTX, scoping.ContentTypeXLSX)
+	if err != nil {
 		return err
 	}
 	limit := int64(s.Svc.Documents.MaxTemplateSize)
@@ -106,7 +112,7 @@ func (s *Server) uploadTemplateFile(c *call) error {
 			filename = safeFilename(params["filename"])
 		}
 	}
-	res, err := s.Svc.UploadTemplateFile(c.r.Context(), c.actor, c.params.ByName("id"), filename, file)
+	res, err := s.Svc.UploadTemplateFile(c.r.Context(), c.actor, c.params.ByName("id"), filename, mt, file)
 	if err != nil {
 		return err
 	}

@@ -37,8 +37,10 @@ const (
 type DocumentJob struct {
 	Document *engine.Record
 	Account  *engine.Record
-	// Template is the template file of a sow document.
-	Template []byte
+	// Template is the template file of a sow document, TemplateFormat
+	// its format (docx, pptx, xlsx).
+	Template       []byte
+	TemplateFormat string
 	// Claim is the number of this claim of the document; the store's
 	// record holds the same number while the claim is the job's.
 	Claim int64
@@ -78,6 +80,9 @@ func (s *Service) ClaimDocument(ctx context.Context, lease time.Duration) (*Docu
 		}
 		job = &DocumentJob{Document: doc.Clone(), Account: acct, Claim: claim}
 		if tid := doc.Rel(views.NameDocumentTemplate); tid != "" && doc.Str(views.NameDocumentType) == DocumentSOW {
+			if t, terr := c.Tx.Get(views.TypeDocumentTemplates, doc.AccountID, tid); terr == nil {
+				job.TemplateFormat = templateFormat(t)
+			}
 			job.Template, err = c.Tx.Blob(doc.AccountID, BlobTemplateFile, tid)
 			if scopekit.ErrorCode(err) == scopekit.ENOTFOUND {
 				err = nil // FinishDocument reports it
