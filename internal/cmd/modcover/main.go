@@ -29,7 +29,7 @@ var modules = map[string][]string{
 	"approval workflow":          {"workflow.go", "steps.go", "serviceapproval.go"},
 	"documents queue":            {"documents.go", "docqueue.go", "doctemplates.go"},
 	"webhooks":                   {"webhooks.go", "events.go"},
-	"wiring":                     {"service.go", "schema.go", "decl.go"},
+	"wiring":                     {"service.go", "schema.go", "decl.go", "trace.go"},
 }
 
 func main() {
