@@ -141,7 +141,7 @@ func TestSession(t *testing.T) {
 	assert.False(t, text.Truncated)
 	assert.Contains(t, text.Markdown, "# Statement of Work\n")
 	assert.Contains(t, text.Markdown, "\n## Executive summary\n\nConnect Globex's branch offices.\n")
-	assert.Contains(t, text.Markdown, "| Total contract value | $"+revenue+" |")
+	assert.Contains(t, text.Markdown, "| Total contract value |  | $"+revenue+" |")
 	assert.Contains(t, text.Markdown, "| Cabling |")
 
 	before := f.counts()

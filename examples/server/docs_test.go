@@ -105,7 +105,7 @@ var docFigures = map[string][]string{
 		`"grant_types_supported":["authorization_code","client_credentials"`, `{"code":-32601,"message":"method \"resources/list\" not found"}`,
 		"401 Bearer resource_metadata=\"http://",
 		`"note":"no project you can see matched`, `"kind":"empty_phase"`, `"kind":"margin_below"`, `"kind":"differs_from_catalog"`,
-		`"template":"Standard SOW"`, "\n## Executive summary\n", "\n| Total contract value | $"},
+		`"template":"Standard SOW"`, "\n## Executive summary\n", "\n| Total contract value |  | $"},
 	"docs/documents.md": {`"tags":["`, "status: finished\n", "Globex firewall refresh - SOW.docx"},
 	"docs/import.md": {`"sheets":{"lines-of-business":{"rows":0,"created":2`, `"services":{"rows":2,"created":2,`, `},"written":true}}`,
 		`"services":{"rows":2,"created":0,"updated":0,"unchanged":2,"refused":0}`, `"rates":{"rows":1,"created":0,"updated":1`,
