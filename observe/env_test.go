@@ -134,7 +134,8 @@ func (e *env) queue(t *testing.T, docType, template string, attrs ...string) str
 // template is the id of the built-in Standard SOW template.
 func (e *env) template(t *testing.T) string {
 	t.Helper()
-	res, err := e.svc.List(context.Background(), e.actor, views.TypeDocumentTemplates, engine.ListParams{}, engine.Options{})
+	res, err := e.svc.List(context.Background(), e.actor, views.TypeDocumentTemplates,
+		engine.ListParams{Filters: map[string]string{"name": "Standard SOW"}}, engine.Options{})
 	require.NoError(t, err)
 	require.Len(t, res.Records, 1)
 	return res.Records[0].ID
