@@ -3,6 +3,7 @@ package documents_test
 import (
 	"archive/zip"
 	"bytes"
+	"context"
 	"math/rand"
 	"testing"
 
@@ -22,7 +23,7 @@ func BenchmarkRenderStandardSOWLarge(b *testing.B) {
 	b.ReportAllocs()
 	var size int
 	for b.Loop() {
-		out, err := documents.Render(tpl, v2)
+		out, err := documents.Render(context.Background(), tpl, v2)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -43,7 +44,7 @@ func BenchmarkRender20MiBTemplate(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := documents.Render(tpl, v2); err != nil {
+		if _, err := documents.Render(context.Background(), tpl, v2); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -83,7 +84,7 @@ func BenchmarkPDFDemoSOW(b *testing.B) {
 		b.Skipf("LibreOffice not installed: %v", err)
 	}
 	e := mustEnv(b)
-	docx, err := documents.Render(documents.StandardSOW(), mergedata.BuildV2(e.demo(), now))
+	docx, err := documents.Render(context.Background(), documents.StandardSOW(), mergedata.BuildV2(e.demo(), now))
 	if err != nil {
 		b.Fatal(err)
 	}

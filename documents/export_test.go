@@ -1,5 +1,7 @@
 package documents
 
+import "context"
+
 // ScopedPath is a path a tag reads with the paths of the loops and
 // sections around it (outermost first), as written.
 type ScopedPath struct {
@@ -10,13 +12,17 @@ type ScopedPath struct {
 // TagScopes returns the paths of every tag of a template's body with their
 // enclosing sections, for tests that check paths against merge data.
 func TagScopes(tpl []byte) ([]ScopedPath, error) {
-	d, err := openDOCX(tpl, false)
+	f, err := formatOf(Detect(tpl))
+	if err != nil {
+		return nil, err
+	}
+	d, err := openPackage(context.Background(), f, tpl, false)
 	if err != nil {
 		return nil, err
 	}
 	var out []ScopedPath
 	for _, name := range d.partNames() {
-		t, err := compile(name, d.parts[name])
+		t, err := d.compile(context.Background(), name)
 		if err != nil {
 			return nil, err
 		}

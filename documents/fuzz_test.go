@@ -2,6 +2,7 @@ package documents_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/xml"
 	"fmt"
 	"io"
@@ -46,8 +47,8 @@ func FuzzTemplate(f *testing.F) {
 		tpl := template(t, blocks...)
 		slow := time.AfterFunc(5*time.Second, func() { panic(fmt.Sprintf("slow input %q", s)) })
 		defer slow.Stop()
-		_, tagsErr := documents.Tags(tpl)
-		out, err := documents.Render(tpl, d)
+		_, tagsErr := documents.Tags(context.Background(), tpl)
+		out, err := documents.Render(context.Background(), tpl, d)
 		if tagsErr != nil {
 			if err == nil {
 				t.Fatalf("Tags refuses the template (%v) but Render accepts it", tagsErr)
@@ -82,4 +83,51 @@ func runs(s string) string {
 		rs = append(rs, r(part))
 	}
 	return p(rs...)
+}
+
+// FuzzPartXML takes arbitrary bytes as a template's document.xml and
+// checks that the part reader never panics, accepts only what a strict
+// XML reader (encoding/xml) accepts, and that what it accepts renders to
+// well-formed XML.
+func FuzzPartXML(f *testing.F) {
+	for _, s := range []string{
+		documentXML(p("{project.name}")), documentXML(p("a &amp; b &#233; &#x1F600;"), "<!-- c -->", "<?pi x?>"),
+		`<?xml version="1.0" encoding="UTF-8"?><w:document><w:body><w:p/><w:p w:a='1' b="2"></w:p></w:body></w:document>`,
+		`<a><![CDATA[{x}]]></a>`, `<a b="&lt;"/>`, "<a>\r\n</a>", `<!DOCTYPE a><a/>`, `<a><b></a>`, `<a>&bogus;</a>`,
+	} {
+		f.Add(s)
+	}
+	d := data()
+	f.Fuzz(func(t *testing.T, s string) {
+		if len(s) > 4000 {
+			return
+		}
+		tpl := docx(t, "word/document.xml", s)
+		_, tagsErr := documents.Tags(context.Background(), tpl)
+		if tagsErr != nil {
+			return
+		}
+		if err := wellFormed([]byte(s)); err != nil {
+			t.Fatalf("Tags accepts a part encoding/xml refuses (%v)", err)
+		}
+		out, err := documents.Render(context.Background(), tpl, d)
+		if err != nil {
+			t.Fatalf("Tags accepts the template but Render fails: %v", err)
+		}
+		if err := wellFormed(entry(t, out, "word/document.xml")); err != nil {
+			t.Fatalf("the rendered document is not well-formed XML: %v", err)
+		}
+	})
+}
+
+// wellFormed reads b with encoding/xml's strict decoder.
+func wellFormed(b []byte) error {
+	dec := xml.NewDecoder(bytes.NewReader(b))
+	for {
+		if _, err := dec.Token(); err == io.EOF {
+			return nil
+		} else if err != nil {
+			return err
+		}
+	}
 }

@@ -13,7 +13,7 @@ import (
 	"time"
 )
 
-// Converter turns a DOCX document into PDF.
+// Converter turns a DOCX, PPTX or XLSX document into PDF.
 //
 // ToPDF returns the PDF's bytes, or an error whose text says why the
 // conversion failed (it is shown to the user as the document's error-text);
@@ -61,7 +61,7 @@ func NewLibreOffice(path string) (*LibreOffice, error) {
 			}
 		}
 		if path == "" {
-			return nil, fmt.Errorf("%w: install LibreOffice (Debian: libreoffice-writer-nogui)", ErrNoConverter)
+			return nil, fmt.Errorf("%w: install LibreOffice (Debian: libreoffice-writer-nogui, libreoffice-impress-nogui, libreoffice-calc-nogui)", ErrNoConverter)
 		}
 	} else if _, err := exec.LookPath(path); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrNoConverter, err)
@@ -96,7 +96,13 @@ func (lo *LibreOffice) ToPDF(ctx context.Context, docx []byte) ([]byte, error) {
 		return nil, fmt.Errorf("PDF conversion: %w", err)
 	}
 	defer os.RemoveAll(dir)
-	in := filepath.Join(dir, "document.docx")
+	// LibreOffice picks its import filter by the name, so the file is
+	// named as what it is (a PPTX, an XLSX or a DOCX)
+	ext := Detect(docx)
+	if ext == "" {
+		ext = FormatDOCX
+	}
+	in := filepath.Join(dir, "document."+ext)
 	if err := os.WriteFile(in, docx, 0o600); err != nil {
 		return nil, fmt.Errorf("PDF conversion: %w", err)
 	}

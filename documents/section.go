@@ -1,8 +1,10 @@
 package documents
 
 import (
+	"bytes"
 	"cmp"
 	"slices"
+	"unicode/utf8"
 )
 
 // wrap is a section to build: the kids i..j of cont go into a section node
@@ -25,6 +27,7 @@ type wrap struct {
 // Every span is found on the tree as parsed; then each container's kids are
 // regrouped once, so the work stays linear in the size of the part.
 func (t *template) sections() error {
+	setDepth(t.root, 0)
 	var stack []*node
 	var pairs [][2]*node
 	order := map[*node]int{}
@@ -90,19 +93,34 @@ func (t *template) sections() error {
 	return nil
 }
 
+// setDepth sets the depth of n's subtree, n at d.
+func setDepth(n *node, d int32) {
+	n.depth = d
+	for _, k := range n.kids {
+		setDepth(k, d+1)
+	}
+}
+
 // spanOf returns the container whose kids a..b the pair o…c spans, marking a
 // and b dropped when they hold nothing but section tags.
+//
+// The two climb from the tags to their common ancestor by depth, so a
+// pair costs the levels between its tags, not the depth of the tree.
 func spanOf(o, c *node) (cont, a, b *node) {
-	po, pc := ancestors(o), ancestors(c)
-	k := 0
-	for k < len(po) && k < len(pc) && po[k] == pc[k] {
-		k++
+	a, b = o, c
+	for a.depth > b.depth {
+		a = a.parent
 	}
-	lca := po[k-1]
-	if lca.kind == kElem && lca.name == "w:tr" {
+	for b.depth > a.depth {
+		b = b.parent
+	}
+	for a.parent != b.parent {
+		a, b = a.parent, b.parent
+	}
+	lca := a.parent
+	if lca.kind == kElem && rowElems[lca.name] {
 		return lca.parent, lca, lca
 	}
-	a, b = po[k], pc[k]
 	dropIfBlank(a, o)
 	dropIfBlank(b, c)
 	return lca, a, b
@@ -160,52 +178,82 @@ func regroup(cont *node, ws []wrap) error {
 	return nil
 }
 
-// ancestors returns the path from the root to n.
-func ancestors(n *node) []*node {
-	var path []*node
-	for ; n != nil; n = n.parent {
-		path = append(path, n)
-	}
-	slices.Reverse(path)
-	return path
-}
-
 // content are the elements that make a paragraph worth keeping even when it
 // has no text.
 var content = map[string]bool{
 	"w:drawing": true, "w:pict": true, "w:object": true, "w:br": true, "w:tab": true, "w:ptab": true,
 	"w:sym": true, "mc:AlternateContent": true, "w:fldChar": true, "w:fldSimple": true,
 	"w:instrText": true, "w:sectPr": true, "w:footnoteReference": true, "w:endnoteReference": true,
+	// DrawingML: a line break, a field (slide number, date)
+	"a:br": true, "a:fld": true,
+	// a sheet cell's value or formula
+	"v": true, "f": true,
 }
 
 // dropIfBlank marks block (a paragraph or a table row holding the section
 // tag t) as not written when it has nothing but section tags.
 func dropIfBlank(block, t *node) {
-	if block != t && block.kind == kElem && (block.name == "w:p" || block.name == "w:tr") && blank(block) {
+	if block != t && block.kind == kElem && (paraElems[block.name] || rowElems[block.name]) && blank(block) {
 		block.drop = true
 	}
 }
 
+// Bits of node.memo.
+const (
+	memoKnown = 1 << iota // the others are set
+	memoShows             // the subtree has something to show
+	memoTag               // the subtree holds a tag
+)
+
+// summary returns what n's subtree holds (memoShows, memoTag), computed
+// once per node: asked of a block and then of the blocks inside it, it
+// stays linear in the size of the tree.
+func summary(n *node) uint8 {
+	if n.memo&memoKnown != 0 {
+		return n.memo
+	}
+	m := uint8(memoKnown)
+	switch {
+	case n.kind == kValue:
+		m |= memoShows | memoTag
+	case n.kind == kOpen || n.kind == kClose:
+		m |= memoTag
+	case n.kind == kRaw && paraElems[n.name] && !n.empty:
+		m |= memoShows
+	case n.kind == kElem && content[n.name]:
+		m |= memoShows
+	case n.kind == kElem && textElems[n.name] && !onlySpaces(n):
+		m |= memoShows
+	}
+	for _, k := range n.kids {
+		m |= summary(k) & (memoShows | memoTag)
+	}
+	n.memo = m
+	return m
+}
+
 // blank reports whether n holds nothing to show: no value tags, no text but
 // spaces, none of the content elements.
-func blank(n *node) bool {
-	blank := true
-	walk(n, func(n *node) bool {
-		switch {
-		case !blank || n.kind == kValue:
-			blank = false
-		case n.kind == kRaw && n.name == "w:p" && !n.empty:
-			blank = false
-		case n.kind == kElem && content[n.name]:
-			blank = false
-		case n.kind == kElem && n.name == "w:t":
-			for _, r := range textOf(n) {
-				if r != ' ' && r != '\t' && r != '\u00a0' {
-					blank = false
-				}
-			}
+func blank(n *node) bool { return summary(n)&memoShows == 0 }
+
+// onlySpaces reports whether the text of the w:t t is spaces, tabs and
+// no-break spaces only, without copying text read from the part.
+func onlySpaces(t *node) bool {
+	for _, k := range t.kids {
+		if k.kind != kText {
+			continue
 		}
-		return blank
-	})
-	return blank
+		s := k.raw
+		if s == nil || bytes.ContainsAny(s, "&\r<") {
+			s = []byte(k.str())
+		}
+		for len(s) > 0 {
+			r, size := utf8.DecodeRune(s)
+			if r != ' ' && r != '\t' && r != '\u00a0' {
+				return false
+			}
+			s = s[size:]
+		}
+	}
+	return true
 }

@@ -1,6 +1,7 @@
 package documents
 
 import (
+	"context"
 	"encoding/xml"
 	"errors"
 	"fmt"
@@ -16,10 +17,14 @@ type tag struct {
 	expr *expr  // nil for a close
 	para int    // the paragraph it is in (1-based, in its part)
 	part string // the part it is in
+	at   string // the paragraph as messages name it ("paragraph 3", "cell B5 of Sheet1")
 }
 
 // where names the tag's paragraph for an error message.
 func (t *tag) where() string {
+	if t.at != "" {
+		return t.at
+	}
 	if t.part == mainPart {
 		return fmt.Sprintf("paragraph %d", t.para)
 	}
@@ -31,7 +36,7 @@ func (t *tag) kindName() string {
 	switch {
 	case t.op == '^':
 		return "inverted section"
-	case t.expr != nil && t.expr.op == "path":
+	case t.expr != nil && t.expr.isPath():
 		return "loop"
 	}
 	return "condition"
@@ -40,29 +45,39 @@ func (t *tag) kindName() string {
 // template is a compiled part: its tree with tags as nodes and sections
 // built.
 type template struct {
+	d    *dialect
 	part string
+	size int // of the part's bytes
 	root *node
 	tags []*tag
 }
 
 // compile parses a part, finds the tags of every paragraph, and builds the
 // sections. Errors are EINVALID naming the tag and its paragraph.
-func compile(part string, b []byte) (*template, error) {
-	root, err := parseXML(b)
+//
+// It stops with ctx's error when ctx ends first.
+func compile(ctx context.Context, d *dialect, part string, b []byte) (*template, error) {
+	root, err := parseXML(ctx, b, d.para)
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	if errors.Is(err, errDoctype) {
+		return nil, invalid("the template's %s has a DOCTYPE declaration; a template may not have one", part)
+	}
 	if errors.Is(err, errComplex) {
 		return nil, invalid("the template's %s is too complex: more than %d XML nodes (a paragraph without tags counts as one)", part, maxNodes)
 	}
 	if err != nil {
 		return nil, invalid("the template's %s is not well-formed XML: %v", part, err)
 	}
-	t := &template{part: part, root: root}
+	t := &template{d: d, part: part, size: len(b), root: root}
 	// Paragraphs are numbered in document order, those kept as bytes too.
 	var paras []*node
 	var numbers []int
 	para := 0
 	walk(root, func(n *node) bool {
 		switch {
-		case n.kind == kElem && n.name == "w:p":
+		case n.kind == kElem && n.name == d.para:
 			para++
 			paras, numbers = append(paras, n), append(numbers, para)
 		case n.kind == kRaw:
@@ -71,11 +86,14 @@ func compile(part string, b []byte) (*template, error) {
 		return true
 	})
 	for i, p := range paras {
+		if i%checkEvery == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		if err := t.splitTags(p, numbers[i]); err != nil {
 			return nil, err
 		}
 	}
-	splitTagParagraphs(paras)
+	splitTagParagraphs(paras, d.paraProps)
 	if err := t.sections(); err != nil {
 		return nil, err
 	}
@@ -98,28 +116,39 @@ func walk(n *node, f func(*node) bool) {
 // tag becomes a node of its own where its first character was, carrying
 // that run's properties.
 func (t *template) splitTags(p *node, para int) error {
-	var ts []*node // the paragraph's w:t elements in order
-	var joined strings.Builder
-	var starts []int
+	var ts []*node     // the paragraph's w:t elements in order
+	var texts []string // their texts
+	var starts []int   // where each begins in the joined text
+	size := 0
 	for _, k := range p.kids {
 		walk(k, func(n *node) bool {
-			if n.kind != kElem || n.name == "w:p" {
+			if n.kind != kElem || n.name == t.d.para {
 				return false
 			}
-			if n.name == "w:t" {
-				ts = append(ts, n)
-				starts = append(starts, joined.Len())
-				joined.WriteString(textOf(n))
+			if n.name == t.d.text {
+				s := textOf(n)
+				ts, texts, starts = append(ts, n), append(texts, s), append(starts, size)
+				size += len(s)
 				return false
 			}
 			return true
 		})
 	}
-	text := joined.String()
+	text := ""
+	if len(texts) == 1 {
+		text = texts[0] // no copy: a paragraph may hold a very long text
+	} else {
+		var joined strings.Builder
+		joined.Grow(size)
+		for _, s := range texts {
+			joined.WriteString(s)
+		}
+		text = joined.String()
+	}
 	if !strings.ContainsAny(text, "{}") {
 		return nil
 	}
-	spans, err := t.scan(text, para)
+	spans, err := t.scan(text, para, t.d.label(t.part, p, para))
 	if err != nil {
 		return err
 	}
@@ -131,8 +160,8 @@ func (t *template) splitTags(p *node, para int) error {
 	pieces := make([][]piece, len(ts))
 	touched := make([]bool, len(ts))
 	si := 0
-	for i, tn := range ts {
-		from, to := starts[i], starts[i]+len(textOf(tn))
+	for i := range ts {
+		from, to := starts[i], starts[i]+len(texts[i])
 		pos := from
 		for pos < to {
 			for si < len(spans) && spans[si].end <= pos {
@@ -164,10 +193,7 @@ func (t *template) splitTags(p *node, para int) error {
 		if !touched[i] || run == nil || repl[run] != nil {
 			continue
 		}
-		var rPr *node
-		if len(run.kids) > 0 && run.kids[0].kind == kElem && run.kids[0].name == "w:rPr" {
-			rPr = run.kids[0]
-		}
+		rPr := firstKid(run, t.d.runProps)
 		seq := []*node{}
 		cur := newRun(run, rPr)
 		flush := func() {
@@ -187,7 +213,7 @@ func (t *template) splitTags(p *node, para int) error {
 			}
 			for _, pc := range pieces[j] {
 				if pc.tag == nil {
-					cur.add(textRun(k, pc.text))
+					cur.add(textRun(k, pc.text, t.d.preserve))
 					continue
 				}
 				flush()
@@ -238,7 +264,7 @@ func replaceAll(repl map[*node][]*node, nodes []*node) {
 // splitTagParagraphs gives each section tag of a paragraph that holds
 // nothing but section tags ("{/phases}{#locations}") a paragraph of its
 // own, so that one loop can end and the next begin on one line.
-func splitTagParagraphs(paras []*node) {
+func splitTagParagraphs(paras []*node, pPrName string) {
 	repl := map[*node][]*node{}
 	var split []*node
 	for _, p := range paras {
@@ -248,13 +274,10 @@ func splitTagParagraphs(paras []*node) {
 				tags = append(tags, k)
 			}
 		}
-		if len(tags) < 2 || !blank(p) || countTags(p) != len(tags) {
+		if len(tags) < 2 || !blank(p) || tagsBelow(p) {
 			continue
 		}
-		var pPr *node
-		if len(p.kids) > 0 && p.kids[0].kind == kElem && p.kids[0].name == "w:pPr" {
-			pPr = p.kids[0]
-		}
+		pPr := firstKid(p, pPrName)
 		for _, tg := range tags {
 			q := &node{kind: kElem, name: p.name, attrs: p.attrs}
 			if pPr != nil {
@@ -268,16 +291,14 @@ func splitTagParagraphs(paras []*node) {
 	replaceAll(repl, split)
 }
 
-// countTags counts the tag nodes in n's subtree.
-func countTags(n *node) int {
-	c := 0
-	walk(n, func(k *node) bool {
-		if k.kind == kValue || k.kind == kOpen || k.kind == kClose {
-			c++
+// tagsBelow reports whether tags sit deeper in p than among its kids.
+func tagsBelow(p *node) bool {
+	for _, k := range p.kids {
+		if k.kind != kOpen && k.kind != kClose && summary(k)&memoTag != 0 {
+			return true
 		}
-		return true
-	})
-	return c
+	}
+	return false
 }
 
 // newRun is an empty copy of run with the run properties rPr.
@@ -289,9 +310,13 @@ func newRun(run, rPr *node) *node {
 	return r
 }
 
-// textRun is a copy of the w:t t holding s, spaces preserved.
-func textRun(t *node, s string) *node {
-	n := &node{kind: kElem, name: t.name, attrs: preserve(t.attrs)}
+// textRun is a copy of the text element t holding s, spaces preserved
+// (with keep, by xml:space).
+func textRun(t *node, s string, keep bool) *node {
+	n := &node{kind: kElem, name: t.name, attrs: t.attrs}
+	if keep {
+		n.attrs = preserve(t.attrs)
+	}
 	if s != "" {
 		n.add(&node{kind: kText, text: s})
 	}
@@ -314,10 +339,10 @@ func preserve(attrs []xml.Attr) []xml.Attr {
 // empty text.
 func hasContent(run *node) bool {
 	for _, k := range run.kids {
-		if k.kind == kElem && k.name == "w:rPr" {
+		if k.kind == kElem && strings.HasSuffix(k.name, "rPr") {
 			continue
 		}
-		if k.kind == kElem && k.name == "w:t" && textOf(k) == "" {
+		if k.kind == kElem && textElems[k.name] && textOf(k) == "" {
 			continue
 		}
 		return true
@@ -332,14 +357,9 @@ type span struct {
 }
 
 // scan finds the tags of a paragraph's text.
-func (t *template) scan(text string, para int) ([]span, error) {
+func (t *template) scan(text string, para int, where string) ([]span, error) {
 	var spans []span
-	at := func() string {
-		if t.part == mainPart {
-			return fmt.Sprintf("paragraph %d", para)
-		}
-		return fmt.Sprintf("paragraph %d of %s", para, t.part)
-	}
+	at := func() string { return where }
 	for i := 0; i < len(text); i++ {
 		switch text[i] {
 		case '}':
@@ -358,6 +378,7 @@ func (t *template) scan(text string, para int) ([]span, error) {
 			if err != nil {
 				return nil, invalid("bad tag %s in %s: %v", quoteTag(text[i:end+1]), at(), err)
 			}
+			tg.at = where
 			t.tags = append(t.tags, tg)
 			spans = append(spans, span{start: i, end: end + 1, tag: tg})
 			i = end

@@ -2,6 +2,7 @@ package documents
 
 import (
 	"bytes"
+	"context"
 	"encoding/xml"
 	"fmt"
 	"io"
@@ -15,7 +16,7 @@ type kind uint8
 const (
 	kElem    kind = iota // an element
 	kText                // character data
-	kRaw                 // a comment, processing instruction or directive, kept as written
+	kRaw                 // a comment or processing instruction, or a paragraph without braces, kept as written
 	kValue               // a value tag: renders as a run
 	kOpen                // a section's opening tag: renders as nothing
 	kClose               // a section's closing tag: renders as nothing
@@ -23,29 +24,41 @@ const (
 )
 
 // node is a node of a part's XML tree. Names keep their prefixes as
-// written (w:p), so a part is written back exactly as Word wrote it.
+// written (w:p), so a part is written back as Word wrote it.
 type node struct {
 	kind   kind
+	drop   bool   // a block that held only a section tag: not written
+	empty  bool   // a paragraph kept as bytes: whether it shows nothing
+	memo   uint8  // what blank and hasTag found (memoBlank...), once known
+	depth  int32  // the distance from the root, set by sections
 	name   string // kElem: the qualified name
 	attrs  []xml.Attr
 	kids   []*node
 	parent *node
-	text   string // kText: the text; kRaw: the markup
+	text   string // kText made here: the text (parsed text is in raw)
 	tag    *tag   // kValue, kOpen, kClose, kSection
 	rPr    *node  // kValue: the run properties of the tag's first run
-	drop   bool   // a block that held only a section tag: not written
 
-	// A paragraph without braces is kept as its bytes (kRaw, name "w:p"):
-	// raw is its markup as written, paras the paragraphs it holds (itself
-	// and those of its text boxes), empty whether it shows nothing.
+	// raw is the markup as written of a node read from the part and kept
+	// as bytes: character data (kText; textOf decodes it), a comment or
+	// processing instruction (kRaw), or a paragraph without braces (kRaw,
+	// name "w:p"), whose paras counts the paragraphs it holds (itself and
+	// those of its text boxes).
 	raw   []byte
 	paras int
-	empty bool
 }
 
 func (n *node) add(k *node) {
 	k.parent = n
 	n.kids = append(n.kids, k)
+}
+
+// str is the text of a kText node.
+func (n *node) str() string {
+	if n.raw != nil {
+		return decode(n.raw)
+	}
+	return n.text
 }
 
 // qname is the name as written: prefix:local.
@@ -61,81 +74,93 @@ func qname(n xml.Name) string {
 // the paragraphs with tags and the elements around them count.
 var maxNodes = 400_000
 
+// checkEvery is how many tokens or nodes pass between two looks at the
+// context: often enough to stop within milliseconds, rarely enough to cost
+// nothing.
+const checkEvery = 1 << 12
+
 // parseXML reads a part into a tree whose root is a kElem with no name
 // holding the prolog and the document element. A paragraph whose markup
-// has no brace becomes one kRaw node holding its bytes.
-func parseXML(b []byte) (*node, error) {
-	d := xml.NewDecoder(bytes.NewReader(b))
+// has no brace becomes one kRaw node holding its bytes. The work is linear
+// in the part's size however deeply elements nest: braces and paragraphs
+// are counted once, as the scanner passes them, and a paragraph is judged
+// by the counts at its start and end.
+func parseXML(ctx context.Context, b []byte, paraName string) (*node, error) {
+	s := &scanner{b: b}
 	root := &node{kind: kElem}
 	cur := root
 	live := 0
-	names := map[xml.Name]string{}
+	names := map[string]string{}
+	braces, counted := 0, 0 // the braces in b[:counted]
+	bracesTo := func(i int) int {
+		for _, c := range b[counted:i] {
+			if c == '{' || c == '}' {
+				braces++
+			}
+		}
+		counted = i
+		return braces
+	}
 	type open struct {
-		n     *node
-		start int64
-		live  int
+		n                         *node
+		start, live, braces, para int
 	}
 	var paras []open
-	for {
-		off := d.InputOffset()
-		tok, err := d.RawToken()
+	para := 0 // paragraphs begun so far
+	closeElem := func(end int) {
+		if cur.name == paraName {
+			o := paras[len(paras)-1]
+			paras = paras[:len(paras)-1]
+			if bracesTo(end) == o.braces {
+				n := &node{kind: kRaw, name: paraName, raw: b[o.start:end], paras: para - o.para + 1, empty: blank(cur), parent: cur.parent}
+				cur.parent.kids[len(cur.parent.kids)-1] = n
+				live = o.live
+			}
+		}
+		cur = cur.parent
+	}
+	for i := 0; ; i++ {
+		if i%checkEvery == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		tok, err := s.next()
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
 			return nil, err
 		}
-		if _, end := tok.(xml.EndElement); !end {
+		if tok.kind != tokEnd {
 			if live++; live > maxNodes {
 				return nil, errComplex
 			}
 		}
-		switch t := tok.(type) {
-		case xml.StartElement:
-			name, ok := names[t.Name]
+		switch tok.kind {
+		case tokStart:
+			name, ok := names[string(tok.name)]
 			if !ok {
-				name = qname(t.Name)
-				names[t.Name] = name
+				name = string(tok.name)
+				names[name] = name
 			}
-			n := &node{kind: kElem, name: name}
-			if len(t.Attr) > 0 {
-				n.attrs = append([]xml.Attr(nil), t.Attr...)
-			}
+			n := &node{kind: kElem, name: name, attrs: decodeAttrs(tok.attrs)}
 			cur.add(n)
 			cur = n
-			if name == "w:p" {
-				paras = append(paras, open{n, off, live})
+			if name == paraName {
+				para++
+				paras = append(paras, open{n, tok.start, live, bracesTo(tok.start), para})
 			}
-		case xml.EndElement:
-			if cur == root || qname(t.Name) != cur.name {
-				return nil, fmt.Errorf("unexpected </%s>", qname(t.Name))
+			if tok.empty {
+				closeElem(tok.end)
 			}
-			if cur.name == "w:p" {
-				o := paras[len(paras)-1]
-				paras = paras[:len(paras)-1]
-				if raw := b[o.start:d.InputOffset()]; !bytes.ContainsAny(raw, "{}") {
-					n := &node{kind: kRaw, name: "w:p", raw: raw, paras: 1, empty: blank(cur), parent: cur.parent}
-					walk(cur, func(k *node) bool {
-						if k != cur && k.kind == kElem && k.name == "w:p" {
-							n.paras++
-						} else if k.kind == kRaw {
-							n.paras += k.paras
-						}
-						return true
-					})
-					cur.parent.kids[len(cur.parent.kids)-1] = n
-					live = o.live
-				}
+		case tokEnd:
+			if cur == root || string(tok.name) != cur.name {
+				return nil, s.errorf(tok.start, "unexpected </%s>", tok.name)
 			}
-			cur = cur.parent
-		case xml.CharData:
-			cur.add(&node{kind: kText, text: string(t)})
-		case xml.Comment:
-			cur.add(&node{kind: kRaw, text: "<!--" + string(t) + "-->"})
-		case xml.ProcInst:
-			cur.add(&node{kind: kRaw, text: "<?" + t.Target + " " + string(t.Inst) + "?>"})
-		case xml.Directive:
-			cur.add(&node{kind: kRaw, text: "<!" + string(t) + ">"})
+			closeElem(tok.end)
+		case tokText, tokCDATA:
+			cur.add(&node{kind: kText, raw: b[tok.start:tok.end]})
+		default:
+			cur.add(&node{kind: kRaw, raw: b[tok.start:tok.end]})
 		}
 	}
 	if cur != root {
@@ -147,12 +172,12 @@ func parseXML(b []byte) (*node, error) {
 // textOf returns the character data directly inside n.
 func textOf(n *node) string {
 	if len(n.kids) == 1 && n.kids[0].kind == kText {
-		return n.kids[0].text
+		return n.kids[0].str()
 	}
 	var sb strings.Builder
 	for _, k := range n.kids {
 		if k.kind == kText {
-			sb.WriteString(k.text)
+			sb.WriteString(k.str())
 		}
 	}
 	return sb.String()
@@ -234,13 +259,13 @@ func escape(w *out, s string, attr bool) {
 func (w *out) writeNode(n *node) {
 	switch n.kind {
 	case kText:
-		escape(w, n.text, false)
-	case kRaw:
 		if n.raw != nil {
-			w.Write(n.raw)
+			w.Write(n.raw) // checked character data, as written
 		} else {
-			w.WriteString(n.text)
+			escape(w, n.text, false)
 		}
+	case kRaw:
+		w.Write(n.raw)
 	case kElem:
 		if n.name == "" {
 			for _, k := range n.kids {

@@ -64,6 +64,9 @@ func (e *Engine) Schema() *Schema { return e.schema }
 // it. Meta is the write document's top-level meta; RespMeta collects
 // top-level meta for the response.
 type Call struct {
+	// Ctx is the context the use case runs under: what a hook traces
+	// (its spans) hangs from it.
+	Ctx      context.Context
 	Engine   *Engine
 	Tx       Tx
 	Actor    *Actor
@@ -136,7 +139,7 @@ func Eq(field string, values ...string) Cond { return Cond{Field: field, Op: OpI
 // once (ViewRerun): it must only assign what it reads.
 func (e *Engine) Read(ctx context.Context, a *Actor, opts Options, fn func(c *Call) error) error {
 	return ViewRerun(ctx, e.store, func(tx Tx) error {
-		c := &Call{Engine: e, Tx: tx, Actor: a, Opts: opts}
+		c := &Call{Ctx: ctx, Engine: e, Tx: tx, Actor: a, Opts: opts}
 		if e.cfg.Begin != nil {
 			e.cfg.Begin(c, false)
 		}
@@ -159,7 +162,7 @@ func (e *Engine) WriteThenRead(ctx context.Context, a *Actor, opts Options, meta
 	last func(ctx context.Context, read *Call) error) (*Call, error) {
 	var call *Call
 	err := e.store.Update(ctx, func(tx Tx) error {
-		call = &Call{Engine: e, Tx: tx, Actor: a, Opts: opts, Meta: meta, RespMeta: map[string]any{}}
+		call = &Call{Ctx: ctx, Engine: e, Tx: tx, Actor: a, Opts: opts, Meta: meta, RespMeta: map[string]any{}}
 		if e.cfg.Begin != nil {
 			e.cfg.Begin(call, true)
 		}
@@ -174,7 +177,7 @@ func (e *Engine) WriteThenRead(ctx context.Context, a *Actor, opts Options, meta
 		if last == nil {
 			return nil
 		}
-		read := &Call{Engine: e, Tx: tx, Actor: a, Opts: opts}
+		read := &Call{Ctx: ctx, Engine: e, Tx: tx, Actor: a, Opts: opts}
 		if e.cfg.Begin != nil {
 			e.cfg.Begin(read, false)
 		}

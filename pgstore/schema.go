@@ -14,13 +14,13 @@ import (
 	"github.com/scopekit/scopekit/engine"
 )
 
-// Records are partitioned by type (migration 0005): each declared type
+// Records are partitioned by type (migration 0006): each declared type
 // has a partition of its own with the indexes its declarations ask for;
 // records of undeclared types live in records_default.
 
 // partition is the name of the partition of typ's records: 'records:'
 // and the type, or its md5 when that would be too long for an identifier
-// (as migration 0005 names them).
+// (as migration 0006 names them).
 func partition(typ string) string {
 	if len(typ) <= 54 {
 		return "records:" + typ
