@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/scopekit/scopekit/auth"
 	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/scoping"
 	"go.opentelemetry.io/otel/trace"
@@ -14,10 +15,12 @@ import (
 // (scopekit_store_transaction_duration_seconds) and, inside a traced
 // request or job, spanned (store.view, store.update). The transactions
 // are s's own: fn gets s's Tx, so what a Tx offers beyond engine.Tx
-// (engine.SharedReader) keeps working. The wrapper reports s's schema
-// (Schema) and is a scoping.Versioned exactly when s is one, so that the
-// service's actor cache stays on over bbolt and off over PostgreSQL. With
-// metrics and tracing off it returns s itself.
+// (engine.SharedReader, engine.Prefetcher) keeps working. The wrapper
+// reports s's schema (Schema), runs s's ViewRerun when s has one
+// (engine.Rerunner, timed as a view), and is a scoping.Versioned exactly
+// when s is one, syncing through s when s is an auth.Syncer, so that the
+// service's actor cache works over the wrapper as over s. With metrics and
+// tracing off it returns s itself.
 func (t *Telemetry) Store(s engine.Store) engine.Store {
 	if t.m == nil && t.tracer == nil {
 		return s
@@ -38,17 +41,23 @@ type timedStore struct {
 	tracer       trace.Tracer        // nil: tracing off
 }
 
+// ViewRerun implements engine.Rerunner: s's own when it has one, else a
+// View.
+func (s *timedStore) ViewRerun(ctx context.Context, fn func(engine.Tx) error) error {
+	return s.run(ctx, "store.view", s.view, false, fn, true)
+}
+
 // View implements engine.Store.
 func (s *timedStore) View(ctx context.Context, fn func(engine.Tx) error) error {
-	return s.run(ctx, "store.view", s.view, false, fn)
+	return s.run(ctx, "store.view", s.view, false, fn, false)
 }
 
 // Update implements engine.Store.
 func (s *timedStore) Update(ctx context.Context, fn func(engine.Tx) error) error {
-	return s.run(ctx, "store.update", s.update, true, fn)
+	return s.run(ctx, "store.update", s.update, true, fn, false)
 }
 
-func (s *timedStore) run(ctx context.Context, name string, obs prometheus.Observer, write bool, fn func(engine.Tx) error) error {
+func (s *timedStore) run(ctx context.Context, name string, obs prometheus.Observer, write bool, fn func(engine.Tx) error, rerun bool) error {
 	var span trace.Span
 	// only under a span: the workers' idle polls would each be a trace
 	if s.tracer != nil && trace.SpanFromContext(ctx).IsRecording() {
@@ -57,9 +66,12 @@ func (s *timedStore) run(ctx context.Context, name string, obs prometheus.Observ
 	}
 	start := time.Now()
 	var err error
-	if write {
+	switch {
+	case write:
 		err = s.inner.Update(ctx, fn)
-	} else {
+	case rerun:
+		err = engine.ViewRerun(ctx, s.inner, fn)
+	default:
 		err = s.inner.View(ctx, fn)
 	}
 	if obs != nil {
@@ -91,3 +103,12 @@ type versionedStore struct {
 
 // TypeVersion implements scoping.Versioned.
 func (s versionedStore) TypeVersion(typ string) uint64 { return s.vs.TypeVersion(typ) }
+
+// Sync implements auth.Syncer: the wrapped store's sync, when it has one
+// (a store whose counts move only by its own writes needs none).
+func (s versionedStore) Sync(ctx context.Context) error {
+	if sy, ok := s.vs.(auth.Syncer); ok {
+		return sy.Sync(ctx)
+	}
+	return nil
+}

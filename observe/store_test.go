@@ -4,7 +4,9 @@ import (
 	"context"
 	"path/filepath"
 	"testing"
+	"time"
 
+	"github.com/scopekit/scopekit/auth"
 	"github.com/scopekit/scopekit/boltstore"
 	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/observe"
@@ -64,13 +66,24 @@ func TestActorCacheStaysOnOverTheWrappedStore(t *testing.T) {
 	require.Equal(t, before, views(), "the second resolution was served from the cache")
 }
 
-// Ensure a store that cannot tell its versions (PostgreSQL) is not made
-// to look as if it could: the actor cache must stay off over it.
-func TestStoreOverPostgresIsNotVersioned(t *testing.T) {
+// Ensure the wrapper keeps what the PostgreSQL store offers beyond
+// engine.Store: its counts (scoping.Versioned) and their sync
+// (auth.Syncer), so that the actor cache stays right across instances,
+// and its re-runnable reads (engine.Rerunner).
+func TestStoreOverPostgresKeepsItsAbilities(t *testing.T) {
 	pg := pgtest.Open(t) // skips without SCOPEKIT_TEST_DATABASE
 	st := observe.New(observe.Config{Metrics: true}).Store(pg)
-	_, ok := st.(scoping.Versioned)
-	require.False(t, ok)
+	vs, ok := st.(scoping.Versioned)
+	require.True(t, ok)
+	require.Equal(t, pg.TypeVersion("users"), vs.TypeVersion("users"))
+	sy, ok := st.(auth.Syncer)
+	require.True(t, ok)
+	require.Eventually(t, func() bool { return sy.Sync(context.Background()) == nil }, 10*time.Second, 20*time.Millisecond,
+		"the wrapper syncs through the store's listener")
+	require.Implements(t, (*engine.Rerunner)(nil), st)
+	runs := 0
+	require.NoError(t, engine.ViewRerun(context.Background(), st, func(engine.Tx) error { runs++; return nil }))
+	require.Equal(t, 1, runs)
 	require.Same(t, pg.Schema(), st.(interface{ Schema() *engine.Schema }).Schema())
 	require.NoError(t, st.View(context.Background(), func(engine.Tx) error { return nil }))
 }
