@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/scopekit/scopekit/engine"
 )
 
@@ -66,19 +65,7 @@ func (t *tx) viaStatement(vias []engine.Via) (*query, func()) {
 				AND r.id = CASE WHEN (f.rels -> %s ->> 0) ~ '^[1-9][0-9]{0,17}$' THEN (f.rels -> %s ->> 0)::int8 END
 			WHERE f.type = %s AND f.account_id = $%d AND f.id = $%d`, i, quoteLiteral(v.Type), rel, rel, quoteLiteral(v.From.Type), len(args)-1, len(args))
 	}
-	found := map[engine.Key]*stored{}
-	q := &query{sql: "SELECT type, account_id, id, x, attrs, rels, created_at, updated_at FROM (" + u.String() + ") u ORDER BY i",
-		check: "SELECT id, x FROM (" + u.String() + ") u ORDER BY i", args: args}
-	q.scan = func(rows pgx.Rows) error {
-		for rows.Next() {
-			k, s, err := t.scanStored(rows, q)
-			if err != nil {
-				return err
-			}
-			found[k] = s
-		}
-		return rows.Err()
-	}
+	q, found := t.unionQuery(u.String(), args)
 	return q, func() {
 		if t.cache == nil {
 			t.cache = map[engine.Key]*stored{}

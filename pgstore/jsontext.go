@@ -112,18 +112,12 @@ func (d *jsonText) object() (map[string]any, error) {
 			return nil, err
 		}
 		m[k] = v
-		d.space()
-		if d.i >= len(d.b) {
-			return nil, errJSON
+		end, err := d.next('}')
+		if err != nil {
+			return nil, err
 		}
-		switch d.b[d.i] {
-		case ',':
-			d.i++
-		case '}':
-			d.i++
+		if end {
 			return m, nil
-		default:
-			return nil, errJSON
 		}
 	}
 }
@@ -142,20 +136,25 @@ func (d *jsonText) array() ([]any, error) {
 			return nil, err
 		}
 		a = append(a, v)
-		d.space()
-		if d.i >= len(d.b) {
-			return nil, errJSON
+		end, err := d.next(']')
+		if err != nil {
+			return nil, err
 		}
-		switch d.b[d.i] {
-		case ',':
-			d.i++
-		case ']':
-			d.i++
+		if end {
 			return a, nil
-		default:
-			return nil, errJSON
 		}
 	}
+}
+
+// next reads what follows a member or an element: a comma, or the close
+// of its object or array (end).
+func (d *jsonText) next(close byte) (end bool, err error) {
+	d.space()
+	if d.i >= len(d.b) || (d.b[d.i] != ',' && d.b[d.i] != close) {
+		return false, errJSON
+	}
+	d.i++
+	return d.b[d.i-1] == close, nil
 }
 
 // number returns the literal as json.Number once it is a valid JSON

@@ -233,7 +233,7 @@ func (t *tx) getMany(keys []engine.Key) (*query, func()) {
 			t.lockAccount(k.AccountID, false)
 		}
 	}
-	q := &query{}
+	var args []any
 	var u strings.Builder
 	ord := 0
 	for _, typ := range types {
@@ -247,9 +247,9 @@ func (t *tx) getMany(keys []engine.Key) (*query, func()) {
 					u.WriteString(" UNION ALL ")
 				}
 				n, _ := parseID(k.ID)
-				q.args = append(q.args, k.AccountID, n)
+				args = append(args, k.AccountID, n)
 				fmt.Fprintf(&u, `SELECT %d AS i, type, account_id, id, xmin::text::int8 AS x, attrs, rels, created_at, updated_at
-					FROM records WHERE type = %s AND account_id = $%d AND id = $%d`, ord, quoteLiteral(typ), len(q.args)-1, len(q.args))
+					FROM records WHERE type = %s AND account_id = $%d AND id = $%d`, ord, quoteLiteral(typ), len(args)-1, len(args))
 				ord++
 			}
 			continue
@@ -259,17 +259,32 @@ func (t *tx) getMany(keys []engine.Key) (*query, func()) {
 			accts[i] = k.AccountID
 			ids[i], _ = parseID(k.ID)
 		}
-		q.args = append(q.args, accts, ids)
+		args = append(args, accts, ids)
 		fmt.Fprintf(&u, `SELECT %d + k.i AS i, r.type, r.account_id, r.id, r.xmin::text::int8 AS x, r.attrs, r.rels, r.created_at, r.updated_at
 			FROM unnest($%d::text[], $%d::int8[]) WITH ORDINALITY AS k(a, id, i)
-			JOIN records r ON r.type = %s AND r.account_id = k.a AND r.id = k.id`, ord, len(q.args)-1, len(q.args), quoteLiteral(typ))
+			JOIN records r ON r.type = %s AND r.account_id = k.a AND r.id = k.id`, ord, len(args)-1, len(args), quoteLiteral(typ))
 		ord += len(ks)
 	}
 	if u.Len() == 0 {
 		u.WriteString("SELECT 0 AS i, type, account_id, id, xmin::text::int8 AS x, attrs, rels, created_at, updated_at FROM records WHERE false")
 	}
-	q.sql = "SELECT type, account_id, id, x, attrs, rels, created_at, updated_at FROM (" + u.String() + ") u ORDER BY i"
-	q.check = "SELECT id, x FROM (" + u.String() + ") u ORDER BY i"
+	q, found := t.unionQuery(u.String(), args)
+	return q, func() {
+		if t.cache == nil {
+			t.cache = map[engine.Key]*stored{}
+		}
+		for _, k := range keys {
+			t.cache[k] = found[k]
+		}
+	}
+}
+
+// unionQuery is the statement that reads the rows of u (a union of
+// selects of an order i and the columns of a record, x its row version)
+// in order, and the records it found once it has run.
+func (t *tx) unionQuery(u string, args []any) (*query, map[engine.Key]*stored) {
+	q := &query{sql: "SELECT type, account_id, id, x, attrs, rels, created_at, updated_at FROM (" + u + ") u ORDER BY i",
+		check: "SELECT id, x FROM (" + u + ") u ORDER BY i", args: args}
 	found := map[engine.Key]*stored{}
 	q.scan = func(rows pgx.Rows) error {
 		for rows.Next() {
@@ -281,14 +296,7 @@ func (t *tx) getMany(keys []engine.Key) (*query, func()) {
 		}
 		return rows.Err()
 	}
-	return q, func() {
-		if t.cache == nil {
-			t.cache = map[engine.Key]*stored{}
-		}
-		for _, k := range keys {
-			t.cache[k] = found[k]
-		}
-	}
+	return q, found
 }
 
 // maxLookups is the most keys of one type getMany reads by their primary
