@@ -54,3 +54,13 @@ func SetMaxNodes(t interface{ Cleanup(func()) }, n int) {
 	maxNodes = n
 	t.Cleanup(func() { maxNodes = old })
 }
+
+// OfficePIDs returns the soffice processes of p's listeners that are up.
+func OfficePIDs(p *OfficePool) []int {
+	var pids []int
+	p.listeners.Range(func(k, _ any) bool {
+		pids = append(pids, k.(*listener).soffice.Process.Pid)
+		return true
+	})
+	return pids
+}

@@ -157,8 +157,9 @@ func TestStandardSOWDemo(t *testing.T) {
 
 // Ensure the Standard SOW converts to PDF and looks right page by page
 // (skipped without LibreOffice's soffice and poppler's pdftoppm and
-// pdftotext). With -update it rewrites testdata/standard-sow-page1.png,
-// the page a person looks at.
+// pdftotext), by a soffice of its own and by the warm converter alike:
+// the same text, the same pages. With -update it rewrites
+// testdata/standard-sow-page1.png, the page a person looks at.
 func TestStandardSOWPDF(t *testing.T) {
 	lo, err := documents.NewLibreOffice("")
 	if err != nil {
@@ -173,6 +174,26 @@ func TestStandardSOWPDF(t *testing.T) {
 	docx, _ := sowText(t, e)
 	pdf, err := lo.ToPDF(t.Context(), docx)
 	require.NoError(t, err)
+	text, pages := checkSOWPDF(t, pdf)
+	if *update {
+		require.NoError(t, os.WriteFile(filepath.Join("testdata", "standard-sow-page1.png"), pages[0], 0o644))
+		require.NoError(t, os.WriteFile(filepath.Join(os.TempDir(), "standard-sow-page2.png"), pages[1], 0o644))
+	}
+
+	pool := officePool(t, 1)
+	pdf, err = pool.ToPDF(t.Context(), docx)
+	require.NoError(t, err)
+	warm, _ := pool.Counts()
+	require.Equal(t, int64(1), warm)
+	warmText, warmPages := checkSOWPDF(t, pdf)
+	require.Equal(t, text, warmText, "the warm converter's PDF reads the same")
+	require.Equal(t, pages, warmPages, "the warm converter's pages look the same")
+}
+
+// checkSOWPDF checks the demo SOW's PDF and returns its text and its
+// first two pages as PNG.
+func checkSOWPDF(t *testing.T, pdf []byte) (string, [][]byte) {
+	t.Helper()
 	require.True(t, strings.HasPrefix(string(pdf), "%PDF"))
 	dir := t.TempDir()
 	pdfPath := filepath.Join(dir, "sow.pdf")
@@ -183,14 +204,13 @@ func TestStandardSOWPDF(t *testing.T) {
 		require.Contains(t, string(txt), want)
 	}
 	require.NoError(t, exec.Command("pdftoppm", "-r", "60", "-png", "-f", "1", "-l", "2", pdfPath, filepath.Join(dir, "page")).Run())
-	pages, _ := filepath.Glob(filepath.Join(dir, "page*.png"))
-	require.Len(t, pages, 2)
-	if *update {
-		b, err := os.ReadFile(pages[0])
+	files, _ := filepath.Glob(filepath.Join(dir, "page*.png"))
+	require.Len(t, files, 2)
+	var pages [][]byte
+	for _, f := range files {
+		b, err := os.ReadFile(f)
 		require.NoError(t, err)
-		require.NoError(t, os.WriteFile(filepath.Join("testdata", "standard-sow-page1.png"), b, 0o644))
-		b, err = os.ReadFile(pages[1])
-		require.NoError(t, err)
-		require.NoError(t, os.WriteFile(filepath.Join(os.TempDir(), "standard-sow-page2.png"), b, 0o644))
+		pages = append(pages, b)
 	}
+	return string(txt), pages
 }

@@ -15,19 +15,42 @@ import (
 var beforeGenerate func(ctx context.Context, doc *engine.Record)
 
 // newDocumentPool makes the document worker pool of -document-workers
-// and -document-lease,
-// with LibreOffice for PDFs when soffice is installed (without it a PDF
-// request ends in error and the DOCX is still served), and plugs it into
-// svc.
-func newDocumentPool(svc *scoping.Service, cfg *config, logger *slog.Logger) *docgen.Pool {
-	pool := docgen.New(svc)
+// and -document-lease and plugs it into svc. PDFs are made by LibreOffice
+// when soffice is installed (without it a PDF request ends in error and
+// the DOCX is still served): by -pdf-listeners soffice processes kept
+// running (documents.OfficePool, when python3-uno is installed too), else
+// by a soffice per PDF. It logs which, and removes the work folders a
+// killed server left with a customer's document in them. stop ends the
+// LibreOffice processes.
+func newDocumentPool(svc *scoping.Service, cfg *config, logger *slog.Logger) (pool *docgen.Pool, stop func()) {
+	pool = docgen.New(svc)
 	pool.Workers, pool.Logger, pool.BeforeGenerate = cfg.DocumentWorkers, logger, beforeGenerate
 	pool.Lease = cfg.DocumentLease
-	if conv, err := documents.NewLibreOffice(""); err != nil {
-		logger.Warn("PDF generation unavailable: PDF requests will end in error with the DOCX kept", "err", err)
-	} else {
-		pool.Converter = conv
-	}
 	svc.Documents = pool.Config()
-	return pool
+	stop = func() {}
+	if n, err := documents.RemoveStaleTempDirs(""); err != nil {
+		logger.Warn("could not remove the PDF converter's stale work folders", "err", err)
+	} else if n > 0 {
+		logger.Info("removed the PDF converter's work folders a stopped server left", "folders", n)
+	}
+	lo, err := documents.NewLibreOffice("")
+	if err != nil {
+		logger.Warn("PDF generation unavailable: soffice (LibreOffice) not found; PDF requests will end in error with the DOCX kept", "err", err)
+		return pool, stop
+	}
+	pool.Converter = lo
+	if cfg.PDFListeners == 0 {
+		logger.Info("PDF converter: LibreOffice found; a soffice per PDF (-pdf-listeners 0)", "soffice", lo.Path)
+		return pool, stop
+	}
+	office, err := documents.NewOfficePool(lo)
+	if err != nil {
+		logger.Warn("PDF converter: LibreOffice found, but no UNO bridge to keep it running; a soffice per PDF", "soffice", lo.Path, "err", err)
+		return pool, stop
+	}
+	office.Listeners, office.Logger = cfg.PDFListeners, logger
+	logger.Info("PDF converter: LibreOffice found; soffice listeners start with the first PDF and keep running",
+		"soffice", lo.Path, "python", office.Python, "listeners", cfg.PDFListeners)
+	pool.Converter = office
+	return pool, func() { office.Close() }
 }

@@ -138,7 +138,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		AllowPrivate: cfg.WebhookAllowPrivate, Logger: logger}
 	svc.Webhooks = scoping.WebhookConfig{CheckDestination: webhook.CheckDestination(cfg.WebhookAllowPrivate),
 		Sealer: sealer, FirstDelay: cfg.WebhookRetrySchedule[0], Notify: dispatcher.Notify}
-	docs := newDocumentPool(svc, cfg, logger)
+	docs, stopPDF := newDocumentPool(svc, cfg, logger)
+	defer stopPDF() // after the workers: the deferred stops run last
 	as := &auth.Service{Store: db.AuthStore(), Directory: scoping.Directory(db), BcryptCost: bcryptCost}
 	// stored prices: price the projects of a database written before
 	// prices were stored, or left stale by an interrupted refresh
