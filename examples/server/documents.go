@@ -15,18 +15,24 @@ import (
 var beforeGenerate func(ctx context.Context, doc *engine.Record)
 
 // newDocumentPool makes the document worker pool of -document-workers
-// and -document-lease and plugs it into svc. PDFs are made by LibreOffice
-// when soffice is installed (without it a PDF request ends in error and
-// the DOCX is still served): by -pdf-listeners soffice processes kept
-// running (documents.OfficePool, when python3-uno is installed too), else
-// by a soffice per PDF. It logs which, and removes the work folders a
-// killed server left with a customer's document in them. stop ends the
-// LibreOffice processes.
-func newDocumentPool(svc *scoping.Service, cfg *config, logger *slog.Logger) (pool *docgen.Pool, stop func()) {
-	pool = docgen.New(svc)
+// and -document-lease, and plugs it into svc; its PDF converter is
+// newPDFConverter's.
+func newDocumentPool(svc *scoping.Service, cfg *config, logger *slog.Logger) *docgen.Pool {
+	pool := docgen.New(svc)
 	pool.Workers, pool.Logger, pool.BeforeGenerate = cfg.DocumentWorkers, logger, beforeGenerate
 	pool.Lease = cfg.DocumentLease
 	svc.Documents = pool.Config()
+	return pool
+}
+
+// newPDFConverter removes the converter's work folders a killed server
+// left (a customer's document in them) and returns the PDF converter:
+// LibreOffice when soffice is installed (nil without it: a PDF request
+// then ends in error and the DOCX is still served), with -pdf-listeners
+// soffice processes kept running (documents.OfficePool, when python3-uno
+// is installed too), else a soffice per PDF. It logs which, as
+// documents.md says. stop ends the LibreOffice processes.
+func newPDFConverter(cfg *config, logger *slog.Logger) (conv documents.Converter, stop func()) {
 	stop = func() {}
 	if n, err := documents.RemoveStaleTempDirs(""); err != nil {
 		logger.Warn("could not remove the PDF converter's stale work folders", "err", err)
@@ -36,21 +42,19 @@ func newDocumentPool(svc *scoping.Service, cfg *config, logger *slog.Logger) (po
 	lo, err := documents.NewLibreOffice("")
 	if err != nil {
 		logger.Warn("PDF generation unavailable: soffice (LibreOffice) not found; PDF requests will end in error with the DOCX kept", "err", err)
-		return pool, stop
+		return nil, stop
 	}
-	pool.Converter = lo
 	if cfg.PDFListeners == 0 {
 		logger.Info("PDF converter: LibreOffice found; a soffice per PDF (-pdf-listeners 0)", "soffice", lo.Path)
-		return pool, stop
+		return lo, stop
 	}
 	office, err := documents.NewOfficePool(lo)
 	if err != nil {
 		logger.Warn("PDF converter: LibreOffice found, but no UNO bridge to keep it running; a soffice per PDF", "soffice", lo.Path, "err", err)
-		return pool, stop
+		return lo, stop
 	}
 	office.Listeners, office.Logger = cfg.PDFListeners, logger
 	logger.Info("PDF converter: LibreOffice found; soffice listeners start with the first PDF and keep running",
 		"soffice", lo.Path, "python", office.Python, "listeners", cfg.PDFListeners)
-	pool.Converter = office
-	return pool, func() { office.Close() }
+	return office, func() { office.Close() }
 }

@@ -138,8 +138,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		AllowPrivate: cfg.WebhookAllowPrivate, Logger: logger}
 	svc.Webhooks = scoping.WebhookConfig{CheckDestination: webhook.CheckDestination(cfg.WebhookAllowPrivate),
 		Sealer: sealer, FirstDelay: cfg.WebhookRetrySchedule[0], Notify: dispatcher.Notify}
-	docs, stopPDF := newDocumentPool(svc, cfg, logger)
-	defer stopPDF() // after the workers: the deferred stops run last
+	docs := newDocumentPool(svc, cfg, logger)
 	as := &auth.Service{Store: db.AuthStore(), Directory: scoping.Directory(db), BcryptCost: bcryptCost}
 	// stored prices: price the projects of a database written before
 	// prices were stored, or left stale by an interrupted refresh
@@ -213,6 +212,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	// The document workers resume the queue (re-queuing what a crash left
 	// generating once its lease has run out); like the dispatcher they stop
 	// after the HTTP servers.
+	conv, stopPDF := newPDFConverter(cfg, logger)
+	defer stopPDF() // at return, once the workers have stopped (<-generated below)
+	docs.Converter = conv
 	generated := make(chan struct{})
 	go func() {
 		defer close(generated)
