@@ -315,6 +315,10 @@ func (p *OfficePool) serve(l *listener) (why string, graceful bool) {
 	}
 }
 
+// pipePrefix begins the names of the listeners' pipes, followed by the
+// pid of the process that started them.
+const pipePrefix = "scopekit-"
+
 // pipeSeq tells apart the pipes of the pools of one process.
 var pipeSeq atomic.Int64
 
@@ -336,7 +340,7 @@ func (p *OfficePool) startListener(wd *workDir, n int) (*listener, error) {
 	if timeout <= 0 {
 		timeout = DefaultStartTimeout
 	}
-	pipe := fmt.Sprintf("scopekit-%d-%d-%d", os.Getpid(), pipeSeq.Add(1), n)
+	pipe := fmt.Sprintf("%s%d-%d-%d", pipePrefix, os.Getpid(), pipeSeq.Add(1), n)
 	l := &listener{dir: wd.path, pipe: pipe, exited: make(chan struct{})}
 	helper := exec.Command(p.Python, "-c", officeScript, pipe, fmt.Sprint(timeout.Seconds()))
 	if err := l.startHelper(helper, filepath.Join(wd.path, "helper.log")); err != nil {

@@ -188,11 +188,14 @@ func TestKilledConverterLeavesNothing(t *testing.T) {
 				require.Eventually(t, func() bool { return syscall.Kill(pid, 0) != nil }, 10*time.Second, 10*time.Millisecond,
 					"soffice outlived the process that started it")
 			}
+			pipes := filepath.Join("/tmp", fmt.Sprintf("OSL_PIPE_%d_scopekit-%d-*", os.Getuid(), cmd.Process.Pid))
 			removed, err := documents.RemoveStaleTempDirs(dir)
 			require.NoError(t, err)
 			require.Positive(t, removed)
 			left, _ := filepath.Glob(filepath.Join(dir, "*"))
 			require.Empty(t, left, "the stale work folders are removed")
+			left, _ = filepath.Glob(pipes)
+			require.Empty(t, left, "the dead listener's pipe is removed")
 			if mode == "cold" { // the fake's own child, left to run on purpose
 				children, _ := filepath.Glob(filepath.Join(fakeDir, "child.*"))
 				for _, c := range children {

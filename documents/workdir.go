@@ -63,7 +63,9 @@ func (w *workDir) remove() error {
 // RemoveStaleTempDirs removes the work folders converters left in dir
 // (os.TempDir() when "") when their process died, and returns how many it
 // removed. Folders in use, by this process or another one, are left alone.
+// The sockets a killed listener's LibreOffice left in /tmp go too.
 func RemoveStaleTempDirs(dir string) (int, error) {
+	removeStalePipes()
 	if dir == "" {
 		dir = os.TempDir()
 	}
