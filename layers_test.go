@@ -27,10 +27,11 @@ var layers = map[string][]string{
 	"webhook":       {"engine", "scoping/views", "pricing"},
 	"mergedata":     {"engine", "scoping/views", "pricing"},
 	"workbook":      {"engine", "scoping/views", "pricing", "mergedata"},
+	"catalogimport": {"engine", "scoping/views", "pricing"},
 }
 
 // noHTTP are packages that must not import net/http, directly.
-var noHTTP = []string{"engine", "scoping", "scoping/views", "pricing", "approval", "mergedata", "documents"}
+var noHTTP = []string{"engine", "scoping", "scoping/views", "pricing", "approval", "mergedata", "documents", "catalogimport"}
 
 // Ensure each package depends only on the layers below it.
 func TestLayers(t *testing.T) {

@@ -158,6 +158,17 @@ func parseCondition(item any) (Condition, error) {
 	return c, c.Validate()
 }
 
+// Holds reports whether c holds for the project's facts f, as Next
+// evaluates it: for a review that says which conditions a project meets.
+// Errors: EINVALID for a condition Validate refuses; EINTERNAL for a money
+// condition whose figure is missing from f.Money.
+func (c Condition) Holds(f Facts) (bool, error) {
+	if err := c.Validate(); err != nil {
+		return false, err
+	}
+	return c.holds(&f)
+}
+
 // holds evaluates c against f.
 func (c Condition) holds(f *Facts) (bool, error) {
 	if isID(c.Field) {

@@ -232,3 +232,32 @@ func TestNextInvalidCondition(t *testing.T) {
 		t.Fatalf("error %v does not name the level", err)
 	}
 }
+
+// Ensure Holds evaluates one condition as Next does, and refuses what
+// Next cannot evaluate.
+func TestConditionHolds(t *testing.T) {
+	for _, c := range []approval.Condition{
+		{Field: "contract_margin", Operator: "lt", Value: "0.5"},
+		{Field: "contract_margin", Operator: "lt", Value: "0.2"},
+		{Field: "total_hours", Operator: "gte", Value: "80"},
+		{Field: "contract_revenue", Operator: "gt", Value: "12000"},
+		{Field: "client", Operator: "eq", Value: "c1"},
+		{Field: "payment_term", Operator: "ne", Value: "p1"},
+	} {
+		got, err := c.Holds(facts())
+		if err != nil {
+			t.Fatalf("%+v: %v", c, err)
+		}
+		if want := applies(t, facts(), c); got != want {
+			t.Fatalf("%+v: Holds = %v, Next applies = %v", c, got, want)
+		}
+	}
+	if _, err := (approval.Condition{Field: "margin", Operator: "lt", Value: "1"}).Holds(facts()); scopekit.ErrorCode(err) != scopekit.EINVALID {
+		t.Fatalf("an unknown field: %v", err)
+	}
+	f := facts()
+	f.Money = nil
+	if _, err := (approval.Condition{Field: "contract_cost", Operator: "lt", Value: "1"}).Holds(f); scopekit.ErrorCode(err) != scopekit.EINTERNAL {
+		t.Fatalf("a missing money fact: %v", err)
+	}
+}

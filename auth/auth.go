@@ -1,13 +1,15 @@
 // Package auth is ScopeKit's OAuth 2.0 token service: the clients (account
 // OAuth applications and service-account credentials), the sign-in of the
-// authorization code flow, the grants of POST /oauth/token, and the
-// validation of bearer tokens. It knows nothing of
+// authorization code flow and its second factor (TOTP, mfa.go), the grants
+// of POST /oauth/token, and the validation of bearer tokens. It knows nothing of
 // HTTP: httpadapter parses the form and maps *OAuthError to a response.
 //
 // Secrets are never stored in clear. Client secrets and tokens are kept as
 // SHA-256 digests, as docs/auth.md asks: tokens and generated secrets are 32
 // random bytes, so a plain digest resists guessing and lets a token be found
-// by its digest. Passwords, chosen by people, are hashed with bcrypt.
+// by its digest. Passwords, chosen by people, are hashed with bcrypt. A
+// second factor's TOTP seed, which must be read back, is sealed (Sealer);
+// its recovery codes (80 random bits) are kept as SHA-256 digests.
 package auth
 
 import (
@@ -139,10 +141,13 @@ type Store interface {
 	// exchanges naming the same code only one gets it. ENOTFOUND when there
 	// is none.
 	TakeAuthCode(ctx context.Context, digest []byte) (*AuthCode, error)
+	// MFA returns the user's second factor; ENOTFOUND when there is none.
+	MFA(ctx context.Context, userID string) (*MFA, error)
 	// Update runs fn in one write transaction, committed when fn returns
 	// nil and rolled back otherwise. Transactions that read or write the
-	// same client id, or the credentials of the same user in the same
-	// account, run one after the other, so that what fn checked still
+	// same client id, the credentials of the same user in the same
+	// account, or the second factor of the same user, run one after the
+	// other, so that what fn checked still
 	// holds when it commits. fn may run more than once (a store retries a
 	// transaction that conflicted), so it must have no other effects.
 	Update(ctx context.Context, fn func(Tx) error) error
@@ -171,6 +176,12 @@ type Tx interface {
 	// DeleteAuthCodesExpiredBefore removes the codes whose ExpiresAt is
 	// before t.
 	DeleteAuthCodesExpiredBefore(t time.Time) error
+	// MFA returns the user's second factor; ENOTFOUND when there is none.
+	MFA(userID string) (*MFA, error)
+	// PutMFA stores m under m.UserID, replacing what was there.
+	PutMFA(m *MFA) error
+	// DeleteMFA removes the user's second factor; none is no error.
+	DeleteMFA(userID string) error
 }
 
 // HashSecret returns the SHA-256 digest under which a client secret or a

@@ -1,6 +1,7 @@
 package auth_test
 
 import (
+	"bytes"
 	"context"
 	"strings"
 	"sync"
@@ -11,6 +12,7 @@ import (
 	"github.com/scopekit/scopekit/auth"
 	"github.com/scopekit/scopekit/boltstore"
 	"github.com/scopekit/scopekit/boltstore/bolttest"
+	"github.com/scopekit/scopekit/webhook"
 	"github.com/stretchr/testify/require"
 	"golang.org/x/crypto/bcrypt"
 )
@@ -23,7 +25,8 @@ type Directory struct {
 	mu          sync.Mutex
 	subjects    map[string]*auth.Subject // by lower-case email
 	memberships map[[2]string]*auth.Membership
-	version     uint64 // moves with every change
+	mfaRequired map[string]bool // accounts that require a second factor
+	version     uint64          // moves with every change
 }
 
 func (d *Directory) Version() (uint64, bool) {
@@ -33,7 +36,21 @@ func (d *Directory) Version() (uint64, bool) {
 }
 
 func NewDirectory() *Directory {
-	return &Directory{subjects: map[string]*auth.Subject{}, memberships: map[[2]string]*auth.Membership{}}
+	return &Directory{subjects: map[string]*auth.Subject{}, memberships: map[[2]string]*auth.Membership{}, mfaRequired: map[string]bool{}}
+}
+
+// MFARequired implements auth.MFAPolicy.
+func (d *Directory) MFARequired(_ context.Context, accountID string) (bool, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.mfaRequired[accountID], nil
+}
+
+// RequireMFA sets an account's "second factor for every user" setting.
+func (d *Directory) RequireMFA(accountID string, required bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.mfaRequired[accountID] = required
 }
 
 // AddUser adds a user with one membership per account given.
@@ -137,11 +154,14 @@ func NewFixture(tb testing.TB) *Fixture {
 		Dir:   NewDirectory(),
 		Clock: &Clock{t: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)},
 	}
+	sealer, err := webhook.NewSealer(bytes.Repeat([]byte{7}, webhook.KeySize))
+	require.NoError(tb, err)
 	f.Svc = &auth.Service{
 		Store:      f.DB.AuthStore(),
 		Directory:  f.Dir,
 		Now:        f.Clock.Now,
 		BcryptCost: bcrypt.MinCost,
+		Sealer:     sealer,
 	}
 	d := f.Dir
 	d.AddUser("ada", "ada@acme.test", false, auth.StatusActive, "1", "2")

@@ -48,6 +48,9 @@ type AuthorizeRequest struct {
 	State               string
 	CodeChallenge       string
 	CodeChallengeMethod string
+	// SetUpMFA is the login form's request to set up a second factor
+	// after the password (Authorize then answers a SecondFactor).
+	SetUpMFA bool
 }
 
 // AuthorizeError is a refused authorization request. When Redirect is
@@ -134,16 +137,28 @@ func (s *Service) CheckAuthorize(ctx context.Context, r *AuthorizeRequest) (*App
 // returns its errors, then a *LoginError when the user may not sign in:
 // unknown email or wrong password, a service account, a user who is not a
 // member of the application's account, or whose membership there is
-// invited or deactivated. Any other error is internal.
+// invited or deactivated. When the password is right but a second factor
+// is due (the user has one, the account requires one, or r.SetUpMFA) it
+// returns a *SecondFactor instead of a code: AuthorizeSecondFactor
+// completes the sign-in. Any other error is internal.
 func (s *Service) Authorize(ctx context.Context, r *AuthorizeRequest, email, password string) (string, error) {
 	app, err := s.CheckAuthorize(ctx, r)
 	if err != nil {
 		return "", err
 	}
-	userID, err := s.login(ctx, app.AccountID, email, password)
+	subj, err := s.login(ctx, app.AccountID, email, password)
 	if err != nil {
 		return "", err
 	}
+	if err := s.secondStep(ctx, app, r, subj); err != nil {
+		return "", err
+	}
+	return s.issueCode(ctx, app, r, subj.UserID)
+}
+
+// issueCode stores a new authorization code for the user signed in for
+// the request and returns it.
+func (s *Service) issueCode(ctx context.Context, app *Application, r *AuthorizeRequest, userID string) (string, error) {
 	code, err := randomString(tokenBytes)
 	if err != nil {
 		return "", err
@@ -175,51 +190,64 @@ func (s *Service) Authorize(ctx context.Context, r *AuthorizeRequest, email, pas
 // login authenticates a person on the login page for the account. The
 // checks run in the password grant's order, except that an invited user
 // without a password is told about the invitation rather than about a
-// wrong password.
-func (s *Service) login(ctx context.Context, accountID, email, password string) (string, error) {
-	refuse := func(reason string) (string, error) { return "", &LoginError{Reason: reason} }
+// wrong password. An unknown email costs the lookups and the check of a
+// password (nobody's, see subject), so that its time tells nothing; with
+// UniformTokenErrors a wrong password is all any refusal says until the
+// password is right, except that an email of a domain the account's
+// identity provider takes from passwords is sent there, known or not.
+func (s *Service) login(ctx context.Context, accountID, email, password string) (*Subject, error) {
+	refuse := func(reason string) (*Subject, error) { return nil, &LoginError{Reason: reason} }
 	if email == "" || password == "" {
 		return refuse(LoginBadCredentials)
 	}
-	subj, err := s.Directory.UserByEmail(ctx, email)
-	if isNotFound(err) {
-		s.burnBcrypt()
-		return refuse(LoginBadCredentials)
-	}
+	subj, known, err := s.subject(ctx, email)
 	if err != nil {
-		return "", fmt.Errorf("auth: user by email: %w", err)
-	}
-	if subj.Service {
-		return refuse(LoginServiceAccount)
+		return nil, err
 	}
 	m, err := s.Directory.Membership(ctx, subj.UserID, accountID)
 	if isNotFound(err) {
 		m = nil
 	} else if err != nil {
-		return "", fmt.Errorf("auth: membership: %w", err)
+		return nil, fmt.Errorf("auth: membership: %w", err)
 	}
-	if m != nil && m.Service {
-		return refuse(LoginServiceAccount)
-	}
-	ok, hasPassword, err := s.verifyPassword(ctx, subj.UserID, password)
+	refused, ok, hasPassword, err := s.passwordCheck(ctx, accountID, subj, email, password)
 	if err != nil {
-		return "", err
-	}
-	if !ok {
-		if !hasPassword && m != nil && m.Status == StatusInvited {
-			return refuse(LoginInvited)
-		}
-		return refuse(LoginBadCredentials)
+		return nil, err
 	}
 	switch {
-	case m == nil:
-		return refuse(LoginNotMember)
-	case m.Status == StatusInvited:
+	case refused && s.UniformTokenErrors:
+		return refuse(LoginSSORequired)
+	case !known || (!ok && s.UniformTokenErrors):
+		return refuse(LoginBadCredentials)
+	case subj.Service || (m != nil && m.Service):
+		return refuse(LoginServiceAccount)
+	case refused:
+		return refuse(LoginSSORequired)
+	case !ok && !hasPassword && m != nil && m.Status == StatusInvited:
 		return refuse(LoginInvited)
-	case m.Status != StatusActive:
-		return refuse(LoginDeactivated)
+	case !ok:
+		return refuse(LoginBadCredentials)
 	}
-	return subj.UserID, nil
+	if err := loginRefusal(m); err != nil {
+		return nil, err
+	}
+	return subj, nil
+}
+
+// loginRefusal returns the *LoginError of a membership (nil: none) that
+// may not sign in on the login page, nil for one that may.
+func loginRefusal(m *Membership) error {
+	switch {
+	case m == nil:
+		return &LoginError{Reason: LoginNotMember}
+	case m.Service:
+		return &LoginError{Reason: LoginServiceAccount}
+	case m.Status == StatusInvited:
+		return &LoginError{Reason: LoginInvited}
+	case m.Status != StatusActive:
+		return &LoginError{Reason: LoginDeactivated}
+	}
+	return nil
 }
 
 // authorizationCodeGrant exchanges a code. The code is taken out of the

@@ -14,8 +14,8 @@ const (
 )
 
 // OAuthError is an RFC 6749 error: Code is one of InvalidRequest,
-// InvalidClient, InvalidGrant, InvalidResourceOwner, UnsupportedGrantType or
-// UnauthorizedClient; Status is 400, or 401 for invalid_client. Description
+// InvalidClient, InvalidGrant, InvalidResourceOwner, UnsupportedGrantType,
+// UnauthorizedClient or MFARequired; Status is 400, or 401 for invalid_client. Description
 // is safe to show: it names parameters, never their values.
 type OAuthError struct {
 	Code        string
@@ -51,6 +51,9 @@ type TokenRequest struct {
 	Code         string
 	RedirectURI  string
 	CodeVerifier string
+	// MFACode is the second factor of a password grant (mfa_code): a TOTP
+	// code or a recovery code, after an mfa_required answer.
+	MFACode string
 	// Present names the form parameters that were sent, so that a
 	// redirect_uri sent empty with the password grant is still refused.
 	// Callers outside HTTP may leave it nil.

@@ -3,7 +3,10 @@ package auth_test
 import (
 	"bytes"
 	"context"
+	"encoding/base32"
+	"fmt"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/scopekit/scopekit/auth"
@@ -11,9 +14,9 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
-// Ensure no token, client secret or password is stored in clear: every key
-// and value of every bucket (nested ones included), and the raw file, are
-// free of them.
+// Ensure no token, client secret, password, TOTP seed or recovery code is
+// stored in clear: every key and value of every bucket (nested ones
+// included), and the raw file, are free of them.
 func TestSecretsNotStoredInClear(t *testing.T) {
 	f := NewFixture(t)
 	ctx := context.Background()
@@ -27,6 +30,13 @@ func TestSecretsNotStoredInClear(t *testing.T) {
 	unusedCode := f.mustCode(t, authorizeReq(withPKCE))
 	usedCode := f.mustCode(t, authorizeReq())
 	byCode := f.MustToken(t, codeGrant(usedCode, callback, ""))
+	seed, recovery := f.enrolAda(t)
+	_, err = f.Svc.Authorize(ctx, authorizeReq(), "ada@acme.test", Password)
+	ticket := requireSecondFactor(t, err, false, "").Ticket
+	_, err = f.Svc.AuthorizeSecondFactor(ctx, authorizeReq(), ticket, recovery[0])
+	require.NoError(t, err)
+	rawSeed, err := base32.StdEncoding.WithPadding(base32.NoPadding).DecodeString(seed)
+	require.NoError(t, err)
 
 	secrets := map[string]string{
 		"client_credentials access token": cc.AccessToken,
@@ -43,6 +53,14 @@ func TestSecretsNotStoredInClear(t *testing.T) {
 		"application secret":              PortalSecret,
 		"other application secret":        OtherSecret,
 		"password":                        Password,
+		"totp seed":                       seed,
+		"totp seed, lower case":           strings.ToLower(seed),
+		"totp seed, raw bytes":            string(rawSeed),
+		"sign-in ticket":                  ticket,
+	}
+	for i, c := range recovery {
+		secrets[fmt.Sprintf("recovery code %d", i)] = c
+		secrets[fmt.Sprintf("recovery code %d without dashes", i)] = strings.ReplaceAll(c, "-", "")
 	}
 	var scanned int
 	require.NoError(t, f.DB.Bolt().View(func(tx *bolt.Tx) error {

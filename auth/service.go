@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/scopekit/scopekit"
@@ -25,6 +26,9 @@ const tokenBytes = 32
 type Service struct {
 	Store     Store
 	Directory Directory
+	// Providers are the accounts' identity providers (single sign-on,
+	// sso.go); nil: none.
+	Providers IdentityProviders
 	// Now is the clock; default time.Now.
 	Now func() time.Time
 	// TokenTTL is the lifetime of access tokens; default 86400 s.
@@ -34,6 +38,23 @@ type Service struct {
 	// BcryptCost is the cost of new password hashes; default
 	// bcrypt.DefaultCost (tests use bcrypt.MinCost).
 	BcryptCost int
+	// Sealer seals the TOTP seeds of second factors and the tickets of
+	// the login page's second step; without it nobody can set up or use
+	// a second factor. The example server uses its webhook Sealer.
+	Sealer Sealer
+	// MFAIssuer names the service in authenticator apps; default
+	// "ScopeKit".
+	MFAIssuer string
+	// UniformTokenErrors answers a password grant for an unknown email
+	// with invalid_grant, as a wrong password, instead of the spec's
+	// invalid_resource_owner (and keeps the login page from telling a
+	// service account or a pending invitation from a wrong password
+	// before the password is right). docs/auth.md says what each
+	// setting reveals.
+	UniformTokenErrors bool
+
+	dummyOnce sync.Once
+	dummyHash []byte // burnBcrypt's digest, of cost BcryptCost
 
 	bearers bounded.Map[[32]byte, bearerEntry] // validated tokens by digest (Versioned)
 }

@@ -2,6 +2,7 @@ package auth
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"strings"
@@ -26,13 +27,22 @@ var grantParams = map[string][]string{
 //   - unsupported_grant_type: grant_type not one of the four;
 //   - invalid_request: a required parameter of the grant missing (or
 //     empty), redirect_uri sent with the password grant;
-//   - invalid_client (401): client_id unknown or client_secret wrong;
+//   - invalid_client (401): client_id unknown or client_secret wrong (one
+//     description for both);
 //   - unauthorized_client: an application on client_credentials, or
 //     service-account credentials on any other grant;
-//   - invalid_resource_owner (password): username is no user's email;
+//   - invalid_resource_owner (password): username is no user's email
+//     (invalid_grant with UniformTokenErrors);
+//   - mfa_required (password): the password is right, the user has a
+//     second factor and mfa_code is missing;
 //   - invalid_grant: the user's authentication failed (wrong password, not
 //     a member of the client's account, invited, deactivated, a service
-//     account on the password grant), or the refresh token is unknown,
+//     account on the password grant, a wrong, replayed or used mfa_code, a
+//     second factor locked after MaxMFAFailures wrong codes, an account
+//     that requires a second factor the user has not set up, an email
+//     whose sign-ins the account's identity provider takes from passwords
+//     (with UniformTokenErrors before any other check of the user)), or the
+//     refresh token is unknown,
 //     expired, used, of another client or not from a password grant, or the
 //     authorization code is unknown, expired, used, of another client, or
 //     sent with another redirect_uri or without the PKCE verifier its
@@ -79,7 +89,7 @@ func (s *Service) Token(ctx context.Context, r *TokenRequest) (*TokenResponse, e
 	case GrantClientCredentials:
 		return s.clientCredentialsGrant(ctx, c)
 	case GrantPassword:
-		return s.passwordGrant(ctx, c, r.Username, r.Password)
+		return s.passwordGrant(ctx, c, r)
 	case GrantRefreshToken:
 		return s.refreshTokenGrant(ctx, c, r.RefreshToken)
 	default: // GrantAuthorizationCode
@@ -119,33 +129,36 @@ type client struct {
 	cred      *ServiceCredential
 }
 
-// authenticateClient finds the client by id among applications, then
-// service credentials, and compares the secret's digest in constant time.
+// authenticateClient finds the client by id among applications and
+// service credentials and compares the secret's digest in constant time.
+// An unknown id and a wrong secret are one refusal, in body and in time:
+// both lookups always run (ids are one namespace, so at most one
+// matches), and an unknown id is compared with a digest nothing matches.
 func (s *Service) authenticateClient(ctx context.Context, id, secret string) (*client, error) {
-	c := &client{id: id}
-	var digest []byte
-	app, err := s.Store.ApplicationByClientID(ctx, id)
-	switch {
-	case err == nil:
-		c.app, c.accountID, digest = app, app.AccountID, app.SecretDigest
-	case !isNotFound(err):
+	app, err := orNone(s.Store.ApplicationByClientID(ctx, id))
+	if err != nil {
 		return nil, fmt.Errorf("auth: look up application: %w", err)
-	default:
-		cred, err := s.Store.ServiceCredentialByClientID(ctx, id)
-		switch {
-		case err == nil:
-			c.cred, c.accountID, digest = cred, cred.AccountID, cred.SecretDigest
-		case isNotFound(err):
-			return nil, NewOAuthError(InvalidClient, "client_id is not recognized")
-		default:
-			return nil, fmt.Errorf("auth: look up service credential: %w", err)
-		}
 	}
-	if !SecretMatches(digest, secret) {
-		return nil, NewOAuthError(InvalidClient, "client_secret does not match the client_id")
+	cred, err := orNone(s.Store.ServiceCredentialByClientID(ctx, id))
+	if err != nil {
+		return nil, fmt.Errorf("auth: look up service credential: %w", err)
+	}
+	c, digest := &client{id: id}, noClientDigest[:]
+	switch {
+	case app != nil:
+		c.app, c.accountID, digest = app, app.AccountID, app.SecretDigest
+	case cred != nil:
+		c.cred, c.accountID, digest = cred, cred.AccountID, cred.SecretDigest
+	}
+	if !SecretMatches(digest, secret) || (app == nil && cred == nil) {
+		return nil, NewOAuthError(InvalidClient, "client authentication failed: unknown client_id or wrong client_secret")
 	}
 	return c, nil
 }
+
+// noClientDigest is what the secret of an unknown client is compared
+// with: the work of a real comparison, and no secret matches it.
+var noClientDigest = sha256.Sum256([]byte("scopekit: no such client"))
 
 func (s *Service) clientCredentialsGrant(ctx context.Context, c *client) (*TokenResponse, error) {
 	m, err := s.Directory.Membership(ctx, c.cred.UserID, c.accountID)
@@ -161,32 +174,87 @@ func (s *Service) clientCredentialsGrant(ctx context.Context, c *client) (*Token
 	return s.issue(ctx, c, c.cred.UserID, GrantClientCredentials, false)
 }
 
-func (s *Service) passwordGrant(ctx context.Context, c *client, username, password string) (*TokenResponse, error) {
-	subj, err := s.Directory.UserByEmail(ctx, username)
-	if isNotFound(err) {
-		return nil, NewOAuthError(InvalidResourceOwner, "username is not the email of any user")
-	}
-	if err != nil {
-		return nil, fmt.Errorf("auth: user by email: %w", err)
-	}
-	if subj.Service {
-		return nil, errServicePassword()
-	}
-	ok, err := s.checkPassword(ctx, subj.UserID, password)
+// passwordGrant authenticates the user by password (and second factor).
+// An unknown email costs the lookup and check of a password (nobody's),
+// so that its answer comes as late as a wrong password's; with
+// UniformTokenErrors it is a wrong password's answer too, as is a
+// service account's unless the password is right, and an email whose
+// domain the account's identity provider takes from passwords is told
+// so whether or not it is a user's.
+func (s *Service) passwordGrant(ctx context.Context, c *client, r *TokenRequest) (*TokenResponse, error) {
+	incorrect := NewOAuthError(InvalidGrant, "username or password is incorrect")
+	subj, known, err := s.subject(ctx, r.Username)
 	if err != nil {
 		return nil, err
 	}
-	if !ok {
-		return nil, NewOAuthError(InvalidGrant, "username or password is incorrect")
+	refused, ok, _, err := s.passwordCheck(ctx, c.accountID, subj, r.Username, r.Password)
+	switch {
+	case err != nil:
+		return nil, err
+	case refused && s.UniformTokenErrors:
+		return nil, errSSORequired()
+	case !known && s.UniformTokenErrors:
+		return nil, incorrect
+	case !known:
+		return nil, NewOAuthError(InvalidResourceOwner, "username is not the email of any user")
+	case subj.Service && (ok || !s.UniformTokenErrors):
+		return nil, errServicePassword()
+	case refused:
+		return nil, errSSORequired()
+	case !ok:
+		return nil, incorrect
 	}
 	if _, err := s.signInMembership(ctx, subj.UserID, c.accountID); err != nil {
+		return nil, err
+	}
+	if err := s.passwordSecondFactor(ctx, subj.UserID, c.accountID, r.MFACode); err != nil {
 		return nil, err
 	}
 	return s.issue(ctx, c, subj.UserID, GrantPassword, true)
 }
 
+// nobodyID is the user id of nobody: a well-formed id (decimal, as
+// docs/resources.md has them), so that the stores look it up as they look
+// up a user's, and past any they give out (the largest int64).
+const nobodyID = "9223372036854775807"
+
+// subject returns the user whose email it is; for an unknown email it
+// returns nobody (nobodyID): the lookups of its membership and password
+// find nothing, cost what a user's cost, and no password matches it.
+func (s *Service) subject(ctx context.Context, email string) (subj *Subject, known bool, err error) {
+	subj, err = s.Directory.UserByEmail(ctx, email)
+	switch {
+	case isNotFound(err):
+		return &Subject{UserID: nobodyID}, false, nil
+	case err != nil:
+		return nil, false, fmt.Errorf("auth: user by email: %w", err)
+	}
+	return subj, true, nil
+}
+
 func errServicePassword() error {
 	return NewOAuthError(InvalidGrant, "a service account cannot use the password grant")
+}
+
+func errSSORequired() error {
+	return NewOAuthError(InvalidGrant, "this user signs in through the account's identity provider (single sign-on), not with a password")
+}
+
+// passwordCheck checks the password of subj (email's user, or nobody)
+// for a sign-in to the account, unless the account's identity provider
+// covering email takes it from passwords (refused): then it spends the
+// work of a check instead, so that the answer comes as late.
+func (s *Service) passwordCheck(ctx context.Context, accountID string, subj *Subject, email, password string) (refused, ok, hasPassword bool, err error) {
+	refused, err = s.passwordRefused(ctx, accountID, email)
+	if err != nil {
+		return false, false, false, err
+	}
+	if refused {
+		s.burnBcrypt(password)
+		return true, false, false, nil
+	}
+	ok, hasPassword, err = s.verifyPassword(ctx, subj.UserID, password)
+	return false, ok, hasPassword, err
 }
 
 // checkPassword compares password with the user's bcrypt hash. A user
@@ -202,7 +270,7 @@ func (s *Service) checkPassword(ctx context.Context, userID, password string) (b
 func (s *Service) verifyPassword(ctx context.Context, userID, password string) (ok, hasPassword bool, err error) {
 	hash, err := s.Store.PasswordHash(ctx, userID)
 	if isNotFound(err) {
-		s.burnBcrypt()
+		s.burnBcrypt(password)
 		return false, false, nil
 	}
 	if err != nil {
@@ -221,9 +289,13 @@ func (s *Service) verifyPassword(ctx context.Context, userID, password string) (
 }
 
 // burnBcrypt spends the work of one password check, so that a refusal
-// that needs none takes as long as one that does.
-func (s *Service) burnBcrypt() {
-	_, _ = bcrypt.GenerateFromPassword([]byte("no password set"), s.bcryptCost())
+// that needs none takes as long as one that does: it compares password
+// with a digest of the cost new passwords get, which nothing matches.
+func (s *Service) burnBcrypt(password string) {
+	s.dummyOnce.Do(func() {
+		s.dummyHash, _ = bcrypt.GenerateFromPassword([]byte("scopekit: no password set"), s.bcryptCost())
+	})
+	_ = bcrypt.CompareHashAndPassword(s.dummyHash, []byte(password))
 }
 
 func (s *Service) refreshTokenGrant(ctx context.Context, c *client, refreshToken string) (*TokenResponse, error) {

@@ -23,9 +23,10 @@ import (
 //	auth_tokens/<SHA-256 digest>                                = auth.Token
 //	auth_codes/<SHA-256 digest>                                 = auth.AuthCode
 //	auth_code_expiry/<expiry, 8 bytes BE> <digest>              = (empty)
+//	auth_mfa/<user id>                                          = auth.MFA
 //
 // Secrets and tokens appear only as digests, passwords only as bcrypt
-// hashes. The buckets hold what package auth stores; its rules (one
+// hashes, TOTP seeds only sealed. The buckets hold what package auth stores; its rules (one
 // namespace of client ids, one credential per user, which codes go) are
 // its own.
 var (
@@ -36,13 +37,14 @@ var (
 	bucketAuthTokens    = []byte("auth_tokens")
 	bucketAuthCodes     = []byte("auth_codes")
 	bucketAuthCodeExp   = []byte("auth_code_expiry")
+	bucketAuthMFA       = []byte("auth_mfa")
 )
 
 func init() {
 	rootBuckets = append(rootBuckets,
 		string(bucketAuthApps), string(bucketAuthCreds), string(bucketAuthUserCreds),
 		string(bucketAuthPasswords), string(bucketAuthTokens),
-		string(bucketAuthCodes), string(bucketAuthCodeExp))
+		string(bucketAuthCodes), string(bucketAuthCodeExp), string(bucketAuthMFA))
 }
 
 // AuthStore returns the auth.Store kept in this database file.
@@ -83,15 +85,8 @@ func authGet[T any](tx *bolt.Tx, bucket, key []byte, what string) (*T, error) {
 // decodeCache keeps auth records decoded, with the stored bytes they were
 // decoded from, by key. Every request validates a token (and, for service
 // accounts, its credential), and decoding them was a fifth of a small
-// read. An entry is used only while the stored bytes are the same, so the
-// cache never serves a record that was replaced or deleted, whoever wrote
-// it.
-type decodeCache[T any] = bounded.Map[string, decodeEntry[T]]
-
-type decodeEntry[T any] struct {
-	raw []byte
-	val T
-}
+// read.
+type decodeCache[T any] = bounded.Decoded[T]
 
 // cachedGet is authGet through a cache (none when c is nil); it returns a
 // copy of the record.
@@ -100,18 +95,21 @@ func cachedGet[T any](tx *bolt.Tx, c *decodeCache[T], bucket, key []byte, what s
 	if data == nil {
 		return nil, scopekit.Errorf(scopekit.ENOTFOUND, "%s not found", what)
 	}
-	if c != nil {
-		if e, ok := c.Get(string(key)); ok && bytes.Equal(e.raw, data) {
-			v := e.val
-			return &v, nil
+	decode := func(b []byte) (v T, err error) {
+		if err = json.Unmarshal(b, &v); err != nil {
+			err = fmt.Errorf("boltstore: decode %s: %w", what, err)
 		}
+		return v, err
 	}
 	var v T
-	if err := json.Unmarshal(data, &v); err != nil {
-		return nil, fmt.Errorf("boltstore: decode %s: %w", what, err)
+	var err error
+	if c == nil {
+		v, err = decode(data)
+	} else {
+		v, err = c.Get(string(key), data, decode)
 	}
-	if c != nil {
-		c.Put(string(key), decodeEntry[T]{raw: bytes.Clone(data), val: v})
+	if err != nil {
+		return nil, err
 	}
 	return &v, nil
 }
@@ -130,10 +128,14 @@ func credUserPrefix(accountID, userID string) []byte {
 	return append(append(append([]byte(accountID), 0), userID...), 0)
 }
 
-// ApplicationByClientID implements auth.Store.
+// ApplicationByClientID implements auth.Store. Every password,
+// refresh and code grant reads its application: it is kept decoded, as
+// service credentials are (which also spares the token endpoint's
+// refusal of a wrong secret a decode that an unknown client id does not
+// cost).
 func (s authStore) ApplicationByClientID(ctx context.Context, clientID string) (a *auth.Application, err error) {
 	err = s.view(ctx, func(tx *bolt.Tx) error {
-		a, err = authTx{tx}.ApplicationByClientID(clientID)
+		a, err = cachedGet(tx, &s.db.appCache, bucketAuthApps, []byte(clientID), "application")
 		return err
 	})
 	return a, err
@@ -218,6 +220,15 @@ func (s authStore) TakeAuthCode(ctx context.Context, digest []byte) (*auth.AuthC
 		return nil, err
 	}
 	return c, nil
+}
+
+// MFA implements auth.Store.
+func (s authStore) MFA(ctx context.Context, userID string) (m *auth.MFA, err error) {
+	err = s.view(ctx, func(tx *bolt.Tx) error {
+		m, err = authTx{tx}.MFA(userID)
+		return err
+	})
+	return m, err
 }
 
 // Update implements auth.Store: bbolt runs one write transaction at a
@@ -329,4 +340,19 @@ func (t authTx) DeleteAuthCodesExpiredBefore(before time.Time) error {
 		}
 	}
 	return nil
+}
+
+// MFA implements auth.Tx.
+func (t authTx) MFA(userID string) (*auth.MFA, error) {
+	return authGet[auth.MFA](t.tx, bucketAuthMFA, []byte(userID), "second factor")
+}
+
+// PutMFA implements auth.Tx.
+func (t authTx) PutMFA(m *auth.MFA) error {
+	return authPut(t.tx, bucketAuthMFA, []byte(m.UserID), m)
+}
+
+// DeleteMFA implements auth.Tx.
+func (t authTx) DeleteMFA(userID string) error {
+	return t.tx.Bucket(bucketAuthMFA).Delete([]byte(userID))
 }

@@ -31,6 +31,7 @@ type DB struct {
 
 	tokenCache decodeCache[auth.Token]
 	credCache  decodeCache[auth.ServiceCredential]
+	appCache   decodeCache[auth.Application]
 	shared     sharedRecords
 	versions   versions
 }

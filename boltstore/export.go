@@ -14,7 +14,8 @@ import (
 
 // Export reads everything a file holds, for copying it into another store
 // (package storemove): records with their ids and times, the types' id
-// sequences, blobs and the auth data as stored (secrets as digests). Sets
+// sequences, blobs and the auth data as stored (secrets as digests or
+// sealed). Sets
 // are walked in key order, so a copy interrupted after some id resumes
 // after it. The index buckets are left out (a store derives its own), and
 // so is the meta bucket (markers of upgrades of this file only).
@@ -164,11 +165,17 @@ func (e *Export) Passwords(fn func(userID string, hash []byte) error) error {
 	})
 }
 
+// SecondFactors calls fn with each user's second factor (its TOTP seed
+// sealed, its recovery codes as digests).
+func (e *Export) SecondFactors(fn func(*auth.MFA) error) error {
+	return eachJSON(e.t.btx.Bucket(bucketAuthMFA), "second factor", ignoreKey(fn))
+}
+
 // AuthCounts returns how many applications, service credentials,
-// passwords, tokens and codes the file holds.
-func (e *Export) AuthCounts() (apps, creds, passwords, tokens, codes int) {
+// passwords, tokens, codes and second factors the file holds.
+func (e *Export) AuthCounts() (apps, creds, passwords, tokens, codes, mfa int) {
 	n := func(name []byte) int { return count(e.t.btx.Bucket(name)) }
-	return n(bucketAuthApps), n(bucketAuthCreds), n(bucketAuthPasswords), n(bucketAuthTokens), n(bucketAuthCodes)
+	return n(bucketAuthApps), n(bucketAuthCreds), n(bucketAuthPasswords), n(bucketAuthTokens), n(bucketAuthCodes), n(bucketAuthMFA)
 }
 
 // eachJSON decodes each value of b (nil: none) as a T for fn, with its

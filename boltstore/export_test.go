@@ -81,6 +81,9 @@ func TestExport(t *testing.T) {
 	require.NoError(t, as.SetPasswordHash(ctx, "7", []byte("bcrypt hash")))
 	require.NoError(t, as.PutToken(ctx, &auth.Token{Digest: auth.HashSecret("t"), Kind: auth.KindAccess, UserID: "7", CreatedAt: t0}))
 	require.NoError(t, as.Update(ctx, func(tx auth.Tx) error {
+		if err := tx.PutMFA(&auth.MFA{UserID: "7", SealedSecret: []byte("sealed seed"), EnrolledAt: t0}); err != nil {
+			return err
+		}
 		return tx.PutApplication(&auth.Application{AccountID: "1", ClientID: "app", SecretDigest: auth.HashSecret("s"), CreatedAt: t0})
 	}))
 	require.NoError(t, db.Bolt().Update(func(tx *bolt.Tx) error {
@@ -121,8 +124,12 @@ func TestExport(t *testing.T) {
 		require.NoError(t, e.Blobs(boltstore.BlobSet{Kind: "k/pdf", AccountID: "1"}, "", collect))
 		require.Equal(t, map[string]string{"2": ""}, blobs, "an empty file is a file")
 
-		apps, creds, passwords, tokens, codes := e.AuthCounts()
-		require.Equal(t, []int{1, 0, 1, 1, 0}, []int{apps, creds, passwords, tokens, codes})
+		apps, creds, passwords, tokens, codes, mfa := e.AuthCounts()
+		require.Equal(t, []int{1, 0, 1, 1, 0, 1}, []int{apps, creds, passwords, tokens, codes, mfa})
+		require.NoError(t, e.SecondFactors(func(m *auth.MFA) error {
+			require.Equal(t, &auth.MFA{UserID: "7", SealedSecret: []byte("sealed seed"), EnrolledAt: t0}, m)
+			return nil
+		}))
 		require.NoError(t, e.Applications(func(a *auth.Application) error {
 			require.Equal(t, &auth.Application{AccountID: "1", ClientID: "app", SecretDigest: auth.HashSecret("s"), CreatedAt: t0}, a)
 			return nil

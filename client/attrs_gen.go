@@ -20,7 +20,9 @@ const (
 	TypeCurrencies              = "currencies"
 	TypeDocumentTemplates       = "document-templates"
 	TypeExpenseCategories       = "expense-categories"
+	TypeGeneralTerms            = "general-terms"
 	TypeGovernances             = "governances"
+	TypeIdentityProviders       = "identity-providers"
 	TypeIntegratedProducts      = "integrated-products"
 	TypeLineOfBusinessApprovals = "line-of-business-approvals"
 	TypeLinesOfBusiness         = "lines-of-business"
@@ -72,11 +74,14 @@ const (
 	NameAttempt                 = "attempt"
 	NameBlueprint               = "blueprint"
 	NameBlueprintItems          = "blueprint-items"
+	NameBody                    = "body"
 	NameBuiltin                 = "builtin"
 	NameCalculationType         = "calculation-type"
 	NameCity                    = "city"
 	NameClient                  = "client"
+	NameClientID                = "client-id"
 	NameClientResponsibilities  = "client-responsibilities"
+	NameClientSecret            = "client-secret"
 	NameCode                    = "code"
 	NameComment                 = "comment"
 	NameCompletedAt             = "completed-at"
@@ -95,6 +100,7 @@ const (
 	NameCurrency                = "currency"
 	NameCustomHours             = "custom-hours"
 	NameDefault                 = "default"
+	NameDefaultRole             = "default-role"
 	NameDescription             = "description"
 	NameDestinationURL          = "destination-url"
 	NameDisabledReason          = "disabled-reason"
@@ -103,6 +109,7 @@ const (
 	NameDocumentURL             = "document-url"
 	NameDomain                  = "domain"
 	NameEmail                   = "email"
+	NameEmailDomains            = "email-domains"
 	NameEnabled                 = "enabled"
 	NameError                   = "error"
 	NameErrorText               = "error-text"
@@ -124,9 +131,12 @@ const (
 	NameHours                   = "hours"
 	NameIncludeExpenses         = "include-expenses"
 	NameIncludeHardware         = "include-hardware"
+	NameIssuerURL               = "issuer-url"
+	NameJitProvisioning         = "jit-provisioning"
 	NameKind                    = "kind"
 	NameLabel                   = "label"
 	NameLegacy                  = "legacy"
+	NameLenient                 = "lenient"
 	NameLineOfBusiness          = "line-of-business"
 	NameLineOfBusinessApprovals = "line-of-business-approvals"
 	NameMinorUnits              = "minor-units"
@@ -137,6 +147,7 @@ const (
 	NameOptions                 = "options"
 	NameOurResponsibilities     = "our-responsibilities"
 	NameOutOfScope              = "out-of-scope"
+	NamePasswordsAllowed        = "passwords-allowed"
 	NamePayload                 = "payload"
 	NamePaymentFrequency        = "payment-frequency"
 	NamePaymentTerm             = "payment-term"
@@ -149,6 +160,7 @@ const (
 	NamePostalCode              = "postal-code"
 	NamePresalesEngineer        = "presales-engineer"
 	NamePricingModel            = "pricing-model"
+	NameProblems                = "problems"
 	NameProduct                 = "product"
 	NameProfit                  = "profit"
 	NameProject                 = "project"
@@ -336,10 +348,12 @@ type DocumentTemplateAttributes struct {
 	Format         string     `json:"format"`
 	TemplateFormat string     `json:"template-format"`
 	Filename       string     `json:"filename"`
+	Lenient        bool       `json:"lenient"`
 	Size           int64      `json:"size"`       // computed: read-only
 	Sha256         string     `json:"sha256"`     // computed: read-only
 	Tags           []string   `json:"tags"`       // computed: read-only
 	Builtin        bool       `json:"builtin"`    // computed: read-only
+	Problems       []string   `json:"problems"`   // computed: read-only
 	CreatedAt      *time.Time `json:"created-at"` // computed: read-only
 	UpdatedAt      *time.Time `json:"updated-at"` // computed: read-only
 	Active         bool       `json:"active"`
@@ -348,6 +362,16 @@ type DocumentTemplateAttributes struct {
 // ExpenseCategoryAttributes are the attributes of a record of type expense-categories.
 type ExpenseCategoryAttributes struct {
 	Name      string     `json:"name"`
+	CreatedAt *time.Time `json:"created-at"` // computed: read-only
+	UpdatedAt *time.Time `json:"updated-at"` // computed: read-only
+	Active    bool       `json:"active"`
+}
+
+// GeneralTermAttributes are the attributes of a record of type general-terms.
+type GeneralTermAttributes struct {
+	Name      string     `json:"name"`
+	Body      string     `json:"body"`
+	Position  int64      `json:"position"`
 	CreatedAt *time.Time `json:"created-at"` // computed: read-only
 	UpdatedAt *time.Time `json:"updated-at"` // computed: read-only
 	Active    bool       `json:"active"`
@@ -366,6 +390,20 @@ type GovernanceAttributes struct {
 	CreatedAt        *time.Time `json:"created-at"` // computed: read-only
 	UpdatedAt        *time.Time `json:"updated-at"` // computed: read-only
 	Active           bool       `json:"active"`
+}
+
+// IdentityProviderAttributes are the attributes of a record of type identity-providers.
+type IdentityProviderAttributes struct {
+	Name             string     `json:"name"`
+	IssuerURL        string     `json:"issuer-url"`
+	ClientID         string     `json:"client-id"`
+	ClientSecret     string     `json:"client-secret"`
+	EmailDomains     []string   `json:"email-domains"`
+	PasswordsAllowed bool       `json:"passwords-allowed"`
+	JitProvisioning  bool       `json:"jit-provisioning"`
+	Active           bool       `json:"active"`
+	CreatedAt        *time.Time `json:"created-at"` // computed: read-only
+	UpdatedAt        *time.Time `json:"updated-at"` // computed: read-only
 }
 
 // IntegratedProductAttributes are the attributes of a record of type integrated-products.

@@ -26,7 +26,9 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime/debug"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/scopekit/scopekit"
@@ -66,10 +68,40 @@ type Pool struct {
 	// BeforeGenerate, when set, runs before each document is rendered,
 	// with the claimed record (tests use it to hold a worker mid-job).
 	BeforeGenerate func(ctx context.Context, doc *engine.Record)
+	// Observer, when set, is told of every generated document and PDF
+	// conversion (package observe measures them); the steps of a job are
+	// traced through the service's Tracer.
+	Observer Observer
 
-	wake chan struct{}
-	once sync.Once
+	wake    chan struct{}
+	once    sync.Once
+	running atomic.Int32 // Runs whose workers are up
 }
+
+// Observer is told how the pool's work goes. Its methods are called from
+// the workers' goroutines.
+type Observer interface {
+	// Generated reports a document whose outcome was stored: its
+	// document type, whether it ended in error, and the time from its
+	// claim to its outcome.
+	Generated(docType string, failed bool, elapsed time.Duration)
+	// Converted reports a PDF conversion: its outcome (ConvertOK,
+	// ConvertFailed, ConvertTimeout or ConvertUnavailable) and how long
+	// it took.
+	Converted(outcome string, elapsed time.Duration)
+}
+
+// Outcomes of a PDF conversion, for Observer.Converted.
+const (
+	ConvertOK          = "ok"
+	ConvertFailed      = "failed"      // the converter ran and made no PDF
+	ConvertTimeout     = "timeout"     // the converter was killed at its deadline
+	ConvertUnavailable = "unavailable" // no converter is installed
+)
+
+// Running reports whether a Run of the pool has its workers up (readiness:
+// a server whose workers stopped generates nothing).
+func (p *Pool) Running() bool { return p.running.Load() > 0 }
 
 // New returns a pool generating the documents of svc's store.
 func New(svc *scoping.Service) *Pool {
@@ -78,15 +110,33 @@ func New(svc *scoping.Service) *Pool {
 
 // Config returns the scoping configuration that validates templates with
 // package documents, gives every account the built-in Standard SOW and
-// wakes this pool when a document is queued.
+// Standard proposal and wakes this pool when a document is queued.
 func (p *Pool) Config() scoping.DocumentConfig {
 	return scoping.DocumentConfig{
-		Tags:            documents.Tags,
+		Tags:            documents.TagsFormat,
+		Lint:            lintV2,
 		MaxTemplateSize: documents.MaxTemplateSize,
 		Builtins: []scoping.BuiltinTemplate{{Name: documents.StandardSOWName, Filename: "Standard SOW.docx",
-			File: documents.StandardSOW()}},
+			File: documents.StandardSOW()},
+			{Name: documents.StandardProposalName, Format: documents.FormatPPTX, Filename: "Standard proposal.pptx",
+				File: documents.StandardProposal()}},
 		Notify: p.Notify,
 	}
+}
+
+// schemaV2 is v2 merge data's shape, read once from its generated JSON
+// Schema.
+var schemaV2 = sync.OnceValue(func() *documents.Schema {
+	s, err := documents.NewSchema(mergedata.SchemaV2())
+	if err != nil {
+		panic(err) // generated: docgen's tests read it
+	}
+	return s
+})
+
+// lintV2 checks a template's tags against v2 merge data.
+func lintV2(ctx context.Context, format string, file []byte) ([]string, error) {
+	return documents.LintFormat(ctx, format, file, schemaV2())
 }
 
 // Notify wakes an idle worker; it never blocks.
@@ -143,6 +193,8 @@ func (p *Pool) Run(ctx context.Context) error {
 	if workers <= 0 {
 		workers = DefaultWorkers
 	}
+	p.running.Add(1)
+	defer p.running.Add(-1)
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
@@ -246,9 +298,13 @@ func (p *Pool) handle(ctx context.Context, job *scoping.DocumentJob) {
 	if out.Failure != "" {
 		lvl = slog.LevelWarn
 	}
+	took, docType := time.Since(start), views.ProjectDocument{Record: doc}.DocumentType()
+	if p.Observer != nil {
+		p.Observer.Generated(docType, out.Failure != "", took)
+	}
 	p.log().Log(ctx, lvl, "document generated", "document", doc.ID, "account", doc.AccountID,
-		"type", views.ProjectDocument{Record: doc}.DocumentType(), "bytes", len(out.File), "pdf_bytes", len(out.PDF),
-		"duration", time.Since(start).String(), "failure", out.Failure)
+		"type", docType, "bytes", len(out.File), "pdf_bytes", len(out.PDF),
+		"duration", took.String(), "failure", out.Failure)
 }
 
 // renew extends the job's lease every third of the lease until ctx ends;
@@ -274,22 +330,30 @@ func (p *Pool) renew(ctx context.Context, job *scoping.DocumentJob, lost context
 // error text for the user. It never panics; a panic of a renderer becomes
 // an internal error of the document.
 func (p *Pool) Generate(ctx context.Context, job *scoping.DocumentJob) (out *scoping.DocumentOutput) {
+	doc := views.ProjectDocument{Record: job.Document}
+	ctx, end := p.svc.Span(ctx, "docgen.generate", "document.id", doc.ID, "document.type", doc.DocumentType())
 	out = &scoping.DocumentOutput{}
 	defer func() {
 		if r := recover(); r != nil {
 			p.log().Error("panic while generating", "document", job.Document.ID, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
 			out = &scoping.DocumentOutput{Failure: "internal error while generating the document"}
 		}
+		if out.Failure != "" {
+			end(errors.New(out.Failure))
+		} else {
+			end(nil)
+		}
 	}()
 	if p.BeforeGenerate != nil {
 		p.BeforeGenerate(ctx, job.Document)
 	}
-	snap, err := p.svc.JobSnapshot(ctx, job)
+	snap, err := step(ctx, p.svc, "docgen.snapshot", func(ctx context.Context) (*views.Snapshot, error) {
+		return p.svc.JobSnapshot(ctx, job)
+	})
 	if err != nil {
 		out.Failure = "the project could not be read: " + userText(err)
 		return out
 	}
-	doc := views.ProjectDocument{Record: job.Document}
 	name := snap.Project.ProjectName()
 	switch dt := doc.DocumentType(); dt {
 	case scoping.DocumentSOW:
@@ -297,22 +361,31 @@ func (p *Pool) Generate(ctx context.Context, job *scoping.DocumentJob) (out *sco
 			out.Failure = "the document template has no file"
 			return out
 		}
-		docx, err := documents.Render(ctx, job.Template, mergedata.BuildV2(snap, p.svc.Now()))
+		format := job.TemplateFormat
+		if format == "" {
+			format = documents.FormatDOCX
+		}
+		data, _ := step(ctx, p.svc, "mergedata.build", func(context.Context) (*mergedata.V2, error) {
+			return mergedata.BuildV2(snap, p.svc.Now()), nil
+		})
+		file, err := step(ctx, p.svc, "documents.render", func(ctx context.Context) ([]byte, error) {
+			return documents.RenderFormat(ctx, format, job.Template, data)
+		})
 		if err != nil {
 			out.Failure = "the template could not be filled: " + userText(err)
 			return out
 		}
-		out.File, out.ContentType = docx, documents.ContentTypeDOCX
-		out.Filename = scoping.DocumentFilename(name, "SOW", "docx")
+		out.File, out.ContentType = file, documents.ContentType(format)
+		out.Filename = scoping.DocumentFilename(name, "SOW", format)
 		if doc.GeneratePdf() {
-			out.PDF, out.Failure = p.pdf(ctx, docx)
+			out.PDF, out.Failure = p.pdf(ctx, file, strings.ToUpper(format))
 		}
 	case scoping.DocumentPricing, scoping.DocumentBreakdown:
 		build, what := workbook.Pricing, "Pricing"
 		if dt == scoping.DocumentBreakdown {
 			build, what = workbook.Breakdown, "Breakdown"
 		}
-		xlsx, err := build(snap)
+		xlsx, err := step(ctx, p.svc, "workbook.build", func(context.Context) ([]byte, error) { return build(snap) })
 		if err != nil {
 			out.Failure = "the workbook could not be built: " + userText(err)
 			return out
@@ -324,20 +397,45 @@ func (p *Pool) Generate(ctx context.Context, job *scoping.DocumentJob) (out *sco
 	return out
 }
 
-// pdf converts the DOCX; a failure keeps the DOCX and says why there is
-// no PDF.
-func (p *Pool) pdf(ctx context.Context, docx []byte) ([]byte, string) {
+// step runs fn as a traced step of a job.
+func step[T any](ctx context.Context, svc *scoping.Service, name string, fn func(context.Context) (T, error)) (T, error) {
+	ctx, end := svc.Span(ctx, name)
+	v, err := fn(ctx)
+	end(err)
+	return v, err
+}
+
+// pdf converts the file (a DOCX, PPTX or XLSX, named by what); a failure
+// keeps the file and says why there is no PDF.
+func (p *Pool) pdf(ctx context.Context, file []byte, what string) ([]byte, string) {
 	if p.Converter == nil {
-		return nil, "no PDF was made: this server has no PDF converter (LibreOffice's soffice is not installed); the DOCX is available"
+		p.converted(ConvertUnavailable, 0)
+		return nil, "no PDF was made: this server has no PDF converter (LibreOffice's soffice is not installed); the " + what + " is available"
 	}
-	pdf, err := p.Converter.ToPDF(ctx, docx)
+	start := time.Now()
+	pdf, err := step(ctx, p.svc, "documents.pdf", func(ctx context.Context) ([]byte, error) { return p.Converter.ToPDF(ctx, file) })
+	took := time.Since(start)
 	switch {
+	case err == nil:
+		p.converted(ConvertOK, took)
+		return pdf, ""
 	case errors.Is(err, documents.ErrNoConverter):
-		return nil, "no PDF was made: LibreOffice's soffice is not installed on this server; the DOCX is available"
-	case err != nil:
-		return nil, "no PDF was made: the conversion failed (" + userText(err) + "); the DOCX is available"
+		p.converted(ConvertUnavailable, took)
+		return nil, "no PDF was made: LibreOffice's soffice is not installed on this server; the " + what + " is available"
+	case ctx.Err() != nil:
+		// stopped, or the claim was lost: the result is dropped, not counted
+	case errors.Is(err, context.DeadlineExceeded):
+		p.converted(ConvertTimeout, took)
+	default:
+		p.converted(ConvertFailed, took)
 	}
-	return pdf, ""
+	return nil, "no PDF was made: the conversion failed (" + userText(err) + "); the " + what + " is available"
+}
+
+func (p *Pool) converted(outcome string, took time.Duration) {
+	if p.Observer != nil {
+		p.Observer.Converted(outcome, took)
+	}
 }
 
 // userText is the message of a ScopeKit error, or the error's text.

@@ -72,8 +72,12 @@ func mustEnvOn(tb testing.TB, db engine.Store) *env {
 	e.project = seeded.ProjectID
 	res, err := e.svc.List(ctx, e.actor, "document-templates", engine.ListParams{}, engine.Options{})
 	require.NoError(tb, err)
-	require.Len(tb, res.Records, 1)
-	e.template = res.Records[0].ID
+	require.Len(tb, res.Records, 2) // the built-in Standard SOW and Standard proposal
+	for _, r := range res.Records {
+		if r.Str("format") == documents.FormatDOCX {
+			e.template = r.ID
+		}
+	}
 	return e
 }
 
@@ -150,6 +154,11 @@ func TestGenerate(t *testing.T) {
 		{name: "template without file", docType: "sow", tamper: func(j *scoping.DocumentJob) { j.Template = nil }, failure: "the document template has no file"},
 		{name: "template that cannot be filled", docType: "sow", tamper: func(j *scoping.DocumentJob) { j.Template = []byte("not a zip") },
 			failure: "the template could not be filled"},
+		{name: "sow from a pptx template", docType: "sow", pdf: true, conv: fakeConverter{err: errors.New("soffice exited 81")},
+			tamper: func(j *scoping.DocumentJob) {
+				j.Template, j.TemplateFormat = documents.StandardProposal(), documents.FormatPPTX
+			},
+			file: documents.ContentTypePPTX, filename: "Globex firewall refresh - SOW.pptx", failure: "the conversion failed (soffice exited 81); the PPTX is available"},
 		{name: "pricing", docType: "pricing", file: documents.ContentTypeXLSX, filename: "Globex firewall refresh - Pricing.xlsx"},
 		{name: "breakdown", docType: "breakdown", file: documents.ContentTypeXLSX, filename: "Globex firewall refresh - Breakdown.xlsx"},
 		{name: "a deleted project", docType: "pricing", tamper: func(j *scoping.DocumentJob) { j.Document.SetRel("project", "999999") },

@@ -115,7 +115,10 @@ func TestExpiredLeaseIsRequeuedByAnotherInstance(t *testing.T) {
 		svc, other := newPool(second)
 		var skew atomic.Int64 // the second instance's clock, moved on by the test
 		svc.Now = func() time.Time { return time.Now().UTC().Add(time.Duration(skew.Load())) }
-		other.Lease, other.Poll = 300*time.Millisecond, 20*time.Millisecond
+		// its own lease is roomy: a renewal late on a loaded machine must
+		// not re-queue the document a second time (the killed claim runs out
+		// only through the clock moved on below)
+		other.Lease, other.Poll = 3*time.Second, 20*time.Millisecond
 		run(t, other)
 		time.Sleep(350 * time.Millisecond) // the start and a few periodic checks: the lease is live
 		require.Equal(t, scoping.DocumentGenerating, e.doc(t, id).Str("status"))

@@ -1,6 +1,13 @@
 // Package documents is the tag-template engine of ScopeKit: statements of
-// work filled from DOCX tag templates, the built-in Standard SOW, and PDF
-// through a Converter.
+// work and proposals filled from DOCX, PPTX and XLSX tag templates, the
+// built-in Standard SOW and Standard proposal, and PDF through a Converter.
+//
+// One engine serves the three formats: it finds tags on a paragraph's
+// joined text and builds sections over runs, paragraphs and table rows,
+// with each format's element names given by a dialect (dialect.go); the
+// format-specific steps are in docx.go, pptx.go and xlsx.go (an XLSX cell
+// is the engine's paragraph; its rows are numbered again after rendering
+// and a one-tag cell holding a number becomes a number cell).
 //
 // The package is pure: it takes bytes and values and returns bytes; it
 // knows nothing of HTTP, storage or the domain (it imports only the root
@@ -22,6 +29,15 @@
 //	{^phases}…{/phases}             an inverted section: shown when the value is missing, false or empty
 //	{#a.b == "x" && n > 1}…{/}      a condition: == != > < >= <= && || ! and parentheses
 //	{.}  {phases.length}            the current item; the length of a list or text
+//	{phases[0].name} {$index} {this.name} {a ? b : c} {a + b} {a === b}
+//	{x | money} {x | number:2} {x | percent} {d | date:"2 January 2006"}
+//	{x | upper} {x | lower} {x | default:"…"} {x | required}
+//
+// The syntax is the anchor's (docxtemplater's angular parser). Lint
+// checks a template's paths against a Schema of the merge data (v2's
+// generated JSON Schema); filters format with golang.org/x/text in merge
+// data's locale and currency; a required value that is missing fails
+// Render.
 //
 // Tags are found on a paragraph's joined text, so a tag Word split over
 // several runs still works; the value takes the formatting of the tag's
@@ -37,6 +53,7 @@ import "errors"
 // package, XLSX from package workbook.
 const (
 	ContentTypeDOCX = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
+	ContentTypePPTX = "application/vnd.openxmlformats-officedocument.presentationml.presentation"
 	ContentTypePDF  = "application/pdf"
 	ContentTypeXLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 )

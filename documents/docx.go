@@ -26,13 +26,18 @@ func invalid(format string, args ...any) error {
 }
 
 // docx is an opened template: its zip and, unpacked, the parts tags may
-// appear in (the body, headers, footers, footnotes and endnotes).
+// appear in (for a DOCX the body, headers, footers, footnotes and
+// endnotes) and the other parts its format reads (extra).
 type docx struct {
+	f     *officeFormat
 	zr    *zip.Reader
 	parts map[string][]byte // by entry name
+	extra map[string][]byte // by entry name
+	aux   any               // the format's own state (an XLSX's shared strings)
 }
 
-// isTagPart reports whether tags are looked for in the entry name.
+// isTagPart reports whether tags are looked for in the entry name of a
+// DOCX.
 func isTagPart(name string) bool {
 	if name == mainPart || name == "word/footnotes.xml" || name == "word/endnotes.xml" {
 		return true
@@ -42,20 +47,25 @@ func isTagPart(name string) bool {
 		(strings.HasPrefix(file, "header") || strings.HasPrefix(file, "footer"))
 }
 
-// openDOCX checks b is a DOCX within the limits and unpacks its tag parts.
+// openDOCX opens a DOCX template (see openPackage).
+func openDOCX(ctx context.Context, b []byte, verify bool) (*docx, error) {
+	return openPackage(ctx, formatDOCX, b, verify)
+}
+
+// openPackage checks b is a file of format f within the limits and unpacks its tag parts.
 // With verify, every other entry is unpacked too (to io.Discard), so a
 // corrupt entry or one whose data exceeds its declared size is found: the
 // zip reader refuses to read past an entry's declared size, so checking
 // declared sizes bounds the work of reading. Entry names must be safe
 // paths, and no XML part may hold a DOCTYPE (checked with or without
 // verify: those parts are copied into every generated file).
-func openDOCX(ctx context.Context, b []byte, verify bool) (*docx, error) {
+func openPackage(ctx context.Context, f *officeFormat, b []byte, verify bool) (*docx, error) {
 	if len(b) > MaxTemplateSize {
 		return nil, invalid("the template is %d bytes; the limit is %d MiB", len(b), MaxTemplateSize>>20)
 	}
 	zr, err := zip.NewReader(bytes.NewReader(b), int64(len(b)))
 	if err != nil {
-		return nil, invalid("the template is not a DOCX file (not a zip archive)")
+		return nil, invalid("the template is not a %s file (not a zip archive)", f.title)
 	}
 	if len(zr.File) > MaxEntries {
 		return nil, invalid("the template has %d zip entries; the limit is %d", len(zr.File), MaxEntries)
@@ -78,10 +88,11 @@ func openDOCX(ctx context.Context, b []byte, verify bool) (*docx, error) {
 		}
 		seen[f.Name] = true
 	}
-	d := &docx{zr: zr, parts: map[string][]byte{}}
+	d := &docx{f: f, zr: zr, parts: map[string][]byte{}, extra: map[string][]byte{}}
 	for _, f := range zr.File {
-		tagPart, xmlPart := isTagPart(f.Name), isXMLPart(f.Name)
-		if !tagPart && !xmlPart && !verify {
+		tagPart, xmlPart := d.f.tagPart(f.Name), isXMLPart(f.Name)
+		keep := tagPart || d.f.extraPart(f.Name)
+		if !keep && !xmlPart && !verify {
 			continue
 		}
 		if err := ctx.Err(); err != nil {
@@ -93,7 +104,7 @@ func openDOCX(ctx context.Context, b []byte, verify bool) (*docx, error) {
 		}
 		var buf bytes.Buffer
 		var dst io.Writer = io.Discard
-		if tagPart {
+		if keep {
 			buf.Grow(int(f.UncompressedSize64))
 			dst = &buf
 		}
@@ -112,12 +123,15 @@ func openDOCX(ctx context.Context, b []byte, verify bool) (*docx, error) {
 		if dt.found {
 			return nil, invalid("the template's %s has a DOCTYPE declaration; a template may not have one", f.Name)
 		}
-		if tagPart {
+		switch {
+		case tagPart:
 			d.parts[f.Name] = buf.Bytes()
+		case keep:
+			d.extra[f.Name] = buf.Bytes()
 		}
 	}
-	if _, ok := d.parts[mainPart]; !ok {
-		return nil, invalid("the template is not a DOCX file (no %s)", mainPart)
+	if !seen[d.f.main] {
+		return nil, invalid("the template is not a %s file (no %s)", d.f.title, d.f.main)
 	}
 	return d, nil
 }
@@ -198,17 +212,53 @@ func (c ctxReader) Read(p []byte) (int, error) {
 	return c.r.Read(p)
 }
 
-// partNames returns the tag parts in a fixed order: the body first, then
-// the others by name.
+// partNames returns the tag parts in a fixed order: the main part first
+// (a DOCX's body), then the others by name, numbers by value
+// (slide2 before slide10).
 func (d *docx) partNames() []string {
 	names := make([]string, 0, len(d.parts))
 	for n := range d.parts {
-		if n != mainPart {
+		if n != d.f.main {
 			names = append(names, n)
 		}
 	}
-	sort.Strings(names)
-	return append([]string{mainPart}, names...)
+	sort.Slice(names, func(i, j int) bool { return naturalLess(names[i], names[j]) })
+	if _, ok := d.parts[d.f.main]; ok {
+		return append([]string{d.f.main}, names...)
+	}
+	return names
+}
+
+// naturalLess orders names by their text, digit runs by their value.
+func naturalLess(a, b string) bool {
+	for a != "" && b != "" {
+		da, db := digits(a), digits(b)
+		if da > 0 && db > 0 {
+			na, nb := strings.TrimLeft(a[:da], "0"), strings.TrimLeft(b[:db], "0")
+			if len(na) != len(nb) {
+				return len(na) < len(nb)
+			}
+			if na != nb {
+				return na < nb
+			}
+			a, b = a[da:], b[db:]
+			continue
+		}
+		if a[0] != b[0] {
+			return a[0] < b[0]
+		}
+		a, b = a[1:], b[1:]
+	}
+	return len(a) < len(b)
+}
+
+// digits is the length of the run of ASCII digits s begins with.
+func digits(s string) int {
+	i := 0
+	for i < len(s) && '0' <= s[i] && s[i] <= '9' {
+		i++
+	}
+	return i
 }
 
 // write returns the template with the given parts replaced; every other

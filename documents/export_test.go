@@ -12,13 +12,17 @@ type ScopedPath struct {
 // TagScopes returns the paths of every tag of a template's body with their
 // enclosing sections, for tests that check paths against merge data.
 func TagScopes(tpl []byte) ([]ScopedPath, error) {
-	d, err := openDOCX(context.Background(), tpl, false)
+	f, err := formatOf(Detect(tpl))
+	if err != nil {
+		return nil, err
+	}
+	d, err := openPackage(context.Background(), f, tpl, false)
 	if err != nil {
 		return nil, err
 	}
 	var out []ScopedPath
 	for _, name := range d.partNames() {
-		t, err := compile(context.Background(), name, d.parts[name])
+		t, err := d.compile(context.Background(), name)
 		if err != nil {
 			return nil, err
 		}

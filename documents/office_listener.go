@@ -103,7 +103,7 @@ func (l *listener) convert(ctx context.Context, docx []byte) (pdf []byte, err er
 		return nil, fmt.Errorf("PDF conversion: %w", err), ""
 	}
 	defer os.RemoveAll(dir) // after the kill below: LibreOffice writes no more into it
-	in, out := filepath.Join(dir, "document.docx"), filepath.Join(dir, "document.pdf")
+	in, out := filepath.Join(dir, inputName(docx)), filepath.Join(dir, "document.pdf")
 	if err := os.WriteFile(in, docx, 0o600); err != nil {
 		return nil, fmt.Errorf("PDF conversion: %w", err), ""
 	}

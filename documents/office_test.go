@@ -1,249 +1,127 @@
 package documents_test
 
 import (
+	"archive/zip"
+	"bytes"
 	"context"
 	"fmt"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/scopekit/scopekit/documents"
-	"github.com/scopekit/scopekit/internal/docxtest"
+	"github.com/scopekit/scopekit/internal/demodata"
+	"github.com/scopekit/scopekit/mergedata"
 	"github.com/stretchr/testify/require"
 )
 
-// officePool returns a warm converter of n listeners whose listeners are
-// up, in a temp dir of the test's; skipped without LibreOffice or
-// python3-uno (CI installs both).
-func officePool(tb testing.TB, n int) *documents.OfficePool {
-	tb.Helper()
-	pool := newOfficePool(tb, n)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	require.NoError(tb, pool.Ready(ctx))
-	return pool
+// slidesText returns the text of each slide of a PPTX, a line per
+// paragraph, a "|" between table cells.
+func slidesText(t *testing.T, pptx []byte) []string {
+	t.Helper()
+	var out []string
+	for i := 1; ; i++ {
+		name := fmt.Sprintf("ppt/slides/slide%d.xml", i)
+		if !hasEntry(t, pptx, name) {
+			return out
+		}
+		x := string(entry(t, pptx, name))
+		x = regexp.MustCompile(`</a:tc>`).ReplaceAllString(x, "|")
+		x = regexp.MustCompile(`</a:p>|<a:br/>`).ReplaceAllString(x, "\n")
+		x = regexp.MustCompile(`<[^>]*>`).ReplaceAllString(strings.ReplaceAll(x, "</a:tr>", "\n"), "")
+		x = strings.ReplaceAll(x, "\n|", "|")
+		out = append(out, strings.TrimSpace(unescape.Replace(x)))
+	}
 }
 
-// newOfficePool is officePool before its listeners start.
-func newOfficePool(tb testing.TB, n int) *documents.OfficePool {
-	tb.Helper()
+var unescape = strings.NewReplacer("&lt;", "<", "&gt;", ">", "&amp;", "&", "&quot;", `"`, "&#39;", "'")
+
+// hasEntry reports whether the zip b has the entry name.
+func hasEntry(t testing.TB, b []byte, name string) bool {
+	zr, err := zip.NewReader(bytes.NewReader(b), int64(len(b)))
+	require.NoError(t, err)
+	for _, f := range zr.File {
+		if f.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// proposal renders the Standard proposal for the demo project.
+func proposal(t *testing.T) []byte {
+	t.Helper()
+	e := mustEnv(t)
+	out, err := documents.RenderFormat(context.Background(), documents.FormatPPTX, documents.StandardProposal(), mergedata.BuildV2(e.demo(), now))
+	require.NoError(t, err)
+	return out
+}
+
+// Ensure every tag of the Standard proposal reads a path v2 merge data
+// has, and that the proposal filled for the demo project shows the
+// project, the client, the summary, the services and the contract total.
+func TestStandardProposalDemo(t *testing.T) {
+	tags, err := documents.TagsFormat(context.Background(), documents.FormatPPTX, documents.StandardProposal())
+	require.NoError(t, err)
+	require.Contains(t, tags, "project.project_name")
+	require.NoError(t, missingPath(t, documents.StandardProposal()))
+	slides := slidesText(t, proposal(t))
+	require.Len(t, slides, 4)
+	t.Log(strings.Join(slides, "\n----\n"))
+	all := strings.Join(slides, "\n")
+	require.NotContains(t, all, "{")
+	for _, want := range []string{demodata.ProjectName, "Prepared for Globex Corporation", "Acme Consulting", "November 22, 2026"} {
+		require.Contains(t, slides[0], want)
+	}
+	require.Contains(t, slides[1], "Assess Globex's network and replace its perimeter firewalls.")
+	require.Contains(t, slides[2], "Firewall deployment|1.00|16.25|$3,250.00|")
+	require.Contains(t, slides[2], "Professional services||48.86|$9,669.25|")
+	require.Contains(t, slides[3], "Contract total (USD)|$10,794.25|")
+}
+
+// pdfText converts an Office file to PDF (skipping without LibreOffice and
+// poppler) and returns the PDF's path and its text.
+func pdfText(t *testing.T, file []byte) (string, string) {
+	t.Helper()
 	lo, err := documents.NewLibreOffice("")
 	if err != nil {
-		tb.Skipf("LibreOffice not installed (Debian: libreoffice-writer-nogui): %v", err)
+		t.Skipf("no PDF converter: %v", err)
 	}
-	lo.TempDir = tb.TempDir()
-	pool, err := documents.NewOfficePool(lo)
-	if err != nil {
-		tb.Skipf("no warm converter (Debian: python3-uno): %v", err)
-	}
-	pool.Listeners = n
-	tb.Cleanup(func() { require.NoError(tb, pool.Close()) })
-	return pool
-}
-
-// longDocument is a DOCX of about forty pages: long enough to be killed
-// in the middle of.
-func longDocument() []byte {
-	paras := make([]string, 1500)
-	for i := range paras {
-		paras[i] = fmt.Sprintf("Paragraph %d. %s", i, strings.Repeat("The quick brown fox jumps over the lazy dog. ", 6))
-	}
-	return docxtest.Build(paras...)
-}
-
-// customerFiles lists the documents left under dir.
-func customerFiles(t *testing.T, dir string) []string {
-	t.Helper()
-	var found []string
-	_ = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && (strings.HasSuffix(path, ".docx") || strings.HasSuffix(path, ".pdf")) {
-			found = append(found, path)
+	for _, prog := range []string{"pdftoppm", "pdftotext"} {
+		if _, err := exec.LookPath(prog); err != nil {
+			t.Skipf("%s not installed (Debian: poppler-utils)", prog)
 		}
-		return nil
-	})
-	return found
-}
-
-// Ensure the warm converter converts with its listeners, survives the
-// soffice of a listener killed in the middle of a conversion (that
-// document is converted by a soffice of its own, the listener restarts and
-// the next conversion is warm again), and leaves no document behind.
-func TestOfficePoolSurvivesKilledSoffice(t *testing.T) {
-	pool := officePool(t, 1)
-	doc := template(t, p("Hello ", "PDF"))
-	pdf, err := pool.ToPDF(t.Context(), doc)
-	require.NoError(t, err)
-	require.True(t, strings.HasPrefix(string(pdf), "%PDF"))
-	warm, cold := pool.Counts()
-	require.Equal(t, [2]int64{1, 0}, [2]int64{warm, cold})
-
-	pids := documents.OfficePIDs(pool)
-	require.Len(t, pids, 1)
-	done := make(chan error, 1)
-	go func() {
-		_, err := pool.ToPDF(context.Background(), longDocument())
-		done <- err
-	}()
-	require.Eventually(t, func() bool { return len(customerFiles(t, pool.Cold.TempDir)) > 0 },
-		10*time.Second, 5*time.Millisecond, "the conversion did not start")
-	require.NoError(t, syscall.Kill(pids[0], syscall.SIGKILL))
-	require.NoError(t, <-done, "the document whose listener died is converted anyway")
-	warm, cold = pool.Counts()
-	require.Equal(t, [2]int64{1, 1}, [2]int64{warm, cold})
-
-	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
-	defer cancel()
-	require.NoError(t, pool.Ready(ctx), "the listener restarts")
-	require.NotEqual(t, pids, documents.OfficePIDs(pool))
-	_, err = pool.ToPDF(t.Context(), doc)
-	require.NoError(t, err)
-	warm, _ = pool.Counts()
-	require.Equal(t, int64(2), warm, "the next conversion is warm")
-	require.Empty(t, customerFiles(t, pool.Cold.TempDir))
-	require.Error(t, syscall.Kill(pids[0], 0), "the killed soffice is gone")
-}
-
-// Ensure a conversion that outruns its timeout stops with the timeout,
-// its listener is restarted, and the next conversion works.
-func TestOfficePoolTimeout(t *testing.T) {
-	pool := officePool(t, 1)
-	pool.Cold.Timeout = 50 * time.Millisecond
-	_, err := pool.ToPDF(t.Context(), longDocument())
-	require.ErrorIs(t, err, context.DeadlineExceeded)
-	require.ErrorContains(t, err, "timed out")
-	pool.Cold.Timeout = 0
-	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
-	defer cancel()
-	require.NoError(t, pool.Ready(ctx))
-	_, err = pool.ToPDF(t.Context(), template(t, p("after")))
-	require.NoError(t, err)
-	require.Empty(t, customerFiles(t, pool.Cold.TempDir))
-}
-
-// Ensure that without a working listener (here its UNO helper cannot
-// start) the cold converter makes the PDFs.
-func TestOfficePoolFallsBack(t *testing.T) {
-	dir := t.TempDir()
-	lo, err := documents.NewLibreOffice(fakeSoffice(t, dir, "0"))
-	require.NoError(t, err)
-	lo.TempDir = t.TempDir()
-	pool := &documents.OfficePool{Cold: lo, Python: "false", StartTimeout: time.Second}
-	defer pool.Close()
-	for range 3 {
-		pdf, err := pool.ToPDF(t.Context(), []byte("docx"))
-		require.NoError(t, err)
-		require.Equal(t, "%PDF-1.7 fake", string(pdf))
 	}
-	warm, cold := pool.Counts()
-	require.Equal(t, [2]int64{0, 3}, [2]int64{warm, cold})
-	require.NoError(t, pool.Close())
-	left, _ := filepath.Glob(filepath.Join(lo.TempDir, documents.TempPrefix+"*"))
-	require.Empty(t, left, "Close removes the listeners' work folders")
+	pdf, err := lo.ToPDF(t.Context(), file)
+	require.NoError(t, err)
+	path := filepath.Join(t.TempDir(), "out.pdf")
+	require.NoError(t, os.WriteFile(path, pdf, 0o644))
+	txt, err := exec.Command("pdftotext", "-layout", path, "-").Output()
+	require.NoError(t, err)
+	return path, string(txt)
 }
 
-// killChildEnv makes the test binary convert a document until it is
-// killed (see TestKilledConverterLeavesNothing).
-const killChildEnv = "SCOPEKIT_DOCUMENTS_KILL_CHILD"
-
-// Ensure a converter killed in the middle of a conversion (SIGKILL: no
-// defer runs) leaves its work folder, customer document and all, only
-// until RemoveStaleTempDirs, which a server runs at start; and that the
-// warm converter's LibreOffice dies with its process.
-func TestKilledConverterLeavesNothing(t *testing.T) {
-	for _, mode := range []string{"cold", "warm"} {
-		t.Run(mode, func(t *testing.T) {
-			dir, fakeDir := t.TempDir(), t.TempDir()
-			arg := ""
-			switch mode {
-			case "cold":
-				arg = fakeSoffice(t, fakeDir, "30")
-			case "warm":
-				newOfficePool(t, 1) // skips without LibreOffice and python3-uno
-			}
-			cmd := exec.Command(os.Args[0], "-test.run=^TestKillChild$")
-			cmd.Env = append(os.Environ(), killChildEnv+"="+mode+"|"+dir+"|"+arg)
-			out, err := cmd.StdoutPipe()
+// Ensure the Standard proposal converts to PDF, a page per slide (skipped
+// without LibreOffice's soffice, with its impress package, and poppler).
+// With -update it rewrites testdata/standard-proposal-slide*.png, the
+// slides a person looks at.
+func TestStandardProposalPDF(t *testing.T) {
+	path, txt := pdfText(t, proposal(t))
+	for _, want := range []string{demodata.ProjectName, "Prepared for Globex Corporation", "Firewall deployment", "$10,794.25"} {
+		require.Contains(t, txt, want)
+	}
+	dir := filepath.Dir(path)
+	require.NoError(t, exec.Command("pdftoppm", "-r", "40", "-png", path, filepath.Join(dir, "slide")).Run())
+	pages, _ := filepath.Glob(filepath.Join(dir, "slide*.png"))
+	require.Len(t, pages, 4)
+	if *update {
+		for i, p := range pages {
+			b, err := os.ReadFile(p)
 			require.NoError(t, err)
-			require.NoError(t, cmd.Start())
-			t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-			var pids []int
-			if mode == "warm" {
-				var pid int
-				_, err := fmt.Fscanf(out, "soffice %d\n", &pid)
-				require.NoError(t, err)
-				pids = append(pids, pid)
-			}
-			require.Eventually(t, func() bool { return len(customerFiles(t, dir)) > 0 }, time.Minute, 5*time.Millisecond,
-				"the child did not start converting")
-			require.NoError(t, cmd.Process.Kill())
-			_ = cmd.Wait()
-
-			require.NotEmpty(t, customerFiles(t, dir), "SIGKILL leaves the document behind")
-			for _, pid := range pids {
-				require.Eventually(t, func() bool { return syscall.Kill(pid, 0) != nil }, 10*time.Second, 10*time.Millisecond,
-					"soffice outlived the process that started it")
-			}
-			pipes := filepath.Join("/tmp", fmt.Sprintf("OSL_PIPE_%d_scopekit-%d-*", os.Getuid(), cmd.Process.Pid))
-			removed, err := documents.RemoveStaleTempDirs(dir)
-			require.NoError(t, err)
-			require.Positive(t, removed)
-			left, _ := filepath.Glob(filepath.Join(dir, "*"))
-			require.Empty(t, left, "the stale work folders are removed")
-			left, _ = filepath.Glob(pipes)
-			require.Empty(t, left, "the dead listener's pipe is removed")
-			if mode == "cold" { // the fake's own child, left to run on purpose
-				children, _ := filepath.Glob(filepath.Join(fakeDir, "child.*"))
-				for _, c := range children {
-					b, _ := os.ReadFile(c)
-					var pid int
-					if _, err := fmt.Sscan(string(b), &pid); err == nil {
-						_ = syscall.Kill(pid, syscall.SIGKILL)
-					}
-				}
-			}
-		})
-	}
-	// A folder in use is left alone, by this process and any other.
-	lo, err := documents.NewLibreOffice(fakeSoffice(t, t.TempDir(), "2"))
-	require.NoError(t, err)
-	lo.TempDir = t.TempDir()
-	done := make(chan error, 1)
-	go func() { _, err := lo.ToPDF(context.Background(), []byte("docx")); done <- err }()
-	require.Eventually(t, func() bool { return len(customerFiles(t, lo.TempDir)) > 0 }, 10*time.Second, 5*time.Millisecond)
-	removed, err := documents.RemoveStaleTempDirs(lo.TempDir)
-	require.NoError(t, err)
-	require.Zero(t, removed)
-	require.NoError(t, <-done)
-	require.Empty(t, customerFiles(t, lo.TempDir))
-}
-
-// TestKillChild is TestKilledConverterLeavesNothing's converting process.
-func TestKillChild(t *testing.T) {
-	spec := os.Getenv(killChildEnv)
-	if spec == "" {
-		t.Skip("run by TestKilledConverterLeavesNothing")
-	}
-	parts := strings.Split(spec, "|")
-	mode, dir, soffice := parts[0], parts[1], parts[2]
-	lo, err := documents.NewLibreOffice(soffice)
-	require.NoError(t, err)
-	lo.TempDir = dir
-	var conv documents.Converter = lo
-	doc := []byte("docx")
-	if mode == "warm" {
-		pool, err := documents.NewOfficePool(lo)
-		require.NoError(t, err)
-		pool.Listeners = 1
-		require.NoError(t, pool.Ready(t.Context()))
-		fmt.Printf("soffice %d\n", documents.OfficePIDs(pool)[0])
-		conv, doc = pool, longDocument()
-	}
-	for {
-		_, _ = conv.ToPDF(t.Context(), doc) // until killed
+			require.NoError(t, os.WriteFile(filepath.Join("testdata", fmt.Sprintf("standard-proposal-slide%d.png", i+1)), b, 0o644))
+		}
 	}
 }

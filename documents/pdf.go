@@ -14,7 +14,7 @@ import (
 	"time"
 )
 
-// Converter turns a DOCX document into PDF.
+// Converter turns a DOCX, PPTX or XLSX document into PDF.
 //
 // ToPDF returns the PDF's bytes, or an error whose text says why the
 // conversion failed (it is shown to the user as the document's error-text);
@@ -65,7 +65,7 @@ func NewLibreOffice(path string) (*LibreOffice, error) {
 			}
 		}
 		if path == "" {
-			return nil, fmt.Errorf("%w: install LibreOffice (Debian: libreoffice-writer-nogui)", ErrNoConverter)
+			return nil, fmt.Errorf("%w: install LibreOffice (Debian: libreoffice-writer-nogui, libreoffice-impress-nogui, libreoffice-calc-nogui)", ErrNoConverter)
 		}
 	} else if _, err := exec.LookPath(path); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrNoConverter, err)
@@ -106,7 +106,7 @@ func (lo *LibreOffice) ToPDF(ctx context.Context, docx []byte) ([]byte, error) {
 	}
 	defer wd.remove()
 	dir := wd.path
-	in := filepath.Join(dir, "document.docx")
+	in := filepath.Join(dir, inputName(docx))
 	if err := os.WriteFile(in, docx, 0o600); err != nil {
 		return nil, fmt.Errorf("PDF conversion: %w", err)
 	}
@@ -150,4 +150,15 @@ func (lo *LibreOffice) ToPDF(ctx context.Context, docx []byte) ([]byte, error) {
 		return nil, fmt.Errorf("PDF conversion failed: %v: %s", err, msg)
 	}
 	return pdf, nil
+}
+
+// inputName names the file a converter reads doc from: LibreOffice picks
+// its import filter by the name, so the file is named as what it is (a
+// PPTX, an XLSX or a DOCX).
+func inputName(doc []byte) string {
+	ext := Detect(doc)
+	if ext == "" {
+		ext = FormatDOCX
+	}
+	return "document." + ext
 }

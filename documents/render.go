@@ -16,14 +16,19 @@ import (
 // (what mergedata.BuildV2 returns), or any value that marshals to JSON (maps, slices,
 // strings, numbers, bools); []byte and json.RawMessage are taken as JSON.
 // The body, headers, footers, footnotes and endnotes are filled; every
-// other part of the template is copied as it is.
+// other part of the template is copied as it is. RenderFormat fills PPTX
+// and XLSX templates.
 //
 // Errors: EINVALID (field "file") for a template Tags refuses or one whose
 // rendering outgrows MaxOutputPart; an error wrapping the JSON error when
 // data does not marshal; ctx's error when ctx ends first (the work stops
 // within milliseconds).
 func Render(ctx context.Context, template []byte, data any) ([]byte, error) {
-	d, err := openDOCX(ctx, template, false)
+	return render(ctx, formatDOCX, template, data)
+}
+
+func render(ctx context.Context, f *officeFormat, template []byte, data any) ([]byte, error) {
+	d, err := openPackage(ctx, f, template, false)
 	if err != nil {
 		return nil, err
 	}
@@ -33,7 +38,7 @@ func Render(ctx context.Context, template []byte, data any) ([]byte, error) {
 	}
 	outs := map[string][]byte{}
 	for _, name := range d.partNames() {
-		t, err := compile(ctx, name, d.parts[name])
+		t, err := d.compile(ctx, name)
 		if err != nil {
 			return nil, err
 		}
@@ -43,27 +48,37 @@ func Render(ctx context.Context, template []byte, data any) ([]byte, error) {
 		if outs[name], err = t.render(ctx, tree); err != nil {
 			return nil, err
 		}
+		if f.finish != nil {
+			if outs[name], err = f.finish(d, name, outs[name]); err != nil {
+				return nil, err
+			}
+		}
 	}
 	return d.write(outs)
 }
 
-// Tags validates a template, a DOCX of at most MaxTemplateSize whose zip
+// Tags validates a DOCX template, a file of at most MaxTemplateSize whose zip
 // entries stay within the unpacking limits, with well-formed tags, and
 // returns the sorted distinct paths its tags use, as written
 // ("phases", "name", "project.project_name"; "x.length" counts as x).
+// TagsFormat validates PPTX and XLSX templates.
 //
 // Errors: EINVALID with Field "file" and a message naming the problem: a
 // non-DOCX, a zip bomb, an oversized file, or a malformed tag with its
 // paragraph (`unclosed loop {#phases} in paragraph 12`); ctx's error
 // when ctx ends first (the work stops within milliseconds).
 func Tags(ctx context.Context, template []byte) ([]string, error) {
-	d, err := openDOCX(ctx, template, true)
+	return tags(ctx, formatDOCX, template)
+}
+
+func tags(ctx context.Context, f *officeFormat, template []byte) ([]string, error) {
+	d, err := openPackage(ctx, f, template, true)
 	if err != nil {
 		return nil, err
 	}
 	paths := []string{}
 	for _, name := range d.partNames() {
-		t, err := compile(ctx, name, d.parts[name])
+		t, err := d.compile(ctx, name)
 		if err != nil {
 			return nil, err
 		}
@@ -73,6 +88,19 @@ func Tags(ctx context.Context, template []byte) ([]string, error) {
 	}
 	slices.Sort(paths)
 	return slices.Compact(paths), nil
+}
+
+// compile compiles the tag part name of the template, as its format
+// prepares it.
+func (d *docx) compile(ctx context.Context, name string) (*template, error) {
+	b := d.parts[name]
+	if d.f.prepare != nil {
+		var err error
+		if b, err = d.f.prepare(ctx, d, name, b); err != nil {
+			return nil, err
+		}
+	}
+	return compile(ctx, d.f.dialect, name, b)
 }
 
 // toTree turns data into a decoded JSON tree (numbers as json.Number).
@@ -107,15 +135,17 @@ var (
 
 // renderer writes a compiled part filled from data.
 type renderer struct {
-	ctx    context.Context
-	w      out
-	scopes []any
-	steps  int
-	paras  int // paragraphs written so far
+	ctx   context.Context
+	d     *dialect
+	w     out
+	env   env
+	steps int
+	paras int  // paragraphs written so far
+	at    *tag // the tag being evaluated, for a required value's error
 }
 
 func (t *template) render(ctx context.Context, data any) ([]byte, error) {
-	r := &renderer{ctx: ctx, w: out{limit: outputLimit}, scopes: []any{data}}
+	r := &renderer{ctx: ctx, d: t.d, w: out{limit: outputLimit}, env: env{scopes: []any{data}, index: []int{-1}}}
 	// most of a large part is usually copied as it is: room for it at once
 	// rather than growing (and copying) the buffer to it
 	r.w.Grow(min(t.size+t.size/8, outputLimit))
@@ -123,16 +153,16 @@ func (t *template) render(ctx context.Context, data any) ([]byte, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	if req, ok := r.env.err.(errRequired); ok {
+		return nil, scopekit.FieldErrorf(scopekit.EINVALID, "file",
+			"a required value is missing: %s in %s has no value (the data has nothing at %s)", r.at.src, r.at.where(), describe(req.expr.a))
+	}
 	if errors.Is(r.w.err, errTooLarge) {
 		return nil, scopekit.FieldErrorf(scopekit.EINVALID, "file",
 			"the document rendered from %s would be too large (over %d MiB, or loops nested over long lists)", t.part, outputLimit>>20)
 	}
 	return r.w.Bytes(), nil
 }
-
-// needsParagraph are the elements Word requires to end with a paragraph.
-var needsParagraph = map[string]bool{"w:tc": true, "w:txbxContent": true, "w:hdr": true, "w:ftr": true,
-	"w:footnote": true, "w:endnote": true}
 
 func (r *renderer) node(n *node) {
 	if r.w.err != nil {
@@ -164,7 +194,7 @@ func (r *renderer) node(n *node) {
 			r.kids(n)
 			return
 		}
-		if n.name == "w:p" {
+		if n.name == r.d.para {
 			r.paras++
 		}
 		r.w.startTag(n.name, n.attrs, len(n.kids) == 0)
@@ -173,8 +203,8 @@ func (r *renderer) node(n *node) {
 		}
 		before := r.paras
 		r.kids(n)
-		if needsParagraph[n.name] && r.paras == before {
-			r.w.WriteString("<w:p/>")
+		if p := needsParagraph[n.name]; p != "" && r.paras == before {
+			r.w.WriteString(p)
 		}
 		r.w.endTag(n.name)
 		r.w.full()
@@ -191,28 +221,33 @@ func (r *renderer) kids(n *node) {
 // truthy value (or a false one when inverted), or not at all.
 func (r *renderer) section(n *node) {
 	e := n.tag.expr
-	v := e.eval(r.scopes)
+	v := r.eval(n.tag)
+	if r.w.err != nil {
+		return
+	}
 	switch {
 	case n.tag.op == '^':
 		if !truthy(v) {
 			r.kids(n)
 		}
-	case e.op != "path":
+	case !e.isPath():
 		if truthy(v) {
 			r.kids(n)
 		}
 	default:
 		items, ok := v.([]any)
 		if !ok {
-			if !truthy(v) {
-				return
+			if truthy(v) {
+				r.env.push(v, -1)
+				r.kids(n)
+				r.env.pop()
 			}
-			items = []any{v}
+			return
 		}
-		for _, it := range items {
-			r.scopes = append(r.scopes, it)
+		for i, it := range items {
+			r.env.push(it, i)
 			r.kids(n)
-			r.scopes = r.scopes[:len(r.scopes)-1]
+			r.env.pop()
 			if r.w.full() {
 				return
 			}
@@ -220,35 +255,23 @@ func (r *renderer) section(n *node) {
 	}
 }
 
-// value writes a value tag as a run with the tag's run properties; new
+// eval evaluates a tag's expression; a required value found missing
+// stops the rendering.
+func (r *renderer) eval(t *tag) any {
+	v := t.expr.eval(&r.env)
+	if r.env.err != nil && r.w.err == nil {
+		r.at, r.w.err = t, r.env.err
+	}
+	return v
+}
+
+// value writes a value tag as runs with the tag's run properties; new
 // lines become line breaks and tabs tabs.
 func (r *renderer) value(n *node) {
-	s := text(n.tag.expr.eval(r.scopes))
-	if s == "" {
+	s := text(r.eval(n.tag))
+	if s == "" || r.w.err != nil {
 		return
 	}
-	w := &r.w
-	w.WriteString("<w:r>")
-	if n.rPr != nil {
-		w.writeNode(n.rPr)
-	}
-	s = strings.ReplaceAll(s, "\r\n", "\n")
-	first := true
-	for line := range strings.SplitSeq(strings.ReplaceAll(s, "\r", "\n"), "\n") {
-		if !first {
-			w.WriteString("<w:br/>")
-		}
-		first = false
-		for j, cell := range strings.Split(line, "\t") {
-			if j > 0 {
-				w.WriteString("<w:tab/>")
-			}
-			if cell != "" {
-				w.WriteString(`<w:t xml:space="preserve">`)
-				escape(w, cell, false)
-				w.WriteString("</w:t>")
-			}
-		}
-	}
-	w.WriteString("</w:r>")
+	s = strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\r", "\n")
+	r.d.value(&r.w, r.d, n.rPr, s)
 }

@@ -118,7 +118,7 @@ func spanOf(o, c *node) (cont, a, b *node) {
 		a, b = a.parent, b.parent
 	}
 	lca := a.parent
-	if lca.kind == kElem && lca.name == "w:tr" {
+	if lca.kind == kElem && rowElems[lca.name] {
 		return lca.parent, lca, lca
 	}
 	dropIfBlank(a, o)
@@ -184,12 +184,16 @@ var content = map[string]bool{
 	"w:drawing": true, "w:pict": true, "w:object": true, "w:br": true, "w:tab": true, "w:ptab": true,
 	"w:sym": true, "mc:AlternateContent": true, "w:fldChar": true, "w:fldSimple": true,
 	"w:instrText": true, "w:sectPr": true, "w:footnoteReference": true, "w:endnoteReference": true,
+	// DrawingML: a line break, a field (slide number, date)
+	"a:br": true, "a:fld": true,
+	// a sheet cell's value or formula
+	"v": true, "f": true,
 }
 
 // dropIfBlank marks block (a paragraph or a table row holding the section
 // tag t) as not written when it has nothing but section tags.
 func dropIfBlank(block, t *node) {
-	if block != t && block.kind == kElem && (block.name == "w:p" || block.name == "w:tr") && blank(block) {
+	if block != t && block.kind == kElem && (paraElems[block.name] || rowElems[block.name]) && blank(block) {
 		block.drop = true
 	}
 }
@@ -214,11 +218,11 @@ func summary(n *node) uint8 {
 		m |= memoShows | memoTag
 	case n.kind == kOpen || n.kind == kClose:
 		m |= memoTag
-	case n.kind == kRaw && n.name == "w:p" && !n.empty:
+	case n.kind == kRaw && paraElems[n.name] && !n.empty:
 		m |= memoShows
 	case n.kind == kElem && content[n.name]:
 		m |= memoShows
-	case n.kind == kElem && n.name == "w:t" && !onlySpaces(n):
+	case n.kind == kElem && textElems[n.name] && !onlySpaces(n):
 		m |= memoShows
 	}
 	for _, k := range n.kids {

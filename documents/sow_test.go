@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -115,51 +116,141 @@ func missingPath(t *testing.T, tpl []byte) error {
 	return nil
 }
 
-// sowText renders the Standard SOW for a snapshot and returns its body's
-// text.
-func sowText(t *testing.T, e *env) (docx []byte, text string) {
-	t.Helper()
-	snap := e.demo()
-	out, err := documents.Render(context.Background(), documents.StandardSOW(), mergedata.BuildV2(snap, now))
-	require.NoError(t, err)
-	return out, plain(entry(t, out, "word/document.xml"))
-}
-
 // Ensure the Standard SOW filled for the worked example of pricing.md
 // shows the project, its phases, services and subservices, and every
-// figure of the contract the client signs; and, being the client's copy,
-// no cost, profit or margin.
+// figure of the contract the client signs, each the pricing result's and
+// each total the sum of the rows above it: the phases' services,
+// governance and the -250 discount on lines of their own; and, being the
+// client's copy, no cost, profit or margin.
 func TestStandardSOWDemo(t *testing.T) {
 	e := mustEnv(t)
-	out, text := sowText(t, e)
+	s := renderSOW(t, e.demo())
+	s.check(t)
+	text := s.text
 	for _, want := range []string{
 		demodata.ProjectName, "Globex Corporation", "Acme Consulting", "November 22, 2026",
 		"Assess Globex's network and replace its perimeter firewalls.",
 		"Plan", "Implement", "Assessment", "Site survey", "Report", "Firewall deployment",
 		"Project management", "Kickoff", "Airfare", "Per diem", "Firewall appliance",
-		"$9669.25", "$1125.00", "$10794.25", "$1569.25", "$3999.98", "48.86", "29.37", "19.49",
+		"|Assessment|Engineer|2.00|24.50|$5100.00", "|Phase total|||24.50|$5100.00", "|Phase total|||16.25|$3250.00",
+		"|Plan|24.50|$5100.00", "|Implement|16.25|$3250.00", "|Project governance|8.11|$1569.25",
+		"|Discount||$-250.00", "|Professional services|48.86|$9669.25", "|Travel and expense||$1125.00",
+		"|Total contract value||$10794.25", "$3999.98",
 		"Payment term: Fixed fee.", "Travel and expenses are part of the contract value.",
 		"Materials are quoted for information", "All amounts are in USD.",
+		"|Architect|$250.00", "Confidentiality",
 	} {
 		require.Contains(t, text, want)
 	}
-	for _, cost := range []string{"5696.30", "5097.95", "0.4723", "4616.30", "5052.95"} {
+	for _, cost := range []string{"5696.30", "5097.95", "0.4723", "4616.30", "5052.95", "2325.00"} {
 		require.NotContains(t, text, cost)
 	}
 	require.NotContains(t, text, "{")
 	// The footer names the project; the first page has none.
-	require.Contains(t, plain(entry(t, out, "word/footer1.xml")), demodata.ProjectName+" · Statement of Work")
+	require.Contains(t, plain(entry(t, s.docx, "word/footer1.xml")), demodata.ProjectName+" · Statement of Work")
 	// Hardware excluded: no materials row in the pricing summary.
-	require.NotContains(t, text, "|Materials|$3999.98")
-	require.Contains(t, text, "|Total contract value|$10794.25")
-	require.Contains(t, text, "|Travel and expense|$1125.00")
+	require.NotContains(t, text, "|Materials||$3999.98")
+}
+
+// sections are the Standard SOW's sections, in order.
+var sections = []string{"Executive summary", "Scope of work", "Deliverables", "Locations", "Assumptions",
+	"Responsibilities", "Out of scope", "Project governance", "Managed services", "Travel and expense", "Materials",
+	"Pricing summary", "Payment terms", "Change control", "General terms", "Acceptance"}
+
+// Ensure a project with something for every section shows every section,
+// in order, each with what the project's records hold: the narrative
+// fields, the phases' SOW language, the services' descriptions, the
+// locations, managed services, the MSA and the account's general terms;
+// and that its figures add up as they do for the demo.
+func TestStandardSOWEverySection(t *testing.T) {
+	e := mustEnv(t)
+	seeded := e.SeedDemo()
+	pid := seeded.ProjectID
+	e.Update("projects", pid, map[string]any{"solution-summary": "Two clustered firewalls.",
+		"our-responsibilities": "Acme configures the firewalls.", "client-responsibilities": "Globex grants remote access.",
+		"out-of-scope": "Switch replacement.", "msa-date": "2025-03-01"})
+	snap := e.snapshot(pid)
+	e.Update("project-phases", snap.Phases[0].ID, map[string]any{"sow-language": "Acme surveys the sites."})
+	var engineer string
+	for _, r := range snap.Resources {
+		if r.Name() == "Engineer" {
+			engineer = r.ID
+		}
+	}
+	hq := e.Create("project-locations", map[string]any{"name": "HQ", "address": "1 Main St", "city": "Springfield",
+		"region": "IL", "country": "US", "postal-code": "62701"}, "project", "projects", pid)
+	e.Update("project-services", snap.Services[0].ID, map[string]any{"service-description": "A report on the network."})
+	e.Create("project-services", map[string]any{"name": "Monitoring", "quantity": "1", "unit-hours": "2",
+		"service-type": "managed_services", "payment-frequency": "monthly"},
+		"project", "projects", pid, "project-resource", "project-resources", engineer, "project-location", "project-locations", hq)
+
+	s := renderSOW(t, e.snapshot(pid))
+	require.Equal(t, sections, headings(s.body, "Heading1"))
+	require.Equal(t, []string{"Solution", "Plan", "Implement", "Services without a phase", "Acme Consulting", "Globex Corporation",
+		"Confidentiality", "Acceptance of deliverables", "Warranty"}, headings(s.body, "Heading2"))
+	for _, want := range []string{"Two clustered firewalls.", "Acme configures the firewalls.", "Globex grants remote access.",
+		"Switch replacement.", "Acme surveys the sites.", "Assessment: A report on the network.", "|HQ|1 Main St|Springfield, IL 62701|US",
+		"dated March 1, 2025", "|Monitoring|monthly|12.00|", "|Monitoring|Engineer|1.00||recurring",
+		"The services are delivered at the locations listed"} {
+		require.Contains(t, s.text, want)
+	}
+	require.NotContains(t, s.text, "{")
+	tables := s.check(t)
+	require.Contains(t, tables, "Service|Frequency|Periods|Per period|Amount")
+}
+
+// Ensure a project without services, expenses, products, locations or
+// narrative shows none of their sections, no empty table under a blank
+// phase heading and no governance row without hours; the governance it
+// has is priced and adds up; general terms appear once the account or the
+// project's client has some.
+func TestStandardSOWLeavesOutEmptySections(t *testing.T) {
+	e := mustEnv(t)
+	seeded := e.SeedDemo()
+	pid := e.Create("projects", map[string]any{"project-name": "Empty"}, "client", "clients", seeded.ClientID)
+	for _, term := range e.snapshot(pid).GeneralTerms {
+		e.Update("general-terms", term.ID, map[string]any{"active": false})
+	}
+	s := renderSOW(t, e.snapshot(pid))
+	require.Equal(t, []string{"Executive summary", "Assumptions", "Project governance", "Pricing summary", "Payment terms",
+		"Change control", "Acceptance"}, headings(s.body, "Heading1"))
+	require.Empty(t, headings(s.body, "Heading2"))
+	require.Equal(t, []string{"Activity|Resource|Hours|Amount", "Item|Hours|Amount", "Resource|Hourly rate", "Globex Corporation|Acme Consulting"}, s.check(t))
+	require.NotContains(t, s.text, "|Project management|")
+	require.Contains(t, s.text, "|Kickoff|Architect|2.00|$500.00")
+	require.Contains(t, s.text, "No travel or expenses are expected")
+	require.Contains(t, s.text, "invoiced at its completion.")
+	require.NotContains(t, s.text, "each phase")
+	for _, p := range paraRE.FindAllString(string(s.body), -1) {
+		if !strings.Contains(p, "<w:pStyle") && !strings.Contains(p, "<w:br") { // spacers and page breaks have them
+			require.NotEmpty(t, strings.TrimSpace(cellText(p)), "an empty paragraph: %s", p)
+		}
+	}
+
+	e.Update("clients", seeded.ClientID, map[string]any{"msa-date": "2025-03-01"})
+	s = renderSOW(t, e.snapshot(pid))
+	require.Contains(t, headings(s.body, "Heading1"), "General terms")
+	require.Contains(t, s.text, "master services agreement between Globex Corporation and Acme Consulting dated March 1, 2025")
+}
+
+// Ensure the large project's SOW (25 locations, 1,000 services) adds up
+// as the demo's does.
+func TestStandardSOWLarge(t *testing.T) {
+	e := mustEnv(t)
+	s := renderSOW(t, e.large())
+	s.check(t)
+	require.Equal(t, []string{"Executive summary", "Scope of work", "Deliverables", "Locations", "Assumptions",
+		"Project governance", "Travel and expense", "Materials", "Pricing summary", "Payment terms", "Change control",
+		"Acceptance"}, headings(s.body, "Heading1"))
+	require.NotContains(t, s.text, "Payment term: .")
 }
 
 // Ensure the Standard SOW converts to PDF and looks right page by page
 // (skipped without LibreOffice's soffice and poppler's pdftoppm and
 // pdftotext), by a soffice of its own and by the warm converter alike:
-// the same text, the same pages. With -update it rewrites
-// testdata/standard-sow-page1.png, the page a person looks at.
+// the same text, the same pages. With -update it rewrites the pages a
+// person looks at: testdata/standard-sow-page1.png (the cover) and
+// testdata/standard-sow-pricing.png (the pricing summary's page).
 func TestStandardSOWPDF(t *testing.T) {
 	lo, err := documents.NewLibreOffice("")
 	if err != nil {
@@ -171,13 +262,14 @@ func TestStandardSOWPDF(t *testing.T) {
 		}
 	}
 	e := mustEnv(t)
-	docx, _ := sowText(t, e)
+	docx := renderSOW(t, e.demo()).docx
 	pdf, err := lo.ToPDF(t.Context(), docx)
 	require.NoError(t, err)
 	text, pages := checkSOWPDF(t, pdf)
 	if *update {
-		require.NoError(t, os.WriteFile(filepath.Join("testdata", "standard-sow-page1.png"), pages[0], 0o644))
-		require.NoError(t, os.WriteFile(filepath.Join(os.TempDir(), "standard-sow-page2.png"), pages[1], 0o644))
+		for name, png := range pages {
+			require.NoError(t, os.WriteFile(filepath.Join("testdata", name), png, 0o644))
+		}
 	}
 
 	pool := officePool(t, 1)
@@ -190,9 +282,9 @@ func TestStandardSOWPDF(t *testing.T) {
 	require.Equal(t, pages, warmPages, "the warm converter's pages look the same")
 }
 
-// checkSOWPDF checks the demo SOW's PDF and returns its text and its
-// first two pages as PNG.
-func checkSOWPDF(t *testing.T, pdf []byte) (string, [][]byte) {
+// checkSOWPDF checks the demo SOW's PDF and returns its text and, as PNG
+// by file name, its cover and the page of its pricing summary.
+func checkSOWPDF(t *testing.T, pdf []byte) (string, map[string][]byte) {
 	t.Helper()
 	require.True(t, strings.HasPrefix(string(pdf), "%PDF"))
 	dir := t.TempDir()
@@ -200,17 +292,24 @@ func checkSOWPDF(t *testing.T, pdf []byte) (string, [][]byte) {
 	require.NoError(t, os.WriteFile(pdfPath, pdf, 0o644))
 	txt, err := exec.Command("pdftotext", "-layout", pdfPath, "-").Output()
 	require.NoError(t, err)
-	for _, want := range []string{demodata.ProjectName, "Statement of Work", "$10794.25", "Page 2 of"} {
+	for _, want := range []string{demodata.ProjectName, "Statement of Work", "$10794.25", "Page 2 of", "Change control", "Warranty"} {
 		require.Contains(t, string(txt), want)
 	}
-	require.NoError(t, exec.Command("pdftoppm", "-r", "60", "-png", "-f", "1", "-l", "2", pdfPath, filepath.Join(dir, "page")).Run())
-	files, _ := filepath.Glob(filepath.Join(dir, "page*.png"))
-	require.Len(t, files, 2)
-	var pages [][]byte
-	for _, f := range files {
-		b, err := os.ReadFile(f)
+	pricingPage := 0
+	for i, page := range strings.Split(string(txt), "\f") { // pdftotext ends each page with a form feed
+		if strings.Contains(page, "Pricing summary") {
+			pricingPage = i + 1
+		}
+	}
+	require.NotZero(t, pricingPage)
+	pages := map[string][]byte{}
+	for name, page := range map[string]int{"standard-sow-page1.png": 1, "standard-sow-pricing.png": pricingPage} {
+		n := strconv.Itoa(page)
+		out := filepath.Join(dir, strings.TrimSuffix(name, ".png"))
+		require.NoError(t, exec.Command("pdftoppm", "-r", "60", "-png", "-singlefile", "-f", n, "-l", n, pdfPath, out).Run())
+		b, err := os.ReadFile(out + ".png")
 		require.NoError(t, err)
-		pages = append(pages, b)
+		pages[name] = b
 	}
 	return string(txt), pages
 }

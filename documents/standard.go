@@ -10,11 +10,31 @@ const StandardSOWName = "Standard SOW"
 //go:embed standard_sow.docx
 var standardSOW []byte
 
-// StandardSOW returns the built-in "Standard SOW" template: a cover,
-// executive summary, the phases with their services and subservices,
-// locations, responsibilities, governance, travel and expense, materials,
-// a pricing summary with the contract value, the payment terms and an
-// acceptance block, filled from v2 merge data. The slice is a copy.
+// StandardSOW returns the built-in "Standard SOW" template, filled from v2
+// merge data: a cover, executive summary, the phases with their services
+// (each priced) and subservices, deliverables, locations, assumptions,
+// responsibilities, out of scope, governance, managed services, travel and
+// expense, materials, a pricing summary that adds up to the contract
+// value, payment terms, change control, general terms and an acceptance
+// block; a section the project has nothing for is left out
+// (docs/templates.md). The slice is a copy.
 func StandardSOW() []byte {
 	return append([]byte(nil), standardSOW...)
+}
+
+//go:generate go run ./internal/genproposal -o standard_proposal.pptx
+
+// StandardProposalName is the name of the built-in PPTX template.
+const StandardProposalName = "Standard proposal"
+
+//go:embed standard_proposal.pptx
+var standardProposal []byte
+
+// StandardProposal returns the built-in "Standard proposal" template, a
+// PPTX: a title slide (project, client, account, date), the executive
+// summary, the services by phase in a table with hours and prices, and
+// the investment with the contract total, filled from v2 merge data. The
+// slice is a copy.
+func StandardProposal() []byte {
+	return append([]byte(nil), standardProposal...)
 }

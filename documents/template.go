@@ -17,10 +17,14 @@ type tag struct {
 	expr *expr  // nil for a close
 	para int    // the paragraph it is in (1-based, in its part)
 	part string // the part it is in
+	at   string // the paragraph as messages name it ("paragraph 3", "cell B5 of Sheet1")
 }
 
 // where names the tag's paragraph for an error message.
 func (t *tag) where() string {
+	if t.at != "" {
+		return t.at
+	}
 	if t.part == mainPart {
 		return fmt.Sprintf("paragraph %d", t.para)
 	}
@@ -32,7 +36,7 @@ func (t *tag) kindName() string {
 	switch {
 	case t.op == '^':
 		return "inverted section"
-	case t.expr != nil && t.expr.op == "path":
+	case t.expr != nil && t.expr.isPath():
 		return "loop"
 	}
 	return "condition"
@@ -41,6 +45,7 @@ func (t *tag) kindName() string {
 // template is a compiled part: its tree with tags as nodes and sections
 // built.
 type template struct {
+	d    *dialect
 	part string
 	size int // of the part's bytes
 	root *node
@@ -51,8 +56,8 @@ type template struct {
 // sections. Errors are EINVALID naming the tag and its paragraph.
 //
 // It stops with ctx's error when ctx ends first.
-func compile(ctx context.Context, part string, b []byte) (*template, error) {
-	root, err := parseXML(ctx, b)
+func compile(ctx context.Context, d *dialect, part string, b []byte) (*template, error) {
+	root, err := parseXML(ctx, b, d.para)
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
@@ -65,14 +70,14 @@ func compile(ctx context.Context, part string, b []byte) (*template, error) {
 	if err != nil {
 		return nil, invalid("the template's %s is not well-formed XML: %v", part, err)
 	}
-	t := &template{part: part, size: len(b), root: root}
+	t := &template{d: d, part: part, size: len(b), root: root}
 	// Paragraphs are numbered in document order, those kept as bytes too.
 	var paras []*node
 	var numbers []int
 	para := 0
 	walk(root, func(n *node) bool {
 		switch {
-		case n.kind == kElem && n.name == "w:p":
+		case n.kind == kElem && n.name == d.para:
 			para++
 			paras, numbers = append(paras, n), append(numbers, para)
 		case n.kind == kRaw:
@@ -88,7 +93,7 @@ func compile(ctx context.Context, part string, b []byte) (*template, error) {
 			return nil, err
 		}
 	}
-	splitTagParagraphs(paras)
+	splitTagParagraphs(paras, d.paraProps)
 	if err := t.sections(); err != nil {
 		return nil, err
 	}
@@ -117,10 +122,10 @@ func (t *template) splitTags(p *node, para int) error {
 	size := 0
 	for _, k := range p.kids {
 		walk(k, func(n *node) bool {
-			if n.kind != kElem || n.name == "w:p" {
+			if n.kind != kElem || n.name == t.d.para {
 				return false
 			}
-			if n.name == "w:t" {
+			if n.name == t.d.text {
 				s := textOf(n)
 				ts, texts, starts = append(ts, n), append(texts, s), append(starts, size)
 				size += len(s)
@@ -143,7 +148,7 @@ func (t *template) splitTags(p *node, para int) error {
 	if !strings.ContainsAny(text, "{}") {
 		return nil
 	}
-	spans, err := t.scan(text, para)
+	spans, err := t.scan(text, para, t.d.label(t.part, p, para))
 	if err != nil {
 		return err
 	}
@@ -188,10 +193,7 @@ func (t *template) splitTags(p *node, para int) error {
 		if !touched[i] || run == nil || repl[run] != nil {
 			continue
 		}
-		var rPr *node
-		if len(run.kids) > 0 && run.kids[0].kind == kElem && run.kids[0].name == "w:rPr" {
-			rPr = run.kids[0]
-		}
+		rPr := firstKid(run, t.d.runProps)
 		seq := []*node{}
 		cur := newRun(run, rPr)
 		flush := func() {
@@ -211,7 +213,7 @@ func (t *template) splitTags(p *node, para int) error {
 			}
 			for _, pc := range pieces[j] {
 				if pc.tag == nil {
-					cur.add(textRun(k, pc.text))
+					cur.add(textRun(k, pc.text, t.d.preserve))
 					continue
 				}
 				flush()
@@ -262,7 +264,7 @@ func replaceAll(repl map[*node][]*node, nodes []*node) {
 // splitTagParagraphs gives each section tag of a paragraph that holds
 // nothing but section tags ("{/phases}{#locations}") a paragraph of its
 // own, so that one loop can end and the next begin on one line.
-func splitTagParagraphs(paras []*node) {
+func splitTagParagraphs(paras []*node, pPrName string) {
 	repl := map[*node][]*node{}
 	var split []*node
 	for _, p := range paras {
@@ -275,10 +277,7 @@ func splitTagParagraphs(paras []*node) {
 		if len(tags) < 2 || !blank(p) || tagsBelow(p) {
 			continue
 		}
-		var pPr *node
-		if len(p.kids) > 0 && p.kids[0].kind == kElem && p.kids[0].name == "w:pPr" {
-			pPr = p.kids[0]
-		}
+		pPr := firstKid(p, pPrName)
 		for _, tg := range tags {
 			q := &node{kind: kElem, name: p.name, attrs: p.attrs}
 			if pPr != nil {
@@ -311,9 +310,13 @@ func newRun(run, rPr *node) *node {
 	return r
 }
 
-// textRun is a copy of the w:t t holding s, spaces preserved.
-func textRun(t *node, s string) *node {
-	n := &node{kind: kElem, name: t.name, attrs: preserve(t.attrs)}
+// textRun is a copy of the text element t holding s, spaces preserved
+// (with keep, by xml:space).
+func textRun(t *node, s string, keep bool) *node {
+	n := &node{kind: kElem, name: t.name, attrs: t.attrs}
+	if keep {
+		n.attrs = preserve(t.attrs)
+	}
 	if s != "" {
 		n.add(&node{kind: kText, text: s})
 	}
@@ -336,10 +339,10 @@ func preserve(attrs []xml.Attr) []xml.Attr {
 // empty text.
 func hasContent(run *node) bool {
 	for _, k := range run.kids {
-		if k.kind == kElem && k.name == "w:rPr" {
+		if k.kind == kElem && strings.HasSuffix(k.name, "rPr") {
 			continue
 		}
-		if k.kind == kElem && k.name == "w:t" && textOf(k) == "" {
+		if k.kind == kElem && textElems[k.name] && textOf(k) == "" {
 			continue
 		}
 		return true
@@ -354,14 +357,9 @@ type span struct {
 }
 
 // scan finds the tags of a paragraph's text.
-func (t *template) scan(text string, para int) ([]span, error) {
+func (t *template) scan(text string, para int, where string) ([]span, error) {
 	var spans []span
-	at := func() string {
-		if t.part == mainPart {
-			return fmt.Sprintf("paragraph %d", para)
-		}
-		return fmt.Sprintf("paragraph %d of %s", para, t.part)
-	}
+	at := func() string { return where }
 	for i := 0; i < len(text); i++ {
 		switch text[i] {
 		case '}':
@@ -380,6 +378,7 @@ func (t *template) scan(text string, para int) ([]span, error) {
 			if err != nil {
 				return nil, invalid("bad tag %s in %s: %v", quoteTag(text[i:end+1]), at(), err)
 			}
+			tg.at = where
 			t.tags = append(t.tags, tg)
 			spans = append(spans, span{start: i, end: end + 1, tag: tg})
 			i = end

@@ -85,7 +85,7 @@ const checkEvery = 1 << 12
 // in the part's size however deeply elements nest: braces and paragraphs
 // are counted once, as the scanner passes them, and a paragraph is judged
 // by the counts at its start and end.
-func parseXML(ctx context.Context, b []byte) (*node, error) {
+func parseXML(ctx context.Context, b []byte, paraName string) (*node, error) {
 	s := &scanner{b: b}
 	root := &node{kind: kElem}
 	cur := root
@@ -108,11 +108,11 @@ func parseXML(ctx context.Context, b []byte) (*node, error) {
 	var paras []open
 	para := 0 // paragraphs begun so far
 	closeElem := func(end int) {
-		if cur.name == "w:p" {
+		if cur.name == paraName {
 			o := paras[len(paras)-1]
 			paras = paras[:len(paras)-1]
 			if bracesTo(end) == o.braces {
-				n := &node{kind: kRaw, name: "w:p", raw: b[o.start:end], paras: para - o.para + 1, empty: blank(cur), parent: cur.parent}
+				n := &node{kind: kRaw, name: paraName, raw: b[o.start:end], paras: para - o.para + 1, empty: blank(cur), parent: cur.parent}
 				cur.parent.kids[len(cur.parent.kids)-1] = n
 				live = o.live
 			}
@@ -145,7 +145,7 @@ func parseXML(ctx context.Context, b []byte) (*node, error) {
 			n := &node{kind: kElem, name: name, attrs: decodeAttrs(tok.attrs)}
 			cur.add(n)
 			cur = n
-			if name == "w:p" {
+			if name == paraName {
 				para++
 				paras = append(paras, open{n, tok.start, live, bracesTo(tok.start), para})
 			}

@@ -64,6 +64,9 @@ func (e *Engine) Schema() *Schema { return e.schema }
 // it. Meta is the write document's top-level meta; RespMeta collects
 // top-level meta for the response.
 type Call struct {
+	// Ctx is the context the use case runs under: what a hook traces
+	// (its spans) hangs from it.
+	Ctx      context.Context
 	Engine   *Engine
 	Tx       Tx
 	Actor    *Actor
@@ -129,7 +132,7 @@ func Eq(field string, values ...string) Cond { return Cond{Field: field, Op: OpI
 // Read runs fn in a read transaction as actor a.
 func (e *Engine) Read(ctx context.Context, a *Actor, opts Options, fn func(c *Call) error) error {
 	return e.store.View(ctx, func(tx Tx) error {
-		c := &Call{Engine: e, Tx: tx, Actor: a, Opts: opts}
+		c := &Call{Ctx: ctx, Engine: e, Tx: tx, Actor: a, Opts: opts}
 		if e.cfg.Begin != nil {
 			e.cfg.Begin(c, false)
 		}
@@ -152,7 +155,7 @@ func (e *Engine) WriteThenRead(ctx context.Context, a *Actor, opts Options, meta
 	last func(ctx context.Context, read *Call) error) (*Call, error) {
 	var call *Call
 	err := e.store.Update(ctx, func(tx Tx) error {
-		call = &Call{Engine: e, Tx: tx, Actor: a, Opts: opts, Meta: meta, RespMeta: map[string]any{}}
+		call = &Call{Ctx: ctx, Engine: e, Tx: tx, Actor: a, Opts: opts, Meta: meta, RespMeta: map[string]any{}}
 		if e.cfg.Begin != nil {
 			e.cfg.Begin(call, true)
 		}
@@ -167,7 +170,7 @@ func (e *Engine) WriteThenRead(ctx context.Context, a *Actor, opts Options, meta
 		if last == nil {
 			return nil
 		}
-		read := &Call{Engine: e, Tx: tx, Actor: a, Opts: opts}
+		read := &Call{Ctx: ctx, Engine: e, Tx: tx, Actor: a, Opts: opts}
 		if e.cfg.Begin != nil {
 			e.cfg.Begin(read, false)
 		}

@@ -91,8 +91,14 @@ func (e *Engine) Update(ctx context.Context, a *Actor, typ, id string, in *Input
 		if err != nil {
 			return nil, err
 		}
-		return c.save(ctx, def, old.Clone(), old, in)
+		return c.UpdateRecord(ctx, def, old, in)
 	})
+}
+
+// UpdateRecord applies in to a copy of old, a record of def the call has
+// read, and stores it, running the type's hooks as Update does.
+func (c *Call) UpdateRecord(ctx context.Context, def *TypeDef, old *Record, in *Input) (*Record, error) {
+	return c.save(ctx, def, old.Clone(), old, in)
 }
 
 // AnyActive is the filter that finds a record of def whether archived or

@@ -22,6 +22,7 @@ func (s *Server) actions() map[string]func(c *call) error {
 		"services/submit-for-approval": s.serviceAction(s.Svc.SubmitService),
 		"services/approve":             s.serviceAction(s.Svc.ApproveService),
 		"users/credentials":            s.issueCredentials,
+		"users/reset-mfa":              s.resetMFA,
 		"projects/submit":              s.submit,
 		"approval-steps/approve":       s.stepAction("approve"),
 		"approval-steps/decline":       s.stepAction("decline"),
@@ -45,6 +46,10 @@ var actionDocs = map[string]routeDoc{
 	"users/credentials": {Summary: "Issue a service account's client id and secret",
 		Description: "The secret is shown this once; issuing again replaces the credentials and voids their tokens. Needs `users` manage; 409 for a user that is not a service account.",
 		Status:      "201", Response: obj{"type": "object", "properties": obj{"data": ref("service-account-credentials")}}},
+	"users/reset-mfa": {Summary: "Remove a user's second factor (two-step verification)",
+		Description: "For a person who lost their authenticator and recovery codes: the next sign-in asks for no code, or sets a second factor up again " +
+			"where an account requires one. A second factor is the person's, so the reset holds in every account. Needs `users` manage; answers 204.",
+		Status: "204"},
 	"approval-steps/approve": {Summary: "Approve a pending step", Description: "Needs to be a required approver of the step (docs/approval.md).",
 		Body: actionMetaBody(), Response: singleDoc(views.TypeApprovalSteps)},
 	"approval-steps/decline": {Summary: "Decline a pending step (the project goes back to draft)", Body: actionMetaBody(), Response: singleDoc(views.TypeApprovalSteps)},
@@ -305,6 +310,20 @@ func (s *Server) updateMe(c *call) error {
 // account serves GET /{slug}/v1/account.
 func (s *Server) account(c *call) error {
 	res, err := s.Svc.Account(c.r.Context(), c.actor)
+	if err != nil {
+		return err
+	}
+	return c.respond(http.StatusOK, res)
+}
+
+// updateAccount serves PATCH /{slug}/v1/account: an administrator
+// (settings manage) changes the account's mfa-required.
+func (s *Server) updateAccount(c *call) error {
+	in, err := c.decodeWrite(jsonapi.DecodeOptions{Type: views.TypeAccounts, ID: c.actor.AccountID()})
+	if err != nil {
+		return err
+	}
+	res, err := s.Svc.UpdateAccount(c.r.Context(), c.actor, in)
 	if err != nil {
 		return err
 	}

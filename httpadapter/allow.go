@@ -11,6 +11,9 @@ import (
 // readOnlyAllow is the Allow of a URL that only reads.
 const readOnlyAllow = "GET, HEAD, OPTIONS"
 
+// accountAllow is the Allow of /{slug}/v1/account.
+const accountAllow = "GET, HEAD, OPTIONS, PATCH"
+
 // narrowAllow replaces the router's Allow (every method of the route
 // pattern) with what the URL's resource type admits, when the URL names a
 // declared type: a read-only type takes no writes, an action takes POST
@@ -35,7 +38,7 @@ func (s *Server) narrowAllow(w http.ResponseWriter, r *http.Request) {
 // version prefix are segs ("" when they name no declared type).
 func (s *Server) resourceAllow(segs []string, v2 bool) string {
 	if !v2 && len(segs) == 1 && segs[0] == "account" {
-		return readOnlyAllow
+		return accountAllow
 	}
 	def, ok := s.schema().Lookup(segs[0])
 	if !ok || !def.Served() || (v2 && !def.V2) {

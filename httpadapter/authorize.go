@@ -52,6 +52,7 @@ var loginMessages = map[string]string{
 	auth.LoginInvited:        "You have not accepted your invitation to this account yet. Accept it first, then sign in.",
 	auth.LoginDeactivated:    "Your access to this account has been deactivated. Ask an administrator of the account.",
 	auth.LoginNotMember:      "You are not a member of the account this application belongs to.",
+	auth.LoginSSORequired:    "Your organization signs you in through its identity provider: choose single sign-on.",
 }
 
 // loginPage is what the login template shows.
@@ -63,6 +64,7 @@ type loginPage struct {
 	Email        string
 	CSRF         string
 	Hidden       []hiddenField
+	SSO          bool // the account has an identity provider (sso.go)
 }
 
 type hiddenField struct{ Name, Value string }
@@ -88,6 +90,7 @@ button{width:100%;margin-top:1.5rem;padding:.7rem;border:0;border-radius:.5rem;b
 button:hover{background:#1d4ed8}
 .error{padding:.6rem .75rem;border-radius:.5rem;background:#fef2f2;color:#991b1b;border:1px solid #fecaca}
 .fine{margin-top:1.25rem;color:#6b7280;font-size:.875rem}
+label.check{display:flex;gap:.5rem;align-items:center;font-weight:400}
 `
 
 var pages = template.Must(template.New("login").Parse(`<!doctype html>
@@ -97,7 +100,7 @@ var pages = template.Must(template.New("login").Parse(`<!doctype html>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
 <title>Sign in · ScopeKit</title>
-<style nonce="{{.Nonce}}">` + pageStyle + `</style>
+<style nonce="{{.Nonce}}">` + pageStyle + `{{if .SSO}}` + ssoStyle + `{{end}}</style>
 </head>
 <body>
 <main>
@@ -111,8 +114,10 @@ var pages = template.Must(template.New("login").Parse(`<!doctype html>
 <input id="email" name="email" type="email" autocomplete="username" required autofocus value="{{.Email}}">
 <label for="password">Password</label>
 <input id="password" name="password" type="password" autocomplete="current-password" required>
+` + mfaSetupCheckbox + `
 <button type="submit" id="submit">Sign in</button>
-</form>
+{{if .SSO}}<button type="submit" id="sso" name="` + ssoField + `" value="1" class="alt" formnovalidate>Sign in with single sign-on</button>
+{{end}}</form>
 <p class="fine">After you sign in you will be sent back to {{.RedirectHost}}.</p>
 </main>
 </body>
@@ -159,35 +164,9 @@ func (s *Server) authorizeLogin(w http.ResponseWriter, r *http.Request) {
 	if !s.admitAuthPost(w, r, s.pageRefusal) {
 		return
 	}
-	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
-	if err != nil || mt != "application/x-www-form-urlencoded" {
-		s.showError(w, r, http.StatusUnsupportedMediaType, "The sign-in form must be sent as application/x-www-form-urlencoded.")
+	form, ok := s.readPageForm(w, r, "email", "password", csrfField, ssoField)
+	if !ok {
 		return
-	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, loginMaxBodyBytes))
-	var tooLarge *http.MaxBytesError
-	if errors.As(err, &tooLarge) {
-		s.showError(w, r, http.StatusRequestEntityTooLarge, "The sign-in form is too large.")
-		return
-	}
-	if isTimeout(err) {
-		s.showError(w, r, http.StatusRequestTimeout, "The sign-in form was not received in time.")
-		return
-	}
-	if err != nil {
-		s.showError(w, r, http.StatusBadRequest, "The sign-in form could not be read.")
-		return
-	}
-	form, err := url.ParseQuery(string(body))
-	if err != nil {
-		s.showError(w, r, http.StatusBadRequest, "The sign-in form is malformed.")
-		return
-	}
-	for _, name := range []string{"email", "password", csrfField} {
-		if len(form[name]) > 1 {
-			s.showError(w, r, http.StatusBadRequest, "The sign-in form repeats the field "+name+".")
-			return
-		}
 	}
 	req, app, ok := s.checkAuthorize(w, r, form)
 	if !ok {
@@ -200,13 +179,21 @@ func (s *Server) authorizeLogin(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	password := form.Get("password")
+	if s.startSSO(w, r, app, req, email, password, form.Get(ssoField) != "") {
+		return
+	}
 	if email == "" || password == "" {
 		s.showLogin(w, r, http.StatusBadRequest, app, req, email, "Enter your email and your password.")
 		return
 	}
+	req.SetUpMFA = form.Get(mfaSetupField) != ""
 	code, err := s.Auth.Authorize(r.Context(), req, email, password)
 	var le *auth.LoginError
+	var sf *auth.SecondFactor
 	switch {
+	case errors.As(err, &sf): // mfapages.go
+		s.showSecondFactor(w, r, http.StatusOK, app, req, sf)
+		return
 	case errors.As(err, &le):
 		status := http.StatusForbidden
 		if le.Reason == auth.LoginBadCredentials {
@@ -220,6 +207,42 @@ func (s *Server) authorizeLogin(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.redirectToClient(w, req, url.Values{"code": {code}})
+}
+
+// readPageForm reads the form a page of the sign-in posts; each field of
+// once may be sent once. On failure it has answered with an error page.
+func (s *Server) readPageForm(w http.ResponseWriter, r *http.Request, once ...string) (url.Values, bool) {
+	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if err != nil || mt != "application/x-www-form-urlencoded" {
+		s.showError(w, r, http.StatusUnsupportedMediaType, "The sign-in form must be sent as application/x-www-form-urlencoded.")
+		return nil, false
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, loginMaxBodyBytes))
+	var tooLarge *http.MaxBytesError
+	if errors.As(err, &tooLarge) {
+		s.showError(w, r, http.StatusRequestEntityTooLarge, "The sign-in form is too large.")
+		return nil, false
+	}
+	if isTimeout(err) {
+		s.showError(w, r, http.StatusRequestTimeout, "The sign-in form was not received in time.")
+		return nil, false
+	}
+	if err != nil {
+		s.showError(w, r, http.StatusBadRequest, "The sign-in form could not be read.")
+		return nil, false
+	}
+	form, err := url.ParseQuery(string(body))
+	if err != nil {
+		s.showError(w, r, http.StatusBadRequest, "The sign-in form is malformed.")
+		return nil, false
+	}
+	for _, name := range once {
+		if len(form[name]) > 1 {
+			s.showError(w, r, http.StatusBadRequest, "The sign-in form repeats the field "+name+".")
+			return nil, false
+		}
+	}
+	return form, true
 }
 
 // authorizeRequest reads the authorize parameters; msg is set when one is
@@ -240,9 +263,6 @@ func authorizeRequest(v url.Values) (req *auth.AuthorizeRequest, msg string) {
 	}, ""
 }
 
-// authorizeFailed answers an error of CheckAuthorize or Authorize: a page
-// when the client or redirect URI is not trusted, a redirect with error
-// and state when they are, a logged 500 page otherwise.
 // checkAuthorize reads and checks the authorization request of a query or
 // form shared by the page and its POST; on failure it has answered.
 func (s *Server) checkAuthorize(w http.ResponseWriter, r *http.Request, v url.Values) (*auth.AuthorizeRequest, *auth.Application, bool) {
@@ -259,6 +279,9 @@ func (s *Server) checkAuthorize(w http.ResponseWriter, r *http.Request, v url.Va
 	return req, app, true
 }
 
+// authorizeFailed answers an error of CheckAuthorize or Authorize: a page
+// when the client or redirect URI is not trusted, a redirect with error
+// and state when they are, a logged 500 page otherwise.
 func (s *Server) authorizeFailed(w http.ResponseWriter, r *http.Request, req *auth.AuthorizeRequest, err error) {
 	var ae *auth.AuthorizeError
 	switch {
@@ -305,6 +328,16 @@ func (s *Server) showLogin(w http.ResponseWriter, r *http.Request, status int, a
 		http.SetCookie(w, &http.Cookie{Name: csrfCookie, Value: cookie, Path: r.URL.Path,
 			HttpOnly: true, Secure: r.TLS != nil, SameSite: http.SameSiteLaxMode})
 	}
+	offersSSO := s.offersSSO(r, app.AccountID)
+	s.renderPage(w, r, status, "login", func(nonce string) any {
+		return &loginPage{Nonce: nonce, AppName: app.Name, RedirectHost: redirectHost(req), Error: message, Email: email,
+			CSRF: s.csrfToken(cookie), Hidden: authorizeHidden(req), SSO: offersSSO}
+	})
+}
+
+// authorizeHidden are the hidden fields that carry the authorization
+// request through the forms of the sign-in.
+func authorizeHidden(req *auth.AuthorizeRequest) []hiddenField {
 	var hidden []hiddenField
 	for _, f := range []hiddenField{
 		{"response_type", req.ResponseType}, {"client_id", req.ClientID}, {"redirect_uri", req.RedirectURI},
@@ -314,14 +347,15 @@ func (s *Server) showLogin(w http.ResponseWriter, r *http.Request, status int, a
 			hidden = append(hidden, f)
 		}
 	}
-	host := req.RedirectURI
+	return hidden
+}
+
+// redirectHost is the host the sign-in ends up at, for people to check.
+func redirectHost(req *auth.AuthorizeRequest) string {
 	if u, err := url.Parse(req.RedirectURI); err == nil && u.Host != "" {
-		host = u.Host
+		return u.Host
 	}
-	s.renderPage(w, r, status, "login", func(nonce string) any {
-		return &loginPage{Nonce: nonce, AppName: app.Name, RedirectHost: host, Error: message, Email: email,
-			CSRF: s.csrfToken(cookie), Hidden: hidden}
-	})
+	return req.RedirectURI
 }
 
 func (s *Server) showError(w http.ResponseWriter, r *http.Request, status int, message string) {
@@ -357,7 +391,7 @@ func (s *Server) renderPage(w http.ResponseWriter, r *http.Request, status int, 
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("X-Frame-Options", "DENY")
 	h.Set("Referrer-Policy", "no-referrer")
-	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'nonce-"+nonce+"'; base-uri 'none'; frame-ancestors 'none'")
+	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'nonce-"+nonce+"'; base-uri 'none'; frame-ancestors 'none'"+pageCSP[name])
 	var b strings.Builder
 	if err := pages.ExecuteTemplate(&b, name, data(nonce)); err != nil {
 		logger(r).Error("rendering page", "page", name, "error", err.Error(), "request_id", requestID(r))

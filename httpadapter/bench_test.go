@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -19,6 +20,7 @@ import (
 	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/httpadapter"
 	"github.com/scopekit/scopekit/internal/demodata"
+	"github.com/scopekit/scopekit/observe"
 	"github.com/scopekit/scopekit/pgstore/pgtest"
 	"github.com/scopekit/scopekit/scoping"
 	"golang.org/x/crypto/bcrypt"
@@ -27,7 +29,9 @@ import (
 // benchEnv is an API over a database holding n projects of one account,
 // served by the handler directly (no network), and a token for it. The
 // database is a bbolt file, or PostgreSQL with SCOPEKIT_TEST_STORE=postgres
-// (a schema of the server SCOPEKIT_TEST_DATABASE names).
+// (a schema of the server SCOPEKIT_TEST_DATABASE names). With
+// SCOPEKIT_BENCH_METRICS=1 the requests and store transactions are
+// measured as the example server measures them with -metrics-addr.
 type benchEnv struct {
 	h      http.Handler
 	svc    *scoping.Service
@@ -58,7 +62,8 @@ func newBenchEnv(b *testing.B, n int) *benchEnv {
 		b.Cleanup(func() { bdb.Close() })
 		db = bdb
 	}
-	svc := scoping.NewService(db)
+	tel := observe.New(observe.Config{Metrics: os.Getenv("SCOPEKIT_BENCH_METRICS") == "1"})
+	svc := scoping.NewService(tel.Store(db))
 	au := &auth.Service{Store: db.AuthStore(), Directory: scoping.Directory(db), BcryptCost: bcrypt.MinCost}
 	var acct, uid string
 	if err := svc.Setup(ctx, func(a *scoping.Admin) error {
@@ -116,7 +121,8 @@ func newBenchEnv(b *testing.B, n int) *benchEnv {
 		b.Fatal(err)
 	}
 	env.svc = svc
-	s := &httpadapter.Server{Svc: svc, Auth: au, BaseURL: "http://127.0.0.1:8080", Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	s := &httpadapter.Server{Svc: svc, Auth: au, BaseURL: "http://127.0.0.1:8080", Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Metrics: tel.RequestMetrics()}
 	env.h = s.Handler()
 	return env
 }

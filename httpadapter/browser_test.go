@@ -27,30 +27,8 @@ func TestAuthorizationCodeInBrowser(t *testing.T) {
 	skipWithoutChromium(t)
 	ae := mustAuthEnv(t, nil)
 
-	// the client application's callback, on the loopback interface only
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	got := make(chan url.Values, 1)
-	cb := &http.Server{ReadHeaderTimeout: 5 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != "/callback" {
-			http.NotFound(w, r)
-			return
-		}
-		select {
-		case got <- r.URL.Query():
-		default:
-		}
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		_, _ = io.WriteString(w, `<!doctype html><title>Callback</title><p id="done">Signed in.</p>`)
-	})}
-	go func() { _ = cb.Serve(ln) }()
-	t.Cleanup(func() { _ = cb.Close() })
-	callback := "http://" + ln.Addr().String() + "/callback"
-	require.NoError(t, ae.auth.RegisterApplication(context.Background(), ae.accts["acme"], "Acme Portal", aePortalID, aePortalSecret,
-		[]string{aeCallback, callback}))
-
-	conf := ae.portal(oauth2.AuthStyleInHeader)
-	conf.RedirectURL = callback
+	conf, got := ae.browserPortal()
+	callback := conf.RedirectURL
 	verifier := oauth2.GenerateVerifier()
 	const state = "browser state/42"
 	authURL := conf.AuthCodeURL(state, oauth2.S256ChallengeOption(verifier))
@@ -85,22 +63,14 @@ func TestAuthorizationCodeInBrowser(t *testing.T) {
 	require.Equal(t, aeAdaEmail, email, "the form keeps the email")
 
 	require.NoError(t, chromedp.Do(browser, chromedp.SendKeys(chromedp.ID("password"), aePassword)))
-	res, err = chromedp.RunResponse(browser, chromedp.Click(chromedp.ID("submit")))
-	require.NoError(t, err)
-	require.EqualValues(t, http.StatusOK, res.Status)
-	loc, err := chromedp.Run(browser, chromedp.Location())
-	require.NoError(t, err)
+	status, loc := click(t, browser, chromedp.ID("submit"))
+	require.EqualValues(t, http.StatusOK, status)
 	require.True(t, strings.HasPrefix(loc, callback+"?"), loc)
 	done, err := chromedp.Run(browser, chromedp.Text(chromedp.ID("done")))
 	require.NoError(t, err)
 	require.Equal(t, "Signed in.", done)
 
-	var q url.Values
-	select {
-	case q = <-got:
-	case <-time.After(10 * time.Second):
-		t.Fatal("the callback server got no request")
-	}
+	q := receive(t, got)
 	require.Equal(t, state, q.Get("state"))
 	require.NotEmpty(t, q.Get("code"))
 	tok, err := conf.Exchange(ae.ctx(), q.Get("code"), oauth2.VerifierOption(verifier))
@@ -109,6 +79,67 @@ func TestAuthorizationCodeInBrowser(t *testing.T) {
 	require.Equal(t, ae.adaID, ae.meAs(t, tok.AccessToken))
 	_, err = conf.Exchange(ae.ctx(), q.Get("code"), oauth2.VerifierOption(verifier))
 	grantErr(t, err, "invalid_grant")
+}
+
+// browserPortal is acme's application as the browser tests use it: its
+// redirect URI is a callback server's (startAppCallback), whose requests'
+// queries go to got.
+func (ae *authEnv) browserPortal() (conf *oauth2.Config, got <-chan url.Values) {
+	ae.t.Helper()
+	callback, got := startAppCallback(ae.t)
+	require.NoError(ae.t, ae.auth.RegisterApplication(context.Background(), ae.accts["acme"], "Acme Portal", aePortalID, aePortalSecret,
+		[]string{aeCallback, callback}))
+	conf = ae.portal(oauth2.AuthStyleInHeader)
+	conf.RedirectURL = callback
+	return conf, got
+}
+
+// startAppCallback runs the client application's callback on the
+// loopback interface until the test ends; it returns its URL and the
+// queries it receives (the first unread one is kept).
+func startAppCallback(t *testing.T) (string, <-chan url.Values) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	got := make(chan url.Values, 1)
+	cb := &http.Server{ReadHeaderTimeout: 5 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/callback" {
+			http.NotFound(w, r)
+			return
+		}
+		select {
+		case got <- r.URL.Query():
+		default:
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		_, _ = io.WriteString(w, `<!doctype html><title>Callback</title><p id="done">Signed in.</p>`)
+	})}
+	go func() { _ = cb.Serve(ln) }()
+	t.Cleanup(func() { _ = cb.Close() })
+	return "http://" + ln.Addr().String() + "/callback", got
+}
+
+// receive returns the next query the application's callback received.
+func receive(t *testing.T, got <-chan url.Values) url.Values {
+	t.Helper()
+	select {
+	case q := <-got:
+		return q
+	case <-time.After(10 * time.Second):
+		t.Fatal("the callback server got no request")
+	}
+	return nil
+}
+
+// click clicks sel and returns the status and the address of the page
+// the browser ends on.
+func click[S chromedp.Selectable](t *testing.T, browser context.Context, sel S) (int64, string) {
+	t.Helper()
+	res, err := chromedp.RunResponse(browser, chromedp.Click(sel))
+	require.NoError(t, err)
+	loc, err := chromedp.Run(browser, chromedp.Location())
+	require.NoError(t, err)
+	return res.Status, loc
 }
 
 func skipWithoutChromium(t *testing.T) {

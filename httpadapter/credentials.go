@@ -39,3 +39,20 @@ func (s *Server) issueCredentials(c *call) error {
 	}})
 	return nil
 }
+
+// resetMFA serves POST /{slug}/v1/users/{id}/reset-mfa: it removes the
+// user's second factor (docs/auth.md "Two-step verification") and answers
+// 204. Needs users manage (403); a user not in the account is 404. The
+// request body, if any, is not read.
+func (s *Server) resetMFA(c *call) error {
+	if err := c.actor.Require("users", true); err != nil {
+		return err
+	}
+	id := c.params.ByName("id")
+	if err := s.Auth.ResetMFA(c.r.Context(), c.actor.AccountID(), id); err != nil {
+		return err
+	}
+	logger(c.r).Info("second factor reset", "user", id, "by", c.actor.UserID, "request_id", requestID(c.r))
+	c.w.WriteHeader(http.StatusNoContent)
+	return nil
+}

@@ -2,11 +2,10 @@ package httpadapter
 
 import (
 	"encoding/json"
-	"errors"
-	"io"
 	"math"
 	"mime"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -42,7 +41,7 @@ func isFileRead(r *http.Request) bool {
 		return false
 	}
 	p := httprouter.ParamsFromContext(r.Context())
-	return fileReads[p.ByName("type")+"/"+p.ByName("rel")]
+	return fileReads[p.ByName("type")+"/"+p.ByName("rel")] || fileRoutes[r.URL.Path]
 }
 
 // v2Reads are the entries of reads that v2 serves too.
@@ -51,11 +50,15 @@ var v2Reads = map[string]bool{"project-documents/download": true}
 // uploadDocs describe the uploads for the API reference, keyed as in
 // uploads(); each upload needs an entry (TestEveryRouteIsDescribed).
 var uploadDocs = map[string]routeDoc{
-	"document-templates/file": {Summary: "Upload the template's DOCX",
-		Description: "The body is the DOCX itself (at most 20 MiB; 413 above). It is validated at once: a file that is not a DOCX, " +
-			"a zip bomb or a malformed template (unclosed loop, unbalanced braces) is 422 naming the tag and its paragraph, and nothing is stored. " +
+	"document-templates/file": {Summary: "Upload the template's file",
+		Description: "The body is the file itself (at most 20 MiB; 413 above), a DOCX, PPTX or XLSX as the template's format says, with that format's media type (another is 415). " +
+			"It is validated at once: a file that is not of the format, " +
+			"a zip bomb or a malformed template (unclosed loop, unbalanced braces) is 422 naming the tag and its paragraph (a slide's paragraph, a sheet's cell), and nothing is stored. " +
 			"Answers the template with its size, sha256 and tags. An optional Content-Disposition names the file. Needs `documents` manage.",
-		Body:     obj{"required": true, "content": obj{scoping.ContentTypeDOCX: obj{"schema": obj{"type": "string", "format": "binary"}}}},
+		Body: obj{"required": true, "content": obj{
+			scoping.ContentTypeDOCX: obj{"schema": obj{"type": "string", "format": "binary"}},
+			scoping.ContentTypePPTX: obj{"schema": obj{"type": "string", "format": "binary"}},
+			scoping.ContentTypeXLSX: obj{"schema": obj{"type": "string", "format": "binary"}}}},
 		Response: singleDoc("document-templates"), MoreErrors: []string{"413", "415"}},
 }
 
@@ -82,36 +85,23 @@ func (s *Server) put(c *call) error {
 }
 
 // uploadTemplateFile serves PUT /{slug}/v1/document-templates/{id}/file:
-// the body is the DOCX itself (Content-Type the DOCX media type; an
-// optional Content-Disposition names the file). It answers 200 with the
+// the body is the file itself (Content-Type the media type of the
+// template's format: DOCX, PPTX or XLSX; an optional Content-Disposition
+// names the file). It answers 200 with the
 // template, its size, sha256 and tags updated; a file that fails
 // validation is 422 and stores nothing.
 func (s *Server) uploadTemplateFile(c *call) error {
-	ct := strings.TrimSpace(c.r.Header.Get("Content-Type"))
-	if ct == "" {
-		return scopekit.Errorf(scopekit.EBADREQUEST, "Content-Type header is required: use %s", scoping.ContentTypeDOCX)
-	}
-	if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != scoping.ContentTypeDOCX {
-		return scopekit.Errorf(scopekit.EUNSUPPORTEDMEDIA, "Content-Type must be %s (the DOCX itself is the body), not %q", scoping.ContentTypeDOCX, ct)
+	mt, err := fileType(c.r, scoping.ContentTypeDOCX, "the DOCX", scoping.ContentTypeDOCX, scoping.ContentTypePPTX, scoping.ContentTypeXLSX)
+	if err != nil {
+		return err
 	}
 	limit := int64(s.Svc.Documents.MaxTemplateSize)
 	if limit <= 0 {
 		limit = DefaultMaxTemplateBytes
 	}
-	tooLarge := scopekit.Errorf(scopekit.ETOOLARGE, "a template file may be at most %d bytes", limit)
-	if c.r.ContentLength > limit {
-		return tooLarge
-	}
-	file, err := io.ReadAll(http.MaxBytesReader(nil, c.r.Body, limit))
-	var mbe *http.MaxBytesError
-	if errors.As(err, &mbe) {
-		return tooLarge
-	}
-	if isTimeout(err) {
-		return errSlowBody()
-	}
+	file, err := c.readBody(limit, scopekit.Errorf(scopekit.ETOOLARGE, "a template file may be at most %d bytes", limit))
 	if err != nil {
-		return scopekit.Errorf(scopekit.EBADREQUEST, "could not read the request body")
+		return err
 	}
 	if len(file) == 0 {
 		return scopekit.Errorf(scopekit.EINVALID, "the body is empty: send the DOCX file")
@@ -122,11 +112,26 @@ func (s *Server) uploadTemplateFile(c *call) error {
 			filename = safeFilename(params["filename"])
 		}
 	}
-	res, err := s.Svc.UploadTemplateFile(c.r.Context(), c.actor, c.params.ByName("id"), filename, file)
+	res, err := s.Svc.UploadTemplateFile(c.r.Context(), c.actor, c.params.ByName("id"), filename, mt, file)
 	if err != nil {
 		return err
 	}
 	return c.respondOne(res)
+}
+
+// fileType returns the media type of an upload's body, one of accepted;
+// want and what name them in messages ("Content-Type must be want (what
+// itself is the body)").
+func fileType(r *http.Request, want, what string, accepted ...string) (string, error) {
+	ct := strings.TrimSpace(r.Header.Get("Content-Type"))
+	if ct == "" {
+		return "", scopekit.Errorf(scopekit.EBADREQUEST, "Content-Type header is required: use %s", want)
+	}
+	mt, _, err := mime.ParseMediaType(ct)
+	if err != nil || !slices.Contains(accepted, strings.ToLower(mt)) {
+		return "", scopekit.Errorf(scopekit.EUNSUPPORTEDMEDIA, "Content-Type must be %s (%s itself is the body), not %q", want, what, ct)
+	}
+	return strings.ToLower(mt), nil
 }
 
 // templateFile serves GET /{slug}/v1/document-templates/{id}/file.
@@ -142,13 +147,9 @@ func (s *Server) templateFile(c *call) error {
 // downloadDocument serves GET .../project-documents/{id}/download: the
 // document (DOCX or XLSX), or with format=pdf its PDF.
 func (s *Server) downloadDocument(c *call) error {
-	var format string
-	switch vals := c.q.Other["format"]; len(vals) {
-	case 0:
-	case 1:
-		format = vals[0]
-	default:
-		return scopekit.ParamErrorf(scopekit.EBADREQUEST, "format", "format may be given once")
+	format, err := c.oneParam("format")
+	if err != nil {
+		return err
 	}
 	f, err := s.Svc.DocumentFile(c.r.Context(), c.actor, c.params.ByName("id"), format, c.opts())
 	if err != nil {
@@ -270,8 +271,10 @@ func (s *Server) admitGeneration(c *call) bool {
 	ref := t.admit("ip "+clientKey(c.r, t.cfg.TrustProxy), now)
 	if ref != nil {
 		ref.desc = "too many document generations from this address; retry after the Retry-After delay"
+		throttled(c.r, LimitDocumentIP)
 	} else if ref = t.admit("account "+c.actor.AccountID(), now); ref != nil {
 		ref.desc = "too many document generations for this account; retry after the Retry-After delay"
+		throttled(c.r, LimitDocumentAccount)
 	}
 	if ref == nil {
 		return true

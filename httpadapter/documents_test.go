@@ -138,7 +138,7 @@ func TestDocumentTemplateFile(t *testing.T) {
 	e.patch("/acme/v1/document-templates/"+id, admin, "document-templates", id, `{"filename":"figures.docx"}`)
 
 	// every account starts with the built-in Standard SOW, file and all
-	std := e.get("/acme/v1/document-templates?filter[name]=Standard", admin)
+	std := e.get("/acme/v1/document-templates?filter[name]=Standard%20SOW", admin)
 	require.Len(t, std.list(), 1, "%s", std.Body)
 	stdID := std.ids()[0]
 	assert.Equal(t, true, std.list()[0]["attributes"].(map[string]any)["builtin"])
@@ -547,6 +547,7 @@ func TestBuiltinTemplatesForExistingAccounts(t *testing.T) {
 	e := mustEnv(t)
 	ctx := context.Background()
 	cfg := e.svc.Documents
+	cfg.Builtins = cfg.Builtins[:1]            // the Standard SOW alone: the Standard proposal is ensured the same way
 	e.svc.Documents = scoping.DocumentConfig{} // as a server without documents made it
 	require.NoError(t, e.svc.Setup(ctx, func(a *scoping.Admin) error {
 		acct, err := a.EnsureAccount("initech", "Initech", "USD")
@@ -569,7 +570,7 @@ func TestBuiltinTemplatesForExistingAccounts(t *testing.T) {
 		assert.Equal(t, true, attrs["builtin"])
 		assert.Equal(t, float64(len(documents.StandardSOW())), attrs["size"])
 	}
-	assert.Len(t, e.get("/acme/v1/document-templates?filter[active]=true,false", e.admin()).list(), 1, "acme already had it")
+	assert.Len(t, e.get("/acme/v1/document-templates?filter[active]=true,false", e.admin()).list(), 2, "acme already had them (with the Standard proposal)")
 
 	id := e.get(all, tok).ids()[0]
 	e.patch("/initech/v1/document-templates/"+id, tok, "document-templates", id, `{"active":false}`)

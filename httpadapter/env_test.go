@@ -51,6 +51,10 @@ type testEnv struct {
 	converter   documents.Converter
 	docThrottle httpadapter.DocumentThrottle
 	stopDocs    func()
+
+	// the token service's access-token lifetime and clock (zero: defaults)
+	tokenTTL time.Duration
+	now      func() time.Time
 }
 
 // mustEnv starts a test API; it is closed when the test ends.
@@ -98,7 +102,8 @@ func (e *testEnv) open() {
 	e.db = db
 	e.svc = scoping.NewService(db)
 	e.svc.Webhooks = scoping.WebhookConfig{Sealer: testSealer(e.t), CheckDestination: webhook.CheckDestination(true)}
-	e.auth = &auth.Service{Store: db.AuthStore(), Directory: scoping.Directory(db), BcryptCost: bcrypt.MinCost}
+	e.auth = &auth.Service{Store: db.AuthStore(), Directory: scoping.Directory(db), Providers: scoping.IdentityProviders(e.svc),
+		BcryptCost: bcrypt.MinCost, Sealer: testSealer(e.t), TokenTTL: e.tokenTTL, Now: e.now}
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	pool := docgen.New(e.svc)
 	pool.Converter, pool.Logger, pool.Poll = e.converter, logger, 50*time.Millisecond
@@ -136,7 +141,8 @@ func (e *testEnv) stored() []byte {
 		require.NoError(e.t, pg.Pool().QueryRow(context.Background(), `SELECT concat_ws(E'\n',
 			(SELECT string_agg(r::text, E'\n') FROM records r), (SELECT string_agg(a::text, E'\n') FROM auth_applications a),
 			(SELECT string_agg(c::text, E'\n') FROM auth_service_credentials c), (SELECT string_agg(p::text, E'\n') FROM auth_passwords p),
-			(SELECT string_agg(t::text, E'\n') FROM auth_tokens t), (SELECT string_agg(c::text, E'\n') FROM auth_codes c))`).Scan(&dump))
+			(SELECT string_agg(t::text, E'\n') FROM auth_tokens t), (SELECT string_agg(c::text, E'\n') FROM auth_codes c),
+			(SELECT string_agg(m::text, E'\n') FROM auth_mfa m))`).Scan(&dump))
 		return []byte(dump)
 	}
 	raw, err := os.ReadFile(e.path)

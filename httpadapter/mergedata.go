@@ -2,6 +2,7 @@ package httpadapter
 
 import (
 	"net/http"
+	"sync"
 
 	"github.com/scopekit/scopekit"
 	"github.com/scopekit/scopekit/jsonapi"
@@ -36,6 +37,18 @@ func (s *Server) projectMergeData(c *call) error {
 		Links: jsonapi.Links{"self": self},
 	})
 	return nil
+}
+
+// mergeDataSchema is v2's JSON Schema, generated once.
+var mergeDataSchema = sync.OnceValue(mergedata.SchemaV2)
+
+// serveMergeDataSchema serves GET /v1/merge-data/schema: the JSON Schema
+// of v2 merge data (docs/mergedata-v2.schema.json), public like the
+// reference: it describes the shape, never a project's values.
+func serveMergeDataSchema(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "application/schema+json")
+	w.Header().Set("Cache-Control", "public, max-age=300")
+	_, _ = w.Write(mergeDataSchema())
 }
 
 // mergeDataVersion reads the version query parameter: absent or "1" is v1,

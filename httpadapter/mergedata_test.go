@@ -3,6 +3,8 @@ package httpadapter_test
 import (
 	"context"
 	"net/http"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -149,4 +151,16 @@ func TestMergeDataExcludesRemovedTeammates(t *testing.T) {
 	require.Len(t, list.ids(), 1, "%s", list.Body)
 	require.Equal(t, http.StatusNoContent, e.req(http.MethodDelete, "/acme/v1/project-teammates/"+list.ids()[0], tok, "").Status)
 	assert.Equal(t, []any{map[string]any{"name": "stay@acme.test", "email": "stay@acme.test"}}, teammates())
+}
+
+// Ensure GET /v1/merge-data/schema serves v2's generated JSON Schema
+// without a token, the bytes of docs/mergedata-v2.schema.json.
+func TestMergeDataSchema(t *testing.T) {
+	e := mustEnv(t)
+	r := e.get("/v1/merge-data/schema", "")
+	require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
+	assert.Equal(t, "application/schema+json", r.Header.Get("Content-Type"))
+	want, err := os.ReadFile(filepath.Join("..", "docs", "mergedata-v2.schema.json"))
+	require.NoError(t, err)
+	assert.Equal(t, string(want), string(r.Body))
 }

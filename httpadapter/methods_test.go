@@ -23,6 +23,7 @@ func TestAllowIsTruthful(t *testing.T) {
 		{"/oauth/token", "OPTIONS, POST"},
 		{"/oauth/invitations/abc/accept", "OPTIONS, POST"},
 		{"/oauth/authorize", "GET, HEAD, OPTIONS, POST"},
+		{"/oauth/authorize/mfa", "OPTIONS, POST"},
 		{"/v2/clients", "GET, HEAD, OPTIONS, POST"},
 		{"/v2/clients/1", "DELETE, GET, HEAD, OPTIONS, PATCH"},
 		{"/acme/v1/approval-steps", "GET, HEAD, OPTIONS, POST"}, // legacy import
@@ -31,7 +32,7 @@ func TestAllowIsTruthful(t *testing.T) {
 		{"/acme/v1/projects/" + proj + "/submit", "OPTIONS, POST"},
 		{"/acme/v1/projects/" + proj + "/pricing", "GET, HEAD, OPTIONS"},
 		{"/acme/v1/projects/" + proj + "/project-services", "GET, HEAD, OPTIONS"},
-		{"/acme/v1/account", "GET, HEAD, OPTIONS"},
+		{"/acme/v1/account", "GET, HEAD, OPTIONS, PATCH"},
 		{"/acme/v1/document-templates/1/file", "GET, HEAD, OPTIONS, PUT"},
 		{"/v2/project-documents/1/download", "GET, HEAD, OPTIONS"},
 		{"/v1/me", "GET, HEAD, OPTIONS, PATCH"},

@@ -15,15 +15,20 @@ import (
 	"time"
 
 	"github.com/scopekit/scopekit"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // reqInfo travels with a request so that the access log can name the route
-// pattern and the account once the handler has resolved them.
+// pattern and the account once the handler has resolved them, and the
+// metrics what became of it (observe.go).
 type reqInfo struct {
 	id      string
 	route   string
 	account string
 	log     *slog.Logger
+
+	grant, tokenOutcome string // an answer of the token endpoint
+	throttled           string // the limit that refused the request
 }
 
 type ctxKey struct{}
@@ -67,9 +72,10 @@ func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // withRequestLog gives every request an X-Request-Id (the client's when it
 // is sane) and logs one line per request: method, route pattern, status,
-// duration, request id and account. Never the query, headers or body:
-// they may hold secrets.
-func withRequestLog(log *slog.Logger, next http.Handler) http.Handler {
+// duration, request id, account and, when the request is traced, the
+// trace id. Never the query, headers or body: they may hold secrets. It
+// reports the request to m when m is not nil.
+func withRequestLog(log *slog.Logger, m Metrics, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		id := r.Header.Get("X-Request-Id")
@@ -78,15 +84,23 @@ func withRequestLog(log *slog.Logger, next http.Handler) http.Handler {
 			_, _ = rand.Read(b[:])
 			id = hex.EncodeToString(b[:])
 		}
-		info := &reqInfo{id: id, route: "unmatched", log: log}
+		info := &reqInfo{id: id, route: RouteUnmatched, log: log}
 		w.Header().Set("X-Request-Id", id)
 		sw := &statusWriter{ResponseWriter: w}
 		next.ServeHTTP(sw, r.WithContext(context.WithValue(r.Context(), ctxKey{}, info)))
+		elapsed := time.Since(start)
+		info.observe(m, r, sw.status, elapsed)
 		if !log.Enabled(r.Context(), slog.LevelInfo) {
 			return // spare building the line's values
 		}
+		if sc := trace.SpanContextFromContext(r.Context()); sc.IsValid() {
+			log.Info("request", "method", r.Method, "route", info.route, "status", sw.status,
+				"duration_ms", float64(elapsed.Microseconds())/1000, "request_id", id, "account", info.account,
+				"trace_id", sc.TraceID().String())
+			return
+		}
 		log.Info("request", "method", r.Method, "route", info.route, "status", sw.status,
-			"duration_ms", float64(time.Since(start).Microseconds())/1000, "request_id", id, "account", info.account)
+			"duration_ms", float64(elapsed.Microseconds())/1000, "request_id", id, "account", info.account)
 	})
 }
 

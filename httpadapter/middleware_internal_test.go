@@ -18,7 +18,7 @@ import (
 // timeoutServer serves h behind the request log and the timeout, as the
 // Server does.
 func timeoutServer(t *testing.T, d time.Duration, h http.HandlerFunc) *httptest.Server {
-	ts := httptest.NewServer(withRequestLog(slog.New(slog.NewTextHandler(io.Discard, nil)), withTimeout(d, h)))
+	ts := httptest.NewServer(withRequestLog(slog.New(slog.NewTextHandler(io.Discard, nil)), nil, withTimeout(d, h)))
 	t.Cleanup(ts.Close)
 	return ts
 }

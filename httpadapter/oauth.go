@@ -21,7 +21,7 @@ const oauthMaxBodyBytes = 64 << 10
 // are ignored, repeated or not.
 var oauthParams = []string{
 	"grant_type", "client_id", "client_secret", "username", "password",
-	"refresh_token", "code", "redirect_uri", "code_verifier", "scope",
+	"refresh_token", "code", "redirect_uri", "code_verifier", "scope", "mfa_code",
 }
 
 // OAuthTokenHandler serves POST /oauth/token (docs/auth.md). The body must be
@@ -52,6 +52,7 @@ func OAuthTokenHandler(svc *auth.Service, logger *slog.Logger) http.Handler {
 			resp, err = svc.Token(r.Context(), req)
 		}
 		var oe *auth.OAuthError
+		outcome := TokenGranted
 		switch {
 		case err == nil:
 			oauthWriteJSON(w, http.StatusOK, resp)
@@ -64,10 +65,18 @@ func OAuthTokenHandler(svc *auth.Service, logger *slog.Logger) http.Handler {
 				status = http.StatusBadRequest
 			}
 			logger.Debug("oauth token refused", "error", oe.Code, "status", status, "request_id", requestID(r))
+			outcome = oe.Code
 			oauthWriteError(w, status, oe.Code, oe.Description)
 		default:
 			logger.Error("oauth token: internal error", "error", err.Error(), "request_id", requestID(r))
+			outcome = "server_error"
 			oauthWriteError(w, http.StatusInternalServerError, "server_error", "Internal error")
+		}
+		if info := infoOf(r); info != nil {
+			info.grant, info.tokenOutcome = LabelOther, outcome
+			if req != nil {
+				info.grant = grantLabel(req.GrantType)
+			}
 		}
 	})
 }
@@ -117,6 +126,7 @@ func oauthParseRequest(w http.ResponseWriter, r *http.Request) (req *auth.TokenR
 		Code:         form.Get("code"),
 		RedirectURI:  form.Get("redirect_uri"),
 		CodeVerifier: form.Get("code_verifier"),
+		MFACode:      form.Get("mfa_code"),
 		Present:      present,
 	}
 	if basic {

@@ -190,7 +190,7 @@ func baseSchemas() obj {
 			"properties": obj{"errors": obj{"type": "array", "items": errObj}}},
 		"OAuthError": obj{"type": "object", "required": []any{"error"}, "properties": obj{
 			"error": obj{"type": "string", "enum": []any{"invalid_request", "invalid_client", "invalid_grant", "invalid_resource_owner",
-				"unsupported_grant_type", "unauthorized_client", "slow_down", "access_denied", "not_found", "invalid_password"}},
+				"unsupported_grant_type", "unauthorized_client", "mfa_required", "slow_down", "access_denied", "not_found", "invalid_password"}},
 			"error_description": str}},
 		"ListMeta": obj{"type": "object", "properties": obj{"record-count": obj{"type": "integer"}, "page-count": obj{"type": "integer"}}},
 		"TokenRequest": obj{"type": "object", "required": []any{"grant_type"}, "properties": obj{
@@ -203,6 +203,7 @@ func baseSchemas() obj {
 			"code":          obj{"type": "string", "description": "authorization_code grant"},
 			"redirect_uri":  obj{"type": "string", "description": "authorization_code grant: the one of the authorize request"},
 			"code_verifier": obj{"type": "string", "description": "authorization_code grant with PKCE"},
+			"mfa_code":      obj{"type": "string", "description": "password grant, after an mfa_required answer: the authenticator's code or a recovery code"},
 		}},
 		"TokenResponse": obj{"type": "object", "required": []any{"access_token", "token_type", "expires_in"}, "properties": obj{
 			"access_token": str, "token_type": obj{"type": "string", "enum": []any{"Bearer"}},

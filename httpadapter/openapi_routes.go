@@ -3,8 +3,10 @@ package httpadapter
 import (
 	"strings"
 
+	"github.com/scopekit/scopekit/catalogimport"
 	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/scoping"
+	"github.com/scopekit/scopekit/scoping/views"
 )
 
 // routeDocs describes the fixed routes, keyed by "METHOD pattern" exactly
@@ -22,6 +24,39 @@ var routeDocs = map[string]routeDoc{
 				"attributes": obj{"type": "object", "properties": obj{"settings-design": obj{"type": "string", "enum": []any{"classic", "modern"}}}}}}}}}}},
 		Response: obj{"type": "object", "properties": obj{"data": ref("me")}}},
 
+	"PATCH /:slug/v1/account": {Tag: views.TypeAccounts, Summary: "Change the account's settings (mfa-required)",
+		Description: "Needs `settings` manage. Only `mfa-required` may be set: true makes every user signing in to the account give a second factor " +
+			"(docs/auth.md \"Two-step verification\").",
+		Body: obj{"required": true, "content": obj{"application/vnd.api+json": obj{"schema": obj{"type": "object", "properties": obj{"data": obj{
+			"type": "object", "properties": obj{"type": obj{"type": "string", "enum": []any{views.TypeAccounts}}, "id": str(),
+				"attributes": obj{"type": "object", "properties": obj{"mfa-required": obj{"type": "boolean"}}}}}}}}}},
+		Response: singleDoc(views.TypeAccounts)},
+	"POST " + importPath: {Tag: "catalog import", Summary: "Import phases, resources, services, subservices, rate tables and rates from a file",
+		Description: "The body is the file (at most 10 MiB; 413 above): an XLSX workbook with one sheet per kind, one CSV file " +
+			"(`sheet` names its kind) or a zip of CSV files named after their sheets (docs/import.md lists the columns). " +
+			"Rows are matched to records by name: a new name is created, a changed row updates its record, an unchanged one is left alone. " +
+			"Every refused row is reported with its sheet, row, column and cell; with any, nothing is written (422, one error per cell, " +
+			"each with a `meta` of `sheet`, `row`, `column`, `cell`). `dry-run=true` checks everything and writes nothing: 200 with the " +
+			"counts and `row-errors` in `meta`. Formulas, zip bombs and files that unzip past 32 MiB are refused. " +
+			"Needs manage on `catalog` and `rate_tables` for the sheets given.",
+		Params: []any{queryParam("dry-run", "true: check and report, write nothing", obj{"type": "string", "enum": []any{"true", "false"}}),
+			queryParam("sheet", "with a CSV body: the sheet it holds (phases, resources, services, subservices, rate-tables, rates)", str())},
+		Body: obj{"required": true, "content": obj{
+			catalogimport.MediaXLSX: obj{"schema": obj{"type": "string", "format": "binary"}},
+			catalogimport.MediaCSV:  obj{"schema": obj{"type": "string"}},
+			catalogimport.MediaZip:  obj{"schema": obj{"type": "string", "format": "binary"}}}},
+		Response: obj{"type": "object", "properties": obj{"data": obj{"type": "null"}, "meta": obj{"type": "object",
+			"properties": obj{"dry-run": obj{"type": "boolean"}, "written": obj{"type": "boolean"}, "sheets": obj{"type": "object"},
+				"row-errors": obj{"type": "array"}, "more-row-errors": obj{"type": "integer"}}}}},
+		MoreErrors: []string{"413", "415"}},
+	"GET " + templatePath: {Tag: "catalog import", Summary: "The template workbook of the import",
+		Description: "Every sheet with its columns and one example row. `format=zip` gives a zip of CSV files.",
+		Params:      []any{downloadFormat()}, Response: obj{"type": "string", "format": "binary"}, ResponseType: catalogimport.MediaXLSX, APIErrors: true},
+	"GET " + exportPath: {Tag: "catalog import", Summary: "The account's catalog in the import's format",
+		Description: "The active phases, resources, services, subservices, rate tables and rates; importing it into another account " +
+			"reproduces the catalog, into the same one changes nothing. `format=zip` gives a zip of CSV files. Needs view on `catalog` and `rate_tables`.",
+		Params: []any{downloadFormat()}, Response: obj{"type": "string", "format": "binary"}, ResponseType: catalogimport.MediaXLSX, APIErrors: true},
+
 	"POST /oauth/token": {Tag: "oauth", Public: true, Summary: "Get a token (client_credentials, password, refresh_token, authorization_code)",
 		Description: "A form (`application/x-www-form-urlencoded`); client id and secret in the form or with HTTP Basic. " +
 			"Errors are `{\"error\", \"error_description\"}`: 400 (401 for `invalid_client`); 429 `slow_down` with `Retry-After` " +
@@ -32,6 +67,16 @@ var routeDocs = map[string]routeDoc{
 	"PUT /oauth/token":    {Omit: "answers 405 in OAuth's error format"},
 	"PATCH /oauth/token":  {Omit: "answers 405 in OAuth's error format"},
 	"DELETE /oauth/token": {Omit: "answers 405 in OAuth's error format"},
+	"GET /.well-known/oauth-authorization-server": {Tag: "oauth", Public: true,
+		Summary: "The auth host's authorization server metadata (RFC 8414)",
+		Description: "Issuer, authorization and token endpoints, grant types, PKCE `S256`, token endpoint authentication " +
+			"methods and scopes (none: a token grants what its user's role allows). MCP clients find it from " +
+			"/.well-known/oauth-protected-resource (docs/auth.md).",
+		Response: obj{"type": "object"}, ResponseType: "application/json"},
+	"GET /.well-known/openid-configuration": {Tag: "oauth", Public: true,
+		Summary:     "The same authorization server metadata, where OpenID Connect Discovery looks for it",
+		Description: "The document of /.well-known/oauth-authorization-server (RFC 8414 section 3); ScopeKit issues no ID tokens.",
+		Response:    obj{"type": "object"}, ResponseType: "application/json"},
 	"GET /oauth/authorize": {Tag: "oauth", Public: true, Summary: "The login page of the authorization code flow (HTML)",
 		Description: "Shows a sign-in form; on success redirects (302) to `redirect_uri?code=...&state=...`. The code is single-use and lives 10 minutes.",
 		Params: []any{queryParam("response_type", "code", obj{"type": "string", "enum": []any{"code"}}),
@@ -42,8 +87,19 @@ var routeDocs = map[string]routeDoc{
 			queryParam("code_challenge_method", "S256", obj{"type": "string", "enum": []any{"S256"}})},
 		Response: obj{"type": "string"}, ResponseType: "text/html"},
 	"POST /oauth/authorize": {Tag: "oauth", Public: true, Summary: "Sign in on the login page (the form's POST)",
-		Description: "The form of GET /oauth/authorize with `email`, `password` and its CSRF token; redirects (302) to the application with a code.",
-		Status:      "302", ResponseType: "text/html"},
+		Description: "The form of GET /oauth/authorize with `email`, `password` and its CSRF token (and `mfa_setup` to set up two-step verification); " +
+			"redirects (302) to the application with a code, or shows the second step's page when the user has a second factor or sets one up.",
+		Status: "302", ResponseType: "text/html"},
+	"POST /oauth/authorize/mfa": {Tag: "oauth", Public: true, Summary: "The second step of the login page (the code form's POST)",
+		Description: "The second step's form: the request's fields, its CSRF token, the sign-in's `mfa_ticket` and `mfa_code` " +
+			"(the authenticator's code, or a recovery code unless setting up); redirects (302) to the application with a code. " +
+			"A wrong code shows the form again (400); throttled like the login form.",
+		Status: "302", ResponseType: "text/html"},
+	"GET /oauth/sso/callback": {Tag: "oauth", Public: true, Summary: "Where an account's identity provider sends the browser back (single sign-on)",
+		Description: "The redirect URI to register at the identity provider. Checks the sign-in's `state` against the browser's cookie, exchanges the `code` (PKCE), verifies the ID token and its nonce, then redirects (302) to the application with a code as after a password; an HTML error page otherwise.",
+		Params: []any{queryParam("state", "the sign-in's state", str()), queryParam("code", "the provider's authorization code", str()),
+			queryParam("error", "the provider's refusal", str())},
+		Status: "302", ResponseType: "text/html"},
 	"POST /oauth/invitations/:token/accept": {Tag: "oauth", Public: true, Summary: "Accept an invitation by choosing a password",
 		Description: "The password (at least 12 characters) as a form or as JSON `{\"password\": \"...\"}`. 404 for an unknown or used token, 422 for a short password.",
 		Body: obj{"required": true, "content": obj{
@@ -65,6 +121,9 @@ var routeDocs = map[string]routeDoc{
 		Response: obj{"type": "object"}, ResponseType: "application/json"},
 	"GET /docs/v2/openapi.json": {Tag: "reference", Public: true, Summary: "The v2 reference (OpenAPI 3.1)",
 		Response: obj{"type": "object"}, ResponseType: "application/json"},
+	"GET /v1/merge-data/schema": {Tag: "reference", Public: true, Summary: "The JSON Schema of v2 merge data (docs/mergedata-v2.schema.json)",
+		Description: "Generated from the merge-data builder's types; template uploads check every tag's path against it (docs/templates.md).",
+		Response:    obj{"type": "object"}, ResponseType: "application/schema+json"},
 	"GET /docs/assets/*file": {Omit: "the reference page's scripts and styles"},
 }
 
@@ -75,7 +134,8 @@ var routeDocs = map[string]routeDoc{
 var mountDocs = map[string]map[string]routeDoc{
 	"/mcp": {"POST": {Tag: "mcp", Summary: "The MCP endpoint for AI assistants (streamable HTTP, JSON-RPC)",
 		Description: "Model Context Protocol over streamable HTTP, stateless, JSON answers (docs/mcp.md). Needs a bearer token the API accepts; " +
-			"without one 401 with a WWW-Authenticate header pointing at /.well-known/oauth-protected-resource.",
+			"without one 401 with a WWW-Authenticate header pointing at /.well-known/oauth-protected-resource. Every refusal is a " +
+			"JSON-RPC error object; a batch holds at most 20 messages; each token may send 10 messages per second (429 with Retry-After beyond).",
 		Body:     obj{"required": true, "content": obj{"application/json": obj{"schema": obj{"type": "object", "description": "a JSON-RPC 2.0 request"}}}},
 		Response: obj{"type": "object", "description": "a JSON-RPC 2.0 response"}, ResponseType: "application/json"}},
 	"/.well-known/oauth-protected-resource": {"GET": {Tag: "mcp", Public: true,
@@ -117,4 +177,9 @@ func (s *Server) openAPI(v2 bool) map[string]any {
 	}
 	doc["tags"] = tags(paths)
 	return doc
+}
+
+// downloadFormat is the format parameter of the catalog downloads.
+func downloadFormat() obj {
+	return queryParam("format", "xlsx (default) or zip (of CSV files)", obj{"type": "string", "enum": []any{"xlsx", "zip"}})
 }

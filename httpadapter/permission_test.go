@@ -26,6 +26,7 @@ func TestRolePermissions(t *testing.T) {
 	client := e.create("/v2/clients", admin, "clients", `{"name":"Fixture"}`)
 	proj := e.create("/v2/projects", admin, "projects", `{"project-name":"Fixture"}`, "client", "clients", client)
 	svc := e.create("/v2/services", admin, "services", `{"name":"Fixture"}`)
+	terms := e.create("/acme/v1/general-terms", admin, "general-terms", `{"name":"Warranty","body":"Fixture."}`)
 
 	// each row: a request (%[1]s is a name unique to the role) and the
 	// status per role, in the order of roles
@@ -53,6 +54,9 @@ func TestRolePermissions(t *testing.T) {
 		{"create user", "POST", "/acme/v1/users", doc("users", "", `{"name":"U","email":"u-%[1]s@acme.test"}`), [5]int{made, no, no, no, no}},
 		{"list roles", "GET", "/acme/v1/roles", "", [5]int{ok, ok, no, no, no}},
 		{"list integrated products", "GET", "/acme/v1/integrated-products", "", [5]int{ok, ok, no, ok, no}},
+		{"list general terms", "GET", "/acme/v1/general-terms", "", [5]int{ok, ok, no, ok, no}},
+		{"create general terms", "POST", "/acme/v1/general-terms", doc("general-terms", "", `{"name":"T %[1]s","body":"Text."}`), [5]int{made, no, no, no, no}},
+		{"update general terms", "PATCH", "/acme/v1/general-terms/" + terms, doc("general-terms", terms, `{"body":"By %[1]s."}`), [5]int{ok, no, no, no, no}},
 		{"create user-defined field", "POST", "/acme/v1/user-defined-fields", doc("user-defined-fields", "", `{"name":"f_%[1]s","resource-type":"clients"}`), [5]int{made, no, no, no, no}},
 		{"list project download types", "GET", "/acme/v1/project-download-types", "", [5]int{ok, ok, ok, ok, no}},
 		{"read the account", "GET", "/acme/v1/account", "", [5]int{ok, ok, ok, ok, ok}},

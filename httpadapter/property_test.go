@@ -64,6 +64,9 @@ func (p *probeEnv) probe(def *engine.TypeDef) string {
 			attrs[a.Name] = validValue(def, &a)
 		}
 	}
+	if _, ok := def.Attr("client-secret"); ok { // written, never read back: not required of updates
+		attrs["client-secret"] = "probe secret"
+	}
 	body, _ := json.Marshal(attrs)
 	var rels []string
 	for _, rd := range def.Rels {
@@ -111,6 +114,10 @@ func validValue(def *engine.TypeDef, a *engine.AttrDef) any {
 		return "probe-" + def.Name + "@example.test"
 	case a.Name == "destination-url":
 		return "http://127.0.0.1:9/hooks"
+	case a.Name == "issuer-url":
+		return "https://login.example.test"
+	case a.Name == "email-domains":
+		return []string{"probe-" + def.Name + ".example.test"}
 	case def.Name == "currencies" && a.Name == "code":
 		return "CHF"
 	}

@@ -103,9 +103,13 @@ func (c *call) accountSlug() string {
 }
 
 // base returns the scheme and host for links.
-func (s *Server) base(r *http.Request) string {
-	if s.BaseURL != "" {
-		return strings.TrimRight(s.BaseURL, "/")
+func (s *Server) base(r *http.Request) string { return origin(s.BaseURL, r) }
+
+// origin is configured without a trailing slash, else the scheme and
+// host the request came to.
+func origin(configured string, r *http.Request) string {
+	if configured != "" {
+		return strings.TrimRight(configured, "/")
 	}
 	scheme := "http"
 	if r.TLS != nil {
@@ -226,7 +230,7 @@ func (s *Server) relatedOne(c *call) error {
 
 func (s *Server) create(c *call) error {
 	if !c.v2 && c.params.ByName("type") == "account" {
-		c.w.Header().Set("Allow", readOnlyAllow)
+		c.w.Header().Set("Allow", accountAllow)
 		return methodNotAllowed(c.r)
 	}
 	def, err := c.writableType()
@@ -301,13 +305,19 @@ func (c *call) writableType() (*engine.TypeDef, error) {
 
 // body reads the request body within MaxBodyBytes (413 above).
 func (c *call) body() ([]byte, error) {
-	if c.r.ContentLength > MaxBodyBytes {
-		return nil, scopekit.Errorf(scopekit.ETOOLARGE, "request body is larger than %d bytes", MaxBodyBytes)
+	return c.readBody(MaxBodyBytes, scopekit.Errorf(scopekit.ETOOLARGE, "request body is larger than %d bytes", MaxBodyBytes))
+}
+
+// readBody reads the request body within limit bytes; tooLarge is the
+// answer to a larger one (refused on its Content-Length before reading).
+func (c *call) readBody(limit int64, tooLarge error) ([]byte, error) {
+	if c.r.ContentLength > limit {
+		return nil, tooLarge
 	}
-	b, err := io.ReadAll(http.MaxBytesReader(nil, c.r.Body, MaxBodyBytes))
-	var tooLarge *http.MaxBytesError
-	if errors.As(err, &tooLarge) {
-		return nil, scopekit.Errorf(scopekit.ETOOLARGE, "request body is larger than %d bytes", MaxBodyBytes)
+	b, err := io.ReadAll(http.MaxBytesReader(nil, c.r.Body, limit))
+	var mbe *http.MaxBytesError
+	if errors.As(err, &mbe) {
+		return nil, tooLarge
 	}
 	if isTimeout(err) {
 		return nil, errSlowBody()

@@ -7,6 +7,7 @@
 package httpadapter
 
 import (
+	"context"
 	"log/slog"
 	"net/http"
 	"slices"
@@ -18,6 +19,7 @@ import (
 	"github.com/scopekit/scopekit"
 	"github.com/scopekit/scopekit/auth"
 	"github.com/scopekit/scopekit/scoping"
+	"github.com/scopekit/scopekit/sso"
 )
 
 // MaxBodyBytes is the largest request body accepted (413 above).
@@ -31,11 +33,22 @@ type Server struct {
 	// BaseURL is the scheme and host used in links, e.g.
 	// "http://127.0.0.1:8080"; empty means the request's own host.
 	BaseURL string
-	Logger  *slog.Logger
+	// AuthURL is the auth host's scheme and host: the issuer its
+	// metadata names (AuthServerMetadataPath) and the host of the single
+	// sign-on redirect URI ({auth_url}/oauth/sso/callback); empty means
+	// BaseURL for the metadata, else the request's own host.
+	AuthURL string
+	// SSO is the relying party of single sign-on (sso.go); nil: one whose
+	// HTTP client reaches only public addresses.
+	SSO    *sso.RelyingParty
+	Logger *slog.Logger
 	// Timeout bounds every request (504 after it); default 30 s.
 	Timeout time.Duration
 	// Limits bound slow and oversized requests (limits.go).
 	Limits Limits
+	// Metrics, when set, receives a measurement of every request
+	// (observe.go); nil measures nothing.
+	Metrics Metrics
 
 	// Mounts are further handlers of the API host at exact paths (the
 	// composition root mounts the MCP endpoint and its resource metadata
@@ -52,6 +65,8 @@ type Server struct {
 	throttle     *throttle
 	csrfOnce     sync.Once
 	csrfKey      []byte
+	ssoOnce      sync.Once
+	rp           *sso.RelyingParty
 
 	servedMu sync.Mutex
 	served   []servedRoute // every route the handlers built so far answer (for the reference test)
@@ -90,11 +105,13 @@ func (s *Server) wrap(h http.Handler) http.Handler {
 	if timeout <= 0 {
 		timeout = 30 * time.Second
 	}
-	return withBodyDeadline(s.Limits.withDefaults().BodyTimeout, withRequestLog(s.log(), withTimeout(timeout, h)))
+	return withBodyDeadline(s.Limits.withDefaults().BodyTimeout, withRequestLog(s.log(), s.Metrics, withTimeout(timeout, h)))
 }
 
 // authRoutes adds the auth host's routes: the token endpoint, the login
-// page of the authorization code flow and invitation acceptance. Other
+// page of the authorization code flow (and its second step), the single
+// sign-on callback, invitation acceptance, and the authorization server
+// metadata at its two well-known paths. Other
 // methods of the token and invitation routes answer 405 in OAuth's error
 // format (newRouter).
 func (s *Server) authRoutes(r *router) {
@@ -102,11 +119,17 @@ func (s *Server) authRoutes(r *router) {
 	r.Handler(http.MethodPost, acceptPath, s.route(acceptPath, http.HandlerFunc(s.acceptInvitation)))
 	r.Handler(http.MethodGet, "/oauth/authorize", s.route("/oauth/authorize", http.HandlerFunc(s.authorizePage)))
 	r.Handler(http.MethodPost, "/oauth/authorize", s.route("/oauth/authorize", http.HandlerFunc(s.authorizeLogin)))
+	r.Handler(http.MethodPost, mfaPath, s.route(mfaPath, http.HandlerFunc(s.authorizeMFA)))
+	for _, path := range []string{AuthServerMetadataPath, OpenIDConfigurationPath} {
+		r.Handler(http.MethodGet, path, s.route(path, http.HandlerFunc(s.authServerMetadata)))
+	}
+	r.Handler(http.MethodGet, ssoCallbackPath, s.route(ssoCallbackPath, http.HandlerFunc(s.ssoCallback)))
 }
 
 const (
-	tokenPath  = "/oauth/token"
-	acceptPath = "/oauth/invitations/:token/accept"
+	tokenPath      = "/oauth/token"
+	acceptPath     = "/oauth/invitations/:token/accept"
+	accountPattern = "/:slug/v1/account"
 )
 
 // apiRouter builds the API routes. httprouter cannot hold a static first
@@ -126,6 +149,8 @@ func (s *Server) apiRouter(extra func(*router)) http.Handler {
 	static.Handler(http.MethodGet, "/v1/me", s.route("/v1/me", s.api(false, s.me)))
 	static.Handler(http.MethodPatch, "/v1/me", s.route("/v1/me", s.api(false, s.updateMe)))
 	s.referenceRoutes(static)
+	s.catalogRoutes(static)
+	static.Handler(http.MethodGet, "/v1/merge-data/schema", s.route("/v1/merge-data/schema", http.HandlerFunc(serveMergeDataSchema)))
 	s.resourceRoutes(static, "/v2", true)
 	if extra != nil {
 		extra(static)
@@ -134,6 +159,11 @@ func (s *Server) apiRouter(extra func(*router)) http.Handler {
 	s.resourceRoutes(slugged, "/:slug/v1", false)
 	home := s.route("/", s.serveReference(false))
 	s.record(http.MethodGet, "/")
+	// PATCH /{slug}/v1/account: httprouter cannot hold it beside the
+	// collection route /:slug/v1/:type without giving every collection
+	// a PATCH.
+	accountPatch := s.route(accountPattern, s.api(false, s.updateAccount))
+	s.record(http.MethodPatch, accountPattern)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if h, ok := s.Mounts[r.URL.Path]; ok {
 			s.route(r.URL.Path, h).ServeHTTP(w, r)
@@ -152,8 +182,13 @@ func (s *Server) apiRouter(extra func(*router)) http.Handler {
 			}
 			return
 		}
-		if scoping.IsReservedSlug(first) {
+		if scoping.IsReservedSlug(first) || first == ".well-known" { // no slug starts with a dot
 			static.ServeHTTP(w, r)
+			return
+		}
+		if r.Method == http.MethodPatch && r.URL.Path == "/"+first+"/v1/account" {
+			params := httprouter.Params{{Key: "slug", Value: first}, {Key: "type", Value: "account"}}
+			accountPatch.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), httprouter.ParamsKey, params)))
 			return
 		}
 		slugged.ServeHTTP(w, r)

@@ -127,7 +127,8 @@ func TestSlowClientsAreCutOff(t *testing.T) {
 				assert.Contains(t, string(body), `"status":"408"`)
 				assert.Contains(t, string(body), `"code":"request_timeout"`)
 			} else if strings.Contains(tc.head, "/mcp") {
-				assert.Equal(t, "the request body was not received in time\n", string(body), "the MCP endpoint answers in plain text, as its SDK does")
+				assert.Equal(t, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"the request body was not received in time"}}`,
+					string(body), "the MCP endpoint answers a JSON-RPC error")
 			} else {
 				assert.Contains(t, string(body), `"invalid_request"`, "the token endpoint answers in OAuth's format")
 			}

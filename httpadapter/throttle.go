@@ -296,6 +296,11 @@ func (s *Server) admitAuthPost(w http.ResponseWriter, r *http.Request, write fun
 		return true
 	}
 	logger(r).Info("auth host throttled", "status", ref.status, "route", r.URL.Path, "request_id", requestID(r))
+	if ref.status == http.StatusForbidden {
+		throttled(r, LimitAuthBlocked)
+	} else {
+		throttled(r, LimitAuthIP)
+	}
 	write(w, r, ref)
 	return false
 }
@@ -331,6 +336,7 @@ func (s *Server) throttledToken(h http.Handler) http.Handler {
 		}
 		if ref := t.mintBegin(time.Now()); ref != nil {
 			logger(r).Warn("token ceiling reached", "global_rate", fmt.Sprint(t.cfg.GlobalRate), "request_id", requestID(r))
+			throttled(r, LimitTokenGlobal)
 			writeJSONRefusal(w, r, ref)
 			return
 		}

@@ -89,6 +89,9 @@ type ErrorObject struct {
 	Detail string       `json:"detail,omitempty"`
 	Code   string       `json:"code,omitempty"`
 	Source *ErrorSource `json:"source,omitempty"`
+	// Meta says more about the error where no pointer into the request
+	// document can (a cell of an uploaded file).
+	Meta map[string]any `json:"meta,omitempty"`
 }
 
 // Document is a top-level document. Exactly one of: single (Data, which may be

@@ -24,6 +24,9 @@ type Document struct {
 	ID           string `json:"id"`
 	ProjectID    string `json:"project_id"`
 	DocumentType string `json:"document_type" jsonschema:"sow, pricing or breakdown"`
+	TemplateID   string `json:"template_id" jsonschema:"a SOW's document template; empty for a workbook"`
+	Template     string `json:"template" jsonschema:"the template's name"`
+	CreatedAt    string `json:"created_at" jsonschema:"when it was requested"`
 	Status       string `json:"status" jsonschema:"queued, generating, finished or error"`
 	Filename     string `json:"filename"`
 	ContentType  string `json:"content_type"`
@@ -36,11 +39,12 @@ type Document struct {
 	PDFURL      string `json:"pdf_url,omitempty"`
 }
 
-// document turns a project-documents record into a Document; links only
-// when detailed.
-func (t *tools) document(a *engine.Actor, r *engine.Record, detailed bool) Document {
+// document turns a project-documents record into a Document, with the
+// names of templates by id; links only when detailed.
+func (t *tools) document(a *engine.Actor, r *engine.Record, templates map[string]string, detailed bool) Document {
 	v := views.ProjectDocument{Record: r}
-	d := Document{ID: r.ID, ProjectID: v.Project(), DocumentType: v.DocumentType(), Status: v.Status(),
+	d := Document{ID: r.ID, ProjectID: v.Project(), DocumentType: v.DocumentType(),
+		TemplateID: v.DocumentTemplate(), Template: templates[v.DocumentTemplate()], CreatedAt: r.CreatedAt, Status: v.Status(),
 		Filename: v.Filename(), ContentType: v.ContentType(), Size: v.Size(),
 		GeneratedAt: v.GeneratedAt(), ErrorText: v.ErrorText()}
 	if detailed {
@@ -68,21 +72,40 @@ func (t *tools) link(a *engine.Actor, r *engine.Record, attr string) string {
 }
 
 func (t *tools) getDocument(ctx context.Context, req *mcp.CallToolRequest, in DocumentInput) (*mcp.CallToolResult, Document, error) {
-	id, err := requireID("document_id", in.DocumentID)
-	if err != nil {
-		return nil, Document{}, err
-	}
 	detailed, err := responseFormat(in.ResponseFormat)
 	if err != nil {
 		return nil, Document{}, err
 	}
-	a, err := t.ses.actor(ctx, req)
+	id, a, err := t.caller(ctx, req, "document_id", in.DocumentID)
+	if err != nil {
+		return nil, Document{}, err
+	}
+	d, err := t.readDocument(ctx, a, id, detailed)
 	if err != nil {
 		return nil, Document{}, t.fail(err)
 	}
-	res, err := t.s.Svc.Get(ctx, a, views.TypeProjectDocuments, id, engine.ListParams{Filters: map[string]string{"active": "true,false"}}, opts)
+	return nil, d, nil
+}
+
+// readDocument reads a document the actor may see, archived or not;
+// errors are the use case's.
+func (t *tools) readDocument(ctx context.Context, a *engine.Actor, id string, detailed bool) (Document, error) {
+	res, err := t.s.Svc.Get(ctx, a, views.TypeProjectDocuments, id, engine.ListParams{
+		Filters: map[string]string{"active": "true,false"}, Include: []string{views.NameDocumentTemplate}}, opts)
 	if err != nil {
-		return nil, Document{}, t.fail(err)
+		return Document{}, err
 	}
-	return nil, t.document(a, res.Records[0], detailed), nil
+	return t.document(a, res.Records[0], templateNames(res.Included), detailed), nil
+}
+
+// templateNames maps the ids of the document templates among recs to
+// their names.
+func templateNames(recs []*engine.Record) map[string]string {
+	m := map[string]string{}
+	for _, r := range recs {
+		if r.Type == views.TypeDocumentTemplates {
+			m[r.ID] = views.DocumentTemplate{Record: r}.Name()
+		}
+	}
+	return m
 }

@@ -2,6 +2,7 @@ package mcpadapter_test
 
 import (
 	"testing"
+	"time"
 
 	"github.com/scopekit/scopekit/documents"
 	"github.com/scopekit/scopekit/mcpadapter"
@@ -45,9 +46,16 @@ func TestDocuments(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.want.ID, tc.want.ProjectID = tc.id, f.acme.ProjectID
+			if tc.want.DocumentType == "sow" {
+				tc.want.TemplateID, tc.want.Template = f.standard(), "Standard SOW"
+			}
 			var concise, detailed mcpadapter.Document
 			c.call(t, mcpadapter.ToolGetDocument, map[string]any{"document_id": tc.id}, &concise)
 			c.call(t, mcpadapter.ToolGetDocument, map[string]any{"document_id": tc.id, "response_format": mcpadapter.Detailed}, &detailed)
+			created, err := time.Parse(time.RFC3339Nano, concise.CreatedAt)
+			require.NoError(t, err)
+			assert.WithinDuration(t, time.Now(), created, time.Minute)
+			tc.want.CreatedAt = concise.CreatedAt
 			if tc.download {
 				assert.Positive(t, concise.Size)
 				assert.NotEmpty(t, concise.GeneratedAt)
@@ -70,11 +78,19 @@ func TestDocuments(t *testing.T) {
 	t.Run("as items", func(t *testing.T) {
 		var concise, detailed mcpadapter.ListItemsOutput
 		c.call(t, mcpadapter.ToolListProjectItems, map[string]any{"project_id": f.acme.ProjectID, "type": "documents"}, &concise)
+		created := map[string]string{}
+		for i, it := range concise.Items {
+			require.NotEmpty(t, it.CreatedAt)
+			created[it.ID] = it.CreatedAt
+			concise.Items[i].CreatedAt = ""
+		}
+		assert.Less(t, created[sow], created[noPDF], "the two SOWs differ by their creation")
+		// the two SOWs are told apart by their id, template and creation
 		assert.ElementsMatch(t, []mcpadapter.Item{
-			{ID: sow, Name: sowFile, Status: "finished"},
-			{ID: workbook, Name: "Globex firewall refresh - Pricing.xlsx", Status: "finished"},
-			{ID: noPDF, Name: sowFile, Status: "error"},
-			{ID: queued, Name: "breakdown document", Status: "queued"}, // no file yet: named by its type
+			{ID: sow, Name: sowFile, Status: "finished", DocumentType: "sow", Template: "Standard SOW"},
+			{ID: workbook, Name: "Globex firewall refresh - Pricing.xlsx", Status: "finished", DocumentType: "pricing"},
+			{ID: noPDF, Name: sowFile, Status: "error", DocumentType: "sow", Template: "Standard SOW"},
+			{ID: queued, Name: "breakdown document", Status: "queued", DocumentType: "breakdown"}, // no file yet: named by its type
 		}, concise.Items)
 
 		c.call(t, mcpadapter.ToolListProjectItems, map[string]any{"project_id": f.acme.ProjectID, "type": "documents",

@@ -158,13 +158,19 @@ func (f *fixture) document(docType string, pdf bool) string {
 	f.t.Helper()
 	rels := map[string][2]string{"project": {"projects", f.acme.ProjectID}}
 	if docType == scoping.DocumentSOW {
-		res, err := f.svc.List(context.Background(), f.system("acme"), "document-templates",
-			engine.ListParams{Filters: map[string]string{"name": documents.StandardSOWName}}, engine.Options{})
-		require.NoError(f.t, err)
-		require.Len(f.t, res.Records, 1)
-		rels["document-template"] = [2]string{"document-templates", res.Records[0].ID}
+		rels["document-template"] = [2]string{"document-templates", f.standard()}
 	}
 	return f.create("acme", "project-documents", map[string]any{"document-type": docType, "generate-pdf": pdf}, rels)
+}
+
+// standard is the id of acme's built-in Standard SOW.
+func (f *fixture) standard() string {
+	f.t.Helper()
+	res, err := f.svc.List(context.Background(), f.system("acme"), "document-templates",
+		engine.ListParams{Filters: map[string]string{"name": documents.StandardSOWName}}, engine.Options{})
+	require.NoError(f.t, err)
+	require.Len(f.t, res.Records, 1)
+	return res.Records[0].ID
 }
 
 // generate generates every queued document, as a worker would.

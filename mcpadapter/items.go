@@ -2,7 +2,6 @@ package mcpadapter
 
 import (
 	"context"
-	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/scopekit/scopekit/engine"
@@ -13,10 +12,10 @@ import (
 // (the API's default page size); Truncated says when a project has more.
 const ItemsPageSize = 250
 
-// itemType is one value of list_project_items' type argument: the project
-// relationship that lists the items and the attributes shown concisely.
+// itemType is one value of list_project_items' type argument: the type
+// of the items and the attributes shown concisely.
 type itemType struct {
-	rel    string // relationship of projects
+	typ    string // the items' type, whose project relationship is the project
 	name   string // the attribute that names an item
 	hours  string // the attribute of its hours, "" for none
 	money  bool   // it has revenue and cost
@@ -28,13 +27,13 @@ var itemTypes = []struct {
 	arg string
 	itemType
 }{
-	{"documents", itemType{rel: views.NameProjectDocuments, name: views.NameFilename, status: true}},
-	{"services", itemType{rel: views.NameProjectServices, name: views.NameName, hours: views.NameTotalHours, money: true, status: true}},
-	{"phases", itemType{rel: views.NameProjectPhases, name: views.NameName}},
-	{"locations", itemType{rel: views.NameProjectLocations, name: views.NameName}},
-	{"governance", itemType{rel: views.NameProjectGovernances, name: views.NameName, hours: views.NameHours, money: true}},
-	{"expenses", itemType{rel: views.NameProjectExpenses, name: views.NameDescription, money: true}},
-	{"products", itemType{rel: views.NameProjectProducts, name: views.NameName, money: true}},
+	{"documents", itemType{typ: views.TypeProjectDocuments, name: views.NameFilename, status: true}},
+	{"services", itemType{typ: views.TypeProjectServices, name: views.NameName, hours: views.NameTotalHours, money: true, status: true}},
+	{"phases", itemType{typ: views.TypeProjectPhases, name: views.NameName}},
+	{"locations", itemType{typ: views.TypeProjectLocations, name: views.NameName}},
+	{"governance", itemType{typ: views.TypeProjectGovernances, name: views.NameName, hours: views.NameHours, money: true}},
+	{"expenses", itemType{typ: views.TypeProjectExpenses, name: views.NameDescription, money: true}},
+	{"products", itemType{typ: views.TypeProjectProducts, name: views.NameName, money: true}},
 }
 
 func lookupItemType(arg string) (itemType, bool) {
@@ -46,12 +45,13 @@ func lookupItemType(arg string) (itemType, bool) {
 	return itemType{}, false
 }
 
-func itemTypeList() string {
+// itemTypeArgs are the values of the type argument.
+func itemTypeArgs() []string {
 	args := make([]string, len(itemTypes))
 	for i, t := range itemTypes {
 		args[i] = t.arg
 	}
-	return strings.Join(args[:len(args)-1], ", ") + " or " + args[len(args)-1]
+	return args
 }
 
 // ListItemsInput are the arguments of scopekit_list_project_items.
@@ -80,6 +80,10 @@ type Item struct {
 	Hours   string `json:"hours,omitempty"`
 	Revenue string `json:"revenue,omitempty"`
 	Cost    string `json:"cost,omitempty"`
+	// Documents only.
+	DocumentType string `json:"document_type,omitempty" jsonschema:"a document's type: sow, pricing or breakdown"`
+	Template     string `json:"template,omitempty" jsonschema:"a SOW's template name"`
+	CreatedAt    string `json:"created_at,omitempty" jsonschema:"when a document was requested"`
 	// Detailed only.
 	Attributes    map[string]any      `json:"attributes,omitempty"`
 	Relationships map[string][]string `json:"relationships,omitempty" jsonschema:"ids of related records by relationship"`
@@ -97,29 +101,33 @@ type SubItem struct {
 
 func (t *tools) listProjectItems(ctx context.Context, req *mcp.CallToolRequest, in ListItemsInput) (*mcp.CallToolResult, ListItemsOutput, error) {
 	var out ListItemsOutput
-	id, err := requireID("project_id", in.ProjectID)
-	if err != nil {
-		return nil, out, err
-	}
 	detailed, err := responseFormat(in.ResponseFormat)
 	if err != nil {
 		return nil, out, err
 	}
 	typ, ok := lookupItemType(in.Type)
 	if !ok {
-		return nil, out, argError("type", "unknown item type %q; use %s", in.Type, itemTypeList())
+		return nil, out, argError("type", "%q is not one of %s", in.Type, orList(itemTypeArgs())) // as checkEnums says
 	}
-	a, err := t.ses.actor(ctx, req)
+	id, a, err := t.caller(ctx, req, "project_id", in.ProjectID)
+	if err != nil {
+		return nil, out, err
+	}
+	// the project as get_project finds it, archived or not, then its items
+	if _, _, err := t.project(ctx, a, id); err != nil {
+		return nil, out, t.fail(err)
+	}
+	p := engine.ListParams{Filters: map[string]string{views.NameProject: id}, PageNumber: 1, PageSize: ItemsPageSize}
+	if typ.typ == views.TypeProjectDocuments {
+		p.Include = []string{views.NameDocumentTemplate}
+	}
+	res, err := t.s.Svc.List(ctx, a, typ.typ, p, opts)
 	if err != nil {
 		return nil, out, t.fail(err)
 	}
-	res, err := t.s.Svc.Related(ctx, a, views.TypeProjects, id, typ.rel,
-		engine.ListParams{PageNumber: 1, PageSize: ItemsPageSize}, opts)
-	if err != nil {
-		return nil, out, t.fail(err)
-	}
+	templates := templateNames(res.Included)
 	var subs map[string][]SubItem
-	if detailed && typ.rel == views.NameProjectServices && len(res.Records) > 0 {
+	if detailed && typ.typ == views.TypeProjectServices && len(res.Records) > 0 {
 		if subs, err = t.subservices(ctx, a, id); err != nil {
 			return nil, out, err
 		}
@@ -128,8 +136,12 @@ func (t *tools) listProjectItems(ctx context.Context, req *mcp.CallToolRequest, 
 		Total: res.Total, Truncated: res.Total > len(res.Records)}
 	for _, r := range res.Records {
 		it := Item{ID: r.ID, Name: r.Str(typ.name)}
-		if it.Name == "" && r.Type == views.TypeProjectDocuments {
-			it.Name = views.ProjectDocument{Record: r}.DocumentType() + " document"
+		if r.Type == views.TypeProjectDocuments {
+			d := views.ProjectDocument{Record: r}
+			it.DocumentType, it.Template, it.CreatedAt = d.DocumentType(), templates[d.DocumentTemplate()], r.CreatedAt
+			if it.Name == "" {
+				it.Name = d.DocumentType() + " document"
+			}
 		}
 		if typ.status {
 			it.Status = r.Str(views.NameStatus)

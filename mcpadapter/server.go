@@ -8,17 +8,15 @@
 // visibility are those of the API (a project the user cannot see does not
 // exist for the tools either). Two transports: streamable HTTP (stateless,
 // so any instance answers), behind the API's bearer token validation, with
-// OAuth 2.0 protected resource metadata; and stdio (Run with a token) for
-// local assistants.
+// OAuth 2.0 protected resource metadata, every refusal a JSON-RPC error
+// object and each token's calls rate limited (httpfront.go, jsonrpc.go);
+// and stdio (Run with a token) for local assistants.
 package mcpadapter
 
 import (
-	"bytes"
 	"context"
 	"errors"
-	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"strings"
 
@@ -59,6 +57,12 @@ type Server struct {
 	// BaseURL.
 	AuthURL string
 	Logger  *slog.Logger
+	// CallRate is the JSON-RPC messages per second each access token may
+	// send to the HTTP transport, and CallBurst the size of its bucket;
+	// over them a request gets 429 with Retry-After. Defaults
+	// DefaultCallRate and DefaultCallBurst (at least MaxBatch).
+	CallRate  float64
+	CallBurst int
 }
 
 func (s *Server) log() *slog.Logger {
@@ -94,6 +98,7 @@ func (s *Server) newServer(ses session) *mcp.Server {
 			"scopekit_search_projects, then pass a project_id to the other tools. Money and hours are decimal strings.",
 		Logger: s.log(),
 	})
+	srv.AddReceivingMiddleware(honestCapabilities, checkArguments)
 	(&tools{s: s, ses: ses}).register(srv)
 	return srv
 }
@@ -101,42 +106,18 @@ func (s *Server) newServer(ses session) *mcp.Server {
 // HTTPHandler serves the streamable HTTP transport at Path: stateless and
 // with JSON responses, so that any instance answers any request. Requests
 // need a bearer token that the API would accept; without one they get 401
-// with a WWW-Authenticate header pointing at MetadataPath.
+// with a WWW-Authenticate header pointing at MetadataPath. Every refusal
+// is a JSON-RPC error object (jsonrpc.go); the calls of a token are rate
+// limited (CallRate, CallBurst) and a batch holds at most MaxBatch.
 func (s *Server) HTTPHandler() http.Handler {
 	srv := s.newServer(httpSession{s})
-	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
+	sdk := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
 		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true, Logger: s.log(), MaxRequestBodyBytes: MaxBodyBytes})
-	read := readBody(h)
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	checked := front(sdk, newCallLimiter(s.CallRate, s.CallBurst))
+	return jsonrpcErrors(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		opts := &sdkauth.RequireBearerTokenOptions{ResourceMetadataURL: s.base(r) + MetadataPath}
-		sdkauth.RequireBearerToken(s.verify, opts)(read).ServeHTTP(w, r)
-	})
-}
-
-// readBody reads an authenticated request's body (up to one byte past
-// MaxBodyBytes, which the SDK then refuses with 413) before the SDK sees
-// it, so that a body that misses the server's read deadline is a 408, as
-// on the rest of the API host, and not the SDK's 400 naming the
-// connection's addresses.
-func readBody(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Body == nil || r.Body == http.NoBody {
-			next.ServeHTTP(w, r)
-			return
-		}
-		b, err := io.ReadAll(io.LimitReader(r.Body, MaxBodyBytes+1))
-		var ne net.Error
-		switch {
-		case errors.As(err, &ne) && ne.Timeout():
-			http.Error(w, "the request body was not received in time", http.StatusRequestTimeout)
-			return
-		case err != nil:
-			http.Error(w, "could not read the request body", http.StatusBadRequest)
-			return
-		}
-		r.Body = io.NopCloser(bytes.NewReader(b))
-		next.ServeHTTP(w, r)
-	})
+		sdkauth.RequireBearerToken(s.verify, opts)(checked).ServeHTTP(w, r)
+	}))
 }
 
 // MetadataHandler serves the protected resource metadata: the resource

@@ -106,6 +106,7 @@ func TestHTTPHandler(t *testing.T) {
 		w := post(t, h, srv.URL, token, strings.NewReader(listTools))
 		assert.Equal(t, http.StatusUnauthorized, w.Code, name)
 		assert.Equal(t, `Bearer resource_metadata="`+srv.URL+mcpadapter.MetadataPath+`"`, w.Header().Get("WWW-Authenticate"), name)
+		assert.Equal(t, mcpadapter.CodeUnauthorized, rpcErr(t, w, nil).Code, name)
 	}
 
 	t.Run("bodies", func(t *testing.T) {
@@ -122,7 +123,9 @@ func TestHTTPHandler(t *testing.T) {
 		} {
 			w := post(t, h, srv.URL, f.admin, tc.body)
 			assert.Equal(t, tc.code, w.Code, tc.name)
-			assert.Contains(t, w.Body.String(), tc.text, tc.name)
+			e := rpcErr(t, w, nil)
+			assert.Equal(t, mcpadapter.CodeInvalidRequest, e.Code, tc.name)
+			assert.Contains(t, e.Message, tc.text, tc.name)
 		}
 	})
 
@@ -130,7 +133,8 @@ func TestHTTPHandler(t *testing.T) {
 	require.NoError(t, f.db.Close())
 	w := post(t, h, srv.URL, fresh, strings.NewReader(listTools))
 	assert.Equal(t, http.StatusInternalServerError, w.Code)
-	assert.Equal(t, "internal error\n", w.Body.String(), "the cause is not shown")
+	assert.Equal(t, `{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"internal error"}}`, w.Body.String(),
+		"the cause is not shown")
 	assert.Contains(t, f.logged(), "mcp: token check failed")
 }
 

@@ -2,12 +2,14 @@ package mcpadapter
 
 import (
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"path"
 	"reflect"
-	"strconv"
+	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -26,6 +28,14 @@ const (
 	ToolGetDocument      = "scopekit_get_document"
 	ToolDeliveryRollup   = "scopekit_delivery_rollup"
 	ToolEstimateVsActual = "scopekit_estimate_vs_actual"
+
+	ToolCreateProject       = "scopekit_create_project"
+	ToolUpdateProject       = "scopekit_update_project"
+	ToolAddServiceToProject = "scopekit_add_service_to_project"
+	ToolApplyBlueprint      = "scopekit_apply_blueprint"
+	ToolReviewProjectScope  = "scopekit_review_project_scope"
+	ToolGenerateDocument    = "scopekit_generate_document"
+	ToolGetDocumentText     = "scopekit_get_document_text"
 )
 
 // Response formats of the tools that take response_format.
@@ -46,51 +56,189 @@ type tools struct {
 	ses session
 }
 
-var readOnly = &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: new(false)}
+// The annotations of the tools: what a client may assume before calling
+// one. No tool reaches outside ScopeKit.
+var (
+	readOnly = &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: new(false)}
+	// adds records; calling it again adds them again
+	additive = &mcp.ToolAnnotations{DestructiveHint: new(false), OpenWorldHint: new(false)}
+	// overwrites what it is given; calling it again changes nothing more
+	overwrites = &mcp.ToolAnnotations{DestructiveHint: new(true), IdempotentHint: true, OpenWorldHint: new(false)}
+)
 
 func (t *tools) register(srv *mcp.Server) {
-	addTool(srv, &mcp.Tool{Name: ToolSearchProjects, Annotations: readOnly,
-		Description: "Search the projects you can see by name, status, client, and creation or approval date " +
-			"(RFC 3339 dates or times). Returns up to limit projects (default 25, at most 100) and a next_cursor " +
-			"for the next page. approved_at is set only for projects approved through the approval workflow."},
-		t.searchProjects)
-	addTool(srv, &mcp.Tool{Name: ToolGetProject, Annotations: readOnly,
+	checks := map[string]enums{}
+	addTool(srv, checks, &mcp.Tool{Name: ToolSearchProjects, Annotations: readOnly,
+		Description: "Search the projects you can see by name, status, client (an id or a name), and creation or " +
+			"approval date (RFC 3339 dates or times). Returns up to limit projects (default 25, at most 100), a " +
+			"next_cursor for the next page, and the filters that applied (with a note saying so when nothing " +
+			"matched). Archived projects are not searched. approved_at is set only for projects approved through " +
+			"the approval workflow."},
+		t.searchProjects, enums{"status": t.enum(views.TypeProjects, views.NameStatus)})
+	addTool(srv, checks, &mcp.Tool{Name: ToolGetProject, Annotations: readOnly,
 		Description: "Read one project with its pricing summary (hours, professional services, governance, " +
 			"expenses, materials, managed services and contract totals)."},
-		t.getProject)
-	addTool(srv, &mcp.Tool{Name: ToolListProjectItems, Annotations: readOnly,
-		Description: "List the items of a project by type: documents (generated SOWs and workbooks), services, " +
-			"phases, locations, governance, expenses or products. response_format concise (default) gives names, " +
-			"statuses and key figures; detailed adds every attribute, and for documents the download links."},
-		t.listProjectItems)
-	addTool(srv, &mcp.Tool{Name: ToolGetDocument, Annotations: readOnly,
-		Description: "Read one generated project document (SOW, pricing or breakdown workbook): its status, file " +
-			"name and size. response_format detailed adds the download links (fetch them with the same bearer token)."},
-		t.getDocument)
-	addTool(srv, &mcp.Tool{Name: ToolDeliveryRollup, Annotations: readOnly,
+		t.getProject, nil)
+	addTool(srv, checks, &mcp.Tool{Name: ToolListProjectItems, Annotations: readOnly,
+		Description: "List the items of a project by type: documents (generated SOWs and workbooks, with their " +
+			"type, template, creation time and status), services, phases, locations, governance, expenses or " +
+			"products. response_format concise (default) gives names, statuses and key figures; detailed adds " +
+			"every attribute, and for documents the download links."},
+		t.listProjectItems, enums{"type": itemTypeArgs(), "response_format": {Concise, Detailed}})
+	addTool(srv, checks, &mcp.Tool{Name: ToolGetDocument, Annotations: readOnly,
+		Description: "Read one generated project document (SOW, pricing or breakdown workbook): its status, type, " +
+			"template, file name and size. response_format detailed adds the download links (fetch them with the " +
+			"same bearer token); " + ToolGetDocumentText + " gives a finished SOW's text."},
+		t.getDocument, enums{"response_format": {Concise, Detailed}})
+	addTool(srv, checks, &mcp.Tool{Name: ToolDeliveryRollup, Annotations: readOnly,
 		Description: "The delivery rollup of a project, per phase and in total: services by delivery status, " +
 			"estimated and actual hours, and percent complete (estimated hours of complete services over those " +
 			"not canceled)."},
-		t.deliveryRollup)
-	addTool(srv, &mcp.Tool{Name: ToolEstimateVsActual, Annotations: readOnly,
+		t.deliveryRollup, nil)
+	addTool(srv, checks, &mcp.Tool{Name: ToolEstimateVsActual, Annotations: readOnly,
 		Description: "The estimate-versus-actual table of a project: one row per service and subservice with " +
 			"estimated, actual and variance hours, variance ratio, estimated and actual cost; totals per phase and " +
-			"for the project."},
-		t.estimateVsActual)
+			"for the project. The variances are null where no actual hours were recorded."},
+		t.estimateVsActual, nil)
+	t.registerWrites(srv, checks)
+	t.registerPrompts(srv)
+	srv.AddReceivingMiddleware(checkEnums(checks))
+}
+
+// registerWrites registers the tools that write, and those that read
+// what they made.
+func (t *tools) registerWrites(srv *mcp.Server, checks map[string]enums) {
+	addTool(srv, checks, &mcp.Tool{Name: ToolCreateProject, Annotations: additive,
+		Description: "Create a draft project for a client (the client's id, or its exact or unambiguous name; an " +
+			"ambiguous name is an error listing the candidates). The account's required governance items, default " +
+			"rate table and payment term come with it. Returns the project with its pricing summary."},
+		t.createProject, nil)
+	addTool(srv, checks, &mcp.Tool{Name: ToolUpdateProject, Annotations: overwrites,
+		Description: "Change a project's name, client, line of business or texts (executive summary, solution " +
+			"summary, out of scope). Only the arguments given change; an empty text clears it. Returns the project " +
+			"with its pricing summary."},
+		t.updateProject, nil)
+	addTool(srv, checks, &mcp.Tool{Name: ToolAddServiceToProject, Annotations: additive,
+		Description: "Add a catalog service (its id or name) to a project: its hours, subservices, phase and " +
+			"resource come from the catalog, at the project's rate table. quantity defaults to 1; phase (a phase of " +
+			"the project or of the catalog), resource (a resource of the project or of the catalog) and location " +
+			"(a location of the project) replace what the catalog gives, each by id or name. Returns the new line " +
+			"and the project's new contract revenue."},
+		t.addService, nil)
+	addTool(srv, checks, &mcp.Tool{Name: ToolApplyBlueprint, Annotations: additive,
+		Description: "Add every active service of a catalog blueprint (its id or name) to a project, each with the " +
+			"blueprint's quantity. Returns the new lines and the project's new contract revenue."},
+		t.applyBlueprint, nil)
+	addTool(srv, checks, &mcp.Tool{Name: ToolReviewProjectScope, Annotations: readOnly,
+		Description: "Review a project's scope before its SOW is sent: findings to act on (service lines with 0 " +
+			"hours or no resource, phases without services, missing governance, a margin below an approval " +
+			"threshold, hours or rates that differ from the catalog), the approval steps submitting it would " +
+			"need, and its price."},
+		t.reviewProjectScope, nil)
+	addTool(srv, checks, &mcp.Tool{Name: ToolGenerateDocument, Annotations: additive,
+		Description: "Generate a project document: a SOW from a document template (its id or name; every account " +
+			"has the built-in \"Standard SOW\"), optionally with a PDF, or a pricing or breakdown workbook. The " +
+			"document is queued; wait (seconds, at most 25) waits for it to finish. Returns the document."},
+		t.generateDocument, enums{"type": t.enum(views.TypeProjectDocuments, views.NameDocumentType)})
+	addTool(srv, checks, &mcp.Tool{Name: ToolGetDocumentText, Annotations: readOnly,
+		Description: "The text of a finished SOW document as Markdown (headings and tables kept), to read back " +
+			"what was generated."},
+		t.getDocumentText, nil)
+}
+
+// enums are the allowed values of a tool's string arguments, by argument.
+type enums map[string][]string
+
+// checkEnums refuses a tool call whose argument is not one of its allowed
+// values (checks: by tool) with a tool error naming the argument and the
+// values, before the SDK's schema check would refuse it less plainly.
+func checkEnums(checks map[string]enums) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			call, ok := req.(*mcp.CallToolRequest)
+			if !ok || call.Params == nil || len(checks[call.Params.Name]) == 0 {
+				return next(ctx, method, req)
+			}
+			var args map[string]json.RawMessage
+			if json.Unmarshal(call.Params.Arguments, &args) != nil {
+				return next(ctx, method, req) // the SDK's check answers
+			}
+			for _, arg := range slices.Sorted(maps.Keys(checks[call.Params.Name])) {
+				var v string
+				allowed := checks[call.Params.Name][arg]
+				if raw, ok := args[arg]; ok && json.Unmarshal(raw, &v) == nil && !slices.Contains(allowed, v) {
+					res := &mcp.CallToolResult{}
+					res.SetError(argError(arg, "%q is not one of %s", v, orList(allowed)))
+					return res, nil
+				}
+			}
+			return next(ctx, method, req)
+		}
+	}
+}
+
+// orList is "a, b or c" of the non-blank values.
+func orList(values []string) string {
+	vs := slices.DeleteFunc(slices.Clone(values), func(v string) bool { return v == "" })
+	if len(vs) < 2 {
+		return strings.Join(vs, "")
+	}
+	return strings.Join(vs[:len(vs)-1], ", ") + " or " + vs[len(vs)-1]
+}
+
+// enum returns the allowed values of an attribute, as declared.
+func (t *tools) enum(typ, attr string) []string {
+	if def, ok := t.s.Svc.Schema().Lookup(typ); ok {
+		if a, ok := def.Attr(attr); ok {
+			return a.Enum
+		}
+	}
+	panic(fmt.Sprintf("mcpadapter: %s has no attribute %s", typ, attr))
+}
+
+// guard is the permission that guards a type (to read it at view level,
+// to write it at manage level).
+func (t *tools) guard(typ string) string {
+	def, ok := t.s.Svc.Schema().Lookup(typ)
+	if !ok {
+		panic("mcpadapter: no type " + typ)
+	}
+	return def.Guard
 }
 
 // addTool registers a typed tool with the schemas of its Go types,
-// inferred as the SDK does but with two types described as they are on
-// the wire: pricing.Fixed is a decimal string, and an ID a string or an
-// integer.
-func addTool[In, Out any](srv *mcp.Server, tool *mcp.Tool, h mcp.ToolHandlerFor[In, Out]) {
+// inferred as the SDK does but with three types described as they are on
+// the wire: pricing.Fixed is a decimal string, an ID a string or an
+// integer, a Decimal a string or a number; arguments in en list their
+// allowed values (and "", as if not given, for an optional one), which
+// checks records for checkEnums.
+func addTool[In, Out any](srv *mcp.Server, checks map[string]enums, tool *mcp.Tool, h mcp.ToolHandlerFor[In, Out], en enums) {
 	opts := &jsonschema.ForOptions{TypeSchemas: map[reflect.Type]*jsonschema.Schema{
 		reflect.TypeFor[pricing.Fixed](): {Type: "string", Description: "a decimal number"},
 		reflect.TypeFor[ID]():            {Types: []string{"string", "integer"}},
+		reflect.TypeFor[Decimal]():       {Types: []string{"string", "number"}},
 	}}
 	in, err := jsonschema.For[In](opts)
 	if err != nil {
 		panic(fmt.Sprintf("mcpadapter: input schema of %s: %v", tool.Name, err))
+	}
+	for arg, values := range en {
+		p, ok := in.Properties[arg]
+		if !ok || len(values) == 0 {
+			panic(fmt.Sprintf("mcpadapter: %s has no argument %s to list values of", tool.Name, arg))
+		}
+		if !slices.Contains(in.Required, arg) {
+			p.Enum = append(p.Enum, "") // blank: as if not given
+		}
+		for _, v := range values {
+			p.Enum = append(p.Enum, v)
+		}
+		if checks[tool.Name] == nil {
+			checks[tool.Name] = enums{}
+		}
+		for _, v := range p.Enum {
+			checks[tool.Name][arg] = append(checks[tool.Name][arg], v.(string))
+		}
 	}
 	out, err := jsonschema.For[Out](opts)
 	if err != nil {
@@ -101,7 +249,8 @@ func addTool[In, Out any](srv *mcp.Server, tool *mcp.Tool, h mcp.ToolHandlerFor[
 }
 
 // ID is a record id argument. Ids look like numbers, and assistants send
-// them as JSON strings or integers: both are accepted.
+// them as JSON strings or integers: both are accepted. Arguments that
+// also take a name are IDs too.
 type ID string
 
 // UnmarshalJSON accepts a JSON string or number.
@@ -119,6 +268,19 @@ func (id *ID) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// Decimal is a decimal number argument, sent as a JSON string or number.
+type Decimal string
+
+// UnmarshalJSON accepts a JSON string or number.
+func (d *Decimal) UnmarshalJSON(b []byte) error {
+	var id ID
+	if err := id.UnmarshalJSON(b); err != nil {
+		return errors.New("a decimal must be a string or a number")
+	}
+	*d = Decimal(id)
+	return nil
+}
+
 // argError is a bad tool argument: "invalid argument <name>: <why>".
 func argError(arg, format string, args ...any) error {
 	return fmt.Errorf("invalid argument %s: %s", arg, fmt.Sprintf(format, args...))
@@ -126,12 +288,21 @@ func argError(arg, format string, args ...any) error {
 
 // fail turns a use case's error into the tool error the assistant reads.
 // Internal errors are logged and shown only as "internal error".
-func (t *tools) fail(err error) error {
+func (t *tools) fail(err error) error { return t.failWrite(err, nil) }
+
+// failWrite is fail for a write whose attributes and relationships are
+// the tool's arguments by the names in args (attribute or relationship →
+// argument): a validation error names the argument. Several errors are
+// reported together.
+func (t *tools) failWrite(err error, args map[string]string) error {
 	var e *scopekit.Error
-	if !errors.As(err, &e) {
+	var es scopekit.Errors
+	if !errors.As(err, &e) && !errors.As(err, &es) {
 		t.s.log().Error("mcp: tool failed", "err", err)
 		return errors.New("internal error")
 	}
+	list := scopekit.List(err)
+	e = list[0]
 	switch e.Code {
 	case scopekit.ENOTFOUND:
 		return fmt.Errorf("not found: %s", e.Message)
@@ -139,15 +310,35 @@ func (t *tools) fail(err error) error {
 		return fmt.Errorf("forbidden: %s", e.Message)
 	case scopekit.EUNAUTHORIZED:
 		return errors.New("unauthorized: the access token is no longer valid")
+	case scopekit.ECONFLICT:
+		return fmt.Errorf("conflict: %s", e.Message)
 	case scopekit.EBADREQUEST, scopekit.EINVALID:
-		if e.Parameter != "" {
-			arg := argName(e.Parameter)
-			return argError(arg, "%s", strings.ReplaceAll(e.Message, e.Parameter, arg))
+		msgs := make([]string, 0, len(list))
+		for _, e := range list {
+			msgs = append(msgs, invalidText(e, args))
 		}
-		return fmt.Errorf("invalid: %s", e.Message)
+		return errors.New(strings.Join(msgs, "; "))
 	}
 	t.s.log().Error("mcp: tool failed", "err", err)
 	return errors.New("internal error")
+}
+
+// invalidText is the text of one validation error, naming the argument
+// behind its parameter or field where there is one.
+func invalidText(e *scopekit.Error, args map[string]string) string {
+	name, arg := e.Parameter, ""
+	if name != "" {
+		arg = argName(name)
+	} else if e.Field != "" {
+		name = path.Base(e.Field)
+		arg = args[name]
+	}
+	if arg == "" {
+		return "invalid: " + e.Message
+	}
+	// the name as a word: "project" in "projects 9" is not the argument's
+	word := regexp.MustCompile(`\b` + regexp.QuoteMeta(name) + `\b`)
+	return argError(arg, "%s", word.ReplaceAllLiteralString(e.Message, arg)).Error()
 }
 
 // searchArgs maps project list filters to the tool's argument names.
@@ -178,7 +369,21 @@ func responseFormat(v string) (detailed bool, err error) {
 	case Detailed:
 		return true, nil
 	}
-	return false, argError("response_format", "must be %s or %s, not %q", Concise, Detailed, v)
+	return false, argError("response_format", "%q is not one of %s or %s", v, Concise, Detailed) // as checkEnums says
+}
+
+// caller starts a tool about one record: the id argument arg, and who
+// calls.
+func (t *tools) caller(ctx context.Context, req *mcp.CallToolRequest, arg string, v ID) (string, *engine.Actor, error) {
+	id, err := requireID(arg, v)
+	if err != nil {
+		return "", nil, err
+	}
+	a, err := t.ses.actor(ctx, req)
+	if err != nil {
+		return "", nil, t.fail(err)
+	}
+	return id, a, nil
 }
 
 func requireID(arg string, id ID) (string, error) {
@@ -187,246 +392,4 @@ func requireID(arg string, id ID) (string, error) {
 		return "", argError(arg, "is required")
 	}
 	return v, nil
-}
-
-// SearchProjectsInput are the arguments of scopekit_search_projects.
-type SearchProjectsInput struct {
-	Query          string `json:"query,omitempty" jsonschema:"case-insensitive substring of the project name"`
-	Status         string `json:"status,omitempty" jsonschema:"project status: draft, pending_approval, approved, won, lost or canceled"`
-	Client         ID     `json:"client,omitempty" jsonschema:"client id (the client_id of a project)"`
-	CreatedAfter   string `json:"created_after,omitempty" jsonschema:"created at or after this RFC 3339 date or time, e.g. 2026-11-01 or 2026-11-01T09:00:00Z"`
-	CreatedBefore  string `json:"created_before,omitempty" jsonschema:"created at or before this RFC 3339 date or time"`
-	ApprovedAfter  string `json:"approved_after,omitempty" jsonschema:"approved (through the approval workflow) at or after this RFC 3339 date or time"`
-	ApprovedBefore string `json:"approved_before,omitempty" jsonschema:"approved at or before this RFC 3339 date or time"`
-	Limit          int    `json:"limit,omitempty" jsonschema:"projects per page, 1 to 100 (default 25)"`
-	Cursor         string `json:"cursor,omitempty" jsonschema:"the next_cursor of the previous page"`
-}
-
-// SearchProjectsOutput is one page of projects.
-type SearchProjectsOutput struct {
-	Projects   []ProjectSummary `json:"projects"`
-	Total      int              `json:"total" jsonschema:"projects matching in all"`
-	NextCursor string           `json:"next_cursor" jsonschema:"pass as cursor for the next page; empty on the last page"`
-}
-
-// ProjectSummary is a project as search results show it.
-type ProjectSummary struct {
-	ID       string `json:"id"`
-	Name     string `json:"name"`
-	ClientID string `json:"client_id"`
-	Client   string `json:"client"`
-	Status   string `json:"status"`
-	Active   bool   `json:"active" jsonschema:"false for an archived project"`
-	// Times are RFC 3339 in UTC; "" when unset.
-	CreatedAt       string `json:"created_at"`
-	SubmittedAt     string `json:"submitted_at"`
-	ApprovedAt      string `json:"approved_at" jsonschema:"set only when the approval workflow approved the project; empty when its status was set directly"`
-	ContractRevenue string `json:"contract_revenue"`
-	Currency        string `json:"currency"`
-}
-
-// cursor is a page position: the page number and size of the next page,
-// encoded opaquely.
-func encodeCursor(page, size int) string {
-	return base64.RawURLEncoding.EncodeToString([]byte("p" + strconv.Itoa(page) + "s" + strconv.Itoa(size)))
-}
-
-func decodeCursor(c string) (page, size int, err error) {
-	bad := argError("cursor", "not a next_cursor of this tool")
-	b, err := base64.RawURLEncoding.DecodeString(c)
-	if err != nil {
-		return 0, 0, bad
-	}
-	p, s, ok := strings.Cut(strings.TrimPrefix(string(b), "p"), "s")
-	if !ok || !strings.HasPrefix(string(b), "p") {
-		return 0, 0, bad
-	}
-	page, err1 := strconv.Atoi(p)
-	size, err2 := strconv.Atoi(s)
-	if err1 != nil || err2 != nil || page < 1 || size < 1 || size > MaxLimit {
-		return 0, 0, bad
-	}
-	return page, size, nil
-}
-
-func (t *tools) searchProjects(ctx context.Context, req *mcp.CallToolRequest, in SearchProjectsInput) (*mcp.CallToolResult, SearchProjectsOutput, error) {
-	var out SearchProjectsOutput
-	size, page := in.Limit, 1
-	switch {
-	case size == 0:
-		size = DefaultLimit
-	case size < 1 || size > MaxLimit:
-		return nil, out, argError("limit", "must be between 1 and %d, not %d", MaxLimit, in.Limit)
-	}
-	if in.Cursor != "" {
-		var err error
-		if page, size, err = decodeCursor(in.Cursor); err != nil {
-			return nil, out, err
-		}
-	}
-	filters := map[string]string{}
-	for name, v := range map[string]string{"name": in.Query, "status": in.Status, "client": string(in.Client),
-		"created-after": in.CreatedAfter, "created-before": in.CreatedBefore,
-		"approved-after": in.ApprovedAfter, "approved-before": in.ApprovedBefore} {
-		if v = strings.TrimSpace(v); v != "" {
-			filters[name] = v
-		}
-	}
-	a, err := t.ses.actor(ctx, req)
-	if err != nil {
-		return nil, out, t.fail(err)
-	}
-	res, err := t.s.Svc.List(ctx, a, views.TypeProjects, engine.ListParams{Filters: filters,
-		PageNumber: page, PageSize: size, Include: []string{views.NameClient}}, opts)
-	if err != nil {
-		return nil, out, t.fail(err)
-	}
-	clients := clientNames(res.Included)
-	out.Projects = make([]ProjectSummary, 0, len(res.Records))
-	for _, p := range res.Records {
-		out.Projects = append(out.Projects, summary(p, clients))
-	}
-	out.Total = res.Total
-	if page*size < res.Total {
-		out.NextCursor = encodeCursor(page+1, size)
-	}
-	return nil, out, nil
-}
-
-// clientNames maps the ids of the clients among recs to their names.
-func clientNames(recs []*engine.Record) map[string]string {
-	m := map[string]string{}
-	for _, r := range recs {
-		if r.Type == views.TypeClients {
-			m[r.ID] = views.Client{Record: r}.Name()
-		}
-	}
-	return m
-}
-
-func summary(rec *engine.Record, clients map[string]string) ProjectSummary {
-	p := views.Project{Record: rec}
-	return ProjectSummary{
-		ID: p.ID, Name: p.ProjectName(), ClientID: p.Client(), Client: clients[p.Client()],
-		Status: p.Status(), Active: p.Active(), CreatedAt: p.CreatedAt,
-		SubmittedAt: p.SubmittedAt(), ApprovedAt: p.ApprovedAt(),
-		// as stored: the decimal string the API serves
-		ContractRevenue: p.Str(views.NameContractRevenue), Currency: p.Currency(),
-	}
-}
-
-// ProjectInput names a project.
-type ProjectInput struct {
-	ProjectID ID `json:"project_id" jsonschema:"the project's id (the id of a search result)"`
-}
-
-// ProjectDetail is a project with its pricing summary.
-type ProjectDetail struct {
-	ProjectSummary
-	ExecutiveSummary string         `json:"executive_summary"`
-	Pricing          PricingSummary `json:"pricing"`
-}
-
-// PricingSummary is the top of a project's pricing breakdown (the REST
-// /pricing has every line).
-type PricingSummary struct {
-	Currency                    string        `json:"currency"`
-	TotalHours                  pricing.Fixed `json:"total_hours" jsonschema:"labor hours of services, subservices and governance"`
-	ServiceHours                pricing.Fixed `json:"service_hours"`
-	GovernanceHours             pricing.Fixed `json:"governance_hours"`
-	ProfessionalServicesRevenue pricing.Fixed `json:"professional_services_revenue"`
-	ProfessionalServicesCost    pricing.Fixed `json:"professional_services_cost"`
-	GovernanceRevenue           pricing.Fixed `json:"governance_revenue"`
-	ExpensesRevenue             pricing.Fixed `json:"expenses_revenue"`
-	MaterialsRevenue            pricing.Fixed `json:"materials_revenue"`
-	ManagedServicesRevenue      pricing.Fixed `json:"managed_services_revenue"`
-	TotalContractValue          pricing.Fixed `json:"total_contract_value"`
-	TotalContractCost           pricing.Fixed `json:"total_contract_cost"`
-	TotalContractProfit         pricing.Fixed `json:"total_contract_profit"`
-	TotalContractMargin         pricing.Fixed `json:"total_contract_margin"`
-	Warnings                    []string      `json:"warnings" jsonschema:"lines priced at 0 or set aside"`
-}
-
-func (t *tools) getProject(ctx context.Context, req *mcp.CallToolRequest, in ProjectInput) (*mcp.CallToolResult, ProjectDetail, error) {
-	var out ProjectDetail
-	id, err := requireID("project_id", in.ProjectID)
-	if err != nil {
-		return nil, out, err
-	}
-	a, err := t.ses.actor(ctx, req)
-	if err != nil {
-		return nil, out, t.fail(err)
-	}
-	res, err := t.s.Svc.Get(ctx, a, views.TypeProjects, id,
-		engine.ListParams{Filters: map[string]string{"active": "true,false"}, Include: []string{views.NameClient}}, opts)
-	if err != nil {
-		return nil, out, t.fail(err)
-	}
-	pr, err := t.s.Svc.Pricing(ctx, a, id)
-	if err != nil {
-		return nil, out, t.fail(err)
-	}
-	p := res.Records[0]
-	out.ProjectSummary = summary(p, clientNames(res.Included))
-	out.ExecutiveSummary = views.Project{Record: p}.ExecutiveSummary()
-	ps := pr.ProfessionalServices
-	out.Pricing = PricingSummary{
-		Currency: pr.Currency.Code, TotalHours: ps.Hours, ServiceHours: ps.ServiceHours, GovernanceHours: ps.PMHours,
-		ProfessionalServicesRevenue: ps.Revenue, ProfessionalServicesCost: ps.Cost, GovernanceRevenue: ps.PMRevenue,
-		ExpensesRevenue: pr.TravelAndExpense.Revenue, MaterialsRevenue: pr.Materials.Revenue,
-		ManagedServicesRevenue: pr.ManagedServices.Revenue,
-		TotalContractValue:     pr.TotalContractValue, TotalContractCost: pr.TotalContractCost,
-		TotalContractProfit: pr.TotalContractProfit, TotalContractMargin: pr.TotalContractMargin,
-		Warnings: make([]string, 0, len(pr.Warnings)),
-	}
-	for _, w := range pr.Warnings {
-		out.Pricing.Warnings = append(out.Pricing.Warnings, w.Line+": "+w.Message)
-	}
-	return nil, out, nil
-}
-
-// DeliveryRollupOutput is a project's delivery rollup.
-type DeliveryRollupOutput struct {
-	ProjectID string `json:"project_id"`
-	Currency  string `json:"currency"`
-	pricing.DeliveryRollup
-}
-
-// EstimateVsActualOutput is a project's estimate-versus-actual table.
-type EstimateVsActualOutput struct {
-	ProjectID string `json:"project_id"`
-	Currency  string `json:"currency"`
-	pricing.EstimateVsActual
-}
-
-func (t *tools) delivery(ctx context.Context, req *mcp.CallToolRequest, in ProjectInput) (string, *pricing.Delivery, error) {
-	id, err := requireID("project_id", in.ProjectID)
-	if err != nil {
-		return "", nil, err
-	}
-	a, err := t.ses.actor(ctx, req)
-	if err != nil {
-		return "", nil, t.fail(err)
-	}
-	d, err := t.s.Svc.Delivery(ctx, a, id)
-	if err != nil {
-		return "", nil, t.fail(err)
-	}
-	return id, d, nil
-}
-
-func (t *tools) deliveryRollup(ctx context.Context, req *mcp.CallToolRequest, in ProjectInput) (*mcp.CallToolResult, DeliveryRollupOutput, error) {
-	id, d, err := t.delivery(ctx, req, in)
-	if err != nil {
-		return nil, DeliveryRollupOutput{}, err
-	}
-	return nil, DeliveryRollupOutput{ProjectID: id, Currency: d.Currency.Code, DeliveryRollup: d.Rollup}, nil
-}
-
-func (t *tools) estimateVsActual(ctx context.Context, req *mcp.CallToolRequest, in ProjectInput) (*mcp.CallToolResult, EstimateVsActualOutput, error) {
-	id, d, err := t.delivery(ctx, req, in)
-	if err != nil {
-		return nil, EstimateVsActualOutput{}, err
-	}
-	return nil, EstimateVsActualOutput{ProjectID: id, Currency: d.Currency.Code, EstimateVsActual: d.EstimateVsActual}, nil
 }

@@ -10,35 +10,68 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/scopekit/scopekit/internal/demodata"
 	"github.com/scopekit/scopekit/mcpadapter"
+	"github.com/scopekit/scopekit/pricing"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
-// Ensure every tool is listed, read-only, and that its schemas describe
-// the wire: ids as strings or integers, money and hours as strings.
+// Ensure every tool is listed with honest annotations, and that its
+// schemas describe the wire: ids as strings or integers, money and hours
+// as strings, the allowed values of an argument as its enum.
 func TestToolSchemas(t *testing.T) {
 	f := newFixture(t)
 	c := f.connect(t, f.admin)
 	res, err := c.ses.ListTools(context.Background(), nil)
 	require.NoError(t, err)
+	type hints struct{ readOnly, destructive, idempotent bool }
+	want := map[string]hints{
+		mcpadapter.ToolSearchProjects: {readOnly: true, idempotent: true}, mcpadapter.ToolGetProject: {readOnly: true, idempotent: true},
+		mcpadapter.ToolListProjectItems: {readOnly: true, idempotent: true}, mcpadapter.ToolGetDocument: {readOnly: true, idempotent: true},
+		mcpadapter.ToolDeliveryRollup: {readOnly: true, idempotent: true}, mcpadapter.ToolEstimateVsActual: {readOnly: true, idempotent: true},
+		mcpadapter.ToolReviewProjectScope: {readOnly: true, idempotent: true}, mcpadapter.ToolGetDocumentText: {readOnly: true, idempotent: true},
+		mcpadapter.ToolCreateProject: {}, mcpadapter.ToolAddServiceToProject: {}, mcpadapter.ToolApplyBlueprint: {},
+		mcpadapter.ToolGenerateDocument: {}, mcpadapter.ToolUpdateProject: {destructive: true, idempotent: true},
+	}
 	schemas := map[string][2]*jsonschema.Schema{}
 	for _, tl := range res.Tools {
-		assert.True(t, tl.Annotations.ReadOnlyHint, tl.Name)
-		assert.True(t, tl.Annotations.IdempotentHint, tl.Name)
+		a := tl.Annotations
+		destructive := a.DestructiveHint == nil || *a.DestructiveHint // the default is true
+		if a.ReadOnlyHint {
+			destructive = false // meaningless for a read-only tool
+		}
+		assert.Equal(t, want[tl.Name], hints{a.ReadOnlyHint, destructive, a.IdempotentHint}, tl.Name)
+		require.NotNil(t, a.OpenWorldHint, tl.Name)
+		assert.False(t, *a.OpenWorldHint, tl.Name)
 		assert.NotEmpty(t, tl.Description, tl.Name)
 		var in, out jsonschema.Schema
 		remarshal(t, tl.InputSchema, &in)
 		remarshal(t, tl.OutputSchema, &out)
 		schemas[tl.Name] = [2]*jsonschema.Schema{&in, &out}
 	}
-	require.Len(t, schemas, 6)
+	require.Len(t, schemas, len(want))
 	for _, tc := range []struct{ tool, arg string }{
 		{mcpadapter.ToolSearchProjects, "client"}, {mcpadapter.ToolGetProject, "project_id"},
 		{mcpadapter.ToolListProjectItems, "project_id"}, {mcpadapter.ToolGetDocument, "document_id"},
 		{mcpadapter.ToolDeliveryRollup, "project_id"}, {mcpadapter.ToolEstimateVsActual, "project_id"},
+		{mcpadapter.ToolCreateProject, "client"}, {mcpadapter.ToolAddServiceToProject, "service"},
+		{mcpadapter.ToolApplyBlueprint, "blueprint"}, {mcpadapter.ToolGenerateDocument, "template"},
+		{mcpadapter.ToolGetDocumentText, "document_id"}, {mcpadapter.ToolReviewProjectScope, "project_id"},
 	} {
 		require.Contains(t, schemas, tc.tool)
 		assert.Equal(t, []string{"string", "integer"}, schemas[tc.tool][0].Properties[tc.arg].Types, "%s %s", tc.tool, tc.arg)
+	}
+	assert.Equal(t, []string{"string", "number"}, schemas[mcpadapter.ToolAddServiceToProject][0].Properties["quantity"].Types)
+	for _, tc := range []struct {
+		tool, arg string
+		values    []any
+	}{
+		{mcpadapter.ToolSearchProjects, "status", []any{"", "draft", "pending_approval", "approved", "won", "lost", "canceled"}},
+		{mcpadapter.ToolListProjectItems, "type", []any{"documents", "services", "phases", "locations", "governance", "expenses", "products"}},
+		{mcpadapter.ToolListProjectItems, "response_format", []any{"", "concise", "detailed"}},
+		{mcpadapter.ToolGetDocument, "response_format", []any{"", "concise", "detailed"}},
+		{mcpadapter.ToolGenerateDocument, "type", []any{"", "sow", "pricing", "breakdown"}},
+	} {
+		assert.Equal(t, tc.values, schemas[tc.tool][0].Properties[tc.arg].Enum, "%s %s", tc.tool, tc.arg)
 	}
 	pricing := schemas[mcpadapter.ToolGetProject][1].Properties["pricing"]
 	for _, field := range []string{"total_contract_value", "total_hours", "total_contract_margin"} {
@@ -309,8 +342,45 @@ func TestDelivery(t *testing.T) {
 
 	var ev mcpadapter.EstimateVsActualOutput
 	c.call(t, mcpadapter.ToolEstimateVsActual, args, &ev)
-	assert.Equal(t, mcpadapter.EstimateVsActualOutput{ProjectID: f.acme.ProjectID, Currency: "USD", EstimateVsActual: d.EstimateVsActual}, ev)
-	assert.Len(t, ev.Rows, 4, "two services and two subservices")
+	assert.Equal(t, f.acme.ProjectID, ev.ProjectID)
+	assert.Equal(t, "USD", ev.Currency)
+	require.Len(t, ev.Rows, 4, "two services and two subservices")
+	// the use case's figures; variances only where actual hours were
+	// recorded (the Assessment's own line), and on the totals above it
+	want := d.EstimateVsActual
+	for i, r := range ev.Rows {
+		w := want.Rows[i]
+		assert.Equal(t, [5]string{w.ServiceID, w.SubserviceID, w.Name, w.PhaseID, w.Status},
+			[5]string{r.ServiceID, r.SubserviceID, r.Name, r.PhaseID, r.Status})
+		assertTotals(t, w.EstimateTotals, r.EstimateTotals, w.Name == "Assessment", w.Name)
+	}
+	require.Len(t, ev.Phases, 2)
+	assertTotals(t, want.Phases[0].EstimateTotals, ev.Phases[0].EstimateTotals, true, "Plan")
+	assertTotals(t, want.Phases[1].EstimateTotals, ev.Phases[1].EstimateTotals, false, "Implement: nothing recorded")
+	assertTotals(t, want.Total, ev.Total, true, "total")
 	assert.Equal(t, "20.00", ev.Total.ActualHours.String())
 	assert.Equal(t, "40.75", ev.Total.EstimatedHours.String())
+
+	// an actual of 0 recorded is an actual
+	f.update("acme", "project-services", ev.Rows[3].ServiceID, map[string]any{"actual-hours": "0"})
+	c.call(t, mcpadapter.ToolEstimateVsActual, args, &ev)
+	require.NotNil(t, ev.Rows[3].VarianceRatio)
+	assert.Equal(t, "-1.0000", ev.Rows[3].VarianceRatio.String())
+}
+
+// assertTotals checks figures against the use case's: the variances null
+// unless recorded.
+func assertTotals(t *testing.T, want pricing.EstimateTotals, got mcpadapter.EstimateTotals, recorded bool, what string) {
+	t.Helper()
+	assert.Equal(t, [4]string{want.EstimatedHours.String(), want.ActualHours.String(), want.EstimatedCost.String(), want.ActualCost.String()},
+		[4]string{got.EstimatedHours.String(), got.ActualHours.String(), got.EstimatedCost.String(), got.ActualCost.String()}, what)
+	if !recorded {
+		assert.Nil(t, got.VarianceHours, what)
+		assert.Nil(t, got.VarianceRatio, what)
+		assert.Nil(t, got.VarianceCost, what)
+		return
+	}
+	require.NotNil(t, got.VarianceHours, what)
+	assert.Equal(t, [3]string{want.VarianceHours.String(), want.VarianceRatio.String(), want.VarianceCost.String()},
+		[3]string{got.VarianceHours.String(), got.VarianceRatio.String(), got.VarianceCost.String()}, what)
 }

@@ -32,40 +32,9 @@ func (e *env) seedDemo() *demodata.Seeded {
 	e.TB.Helper()
 	s := e.SeedDemo()
 	former := e.Member("fred@acme.test", "Fred Former")
-	tm := e.create("project-teammates", nil, "project", "projects", s.ProjectID, "user", "users", former)
+	tm := e.Create("project-teammates", nil, "project", "projects", s.ProjectID, "user", "users", former)
 	require.NoError(e.TB, e.Svc.Delete(context.Background(), e.Actor, "project-teammates", tm, engine.Options{}))
 	return s
-}
-
-// create creates a record through the engine; attrs are marshaled to JSON,
-// rels are name, type, id triples.
-func (e *env) create(typ string, attrs map[string]any, rels ...string) string {
-	e.TB.Helper()
-	in := &engine.Input{Attrs: map[string]json.RawMessage{}, Rels: map[string]engine.RelInput{}}
-	for k, v := range attrs {
-		b, err := json.Marshal(v)
-		require.NoError(e.TB, err)
-		in.Attrs[k] = b
-	}
-	for i := 0; i+2 < len(rels); i += 3 {
-		in.Rels[rels[i]] = engine.RelInput{Refs: []engine.Ref{{Type: rels[i+1], ID: rels[i+2]}}}
-	}
-	res, err := e.Svc.Create(context.Background(), e.Actor, typ, in, engine.Options{})
-	require.NoError(e.TB, err)
-	return res.Records[0].ID
-}
-
-// updateRec updates attributes of a record through the engine.
-func (e *env) updateRec(typ, id string, attrs map[string]any) {
-	e.TB.Helper()
-	in := &engine.Input{Attrs: map[string]json.RawMessage{}, Rels: map[string]engine.RelInput{}}
-	for k, v := range attrs {
-		b, err := json.Marshal(v)
-		require.NoError(e.TB, err)
-		in.Attrs[k] = b
-	}
-	_, err := e.Svc.Update(context.Background(), e.Actor, typ, id, in, engine.Options{})
-	require.NoError(e.TB, err)
 }
 
 // setComputed writes attributes clients cannot set (submitted-at, ...)

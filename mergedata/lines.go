@@ -31,15 +31,22 @@ type LocationService struct {
 // TotalHours and TotalRevenue are pricing's per-phase breakdown: the
 // phase's professional services and the governance allocated to it
 // (managed services are listed in their phase but, as in pricing, not
-// counted there). A last phase with an empty name holds the services
-// without a phase (or with an unknown one), when there are any.
+// counted there). v2 also has the two parts apart: ServiceHours and
+// ServiceRevenue add up from the phase's professional services,
+// GovernanceHours and GovernanceRevenue are the governance allocated to
+// it. A last phase with an empty name holds the services without a phase
+// (or with an unknown one), when there are any.
 type Phase struct {
-	Name         string    `json:"name"`
-	Slug         string    `json:"slug"`
-	SOWLanguage  string    `json:"sow_language"`
-	TotalHours   string    `json:"total_hours"`
-	TotalRevenue string    `json:"total_revenue"`
-	Services     []Service `json:"services"`
+	Name              string    `json:"name"`
+	Slug              string    `json:"slug"`
+	SOWLanguage       string    `json:"sow_language"`
+	TotalHours        string    `json:"total_hours"`
+	TotalRevenue      string    `json:"total_revenue"`
+	ServiceHours      string    `json:"service_hours,omitempty"` // v2 only, as the three below
+	ServiceRevenue    string    `json:"service_revenue,omitempty"`
+	GovernanceHours   string    `json:"governance_hours,omitempty"`
+	GovernanceRevenue string    `json:"governance_revenue,omitempty"`
+	Services          []Service `json:"services"`
 }
 
 // Service is a project service with its subservices. For a managed
@@ -100,7 +107,7 @@ func lines(snap *views.Snapshot, withCost bool) ([]Location, []Phase) {
 	phaseAt := make(map[string]int, len(res.Phases)) // "" is the entry of services without a phase
 	for _, pt := range res.Phases {
 		phaseAt[pt.PhaseID] = len(phases)
-		phases = append(phases, phaseOf(pt, sowLanguage[pt.PhaseID]))
+		phases = append(phases, phaseOf(pt, sowLanguage[pt.PhaseID], withCost))
 	}
 
 	nsub := 0
@@ -143,7 +150,9 @@ func lines(snap *views.Snapshot, withCost bool) ([]Location, []Phase) {
 			if k, ok = phaseAt[""]; !ok { // a managed service without a phase: pricing has no entry for it
 				k = len(phases)
 				phaseAt[""] = k
-				phases = append(phases, phaseOf(pricing.PhaseTotals{Hours: zero(2), Revenue: zero(res.Currency.MinorUnits)}, ""))
+				h, m := zero(2), zero(res.Currency.MinorUnits)
+				phases = append(phases, phaseOf(pricing.PhaseTotals{Hours: h, Revenue: m, ServiceHours: h, ServiceRevenue: m,
+					GovernanceHours: h, GovernanceRevenue: m}, "", withCost))
 			}
 		}
 		phases[k].Services = append(phases[k].Services, s)
@@ -156,10 +165,16 @@ func lines(snap *views.Snapshot, withCost bool) ([]Location, []Phase) {
 }
 
 // phaseOf is the entry of a phase of pricing's breakdown with its project
-// phase's SOW language ("" for the entry without a phase).
-func phaseOf(pt pricing.PhaseTotals, sowLanguage string) Phase {
-	return Phase{Name: pt.Name, Slug: pricing.Slug(pt.Name), SOWLanguage: sowLanguage,
+// phase's SOW language ("" for the entry without a phase), with the
+// figures of its services and its governance apart when v2.
+func phaseOf(pt pricing.PhaseTotals, sowLanguage string, v2 bool) Phase {
+	ph := Phase{Name: pt.Name, Slug: pricing.Slug(pt.Name), SOWLanguage: sowLanguage,
 		TotalHours: pt.Hours.String(), TotalRevenue: pt.Revenue.String(), Services: []Service{}}
+	if v2 {
+		ph.ServiceHours, ph.ServiceRevenue = pt.ServiceHours.String(), pt.ServiceRevenue.String()
+		ph.GovernanceHours, ph.GovernanceRevenue = pt.GovernanceHours.String(), pt.GovernanceRevenue.String()
+	}
+	return ph
 }
 
 // zero is 0 shown with places decimals.

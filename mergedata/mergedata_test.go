@@ -28,13 +28,13 @@ func (e *env) seedRich() string {
 		}
 	}
 	require.NotEmpty(e.TB, engineer)
-	hq := e.create("project-locations", map[string]any{"name": "HQ", "address": "1 Main St", "city": "Springfield",
+	hq := e.Create("project-locations", map[string]any{"name": "HQ", "address": "1 Main St", "city": "Springfield",
 		"region": "IL", "country": "US", "postal-code": "62701"}, "project", "projects", pid)
-	e.create("project-locations", map[string]any{"name": "Home office", "remote": true}, "project", "projects", pid)
-	e.create("project-services", map[string]any{"name": "Cabling", "quantity": "3", "unit-hours": "1.125", "sku": "CAB-1",
+	e.Create("project-locations", map[string]any{"name": "Home office", "remote": true}, "project", "projects", pid)
+	e.Create("project-services", map[string]any{"name": "Cabling", "quantity": "3", "unit-hours": "1.125", "sku": "CAB-1",
 		"service-description": "Patch the new firewalls in."},
 		"project", "projects", pid, "project-resource", "project-resources", engineer, "project-location", "project-locations", hq)
-	e.create("project-services", map[string]any{"name": "Monitoring", "quantity": "1", "unit-hours": "2",
+	e.Create("project-services", map[string]any{"name": "Monitoring", "quantity": "1", "unit-hours": "2",
 		"service-type": "managed_services", "payment-frequency": "monthly"},
 		"project", "projects", pid, "project-resource", "project-resources", engineer, "project-location", "project-locations", hq)
 	return pid
@@ -185,7 +185,7 @@ func TestProjectPricingIsThePricingResult(t *testing.T) {
 	term := e.snapshot(pid).PaymentTerm.ID
 	for _, hardware := range []bool{false, true} {
 		t.Run(fmt.Sprintf("include-hardware=%v", hardware), func(t *testing.T) {
-			e.updateRec("payment-terms", term, map[string]any{"include-hardware": hardware})
+			e.Update("payment-terms", term, map[string]any{"include-hardware": hardware})
 			snap := e.snapshot(pid)
 			require.NotEmpty(t, snap.Pricing.ManagedServices.Items)
 			v2 := tree(t, mergedata.BuildV2(snap, now))
@@ -215,7 +215,7 @@ func TestIncludeHardware(t *testing.T) {
 		{false, "9669.25", "4616.30", "5052.95", "10794.25"},
 		{true, "13669.23", "7616.30", "6052.93", "14794.23"},
 	} {
-		e.updateRec("payment-terms", term, map[string]any{"include-hardware": tc.hardware})
+		e.Update("payment-terms", term, map[string]any{"include-hardware": tc.hardware})
 		snap := e.snapshot(pid)
 		v2 := tree(t, mergedata.BuildV2(snap, now))
 		ps := at(t, v2, "project_pricing", "professional_services")
@@ -257,6 +257,7 @@ func TestLines(t *testing.T) {
 					assert.Equal(t, pt.Name, at(t, p, "name"))
 					assert.Equal(t, pt.Hours.String(), at(t, p, "total_hours"))
 					assert.Equal(t, pt.Revenue.String(), at(t, p, "total_revenue"))
+					checkPhaseParts(t, p, pt, v.withCost)
 				}
 				for _, s := range at(t, p, "services").([]any) {
 					listed[at(t, s, "name").(string)] = s.(map[string]any)
@@ -317,8 +318,8 @@ func TestLines(t *testing.T) {
 // by their UTC date.
 func TestDates(t *testing.T) {
 	e := mustEnv(t)
-	client := e.create("clients", map[string]any{"name": "Initech"})
-	pid := e.create("projects", map[string]any{"project-name": "Dated"}, "client", "clients", client)
+	client := e.Create("clients", map[string]any{"name": "Initech"})
+	pid := e.Create("projects", map[string]any{"project-name": "Dated"}, "client", "clients", client)
 	wrap := func(value, short, long string) any {
 		return map[string]any{"value": value, "to_short_date": short, "to_long_date": long}
 	}
@@ -362,9 +363,9 @@ func TestDates(t *testing.T) {
 // members or nulls.
 func TestEmptyOptionalText(t *testing.T) {
 	e := mustEnv(t)
-	client := e.create("clients", map[string]any{"name": "Initech"})
-	pid := e.create("projects", map[string]any{"project-name": "Bare"}, "client", "clients", client)
-	e.create("project-services", map[string]any{"name": "Unnamed work", "unit-hours": "1"}, "project", "projects", pid)
+	client := e.Create("clients", map[string]any{"name": "Initech"})
+	pid := e.Create("projects", map[string]any{"project-name": "Bare"}, "client", "clients", client)
+	e.Create("project-services", map[string]any{"name": "Unnamed work", "unit-hours": "1"}, "project", "projects", pid)
 	snap := e.snapshot(pid)
 	require.Nil(t, snap.PaymentTerm)
 	v2 := tree(t, mergedata.BuildV2(snap, now))
@@ -449,7 +450,7 @@ func TestRemovedTeammatesExcluded(t *testing.T) {
 	e := mustEnv(t)
 	pid := e.seedDemo().ProjectID // Ada stays, Fred was removed
 	later := e.Member("lin@acme.test", "Lin Later")
-	e.create("project-teammates", nil, "project", "projects", pid, "user", "users", later)
+	e.Create("project-teammates", nil, "project", "projects", pid, "user", "users", later)
 	v2 := tree(t, mergedata.BuildV2(e.snapshot(pid), now))
 	assert.Equal(t, []any{
 		map[string]any{"name": "Ada Admin", "email": "ada@acme.test"},
@@ -463,10 +464,10 @@ func TestProjectFields(t *testing.T) {
 	s := e.seedDemo()
 	sales := e.Member("sam@acme.test", "Sam Sales")
 	presales := e.Member("pat@acme.test", "Pat Presales")
-	lob := e.create("lines-of-business", map[string]any{"name": "Managed Security"})
-	e.create("user-defined-fields", map[string]any{"name": "po_number", "resource-type": "projects"})
+	lob := e.Create("lines-of-business", map[string]any{"name": "Managed Security"})
+	e.Create("user-defined-fields", map[string]any{"name": "po_number", "resource-type": "projects"})
 	in := map[string]any{"solution-summary": "New firewalls.", "out-of-scope": "Wi-Fi.", "user-defined-fields": map[string]any{"po_number": "PO-7"}}
-	e.updateRec("projects", s.ProjectID, in)
+	e.Update("projects", s.ProjectID, in)
 	e.setRels("projects", s.ProjectID, "sales-executive", "users", sales, "presales-engineer", "users", presales,
 		"line-of-business", "lines-of-business", lob)
 	e.setComputed("projects", s.ProjectID, map[string]any{"status": "pending_approval"})
@@ -511,11 +512,11 @@ func TestCurrency(t *testing.T) {
 		_, err := a.EnsureCurrency(e.Acct, "JPY", "Yen", "150")
 		return err
 	}))
-	table := e.create("rate-tables", map[string]any{"name": "Yen", "currency": "JPY"})
-	client := e.create("clients", map[string]any{"name": "Nakatomi"})
-	pid := e.create("projects", map[string]any{"project-name": "Tokyo"}, "client", "clients", client, "rate-table", "rate-tables", table)
-	res := e.create("project-resources", map[string]any{"name": "Engineer", "hourly-rate": "20000", "hourly-cost": "9000"}, "project", "projects", pid)
-	e.create("project-services", map[string]any{"name": "Install", "quantity": "1", "unit-hours": "1.5"},
+	table := e.Create("rate-tables", map[string]any{"name": "Yen", "currency": "JPY"})
+	client := e.Create("clients", map[string]any{"name": "Nakatomi"})
+	pid := e.Create("projects", map[string]any{"project-name": "Tokyo"}, "client", "clients", client, "rate-table", "rate-tables", table)
+	res := e.Create("project-resources", map[string]any{"name": "Engineer", "hourly-rate": "20000", "hourly-cost": "9000"}, "project", "projects", pid)
+	e.Create("project-services", map[string]any{"name": "Install", "quantity": "1", "unit-hours": "1.5"},
 		"project", "projects", pid, "project-resource", "project-resources", res)
 	v2 := tree(t, mergedata.BuildV2(e.snapshot(pid), now))
 	assert.Equal(t, map[string]any{"code": "JPY", "unit": "¥", "minor_units": float64(0)}, at(t, v2, "currency"))
@@ -556,7 +557,7 @@ func TestDeliverySection(t *testing.T) {
 	e := mustEnv(t)
 	pid := e.seedDemo().ProjectID
 	snap := e.snapshot(pid)
-	e.updateRec("project-services", snap.Services[0].ID, map[string]any{"status": "complete", "actual-hours": "30"})
+	e.Update("project-services", snap.Services[0].ID, map[string]any{"status": "complete", "actual-hours": "30"})
 	snap = e.snapshot(pid)
 	v2 := tree(t, mergedata.BuildV2(snap, now))
 	assert.Equal(t, "0.6012", at(t, v2, "delivery", "rollup", "project", "percent_complete"))

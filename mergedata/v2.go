@@ -11,10 +11,28 @@ import (
 type V2 struct {
 	Project        V2Project      `json:"project"`
 	Currency       Currency       `json:"currency"`
+	Locale         string         `json:"locale"` // the account's (BCP 47): the locale filters format in
 	Locations      []Location     `json:"locations"`
 	Phases         []Phase        `json:"phases"`
 	ProjectPricing ProjectPricing `json:"project_pricing"`
 	Delivery       Delivery       `json:"delivery"`
+	GeneralTerms   []Term         `json:"general_terms"` // the account's, by position
+}
+
+// Term is one of the account's general terms: a clause every statement of
+// work of the account prints.
+type Term struct {
+	Name string `json:"name"`
+	Body string `json:"body"`
+}
+
+// termsOf returns the general terms of snap, an empty list when none.
+func termsOf(snap *views.Snapshot) []Term {
+	out := make([]Term, len(snap.GeneralTerms))
+	for i, t := range snap.GeneralTerms {
+		out[i] = Term{Name: t.Name(), Body: t.Body()}
+	}
+	return out
 }
 
 // Delivery is v2's delivery section: the project's delivery rollup and
@@ -61,6 +79,7 @@ type V2Project struct {
 	Teammates              []Person       `json:"teammates"` // removed teammates excluded
 	PaymentTerm            PaymentTerm    `json:"payment_term"`
 	UserDefinedFields      map[string]any `json:"user_defined_fields"`
+	ServiceCount           int            `json:"service_count"` // the project's services, managed ones included
 }
 
 // PaymentTerm is the project's payment term. A project without one is
@@ -96,6 +115,7 @@ func BuildV2(snap *views.Snapshot, now time.Time) *V2 {
 	return &V2{
 		Project:   projectV2(snap, now),
 		Currency:  currencyOf(res),
+		Locale:    localeOf(snap),
 		Locations: locations,
 		Phases:    phases,
 		ProjectPricing: ProjectPricing{
@@ -110,7 +130,8 @@ func BuildV2(snap *views.Snapshot, now time.Time) *V2 {
 			TotalContractProfit:  res.TotalContractProfit,
 			TotalContractMargin:  res.TotalContractMargin,
 		},
-		Delivery: deliveryOf(snap),
+		Delivery:     deliveryOf(snap),
+		GeneralTerms: termsOf(snap),
 	}
 }
 
@@ -128,7 +149,7 @@ func projectV2(snap *views.Snapshot, now time.Time) V2Project {
 		LineOfBusiness: opt(snap.LineOfBusiness, views.LineOfBusiness.Name),
 		SalesExecutive: optPerson(snap.SalesExecutive), PresalesEngineer: optPerson(snap.PresalesEngineer),
 		Teammates:   make([]Person, len(snap.Teammates)),
-		PaymentTerm: PaymentTerm{IncludeExpenses: true},
+		PaymentTerm: PaymentTerm{IncludeExpenses: true}, ServiceCount: len(snap.Services),
 	}
 	for i, u := range snap.Teammates {
 		out.Teammates[i] = personOf(u)
@@ -146,4 +167,12 @@ func projectV2(snap *views.Snapshot, now time.Time) V2Project {
 		out.UserDefinedFields[k] = v
 	}
 	return out
+}
+
+// localeOf is the account's locale, en-US when it has none.
+func localeOf(snap *views.Snapshot) string {
+	if l := snap.Account.Locale(); l != "" {
+		return l
+	}
+	return "en-US"
 }

@@ -30,15 +30,22 @@ type queryer interface {
 // getJSON decodes the data column of the one row of query; ENOTFOUND
 // (naming what) when there is none.
 func getJSON[T any](ctx context.Context, q queryer, what string, query string, args ...any) (*T, error) {
+	data, err := rowData(ctx, q, what, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	return decodeJSON[T](data, what)
+}
+
+// rowData returns the data column of the one row of query; ENOTFOUND
+// (naming what) when there is none.
+func rowData(ctx context.Context, q queryer, what string, query string, args ...any) ([]byte, error) {
 	var data []byte
 	err := q.QueryRow(ctx, query, args...).Scan(&data)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, scopekit.Errorf(scopekit.ENOTFOUND, "%s not found", what)
 	}
-	if err != nil {
-		return nil, err
-	}
-	return decodeJSON[T](data, what)
+	return data, err
 }
 
 func decodeJSON[T any](data []byte, what string) (*T, error) {
@@ -54,9 +61,26 @@ const (
 	selectCredential  = "SELECT data FROM auth_service_credentials WHERE client_id = $1"
 )
 
-// ApplicationByClientID implements auth.Store.
+// ApplicationByClientID implements auth.Store. Every password, refresh
+// and code grant reads its application: it is kept decoded (which also
+// spares the token endpoint's refusal of a wrong secret a decode that an
+// unknown client id does not cost).
 func (s authStore) ApplicationByClientID(ctx context.Context, clientID string) (*auth.Application, error) {
-	return getJSON[auth.Application](ctx, s.db.pool, "application", selectApplication, clientID)
+	data, err := rowData(ctx, s.db.pool, "application", selectApplication, clientID)
+	if err != nil {
+		return nil, err
+	}
+	a, err := s.db.appCache.Get(clientID, data, func(b []byte) (auth.Application, error) {
+		a, err := decodeJSON[auth.Application](b, "application")
+		if err != nil {
+			return auth.Application{}, err
+		}
+		return *a, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &a, nil
 }
 
 // ServiceCredentialByClientID implements auth.Store.
@@ -130,9 +154,17 @@ func (s authStore) TakeAuthCode(ctx context.Context, digest []byte) (*auth.AuthC
 	return getJSON[auth.AuthCode](ctx, s.db.pool, "code", "DELETE FROM auth_codes WHERE digest = $1 RETURNING data", digest)
 }
 
+const selectMFA = "SELECT data FROM auth_mfa WHERE user_id = $1"
+
+// MFA implements auth.Store.
+func (s authStore) MFA(ctx context.Context, userID string) (*auth.MFA, error) {
+	return getJSON[auth.MFA](ctx, s.db.pool, "second factor", selectMFA, userID)
+}
+
 // Update implements auth.Store: one READ COMMITTED transaction that takes
-// a transaction-scoped advisory lock on each client id, and on each
-// user's credentials in an account, that it reads or writes, so that the
+// a transaction-scoped advisory lock on each client id, on each user's
+// credentials in an account, and on each user's second factor, that it
+// reads or writes, so that the
 // transactions touching one of them run one after the other whatever the
 // process; retried when PostgreSQL reports a deadlock.
 func (s authStore) Update(ctx context.Context, fn func(auth.Tx) error) error {
@@ -259,5 +291,38 @@ func (t *authTx) PutAuthCode(c *auth.AuthCode) error {
 // expires_at.
 func (t *authTx) DeleteAuthCodesExpiredBefore(before time.Time) error {
 	_, err := t.ptx.Exec(t.ctx, "DELETE FROM auth_codes WHERE expires_at < $1", before)
+	return err
+}
+
+func (t *authTx) lockMFA(userID string) error { return t.lock("mfa:" + userID) }
+
+// MFA implements auth.Tx.
+func (t *authTx) MFA(userID string) (*auth.MFA, error) {
+	if err := t.lockMFA(userID); err != nil {
+		return nil, err
+	}
+	return getJSON[auth.MFA](t.ctx, t.ptx, "second factor", selectMFA, userID)
+}
+
+// PutMFA implements auth.Tx.
+func (t *authTx) PutMFA(m *auth.MFA) error {
+	if err := t.lockMFA(m.UserID); err != nil {
+		return err
+	}
+	data, err := json.Marshal(m)
+	if err != nil {
+		return err
+	}
+	_, err = t.ptx.Exec(t.ctx, `INSERT INTO auth_mfa (user_id, data) VALUES ($1, $2)
+		ON CONFLICT (user_id) DO UPDATE SET data = excluded.data`, m.UserID, string(data))
+	return err
+}
+
+// DeleteMFA implements auth.Tx.
+func (t *authTx) DeleteMFA(userID string) error {
+	if err := t.lockMFA(userID); err != nil {
+		return err
+	}
+	_, err := t.ptx.Exec(t.ctx, "DELETE FROM auth_mfa WHERE user_id = $1", userID)
 	return err
 }

@@ -37,7 +37,9 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/scopekit/scopekit/auth"
 	"github.com/scopekit/scopekit/engine"
+	"github.com/scopekit/scopekit/internal/bounded"
 	"github.com/scopekit/scopekit/scoping"
 )
 
@@ -63,6 +65,8 @@ type DB struct {
 
 	mu   sync.Mutex
 	seqs map[string]bool // types whose id sequence exists
+
+	appCache bounded.Decoded[auth.Application] // auth.go
 }
 
 // Created reports whether this Open created the database's tables (it

@@ -97,6 +97,9 @@ func (l *Loader) AuthCode(c *auth.AuthCode) error { return l.auth().PutAuthCode(
 // Token stores a token (its digest).
 func (l *Loader) Token(t *auth.Token) error { return putToken(l.ctx, l.ptx, t) }
 
+// SecondFactor stores a user's second factor (its seed sealed).
+func (l *Loader) SecondFactor(m *auth.MFA) error { return l.auth().PutMFA(m) }
+
 // Password stores a user's password hash (bcrypt).
 func (l *Loader) Password(userID string, hash []byte) error {
 	return setPasswordHash(l.ctx, l.ptx, userID, hash)
@@ -112,7 +115,7 @@ type Counts struct {
 	Records map[string]int64 // by type
 	Blobs   map[string]int64 // by kind
 	// the auth data
-	Applications, ServiceCredentials, Passwords, Tokens, AuthCodes int64
+	Applications, ServiceCredentials, Passwords, Tokens, AuthCodes, SecondFactors int64
 }
 
 // Counts counts the rows of every table of the database.
@@ -137,8 +140,9 @@ func (db *DB) Counts(ctx context.Context) (*Counts, error) {
 			}
 		}
 		return ptx.QueryRow(ctx, `SELECT (SELECT count(*) FROM auth_applications), (SELECT count(*) FROM auth_service_credentials),
-			(SELECT count(*) FROM auth_passwords), (SELECT count(*) FROM auth_tokens), (SELECT count(*) FROM auth_codes)`).
-			Scan(&c.Applications, &c.ServiceCredentials, &c.Passwords, &c.Tokens, &c.AuthCodes)
+			(SELECT count(*) FROM auth_passwords), (SELECT count(*) FROM auth_tokens), (SELECT count(*) FROM auth_codes),
+			(SELECT count(*) FROM auth_mfa)`).
+			Scan(&c.Applications, &c.ServiceCredentials, &c.Passwords, &c.Tokens, &c.AuthCodes, &c.SecondFactors)
 	})
 	return c, err
 }

@@ -2,6 +2,7 @@ package scoping
 
 import (
 	"context"
+	"golang.org/x/text/language"
 	"slices"
 	"strings"
 
@@ -25,9 +26,12 @@ func IsReservedSlug(slug string) bool { return reservedSlugs[slug] }
 
 func declareAccounts(s *engine.Schema) {
 	register(s, &engine.TypeDef{Name: "accounts", Guard: "settings", Global: true,
-		Attrs: cat([]engine.AttrDef{unique(str("slug")), required(str("name")), required(str("default-currency"))},
+		Attrs: cat([]engine.AttrDef{unique(str("slug")), required(str("name")), required(str("default-currency")),
+			// every user signing in to the account gives a second factor (auth.MFAPolicy)
+			flag("mfa-required", false),
+			{Name: "locale", Kind: engine.KindString, Default: "en-US"}},
 			computed(engine.AttrDef{Name: "psa?", Kind: engine.KindBool})),
-		Hooks: engine.Hooks{Compute: func(_ context.Context, c *engine.Call, recs []*engine.Record) error {
+		Hooks: engine.Hooks{Validate: validateLocale, Compute: func(_ context.Context, c *engine.Call, recs []*engine.Record) error {
 			for _, r := range recs {
 				psa, _, err := c.Tx.List(&engine.Query{Type: "integrated-products", AccountID: r.ID,
 					Where: []engine.Cond{engine.Eq("kind", "psa"), engine.Eq("connected", "true"), engine.Eq("enabled", "true")}, Limit: 1})
@@ -35,6 +39,9 @@ func declareAccounts(s *engine.Schema) {
 					return err
 				}
 				r.Attrs["psa?"] = len(psa) > 0
+				if _, set := r.Attrs[views.NameMfaRequired]; !set { // accounts older than the setting
+					r.Attrs[views.NameMfaRequired] = false
+				}
 			}
 			return nil
 		}}})
@@ -84,6 +91,11 @@ func declareAccounts(s *engine.Schema) {
 			flag("include-expenses", true), flag("include-hardware", false), flag("default", false)},
 		Hooks: engine.Hooks{AfterWrite: func(_ context.Context, c *engine.Call, rec, _ *engine.Record) error { return keepOneDefault(c, rec) }}})
 
+	// The account's general terms: clauses every statement of work prints
+	// (active ones, by position), so a services team words them once.
+	register(s, &engine.TypeDef{Name: "general-terms", Guard: "settings", Archives: true,
+		Attrs: []engine.AttrDef{required(str("name")), required(text("body")), num("position")}})
+
 	register(s, &engine.TypeDef{Name: "integrated-products", Guard: "settings",
 		Attrs: []engine.AttrDef{required(str("name")), enum("kind", "other", "psa", "crm", "other"), str("vendor"),
 			{Name: "connected", Kind: engine.KindBool, Default: false, Index: true},
@@ -132,8 +144,9 @@ func declareAccounts(s *engine.Schema) {
 	})
 }
 
-// deleteRole removes a role that no user holds; a role still assigned is a
-// conflict, so that nobody loses permissions as a side effect.
+// deleteRole removes a role that no user holds and no identity provider
+// gives new members; otherwise it is a conflict, so that nobody loses
+// permissions (or gets another role) as a side effect.
 func deleteRole(_ context.Context, c *engine.Call, rec *engine.Record) error {
 	holders, err := c.Find(views.TypeUsers, engine.Eq(views.NameRoles, rec.ID))
 	if err != nil {
@@ -141,6 +154,13 @@ func deleteRole(_ context.Context, c *engine.Call, rec *engine.Record) error {
 	}
 	if len(holders) > 0 {
 		return scopekit.Errorf(scopekit.ECONFLICT, "role %q is assigned to %d user(s); give them another role first", views.Role{Record: rec}.Name(), len(holders))
+	}
+	idps, err := c.Find(views.TypeIdentityProviders, engine.Eq(views.NameDefaultRole, rec.ID))
+	if err != nil {
+		return err
+	}
+	if len(idps) > 0 {
+		return scopekit.Errorf(scopekit.ECONFLICT, "role %q is the default-role of the identity provider %q; choose another first", views.Role{Record: rec}.Name(), views.IdentityProvider{Record: idps[0]}.Name())
 	}
 	return c.Tx.Delete(views.TypeRoles, rec.AccountID, rec.ID)
 }
@@ -272,6 +292,19 @@ func syncIdentity(_ context.Context, c *engine.Call, rec, old *engine.Record) er
 		if err := c.Tx.Replace(m); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// validateLocale accepts a BCP 47 language tag (en-US, de-DE): the locale
+// documents format money, numbers and percentages in.
+func validateLocale(_ context.Context, _ *engine.Call, rec, _ *engine.Record) []error {
+	l, _ := rec.Attrs[views.NameLocale].(string)
+	if l == "" {
+		return nil
+	}
+	if _, err := language.Parse(l); err != nil {
+		return []error{engine.Invalid(engine.AttrPointer("locale"), "locale must be a BCP 47 language tag such as en-US or de-DE")}
 	}
 	return nil
 }

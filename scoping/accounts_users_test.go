@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/scopekit/scopekit"
+	"github.com/scopekit/scopekit/auth"
 	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/scoping"
 	"github.com/stretchr/testify/require"
@@ -249,4 +250,50 @@ func TestAccountsDirectory(t *testing.T) {
 
 	_, ok = scoping.Directory(unversioned{db}).(interface{ Version() (uint64, bool) }).Version()
 	require.False(t, ok)
+}
+
+// Ensure an account administrator (settings manage) turns mfa-required
+// on and off, nothing else of the account, and that the directory
+// reports it to auth (auth.MFAPolicy).
+func TestAccountsMFARequired(t *testing.T) {
+	ctx := context.Background()
+	svc, db := acctService(t)
+	acct, admin := acctAccount(t, svc, "acme")
+	other, _ := acctAccount(t, svc, "globex")
+	policy := scoping.Directory(db).(auth.MFAPolicy)
+	required := func(id string) bool {
+		t.Helper()
+		r, err := policy.MFARequired(ctx, id)
+		require.NoError(t, err)
+		return r
+	}
+	require.False(t, required(acct.ID), "off by default")
+	for _, c := range []struct {
+		in          *engine.Input
+		code, field string
+	}{
+		{&engine.Input{Attrs: attrs("name", `"Acme 2"`)}, scopekit.EBADREQUEST, "/data/attributes/name"},
+		{&engine.Input{Rels: map[string]engine.RelInput{"roles": {ToMany: true}}}, scopekit.EBADREQUEST, "/data/relationships"},
+		{&engine.Input{Attrs: attrs("mfa-required", `null`)}, scopekit.EINVALID, "/data/attributes/mfa-required"},
+		{&engine.Input{Attrs: attrs("mfa-required", `"yes"`)}, scopekit.EBADREQUEST, "/data/attributes/mfa-required"},
+	} {
+		_, err := svc.UpdateAccount(ctx, admin, c.in)
+		require.Equal(t, c.code, scopekit.ErrorCode(err), "%v", err)
+		require.Equal(t, c.field, scopekit.List(err)[0].Field)
+	}
+	res, err := svc.UpdateAccount(ctx, admin, &engine.Input{Attrs: attrs("mfa-required", `true`)})
+	require.NoError(t, err)
+	require.Equal(t, true, res.Records[0].Attrs["mfa-required"])
+	require.Equal(t, "acme", res.Records[0].Str("slug"))
+	require.True(t, required(acct.ID))
+	require.False(t, required(other.ID))
+
+	sales := acctMember(t, svc, acct.ID, "sid@acme.test", "Sales") // settings view
+	_, err = svc.UpdateAccount(ctx, sales, &engine.Input{Attrs: attrs("mfa-required", `false`)})
+	require.Equal(t, scopekit.EFORBIDDEN, scopekit.ErrorCode(err))
+	_, err = svc.UpdateAccount(ctx, admin, &engine.Input{Attrs: attrs("mfa-required", `false`)})
+	require.NoError(t, err)
+	require.False(t, required(acct.ID))
+	_, err = policy.MFARequired(ctx, "999")
+	require.Equal(t, scopekit.ENOTFOUND, scopekit.ErrorCode(err))
 }

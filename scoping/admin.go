@@ -245,6 +245,44 @@ func (s *Service) Account(ctx context.Context, a *engine.Actor) (*engine.Result,
 	return res, err
 }
 
+// UpdateAccount changes the settings of the actor's account that its
+// administrators own: only mfa-required (a boolean) so far; the slug,
+// name and currency are the operator's (bootstrap file). Needs settings
+// manage. EBADREQUEST naming another attribute or a relationship,
+// EINVALID for a value that is not a boolean.
+func (s *Service) UpdateAccount(ctx context.Context, a *engine.Actor, in *engine.Input) (*engine.Result, error) {
+	def := mustLookup(s.Schema(), views.TypeAccounts)
+	if err := a.Require(def.Guard, true); err != nil {
+		return nil, err
+	}
+	for name := range in.Attrs {
+		if name != views.NameMfaRequired {
+			return nil, engine.BadAttr(name, "%s cannot be changed here; only %s can", name, views.NameMfaRequired)
+		}
+	}
+	if len(in.Rels) > 0 {
+		return nil, scopekit.FieldErrorf(scopekit.EBADREQUEST, "/data/relationships", "the account has no writable relationships")
+	}
+	attr, _ := def.Attr(views.NameMfaRequired)
+	return s.writeRecord(ctx, a, def, func(c *engine.Call) (*engine.Record, error) {
+		acct, err := c.Tx.Get(views.TypeAccounts, "", a.AccountID())
+		if err != nil {
+			return nil, err
+		}
+		if raw, ok := in.Attrs[attr.Name]; ok {
+			v, err := engine.DecodeAttr(attr, raw)
+			if err != nil {
+				return nil, err
+			}
+			if v == nil {
+				return nil, engine.Invalid(engine.AttrPointer(attr.Name), "%s must be true or false", attr.Name)
+			}
+			acct.Attrs[attr.Name] = v
+		}
+		return acct, c.Tx.Replace(acct)
+	})
+}
+
 // Me returns the actor's own users record in the account: the one read
 // when the actor was resolved (one request), else the stored one.
 func (s *Service) Me(ctx context.Context, a *engine.Actor) (*engine.Record, error) {

@@ -15,12 +15,17 @@ import (
 // same way.
 func Directory(s engine.Store) auth.Directory { return directory{s} }
 
+var _ auth.MFAPolicy = directory{}
+
 type directory struct{ s engine.Store }
 
 func (d directory) UserByEmail(ctx context.Context, email string) (*auth.Subject, error) {
 	var subj *auth.Subject
 	err := d.s.View(ctx, func(tx engine.Tx) error {
-		recs, _, err := tx.List(&engine.Query{Type: views.TypeUsers, AllAccounts: true, Where: []engine.Cond{engine.Eq(views.NameEmail, email)}, Limit: 1})
+		// no Limit: a page filled to its limit costs a count besides (in
+		// pgstore), which would make a known email slower to answer than
+		// an unknown one; an email has one membership per account at most
+		recs, _, err := tx.List(&engine.Query{Type: views.TypeUsers, AllAccounts: true, Where: []engine.Cond{engine.Eq(views.NameEmail, email)}})
 		if err != nil {
 			return err
 		}
@@ -56,4 +61,15 @@ func (d directory) Membership(ctx context.Context, userID, accountID string) (*a
 		return nil
 	})
 	return m, err
+}
+
+// MFARequired implements auth.MFAPolicy: the account's mfa-required.
+func (d directory) MFARequired(ctx context.Context, accountID string) (bool, error) {
+	var required bool
+	err := d.s.View(ctx, func(tx engine.Tx) error {
+		acct, err := tx.Get(views.TypeAccounts, "", accountID)
+		required = err == nil && views.Account{Record: acct}.MfaRequired()
+		return err
+	})
+	return required, err
 }

@@ -37,8 +37,10 @@ const (
 type DocumentJob struct {
 	Document *engine.Record
 	Account  *engine.Record
-	// Template is the template file of a sow document.
-	Template []byte
+	// Template is the template file of a sow document, TemplateFormat
+	// its format (docx, pptx, xlsx).
+	Template       []byte
+	TemplateFormat string
 	// Claim is the number of this claim of the document; the store's
 	// record holds the same number while the claim is the job's.
 	Claim int64
@@ -78,6 +80,9 @@ func (s *Service) ClaimDocument(ctx context.Context, lease time.Duration) (*Docu
 		}
 		job = &DocumentJob{Document: doc.Clone(), Account: acct, Claim: claim}
 		if tid := doc.Rel(views.NameDocumentTemplate); tid != "" && doc.Str(views.NameDocumentType) == DocumentSOW {
+			if t, terr := c.Tx.Get(views.TypeDocumentTemplates, doc.AccountID, tid); terr == nil {
+				job.TemplateFormat = templateFormat(t)
+			}
 			job.Template, err = c.Tx.Blob(doc.AccountID, BlobTemplateFile, tid)
 			if scopekit.ErrorCode(err) == scopekit.ENOTFOUND {
 				err = nil // FinishDocument reports it
@@ -86,6 +91,19 @@ func (s *Service) ClaimDocument(ctx context.Context, lease time.Duration) (*Docu
 		return err
 	})
 	return job, err
+}
+
+// QueuedDocuments counts the project documents waiting for a worker, in
+// every account: the depth of the generation queue.
+func (s *Service) QueuedDocuments(ctx context.Context) (int, error) {
+	var n int
+	err := s.Store().View(ctx, func(tx engine.Tx) error {
+		var err error
+		_, n, err = tx.List(&engine.Query{Type: views.TypeProjectDocuments, AllAccounts: true,
+			Where: []engine.Cond{engine.Eq(views.NameStatus, DocumentQueued)}, Limit: 1})
+		return err
+	})
+	return n, err
 }
 
 // JobSnapshot reads the snapshot of a claimed document's project, as the

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"strings"
 
 	"github.com/scopekit/scopekit"
 	"github.com/scopekit/scopekit/engine"
@@ -18,19 +19,23 @@ import (
 // BuiltinTemplate is a document template every account gets.
 type BuiltinTemplate struct {
 	Name     string
+	Format   string // docx (also when empty), pptx or xlsx
 	Filename string
 	File     []byte
 }
 
-// UploadTemplateFile validates file as the template's DOCX and stores it
-// with the template's size, sha256 and tags; filename, when not empty,
-// replaces the template's filename. A file that fails validation stores
-// nothing.
+// UploadTemplateFile validates file as the template's file of its format
+// (DOCX, PPTX or XLSX) and stores it with the template's size, sha256 and
+// tags; filename, when not empty, replaces the template's filename. A
+// file that fails validation stores nothing. contentType, when not
+// empty, is the file's declared media type, which must be the format's.
 //
 // Errors: EFORBIDDEN without documents manage; ENOTFOUND for a missing
-// template; ETOOLARGE above MaxTemplateSize; EINVALID for a file that is
-// not a DOCX or a malformed template (naming the tag and its paragraph).
-func (s *Service) UploadTemplateFile(ctx context.Context, a *engine.Actor, id, filename string, file []byte) (*engine.Result, error) {
+// template; ETOOLARGE above MaxTemplateSize; EUNSUPPORTEDMEDIA for a
+// contentType that is not the template format's; EINVALID for a file
+// that is not of the format or a malformed template (naming the tag and
+// its paragraph).
+func (s *Service) UploadTemplateFile(ctx context.Context, a *engine.Actor, id, filename, contentType string, file []byte) (*engine.Result, error) {
 	if err := a.Require("documents", true); err != nil {
 		return nil, err
 	}
@@ -43,13 +48,26 @@ func (s *Service) UploadTemplateFile(ctx context.Context, a *engine.Actor, id, f
 	}
 	// validated outside the write transaction (a large file takes a while),
 	// after the template is known to exist
+	var format string
+	lenient := false
 	if err := s.read(ctx, a, func(c *engine.Call) error {
-		_, err := c.GetVisible(ctx, def, id, engine.AnyActive(def))
+		rec, err := c.GetVisible(ctx, def, id, engine.AnyActive(def))
+		if err == nil {
+			format, lenient = templateFormat(rec), views.DocumentTemplate{Record: rec}.Lenient()
+		}
 		return err
 	}); err != nil {
 		return nil, err
 	}
-	tags, err := checkTemplateFile(ctx, s.Documents.Tags, file)
+	if want := TemplateFormats[format]; contentType != "" && contentType != want {
+		return nil, scopekit.Errorf(scopekit.EUNSUPPORTEDMEDIA, "document-templates %s is a %s template: Content-Type must be %s (the file itself is the body), not %q",
+			id, format, want, contentType)
+	}
+	tags, err := checkTemplateFile(ctx, s.Documents.Tags, format, file)
+	if err != nil {
+		return nil, err
+	}
+	problems, err := s.lintTemplateFile(ctx, format, file, lenient)
 	if err != nil {
 		return nil, err
 	}
@@ -60,6 +78,7 @@ func (s *Service) UploadTemplateFile(ctx context.Context, a *engine.Actor, id, f
 		}
 		rec := old.Clone()
 		setTemplateFile(rec, filename, file, tags)
+		rec.Attrs[views.NameProblems] = anyList(problems)
 		if err := c.Tx.Replace(rec); err != nil {
 			return nil, err
 		}
@@ -70,18 +89,62 @@ func (s *Service) UploadTemplateFile(ctx context.Context, a *engine.Actor, id, f
 // checkTemplateFile runs the validator, turning its failures into
 // EINVALID errors about the file; a validation stopped by ctx (the request
 // canceled or out of time) ends with ctx's error.
-func checkTemplateFile(ctx context.Context, validate func(context.Context, []byte) ([]string, error), file []byte) ([]string, error) {
-	tags, err := validate(ctx, file)
+func checkTemplateFile(ctx context.Context, validate func(context.Context, string, []byte) ([]string, error), format string, file []byte) ([]string, error) {
+	tags, err := validate(ctx, format, file)
 	if err == nil {
 		return tags, nil
 	}
+	return nil, checkError(ctx, format, err)
+}
+
+// checkError is a validator's error as the upload answers it.
+func checkError(ctx context.Context, format string, err error) error {
 	if ctx.Err() != nil {
-		return nil, ctx.Err()
+		return ctx.Err()
 	}
 	if se, ok := err.(*scopekit.Error); ok && se.Code == scopekit.EINVALID {
-		return nil, scopekit.Errorf(scopekit.EINVALID, "%s", se.Message)
+		return scopekit.Errorf(scopekit.EINVALID, "%s", se.Message)
 	}
-	return nil, scopekit.Errorf(scopekit.EINVALID, "the file is not a usable DOCX template: %v", err)
+	return scopekit.Errorf(scopekit.EINVALID, "the file is not a usable %s template: %v", strings.ToUpper(format), err)
+}
+
+// templateFormat is a template's format, docx when unset.
+func templateFormat(rec *engine.Record) string {
+	if f := rec.Str(views.NameFormat); f != "" {
+		return f
+	}
+	return "docx"
+}
+
+// lintTemplateFile checks the template's tags against the merge data: a
+// problem refuses a strict template (EINVALID listing them) and is
+// returned for a lenient one.
+func (s *Service) lintTemplateFile(ctx context.Context, format string, file []byte, lenient bool) ([]string, error) {
+	if s.Documents.Lint == nil {
+		return nil, nil
+	}
+	problems, err := s.Documents.Lint(ctx, format, file)
+	if err != nil {
+		return nil, checkError(ctx, format, err)
+	}
+	if len(problems) == 0 || lenient {
+		return problems, nil
+	}
+	const shown = 10
+	msg := strings.Join(problems[:min(len(problems), shown)], "; ")
+	if len(problems) > shown {
+		msg += fmt.Sprintf("; and %d more", len(problems)-shown)
+	}
+	return nil, scopekit.FieldErrorf(scopekit.EINVALID, "file", "%s (set lenient to true to store the template anyway, with these listed in problems)", msg)
+}
+
+// anyList is a list attribute's value.
+func anyList(ss []string) []any {
+	list := make([]any, len(ss))
+	for i, s := range ss {
+		list[i] = s
+	}
+	return list
 }
 
 // templateFilename is the name a template's file is served under: its
@@ -91,7 +154,7 @@ func templateFilename(rec *engine.Record) string {
 	if name := t.Filename(); name != "" {
 		return name
 	}
-	return t.Name() + ".docx"
+	return t.Name() + "." + templateFormat(rec)
 }
 
 func setTemplateFile(rec *engine.Record, filename string, file []byte, tags []string) {
@@ -102,11 +165,8 @@ func setTemplateFile(rec *engine.Record, filename string, file []byte, tags []st
 		rec.Attrs[views.NameFilename] = templateFilename(rec)
 	}
 	rec.Attrs[views.NameSize], rec.Attrs[views.NameSha256] = int64(len(file)), hex.EncodeToString(sum[:])
-	list := make([]any, len(tags))
-	for i, t := range tags {
-		list[i] = t
-	}
-	rec.Attrs[views.NameTags] = list
+	rec.Attrs[views.NameTags] = anyList(tags)
+	rec.Attrs[views.NameProblems] = []any{}
 }
 
 // TemplateFile returns the DOCX of a document template.
@@ -128,7 +188,7 @@ func (s *Service) TemplateFile(ctx context.Context, a *engine.Actor, id string) 
 		if scopekit.ErrorCode(err) == scopekit.ENOTFOUND {
 			return scopekit.Errorf(scopekit.ENOTFOUND, "document-templates %s has no file yet", id)
 		}
-		f = &File{Name: templateFilename(rec), ContentType: ContentTypeDOCX, Data: data}
+		f = &File{Name: templateFilename(rec), ContentType: TemplateFormats[templateFormat(rec)], Data: data}
 		return err
 	})
 	return f, err
@@ -148,12 +208,16 @@ func (a *Admin) ensureBuiltinTemplates(accountID string) error {
 			continue
 		}
 		rec := engine.NewRecord(views.TypeDocumentTemplates, accountID)
-		rec.Attrs[views.NameName], rec.Attrs[views.NameFormat], rec.Attrs[views.NameTemplateFormat] = b.Name, "docx", "v2"
+		format := b.Format
+		if format == "" {
+			format = "docx"
+		}
+		rec.Attrs[views.NameName], rec.Attrs[views.NameFormat], rec.Attrs[views.NameTemplateFormat] = b.Name, format, "v2"
 		rec.Attrs[views.NameActive], rec.Attrs[views.NameBuiltin] = true, true
 		var tags []string
 		if svcOf(c).Documents.Tags != nil {
 			// the server's own templates: validated at once, not canceled
-			if tags, err = svcOf(c).Documents.Tags(context.Background(), b.File); err != nil {
+			if tags, err = svcOf(c).Documents.Tags(context.Background(), format, b.File); err != nil {
 				return fmt.Errorf("built-in template %q: %w", b.Name, err)
 			}
 		}

@@ -3,6 +3,7 @@ package scoping
 import (
 	"context"
 	"fmt"
+	"path"
 	"strings"
 
 	"github.com/scopekit/scopekit"
@@ -46,18 +47,43 @@ const (
 // ContentTypePDF is the media type of a generated PDF.
 const ContentTypePDF = "application/pdf"
 
-// ContentTypeDOCX is the media type of a DOCX file.
-const ContentTypeDOCX = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
+// Media types of the template formats' files.
+const (
+	ContentTypeDOCX = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
+	ContentTypePPTX = "application/vnd.openxmlformats-officedocument.presentationml.presentation"
+	ContentTypeXLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+)
+
+// TemplateFormats are the formats of document templates with their
+// files' media types.
+var TemplateFormats = map[string]string{"docx": ContentTypeDOCX, "pptx": ContentTypePPTX, "xlsx": ContentTypeXLSX}
+
+// formatOfType is the template format of a file's media type, "" for
+// another type.
+func formatOfType(ct string) string {
+	for f, t := range TemplateFormats {
+		if t == ct {
+			return f
+		}
+	}
+	return ""
+}
 
 // DocumentConfig is what the document records need from outside scoping;
 // the composition root plugs in package documents' parts.
 type DocumentConfig struct {
-	// Tags validates a template file and returns the tag paths it uses,
-	// stopping with ctx's error when ctx ends first (the request's).
-	// Its EINVALID errors are answered as they are; any other error but
-	// ctx's means the file is not a DOCX. Without it template files cannot
-	// be uploaded.
-	Tags func(ctx context.Context, file []byte) ([]string, error)
+	// Tags validates a template file of a format (docx, pptx, xlsx) and
+	// returns the tag paths it uses, stopping with ctx's error when ctx
+	// ends first (the request's). Its EINVALID errors are answered as they
+	// are; any other error but ctx's means the file is not of the format.
+	// Without it template files cannot be uploaded.
+	Tags func(ctx context.Context, format string, file []byte) ([]string, error)
+	// Lint checks the tags of a template file of a format against the
+	// merge data and returns its problems (a path or loop the data does
+	// not have, with the nearest known one). A template with problems is
+	// refused unless it is lenient, which lists them in its problems
+	// attribute. Optional.
+	Lint func(ctx context.Context, format string, file []byte) ([]string, error)
 	// MaxTemplateSize bounds an uploaded template file (ETOOLARGE above);
 	// 0 means no bound here (the adapter still limits the body).
 	MaxTemplateSize int
@@ -72,11 +98,13 @@ type DocumentConfig struct {
 
 func declareDocuments(s *engine.Schema) {
 	register(s, &engine.TypeDef{Name: "document-templates", Guard: "documents", Archives: true,
-		Attrs: cat([]engine.AttrDef{unique(str("name")), enum("format", "docx", "docx"), enum("template-format", "v2", "v2"),
-			str("filename")},
-			computed(num("size"), str("sha256"), engine.AttrDef{Name: "tags", Kind: engine.KindList}, flag("builtin", false))),
+		Attrs: cat([]engine.AttrDef{unique(str("name")), enum("format", "docx", "docx", "pptx", "xlsx"), enum("template-format", "v2", "v2"),
+			str("filename"), flag("lenient", false)},
+			computed(num("size"), str("sha256"), engine.AttrDef{Name: "tags", Kind: engine.KindList}, flag("builtin", false),
+				engine.AttrDef{Name: "problems", Kind: engine.KindList})),
 		Filters: with(eq("format"), "name", engine.FilterDef{Op: engine.OpContains}),
 		Blobs:   []string{BlobTemplateFile},
+		Hooks:   engine.Hooks{Validate: validateTemplate},
 	})
 
 	register(s, &engine.TypeDef{Name: "project-documents", Guard: "documents", Archives: true, V2: true, Async: true,
@@ -151,6 +179,15 @@ func checkTemplateUse(c *engine.Call, dt string, rec *engine.Record) error {
 		return engine.Invalid(p, "document-templates %s has no file yet; upload it with PUT .../document-templates/%s/file", tid, tid)
 	}
 	return nil
+}
+
+// validateTemplate keeps a template's format the format of its file.
+func validateTemplate(_ context.Context, _ *engine.Call, rec, old *engine.Record) []error {
+	if old == nil || old.Str(views.NameFormat) == rec.Str(views.NameFormat) || (views.DocumentTemplate{Record: old}).Size() == 0 {
+		return nil
+	}
+	return []error{engine.Invalid(engine.AttrPointer(views.NameFormat),
+		"the template's file is a %s; create a new template for a %s file", old.Str(views.NameFormat), rec.Str(views.NameFormat))}
 }
 
 func validateDownloadType(_ context.Context, c *engine.Call, rec, _ *engine.Record) []error {
@@ -246,6 +283,9 @@ func (s *Service) DocumentFile(ctx context.Context, a *engine.Actor, id, format 
 		}
 		doc := views.ProjectDocument{Record: rec}
 		own := formatsOf[doc.DocumentType()][0]
+		if f := formatOfType(doc.ContentType()); f != "" {
+			own = f // a sow filled from a pptx or xlsx template
+		}
 		kind, size := BlobDocumentFile, doc.Size()
 		switch format {
 		case "", own:
@@ -255,7 +295,11 @@ func (s *Service) DocumentFile(ctx context.Context, a *engine.Actor, id, format 
 			}
 			kind, size = BlobDocumentPDF, doc.PdfSize()
 		default:
-			return scopekit.ParamErrorf(scopekit.EBADREQUEST, "format", "format must be %s", strings.Join(formatsOf[doc.DocumentType()], " or "))
+			ok := formatsOf[doc.DocumentType()]
+			if doc.DocumentType() == DocumentSOW {
+				ok = []string{own, "pdf"}
+			}
+			return scopekit.ParamErrorf(scopekit.EBADREQUEST, "format", "format must be %s", strings.Join(ok, " or "))
 		}
 		st := doc.Status()
 		if st == DocumentQueued || st == DocumentGenerating {
@@ -283,7 +327,7 @@ func (s *Service) DocumentFile(ctx context.Context, a *engine.Actor, id, format 
 		}
 		f = &File{Name: doc.Filename(), ContentType: doc.ContentType(), Data: data}
 		if kind == BlobDocumentPDF {
-			f.Name, f.ContentType = strings.TrimSuffix(f.Name, ".docx")+".pdf", ContentTypePDF
+			f.Name, f.ContentType = strings.TrimSuffix(f.Name, path.Ext(f.Name))+".pdf", ContentTypePDF
 		}
 		return nil
 	})

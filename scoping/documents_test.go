@@ -19,7 +19,7 @@ import (
 // docTags stands for package documents' template validator: a "DOCX" is
 // a file starting with "PK"; "PK tags:a,b" uses the tags a and b, "PK
 // unclosed" is a malformed template.
-func docTags(_ context.Context, file []byte) ([]string, error) {
+func docTags(_ context.Context, _ string, file []byte) ([]string, error) {
 	s := string(file)
 	switch {
 	case !strings.HasPrefix(s, "PK"):
@@ -62,7 +62,7 @@ func (w *docWorld) advance(d time.Duration) { w.now.Add(int64(d)) }
 func (w *docWorld) template(t *testing.T, a *engine.Actor, name string) *engine.Record {
 	t.Helper()
 	rec := acctCreate(t, w.svc, a, "document-templates", attrs("name", `"`+name+`"`), nil)
-	res, err := w.svc.UploadTemplateFile(w.ctx, a, rec.ID, "", []byte("PK "+name))
+	res, err := w.svc.UploadTemplateFile(w.ctx, a, rec.ID, "", "", []byte("PK "+name))
 	require.NoError(t, err)
 	return res.Records[0]
 }
@@ -209,7 +209,7 @@ func TestDocumentsUploadTemplateFile(t *testing.T) {
 	_, err := svc.TemplateFile(ctx, sys, tmpl.ID)
 	acctRequireErr(t, err, scopekit.ENOTFOUND, "", "has no file yet")
 
-	res, err := svc.UploadTemplateFile(ctx, sys, tmpl.ID, "", []byte("PK tags:a,b"))
+	res, err := svc.UploadTemplateFile(ctx, sys, tmpl.ID, "", "", []byte("PK tags:a,b"))
 	require.NoError(t, err)
 	got := res.Records[0]
 	require.Equal(t, "Our SOW.docx", got.Str("filename"), "named after the template")
@@ -227,11 +227,11 @@ func TestDocumentsUploadTemplateFile(t *testing.T) {
 		{[]byte("GIF89a"), scopekit.EINVALID, "the file is not a usable DOCX template: zip: not a valid zip file"},
 		{[]byte("PK unclosed"), scopekit.EINVALID, "the loop {#phases} opened in paragraph 3 is never closed"},
 	} {
-		_, err := svc.UploadTemplateFile(ctx, sys, tmpl.ID, "new.docx", c.file)
+		_, err := svc.UploadTemplateFile(ctx, sys, tmpl.ID, "new.docx", "", c.file)
 		acctRequireErr(t, err, c.code, "", c.want)
 	}
 	svc.Documents.Tags = nil
-	_, err = svc.UploadTemplateFile(ctx, sys, tmpl.ID, "", []byte("PK"))
+	_, err = svc.UploadTemplateFile(ctx, sys, tmpl.ID, "", "", []byte("PK"))
 	require.Equal(t, scopekit.EINTERNAL, scopekit.ErrorCode(err))
 	svc.Documents.Tags = docTags
 	f, err := svc.TemplateFile(ctx, sys, tmpl.ID)
@@ -239,7 +239,7 @@ func TestDocumentsUploadTemplateFile(t *testing.T) {
 	require.Equal(t, "PK tags:a,b", string(f.Data), "the previous file is kept")
 	require.Equal(t, "Our SOW.docx", f.Name)
 
-	res, err = svc.UploadTemplateFile(ctx, sys, tmpl.ID, "mine.docx", []byte("PK"))
+	res, err = svc.UploadTemplateFile(ctx, sys, tmpl.ID, "mine.docx", "", []byte("PK"))
 	require.NoError(t, err)
 	require.Equal(t, "mine.docx", res.Records[0].Str("filename"))
 	require.Equal(t, []any{}, res.Records[0].Attrs["tags"])
@@ -254,19 +254,19 @@ func TestDocumentsUploadTemplateFile(t *testing.T) {
 	// archived templates take files; missing ones and other accounts' are not found
 	_, err = svc.Update(ctx, sys, "document-templates", tmpl.ID, &engine.Input{Attrs: attrs("active", `false`)}, engine.Options{})
 	require.NoError(t, err)
-	_, err = svc.UploadTemplateFile(ctx, sys, tmpl.ID, "", []byte("PK again"))
+	_, err = svc.UploadTemplateFile(ctx, sys, tmpl.ID, "", "", []byte("PK again"))
 	require.NoError(t, err)
-	_, err = svc.UploadTemplateFile(ctx, sys, "999", "", []byte("PK"))
+	_, err = svc.UploadTemplateFile(ctx, sys, "999", "", "", []byte("PK"))
 	require.Equal(t, scopekit.ENOTFOUND, scopekit.ErrorCode(err))
 	_, globex := acctAccount(t, svc, "globex")
-	_, err = svc.UploadTemplateFile(ctx, globex, tmpl.ID, "", []byte("PK"))
+	_, err = svc.UploadTemplateFile(ctx, globex, tmpl.ID, "", "", []byte("PK"))
 	require.Equal(t, scopekit.ENOTFOUND, scopekit.ErrorCode(err))
 	_, err = svc.TemplateFile(ctx, globex, tmpl.ID)
 	require.Equal(t, scopekit.ENOTFOUND, scopekit.ErrorCode(err))
 
 	// documents manage uploads, documents view downloads
 	ro := acctMember(t, svc, acct.ID, "rita@acme.test", "Read Only")
-	_, err = svc.UploadTemplateFile(ctx, ro, tmpl.ID, "", []byte("PK"))
+	_, err = svc.UploadTemplateFile(ctx, ro, tmpl.ID, "", "", []byte("PK"))
 	require.Equal(t, scopekit.EFORBIDDEN, scopekit.ErrorCode(err))
 	_, err = svc.TemplateFile(ctx, ro, tmpl.ID)
 	require.NoError(t, err)

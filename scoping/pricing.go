@@ -205,7 +205,9 @@ func priceProjects(c *engine.Call, ids []string, known []*engine.Record) error {
 
 // priceData prices the projects ids from their loaded data into the call's
 // cache of runs.
-func priceData(c *engine.Call, d projectData, ids []string) error {
+func priceData(c *engine.Call, d projectData, ids []string) (err error) {
+	_, end := svcOf(c).Span(c.Ctx, "pricing")
+	defer func() { end(err) }()
 	acct, err := txAccount(c)
 	if err != nil {
 		return err

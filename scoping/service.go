@@ -31,6 +31,9 @@ type Service struct {
 	// Log receives what fails after a commit, where no caller can be
 	// told (nil: slog.Default()).
 	Log *slog.Logger
+	// Tracer, when set, traces the costly steps (trace.go); the
+	// composition root sets it.
+	Tracer Tracer
 
 	price func(*pricing.Project) (*pricing.Result, error) // pricing.Price; tests count calls
 

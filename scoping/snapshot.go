@@ -24,41 +24,48 @@ func (s *Service) Snapshot(ctx context.Context, a *engine.Actor, projectID, guar
 
 // snapshot reads the snapshot of a project visible to a.
 func (s *Service) snapshot(ctx context.Context, a *engine.Actor, projectID string) (*views.Snapshot, error) {
-	def := mustLookup(s.Schema(), views.TypeProjects)
 	var snap *views.Snapshot
-	err := s.read(ctx, a, func(c *engine.Call) error {
-		proj, err := c.GetVisible(ctx, def, projectID, engine.AnyActive(def))
-		if err != nil {
-			return err
-		}
-		runs, err := priced(c, []string{proj.ID}, []*engine.Record{proj})
-		if err != nil {
-			return err
-		}
-		pp := runs[proj.ID]
-		if pp.err != nil {
-			return pp.err
-		}
-		delivery, err := pricing.DeliveryFigures(pp.in, pp.res)
-		if err != nil {
-			return err
-		}
-		snap = &views.Snapshot{Account: views.Account{Record: a.Account}, Project: views.Project{Record: proj},
-			Pricing: pp.res, Delivery: delivery,
-			Locations:   views.Of[views.ProjectLocation](pp.recs[views.TypeProjectLocations]),
-			Phases:      views.Of[views.ProjectPhase](pp.recs[views.TypeProjectPhases]),
-			Resources:   views.Of[views.ProjectResource](pp.recs[views.TypeProjectResources]),
-			Services:    views.Of[views.ProjectService](pp.recs[views.TypeProjectServices]),
-			Subservices: make([][]views.ProjectSubservice, len(pp.subs)),
-			Governance:  views.Of[views.ProjectGovernance](pp.recs[views.TypeProjectGovernances]),
-			Expenses:    views.Of[views.ProjectExpense](pp.recs[views.TypeProjectExpenses]),
-			Products:    views.Of[views.ProjectProduct](pp.recs[views.TypeProjectProducts])}
-		for i, subs := range pp.subs {
-			snap.Subservices[i] = views.Of[views.ProjectSubservice](subs)
-		}
-		return fillSnapshot(c, snap)
+	err := s.read(ctx, a, func(c *engine.Call) (err error) {
+		snap, err = s.snapshotIn(ctx, c, projectID)
+		return err
 	})
 	return snap, err
+}
+
+// snapshotIn reads the snapshot of a project visible to the call's actor,
+// archived or not, in the call's transaction.
+func (s *Service) snapshotIn(ctx context.Context, c *engine.Call, projectID string) (*views.Snapshot, error) {
+	def := mustLookup(s.Schema(), views.TypeProjects)
+	proj, err := c.GetVisible(ctx, def, projectID, engine.AnyActive(def))
+	if err != nil {
+		return nil, err
+	}
+	runs, err := priced(c, []string{proj.ID}, []*engine.Record{proj})
+	if err != nil {
+		return nil, err
+	}
+	pp := runs[proj.ID]
+	if pp.err != nil {
+		return nil, pp.err
+	}
+	delivery, err := pricing.DeliveryFigures(pp.in, pp.res)
+	if err != nil {
+		return nil, err
+	}
+	snap := &views.Snapshot{Account: views.Account{Record: c.Actor.Account}, Project: views.Project{Record: proj},
+		Pricing: pp.res, Delivery: delivery,
+		Locations:   views.Of[views.ProjectLocation](pp.recs[views.TypeProjectLocations]),
+		Phases:      views.Of[views.ProjectPhase](pp.recs[views.TypeProjectPhases]),
+		Resources:   views.Of[views.ProjectResource](pp.recs[views.TypeProjectResources]),
+		Services:    views.Of[views.ProjectService](pp.recs[views.TypeProjectServices]),
+		Subservices: make([][]views.ProjectSubservice, len(pp.subs)),
+		Governance:  views.Of[views.ProjectGovernance](pp.recs[views.TypeProjectGovernances]),
+		Expenses:    views.Of[views.ProjectExpense](pp.recs[views.TypeProjectExpenses]),
+		Products:    views.Of[views.ProjectProduct](pp.recs[views.TypeProjectProducts])}
+	for i, subs := range pp.subs {
+		snap.Subservices[i] = views.Of[views.ProjectSubservice](subs)
+	}
+	return snap, fillSnapshot(c, snap)
 }
 
 // fillSnapshot reads the records around the project: one query per type,
@@ -105,6 +112,12 @@ func fillSnapshot(c *engine.Call, snap *views.Snapshot) error {
 	if err := fillCatalog(c, snap); err != nil {
 		return err
 	}
+	terms, err := c.Find(views.TypeGeneralTerms, engine.Eq(views.NameActive, "true"))
+	if err != nil {
+		return err
+	}
+	sortByPosition(terms)
+	snap.GeneralTerms = views.Of[views.GeneralTerm](terms)
 	code := c.Actor.Account.Str(views.NameDefaultCurrency)
 	if t := snap.RateTable; t != nil && t.Currency() != "" {
 		code = t.Currency()

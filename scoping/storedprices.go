@@ -294,13 +294,13 @@ func (t *pricingTx) flush(ctx context.Context) error {
 // and writes the figures that changed, with the account's current epoch.
 // The projects in childless have no lines (a project just created): their
 // lines are not looked for.
-func (s *Service) storePrices(_ context.Context, tx engine.Tx, accountID string, ids []string, childless map[string]bool) error {
+func (s *Service) storePrices(ctx context.Context, tx engine.Tx, accountID string, ids []string, childless map[string]bool) error {
 	acct, err := tx.Get(views.TypeAccounts, "", accountID)
 	if err != nil {
 		return err
 	}
 	epoch, _ := epochOf(acct, priceEpochAttr)
-	c := &engine.Call{Engine: s.Engine, Tx: tx, Actor: &engine.Actor{Account: acct, AllScopes: true},
+	c := &engine.Call{Ctx: ctx, Engine: s.Engine, Tx: tx, Actor: &engine.Actor{Account: acct, AllScopes: true},
 		Ext: &callState{svc: s, acct: acct, pricedCache: map[string]*pricedProject{}, childless: childless}}
 	d, err := loadProjectData(c, ids, nil)
 	if err != nil {

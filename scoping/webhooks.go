@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/scopekit/scopekit"
+	"github.com/scopekit/scopekit/auth"
 	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/scoping/views"
 )
@@ -21,11 +22,9 @@ import (
 // loses nothing.
 
 // Sealer encrypts secrets that must be usable later (a webhook signing
-// secret cannot be hashed) before they are stored.
-type Sealer interface {
-	Seal(plain []byte) ([]byte, error)
-	Open(sealed []byte) ([]byte, error)
-}
+// secret cannot be hashed) before they are stored; auth seals the TOTP
+// seeds of second factors with the same.
+type Sealer = auth.Sealer
 
 // WebhookConfig is what the webhook records need from outside scoping; the
 // composition root plugs it in (package webhook provides the parts).

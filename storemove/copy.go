@@ -132,7 +132,7 @@ func copySet[T any](ctx context.Context, m *mover, name string, total int,
 // auth copies each auth table in one transaction: they are small (tokens
 // the largest), and every write is an upsert.
 func (m *mover) auth(ctx context.Context, e *boltstore.Export) error {
-	apps, creds, passwords, tokens, codes := e.AuthCounts()
+	apps, creds, passwords, tokens, codes, mfa := e.AuthCounts()
 	tables := []struct {
 		name  string
 		count int
@@ -143,6 +143,7 @@ func (m *mover) auth(ctx context.Context, e *boltstore.Export) error {
 		{"auth passwords", passwords, func(l *pgstore.Loader) error { return e.Passwords(l.Password) }},
 		{"auth tokens", tokens, func(l *pgstore.Loader) error { return e.Tokens(l.Token) }},
 		{"auth codes", codes, func(l *pgstore.Loader) error { return e.AuthCodes(l.AuthCode) }},
+		{"auth second factors", mfa, func(l *pgstore.Loader) error { return e.SecondFactors(l.SecondFactor) }},
 	}
 	for _, tb := range tables {
 		mk := m.done[tb.name]

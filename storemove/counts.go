@@ -19,9 +19,9 @@ func sourceCounts(e *boltstore.Export) *pgstore.Counts {
 	for _, s := range e.BlobSets() {
 		c.Blobs[s.Kind] += int64(s.Count)
 	}
-	apps, creds, passwords, tokens, codes := e.AuthCounts()
+	apps, creds, passwords, tokens, codes, mfa := e.AuthCounts()
 	c.Applications, c.ServiceCredentials, c.Passwords = int64(apps), int64(creds), int64(passwords)
-	c.Tokens, c.AuthCodes = int64(tokens), int64(codes)
+	c.Tokens, c.AuthCodes, c.SecondFactors = int64(tokens), int64(codes), int64(mfa)
 	return c
 }
 
@@ -56,7 +56,8 @@ func lines(file, base *pgstore.Counts) []countLine {
 		countLine{"auth service credentials", file.ServiceCredentials, base.ServiceCredentials},
 		countLine{"auth passwords", file.Passwords, base.Passwords},
 		countLine{"auth tokens", file.Tokens, base.Tokens},
-		countLine{"auth codes", file.AuthCodes, base.AuthCodes})
+		countLine{"auth codes", file.AuthCodes, base.AuthCodes},
+		countLine{"auth second factors", file.SecondFactors, base.SecondFactors})
 }
 
 // compare describes every kind whose counts differ ("" when none).
@@ -72,7 +73,7 @@ func compare(file, base *pgstore.Counts) string {
 
 // total is the number of rows c counts.
 func total(c *pgstore.Counts) int64 {
-	n := c.Applications + c.ServiceCredentials + c.Passwords + c.Tokens + c.AuthCodes
+	n := c.Applications + c.ServiceCredentials + c.Passwords + c.Tokens + c.AuthCodes + c.SecondFactors
 	for _, m := range []map[string]int64{c.Records, c.Blobs} {
 		for _, v := range m {
 			n += v

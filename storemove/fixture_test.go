@@ -126,6 +126,10 @@ func fixture(t *testing.T) string {
 			SecretDigest: auth.HashSecret("bot secret"), CreatedAt: t0}); err != nil {
 			return err
 		}
+		if err := tx.PutMFA(&auth.MFA{UserID: admins[0], SealedSecret: []byte("sealed seed"), Recovery: [][]byte{auth.HashSecret("recovery")},
+			LastStep: 42, EnrolledAt: t0}); err != nil {
+			return err
+		}
 		return tx.PutAuthCode(&auth.AuthCode{Digest: auth.HashSecret("code"), ClientID: "portal", AccountID: accts[0], UserID: admins[0],
 			RedirectURI: "https://example.test/cb", CreatedAt: t0, ExpiresAt: t0.Add(time.Minute)})
 	}))
@@ -198,6 +202,12 @@ func requireSameData(t *testing.T, path string, dst *pgstore.DB) {
 		}))
 		require.NoError(t, e.Passwords(func(user string, want []byte) error {
 			got, err := pg.PasswordHash(ctx, user)
+			require.NoError(t, err)
+			require.Equal(t, want, got)
+			return nil
+		}))
+		require.NoError(t, e.SecondFactors(func(want *auth.MFA) error {
+			got, err := pg.MFA(ctx, want.UserID)
 			require.NoError(t, err)
 			require.Equal(t, want, got)
 			return nil

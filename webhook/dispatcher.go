@@ -36,6 +36,17 @@ const (
 var DefaultSchedule = []time.Duration{0, 5 * time.Second, 5 * time.Minute, 30 * time.Minute,
 	2 * time.Hour, 5 * time.Hour, 10 * time.Hour, 10 * time.Hour}
 
+// Observer is told what became of each attempt: its outcome, one of
+// views.PublicationDelivered, PublicationRejected and PublicationFailed,
+// or OutcomeDropped (the subscription is inactive: no attempt was made).
+// It is called from the attempts' goroutines.
+type Observer interface {
+	Attempted(outcome string)
+}
+
+// OutcomeDropped is the outcome of a delivery dropped without an attempt.
+const OutcomeDropped = "dropped"
+
 // Opener opens sealed secrets (Sealer implements it).
 type Opener interface {
 	Open(sealed []byte) ([]byte, error)
@@ -81,6 +92,9 @@ type Dispatcher struct {
 	ShutdownGrace time.Duration
 	Now           func() time.Time
 	Logger        *slog.Logger
+	// Observer, when set, is told the outcome of every attempt (package
+	// observe counts them).
+	Observer Observer
 
 	once sync.Once
 	wake chan struct{}
@@ -277,6 +291,13 @@ func (d *Dispatcher) startLocked(attemptCtx context.Context, wg *sync.WaitGroup,
 		if o == nil { // cut off by shutdown: stays pending
 			d.release(dl)
 			return
+		}
+		if d.Observer != nil {
+			outcome := OutcomeDropped
+			if o.Publication != nil {
+				outcome = o.Publication.Status
+			}
+			d.Observer.Attempted(outcome)
 		}
 		out <- o
 	}()

@@ -19,3 +19,14 @@ func Due(ctx context.Context, s Store, now time.Time, limit int, skip Skip) ([]*
 	}
 	return s.Deliveries(ctx, q)
 }
+
+// OutboxLag is how long the oldest due delivery of s has waited past its
+// attempt time at now (0 when none is due): how far the dispatchers are
+// behind. It only reads: nothing is claimed.
+func OutboxLag(ctx context.Context, s Store, now time.Time) (time.Duration, error) {
+	due, err := s.Deliveries(ctx, &DeliveryQuery{Status: views.DeliveryPending, NextAttemptBy: now, Limit: 1})
+	if err != nil || len(due) == 0 {
+		return 0, err
+	}
+	return max(now.Sub(due[0].NextAttemptAt), 0), nil
+}

@@ -32,6 +32,7 @@ type book struct {
 type styles struct {
 	title, label, header, headerRight, text, bold, money, hours, percent int
 	totalText, totalMoney, totalHours, totalPercent                      int
+	subText, subMoney, subHours                                          int
 	indent1, indent2                                                     int
 }
 
@@ -44,7 +45,10 @@ func newBook(cur pricing.Currency) (*book, error) {
 	sym := strings.ReplaceAll(mergedata.CurrencySymbol(cur.Code), `"`, "")
 	money = fmt.Sprintf(`"%s"%s;-"%s"%s`, sym, money, sym, money)
 	hours, percent := "#,##0.00", "0.00%"
+	// A total has a medium rule above it, a subtotal (a total that a
+	// total below it counts as one line) a thin one.
 	top := []excelize.Border{{Type: "top", Color: "1F3864", Style: 2}}
+	thin := []excelize.Border{{Type: "top", Color: "1F3864", Style: 1}}
 	font := func(bold bool) *excelize.Font {
 		return &excelize.Font{Family: "Arial", Size: 10, Bold: bold, Color: "262626"}
 	}
@@ -72,6 +76,9 @@ func newBook(cur pricing.Currency) (*book, error) {
 		totalMoney:   mk(&excelize.Style{Font: font(true), Border: top, CustomNumFmt: &money}),
 		totalHours:   mk(&excelize.Style{Font: font(true), Border: top, CustomNumFmt: &hours}),
 		totalPercent: mk(&excelize.Style{Font: font(true), Border: top, CustomNumFmt: &percent}),
+		subText:      mk(&excelize.Style{Font: font(true), Border: thin}),
+		subMoney:     mk(&excelize.Style{Font: font(true), Border: thin, CustomNumFmt: &money}),
+		subHours:     mk(&excelize.Style{Font: font(true), Border: thin, CustomNumFmt: &hours}),
 		indent1:      mk(&excelize.Style{Font: font(false), Alignment: &excelize.Alignment{Indent: 1}}),
 		indent2:      mk(&excelize.Style{Font: &excelize.Font{Family: "Arial", Size: 10, Color: "595959"}, Alignment: &excelize.Alignment{Indent: 2}}),
 	}

@@ -10,11 +10,14 @@ import (
 
 // Pricing returns the pricing of a snapshot as an XLSX workbook:
 // a Summary sheet (the sections, what the contract includes, the contract
-// value, cost, profit and margin), Resources (the resources table and its
-// total row), Phases (labor and governance per phase), and one sheet per
-// section with items: Governance, Travel and expense, Materials, Managed
-// services. Figures are numbers with the currency's format; every one is
-// the pricing run's.
+// value, cost, profit and margin), Resources (the resources table, its
+// total and blended rates, the contract's cost by kind), Phases (labor and
+// governance per phase), and one sheet per section with items: Governance,
+// Travel and expense, Materials, Managed services. Figures are numbers
+// with the currency's format; every one is the pricing run's. Every total
+// is the sum of the rows above it in its block (a subtotal, with a thin
+// rule, counts as one row of the total below it); what the payment term
+// leaves out of the contract is listed apart, after the contract's total.
 func Pricing(snap *views.Snapshot) ([]byte, error) {
 	res := snap.Pricing
 	b, err := newBook(res.Currency)
@@ -38,32 +41,62 @@ func Pricing(snap *views.Snapshot) ([]byte, error) {
 	b.header(1, "Section", "Revenue", "Cost", "Profit", "Hours", "In contract")
 	b.line(b.text("Services"), b.money(ps.ServiceRevenue), b.money(ps.ServiceCost), b.money(diff(ps.ServiceRevenue, ps.ServiceCost)), b.hours(ps.ServiceHours), b.text("Yes"))
 	b.line(b.text("Project governance"), b.money(ps.PMRevenue), b.money(ps.PMCost), b.money(res.ProjectGovernance.Profit), b.hours(ps.PMHours), b.text("Yes"))
-	b.line(b.text("Adjustments"), b.money(ps.RevenueAdjustment), b.money(ps.CostAdjustment), cell{}, cell{}, b.text("Yes"))
-	b.line(cell{"Professional services", st.bold}, b.money(ps.PSRevenue), b.money(ps.PSCost), b.money(ps.PSProfit), b.hours(ps.Hours), b.text("Yes"))
-	b.line(b.text("Travel and expense"), b.money(res.TravelAndExpense.Revenue), b.money(res.TravelAndExpense.Cost), b.money(res.TravelAndExpense.Profit), cell{}, b.text(yes(term.IncludeExpenses)))
-	b.line(b.text("Materials"), b.money(res.Materials.Revenue), b.money(res.Materials.Cost), b.money(res.Materials.Profit), cell{}, b.text(yes(term.IncludeHardware)))
-	b.line(b.text("Managed services"), b.money(res.ManagedServices.Revenue), b.money(res.ManagedServices.Cost), b.money(res.ManagedServices.Profit), cell{}, b.text("Yes"))
+	b.line(b.text("Adjustments"), b.money(ps.RevenueAdjustment), b.money(ps.CostAdjustment),
+		b.money(diff(ps.RevenueAdjustment, ps.CostAdjustment)), cell{}, b.text("Yes"))
+	b.line(cell{"Professional services", st.subText}, cell{ps.PSRevenue.Decimal, st.subMoney}, cell{ps.PSCost.Decimal, st.subMoney},
+		cell{ps.PSProfit.Decimal, st.subMoney}, cell{ps.Hours.Decimal, st.subHours}, cell{"Yes", st.subText})
+	in, out := contractSections(res, term)
+	for _, s := range in {
+		b.line(b.text(s.name), b.money(s.revenue), b.money(s.cost), b.money(s.profit), cell{}, b.text("Yes"))
+	}
 	b.line(cell{"Total contract", st.totalText}, b.tmoney(res.TotalContractValue), b.tmoney(res.TotalContractCost), b.tmoney(res.TotalContractProfit), cell{nil, st.totalText}, cell{nil, st.totalText})
 	b.line(cell{"Contract margin", st.label}, cell{res.TotalContractMargin.Decimal, st.percent})
+	if len(out) > 0 {
+		b.row++
+		b.header(1, "Not in the contract", "Revenue", "Cost", "Profit", "Hours", "In contract")
+		for _, s := range out {
+			b.line(b.text(s.name), b.money(s.revenue), b.money(s.cost), b.money(s.profit), cell{}, b.text("No"))
+		}
+	}
 
+	// The resources table totals its rows: labor and governance. Lines
+	// without a resource are priced at 0 and belong to no row, so their
+	// hours get a row of their own.
+	laborRevenue, laborCost := sum(ps.ServiceRevenue, ps.PMRevenue), sum(ps.ServiceCost, ps.PMCost)
 	b.newSheet("Resources", 1, 28, 12, 14, 14, 16, 16, 16)
 	b.header(1, "Resource", "Hours", "Hourly rate", "Hourly cost", "Revenue", "Cost", "Profit")
+	t := res.Resources.Total
+	unassigned := t.Hours
 	for _, r := range res.Resources.Rows {
 		b.line(b.text(r.ResourceName), b.hours(r.Hours), b.money(r.HourlyRate), b.money(r.HourlyCost), b.money(r.Revenue), b.money(r.Cost), b.money(r.Profit))
+		unassigned = diff(unassigned, r.Hours)
 	}
-	t := res.Resources.Total
-	b.line(cell{"Project total (contract)", st.totalText}, b.thours(t.Hours), b.tmoney(t.HourlyRate), b.tmoney(t.HourlyCost),
-		b.tmoney(t.TotalRevenue), b.tmoney(t.TotalCost), b.tmoney(t.TotalProfit))
+	if !unassigned.IsZero() {
+		var zero pricing.Fixed
+		b.line(b.text("No resource (priced at 0)"), b.hours(unassigned), cell{}, cell{}, b.money(zero), b.money(zero), b.money(zero))
+	}
+	b.line(cell{"Total", st.totalText}, b.thours(t.Hours), cell{nil, st.totalText}, cell{nil, st.totalText},
+		b.tmoney(laborRevenue), b.tmoney(laborCost), b.tmoney(diff(laborRevenue, laborCost)))
+	b.line(cell{"Blended hourly rate and cost", st.label}, cell{}, b.money(t.HourlyRate), b.money(t.HourlyCost))
+
+	// The contract's cost by kind: what the payment term leaves out is
+	// listed apart, so that Total cost (the contract's) is the sum of the
+	// lines above it.
 	b.row++
-	b.line(cell{"Cost of the contract", st.bold})
-	for _, c := range []struct {
-		name string
-		f    pricing.Fixed
-	}{{"Services", t.ServiceCost}, {"Project governance", t.PMCost}, {"Travel and expense", t.ExpenseCost},
-		{"Materials", t.MaterialCost}, {"Cost adjustment", t.CostAdjustment}} {
-		b.line(cell{c.name, st.indent1}, cell{}, cell{}, cell{}, cell{}, b.money(c.f))
+	b.header(5, "Cost of the contract", "", "", "", "", "Cost")
+	costs := []section{{name: "Services", cost: t.ServiceCost}, {name: "Project governance", cost: t.PMCost},
+		{name: "Cost adjustment", cost: t.CostAdjustment}}
+	for _, s := range append(costs, in...) {
+		b.line(cell{s.name, st.indent1}, cell{}, cell{}, cell{}, cell{}, b.money(s.cost))
 	}
 	b.total("Total cost", 6, b.tmoney(t.TotalCost))
+	if len(out) > 0 {
+		b.row++
+		b.header(5, "Not in the contract", "", "", "", "", "Cost")
+		for _, s := range out {
+			b.line(cell{s.name, st.indent1}, cell{}, cell{}, cell{}, cell{}, b.money(s.cost))
+		}
+	}
 
 	b.newSheet("Phases", 1, 28, 13, 15, 15, 13, 15, 15, 12, 15, 15, 15)
 	b.header(1, "Phase", "Service hours", "Service revenue", "Service cost", "Governance hours", "Governance revenue",
@@ -77,8 +110,7 @@ func Pricing(snap *views.Snapshot) ([]byte, error) {
 			b.money(ph.GovernanceRevenue), b.money(ph.GovernanceCost), b.hours(ph.Hours), b.money(ph.Revenue), b.money(ph.Cost), b.money(ph.Profit))
 	}
 	b.line(cell{"Total", st.totalText}, b.thours(ps.ServiceHours), b.tmoney(ps.ServiceRevenue), b.tmoney(ps.ServiceCost), b.thours(ps.PMHours),
-		b.tmoney(ps.PMRevenue), b.tmoney(ps.PMCost), b.thours(ps.Hours), b.tmoney(sum(ps.ServiceRevenue, ps.PMRevenue)),
-		b.tmoney(sum(ps.ServiceCost, ps.PMCost)), b.tmoney(diff(sum(ps.ServiceRevenue, ps.PMRevenue), sum(ps.ServiceCost, ps.PMCost))))
+		b.tmoney(ps.PMRevenue), b.tmoney(ps.PMCost), b.thours(ps.Hours), b.tmoney(laborRevenue), b.tmoney(laborCost), b.tmoney(diff(laborRevenue, laborCost)))
 
 	gov := res.ProjectGovernance
 	b.newSheet("Governance", 1, 30, 22, 12, 14, 14, 16, 16, 16)
@@ -117,10 +149,30 @@ func Pricing(snap *views.Snapshot) ([]byte, error) {
 	return b.bytes()
 }
 
-// yes is how a sheet says whether a section counts in the contract.
-func yes(b bool) string {
-	if b {
-		return "Yes"
+// section is a section's figures as the contract counts them.
+type section struct {
+	name                  string
+	revenue, cost, profit pricing.Fixed
+}
+
+// contractSections returns the sections besides professional services,
+// those the contract counts (managed services always; travel and expense
+// and materials as the payment term says) and those it leaves out.
+func contractSections(res *pricing.Result, term mergedata.PaymentTerm) (in, out []section) {
+	tne, mat, ms := res.TravelAndExpense, res.Materials, res.ManagedServices
+	for _, s := range []struct {
+		section
+		in bool
+	}{
+		{section{"Travel and expense", tne.Revenue, tne.Cost, tne.Profit}, term.IncludeExpenses},
+		{section{"Materials", mat.Revenue, mat.Cost, mat.Profit}, term.IncludeHardware},
+		{section{"Managed services", ms.Revenue, ms.Cost, ms.Profit}, true},
+	} {
+		if s.in {
+			in = append(in, s.section)
+		} else {
+			out = append(out, s.section)
+		}
 	}
-	return "No"
+	return in, out
 }

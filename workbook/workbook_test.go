@@ -90,7 +90,7 @@ func TestPricingWorkbook(t *testing.T) {
 	require.Equal(t, "Globex firewall refresh", sum.rows[0][0])
 	sum.figures("Services", "8350.00", "3787.50", "4562.50", "40.75")
 	sum.figures("Project governance", "1569.25", "728.80", "840.45", "8.11")
-	sum.figures("Adjustments", "-250.00", "100.00")
+	sum.figures("Adjustments", "-250.00", "100.00", "-350.00")
 	sum.figures("Professional services", "9669.25", "4616.30", "5052.95", "48.86")
 	sum.figures("Travel and expense", "1125.00", "1080.00", "45.00")
 	sum.figures("Materials", "3999.98", "3000.00", "999.98")
@@ -98,8 +98,10 @@ func TestPricingWorkbook(t *testing.T) {
 	sum.figures("Contract margin", "0.4723")
 	r, n := sum.row("Travel and expense")
 	require.Equal(t, "Yes", r[5])
-	r, _ = sum.row("Materials")
+	_, total := sum.row("Total contract")
+	r, m := sum.row("Materials")
 	require.Equal(t, "No", r[5])
+	require.Greater(t, m, total, "materials are listed apart, not in the total contract")
 	require.Equal(t, `"$"#,##0.00;-"$"#,##0.00`, sum.numFmt("B"+itoa(n)))
 	require.Equal(t, "#,##0.00", sum.numFmt("E"+itoa(n-1)))
 	_, n = sum.row("Contract margin")
@@ -109,13 +111,23 @@ func TestPricingWorkbook(t *testing.T) {
 	resources.figures("Architect", "6.00", "250.00", "120.00", "1500.00", "720.00", "780.00")
 	resources.figures("Engineer", "36.75", "200.00", "90.00", "7350.00", "3307.50")
 	resources.figures("Project Manager", "6.11", "175.00", "80.00", "1069.25", "488.80")
-	resources.figures("Project total (contract)", "48.86", "203.01", "92.43", "10794.25", "5696.30", "5097.95")
+	resources.figures("Total", "48.86", "", "", "9919.25", "4516.30", "5402.95")
+	resources.figures("Blended hourly rate and cost", "", "203.01", "92.43")
 	for _, row := range res.Resources.Rows { // and every row of the run, whatever the example
 		resources.figures(row.ResourceName, row.Hours.String(), row.HourlyRate.String(), row.HourlyCost.String(),
 			row.Revenue.String(), row.Cost.String(), row.Profit.String())
 	}
+	// 3787.50 + 728.80 + 100.00 + 1080.00 + 0 = 5696.30; materials (3000.00)
+	// are not in this contract, and are listed after its total.
+	resources.figures("Services", "", "", "", "", "3787.50")
 	resources.figures("Cost adjustment", "", "", "", "", "100.00")
+	resources.figures("Travel and expense", "", "", "", "", "1080.00")
+	resources.figures("Managed services", "", "", "", "", "0.00")
 	resources.figures("Total cost", "", "", "", "", "5696.30")
+	resources.figures("Materials", "", "", "", "", "3000.00")
+	_, total = resources.row("Total cost")
+	_, m = resources.row("Materials")
+	require.Greater(t, m, total)
 
 	phases := readSheet(t, xlsx, "Phases")
 	for _, ph := range res.Phases {

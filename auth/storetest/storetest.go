@@ -1,7 +1,8 @@
 // Package storetest is the conformance suite of auth.Store: lookups,
 // replacement, the credentials of a user, the removal of expired codes,
 // transactions (rollback, and serialized by client id and by user),
-// single-use tokens and codes (also under concurrency) and persistence,
+// single-use tokens and codes (also under concurrency), second factors
+// (read-modify-write serialized per user) and persistence,
 // run by every store implementation alike. The rules kept over these
 // (one namespace of client ids, one credential per user) are package
 // auth's and tested there.
@@ -42,6 +43,7 @@ func Run(t *testing.T, open Opener) {
 		{"UpdateSerialized", testUpdateSerialized},
 		{"SingleUseUnderConcurrency", testSingleUse},
 		{"CanceledContext", testCanceledContext},
+		{"SecondFactors", testSecondFactors},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.fn(t, open) })

@@ -9,6 +9,7 @@ import (
 // banner is what the startup output shows.
 type banner struct {
 	BaseURL, AuthURL string
+	MetricsURL       string // "" without -metrics-addr
 	Data             string
 	Demo             *demoState
 	DemoCreated      bool
@@ -30,6 +31,9 @@ func printBanner(w io.Writer, b banner) {
 	fmt.Fprintf(&s, "MCP endpoint for AI assistants: %s/mcp (docs/mcp.md)\n", b.BaseURL)
 	if b.BackupURL != "" {
 		fmt.Fprintf(&s, "Backup download for operators: %s with the -admin-token (docs/operations.md)\n", b.BackupURL)
+	}
+	if b.MetricsURL != "" {
+		fmt.Fprintf(&s, "Metrics: %s/metrics, probes %s/healthz and /readyz\n", b.MetricsURL, b.MetricsURL)
 	}
 	s.WriteString("\n")
 

@@ -17,6 +17,7 @@ type command struct {
 // commands lists the subcommands, by name.
 var commands = map[string]command{
 	"backup":  {"copy the bbolt file of a stopped server into a new file (a running one: GET /v1/admin/backup)", runBackup},
+	"import":  {"import a catalog file (XLSX, CSV or a zip of CSV) into an account", runImport},
 	"migrate": {"copy the bbolt file into an empty PostgreSQL database", runMigrate},
 	"restore": {"install a backup as a new database file, checked before it gets its name", runRestore},
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/scopekit/scopekit/docgen"
 	"github.com/scopekit/scopekit/documents"
 	"github.com/scopekit/scopekit/httpadapter"
+	"github.com/scopekit/scopekit/mcpadapter"
 	"github.com/scopekit/scopekit/pgstore"
 )
 
@@ -49,6 +50,9 @@ type config struct {
 	TokenBlockWindow time.Duration
 	TokenBlockFor    time.Duration
 	TokenGlobalRate  float64
+	// UniformTokenErrors answers invalid_grant for an unknown email
+	// (auth.Service.UniformTokenErrors; docs/auth.md).
+	UniformTokenErrors bool
 
 	// Webhook delivery (docs/webhooks.md): handed to the dispatcher and to the
 	// destination check of subscriptions.
@@ -57,9 +61,13 @@ type config struct {
 	// WebhookClaim is how long an instance on PostgreSQL keeps a due
 	// delivery from the other instances (pgstore.DB.Claim).
 	WebhookClaim time.Duration
-	// SecretKeyFile holds the key that seals webhook secrets; "" means
-	// keyFile's default.
+	// SecretKeyFile holds the key that seals webhook secrets, TOTP seeds
+	// and the identity providers' client secrets; "" means keyFile's
+	// default.
 	SecretKeyFile string
+	// SSOAllowPrivate lets single sign-on reach identity providers on
+	// loopback and private addresses (docs/auth.md "Single sign-on").
+	SSOAllowPrivate bool
 
 	// Limits of slow and oversized requests (docs/limits.md), handed to
 	// httpadapter.Server.Limits.
@@ -79,6 +87,15 @@ type config struct {
 	// AdminToken is the operator's token of the backup download
 	// (backup.go); "" means no such route. The handler keeps its digest.
 	AdminToken string
+	// MCP calls per second and burst of each access token (docs/mcp.md),
+	// handed to mcpadapter.Server.
+	MCPRate  float64
+	MCPBurst int
+	// Monitoring (docs/operations.md, "Monitoring"): the metrics and
+	// probes listener, the bearer token of /metrics, the OTLP collector.
+	MetricsAddr  string
+	MetricsToken string
+	OTLPEndpoint string
 }
 
 // keyFile is the secret key file: -secret-key-file, or the data file's
@@ -151,7 +168,9 @@ type rawFlags struct {
 	tokenRate, tokenBurst, tokenBlockAfter   string
 	tokenBlockWindow, tokenBlockFor          string
 	tokenGlobalRate                          string
+	uniformTokenErrors                       bool
 	webhookAllowPrivate                      bool
+	ssoAllowPrivate                          bool
 	webhookRetrySchedule                     string
 	secretKeyFile                            string
 	readHeaderTimeout, bodyTimeout           string
@@ -160,6 +179,8 @@ type rawFlags struct {
 	documentsRate, documentsBurst            string
 	pdfListeners                             string
 	adminToken                               string
+	mcpRate, mcpBurst                        string
+	metricsAddr, metricsToken, otlpEndpoint  string
 }
 
 func newFlagSet(out io.Writer) (*flag.FlagSet, *rawFlags) {
@@ -181,9 +202,11 @@ func newFlagSet(out io.Writer) (*flag.FlagSet, *rawFlags) {
 	fs.StringVar(&r.tokenBlockWindow, "token-block-window", "10m", "window (a `duration`) of -token-block-after")
 	fs.StringVar(&r.tokenBlockFor, "token-block-for", "1h", "how long (a `duration`) a blocked IP gets 403")
 	fs.StringVar(&r.tokenGlobalRate, "token-global-rate", "500", "ceiling on tokens minted per second (a `rate`) across all clients")
+	fs.BoolVar(&r.uniformTokenErrors, "uniform-token-errors", false, "answer invalid_grant, as for a wrong password, when a password grant names an unknown email (instead of the spec's invalid_resource_owner)")
 	fs.BoolVar(&r.webhookAllowPrivate, "webhook-allow-private", false, "allow webhook destinations on loopback/private addresses")
 	fs.StringVar(&r.webhookRetrySchedule, "webhook-retry-schedule", "0s,5s,5m,30m,2h,5h,10h,10h", "delays before each webhook attempt, comma-separated Go `durations`")
-	fs.StringVar(&r.secretKeyFile, "secret-key-file", "", "`file` of the 32-byte key that encrypts webhook secrets at rest (default <data file>.key, created with mode 0600 if missing)")
+	fs.StringVar(&r.secretKeyFile, "secret-key-file", "", "`file` of the 32-byte key that encrypts webhook secrets, TOTP seeds and identity providers' client secrets at rest (default <data file>.key, created with mode 0600 if missing)")
+	fs.BoolVar(&r.ssoAllowPrivate, "sso-allow-private", false, "allow identity providers (single sign-on) on loopback/private addresses")
 	fs.StringVar(&r.readHeaderTimeout, "read-header-timeout", httpadapter.DefaultReadHeaderTimeout.String(), "time (a `duration`) a client has to send its request line and headers; the connection is closed after it")
 	fs.StringVar(&r.bodyTimeout, "body-timeout", httpadapter.DefaultBodyTimeout.String(), "time (a `duration`) a client has to send a request body; 408 after it")
 	fs.StringVar(&r.idleTimeout, "idle-timeout", httpadapter.DefaultIdleTimeout.String(), "how long (a `duration`) an idle keep-alive connection stays open")
@@ -194,6 +217,11 @@ func newFlagSet(out io.Writer) (*flag.FlagSet, *rawFlags) {
 	fs.StringVar(&r.documentsRate, "documents-rate", "1", "document generations per second (a `rate`) per client IP and per account")
 	fs.StringVar(&r.documentsBurst, "documents-burst", "20", "burst (a `count`) of the document generation buckets")
 	fs.StringVar(&r.adminToken, "admin-token", "", "operator `token` (32 or more printable characters) that downloads a backup of the whole bbolt file at GET /v1/admin/backup; unset, there is no such route. Prefer SCOPEKIT_ADMIN_TOKEN: command lines are visible to other users")
+	fs.StringVar(&r.mcpRate, "mcp-rate", strconv.Itoa(mcpadapter.DefaultCallRate), "JSON-RPC messages per second (a `rate`) each access token may send to /mcp")
+	fs.StringVar(&r.mcpBurst, "mcp-burst", strconv.Itoa(mcpadapter.DefaultCallBurst), "burst (a `count`) of each token's /mcp bucket; at least the batch cap, 20")
+	fs.StringVar(&r.metricsAddr, "metrics-addr", "", "listener `host:port` of /metrics, /healthz and /readyz (default: no metrics)")
+	fs.StringVar(&r.metricsToken, "metrics-token", "", "bearer `token` /metrics requires; without -metrics-addr it serves /metrics on the API listener behind it")
+	fs.StringVar(&r.otlpEndpoint, "otlp-endpoint", "", "OpenTelemetry collector `URL` (OTLP/HTTP, e.g. http://127.0.0.1:4318) to send traces to (default: no traces)")
 	return fs, r
 }
 
@@ -203,6 +231,7 @@ func (r *rawFlags) validate(source map[string]string) (*config, error) {
 	c := &config{
 		Addr: r.addr, AuthAddr: r.authAddr, Data: r.data, Database: r.database, Bootstrap: r.bootstrap,
 		Demo: r.demo, DemoSet: source["demo"] != "", WebhookAllowPrivate: r.webhookAllowPrivate,
+		UniformTokenErrors: r.uniformTokenErrors, SSOAllowPrivate: r.ssoAllowPrivate,
 	}
 	bad := func(flagName, value, format string, args ...any) error {
 		from := source[flagName]
@@ -304,6 +333,21 @@ func (r *rawFlags) validate(source map[string]string) (*config, error) {
 	if c.AdminToken = r.adminToken; c.AdminToken != "" && !strongToken(c.AdminToken) {
 		return nil, bad("admin-token", "(not shown)", "must be 32 or more printable ASCII characters without spaces, e.g. from openssl rand -hex 32")
 	}
+	if c.MCPRate, err = positiveFloat(r.mcpRate); err != nil {
+		return nil, bad("mcp-rate", r.mcpRate, "%v", err)
+	}
+	if c.MCPBurst, err = positiveInt(r.mcpBurst); err != nil {
+		return nil, bad("mcp-burst", r.mcpBurst, "%v", err)
+	}
+	if r.metricsAddr != "" {
+		if err := checkHostPort(r.metricsAddr); err != nil {
+			return nil, bad("metrics-addr", r.metricsAddr, "%v", err)
+		}
+	}
+	if u, err := url.Parse(r.otlpEndpoint); r.otlpEndpoint != "" && (err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "") {
+		return nil, bad("otlp-endpoint", r.otlpEndpoint, "must be an http or https URL such as http://127.0.0.1:4318")
+	}
+	c.MetricsAddr, c.MetricsToken, c.OTLPEndpoint = r.metricsAddr, r.metricsToken, r.otlpEndpoint
 	return c, nil
 }
 

@@ -24,6 +24,7 @@ func TestConfigDefaults(t *testing.T) {
 		Limits: httpadapter.Limits{ReadHeaderTimeout: 10 * time.Second, BodyTimeout: 20 * time.Second,
 			IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 64 << 10},
 		DocumentWorkers: 2, DocumentLease: 2 * time.Minute, DocumentsRate: 1, DocumentsBurst: 20, PDFListeners: 2,
+		MCPRate: 10, MCPBurst: 60,
 	}, c)
 }
 
@@ -36,7 +37,7 @@ func TestConfigEnvironment(t *testing.T) {
 		"SCOPEKIT_WEBHOOK_ALLOW_PRIVATE=true", "SCOPEKIT_WEBHOOK_RETRY_SCHEDULE=1s, 2s",
 		"SCOPEKIT_READ_HEADER_TIMEOUT=3s", "SCOPEKIT_BODY_TIMEOUT=4s", "SCOPEKIT_IDLE_TIMEOUT=5s", "SCOPEKIT_MAX_HEADER_BYTES=8192",
 		"SCOPEKIT_DOCUMENT_WORKERS=4", "SCOPEKIT_DOCUMENT_LEASE=45s", "SCOPEKIT_DOCUMENTS_RATE=0.5", "SCOPEKIT_DOCUMENTS_BURST=3",
-		"SCOPEKIT_PDF_LISTENERS=0", "SCOPEKIT_DATABASE=postgres://sk:pw@db.test:5432/sk", "SCOPEKIT_WEBHOOK_CLAIM=30s")
+		"SCOPEKIT_PDF_LISTENERS=0", "SCOPEKIT_DATABASE=postgres://sk:pw@db.test:5432/sk", "SCOPEKIT_WEBHOOK_CLAIM=30s", "SCOPEKIT_MCP_RATE=2", "SCOPEKIT_MCP_BURST=25")
 	c, err := parseConfig(nil, getenv)
 	require.NoError(t, err)
 	require.Equal(t, &config{
@@ -46,7 +47,7 @@ func TestConfigEnvironment(t *testing.T) {
 		TokenGlobalRate: 50, WebhookAllowPrivate: true, WebhookRetrySchedule: []time.Duration{time.Second, 2 * time.Second},
 		Limits: httpadapter.Limits{ReadHeaderTimeout: 3 * time.Second, BodyTimeout: 4 * time.Second,
 			IdleTimeout: 5 * time.Second, MaxHeaderBytes: 8192},
-		DocumentWorkers: 4, DocumentLease: 45 * time.Second, DocumentsRate: 0.5, DocumentsBurst: 3, PDFListeners: 0,
+		DocumentWorkers: 4, DocumentLease: 45 * time.Second, DocumentsRate: 0.5, DocumentsBurst: 3, PDFListeners: 0, MCPRate: 2, MCPBurst: 25,
 	}, c)
 
 	c, err = parseConfig([]string{"-addr", "127.0.0.1:1", "-demo=false", "-token-rate", "3", "-token-burst=9"}, getenv)
@@ -92,6 +93,8 @@ func TestConfigValidation(t *testing.T) {
 		{"-webhook-claim=0s", `invalid value "0s" for -webhook-claim: must be a positive duration`},
 		{"-admin-token=short-secret", `invalid value "(not shown)" for -admin-token: must be 32 or more printable ASCII characters without spaces, e.g. from openssl rand -hex 32`},
 		{"-admin-token=" + strings.Repeat("s", 31) + " ", `invalid value "(not shown)" for -admin-token: must be 32 or more printable ASCII characters without spaces, e.g. from openssl rand -hex 32`},
+		{"-mcp-rate=0", `invalid value "0" for -mcp-rate: must be a positive number`},
+		{"-mcp-burst=many", `invalid value "many" for -mcp-burst: not a whole number`},
 	} {
 		_, err := parseConfig([]string{tc.arg}, env())
 		require.EqualError(t, err, tc.want, tc.arg)

@@ -39,9 +39,10 @@ func TestDemoAnswersGolden(t *testing.T) {
 	recordDemoAnswers(t, s.URL).compare(demoGoldenFile)
 }
 
-// recordDemoAnswers sends the golden requests to the server at base (on
-// the demo as created at first start) and returns their answers.
-func recordDemoAnswers(t *testing.T, base string) *goldenRecorder {
+// recordDemoReads sends the golden reads and refused requests to the
+// server at base (on the demo as created at first start) and returns
+// their answers.
+func recordDemoReads(t *testing.T, base string) *goldenRecorder {
 	g := &goldenRecorder{t: t, base: base}
 
 	g.token = g.tokenAnswer(url.Values{"grant_type": {"client_credentials"},
@@ -88,7 +89,14 @@ func recordDemoAnswers(t *testing.T, base string) *goldenRecorder {
 	g.write(http.MethodPost, "/v2/clients", `{"data":`) // malformed body
 	g.do(http.MethodDelete, "/v1/me", g.token, "")      // method not allowed
 
-	// Writes of the README tour, then reads of what they made.
+	return g
+}
+
+// recordDemoAnswers sends the golden requests to the server at base: the
+// reads of recordDemoReads, then the writes of the README tour and reads
+// of what they made.
+func recordDemoAnswers(t *testing.T, base string) *goldenRecorder {
+	g := recordDemoReads(t, base)
 	client := idOf(t, g.write(http.MethodPost, "/v2/clients", `{"data":{"type":"clients","attributes":{"name":"Initech"}}}`))
 	project := idOf(t, g.write(http.MethodPost, "/v2/projects", `{"data":{"type":"projects","attributes":{"project-name":"Initech SD-WAN"},
 		"relationships":{"client":{"data":{"type":"clients","id":"`+client+`"}}}}}`))

@@ -18,6 +18,8 @@ package main
 //     another program or a placeholder value) is preceded by a comment
 //     line of the form  <!-- not-run: the reason -->  (the reason is
 //     required).
+//   - docs/import.md's server also has the bootstrap file of
+//     operations.md (the account acme) beside the demo (docServerArgs).
 //   - A block passes when bash exits 0 and its output holds no JSON:API
 //     error document ("errors":[); the key figures of each known file are
 //     checked below.
@@ -94,12 +96,26 @@ var docFigures = map[string][]string{
 		`"approved-at":"20`, `"status":"approved"`,
 		": finished\n", "pricing.xlsx", "sow.docx",
 	},
-	"docs/auth.md":     {`"token_type":"Bearer"`, `"refresh_token":"`, `"email":"bot@demo.test"`, "\n204\n", `"client-secret":"`},
+	"docs/auth.md": {`"token_type":"Bearer"`, `"refresh_token":"`, `"email":"bot@demo.test"`, "\n204\n", `"client-secret":"`,
+		`"mfa-required":true`, `"error":"mfa_required"`, "/callback?code=", `"code_challenge_methods_supported":["S256"]`},
 	"docs/webhooks.md": {`"secret":"whsec_`},
 	"docs/mcp.md": {`"resource_name":"ScopeKit"`, `"approved_at":"20`, `"total_contract_value":"10794.25"`,
 		`"percent_complete":"0.6012"`, `"variance_ratio":"-0.3006"`, `invalid argument created_after`,
-		`"download_url":"http://`, `"status":"finished"`, "200 application/vnd.openxmlformats-officedocument.wordprocessingml.document"},
+		`"download_url":"http://`, `"status":"finished"`, "200 application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+		`"grant_types_supported":["authorization_code","client_credentials"`, `{"code":-32601,"message":"method \"resources/list\" not found"}`,
+		"401 Bearer resource_metadata=\"http://",
+		`"note":"no project you can see matched`, `"kind":"empty_phase"`, `"kind":"margin_below"`, `"kind":"differs_from_catalog"`,
+		`"template":"Standard SOW"`, "\n## Executive summary\n", "\n| Total contract value |  | $"},
 	"docs/documents.md": {`"tags":["`, "status: finished\n", "Globex firewall refresh - SOW.docx"},
+	"docs/import.md": {`"sheets":{"lines-of-business":{"rows":0,"created":2`, `"services":{"rows":2,"created":2,`, `},"written":true}}`,
+		`"services":{"rows":2,"created":0,"updated":0,"unchanged":2,"refused":0}`, `"rates":{"rows":1,"created":0,"updated":1`,
+		"422\nservices row 2, Hours (B2): \\\"eight\\\" is not a number"},
+}
+
+// docServerArgs are further flags of the server a file's blocks run
+// against.
+var docServerArgs = map[string][]string{
+	"docs/import.md": {"-bootstrap", filepath.Join("testdata", "bootstrap.json"), "-demo"},
 }
 
 func TestDocsShellBlocks(t *testing.T) {
@@ -121,7 +137,7 @@ func TestDocsShellBlocks(t *testing.T) {
 			continue
 		}
 		t.Run(name, func(t *testing.T) {
-			s := startServer(t, "", nil, "-webhook-allow-private")
+			s := startServer(t, "", nil, append([]string{"-webhook-allow-private"}, docServerArgs[name]...)...)
 			var script strings.Builder
 			script.WriteString("set -e -o pipefail\n")
 			for _, b := range blocks {

@@ -29,9 +29,11 @@ import (
 	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/httpadapter"
 	"github.com/scopekit/scopekit/mcpadapter"
+	"github.com/scopekit/scopekit/observe"
 	"github.com/scopekit/scopekit/pgstore"
 	"github.com/scopekit/scopekit/provision"
 	"github.com/scopekit/scopekit/scoping"
+	"github.com/scopekit/scopekit/sso"
 	"github.com/scopekit/scopekit/webhook"
 )
 
@@ -83,6 +85,17 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			return err
 		}
 	}
+	tel, err := newTelemetry(ctx, cfg, logger)
+	if err != nil {
+		return err
+	}
+	defer func() { // the spans not exported yet
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := tel.Shutdown(sctx); err != nil {
+			logger.Warn("traces not exported at shutdown", "err", err)
+		}
+	}()
 
 	// Bind before touching the database, so that a busy port does not
 	// leave a new, empty database behind (which would then not get the
@@ -101,6 +114,14 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	listeners := []net.Listener{apiLn}
 	if authLn != nil {
 		listeners = append(listeners, authLn)
+	}
+	var metricsLn net.Listener
+	if cfg.MetricsAddr != "" {
+		if metricsLn, err = net.Listen("tcp", cfg.MetricsAddr); err != nil {
+			closeAll(listeners)
+			return err
+		}
+		listeners = append(listeners, metricsLn) // closed with the others on a failed start
 	}
 
 	schema, err := scoping.NewSchema() // the declared types, checked once; store and service share it
@@ -124,8 +145,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		}
 	}()
 
-	svc := scoping.NewService(db, scoping.WithSchema(schema))
-	svc.Log = logger
+	svc := scoping.NewService(tel.Store(db), scoping.WithSchema(schema))
+	svc.Log, svc.Tracer = logger, tel.Tracer()
 	key, err := loadOrCreateKey(cfg.keyFile())
 	if err != nil {
 		return err
@@ -139,7 +160,25 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	svc.Webhooks = scoping.WebhookConfig{CheckDestination: webhook.CheckDestination(cfg.WebhookAllowPrivate),
 		Sealer: sealer, FirstDelay: cfg.WebhookRetrySchedule[0], Notify: dispatcher.Notify}
 	docs := newDocumentPool(svc, cfg, logger)
-	as := &auth.Service{Store: db.AuthStore(), Directory: scoping.Directory(db), BcryptCost: bcryptCost}
+	instrument(tel, db, docs, dispatcher, svc.QueuedDocuments)
+	// The probes answer on the metrics listener from now on: not ready
+	// until the startup work below is done, live all along (a long price
+	// refresh is not a hung server).
+	serving := observe.NewFlag("the server is starting or shutting down")
+	health := newProbes(db, docs, serving, logger)
+	var metricsSrv *http.Server
+	if metricsLn != nil {
+		metricsSrv = metricsServer(tel, health, cfg)
+		go func() {
+			if err := metricsSrv.Serve(metricsLn); !errors.Is(err, http.ErrServerClosed) {
+				logger.Error("metrics listener failed", "err", err)
+			}
+		}()
+		defer metricsSrv.Close()
+	}
+	// the webhook key seals TOTP seeds too (docs/auth.md "Two-step verification")
+	as := &auth.Service{Store: db.AuthStore(), Directory: scoping.Directory(db), Providers: scoping.IdentityProviders(svc),
+		BcryptCost: bcryptCost, Sealer: sealer, UniformTokenErrors: cfg.UniformTokenErrors}
 	// stored prices: price the projects of a database written before
 	// prices were stored, or left stale by an interrupted refresh
 	if err := svc.RefreshAllPrices(ctx); err != nil {
@@ -181,19 +220,24 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		authURL = "http://" + displayAddr(cfg.AuthAddr, authLn.Addr())
 	}
 
-	api := &httpadapter.Server{Svc: svc, Auth: as, BaseURL: baseURL, Logger: logger, Throttle: cfg.throttle(), Limits: cfg.Limits,
-		DocumentThrottle: httpadapter.DocumentThrottle{Rate: cfg.DocumentsRate, Burst: cfg.DocumentsBurst}}
+	api := &httpadapter.Server{Svc: svc, Auth: as, BaseURL: baseURL, AuthURL: authURL, Logger: logger, Throttle: cfg.throttle(), Limits: cfg.Limits,
+		DocumentThrottle: httpadapter.DocumentThrottle{Rate: cfg.DocumentsRate, Burst: cfg.DocumentsBurst},
+		Metrics:          tel.RequestMetrics(),
+		// single sign-on: the callback is on the auth host; providers are
+		// reached with the guarded client of webhook deliveries
+		SSO: &sso.RelyingParty{Client: webhook.NewClient(sso.Timeout, cfg.SSOAllowPrivate)}}
 	// MCP (docs/mcp.md): the tools for AI assistants on the API host, over
 	// the same use cases, behind the same token check.
-	assistants := &mcpadapter.Server{Svc: svc, Auth: as, BaseURL: baseURL, AuthURL: authURL, Logger: logger}
+	assistants := &mcpadapter.Server{Svc: svc, Auth: as, BaseURL: baseURL, AuthURL: authURL, Logger: logger,
+		CallRate: cfg.MCPRate, CallBurst: cfg.MCPBurst}
 	api.Mounts = map[string]http.Handler{mcpadapter.Path: assistants.HTTPHandler(), mcpadapter.MetadataPath: assistants.MetadataHandler()}
 	backupURL := mountBackup(api, db, cfg, baseURL, logger)
 	var servers []*http.Server
-	newServer := api.HTTPServer
+	newServer := func(h http.Handler) *http.Server { return api.HTTPServer(tel.TraceHTTP(h)) }
 	if authLn == nil {
-		servers = append(servers, newServer(api.Handler()))
+		servers = append(servers, newServer(withProbes(api.Handler(), tel, health, cfg)))
 	} else {
-		servers = append(servers, newServer(api.APIHandler()), newServer(api.AuthHandler()))
+		servers = append(servers, newServer(withProbes(api.APIHandler(), tel, health, cfg)), newServer(api.AuthHandler()))
 	}
 	started = true
 
@@ -231,7 +275,14 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			}
 		}()
 	}
-	printBanner(stdout, banner{BaseURL: baseURL, AuthURL: authURL, Data: cfg.where(), Demo: demo, DemoCreated: demoCreated, BackupURL: backupURL})
+	serving.Set(true)
+	metricsURL := ""
+	if metricsLn != nil {
+		metricsURL = "http://" + displayAddr(cfg.MetricsAddr, metricsLn.Addr())
+		logger.Info("metrics and probes", "url", metricsURL)
+	}
+	printBanner(stdout, banner{BaseURL: baseURL, AuthURL: authURL, MetricsURL: metricsURL, Data: cfg.where(), Demo: demo,
+		DemoCreated: demoCreated, BackupURL: backupURL})
 	logger.Info("serving", "api", baseURL, "auth", authURL, "data", cfg.where())
 	if ready != nil {
 		select {
@@ -247,6 +298,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	case failed = <-serveErr:
 		logger.Error("serve failed; shutting down", "err", failed)
 	}
+	serving.Set(false) // not ready: load balancers stop sending requests
 	shutCtx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 	defer cancel()
 	for _, srv := range servers {
@@ -258,6 +310,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	stopDispatch()
 	<-dispatched
 	<-generated
+	if metricsSrv != nil {
+		_ = metricsSrv.Shutdown(shutCtx)
+	}
 	if err := db.Close(); err != nil && failed == nil {
 		failed = fmt.Errorf("close %s: %w", cfg.where(), err)
 	}

@@ -124,7 +124,7 @@ func TestHelp(t *testing.T) {
 	require.Contains(t, r.Stdout, "SCOPEKIT_<NAME>")
 	for _, f := range []string{"-addr", "-auth-addr", "-base-url", "-data", "-bootstrap", "-demo", "-token-rate",
 		"-token-burst", "-token-block-after", "-token-block-window", "-token-block-for", "-token-global-rate",
-		"-webhook-allow-private", "-webhook-retry-schedule", "-log-level",
+		"-webhook-allow-private", "-webhook-retry-schedule", "-log-level", "-uniform-token-errors",
 		"-read-header-timeout", "-body-timeout", "-idle-timeout", "-max-header-bytes"} {
 		require.Regexp(t, `(?m)^  `+f+`( |$)`, r.Stdout)
 	}

@@ -42,3 +42,25 @@ func TestMap(t *testing.T) {
 	wg.Wait()
 	require.LessOrEqual(t, len(m.m), Size)
 }
+
+// Ensure a Decoded decodes each stored value once, and again when the
+// bytes under its key change.
+func TestDecoded(t *testing.T) {
+	var d Decoded[string]
+	calls := 0
+	decode := func(b []byte) (string, error) {
+		calls++
+		return string(b), nil
+	}
+	raw := []byte("one")
+	for range 3 {
+		v, err := d.Get("k", raw, decode)
+		require.NoError(t, err)
+		require.Equal(t, "one", v)
+	}
+	require.Equal(t, 1, calls)
+	raw[0] = 'O' // the caller's buffer changes: the entry kept its own copy
+	v, _ := d.Get("k", raw, decode)
+	require.Equal(t, "One", v)
+	require.Equal(t, 2, calls)
+}

@@ -1,7 +1,7 @@
 // Package demodata creates the worked example of docs/pricing.md: a small
 // catalog (phases, lines of business, resources, a default USD rate table,
 // services with subservices, required governance, expense categories, a
-// product, a blueprint) and the project "Globex firewall refresh", through
+// product, a blueprint, the account's general terms) and the project "Globex firewall refresh", through
 // the generic resource engine exactly as API clients would. The example
 // server seeds its demo account with it and tests use it as a fixture.
 package demodata
@@ -104,6 +104,9 @@ func (s *seeder) catalogAndProject(adminID string) *Seeded {
 	}
 	s.create("payment-terms", attrs{"name": "Fixed fee", "pricing-model": "fixed_fee", "default": true,
 		"include-expenses": true, "include-hardware": false}, nil)
+	for i, term := range generalTerms {
+		s.create("general-terms", attrs{"name": term[0], "body": term[1], "position": i + 1}, nil)
+	}
 
 	assessment := s.create("services", attrs{"name": "Assessment", "hours": "8", "position": 1},
 		rels{"phase": {"phases", phase["Plan"]}, "resource": {"resources", resourceIDs["Engineer"]},
@@ -157,4 +160,17 @@ func (s *seeder) catalogAndProject(adminID string) *Seeded {
 	s.create("project-products", attrs{"quantity": "2"},
 		rels{"project": {"projects", project}, "product": {"products", appliance}})
 	return &Seeded{ProjectID: project, ClientID: globex, BlueprintID: blueprint}
+}
+
+// generalTerms are the demo account's general terms (name, body): sample
+// clauses every statement of work of the account prints.
+var generalTerms = [][2]string{
+	{"Confidentiality", "Each party keeps confidential the non-public information it receives from the other under this statement of work, " +
+		"uses it only to perform or receive the services, and discloses it only to those of its staff and advisers who need it for that purpose " +
+		"and are bound to the same duty."},
+	{"Acceptance of deliverables", "A deliverable is accepted when the client confirms it in writing, or ten business days after its delivery " +
+		"when the client has not reported by then, in writing, how it fails to meet this statement of work. A reported failure is corrected " +
+		"and the deliverable delivered again under the same terms."},
+	{"Warranty", "The services are performed in a professional manner by qualified staff. The client reports a service that was not so " +
+		"performed within 30 days of its completion; the remedy is to perform that service again at no charge."},
 }

@@ -14,21 +14,8 @@ import (
 // it to measure reads, and creating 4,000 records through the engine one
 // write each would only slow them down. It returns the project's id.
 func SeedLarge(tx engine.Tx, accountID, clientID string, teammates []string) (string, error) {
-	var err error
-	ins := func(typ string, attrs map[string]any, rels map[string]string) string {
-		if err != nil {
-			return ""
-		}
-		r := engine.NewRecord(typ, accountID)
-		for k, v := range attrs {
-			r.Attrs[k] = v
-		}
-		for k, v := range rels {
-			r.SetRel(k, v)
-		}
-		err = tx.Insert(r)
-		return r.ID
-	}
+	in := NewInserter(tx, accountID)
+	ins := in.Insert
 	pid := ins("projects", map[string]any{"project-name": "Large", "active": true, "status": "draft", "mrr-terms": int64(12),
 		"executive-summary": "Replace the network of 25 sites.", "revenue-adjustment": "-250", "cost-adjustment": "100"},
 		map[string]string{"client": clientID})
@@ -74,5 +61,5 @@ func SeedLarge(tx engine.Tx, accountID, clientID string, teammates []string) (st
 		ins("project-expenses", map[string]any{"description": fmt.Sprintf("Expense %d", i), "quantity": "2", "rate": "99.99", "unit-cost": "80"}, p)
 		ins("project-products", map[string]any{"name": fmt.Sprintf("Product %d", i), "quantity": "3", "unit-price": "1999.99", "unit-cost": "1500"}, p)
 	}
-	return pid, err
+	return pid, in.Err
 }

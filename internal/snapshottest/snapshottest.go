@@ -6,6 +6,7 @@ package snapshottest
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"testing"
@@ -105,4 +106,36 @@ func (e *Env) Snapshot(projectID, guard string) *views.Snapshot {
 	snap, err := e.Svc.Snapshot(context.Background(), e.Actor, projectID, guard)
 	require.NoError(e.TB, err)
 	return snap
+}
+
+// Create creates a record through the engine and returns its id; attrs are
+// marshaled to JSON as a client would send them, rels are name, type, id
+// triples.
+func (e *Env) Create(typ string, attrs map[string]any, rels ...string) string {
+	e.TB.Helper()
+	in := &engine.Input{Attrs: e.attrs(attrs), Rels: map[string]engine.RelInput{}}
+	for i := 0; i+2 < len(rels); i += 3 {
+		in.Rels[rels[i]] = engine.RelInput{Refs: []engine.Ref{{Type: rels[i+1], ID: rels[i+2]}}}
+	}
+	res, err := e.Svc.Create(context.Background(), e.Actor, typ, in, engine.Options{})
+	require.NoError(e.TB, err)
+	return res.Records[0].ID
+}
+
+// Update updates attributes of a record through the engine.
+func (e *Env) Update(typ, id string, attrs map[string]any) {
+	e.TB.Helper()
+	in := &engine.Input{Attrs: e.attrs(attrs), Rels: map[string]engine.RelInput{}}
+	_, err := e.Svc.Update(context.Background(), e.Actor, typ, id, in, engine.Options{})
+	require.NoError(e.TB, err)
+}
+
+func (e *Env) attrs(attrs map[string]any) map[string]json.RawMessage {
+	out := make(map[string]json.RawMessage, len(attrs))
+	for k, v := range attrs {
+		b, err := json.Marshal(v)
+		require.NoError(e.TB, err)
+		out[k] = b
+	}
+	return out
 }

@@ -40,6 +40,8 @@ type Snapshot struct {
 	Products    []ProjectProduct
 	// Catalog holds the catalog records the lines refer to.
 	Catalog Catalog
+	// GeneralTerms are the account's active general terms, by position.
+	GeneralTerms []GeneralTerm
 	// Currency is the currency record of the project's currency (nil when
 	// the account has none for it).
 	Currency *Currency

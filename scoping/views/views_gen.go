@@ -13,6 +13,8 @@ type Account struct{ *engine.Record }
 func (v Account) Slug() string            { return v.Str(NameSlug) }
 func (v Account) Name() string            { return v.Str(NameName) }
 func (v Account) DefaultCurrency() string { return v.Str(NameDefaultCurrency) }
+func (v Account) MfaRequired() bool       { return v.Bool(NameMfaRequired) }
+func (v Account) Locale() string          { return v.Str(NameLocale) }
 func (v Account) Psa() bool               { return v.Bool(NamePsa) }
 
 // ApprovalLevel is a typed view of a record of type approval-levels.
@@ -118,10 +120,12 @@ func (v DocumentTemplate) Name() string           { return v.Str(NameName) }
 func (v DocumentTemplate) Format() string         { return v.Str(NameFormat) }
 func (v DocumentTemplate) TemplateFormat() string { return v.Str(NameTemplateFormat) }
 func (v DocumentTemplate) Filename() string       { return v.Str(NameFilename) }
+func (v DocumentTemplate) Lenient() bool          { return v.Bool(NameLenient) }
 func (v DocumentTemplate) Size() int64            { return v.Int(NameSize) }
 func (v DocumentTemplate) Sha256() string         { return v.Str(NameSha256) }
 func (v DocumentTemplate) Tags() []string         { return v.Strings(NameTags) }
 func (v DocumentTemplate) Builtin() bool          { return v.Bool(NameBuiltin) }
+func (v DocumentTemplate) Problems() []string     { return v.Strings(NameProblems) }
 
 // Event is a typed view of a record of type events.
 type Event struct{ *engine.Record }
@@ -139,6 +143,13 @@ type ExpenseCategory struct{ *engine.Record }
 
 func (v ExpenseCategory) Name() string { return v.Str(NameName) }
 
+// GeneralTerm is a typed view of a record of type general-terms.
+type GeneralTerm struct{ *engine.Record }
+
+func (v GeneralTerm) Name() string    { return v.Str(NameName) }
+func (v GeneralTerm) Body() string    { return v.Str(NameBody) }
+func (v GeneralTerm) Position() int64 { return v.Int(NamePosition) }
+
 // Governance is a typed view of a record of type governances.
 type Governance struct{ *engine.Record }
 
@@ -153,6 +164,18 @@ func (v Governance) Position() int64             { return v.Int(NamePosition) }
 func (v Governance) Resource() string            { return v.Rel(NameResource) }
 func (v Governance) Phase() string               { return v.Rel(NamePhase) }
 func (v Governance) ServiceCategory() string     { return v.Rel(NameServiceCategory) }
+
+// IdentityProvider is a typed view of a record of type identity-providers.
+type IdentityProvider struct{ *engine.Record }
+
+func (v IdentityProvider) Name() string           { return v.Str(NameName) }
+func (v IdentityProvider) IssuerURL() string      { return v.Str(NameIssuerURL) }
+func (v IdentityProvider) ClientID() string       { return v.Str(NameClientID) }
+func (v IdentityProvider) ClientSecret() string   { return v.Str(NameClientSecret) }
+func (v IdentityProvider) EmailDomains() []string { return v.Strings(NameEmailDomains) }
+func (v IdentityProvider) PasswordsAllowed() bool { return v.Bool(NamePasswordsAllowed) }
+func (v IdentityProvider) JitProvisioning() bool  { return v.Bool(NameJitProvisioning) }
+func (v IdentityProvider) DefaultRole() string    { return v.Rel(NameDefaultRole) }
 
 // IntegratedProduct is a typed view of a record of type integrated-products.
 type IntegratedProduct struct{ *engine.Record }

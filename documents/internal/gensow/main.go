@@ -38,6 +38,7 @@ func build() ([]byte, error) {
 		{"word/styles.xml", stylesXML},
 		{"word/settings.xml", settings},
 		{"word/fontTable.xml", fontTable},
+		{"word/numbering.xml", numbering},
 		{"word/footer1.xml", footer()},
 		{"word/footer2.xml", emptyFooter},
 		{"word/_rels/document.xml.rels", documentRels},
@@ -96,8 +97,31 @@ func pp(style, props string, runs ...string) string {
 // t is a paragraph of one plain run.
 func t(style, text string) string { return p(style, r(text)) }
 
+// lead is a paragraph of one plain run kept on the page of what follows
+// it (a table it introduces).
+func lead(text string) string { return pp("", `<w:keepNext/>`, r(text)) }
+
 // tag is a paragraph holding only a section tag (not written out).
 func tag(s string) string { return p("", r(s)) }
+
+// when shows blocks only when the condition (a tag expression) holds.
+func when(cond string, blocks ...string) string {
+	return tag("{#"+cond+"}") + strings.Join(blocks, "") + tag("{/}")
+}
+
+// each repeats blocks for each item of the list at path (or shows them
+// once for another truthy value).
+func each(path string, blocks ...string) string {
+	return tag("{#"+path+"}") + strings.Join(blocks, "") + tag("{/"+path+"}")
+}
+
+// unless shows blocks only when the value at path is falsy.
+func unless(path string, blocks ...string) string {
+	return tag("{^"+path+"}") + strings.Join(blocks, "") + tag("{/"+path+"}")
+}
+
+// bullet is an item of a bulleted list.
+func bullet(text string) string { return t("ListBullet", text) }
 
 const (
 	bold   = "<w:b/>"
@@ -137,13 +161,22 @@ func table(cols []col, rows ...string) string {
 const (
 	header = iota
 	body
-	sub
+	sub      // a line detailing the one above it: indented, grey
+	subtotal // a figure the rows above add up to, which more rows follow
 	total
 	sign // a signature line: tall, the text at the bottom
+
+	// keep, added to a kind, keeps the row on the page of the next one
+	// (for short tables that read as one figure).
+	keep = 1 << 8
 )
 
 // row is a table row of cells, each cell's content being runs.
 func row(cols []col, kind int, cells ...string) string {
+	keepNext := ""
+	if kind&keep != 0 {
+		keepNext, kind = `<w:keepNext/>`, kind&^keep
+	}
 	var sb strings.Builder
 	sb.WriteString("<w:tr>")
 	trPr := `<w:cantSplit/>`
@@ -155,7 +188,7 @@ func row(cols []col, kind int, cells ...string) string {
 	}
 	sb.WriteString("<w:trPr>" + trPr + "</w:trPr>")
 	for i, c := range cells {
-		props := ""
+		props := keepNext
 		if kind == sub && i == 0 {
 			props = `<w:ind w:left="284"/>`
 		}
@@ -170,7 +203,7 @@ func row(cols []col, kind int, cells ...string) string {
 			style = "TableHeading"
 		case sub:
 			style = "TableSubText"
-		case total:
+		case subtotal, total:
 			style = "TableTotal"
 		}
 		tcPr := `<w:tcW w:w="` + fmt.Sprint(cols[i].w) + `" w:type="dxa"/>`
@@ -180,7 +213,10 @@ func row(cols []col, kind int, cells ...string) string {
 		case sign:
 			tcPr += `<w:tcBorders><w:top w:val="nil"/><w:bottom w:val="nil"/></w:tcBorders><w:shd w:val="clear" w:color="auto" w:fill="FFFFFF"/><w:vAlign w:val="bottom"/>`
 		}
-		if kind == total {
+		switch kind {
+		case subtotal:
+			tcPr += `<w:tcBorders><w:top w:val="single" w:sz="4" w:space="0" w:color="8EA9DB"/></w:tcBorders><w:shd w:val="clear" w:color="auto" w:fill="FFFFFF"/>`
+		case total:
 			tcPr += `<w:tcBorders><w:top w:val="single" w:sz="8" w:space="0" w:color="1F3864"/></w:tcBorders><w:shd w:val="clear" w:color="auto" w:fill="FFFFFF"/>`
 		}
 		sb.WriteString("<w:tc><w:tcPr>" + tcPr + "</w:tcPr>" + pp(style, props, c) + "</w:tc>")
@@ -193,197 +229,6 @@ func pageBreak() string { return `<w:p><w:r><w:br w:type="page"/></w:r></w:p>` }
 
 // money is a figure path shown with the currency's symbol.
 func money(path string) string { return r("{currency.unit}{" + path + "}") }
-
-func document() string {
-	var b strings.Builder
-	add := func(s ...string) {
-		for _, x := range s {
-			b.WriteString(x)
-		}
-	}
-	// Cover.
-	add(p("CoverBrand", r("{project.account_name}")),
-		pp("CoverSpacer", ""),
-		t("Title", "Statement of Work"),
-		t("Subtitle", "{project.project_name}"),
-		pp("CoverRule", ""),
-		p("CoverLabel", r("Prepared for")), p("CoverValue", r("{project.client_name}")),
-		p("CoverLabel", r("Prepared by")), p("CoverValue", r("{project.account_name}")),
-		p("CoverLabel", r("Date")), p("CoverValue", r("{project.printed_on.to_long_date}")),
-		tag("{#project.sales_executive.name}"),
-		p("CoverLabel", r("Sales executive")), p("CoverValue", r("{project.sales_executive.name}")),
-		tag("{/project.sales_executive.name}"),
-		tag("{#project.presales_engineer.name}"),
-		p("CoverLabel", r("Solution architect")), p("CoverValue", r("{project.presales_engineer.name}")),
-		tag("{/project.presales_engineer.name}"),
-		pp("CoverSpacer", ""),
-		t("Note", "This statement of work is confidential. It describes the services {project.account_name} will deliver to {project.client_name}, their price and the terms under which they are delivered."),
-		pageBreak())
-
-	// 1. Executive summary.
-	add(t("Heading1", "Executive summary"),
-		t("", "{project.executive_summary}"),
-		tag("{^project.executive_summary}"),
-		t("", "{project.account_name} will deliver the services described in this statement of work for {project.client_name}."),
-		tag("{/project.executive_summary}"),
-		tag("{#project.solution_summary}"),
-		t("Heading2", "Solution"),
-		t("", "{project.solution_summary}"),
-		tag("{/project.solution_summary}"))
-
-	// 2. Scope: phases with services and subservices.
-	svc := []col{{4680, false}, {2160, false}, {1080, true}, {1440, true}}
-	add(t("Heading1", "Scope of work"),
-		t("", "The work is organised in the phases below. Hours are estimates for the quantities shown."),
-		tag("{#phases}"),
-		t("Heading2", "{name}"),
-		tag("{#sow_language}"), t("", "{sow_language}"), tag("{/sow_language}"),
-		table(svc,
-			row(svc, header, r("Service"), r("Resource"), r("Quantity"), r("Hours")),
-			row(svc, body, r("{#services}{name}", bold), r("{resource_name}"), r("{quantity}"), r("{total_hours}")),
-			row(svc, sub, r("{#subservices}"+"{name}"), r("{resource_name}"), r("{quantity}"), r("{extended_hours}{/subservices}{/services}")),
-			row(svc, total, r("Phase total, project management included"), r(""), r(""), r("{total_hours}")),
-		),
-		tag("{/phases}"))
-
-	// 3. Locations.
-	loc := []col{{2880, false}, {3240, false}, {2160, false}, {1080, false}}
-	add(t("Heading1", "Locations"),
-		tag("{#locations}"),
-		pp("", `<w:keepNext/>`, r("The services are delivered at the following locations.")),
-		tag("{/locations}"),
-		tag("{#locations.length > 0}"),
-		table(loc,
-			row(loc, header, r("Location"), r("Address"), r("City"), r("Country")),
-			row(loc, body, r("{#locations}{name}", bold), r("{address}"), r("{city}{#region}, {region}{/region} {postal_code}"), r("{country}{/locations}")),
-		),
-		tag("{/}"),
-		tag("{^locations}"),
-		t("", "The services are delivered remotely or at {project.client_name}'s premises, as the parties agree when scheduling the work."),
-		tag("{/locations}"))
-
-	// 4. Responsibilities and out of scope.
-	add(tag("{#project.our_responsibilities || project.client_responsibilities || project.out_of_scope}"),
-		t("Heading1", "Responsibilities"),
-		tag("{#project.our_responsibilities}"), t("Heading2", "{project.account_name}"), t("", "{project.our_responsibilities}"), tag("{/project.our_responsibilities}"),
-		tag("{#project.client_responsibilities}"), t("Heading2", "{project.client_name}"), t("", "{project.client_responsibilities}"), tag("{/project.client_responsibilities}"),
-		tag("{#project.out_of_scope}"), t("Heading2", "Out of scope"), t("", "{project.out_of_scope}"), tag("{/project.out_of_scope}"),
-		tag("{/}"))
-
-	// 5. Governance.
-	gov := []col{{4320, false}, {2520, false}, {1080, true}, {1440, true}}
-	add(t("Heading1", "Project governance"),
-		tag("{#project_pricing.project_governance.items.length > 0}"),
-		t("", "Project management and governance keep the work on schedule and the stakeholders informed."),
-		table(gov,
-			row(gov, header, r("Activity"), r("Resource"), r("Hours"), r("Amount")),
-			row(gov, body, r("{#project_pricing.project_governance.items}{name}"), r("{resource_name}"), r("{hours}"), r("{currency.unit}{revenue}{/project_pricing.project_governance.items}")),
-			row(gov, total, r("Total governance"), r(""), r("{project_pricing.project_governance.hours}"), money("project_pricing.project_governance.revenue")),
-		),
-		tag("{/}"),
-		tag("{^project_pricing.project_governance.items}"),
-		t("", "Governance is part of the services above."),
-		tag("{/project_pricing.project_governance.items}"))
-
-	// 6. Travel and expense; 7. Materials.
-	add(itemSection(items{title: "Travel and expense", path: "project_pricing.travel_and_expense",
-		cols:    []col{{3600, false}, {2160, false}, {1080, true}, {1080, true}, {1440, true}},
-		headers: []string{"Description", "Category", "Quantity", "Rate", "Amount"},
-		cells:   []string{"{description}", "{category}", "{quantity}", "{currency.unit}{rate}"},
-		flag:    "project.payment_term.include_expenses",
-		in:      "Travel and expenses are part of the contract value.",
-		out:     "Travel and expenses are estimates, invoiced separately as incurred, and not part of the contract value.",
-		none:    "No travel or expenses are expected."}))
-	add(itemSection(items{title: "Materials", path: "project_pricing.materials",
-		cols:    []col{{3600, false}, {1800, false}, {1080, true}, {1440, true}, {1440, true}},
-		headers: []string{"Product", "SKU", "Quantity", "Unit price", "Amount"},
-		cells:   []string{"{name}", "{sku}", "{quantity}", "{currency.unit}{unit_price}"},
-		flag:    "project.payment_term.include_hardware",
-		in:      "Materials are part of the contract value.",
-		out:     "Materials are quoted for information, ordered and invoiced separately, and not part of the contract value.",
-		none:    "No materials are part of this statement of work."}))
-
-	// 8. Pricing summary.
-	sum := []col{{6480, false}, {2880, true}}
-	add(t("Heading1", "Pricing summary"),
-		t("", "All amounts are in {currency.code}."),
-		table(sum,
-			row(sum, header, r("Item"), r("Amount")),
-			row(sum, body, r("Professional services ({project_pricing.professional_services.hours} hours)"), money("project_pricing.professional_services.ps_revenue")),
-			row(sum, body, r("{#project.payment_term.include_expenses}Travel and expense"), r("{currency.unit}{project_pricing.travel_and_expense.revenue}{/}")),
-			row(sum, body, r("{#project.payment_term.include_hardware}Materials"), r("{currency.unit}{project_pricing.materials.revenue}{/}")),
-			row(sum, body, r("{#project_pricing.managed_services.revenue > 0}Managed services"), r("{currency.unit}{project_pricing.managed_services.revenue}{/}")),
-			row(sum, total, r("Total contract value"), money("project_pricing.total_contract_value")),
-		))
-
-	// 9. Payment term.
-	add(t("Heading1", "Payment terms"),
-		t("", "Payment term: {project.payment_term.name}."),
-		tag(`{#project.payment_term.pricing_model == "fixed_fee"}`),
-		t("", "The work is billed at the fixed fee of {currency.unit}{project_pricing.total_contract_value}, invoiced at the completion of each phase in proportion to its share of the work."),
-		tag("{/}"),
-		tag(`{#project.payment_term.pricing_model == "time_and_materials"}`),
-		t("", "The work is billed monthly for the hours worked at the agreed rates; the contract value of {currency.unit}{project_pricing.total_contract_value} is an estimate."),
-		tag("{/}"),
-		t("", "Invoices are payable within 30 days of receipt."))
-
-	// 10. Acceptance.
-	sig := []col{{4680, false}, {4680, false}}
-	add(pp("Heading1", `<w:pageBreakBefore/>`, r("Acceptance")),
-		t("", "By signing below, the parties agree to this statement of work for {project.project_name}, including the scope, the price of {currency.unit}{project_pricing.total_contract_value} ({currency.code}) and the payment terms it describes."),
-		table(sig,
-			row(sig, header, r("{project.client_name}"), r("{project.account_name}")),
-			row(sig, sign, r("Signature"), r("Signature")),
-			row(sig, sign, r("Name"), r("Name")),
-			row(sig, sign, r("Title"), r("Title")),
-			row(sig, sign, r("Date"), r("Date")),
-		))
-
-	add(`<w:sectPr><w:footerReference w:type="default" r:id="rIdFooter1"/><w:footerReference w:type="first" r:id="rIdFooter2"/>` +
-		`<w:pgSz w:w="12240" w:h="15840"/><w:pgMar w:top="1296" w:right="1440" w:bottom="1296" w:left="1440" w:header="708" w:footer="576" w:gutter="0"/>` +
-		`<w:titlePg/></w:sectPr>`)
-	return `<w:document ` + nsW + `><w:body>` + b.String() + `</w:body></w:document>`
-}
-
-// items is a section of priced items (expenses, products): a table of the
-// items of path with their revenue and the section's total, a note on
-// whether the contract includes them (flag), or a sentence when there are
-// none.
-type items struct {
-	title, path    string
-	cols           []col
-	headers, cells []string // cells: all but the last (the revenue)
-	flag           string
-	in, out, none  string
-}
-
-func itemSection(it items) string {
-	list := it.path + ".items"
-	line := make([]string, 0, len(it.cols))
-	for i, c := range it.cells {
-		if i == 0 {
-			c = "{#" + list + "}" + c
-		}
-		line = append(line, r(c))
-	}
-	line = append(line, r("{currency.unit}{revenue}{/"+list+"}"))
-	headers := make([]string, len(it.headers))
-	for i, h := range it.headers {
-		headers[i] = r(h)
-	}
-	totals := []string{r("Total " + strings.ToLower(it.title))}
-	for len(totals) < len(it.cols)-1 {
-		totals = append(totals, r(""))
-	}
-	totals = append(totals, money(it.path+".revenue"))
-	return t("Heading1", it.title) +
-		tag("{#"+list+".length > 0}") +
-		table(it.cols, row(it.cols, header, headers...), row(it.cols, body, line...), row(it.cols, total, totals...)) +
-		tag("{#"+it.flag+"}") + t("Note", it.in) + tag("{/"+it.flag+"}") +
-		tag("{^"+it.flag+"}") + t("Note", it.out) + tag("{/"+it.flag+"}") +
-		tag("{/}") +
-		tag("{^"+list+"}") + t("", it.none) + tag("{/"+list+"}")
-}
 
 func field(instr string) string {
 	return `<w:r><w:fldChar w:fldCharType="begin"/></w:r><w:r><w:instrText xml:space="preserve"> ` + instr +

@@ -7,6 +7,7 @@ const contentTypes = `<Types xmlns="http://schemas.openxmlformats.org/package/20
 	`<Override PartName="/word/styles.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.styles+xml"/>` +
 	`<Override PartName="/word/settings.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.settings+xml"/>` +
 	`<Override PartName="/word/fontTable.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.fontTable+xml"/>` +
+	`<Override PartName="/word/numbering.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.numbering+xml"/>` +
 	`<Override PartName="/word/footer1.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.footer+xml"/>` +
 	`<Override PartName="/word/footer2.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.footer+xml"/>` +
 	`<Override PartName="/docProps/core.xml" ContentType="application/vnd.openxmlformats-package.core-properties+xml"/>` +
@@ -23,6 +24,7 @@ const documentRels = `<Relationships xmlns="http://schemas.openxmlformats.org/pa
 	`<Relationship Id="rIdStyles" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/styles" Target="styles.xml"/>` +
 	`<Relationship Id="rIdSettings" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/settings" Target="settings.xml"/>` +
 	`<Relationship Id="rIdFonts" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/fontTable" Target="fontTable.xml"/>` +
+	`<Relationship Id="rIdNumbering" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/numbering" Target="numbering.xml"/>` +
 	`<Relationship Id="rIdFooter1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/footer" Target="footer1.xml"/>` +
 	`<Relationship Id="rIdFooter2" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/footer" Target="footer2.xml"/>` +
 	`</Relationships>`
@@ -58,7 +60,7 @@ const (
 const stylesXML = `<w:styles xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main">` +
 	`<w:docDefaults><w:rPrDefault><w:rPr><w:rFonts w:ascii="Arial" w:hAnsi="Arial" w:eastAsia="Arial" w:cs="Arial"/>` +
 	`<w:color w:val="` + ink + `"/><w:sz w:val="21"/><w:szCs w:val="21"/><w:lang w:val="en-US"/></w:rPr></w:rPrDefault>` +
-	`<w:pPrDefault><w:pPr><w:spacing w:after="140" w:line="276" w:lineRule="auto"/></w:pPr></w:pPrDefault></w:docDefaults>` +
+	`<w:pPrDefault><w:pPr><w:widowControl/><w:spacing w:after="140" w:line="276" w:lineRule="auto"/></w:pPr></w:pPrDefault></w:docDefaults>` +
 
 	`<w:style w:type="paragraph" w:default="1" w:styleId="Normal"><w:name w:val="Normal"/><w:qFormat/></w:style>` +
 
@@ -89,13 +91,20 @@ const stylesXML = `<w:styles xmlns:w="http://schemas.openxmlformats.org/wordproc
 	`<w:pPr><w:spacing w:after="120"/></w:pPr><w:rPr><w:sz w:val="26"/><w:szCs w:val="26"/></w:rPr></w:style>` +
 
 	`<w:style w:type="paragraph" w:styleId="Heading1"><w:name w:val="heading 1"/><w:basedOn w:val="Normal"/><w:next w:val="Normal"/><w:qFormat/>` +
-	`<w:pPr><w:keepNext/><w:keepLines/><w:pBdr><w:bottom w:val="single" w:sz="6" w:space="4" w:color="` + light + `"/></w:pBdr>` +
-	`<w:spacing w:before="480" w:after="160"/><w:outlineLvl w:val="0"/></w:pPr>` +
+	`<w:pPr><w:keepNext/><w:keepLines/><w:numPr><w:numId w:val="1"/></w:numPr><w:pBdr><w:bottom w:val="single" w:sz="6" w:space="4" w:color="` + light + `"/></w:pBdr>` +
+	`<w:tabs><w:tab w:val="left" w:pos="567"/></w:tabs><w:spacing w:before="480" w:after="160"/><w:ind w:left="0" w:firstLine="0"/><w:outlineLvl w:val="0"/></w:pPr>` +
 	`<w:rPr><w:b/><w:color w:val="` + navy + `"/><w:sz w:val="32"/><w:szCs w:val="32"/></w:rPr></w:style>` +
 
 	`<w:style w:type="paragraph" w:styleId="Heading2"><w:name w:val="heading 2"/><w:basedOn w:val="Normal"/><w:next w:val="Normal"/><w:qFormat/>` +
-	`<w:pPr><w:keepNext/><w:keepLines/><w:spacing w:before="300" w:after="100"/><w:outlineLvl w:val="1"/></w:pPr>` +
+	`<w:pPr><w:keepNext/><w:keepLines/><w:numPr><w:ilvl w:val="1"/><w:numId w:val="1"/></w:numPr>` +
+	`<w:tabs><w:tab w:val="left" w:pos="567"/></w:tabs><w:spacing w:before="300" w:after="100"/><w:ind w:left="0" w:firstLine="0"/><w:outlineLvl w:val="1"/></w:pPr>` +
 	`<w:rPr><w:b/><w:color w:val="` + blue + `"/><w:sz w:val="25"/><w:szCs w:val="25"/></w:rPr></w:style>` +
+
+	`<w:style w:type="paragraph" w:customStyle="1" w:styleId="Label"><w:name w:val="Label"/><w:basedOn w:val="Normal"/><w:next w:val="ListBullet"/>` +
+	`<w:pPr><w:keepNext/><w:spacing w:before="200" w:after="80"/></w:pPr><w:rPr><w:b/><w:color w:val="` + navy + `"/></w:rPr></w:style>` +
+
+	`<w:style w:type="paragraph" w:styleId="ListBullet"><w:name w:val="List Bullet"/><w:basedOn w:val="Normal"/><w:qFormat/>` +
+	`<w:pPr><w:numPr><w:numId w:val="2"/></w:numPr><w:spacing w:after="80"/><w:ind w:left="357" w:hanging="357"/></w:pPr></w:style>` +
 
 	`<w:style w:type="paragraph" w:customStyle="1" w:styleId="Note"><w:name w:val="Note"/><w:basedOn w:val="Normal"/>` +
 	`<w:pPr><w:spacing w:before="120"/></w:pPr><w:rPr><w:i/><w:color w:val="` + grey + `"/><w:sz w:val="19"/><w:szCs w:val="19"/></w:rPr></w:style>` +
@@ -128,3 +137,21 @@ const stylesXML = `<w:styles xmlns:w="http://schemas.openxmlformats.org/wordproc
 	`<w:tblStylePr w:type="band2Horz"><w:tcPr><w:shd w:val="clear" w:color="auto" w:fill="F5F7FB"/></w:tcPr></w:tblStylePr>` +
 	`</w:style>` +
 	`</w:styles>`
+
+// numbering numbers the headings (1., 1.1: a contract's sections are
+// referred to by number, and left-out sections renumber the rest) and
+// bullets the lists.
+const numbering = `<w:numbering xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main">` +
+	`<w:abstractNum w:abstractNumId="0"><w:multiLevelType w:val="multilevel"/>` +
+	`<w:lvl w:ilvl="0"><w:start w:val="1"/><w:numFmt w:val="decimal"/><w:pStyle w:val="Heading1"/><w:lvlText w:val="%1."/><w:lvlJc w:val="left"/>` +
+	`<w:pPr><w:tabs><w:tab w:val="num" w:pos="567"/></w:tabs><w:ind w:left="0" w:firstLine="0"/></w:pPr></w:lvl>` +
+	`<w:lvl w:ilvl="1"><w:start w:val="1"/><w:numFmt w:val="decimal"/><w:pStyle w:val="Heading2"/><w:lvlText w:val="%1.%2"/><w:lvlJc w:val="left"/>` +
+	`<w:pPr><w:tabs><w:tab w:val="num" w:pos="567"/></w:tabs><w:ind w:left="0" w:firstLine="0"/></w:pPr></w:lvl>` +
+	`</w:abstractNum>` +
+	`<w:abstractNum w:abstractNumId="1"><w:multiLevelType w:val="singleLevel"/>` +
+	`<w:lvl w:ilvl="0"><w:start w:val="1"/><w:numFmt w:val="bullet"/><w:lvlText w:val="•"/><w:lvlJc w:val="left"/>` +
+	`<w:pPr><w:ind w:left="357" w:hanging="357"/></w:pPr><w:rPr><w:rFonts w:ascii="Arial" w:hAnsi="Arial"/><w:color w:val="` + blue + `"/></w:rPr></w:lvl>` +
+	`</w:abstractNum>` +
+	`<w:num w:numId="1"><w:abstractNumId w:val="0"/></w:num>` +
+	`<w:num w:numId="2"><w:abstractNumId w:val="1"/></w:num>` +
+	`</w:numbering>`

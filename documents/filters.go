@@ -1,0 +1,229 @@
+package documents
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/shopspring/decimal"
+	"golang.org/x/text/currency"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
+	xnumber "golang.org/x/text/number"
+)
+
+// Filters format a value where a tag shows it, in the anchor's syntax
+// ({x | money}, {x | number:2}, {d | date:"2 January 2006"}). Locale work
+// is golang.org/x/text's: the locale is merge data's `locale` (the
+// account's, a BCP 47 tag), the currency merge data's `currency`.
+
+// filterArgs are the filters and how many arguments each takes (min, max).
+var filterArgs = map[string][2]int{
+	"money": {0, 0}, "number": {0, 1}, "percent": {0, 1}, "date": {0, 1},
+	"upper": {0, 0}, "lower": {0, 0}, "default": {1, 1}, "required": {0, 0},
+}
+
+// filterNames lists the filters for an error message.
+const filterNames = "money, number, percent, date, upper, lower, default, required"
+
+// checkFilter refuses an unknown filter or a wrong number of arguments.
+func checkFilter(f *expr) error {
+	n, ok := filterArgs[f.path[0]]
+	if !ok {
+		return fmt.Errorf("unknown filter %q (the filters are %s)", f.path[0], filterNames)
+	}
+	if len(f.args) < n[0] || len(f.args) > n[1] {
+		if n[1] == 0 {
+			return fmt.Errorf("filter %s takes no argument", f.path[0])
+		}
+		return fmt.Errorf("filter %s takes %d argument(s), as in %s", f.path[0], n[1], filterExample[f.path[0]])
+	}
+	return nil
+}
+
+var filterExample = map[string]string{
+	"number": "{x | number:2}", "percent": "{x | percent:1}", "date": `{d | date:"2 January 2006"}`,
+	"default": `{x | default:"none"}`,
+}
+
+// errRequired is the error of a required value that is missing.
+type errRequired struct{ expr *expr }
+
+func (e errRequired) Error() string { return "a required value is missing" }
+
+// filter applies a filter expression.
+func (e *expr) filter(v *env) any {
+	val := e.a.eval(v)
+	arg := func(i int) any {
+		if i < len(e.args) {
+			return e.args[i].eval(v)
+		}
+		return nil
+	}
+	switch e.path[0] {
+	case "upper":
+		return strings.ToUpper(text(val))
+	case "lower":
+		return strings.ToLower(text(val))
+	case "default":
+		if missing(val) {
+			return arg(0)
+		}
+		return val
+	case "required":
+		if missing(val) && v.err == nil {
+			v.err = errRequired{e}
+		}
+		return val
+	case "number":
+		d, ok := number(val)
+		if !ok {
+			return val
+		}
+		places, _ := number(arg(0))
+		if len(e.args) == 0 {
+			places = decimal.NewFromInt(2)
+		}
+		return formatNumber(locale(v), d, int(places.IntPart()))
+	case "percent":
+		d, ok := number(val)
+		if !ok {
+			return val
+		}
+		places, _ := number(arg(0))
+		p := message.NewPrinter(locale(v))
+		f, _ := d.Float64()
+		return p.Sprint(xnumber.Percent(f, xnumber.Scale(int(places.IntPart()))))
+	case "money":
+		d, ok := number(val)
+		if !ok {
+			return val
+		}
+		return formatMoney(v, d)
+	case "date":
+		t, ok := dateOf(val)
+		if !ok {
+			return val
+		}
+		layout := text(arg(0))
+		if layout == "" {
+			layout = "January 2, 2006"
+		}
+		return t.Format(layout)
+	}
+	return val
+}
+
+// missing reports whether a value shows nothing: missing, null or "".
+func missing(v any) bool {
+	return v == nil || v == ""
+}
+
+// locale is merge data's locale (the account's), en-US when it has none
+// or one x/text does not read.
+func locale(v *env) language.Tag {
+	if m, ok := v.scopes[0].(map[string]any); ok {
+		if s, ok := m["locale"].(string); ok && s != "" {
+			if t, err := language.Parse(s); err == nil {
+				return t
+			}
+		}
+	}
+	return language.AmericanEnglish
+}
+
+// formatNumber writes d with places decimals and the locale's grouping and
+// decimal marks. x/text formats the whole part (an int64) and names the
+// mark; the decimals are decimal's own, never a float's, so a figure keeps
+// every digit.
+func formatNumber(tag language.Tag, d decimal.Decimal, places int) string {
+	places = max(0, min(places, 20))
+	fixed := d.Abs().StringFixed(int32(places))
+	whole, frac, _ := strings.Cut(fixed, ".")
+	w, err := strconv.ParseInt(whole, 10, 64)
+	if err != nil {
+		return d.StringFixed(int32(places)) // beyond int64: no grouping
+	}
+	p := message.NewPrinter(tag)
+	out := p.Sprint(xnumber.Decimal(w))
+	if frac != "" {
+		out += decimalMark(p) + frac
+	}
+	if d.Round(int32(places)).IsNegative() {
+		out = "-" + out
+	}
+	return out
+}
+
+// decimalMark is the locale's decimal mark, as x/text writes 0.5.
+func decimalMark(p *message.Printer) string {
+	s := p.Sprint(xnumber.Decimal(0.5, xnumber.Scale(1)))
+	return strings.TrimSuffix(strings.TrimPrefix(s, "0"), "5")
+}
+
+// formatMoney writes d in merge data's currency: its symbol in the
+// locale, its minor units, the locale's grouping; the symbol follows the
+// amount (after a space) in locales that write a percent sign that way
+// (de, fr, ...), else it leads.
+func formatMoney(v *env, d decimal.Decimal) string {
+	tag := locale(v)
+	code, minor := "", -1
+	if m, ok := v.scopes[0].(map[string]any); ok {
+		if c, ok := m["currency"].(map[string]any); ok {
+			code = text(c["code"])
+			if n, ok := number(c["minor_units"]); ok {
+				minor = int(n.IntPart())
+			}
+		}
+	}
+	unit, err := currency.ParseISO(code)
+	if err != nil {
+		return formatNumber(tag, d, max(minor, 2))
+	}
+	if minor < 0 {
+		minor, _ = currency.Standard.Rounding(unit)
+	}
+	p := message.NewPrinter(tag)
+	sym := p.Sprint(currency.Symbol(unit))
+	num := formatNumber(tag, d.Abs(), minor)
+	sign := ""
+	if d.Round(int32(minor)).IsNegative() {
+		sign = "-"
+	}
+	if symbolAfter(p) {
+		return sign + num + "\u00a0" + sym
+	}
+	return sign + sym + num
+}
+
+// symbolAfter reports whether the locale writes a percent sign after the
+// number with a space between, as it writes a currency symbol.
+func symbolAfter(p *message.Printer) bool {
+	s := []rune(p.Sprint(xnumber.Percent(0.5)))
+	n := len(s)
+	return n >= 2 && s[n-1] == '%' && unicode.IsSpace(s[n-2])
+}
+
+// dateOf reads a date: merge data's date object ({"value": "2026-11-22",
+// ...}) or a text holding an ISO date or an RFC 3339 time.
+func dateOf(v any) (time.Time, bool) {
+	if m, ok := v.(map[string]any); ok {
+		v = m["value"]
+	}
+	s, ok := v.(string)
+	if !ok {
+		if n, ok := v.(json.Number); ok {
+			s = string(n)
+		}
+	}
+	if t, err := time.Parse("2006-01-02", s); err == nil {
+		return t, true
+	}
+	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		return t, true
+	}
+	return time.Time{}, false
+}
