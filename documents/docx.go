@@ -13,6 +13,8 @@ import (
 	"sort"
 	"strings"
 
+	"golang.org/x/sync/semaphore"
+
 	"github.com/scopekit/scopekit"
 )
 
@@ -34,6 +36,28 @@ type docx struct {
 	parts map[string][]byte // by entry name
 	extra map[string][]byte // by entry name
 	aux   any               // the format's own state (an XLSX's shared strings)
+	// release returns the unpacked bytes reserved for this package to
+	// unpackBudget; close calls it once the package is done with.
+	release func()
+}
+
+// unpackBudget bounds the template bytes unpacked at once in the process
+// (by every validation and rendering together): a template reserves the
+// unpacked size of the entries it keeps before unpacking them and
+// returns it when done, waiting (or stopping with its context) while the
+// budget is spent. Eight uploads of 60 MiB of whitespace at once thus
+// unpack three at a time, not eight. One template at its limits
+// (MaxUnpackedSize) fits.
+var unpackBudget = semaphore.NewWeighted(unpackBudgetBytes)
+
+const unpackBudgetBytes = 192 << 20
+
+// close releases what the package reserved of unpackBudget.
+func (d *docx) close() {
+	if d != nil && d.release != nil {
+		d.release()
+		d.release = nil
+	}
 }
 
 // isTagPart reports whether tags are looked for in the entry name of a
@@ -45,11 +69,6 @@ func isTagPart(name string) bool {
 	dir, file := path.Split(name)
 	return dir == "word/" && strings.HasSuffix(file, ".xml") &&
 		(strings.HasPrefix(file, "header") || strings.HasPrefix(file, "footer"))
-}
-
-// openDOCX opens a DOCX template (see openPackage).
-func openDOCX(ctx context.Context, b []byte, verify bool) (*docx, error) {
-	return openPackage(ctx, formatDOCX, b, verify)
 }
 
 // openPackage checks b is a file of format f within the limits and unpacks its tag parts.
@@ -88,7 +107,24 @@ func openPackage(ctx context.Context, f *officeFormat, b []byte, verify bool) (*
 		}
 		seen[f.Name] = true
 	}
-	d := &docx{f: f, zr: zr, parts: map[string][]byte{}, extra: map[string][]byte{}}
+	var kept int64
+	for _, e := range zr.File {
+		if f.tagPart(e.Name) || f.extraPart(e.Name) {
+			kept += int64(e.UncompressedSize64)
+		}
+	}
+	kept = min(kept, unpackBudgetBytes)
+	if err := unpackBudget.Acquire(ctx, kept); err != nil {
+		return nil, err
+	}
+	d := &docx{f: f, zr: zr, parts: map[string][]byte{}, extra: map[string][]byte{},
+		release: func() { unpackBudget.Release(kept) }}
+	ok := false
+	defer func() {
+		if !ok {
+			d.close()
+		}
+	}()
 	for _, f := range zr.File {
 		tagPart, xmlPart := d.f.tagPart(f.Name), isXMLPart(f.Name)
 		keep := tagPart || d.f.extraPart(f.Name)
@@ -133,6 +169,7 @@ func openPackage(ctx context.Context, f *officeFormat, b []byte, verify bool) (*
 	if !seen[d.f.main] {
 		return nil, invalid("the template is not a %s file (no %s)", d.f.title, d.f.main)
 	}
+	ok = true
 	return d, nil
 }
 

@@ -20,6 +20,7 @@ func TagScopes(tpl []byte) ([]ScopedPath, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer d.close()
 	var out []ScopedPath
 	for _, name := range d.partNames() {
 		t, err := d.compile(context.Background(), name)
@@ -67,4 +68,12 @@ func OfficePIDs(p *OfficePool) []int {
 		return true
 	})
 	return pids
+}
+
+// HoldUnpackBudget takes the whole unpack budget until release is called.
+func HoldUnpackBudget() (release func()) {
+	if err := unpackBudget.Acquire(context.Background(), unpackBudgetBytes); err != nil {
+		panic(err)
+	}
+	return func() { unpackBudget.Release(unpackBudgetBytes) }
 }

@@ -121,6 +121,37 @@ func TestCanceled(t *testing.T) {
 	}
 }
 
+// Ensure templates are unpacked within the process's budget: while the
+// budget is spent, validating and rendering wait, and stop with their
+// context; once it is returned they proceed. A failed validation returns
+// what it reserved (the budget is whole again after it).
+func TestUnpackBudget(t *testing.T) {
+	small := template(t, p("{project.name}"))
+	release := documents.HoldUnpackBudget()
+	for name, call := range map[string]func(ctx context.Context) error{
+		"Tags":   func(ctx context.Context) error { _, err := documents.Tags(ctx, small); return err },
+		"Render": func(ctx context.Context) error { _, err := documents.Render(ctx, small, data()); return err },
+	} {
+		ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
+		err := call(ctx)
+		cancel()
+		require.ErrorIs(t, err, context.DeadlineExceeded, name)
+	}
+	done := make(chan error, 1)
+	go func() { _, err := documents.Tags(context.Background(), small); done <- err }()
+	select {
+	case err := <-done:
+		t.Fatalf("validated beyond the budget: %v", err)
+	case <-time.After(50 * time.Millisecond):
+	}
+	release()
+	require.NoError(t, <-done)
+
+	_, err := documents.Tags(t.Context(), template(t, p("{#open}")))
+	require.Error(t, err)
+	documents.HoldUnpackBudget()() // the whole budget is free again
+}
+
 // Ensure zip entries whose names are absolute, hold a .. segment or a
 // backslash are refused (they would be copied into every generated file),
 // naming the entry.
