@@ -68,6 +68,9 @@ type OfficePool struct {
 	// Logger receives listener failures and restarts (default
 	// slog.Default()).
 	Logger *slog.Logger
+	// Restarted, when set, is called each time a listener is restarted,
+	// with why: one of the Restart* constants (for a metric).
+	Restarted func(reason string)
 
 	mu        sync.Mutex
 	started   bool
@@ -259,6 +262,9 @@ func (p *OfficePool) run(n int) {
 			}
 			p.log().Warn("a LibreOffice listener did not start; PDFs are made by a soffice of their own meanwhile",
 				"listener", n, "err", err, "retry_in", pause.String())
+			if p.Restarted != nil {
+				p.Restarted(RestartStartFailed)
+			}
 			os.RemoveAll(filepath.Join(wd.path, "profile")) // in case it is what broke
 			select {
 			case <-p.closing:
@@ -275,16 +281,29 @@ func (p *OfficePool) run(n int) {
 		p.alive.Add(-1)
 		p.listeners.Delete(l)
 		l.stop(graceful)
-		if why == "" {
+		if why.reason == "" {
 			return
 		}
-		p.log().Info("restarting a LibreOffice listener", "listener", n, "reason", why)
+		p.log().Info("restarting a LibreOffice listener", "listener", n, "reason", why.why)
+		if p.Restarted != nil {
+			p.Restarted(why.reason)
+		}
 	}
 }
 
-// serve hands jobs to l until Close ("") or until l must be restarted
+// Why a listener was restarted (OfficePool.Restarted).
+const (
+	RestartExited       = "exited"       // soffice or its UNO helper died
+	RestartUnresponsive = "unresponsive" // LibreOffice stopped answering (a ping, a conversion)
+	RestartTimeout      = "timeout"      // a conversion outran its timeout
+	RestartCanceled     = "canceled"     // a conversion's caller gave up
+	RestartRecycled     = "recycled"     // Recycle conversions made
+	RestartStartFailed  = "start_failed" // a listener did not start (retried after a pause)
+)
+
+// serve hands jobs to l until Close (no reason) or until l must be restarted
 // (why); graceful when LibreOffice still answers.
-func (p *OfficePool) serve(l *listener) (why string, graceful bool) {
+func (p *OfficePool) serve(l *listener) (why restart, graceful bool) {
 	recycle := p.Recycle
 	if recycle <= 0 {
 		recycle = DefaultRecycle
@@ -294,21 +313,21 @@ func (p *OfficePool) serve(l *listener) (why string, graceful bool) {
 	for {
 		select {
 		case <-p.closing:
-			return "", true
+			return restart{}, true
 		case <-l.exited:
-			return "it exited", false
+			return restart{RestartExited, "it exited"}, false
 		case <-idle.C:
 			if err := l.ping(); err != nil {
-				return err.Error(), false
+				return restart{RestartUnresponsive, err.Error()}, false
 			}
 		case job := <-p.jobs:
 			pdf, err, broken := l.convert(job.ctx, job.docx)
-			job.done <- officeResult{pdf: pdf, err: err, died: broken != "" && job.ctx.Err() == nil}
-			if broken != "" {
-				return broken, false
+			job.done <- officeResult{pdf: pdf, err: err, died: broken != nil && job.ctx.Err() == nil}
+			if broken != nil {
+				return *broken, false
 			}
 			if l.uses >= recycle {
-				return fmt.Sprintf("recycled after %d conversions", l.uses), true
+				return restart{RestartRecycled, fmt.Sprintf("recycled after %d conversions", l.uses)}, true
 			}
 		}
 		idle.Reset(pingEvery)

@@ -93,55 +93,60 @@ func (l *listener) startHelper(cmd *exec.Cmd, log string) error {
 	return nil
 }
 
-// convert has the listener convert docx. broken, when not "", says why
+// restart says why a listener is restarted: Reason is one of the
+// Restart* constants (what OfficePool.Restarted receives), why the text
+// logged.
+type restart struct{ reason, why string }
+
+// convert has the listener convert docx. broken, when not nil, says why
 // the listener must be restarted (it is already killed): it died, or ran
 // past ctx (then the error is ctx's).
-func (l *listener) convert(ctx context.Context, docx []byte) (pdf []byte, err error, broken string) {
+func (l *listener) convert(ctx context.Context, docx []byte) (pdf []byte, err error, broken *restart) {
 	l.uses++
 	dir := filepath.Join(l.dir, "jobs", strconv.Itoa(l.uses))
 	if err := os.Mkdir(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("PDF conversion: %w", err), ""
+		return nil, fmt.Errorf("PDF conversion: %w", err), nil
 	}
 	defer os.RemoveAll(dir) // after the kill below: LibreOffice writes no more into it
 	in, out := filepath.Join(dir, inputName(docx)), filepath.Join(dir, "document.pdf")
 	if err := os.WriteFile(in, docx, 0o600); err != nil {
-		return nil, fmt.Errorf("PDF conversion: %w", err), ""
+		return nil, fmt.Errorf("PDF conversion: %w", err), nil
 	}
 	if _, err := fmt.Fprintf(l.in, "%s\t%s\n", in, out); err != nil {
 		l.kill()
-		return nil, err, "its UNO helper stopped reading"
+		return nil, err, &restart{RestartExited, "its UNO helper stopped reading"}
 	}
 	select {
 	case line, ok := <-l.replies:
 		switch {
 		case !ok:
 			l.kill()
-			return nil, errors.New("the UNO helper exited"), "its UNO helper exited during a conversion"
+			return nil, errors.New("the UNO helper exited"), &restart{RestartExited, "its UNO helper exited during a conversion"}
 		case line == "ok":
 			pdf, err := os.ReadFile(out)
 			if err == nil && !bytes.HasPrefix(pdf, []byte("%PDF")) {
 				err = errors.New("no PDF produced")
 			}
 			if err != nil {
-				return nil, fmt.Errorf("PDF conversion failed: %w", err), ""
+				return nil, fmt.Errorf("PDF conversion failed: %w", err), nil
 			}
-			return pdf, nil, ""
+			return pdf, nil, nil
 		}
 		msg := strings.TrimPrefix(line, "error ")
 		if strings.HasPrefix(msg, "LibreOffice stopped answering") {
 			l.kill()
-			return nil, errors.New(msg), msg
+			return nil, errors.New(msg), &restart{RestartUnresponsive, msg}
 		}
-		return nil, fmt.Errorf("PDF conversion failed: %s", msg), ""
+		return nil, fmt.Errorf("PDF conversion failed: %s", msg), nil
 	case <-l.exited:
 		l.kill()
-		return nil, errors.New("LibreOffice exited"), "it exited during a conversion"
+		return nil, errors.New("LibreOffice exited"), &restart{RestartExited, "it exited during a conversion"}
 	case <-ctx.Done():
 		l.kill()
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			return nil, fmt.Errorf("PDF conversion timed out: %w", ctx.Err()), "a conversion ran out of time"
+			return nil, fmt.Errorf("PDF conversion timed out: %w", ctx.Err()), &restart{RestartTimeout, "a conversion ran out of time"}
 		}
-		return nil, fmt.Errorf("PDF conversion canceled: %w", ctx.Err()), "a conversion was canceled"
+		return nil, fmt.Errorf("PDF conversion canceled: %w", ctx.Err()), &restart{RestartCanceled, "a conversion was canceled"}
 	}
 }
 

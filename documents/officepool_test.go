@@ -7,7 +7,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -23,10 +25,33 @@ import (
 func officePool(tb testing.TB, n int) *documents.OfficePool {
 	tb.Helper()
 	pool := newOfficePool(tb, n)
+	ready(tb, pool)
+	return pool
+}
+
+// ready waits for pool's listeners to be up.
+func ready(tb testing.TB, pool *documents.OfficePool) {
+	tb.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	require.NoError(tb, pool.Ready(ctx))
-	return pool
+}
+
+// recordRestarts has pool report its listeners' restarts and returns
+// what reports those so far.
+func recordRestarts(pool *documents.OfficePool) func() []string {
+	var mu sync.Mutex
+	var got []string
+	pool.Restarted = func(reason string) {
+		mu.Lock()
+		defer mu.Unlock()
+		got = append(got, reason)
+	}
+	return func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(got)
+	}
 }
 
 // newOfficePool is officePool before its listeners start.
@@ -74,7 +99,9 @@ func customerFiles(t *testing.T, dir string) []string {
 // document is converted by a soffice of its own, the listener restarts and
 // the next conversion is warm again), and leaves no document behind.
 func TestOfficePoolSurvivesKilledSoffice(t *testing.T) {
-	pool := officePool(t, 1)
+	pool := newOfficePool(t, 1)
+	reasons := recordRestarts(pool)
+	ready(t, pool)
 	doc := template(t, p("Hello ", "PDF"))
 	pdf, err := pool.ToPDF(t.Context(), doc)
 	require.NoError(t, err)
@@ -100,6 +127,7 @@ func TestOfficePoolSurvivesKilledSoffice(t *testing.T) {
 	defer cancel()
 	require.NoError(t, pool.Ready(ctx), "the listener restarts")
 	require.NotEqual(t, pids, documents.OfficePIDs(pool))
+	require.Equal(t, []string{documents.RestartExited}, reasons())
 	_, err = pool.ToPDF(t.Context(), doc)
 	require.NoError(t, err)
 	warm, _ = pool.Counts()
@@ -111,7 +139,9 @@ func TestOfficePoolSurvivesKilledSoffice(t *testing.T) {
 // Ensure a conversion that outruns its timeout stops with the timeout,
 // its listener is restarted, and the next conversion works.
 func TestOfficePoolTimeout(t *testing.T) {
-	pool := officePool(t, 1)
+	pool := newOfficePool(t, 1)
+	reasons := recordRestarts(pool)
+	ready(t, pool)
 	pool.Cold.Timeout = 50 * time.Millisecond
 	_, err := pool.ToPDF(t.Context(), longDocument())
 	require.ErrorIs(t, err, context.DeadlineExceeded)
@@ -120,6 +150,7 @@ func TestOfficePoolTimeout(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
 	require.NoError(t, pool.Ready(ctx))
+	require.Equal(t, []string{documents.RestartTimeout}, reasons())
 	_, err = pool.ToPDF(t.Context(), template(t, p("after")))
 	require.NoError(t, err)
 	require.Empty(t, customerFiles(t, pool.Cold.TempDir))
@@ -133,6 +164,7 @@ func TestOfficePoolFallsBack(t *testing.T) {
 	require.NoError(t, err)
 	lo.TempDir = t.TempDir()
 	pool := &documents.OfficePool{Cold: lo, Python: "false", StartTimeout: time.Second}
+	reasons := recordRestarts(pool)
 	defer pool.Close()
 	for range 3 {
 		pdf, err := pool.ToPDF(t.Context(), []byte("docx"))
@@ -141,6 +173,8 @@ func TestOfficePoolFallsBack(t *testing.T) {
 	}
 	warm, cold := pool.Counts()
 	require.Equal(t, [2]int64{0, 3}, [2]int64{warm, cold})
+	require.Eventually(t, func() bool { return slices.Contains(reasons(), documents.RestartStartFailed) }, 10*time.Second, 10*time.Millisecond,
+		"a listener that does not start is reported")
 	require.NoError(t, pool.Close())
 	left, _ := filepath.Glob(filepath.Join(lo.TempDir, documents.TempPrefix+"*"))
 	require.Empty(t, left, "Close removes the listeners' work folders")

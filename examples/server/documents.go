@@ -31,8 +31,9 @@ func newDocumentPool(svc *scoping.Service, cfg *config, logger *slog.Logger) *do
 // then ends in error and the DOCX is still served), with -pdf-listeners
 // soffice processes kept running (documents.OfficePool, when python3-uno
 // is installed too), else a soffice per PDF. It logs which, as
-// documents.md says. stop ends the LibreOffice processes.
-func newPDFConverter(cfg *config, logger *slog.Logger) (conv documents.Converter, stop func()) {
+// documents.md says; restarted (nil: none) counts the listeners' restarts.
+// stop ends the LibreOffice processes.
+func newPDFConverter(cfg *config, logger *slog.Logger, restarted func(reason string)) (conv documents.Converter, stop func()) {
 	stop = func() {}
 	if n, err := documents.RemoveStaleTempDirs(""); err != nil {
 		logger.Warn("could not remove the PDF converter's stale work folders", "err", err)
@@ -53,7 +54,7 @@ func newPDFConverter(cfg *config, logger *slog.Logger) (conv documents.Converter
 		logger.Warn("PDF converter: LibreOffice found, but no UNO bridge to keep it running; a soffice per PDF", "soffice", lo.Path, "err", err)
 		return lo, stop
 	}
-	office.Listeners, office.Logger = cfg.PDFListeners, logger
+	office.Listeners, office.Logger, office.Restarted = cfg.PDFListeners, logger, restarted
 	logger.Info("PDF converter: LibreOffice found; soffice listeners start with the first PDF and keep running",
 		"soffice", lo.Path, "python", office.Python, "listeners", cfg.PDFListeners)
 	return office, func() { office.Close() }
