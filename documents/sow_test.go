@@ -132,10 +132,10 @@ func TestStandardSOWDemo(t *testing.T) {
 		"Assess Globex's network and replace its perimeter firewalls.",
 		"Plan", "Implement", "Assessment", "Site survey", "Report", "Firewall deployment",
 		"Project management", "Kickoff", "Airfare", "Per diem", "Firewall appliance",
-		"|Assessment|Engineer|2.00|24.50|$5100.00", "|Phase total|||24.50|$5100.00", "|Phase total|||16.25|$3250.00",
-		"|Plan|24.50|$5100.00", "|Implement|16.25|$3250.00", "|Project governance|8.11|$1569.25",
-		"|Discount||$-250.00", "|Professional services|48.86|$9669.25", "|Travel and expense||$1125.00",
-		"|Total contract value||$10794.25", "$3999.98",
+		"|Assessment|Engineer|2.00|24.50|$5,100.00", "|Phase total|||24.50|$5,100.00", "|Phase total|||16.25|$3,250.00",
+		"|Plan|24.50|$5,100.00", "|Implement|16.25|$3,250.00", "|Project governance|8.11|$1,569.25",
+		"|Discount||-$250.00", "|Professional services|48.86|$9,669.25", "|Travel and expense||$1,125.00",
+		"|Total contract value||$10,794.25", "$3,999.98",
 		"Payment term: Fixed fee.", "Travel and expenses are part of the contract value.",
 		"Materials are quoted for information", "All amounts are in USD.",
 		"|Architect|$250.00", "Confidentiality",
@@ -149,7 +149,7 @@ func TestStandardSOWDemo(t *testing.T) {
 	// The footer names the project; the first page has none.
 	require.Contains(t, plain(entry(t, s.docx, "word/footer1.xml")), demodata.ProjectName+" · Statement of Work")
 	// Hardware excluded: no materials row in the pricing summary.
-	require.NotContains(t, text, "|Materials||$3999.98")
+	require.NotContains(t, text, "|Materials||$3,999.98")
 }
 
 // sections are the Standard SOW's sections, in order.
@@ -292,7 +292,7 @@ func checkSOWPDF(t *testing.T, pdf []byte) (string, map[string][]byte) {
 	require.NoError(t, os.WriteFile(pdfPath, pdf, 0o644))
 	txt, err := exec.Command("pdftotext", "-layout", pdfPath, "-").Output()
 	require.NoError(t, err)
-	for _, want := range []string{demodata.ProjectName, "Statement of Work", "$10794.25", "Page 2 of", "Change control", "Warranty"} {
+	for _, want := range []string{demodata.ProjectName, "Statement of Work", "$10,794.25", "Page 2 of", "Change control", "Warranty"} {
 		require.Contains(t, string(txt), want)
 	}
 	pricingPage := 0

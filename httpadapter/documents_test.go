@@ -278,7 +278,7 @@ func TestProjectDocumentGeneration(t *testing.T) {
 	require.Equal(t, scoping.DocumentFinished, e.await("/v2", admin, sid).attr("status"))
 	stdText := docxText(t, e.download("/v2/project-documents/"+sid+"/download", admin).Body)
 	assert.Contains(t, stdText, "Globex firewall refresh")
-	assert.Contains(t, stdText, "10794.25")
+	assert.Contains(t, stdText, "$10,794.25") // the money filter
 
 	// the workbooks hold the figures of /pricing
 	pricing := e.get("/acme/v1/projects/"+pid+"/pricing", admin)
