@@ -98,12 +98,12 @@ func scope() string {
 			table(svc,
 				row(svc, header, r("Service"), r("Resource"), r("Quantity"), r("Hours"), r("Price")),
 				row(svc, body, r("{#services}{name}", bold), r("{resource_name}"), r("{quantity}"),
-					r("{#"+professional+"}{total_hours}{/}"),
+					r("{#"+professional+"}{total_hours | number:2}{/}"),
 					r("{#"+professional+"}{revenue | money}{/}{#service_type == \"managed_services\"}recurring{/}")),
 				// The closing tags share a cell with text: a cell of tags alone
 				// renders two empty paragraphs, which makes the row taller.
 				row(svc, sub, r("{#subservices}{name}"), r("{resource_name}"), r("{quantity}{/subservices}{/services}"), r(""), r("")),
-				row(svc, total, r("{#"+priced+"}Phase total"), r(""), r(""), r("{service_hours}"), r("{service_revenue | money}{/}")),
+				row(svc, total, r("{#"+priced+"}Phase total"), r(""), r(""), r("{service_hours | number:2}"), r("{service_revenue | money}{/}")),
 			))))
 }
 
@@ -170,9 +170,9 @@ func governance() string {
 			"They are priced for the project as a whole, apart from the phases."),
 		table(cols,
 			row(cols, header, r("Activity"), r("Resource"), r("Hours"), r("Amount")),
-			row(cols, body, r("{#"+gov+".items}{#hours != 0 || revenue != 0}{name}"), r("{resource_name}"), r("{hours}"),
+			row(cols, body, r("{#"+gov+".items}{#hours != 0 || revenue != 0}{name}"), r("{resource_name}"), r("{hours | number:2}"),
 				r("{revenue | money}{/}{/"+gov+".items}")),
-			row(cols, total, r("Total project governance"), r(""), r("{"+gov+".hours}"), money(gov+".revenue")),
+			row(cols, total, r("Total project governance"), r(""), r("{"+gov+".hours | number:2}"), money(gov+".revenue")),
 		))
 }
 
@@ -239,11 +239,11 @@ func pricingSummary() string {
 		lead("The contract value adds up from the parts below. All amounts are in {currency.code}.") +
 		table(cols,
 			row(cols, header, r("Item"), r("Hours"), r("Amount")),
-			row(cols, body|keep, r("{#phases}{#"+priced+"}"+phaseName), r("{service_hours}"), r("{service_revenue | money}{/}{/phases}")),
-			line(hasGov, "Project governance", "{"+gov+".hours}", "{"+gov+".revenue | money}"),
+			row(cols, body|keep, r("{#phases}{#"+priced+"}"+phaseName), r("{service_hours | number:2}"), r("{service_revenue | money}{/}{/phases}")),
+			line(hasGov, "Project governance", "{"+gov+".hours | number:2}", "{"+gov+".revenue | money}"),
 			line(adj+" < 0", "Discount", "", "{"+adj+" | money}"),
 			line(adj+" > 0", "Adjustment", "", "{"+adj+" | money}"),
-			row(cols, subtotal|keep, r("Professional services"), r("{"+ps+".hours}"), money(ps+".ps_revenue")),
+			row(cols, subtotal|keep, r("Professional services"), r("{"+ps+".hours | number:2}"), money(ps+".ps_revenue")),
 			line("project.payment_term.include_expenses && "+expenses+".items.length > 0", "Travel and expense", "", "{"+expenses+".revenue | money}"),
 			line("project.payment_term.include_hardware && "+materials+".items.length > 0", "Materials", "", "{"+materials+".revenue | money}"),
 			line(managed+".items.length > 0", "Managed services", "", "{"+managed+".revenue | money}"),
