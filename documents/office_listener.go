@@ -134,8 +134,17 @@ func (l *listener) convert(ctx context.Context, docx []byte) (pdf []byte, err er
 		}
 		msg := strings.TrimPrefix(line, "error ")
 		if strings.HasPrefix(msg, "LibreOffice stopped answering") {
+			// its bridge broke: because soffice died (then it is gone by
+			// the time the helper says so, give or take its reaping), or
+			// because it hangs
+			reason := RestartUnresponsive
+			select {
+			case <-l.exited:
+				reason = RestartExited
+			case <-time.After(time.Second):
+			}
 			l.kill()
-			return nil, errors.New(msg), &restart{RestartUnresponsive, msg}
+			return nil, errors.New(msg), &restart{reason, msg}
 		}
 		return nil, fmt.Errorf("PDF conversion failed: %s", msg), nil
 	case <-l.exited:
