@@ -95,6 +95,9 @@ func openPackage(ctx context.Context, f *officeFormat, b []byte, verify bool) (*
 		if why := unsafeName(f.Name); why != "" {
 			return nil, invalid("the template's zip entry %q has an unsafe name (%s)", f.Name, why)
 		}
+		if m := f.Mode(); !m.IsRegular() && !m.IsDir() {
+			return nil, invalid("the template's zip entry %q is a %s; a template holds only files and folders", f.Name, entryKind(m))
+		}
 		if f.UncompressedSize64 > MaxEntrySize {
 			return nil, invalid("the template's entry %q unpacks to %d bytes; the limit is %d MiB", f.Name, f.UncompressedSize64, MaxEntrySize>>20)
 		}
@@ -174,13 +177,16 @@ func openPackage(ctx context.Context, f *officeFormat, b []byte, verify bool) (*
 }
 
 // unsafeName says why a zip entry's name is not a safe relative path
-// (absolute, with a .. segment or a backslash, empty segments), or "".
+// (absolute, with a .. segment or a backslash, empty segments, control
+// characters), or "".
 // Such a name would be copied into every file generated from the template
 // and could write outside a folder where the file is unpacked.
 func unsafeName(name string) string {
 	switch {
 	case strings.ContainsRune(name, '\\'):
 		return "a backslash"
+	case strings.ContainsFunc(name, func(r rune) bool { return r < 0x20 || r == 0x7f }):
+		return "a control character"
 	case strings.HasPrefix(name, "/") || (len(name) > 1 && name[1] == ':'):
 		return "an absolute path"
 	case slices.Contains(strings.Split(name, "/"), ".."):
@@ -189,6 +195,23 @@ func unsafeName(name string) string {
 		return "not a plain relative path"
 	}
 	return ""
+}
+
+// entryKind names what a zip entry that is neither a file nor a folder is
+// (its mode from the entry's external attributes): a link, unpacked,
+// would point outside the folder it is unpacked in.
+func entryKind(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeSymlink != 0:
+		return "symbolic link"
+	case m&fs.ModeNamedPipe != 0:
+		return "named pipe"
+	case m&fs.ModeSocket != 0:
+		return "socket"
+	case m&fs.ModeDevice != 0:
+		return "device"
+	}
+	return "special file"
 }
 
 // isXMLPart reports whether the entry name is an XML part of the package,
