@@ -1,7 +1,6 @@
 package httpadapter
 
 import (
-	"encoding/json"
 	"math"
 	"mime"
 	"net/http"
@@ -260,12 +259,13 @@ func (s *Server) documentThrottler() *throttle {
 }
 
 // admitGeneration applies the generation buckets of the caller's IP and
-// account; on a refusal it writes 429 with Retry-After and
-// {"error": "..."} and reports false.
-func (s *Server) admitGeneration(c *call) bool {
+// account: nil when both admit the request, else an ERATELIMITED error
+// (429 with Retry-After, a JSON:API error like every other refusal of the
+// API host).
+func (s *Server) admitGeneration(c *call) error {
 	t := s.documentThrottler()
 	if t == nil {
-		return true
+		return nil
 	}
 	now := time.Now()
 	ref := t.admit("ip "+clientKey(c.r, t.cfg.TrustProxy), now)
@@ -277,12 +277,10 @@ func (s *Server) admitGeneration(c *call) bool {
 		throttled(c.r, LimitDocumentAccount)
 	}
 	if ref == nil {
-		return true
+		return nil
 	}
 	logger(c.r).Info("document generation throttled", "account", c.accountSlug(), "request_id", requestID(c.r))
-	c.w.Header().Set("Content-Type", "application/json")
-	c.w.Header().Set("Retry-After", strconv.Itoa(retryAfterSeconds(ref.retryAfter)))
-	c.w.WriteHeader(http.StatusTooManyRequests)
-	json.NewEncoder(c.w).Encode(map[string]string{"error": ref.desc}) //nolint:errcheck // best effort
-	return false
+	e := scopekit.Errorf(scopekit.ERATELIMITED, "%s", ref.desc)
+	e.RetryAfter = ref.retryAfter
+	return e
 }

@@ -8,7 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/scopekit/scopekit"
 	"github.com/scopekit/scopekit/engine"
+	"github.com/scopekit/scopekit/jsonapi"
 	"github.com/stretchr/testify/require"
 )
 
@@ -148,10 +150,13 @@ func TestDocumentThrottleBuckets(t *testing.T) {
 		r.Header.Set("X-Forwarded-For", ip)
 		w := httptest.NewRecorder()
 		c := &call{w: w, r: r, actor: &engine.Actor{Account: &engine.Record{ID: account}}}
-		if s.admitGeneration(c) {
+		err := s.admitGeneration(c)
+		if err == nil {
 			return http.StatusAccepted
 		}
-		require.Equal(t, "application/json", w.Header().Get("Content-Type"))
+		require.Equal(t, scopekit.ERATELIMITED, scopekit.ErrorCode(err))
+		writeError(w, r, err)
+		require.Equal(t, jsonapi.MediaType, w.Header().Get("Content-Type"))
 		require.Regexp(t, `^[1-9][0-9]*$`, w.Header().Get("Retry-After"))
 		return w.Code
 	}
