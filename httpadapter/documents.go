@@ -1,6 +1,7 @@
 package httpadapter
 
 import (
+	"encoding/json"
 	"math"
 	"mime"
 	"net/http"
@@ -260,13 +261,12 @@ func (s *Server) documentThrottler() *throttle {
 }
 
 // admitGeneration applies the generation buckets of the caller's IP and
-// account: nil when both admit the request, else an ERATELIMITED error
-// (429 with Retry-After, a JSON:API error like every other refusal of the
-// API host).
-func (s *Server) admitGeneration(c *call) error {
+// account; on a refusal it writes 429 with Retry-After and
+// {"error": "..."} and reports false.
+func (s *Server) admitGeneration(c *call) bool {
 	t := s.documentThrottler()
 	if t == nil {
-		return nil
+		return true
 	}
 	now := time.Now()
 	ref := t.admit("ip "+clientKey(c.r, t.cfg.TrustProxy), now)
@@ -278,10 +278,12 @@ func (s *Server) admitGeneration(c *call) error {
 		throttled(c.r, LimitDocumentAccount)
 	}
 	if ref == nil {
-		return nil
+		return true
 	}
 	logger(c.r).Info("document generation throttled", "account", c.accountSlug(), "request_id", requestID(c.r))
-	e := scopekit.Errorf(scopekit.ERATELIMITED, "%s", ref.desc)
-	e.RetryAfter = ref.retryAfter
-	return e
+	c.w.Header().Set("Content-Type", "application/json")
+	c.w.Header().Set("Retry-After", strconv.Itoa(retryAfterSeconds(ref.retryAfter)))
+	c.w.WriteHeader(http.StatusTooManyRequests)
+	json.NewEncoder(c.w).Encode(map[string]string{"error": ref.desc}) //nolint:errcheck // best effort
+	return false
 }

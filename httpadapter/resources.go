@@ -241,8 +241,8 @@ func (s *Server) create(c *call) error {
 		if err := c.actor.Require(def.Guard, true); err != nil {
 			return err
 		}
-		if err := s.admitGeneration(c); err != nil {
-			return err
+		if !s.admitGeneration(c) {
+			return nil
 		}
 	}
 	in, err := c.decodeWrite(jsonapi.DecodeOptions{Type: def.Name, Create: true})
