@@ -109,6 +109,7 @@ func lint(ctx context.Context, f *officeFormat, template []byte, s *Schema) ([]s
 	if err != nil {
 		return nil, err
 	}
+	defer d.close()
 	var problems []string
 	for _, name := range d.partNames() {
 		t, err := d.compile(ctx, name)

@@ -14,7 +14,10 @@
 // package for its error codes; imports_test.go keeps it so). Render fills a
 // template from a merge-data tree (any JSON-like value; the service passes
 // v2 merge data); Tags validates a template and lists the paths its tags
-// use; LibreOffice converts DOCX to PDF. Templates compute nothing: every
+// use; both take time linear in the template's size and stop when their
+// context ends. LibreOffice converts DOCX to PDF with a soffice per
+// document; OfficePool keeps soffice running and drives it through UNO
+// (office.py), falling back to LibreOffice. Templates compute nothing: every
 // value comes from merge data, so a document always shows what the pricing
 // endpoint shows. The pricing and breakdown workbooks are the domain's
 // (package workbook).

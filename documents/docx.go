@@ -13,6 +13,8 @@ import (
 	"sort"
 	"strings"
 
+	"golang.org/x/sync/semaphore"
+
 	"github.com/scopekit/scopekit"
 )
 
@@ -34,6 +36,28 @@ type docx struct {
 	parts map[string][]byte // by entry name
 	extra map[string][]byte // by entry name
 	aux   any               // the format's own state (an XLSX's shared strings)
+	// release returns the unpacked bytes reserved for this package to
+	// unpackBudget; close calls it once the package is done with.
+	release func()
+}
+
+// unpackBudget bounds the template bytes unpacked at once in the process
+// (by every validation and rendering together): a template reserves the
+// unpacked size of the entries it keeps before unpacking them and
+// returns it when done, waiting (or stopping with its context) while the
+// budget is spent. Eight uploads of 60 MiB of whitespace at once thus
+// unpack three at a time, not eight. One template at its limits
+// (MaxUnpackedSize) fits.
+var unpackBudget = semaphore.NewWeighted(unpackBudgetBytes)
+
+const unpackBudgetBytes = 192 << 20
+
+// close releases what the package reserved of unpackBudget.
+func (d *docx) close() {
+	if d != nil && d.release != nil {
+		d.release()
+		d.release = nil
+	}
 }
 
 // isTagPart reports whether tags are looked for in the entry name of a
@@ -45,11 +69,6 @@ func isTagPart(name string) bool {
 	dir, file := path.Split(name)
 	return dir == "word/" && strings.HasSuffix(file, ".xml") &&
 		(strings.HasPrefix(file, "header") || strings.HasPrefix(file, "footer"))
-}
-
-// openDOCX opens a DOCX template (see openPackage).
-func openDOCX(ctx context.Context, b []byte, verify bool) (*docx, error) {
-	return openPackage(ctx, formatDOCX, b, verify)
 }
 
 // openPackage checks b is a file of format f within the limits and unpacks its tag parts.
@@ -76,6 +95,9 @@ func openPackage(ctx context.Context, f *officeFormat, b []byte, verify bool) (*
 		if why := unsafeName(f.Name); why != "" {
 			return nil, invalid("the template's zip entry %q has an unsafe name (%s)", f.Name, why)
 		}
+		if m := f.Mode(); !m.IsRegular() && !m.IsDir() {
+			return nil, invalid("the template's zip entry %q is a %s; a template holds only files and folders", f.Name, entryKind(m))
+		}
 		if f.UncompressedSize64 > MaxEntrySize {
 			return nil, invalid("the template's entry %q unpacks to %d bytes; the limit is %d MiB", f.Name, f.UncompressedSize64, MaxEntrySize>>20)
 		}
@@ -88,7 +110,24 @@ func openPackage(ctx context.Context, f *officeFormat, b []byte, verify bool) (*
 		}
 		seen[f.Name] = true
 	}
-	d := &docx{f: f, zr: zr, parts: map[string][]byte{}, extra: map[string][]byte{}}
+	var kept int64
+	for _, e := range zr.File {
+		if f.tagPart(e.Name) || f.extraPart(e.Name) {
+			kept += int64(e.UncompressedSize64)
+		}
+	}
+	kept = min(kept, unpackBudgetBytes)
+	if err := unpackBudget.Acquire(ctx, kept); err != nil {
+		return nil, err
+	}
+	d := &docx{f: f, zr: zr, parts: map[string][]byte{}, extra: map[string][]byte{},
+		release: func() { unpackBudget.Release(kept) }}
+	ok := false
+	defer func() {
+		if !ok {
+			d.close()
+		}
+	}()
 	for _, f := range zr.File {
 		tagPart, xmlPart := d.f.tagPart(f.Name), isXMLPart(f.Name)
 		keep := tagPart || d.f.extraPart(f.Name)
@@ -133,17 +172,21 @@ func openPackage(ctx context.Context, f *officeFormat, b []byte, verify bool) (*
 	if !seen[d.f.main] {
 		return nil, invalid("the template is not a %s file (no %s)", d.f.title, d.f.main)
 	}
+	ok = true
 	return d, nil
 }
 
 // unsafeName says why a zip entry's name is not a safe relative path
-// (absolute, with a .. segment or a backslash, empty segments), or "".
+// (absolute, with a .. segment or a backslash, empty segments, control
+// characters), or "".
 // Such a name would be copied into every file generated from the template
 // and could write outside a folder where the file is unpacked.
 func unsafeName(name string) string {
 	switch {
 	case strings.ContainsRune(name, '\\'):
 		return "a backslash"
+	case strings.ContainsFunc(name, func(r rune) bool { return r < 0x20 || r == 0x7f }):
+		return "a control character"
 	case strings.HasPrefix(name, "/") || (len(name) > 1 && name[1] == ':'):
 		return "an absolute path"
 	case slices.Contains(strings.Split(name, "/"), ".."):
@@ -152,6 +195,23 @@ func unsafeName(name string) string {
 		return "not a plain relative path"
 	}
 	return ""
+}
+
+// entryKind names what a zip entry that is neither a file nor a folder is
+// (its mode from the entry's external attributes): a link, unpacked,
+// would point outside the folder it is unpacked in.
+func entryKind(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeSymlink != 0:
+		return "symbolic link"
+	case m&fs.ModeNamedPipe != 0:
+		return "named pipe"
+	case m&fs.ModeSocket != 0:
+		return "socket"
+	case m&fs.ModeDevice != 0:
+		return "device"
+	}
+	return "special file"
 }
 
 // isXMLPart reports whether the entry name is an XML part of the package,

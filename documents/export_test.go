@@ -20,6 +20,7 @@ func TagScopes(tpl []byte) ([]ScopedPath, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer d.close()
 	var out []ScopedPath
 	for _, name := range d.partNames() {
 		t, err := d.compile(context.Background(), name)
@@ -57,4 +58,22 @@ func SetMaxNodes(t interface{ Cleanup(func()) }, n int) {
 	old := maxNodes
 	maxNodes = n
 	t.Cleanup(func() { maxNodes = old })
+}
+
+// OfficePIDs returns the soffice processes of p's listeners that are up.
+func OfficePIDs(p *OfficePool) []int {
+	var pids []int
+	p.listeners.Range(func(k, _ any) bool {
+		pids = append(pids, k.(*listener).soffice.Process.Pid)
+		return true
+	})
+	return pids
+}
+
+// HoldUnpackBudget takes the whole unpack budget until release is called.
+func HoldUnpackBudget() (release func()) {
+	if err := unpackBudget.Acquire(context.Background(), unpackBudgetBytes); err != nil {
+		panic(err)
+	}
+	return func() { unpackBudget.Release(unpackBudgetBytes) }
 }

@@ -283,6 +283,10 @@ func (p *parser) unary() (*expr, error) {
 			return nil, err
 		}
 		if op == "-" {
+			// templates compute nothing: - only writes a negative number
+			if _, ok := a.lit.(json.Number); a.op != "lit" || !ok {
+				return nil, fmt.Errorf("- may only lead a number (a template computes nothing)")
+			}
 			return &expr{op: "neg", a: a}, nil
 		}
 		return &expr{op: "!", a: a}, nil

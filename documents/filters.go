@@ -3,6 +3,7 @@ package documents
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -29,24 +30,66 @@ var filterArgs = map[string][2]int{
 // filterNames lists the filters for an error message.
 const filterNames = "money, number, percent, date, upper, lower, default, required"
 
-// checkFilter refuses an unknown filter or a wrong number of arguments.
+// checkFilter refuses an unknown filter, a wrong number of arguments, or
+// an argument the filter does not take (checked at upload: a template
+// computes nothing, so every argument is a literal).
 func checkFilter(f *expr) error {
-	n, ok := filterArgs[f.path[0]]
+	name := f.path[0]
+	n, ok := filterArgs[name]
 	if !ok {
-		return fmt.Errorf("unknown filter %q (the filters are %s)", f.path[0], filterNames)
+		return fmt.Errorf("unknown filter %q (the filters are %s)", name, filterNames)
 	}
 	if len(f.args) < n[0] || len(f.args) > n[1] {
 		if n[1] == 0 {
-			return fmt.Errorf("filter %s takes no argument", f.path[0])
+			return fmt.Errorf("filter %s takes no argument", name)
 		}
-		return fmt.Errorf("filter %s takes %d argument(s), as in %s", f.path[0], n[1], filterExample[f.path[0]])
+		return fmt.Errorf("filter %s takes %d argument(s), as in %s", name, n[1], filterExample[name])
+	}
+	if len(f.args) == 0 {
+		return nil
+	}
+	switch a := f.args[0]; name {
+	case "number":
+		if !wholeLiteral(a, maxPlaces) {
+			return fmt.Errorf("filter number takes the number of decimals, a whole number from 0 to %d, as in %s", maxPlaces, filterExample[name])
+		}
+	case "percent":
+		if !wholeLiteral(a, 1) {
+			return fmt.Errorf("filter percent takes the number of decimals, 0 or 1, as in %s", filterExample[name])
+		}
+	case "date":
+		if _, ok := a.lit.(string); a.op != "lit" || !ok {
+			return fmt.Errorf("filter date takes a layout in quotes, as in %s", filterExample[name])
+		}
 	}
 	return nil
+}
+
+// maxPlaces are the most decimals the number filter shows.
+const maxPlaces = 20
+
+// wholeLiteral reports whether e is a number written in the tag, a whole
+// number from 0 to most.
+func wholeLiteral(e *expr, most int) bool {
+	s, ok := e.lit.(json.Number)
+	if e.op != "lit" || !ok {
+		return false
+	}
+	n, err := strconv.Atoi(string(s))
+	return err == nil && 0 <= n && n <= most
 }
 
 var filterExample = map[string]string{
 	"number": "{x | number:2}", "percent": "{x | percent:1}", "date": `{d | date:"2 January 2006"}`,
 	"default": `{x | default:"none"}`,
+}
+
+// hasFilter reports whether e applies a filter anywhere.
+func (e *expr) hasFilter() bool {
+	if e.op == "filter" {
+		return true
+	}
+	return slices.ContainsFunc(e.kids(), (*expr).hasFilter)
 }
 
 // errRequired is the error of a required value that is missing.
@@ -140,7 +183,7 @@ func locale(v *env) language.Tag {
 // mark; the decimals are decimal's own, never a float's, so a figure keeps
 // every digit.
 func formatNumber(tag language.Tag, d decimal.Decimal, places int) string {
-	places = max(0, min(places, 20))
+	places = max(0, min(places, maxPlaces))
 	fixed := d.Abs().StringFixed(int32(places))
 	whole, frac, _ := strings.Cut(fixed, ".")
 	w, err := strconv.ParseInt(whole, 10, 64)

@@ -88,10 +88,23 @@ func TestRequired(t *testing.T) {
 // use instead.
 func TestRefusedSyntax(t *testing.T) {
 	for tag, msg := range map[string]string{
-		"{x | currency}":   `bad tag {x | currency} in paragraph 1: unknown filter "currency" (the filters are money, number, percent, date, upper, lower, default, required)`,
-		"{@raw}":           "bad tag {@raw} in paragraph 1: raw XML insertion ({@…}) is not supported: a value is always inserted as text; use {raw}",
-		"{x | number:1:2}": "filter number takes 1 argument(s), as in {x | number:2}",
-		"{x | upper:1}":    "filter upper takes no argument",
+		"{x | currency}":           `bad tag {x | currency} in paragraph 1: unknown filter "currency" (the filters are money, number, percent, date, upper, lower, default, required)`,
+		"{@raw}":                   "bad tag {@raw} in paragraph 1: raw XML insertion ({@…}) is not supported: a value is always inserted as text; use {raw}",
+		"{x | number:1:2}":         "filter number takes 1 argument(s), as in {x | number:2}",
+		"{x | upper:1}":            "filter upper takes no argument",
+		"{x | number:-1}":          "bad tag {x | number:-1} in paragraph 1: filter number takes the number of decimals, a whole number from 0 to 20, as in {x | number:2}",
+		"{x | number:1.5}":         "filter number takes the number of decimals, a whole number from 0 to 20",
+		`{x | number:"abc"}`:       "filter number takes the number of decimals, a whole number from 0 to 20",
+		"{x | number:1000000000}":  "filter number takes the number of decimals, a whole number from 0 to 20",
+		"{x | number:places}":      "filter number takes the number of decimals, a whole number from 0 to 20",
+		"{x | percent:5}":          "bad tag {x | percent:5} in paragraph 1: filter percent takes the number of decimals, 0 or 1, as in {x | percent:1}",
+		"{x | date:5}":             `bad tag {x | date:5} in paragraph 1: filter date takes a layout in quotes, as in {d | date:"2 January 2006"}`,
+		"{x | date:layout}":        "filter date takes a layout in quotes",
+		`{-"a"}`:                   `bad tag {-"a"} in paragraph 1: - may only lead a number`,
+		"{-x}":                     "- may only lead a number",
+		"{#phases | upper}x{/}":    "bad tag {#phases | upper} in paragraph 1: a filter formats a value a tag shows ({x | money}); a loop, section or condition cannot use one",
+		`{^(x | default:"a")}x{/}`: "a loop, section or condition cannot use one",
+		`{#a == (b | upper)}x{/}`:  "a loop, section or condition cannot use one",
 	} {
 		_, err := documents.Tags(context.Background(), template(t, p(tag)))
 		requireInvalid(t, err, msg)

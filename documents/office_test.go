@@ -83,7 +83,9 @@ func TestStandardProposalDemo(t *testing.T) {
 }
 
 // pdfText converts an Office file to PDF (skipping without LibreOffice and
-// poppler) and returns the PDF's path and its text.
+// poppler) and returns the PDF's path and its text. The warm converter
+// (documents.OfficePool) converts it too, where python3-uno is installed,
+// and its PDF must read the same.
 func pdfText(t *testing.T, file []byte) (string, string) {
 	t.Helper()
 	lo, err := documents.NewLibreOffice("")
@@ -95,13 +97,25 @@ func pdfText(t *testing.T, file []byte) (string, string) {
 			t.Skipf("%s not installed (Debian: poppler-utils)", prog)
 		}
 	}
+	text := func(pdf []byte) (string, string) {
+		path := filepath.Join(t.TempDir(), "out.pdf")
+		require.NoError(t, os.WriteFile(path, pdf, 0o644))
+		txt, err := exec.Command("pdftotext", "-layout", path, "-").Output()
+		require.NoError(t, err)
+		return path, string(txt)
+	}
 	pdf, err := lo.ToPDF(t.Context(), file)
 	require.NoError(t, err)
-	path := filepath.Join(t.TempDir(), "out.pdf")
-	require.NoError(t, os.WriteFile(path, pdf, 0o644))
-	txt, err := exec.Command("pdftotext", "-layout", path, "-").Output()
+	path, txt := text(pdf)
+
+	pool := officePool(t, 1)
+	pdf, err = pool.ToPDF(t.Context(), file)
 	require.NoError(t, err)
-	return path, string(txt)
+	warm, cold := pool.Counts()
+	require.Equal(t, [2]int64{1, 0}, [2]int64{warm, cold}, "converted by a listener")
+	_, warmTxt := text(pdf)
+	require.Equal(t, txt, warmTxt, "the warm converter's PDF reads the same")
+	return path, txt
 }
 
 // Ensure the Standard proposal converts to PDF, a page per slide (skipped

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -23,8 +24,11 @@ type Converter interface {
 }
 
 // LibreOffice converts with LibreOffice headless (soffice --headless
-// --convert-to pdf), one process per conversion, each in a temp dir of its
-// own with a private user profile, so conversions never share state.
+// --convert-to pdf), one process per conversion, each in a work folder of
+// its own (TempPrefix*, removed when it ends) with a private user profile,
+// so conversions never share state. Each pays LibreOffice's start (a
+// second or two); OfficePool keeps LibreOffice running instead and falls
+// back to this one.
 // Its zero fields take the defaults below; set them before the first
 // conversion.
 type LibreOffice struct {
@@ -69,6 +73,13 @@ func NewLibreOffice(path string) (*LibreOffice, error) {
 	return &LibreOffice{Path: path}, nil
 }
 
+func (lo *LibreOffice) timeout() time.Duration {
+	if lo.Timeout > 0 {
+		return lo.Timeout
+	}
+	return DefaultPDFTimeout
+}
+
 // ToPDF implements Converter.
 func (lo *LibreOffice) ToPDF(ctx context.Context, docx []byte) ([]byte, error) {
 	lo.once.Do(func() {
@@ -78,11 +89,7 @@ func (lo *LibreOffice) ToPDF(ctx context.Context, docx []byte) ([]byte, error) {
 		}
 		lo.sem = make(chan struct{}, n)
 	})
-	timeout := lo.Timeout
-	if timeout <= 0 {
-		timeout = DefaultPDFTimeout
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel := context.WithTimeout(ctx, lo.timeout())
 	defer cancel()
 	select {
 	case lo.sem <- struct{}{}:
@@ -91,18 +98,15 @@ func (lo *LibreOffice) ToPDF(ctx context.Context, docx []byte) ([]byte, error) {
 		return nil, fmt.Errorf("PDF conversion did not start in time: %w", ctx.Err())
 	}
 
-	dir, err := os.MkdirTemp(lo.TempDir, "scopekit-pdf-")
+	// the customer's document is in dir only while this runs; a process
+	// killed meanwhile leaves it to RemoveStaleTempDirs
+	wd, err := newWorkDir(lo.TempDir)
 	if err != nil {
 		return nil, fmt.Errorf("PDF conversion: %w", err)
 	}
-	defer os.RemoveAll(dir)
-	// LibreOffice picks its import filter by the name, so the file is
-	// named as what it is (a PPTX, an XLSX or a DOCX)
-	ext := Detect(docx)
-	if ext == "" {
-		ext = FormatDOCX
-	}
-	in := filepath.Join(dir, "document."+ext)
+	defer wd.remove()
+	dir := wd.path
+	in := filepath.Join(dir, inputName(docx))
 	if err := os.WriteFile(in, docx, 0o600); err != nil {
 		return nil, fmt.Errorf("PDF conversion: %w", err)
 	}
@@ -123,7 +127,9 @@ func (lo *LibreOffice) ToPDF(ctx context.Context, docx []byte) ([]byte, error) {
 	cmd.Stdout, cmd.Stderr = logf, logf
 	killGroup(cmd)
 	cmd.WaitDelay = 5 * time.Second
+	runtime.LockOSThread() // the parent-death signal follows the thread that started soffice
 	err = cmd.Run()
+	runtime.UnlockOSThread()
 	endGroup(cmd)
 	if ctx.Err() != nil {
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
@@ -144,4 +150,15 @@ func (lo *LibreOffice) ToPDF(ctx context.Context, docx []byte) ([]byte, error) {
 		return nil, fmt.Errorf("PDF conversion failed: %v: %s", err, msg)
 	}
 	return pdf, nil
+}
+
+// inputName names the file a converter reads doc from: LibreOffice picks
+// its import filter by the name, so the file is named as what it is (a
+// PPTX, an XLSX or a DOCX).
+func inputName(doc []byte) string {
+	ext := Detect(doc)
+	if ext == "" {
+		ext = FormatDOCX
+	}
+	return "document." + ext
 }

@@ -32,6 +32,7 @@ func render(ctx context.Context, f *officeFormat, template []byte, data any) ([]
 	if err != nil {
 		return nil, err
 	}
+	defer d.close()
 	tree, err := toTree(data)
 	if err != nil {
 		return nil, err
@@ -76,6 +77,7 @@ func tags(ctx context.Context, f *officeFormat, template []byte) ([]string, erro
 	if err != nil {
 		return nil, err
 	}
+	defer d.close()
 	paths := []string{}
 	for _, name := range d.partNames() {
 		t, err := d.compile(ctx, name)

@@ -1,8 +1,12 @@
 package documents_test
 
 import (
+	"archive/zip"
+	"bytes"
 	"context"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -121,11 +125,43 @@ func TestCanceled(t *testing.T) {
 	}
 }
 
+// Ensure templates are unpacked within the process's budget: while the
+// budget is spent, validating and rendering wait, and stop with their
+// context; once it is returned they proceed. A failed validation returns
+// what it reserved (the budget is whole again after it).
+func TestUnpackBudget(t *testing.T) {
+	small := template(t, p("{project.name}"))
+	release := documents.HoldUnpackBudget()
+	for name, call := range map[string]func(ctx context.Context) error{
+		"Tags":   func(ctx context.Context) error { _, err := documents.Tags(ctx, small); return err },
+		"Render": func(ctx context.Context) error { _, err := documents.Render(ctx, small, data()); return err },
+	} {
+		ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
+		err := call(ctx)
+		cancel()
+		require.ErrorIs(t, err, context.DeadlineExceeded, name)
+	}
+	done := make(chan error, 1)
+	go func() { _, err := documents.Tags(context.Background(), small); done <- err }()
+	select {
+	case err := <-done:
+		t.Fatalf("validated beyond the budget: %v", err)
+	case <-time.After(50 * time.Millisecond):
+	}
+	release()
+	require.NoError(t, <-done)
+
+	_, err := documents.Tags(t.Context(), template(t, p("{#open}")))
+	require.Error(t, err)
+	documents.HoldUnpackBudget()() // the whole budget is free again
+}
+
 // Ensure zip entries whose names are absolute, hold a .. segment or a
 // backslash are refused (they would be copied into every generated file),
 // naming the entry.
 func TestUnsafeEntryNames(t *testing.T) {
-	for _, name := range []string{"../../x", "/tmp/x", `word\..\x`, "word/../../x", "C:/x", "word//x", "./x"} {
+	for _, name := range []string{"../../x", "/tmp/x", `word\..\x`, "word/../../x", "C:/x", "word//x", "./x",
+		"word/media/a\x00b.png", "word/media/a\nb.png", "word/\x7f.xml"} {
 		t.Run(name, func(t *testing.T) {
 			tpl := docx(t, "word/document.xml", documentXML(p("{project.name}")), name, "x")
 			_, err := documents.Tags(t.Context(), tpl)
@@ -138,6 +174,42 @@ func TestUnsafeEntryNames(t *testing.T) {
 	tpl := docx(t, "word/document.xml", documentXML(p("x")), "word/media/", "", "customXml/item1.xml", "<a/>")
 	_, err := documents.Tags(t.Context(), tpl)
 	require.NoError(t, err)
+}
+
+// Ensure a zip entry that is a symbolic link (or another special file,
+// by the mode in its external attributes) is refused, naming it: only
+// files and folders are copied into the generated files.
+func TestSpecialEntries(t *testing.T) {
+	for _, tc := range []struct {
+		mode fs.FileMode
+		kind string
+	}{
+		{fs.ModeSymlink | 0o777, "symbolic link"},
+		{fs.ModeNamedPipe | 0o644, "named pipe"},
+		{fs.ModeDevice | 0o644, "device"},
+	} {
+		t.Run(tc.kind, func(t *testing.T) {
+			var buf bytes.Buffer
+			zw := zip.NewWriter(&buf)
+			for _, e := range []struct {
+				name, body string
+				mode       fs.FileMode
+			}{{"word/document.xml", documentXML(p("{project.name}")), 0o644}, {"word/media/link.png", "/etc/passwd", tc.mode}} {
+				h := &zip.FileHeader{Name: e.name, Method: zip.Deflate}
+				h.SetMode(e.mode)
+				w, err := zw.CreateHeader(h)
+				require.NoError(t, err)
+				_, err = io.WriteString(w, e.body)
+				require.NoError(t, err)
+			}
+			require.NoError(t, zw.Close())
+			want := fmt.Sprintf("the template's zip entry \"word/media/link.png\" is a %s; a template holds only files and folders", tc.kind)
+			_, err := documents.Tags(t.Context(), buf.Bytes())
+			requireInvalid(t, err, want)
+			_, err = documents.Render(t.Context(), buf.Bytes(), data())
+			requireInvalid(t, err, want)
+		})
+	}
 }
 
 // Ensure a DOCTYPE in any XML part is refused, whatever its case or

@@ -10,10 +10,10 @@ import (
 // wrap is a section to build: the kids i..j of cont go into a section node
 // of the pair whose opening tag is the open-th of the part.
 type wrap struct {
-	cont *node
-	i, j int
-	o    *node // the opening tag
-	open int
+	cont        *node
+	i, j        int
+	o           *node // the opening tag
+	open, close int   // where the pair's tags are among the part's section tags
 }
 
 // sections pairs the opening and closing tags of the part (in document
@@ -30,15 +30,17 @@ func (t *template) sections() error {
 	setDepth(t.root, 0)
 	var stack []*node
 	var pairs [][2]*node
-	order := map[*node]int{}
+	order := map[*node]int{} // of the opening and closing tags
 	var err error
 	walk(t.root, func(n *node) bool {
 		if err != nil {
 			return false
 		}
+		if n.kind == kOpen || n.kind == kClose {
+			order[n] = len(order)
+		}
 		switch n.kind {
 		case kOpen:
-			order[n] = len(order)
 			if len(stack) == MaxNesting {
 				err = invalid("%s in %s is nested too deeply: at most %d loops, sections and conditions may be open at once",
 					n.tag.src, n.tag.where(), MaxNesting)
@@ -83,7 +85,7 @@ func (t *template) sections() error {
 				pos[k] = i
 			}
 		}
-		byCont[cont] = append(byCont[cont], wrap{cont: cont, i: pos[a], j: pos[b], o: o, open: order[o]})
+		byCont[cont] = append(byCont[cont], wrap{cont: cont, i: pos[a], j: pos[b], o: o, open: order[o], close: order[c]})
 	}
 	for _, cont := range conts {
 		if err := regroup(cont, byCont[cont]); err != nil {
@@ -129,8 +131,9 @@ func spanOf(o, c *node) (cont, a, b *node) {
 // regroup puts the spans of cont's kids into section nodes. Spans nest or
 // are apart, since tags do; spans of the same kids nest in the order their
 // tags do (an inner loop over the same row repeats inside the outer one).
-// Spans that overlap (one loop ending in the row or paragraph where another
-// begins) are an error.
+// Spans that overlap, or one inside another whose tags do not nest (one
+// loop ending in the row or paragraph where another begins, two loops
+// over one row one after the other), are an error.
 func regroup(cont *node, ws []wrap) error {
 	slices.SortFunc(ws, func(x, y wrap) int {
 		return cmp.Or(cmp.Compare(x.i, y.i), cmp.Compare(y.j, x.j), cmp.Compare(x.open, y.open))
@@ -152,10 +155,10 @@ func regroup(cont *node, ws []wrap) error {
 	for idx, kid := range cont.kids {
 		for next < len(ws) && ws[next].i == idx {
 			w := ws[next]
-			if len(stack) > 0 && w.j > stack[len(stack)-1].w.j {
-				outer := stack[len(stack)-1].w.o.tag
-				return invalid("%s in %s begins in the block where %s %s of %s ends; give each its own paragraph or row",
-					w.o.tag.src, w.o.tag.where(), outer.kindName(), outer.src, outer.where())
+			if len(stack) > 0 {
+				if top := stack[len(stack)-1].w; w.j > top.j || w.open < top.open || w.close > top.close {
+					return overlap(top, w)
+				}
 			}
 			stack = append(stack, frame{w: w})
 			next++
@@ -176,6 +179,17 @@ func regroup(cont *node, ws []wrap) error {
 	}
 	cont.kids = out
 	return nil
+}
+
+// overlap is the error of two loops whose spans overlap without nesting:
+// the later one begins where the earlier one ends.
+func overlap(x, y wrap) error {
+	if y.open < x.open {
+		x, y = y, x
+	}
+	first, then := x.o.tag, y.o.tag
+	return invalid("%s in %s begins in the block where %s %s of %s ends; give each its own paragraph or row",
+		then.src, then.where(), first.kindName(), first.src, first.where())
 }
 
 // content are the elements that make a paragraph worth keeping even when it

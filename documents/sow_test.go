@@ -132,10 +132,10 @@ func TestStandardSOWDemo(t *testing.T) {
 		"Assess Globex's network and replace its perimeter firewalls.",
 		"Plan", "Implement", "Assessment", "Site survey", "Report", "Firewall deployment",
 		"Project management", "Kickoff", "Airfare", "Per diem", "Firewall appliance",
-		"|Assessment|Engineer|2.00|24.50|$5100.00", "|Phase total|||24.50|$5100.00", "|Phase total|||16.25|$3250.00",
-		"|Plan|24.50|$5100.00", "|Implement|16.25|$3250.00", "|Project governance|8.11|$1569.25",
-		"|Discount||$-250.00", "|Professional services|48.86|$9669.25", "|Travel and expense||$1125.00",
-		"|Total contract value||$10794.25", "$3999.98",
+		"|Assessment|Engineer|2.00|24.50|$5,100.00", "|Phase total|||24.50|$5,100.00", "|Phase total|||16.25|$3,250.00",
+		"|Plan|24.50|$5,100.00", "|Implement|16.25|$3,250.00", "|Project governance|8.11|$1,569.25",
+		"|Discount||-$250.00", "|Professional services|48.86|$9,669.25", "|Travel and expense||$1,125.00",
+		"|Total contract value||$10,794.25", "$3,999.98",
 		"Payment term: Fixed fee.", "Travel and expenses are part of the contract value.",
 		"Materials are quoted for information", "All amounts are in USD.",
 		"|Architect|$250.00", "Confidentiality",
@@ -149,7 +149,7 @@ func TestStandardSOWDemo(t *testing.T) {
 	// The footer names the project; the first page has none.
 	require.Contains(t, plain(entry(t, s.docx, "word/footer1.xml")), demodata.ProjectName+" · Statement of Work")
 	// Hardware excluded: no materials row in the pricing summary.
-	require.NotContains(t, text, "|Materials||$3999.98")
+	require.NotContains(t, text, "|Materials||$3,999.98")
 }
 
 // sections are the Standard SOW's sections, in order.
@@ -247,8 +247,9 @@ func TestStandardSOWLarge(t *testing.T) {
 
 // Ensure the Standard SOW converts to PDF and looks right page by page
 // (skipped without LibreOffice's soffice and poppler's pdftoppm and
-// pdftotext). With -update it rewrites the pages a person looks at:
-// testdata/standard-sow-page1.png (the cover) and
+// pdftotext), by a soffice of its own and by the warm converter alike:
+// the same text, the same pages. With -update it rewrites the pages a
+// person looks at: testdata/standard-sow-page1.png (the cover) and
 // testdata/standard-sow-pricing.png (the pricing summary's page).
 func TestStandardSOWPDF(t *testing.T) {
 	lo, err := documents.NewLibreOffice("")
@@ -261,15 +262,37 @@ func TestStandardSOWPDF(t *testing.T) {
 		}
 	}
 	e := mustEnv(t)
-	pdf, err := lo.ToPDF(t.Context(), renderSOW(t, e.demo()).docx)
+	docx := renderSOW(t, e.demo()).docx
+	pdf, err := lo.ToPDF(t.Context(), docx)
 	require.NoError(t, err)
+	text, pages := checkSOWPDF(t, pdf)
+	if *update {
+		for name, png := range pages {
+			require.NoError(t, os.WriteFile(filepath.Join("testdata", name), png, 0o644))
+		}
+	}
+
+	pool := officePool(t, 1)
+	pdf, err = pool.ToPDF(t.Context(), docx)
+	require.NoError(t, err)
+	warm, _ := pool.Counts()
+	require.Equal(t, int64(1), warm)
+	warmText, warmPages := checkSOWPDF(t, pdf)
+	require.Equal(t, text, warmText, "the warm converter's PDF reads the same")
+	require.Equal(t, pages, warmPages, "the warm converter's pages look the same")
+}
+
+// checkSOWPDF checks the demo SOW's PDF and returns its text and, as PNG
+// by file name, its cover and the page of its pricing summary.
+func checkSOWPDF(t *testing.T, pdf []byte) (string, map[string][]byte) {
+	t.Helper()
 	require.True(t, strings.HasPrefix(string(pdf), "%PDF"))
 	dir := t.TempDir()
 	pdfPath := filepath.Join(dir, "sow.pdf")
 	require.NoError(t, os.WriteFile(pdfPath, pdf, 0o644))
 	txt, err := exec.Command("pdftotext", "-layout", pdfPath, "-").Output()
 	require.NoError(t, err)
-	for _, want := range []string{demodata.ProjectName, "Statement of Work", "$10794.25", "Page 2 of", "Change control", "Warranty"} {
+	for _, want := range []string{demodata.ProjectName, "Statement of Work", "$10,794.25", "Page 2 of", "Change control", "Warranty"} {
 		require.Contains(t, string(txt), want)
 	}
 	pricingPage := 0
@@ -279,14 +302,14 @@ func TestStandardSOWPDF(t *testing.T) {
 		}
 	}
 	require.NotZero(t, pricingPage)
+	pages := map[string][]byte{}
 	for name, page := range map[string]int{"standard-sow-page1.png": 1, "standard-sow-pricing.png": pricingPage} {
 		n := strconv.Itoa(page)
 		out := filepath.Join(dir, strings.TrimSuffix(name, ".png"))
 		require.NoError(t, exec.Command("pdftoppm", "-r", "60", "-png", "-singlefile", "-f", n, "-l", n, pdfPath, out).Run())
-		if *update {
-			b, err := os.ReadFile(out + ".png")
-			require.NoError(t, err)
-			require.NoError(t, os.WriteFile(filepath.Join("testdata", name), b, 0o644))
-		}
+		b, err := os.ReadFile(out + ".png")
+		require.NoError(t, err)
+		pages[name] = b
 	}
+	return string(txt), pages
 }

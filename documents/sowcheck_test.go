@@ -82,6 +82,21 @@ func renderSOW(t *testing.T, snap *views.Snapshot) *sow {
 	return &sow{snap: snap, md: md, docx: out, body: body, text: plain(body)}
 }
 
+// enUS is how the money filter prints amount (a decimal with two places)
+// in en-US with the currency symbol unit: "-$1,234.50". Written out here
+// apart from the filter, so that a test compares the two.
+func enUS(unit, amount string) string {
+	sign := ""
+	if strings.HasPrefix(amount, "-") {
+		sign, amount = "-", amount[1:]
+	}
+	whole, frac, _ := strings.Cut(amount, ".")
+	for i := len(whole) - 3; i > 0; i -= 3 {
+		whole = whole[:i] + "," + whole[i:]
+	}
+	return sign + unit + whole + "." + frac
+}
+
 // adder sums the figures of a table's rows.
 type adder struct {
 	t      *testing.T
@@ -90,13 +105,14 @@ type adder struct {
 	amount decimal.Decimal
 }
 
-// dec reads a figure cell: hours, or money with the currency's symbol;
-// ok is false for an empty cell.
+// dec reads a figure cell: hours, or money as the money filter prints it
+// for en-US (the currency's symbol, thousands grouped by commas); ok is
+// false for an empty cell.
 func (a *adder) dec(cell string) (decimal.Decimal, bool) {
 	if cell == "" {
 		return decimal.Zero, false
 	}
-	d, err := decimal.NewFromString(strings.TrimPrefix(cell, a.unit))
+	d, err := decimal.NewFromString(strings.ReplaceAll(strings.Replace(cell, a.unit, "", 1), ",", ""))
 	require.NoError(a.t, err, "figure %q", cell)
 	return d, true
 }
@@ -208,7 +224,7 @@ func (s *sow) check(t *testing.T) []string {
 					continue
 				}
 				assert.Equal(t, svc.TotalHours, r[3], svc.Name)
-				assert.Equal(t, md.Currency.Unit+svc.Revenue, r[4], svc.Name)
+				assert.Equal(t, enUS(md.Currency.Unit, svc.Revenue), r[4], svc.Name)
 				a.add(r[3], r[4])
 			}
 			a.sums(last[3], last[4], "phase "+ph.Name)
@@ -265,7 +281,7 @@ func (s *sow) check(t *testing.T) []string {
 		}
 	}
 	assert.Equal(t, len(phases), scopes, "a table per phase with services")
-	tcv := md.Currency.Unit + res.TotalContractValue.String()
+	tcv := enUS(md.Currency.Unit, res.TotalContractValue.String())
 	assert.Contains(t, s.text, "the price of "+tcv+" ("+md.Currency.Code+")")
 	if md.Project.PaymentTerm.PricingModel == "fixed_fee" {
 		assert.Contains(t, s.text, "the fixed fee of "+tcv)

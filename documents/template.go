@@ -58,6 +58,9 @@ type template struct {
 // It stops with ctx's error when ctx ends first.
 func compile(ctx context.Context, d *dialect, part string, b []byte) (*template, error) {
 	root, err := parseXML(ctx, b, d.para)
+	if err == nil {
+		err = oneRoot(root)
+	}
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
@@ -419,6 +422,9 @@ func parseTag(src string, para int, part string) (*tag, error) {
 	e, err := parseExpr(body)
 	if err != nil {
 		return nil, err
+	}
+	if t.op != 0 && e.hasFilter() {
+		return nil, fmt.Errorf("a filter formats a value a tag shows ({x | money}); a loop, section or condition cannot use one")
 	}
 	t.expr = e
 	return t, nil

@@ -296,6 +296,12 @@ func TestBadInput(t *testing.T) {
 		{"corrupt", corrupt.Bytes(), `entry "word/document.xml" is corrupt`},
 		{"too many entries", docx(t, many...), "zip entries; the limit is 2000"},
 		{"body not XML", docx(t, "word/document.xml", "<w:document><w:body></w:document>"), "word/document.xml is not well-formed XML"},
+		{"content after the root", docx(t, "word/document.xml", documentXML(p("{x}"))+"<x/>"),
+			"word/document.xml is not well-formed XML: <x> after the root element"},
+		{"text after the root", docx(t, "word/document.xml", documentXML(p("x"))+" tail"),
+			"word/document.xml is not well-formed XML: text outside the root element"},
+		{"empty body", docx(t, "word/document.xml", ""), "word/document.xml is not well-formed XML: no root element"},
+		{"comment only", docx(t, "word/document.xml", `<?xml version="1.0"?><!-- x -->`), "is not well-formed XML: no root element"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := documents.Tags(context.Background(), tc.b)

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/xml"
+	"errors"
 	"fmt"
 	"io"
+	"math"
 	"path"
 	"regexp"
 	"sort"
@@ -111,8 +113,10 @@ func xlsxStateOf(d *docx) (*xlsxState, error) {
 }
 
 // prepareSheet turns the cells whose text has a brace into marked inline
-// rich-text cells, gives rows without a number theirs, and notes the
-// template's row numbers.
+// rich-text cells (with their reference, computed from their place when
+// they have none, so errors name them), gives rows without a number
+// theirs, adds an empty row where a merged range begins or ends on a row
+// the sheet does not have, and notes the template's row numbers.
 func prepareSheet(ctx context.Context, d *docx, name string, b []byte) ([]byte, error) {
 	st, err := xlsxStateOf(d)
 	if err != nil {
@@ -124,9 +128,25 @@ func prepareSheet(ctx context.Context, d *docx, name string, b []byte) ([]byte, 
 	w := &out{}
 	w.Grow(len(b) + len(b)/8)
 	s := &scanner{b: b}
-	copied, lastRow := 0, 0
+	copied, lastRow, col := 0, 0, 0
 	var rows []int
+	// the rows merged ranges begin or end on that have no row element get
+	// an empty one, so each merged range follows rows of the template
+	merged, pending := mergedRows(b), 0
+	addRows := func(before, at int) {
+		for ; pending < len(merged) && merged[pending] < before; pending++ {
+			if k := merged[pending]; k > lastRow {
+				w.Write(b[copied:at])
+				copied = at
+				w.startTag("row", []xml.Attr{{Name: xml.Name{Local: "r"}, Value: strconv.Itoa(k)}}, true)
+				lastRow, rows = k, append(rows, k)
+			}
+		}
+	}
 	err = tokens(ctx, s, func(tok xtoken) error {
+		if tok.kind == tokEnd && string(tok.name) == "sheetData" {
+			addRows(math.MaxInt, tok.start)
+		}
 		if tok.kind != tokStart {
 			return nil
 		}
@@ -134,15 +154,25 @@ func prepareSheet(ctx context.Context, d *docx, name string, b []byte) ([]byte, 
 		case "row":
 			attrs := decodeAttrs(tok.attrs)
 			n, err := strconv.Atoi(attr(attrs, "r"))
-			if err != nil || n <= lastRow {
+			if err == nil && n > lastRow {
+				addRows(n, tok.start)
+			} else {
 				n = lastRow + 1
 				w.Write(b[copied:tok.start])
 				w.startTag("row", setAttr(attrs, "r", strconv.Itoa(n)), tok.empty)
 				copied = tok.end
 			}
-			lastRow = n
+			lastRow, col = n, 0
 			rows = append(rows, n)
 		case "c":
+			// a cell without a reference follows the one before it
+			attrs := decodeAttrs(tok.attrs)
+			if c, _ := splitRef(attr(attrs, "r")); c != "" {
+				col = colNumber(c)
+			} else {
+				col++
+				attrs = setAttr(attrs, "r", colName(col)+strconv.Itoa(lastRow))
+			}
 			if tok.empty {
 				return nil
 			}
@@ -150,7 +180,6 @@ func prepareSheet(ctx context.Context, d *docx, name string, b []byte) ([]byte, 
 			if err != nil {
 				return err
 			}
-			attrs := decodeAttrs(tok.attrs)
 			var inner []byte
 			switch attr(attrs, "t") {
 			case "s":
@@ -308,8 +337,32 @@ func oneValueTag(text string) bool {
 	}
 }
 
-// numberText is how a number reads as a cell value.
-var numberText = regexp.MustCompile(`^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$`)
+// numberText is a plain decimal: merge data's figures (1069.25, -250, 3).
+var numberText = regexp.MustCompile(`^-?(0|[1-9][0-9]*)(\.[0-9]+)?$`)
+
+// maxNumberDigits are the significant digits a spreadsheet keeps of a
+// number (a double's 15).
+const maxNumberDigits = 15
+
+// cellNumber reports whether a value's text becomes a number cell: a plain
+// decimal, as merge data writes figures, that a spreadsheet keeps exactly.
+// An exponent (1E5, 1e400), a leading zero (02139), a negative zero (-0)
+// or more significant digits than a spreadsheet keeps stay text.
+func cellNumber(s string) bool {
+	if !numberText.MatchString(s) {
+		return false
+	}
+	sig := strings.Trim(strings.Map(func(r rune) rune {
+		if r == '-' || r == '.' {
+			return -1
+		}
+		return r
+	}, s), "0")
+	if sig == "" {
+		return s[0] != '-'
+	}
+	return len(sig) <= maxNumberDigits
+}
 
 // finishSheet numbers the rendered sheet's rows again, moves the cell
 // references and merged ranges with their rows, sets the dimension, and
@@ -327,9 +380,14 @@ func finishSheet(d *docx, name string, b []byte) ([]byte, error) {
 	s := &scanner{b: b}
 	copied := 0
 	prevOrig, prevNew, cur, maxRow, maxCol := 0, 0, 0, 0, 0
-	first := map[int]int{}
+	copies := map[int][]int{} // each template row's rows in the result, in order
+	var merges [][]xml.Attr   // each merged range's attributes
 	dimAt, dimFrom := -1, "A1"
 	err = tokens(context.Background(), s, func(tok xtoken) error {
+		if tok.kind == tokEnd && string(tok.name) == "mergeCells" {
+			writeMerges(w, merges, copies)
+			copied = tok.end
+		}
 		if tok.kind != tokStart {
 			return nil
 		}
@@ -347,10 +405,11 @@ func finishSheet(d *docx, name string, b []byte) ([]byte, error) {
 			if orig > prevOrig {
 				n = prevNew + (orig - prevOrig) - (below(orig) - below(prevOrig+1))
 			}
-			prevOrig, prevNew, cur, maxRow = orig, n, n, max(maxRow, n)
-			if _, ok := first[orig]; !ok {
-				first[orig] = n
+			if n > maxSheetRows {
+				return errTooManyRows
 			}
+			prevOrig, prevNew, cur, maxRow = orig, n, n, max(maxRow, n)
+			copies[orig] = append(copies[orig], n)
 			w.Write(b[copied:tok.start])
 			w.startTag("row", setAttr(attrs, "r", strconv.Itoa(n)), tok.empty)
 			copied = tok.end
@@ -373,15 +432,21 @@ func finishSheet(d *docx, name string, b []byte) ([]byte, error) {
 			}
 			copied = c.end
 			writeCell(w, setAttr(attrs, cellMark, ""), mark, c.is)
-		case "mergeCell":
-			attrs := decodeAttrs(tok.attrs)
-			from, to, _ := strings.Cut(attr(attrs, "ref"), ":")
+		case "mergeCells":
+			// written again at its end, with the ranges moved
 			w.Write(b[copied:tok.start])
-			w.startTag("mergeCell", setAttr(attrs, "ref", moveRef(from, first)+":"+moveRef(to, first)), tok.empty)
 			copied = tok.end
+			if tok.empty {
+				w.Write(b[tok.start:tok.end])
+			}
+		case "mergeCell":
+			merges = append(merges, decodeAttrs(tok.attrs))
 		}
 		return nil
 	})
+	if errors.Is(err, errTooManyRows) {
+		return nil, invalid("the sheet rendered from %s would have more than %d rows, a sheet's limit (a loop over a long list)", name, maxSheetRows)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("documents: rendered %s: %w", name, err)
 	}
@@ -414,7 +479,7 @@ func writeCell(w *out, attrs []xml.Attr, mark string, is []byte) {
 	switch {
 	case text == "":
 		w.startTag("c", setAttr(attrs, "t", ""), true)
-	case mark == "n" && numberText.MatchString(strings.TrimSpace(text)):
+	case mark == "n" && cellNumber(strings.TrimSpace(text)):
 		w.startTag("c", setAttr(attrs, "t", ""), false)
 		w.WriteString("<v>")
 		w.WriteString(strings.TrimSpace(text))
@@ -425,41 +490,4 @@ func writeCell(w *out, attrs []xml.Attr, mark string, is []byte) {
 		w.Write(is)
 		w.WriteString("</is></c>")
 	}
-}
-
-// splitRef splits a cell reference ("AB12", "$A$3") into its column and
-// row.
-func splitRef(ref string) (col string, row int) {
-	ref = strings.ReplaceAll(ref, "$", "")
-	i := 0
-	for i < len(ref) && ('A' <= ref[i] && ref[i] <= 'Z' || 'a' <= ref[i] && ref[i] <= 'z') {
-		i++
-	}
-	row, _ = strconv.Atoi(ref[i:])
-	return strings.ToUpper(ref[:i]), row
-}
-
-// moveRef moves a reference's row to where that template row went first.
-func moveRef(ref string, first map[int]int) string {
-	col, row := splitRef(ref)
-	if n, ok := first[row]; ok {
-		return col + strconv.Itoa(n)
-	}
-	return ref
-}
-
-func colNumber(col string) int {
-	n := 0
-	for _, c := range col {
-		n = n*26 + int(c-'A'+1)
-	}
-	return n
-}
-
-func colName(n int) string {
-	s := ""
-	for ; n > 0; n = (n - 1) / 26 {
-		s = string(rune('A'+(n-1)%26)) + s
-	}
-	return s
 }

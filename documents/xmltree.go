@@ -169,6 +169,34 @@ func parseXML(ctx context.Context, b []byte, paraName string) (*node, error) {
 	return root, nil
 }
 
+// oneRoot checks a parsed part is an XML document: one root element, with
+// nothing but spaces, comments and processing instructions around it (a
+// byte order mark may lead). parseXML reads fragments too (a cell's
+// runs), so the parts' callers check this.
+func oneRoot(root *node) error {
+	elems := 0
+	for i, k := range root.kids {
+		switch {
+		case k.kind == kElem || k.kind == kRaw && k.name != "":
+			if elems++; elems > 1 {
+				return fmt.Errorf("<%s> after the root element", k.name)
+			}
+		case k.kind == kText:
+			s := string(k.raw)
+			if i == 0 {
+				s = strings.TrimPrefix(s, "\ufeff")
+			}
+			if strings.Trim(s, " \t\r\n") != "" {
+				return fmt.Errorf("text outside the root element")
+			}
+		}
+	}
+	if elems == 0 {
+		return fmt.Errorf("no root element")
+	}
+	return nil
+}
+
 // textOf returns the character data directly inside n.
 func textOf(n *node) string {
 	if len(n.kids) == 1 && n.kids[0].kind == kText {

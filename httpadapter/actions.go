@@ -63,7 +63,7 @@ func actionMetaBody() obj {
 // readDocs describe the reads for the API reference, keyed as in reads();
 // each read needs an entry (TestEveryRouteIsDescribed).
 var readDocs = map[string]routeDoc{
-	"document-templates/file": fileDoc("Download the template's DOCX", "404 until a file is uploaded. Needs `documents` view."),
+	"document-templates/file": fileDoc("Download the template's DOCX", "404 until a file is uploaded, and for an archived template unless `filter[active]` covers it (as its GET). Needs `documents` view."),
 	"project-documents/download": fileDoc("Download the generated file",
 		"The DOCX (sow) or XLSX (pricing, breakdown) with its content type and a Content-Disposition filename from the project's name; "+
 			"`format=pdf` gives a sow's PDF. 409 while the document is queued or generating; 404 for a PDF that was not made. "+

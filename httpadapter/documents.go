@@ -54,7 +54,8 @@ var uploadDocs = map[string]routeDoc{
 		Description: "The body is the file itself (at most 20 MiB; 413 above), a DOCX, PPTX or XLSX as the template's format says, with that format's media type (another is 415). " +
 			"It is validated at once: a file that is not of the format, " +
 			"a zip bomb or a malformed template (unclosed loop, unbalanced braces) is 422 naming the tag and its paragraph (a slide's paragraph, a sheet's cell), and nothing is stored. " +
-			"Answers the template with its size, sha256 and tags. An optional Content-Disposition names the file. Needs `documents` manage.",
+			"Answers the template with its size, sha256 and tags. An optional Content-Disposition names the file (at most 255 characters, as a PATCH of `filename`: 422 above). " +
+			"An archived template is 404, as its GET. Needs `documents` manage.",
 		Body: obj{"required": true, "content": obj{
 			scoping.ContentTypeDOCX: obj{"schema": obj{"type": "string", "format": "binary"}},
 			scoping.ContentTypePPTX: obj{"schema": obj{"type": "string", "format": "binary"}},
@@ -136,7 +137,7 @@ func fileType(r *http.Request, want, what string, accepted ...string) (string, e
 
 // templateFile serves GET /{slug}/v1/document-templates/{id}/file.
 func (s *Server) templateFile(c *call) error {
-	f, err := s.Svc.TemplateFile(c.r.Context(), c.actor, c.params.ByName("id"))
+	f, err := s.Svc.TemplateFile(c.r.Context(), c.actor, c.params.ByName("id"), c.q.Filters)
 	if err != nil {
 		return err
 	}

@@ -60,7 +60,7 @@ func OpenAPI(schema *engine.Schema, v2 bool) map[string]any {
 			schemas[schemaName(acct.Name)] = resourceSchema(acct, false)
 		}
 		paths[prefix+"/account"] = obj{"get": op(routeDoc{Tag: views.TypeAccounts, Summary: "The account addressed",
-			Description: "The same record as `/{slug}/v1/accounts/{id}` of the account in the path.", Response: singleDoc(views.TypeAccounts)},
+			Description: "The account whose slug is in the path; this path is also its `self` link (accounts are no collection).", Response: singleDoc(views.TypeAccounts)},
 			[]any{pathParam("slug")})}
 	}
 	for _, key := range sortedKeys(routeDocs) {

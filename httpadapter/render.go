@@ -9,6 +9,7 @@ import (
 
 	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/jsonapi"
+	"github.com/scopekit/scopekit/scoping/views"
 )
 
 // view says how records are rendered for one request: the URL prefix of
@@ -47,7 +48,12 @@ func (v *view) resource(rec *engine.Record, res *jsonapi.Resource, fields *recor
 	// for a single record, and by doubling along a list
 	n := len(v.prefix) + len(rec.Type) + len(rec.ID) + 2
 	v.urls.Grow((len(def.Rels) + 1) * (n + 24))
-	self := v.join(v.prefix, rec.Type, rec.ID)
+	var self string
+	if rec.Type == views.TypeAccounts { // not a collection: served at {prefix}/account alone
+		self = v.join(v.prefix, "account")
+	} else {
+		self = v.join(v.prefix, rec.Type, rec.ID)
+	}
 	*fields = recordFields{v: v, def: def, rec: rec, self: self}
 	*res = jsonapi.Resource{Type: rec.Type, ID: rec.ID, Links: linkMaps.Get().(jsonapi.Links), Fields: fields}
 	res.Links["self"] = self

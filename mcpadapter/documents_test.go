@@ -1,6 +1,8 @@
 package mcpadapter_test
 
 import (
+	"bytes"
+	"context"
 	"testing"
 	"time"
 
@@ -9,6 +11,7 @@ import (
 	"github.com/scopekit/scopekit/scoping"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/xuri/excelize/v2"
 )
 
 // Ensure documents are read with their generation status and file, and
@@ -111,4 +114,33 @@ func TestDocuments(t *testing.T) {
 		assert.Equal(t, "", byID[queued].DownloadURL)
 		assert.Equal(t, "queued", byID[queued].Attributes["status"])
 	})
+}
+
+// Ensure the text of a SOW made from a PowerPoint or Excel template is
+// refused with an answer that says only DOCX SOWs are read as text, and
+// that such a request logs no error: nothing failed.
+func TestDocumentTextOfOtherFormats(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	x := excelize.NewFile()
+	require.NoError(t, x.SetSheetRow("Sheet1", "A1", &[]any{"Total", "{project_pricing.total_contract_value}"}))
+	var sheet bytes.Buffer
+	require.NoError(t, x.Write(&sheet))
+	xlsx := f.create("acme", "document-templates", map[string]any{"name": "Figures sheet", "format": "xlsx"}, nil)
+	_, err := f.svc.UploadTemplateFile(ctx, f.system("acme"), xlsx, "", scoping.ContentTypeXLSX, sheet.Bytes())
+	require.NoError(t, err)
+
+	c := f.connect(t, f.admin)
+	for _, tc := range []struct{ template, kind string }{
+		{documents.StandardProposalName, "PPTX"},
+		{"Figures sheet", "XLSX"},
+	} {
+		var sow mcpadapter.Document
+		c.call(t, mcpadapter.ToolGenerateDocument, map[string]any{"project_id": f.acme.ProjectID, "template": tc.template}, &sow)
+		f.generate()
+		assert.Equal(t, "invalid argument document_id: document "+sow.ID+" is a SOW in "+tc.kind+"; only DOCX SOWs can be read as text: "+
+			"download the file instead (scopekit_get_document with response_format detailed gives its download_url)",
+			c.fail(t, mcpadapter.ToolGetDocumentText, map[string]any{"document_id": sow.ID}), tc.template)
+	}
+	assert.NotContains(t, f.logged(), "level=ERROR")
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -121,6 +122,10 @@ func (t *tools) getDocumentText(ctx context.Context, req *mcp.CallToolRequest, i
 			"(%s shows it, or pass wait to %s)", id, d.Status, ToolGetDocument, ToolGenerateDocument)
 	case d.Size == 0:
 		return nil, DocumentTextOutput{}, fmt.Errorf("conflict: document %s failed and has no file: %s", id, d.ErrorText)
+	case d.ContentType != scoping.ContentTypeDOCX:
+		// a SOW made from a PowerPoint or Excel template: there is no reader of its text
+		return nil, DocumentTextOutput{}, argError("document_id", "document %s is a SOW in %s; only DOCX SOWs can be read as text: "+
+			"download the file instead (%s with response_format detailed gives its download_url)", id, fileKind(d), ToolGetDocument)
 	}
 	f, err := t.s.Svc.DocumentFile(ctx, a, id, "", opts)
 	if err != nil {
@@ -133,4 +138,15 @@ func (t *tools) getDocumentText(ctx context.Context, req *mcp.CallToolRequest, i
 	}
 	return nil, DocumentTextOutput{DocumentID: id, ProjectID: d.ProjectID, Filename: d.Filename, Template: d.Template,
 		Markdown: md, Truncated: truncated}, nil
+}
+
+// fileKind names the format of a document's file (PPTX, XLSX) by its
+// media type.
+func fileKind(d Document) string {
+	for format, ct := range scoping.TemplateFormats {
+		if ct == d.ContentType {
+			return strings.ToUpper(format)
+		}
+	}
+	return d.ContentType
 }

@@ -11,6 +11,8 @@ import (
 	"github.com/scopekit/scopekit/mcpadapter"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
 )
 
 // workers runs the document workers (docgen) until the test ends, as the
@@ -128,7 +130,6 @@ func TestSession(t *testing.T) {
 	assert.Equal(t, mcpadapter.ApprovalStep{LevelID: level, Kind: "business", Position: 1, Approvers: []string{f.adminID}}, review.Approvals[0])
 	require.Len(t, review.MarginThresholds, 1)
 	assert.True(t, review.MarginThresholds[0].Below)
-	revenue := review.Pricing.TotalContractValue.String()
 
 	var doc mcpadapter.Document
 	c.call(t, mcpadapter.ToolGenerateDocument, map[string]any{"project_id": pid, "type": "sow", "template": "Standard SOW",
@@ -141,7 +142,9 @@ func TestSession(t *testing.T) {
 	assert.False(t, text.Truncated)
 	assert.Contains(t, text.Markdown, "# Statement of Work\n")
 	assert.Contains(t, text.Markdown, "\n## Executive summary\n\nConnect Globex's branch offices.\n")
-	assert.Contains(t, text.Markdown, "| Total contract value |  | $"+revenue+" |")
+	// printed by the money filter: en-US grouping
+	total := message.NewPrinter(language.AmericanEnglish).Sprintf("$%.2f", review.Pricing.TotalContractValue.InexactFloat64())
+	assert.Contains(t, text.Markdown, "| Total contract value |  | "+total+" |")
 	assert.Contains(t, text.Markdown, "| Cabling |")
 
 	before := f.counts()

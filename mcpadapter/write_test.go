@@ -172,7 +172,7 @@ func TestGenerateDocument(t *testing.T) {
 		c.fail(t, mcpadapter.ToolGetDocumentText, map[string]any{"document_id": wb.ID}))
 	var text mcpadapter.DocumentTextOutput
 	c.call(t, mcpadapter.ToolGetDocumentText, map[string]any{"document_id": sow.ID}, &text)
-	assert.Contains(t, text.Markdown, "| Total contract value |  | $10794.25 |")
+	assert.Contains(t, text.Markdown, "| Total contract value |  | $10,794.25 |")
 
 	for _, tc := range []struct {
 		args map[string]any

@@ -42,6 +42,7 @@ type metrics struct {
 	throttled  *prometheus.CounterVec   // limit
 	generated  *prometheus.HistogramVec // type, outcome
 	converted  *prometheus.HistogramVec // outcome
+	restarts   *prometheus.CounterVec   // reason
 	deliveries *prometheus.CounterVec   // outcome
 	storeView  prometheus.Observer
 	storeWrite prometheus.Observer
@@ -75,12 +76,15 @@ func newMetrics() *metrics {
 	m.converted = prometheus.NewHistogramVec(prometheus.HistogramOpts{Namespace: namespace, Name: "pdf_conversion_duration_seconds",
 		Help: "Time of a PDF conversion, by outcome (ok, failed, timeout, unavailable).", Buckets: documentBuckets},
 		[]string{"outcome"})
+	m.restarts = prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: namespace, Name: "pdf_listener_restarts_total",
+		Help: "Restarts of the warm PDF converter's LibreOffice listeners, by reason (exited, unresponsive, timeout, canceled, recycled, start_failed)."},
+		[]string{"reason"})
 	m.deliveries = prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: namespace, Name: "webhook_deliveries_total",
 		Help: "Webhook delivery attempts, by outcome (delivered, rejected, failed, dropped)."}, []string{"outcome"})
 	storeTx := prometheus.NewHistogramVec(prometheus.HistogramOpts{Namespace: namespace, Name: "store_transaction_duration_seconds",
 		Help: "Time of a store transaction of the use cases, by kind (view or update).", Buckets: storeBuckets}, []string{"kind"})
 	m.storeView, m.storeWrite = storeTx.WithLabelValues("view"), storeTx.WithLabelValues("update")
-	m.reg.MustRegister(m.requests, m.duration, m.tokens, m.throttled, m.generated, m.converted, m.deliveries, storeTx,
+	m.reg.MustRegister(m.requests, m.duration, m.tokens, m.throttled, m.generated, m.converted, m.restarts, m.deliveries, storeTx,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -169,6 +173,16 @@ func (d documentMetrics) Generated(docType string, failed bool, elapsed time.Dur
 // Converted implements docgen.Observer.
 func (d documentMetrics) Converted(outcome string, elapsed time.Duration) {
 	d.m.converted.WithLabelValues(outcome).Observe(elapsed.Seconds())
+}
+
+// PDFListenerRestarts returns what counts the warm PDF converter's
+// listener restarts (documents.OfficePool's Restarted), nil when metrics
+// are off.
+func (t *Telemetry) PDFListenerRestarts() func(reason string) {
+	if t.m == nil {
+		return nil
+	}
+	return func(reason string) { t.m.restarts.WithLabelValues(reason).Inc() }
 }
 
 // WebhookObserver returns the webhook dispatcher's observer

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/scopekit/scopekit/docgen"
+	"github.com/scopekit/scopekit/documents"
 	"github.com/scopekit/scopekit/observe"
 	"github.com/scopekit/scopekit/scoping"
 	"github.com/scopekit/scopekit/webhook"
@@ -110,6 +111,13 @@ func TestDocumentMetrics(t *testing.T) {
 	fams = scrape(t, e.tel.MetricsHandler(""))
 	require.Equal(t, 2.0, fams.Value("scopekit_document_generation_duration_seconds", "type", "sow", "outcome", "error"))
 	require.Equal(t, 1.0, fams.Value("scopekit_pdf_conversion_duration_seconds", "outcome", docgen.ConvertTimeout))
+	restarted := e.tel.PDFListenerRestarts()
+	restarted(documents.RestartExited)
+	restarted(documents.RestartExited)
+	restarted(documents.RestartRecycled)
+	fams = scrape(t, e.tel.MetricsHandler(""))
+	require.Equal(t, 2.0, fams.Value("scopekit_pdf_listener_restarts_total", "reason", documents.RestartExited))
+	require.Equal(t, 1.0, fams.Value("scopekit_pdf_listener_restarts_total", "reason", documents.RestartRecycled))
 	require.Equal(t, 1.0, fams.Value("scopekit_pdf_conversion_duration_seconds", "outcome", docgen.ConvertFailed))
 }
 

@@ -118,6 +118,12 @@ func (w *writer) accounts(a *scoping.Admin) error {
 			w.wrote(field)
 		}
 		w.accountIDs[fa.Slug] = acct.ID
+		if fa.Locale != "" && acct.Str(views.NameLocale) != fa.Locale {
+			if _, err := a.SetAccountLocale(acct.ID, fa.Locale); err != nil {
+				return &ApplyError{pointer("accounts", i, "locale"), e, err}
+			}
+			w.wrote(pointer("accounts", i, "locale"))
+		}
 		if w.st.currencies[acct.ID][fa.DefaultCurrency] == nil && !slices.ContainsFunc(fa.Currencies, func(c Currency) bool { return c.Code == fa.DefaultCurrency }) {
 			if _, err := a.EnsureCurrency(acct.ID, fa.DefaultCurrency, fa.DefaultCurrency, "1"); err != nil {
 				return &ApplyError{field, e, err}

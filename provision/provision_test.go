@@ -210,6 +210,39 @@ func TestProvisionNamesWhatTheDatabaseHolds(t *testing.T) {
 	require.Empty(t, mustProvision(t, svc, as, spec))
 }
 
+// Ensure an account's locale (the one its documents print in) is set from
+// the spec, left alone when the spec gives none, and written only when it
+// differs.
+func TestProvisionAccountLocale(t *testing.T) {
+	ctx := context.Background()
+	_, svc, as := mustOpenDB(t)
+	locale := func() string {
+		t.Helper()
+		var l string
+		require.NoError(t, svc.Setup(ctx, func(a *scoping.Admin) error {
+			acct, err := a.AccountBySlug("acme")
+			if err == nil {
+				l = acct.Str("locale")
+			}
+			return err
+		}))
+		return l
+	}
+	spec := exampleSpec()
+	spec.Accounts[0].Locale = "de-DE"
+	require.Contains(t, mustProvision(t, svc, as, spec), "/accounts/0/locale")
+	require.Equal(t, "de-DE", locale())
+	require.Empty(t, mustProvision(t, svc, as, spec))
+
+	spec.Accounts[0].Locale = "fr-ch"
+	require.Equal(t, []string{"/accounts/0/locale"}, mustProvision(t, svc, as, spec))
+	require.Equal(t, "fr-CH", locale(), "stored in its canonical form")
+
+	spec = exampleSpec() // no locale: the one set stays
+	require.Empty(t, mustProvision(t, svc, as, spec))
+	require.Equal(t, "fr-CH", locale())
+}
+
 // Ensure a currency takes every attribute of the currencies resource
 // (minor-units included) and its minor units from ISO 4217 when absent.
 func TestProvisionCurrencyMinorUnits(t *testing.T) {

@@ -42,6 +42,7 @@ type Account struct {
 	Slug              string        `json:"slug"`
 	Name              string        `json:"name"`
 	DefaultCurrency   string        `json:"default-currency"`
+	Locale            string        `json:"locale"` // BCP 47 (de-DE); empty: left as it is (en-US for a new account)
 	Currencies        []Currency    `json:"currencies"`
 	Roles             []Role        `json:"roles"`
 	OAuthApplications []Application `json:"oauth-applications"`
@@ -206,6 +207,13 @@ func (a *Account) validate(p *problems, i int, slugs map[string]bool, useClientI
 	a.DefaultCurrency = strings.ToUpper(strings.TrimSpace(a.DefaultCurrency))
 	if _, ok := scoping.ISOCurrency(a.DefaultCurrency); !ok {
 		p.add(pointer("accounts", i, "default-currency"), e, "default-currency %q must be a three-letter ISO 4217 code such as USD", a.DefaultCurrency)
+	}
+	if a.Locale != "" {
+		if l, err := scoping.ParseLocale(a.Locale); err != nil {
+			p.add(pointer("accounts", i, "locale"), e, "locale %q must be a BCP 47 language tag such as en-US or de-DE", a.Locale)
+		} else {
+			a.Locale = l
+		}
 	}
 	codes := map[string]bool{}
 	for j := range a.Currencies {

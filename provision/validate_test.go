@@ -57,6 +57,10 @@ func TestProvisionRefusesBadSpecs(t *testing.T) {
 			[]problem{{"/accounts/0/default-currency", `accounts[0] (acme): default-currency "US$" must be a three-letter ISO 4217 code such as USD`}}},
 		{"default currency not in ISO 4217", func(s *provision.Spec) { s.Accounts[0].DefaultCurrency = "abc" },
 			[]problem{{"/accounts/0/default-currency", `accounts[0] (acme): default-currency "ABC" must be a three-letter ISO 4217 code such as USD`}}},
+		{"locale not a language tag", func(s *provision.Spec) { s.Accounts[0].Locale = "german" },
+			[]problem{{"/accounts/0/locale", `accounts[0] (acme): locale "german" must be a BCP 47 language tag such as en-US or de-DE`}}},
+		{"locale of an unknown language", func(s *provision.Spec) { s.Accounts[0].Locale = "xx-YY" },
+			[]problem{{"/accounts/0/locale", `accounts[0] (acme): locale "xx-YY" must be a BCP 47 language tag such as en-US or de-DE`}}},
 		{"bad currency code", func(s *provision.Spec) { s.Accounts[0].Currencies[0].Code = "EURO" },
 			[]problem{{"/accounts/0/currencies/0/code", `accounts[0] (acme) currencies[0] (EURO): code "EURO" must be a three-letter ISO 4217 code such as EUR`}}},
 		{"currency code not in ISO 4217", func(s *provision.Spec) { s.Accounts[0].Currencies[0].Code = "ZZZ" },
@@ -162,17 +166,17 @@ func TestProvisionRefusesBadSpecs(t *testing.T) {
 }
 
 // Ensure Validate normalizes in place (codes upper case, emails lower case,
-// defaults filled in) and validating again changes nothing.
+// locales canonical, defaults filled in) and validating again changes nothing.
 func TestValidateNormalizes(t *testing.T) {
 	spec := &provision.Spec{
-		Accounts: []provision.Account{{Slug: "acme", Name: "Acme", DefaultCurrency: " usd ",
+		Accounts: []provision.Account{{Slug: "acme", Name: "Acme", DefaultCurrency: " usd ", Locale: "de-de",
 			Currencies: []provision.Currency{{Code: "eur", ConversionRate: "0.9"}},
 			Roles:      []provision.Role{{Name: "Auditor"}}}},
 		Users: []provision.User{{Email: " Ada@Acme.TEST", Name: "Ada", Memberships: []provision.Membership{{Account: "acme", Role: "Auditor"}}}},
 	}
 	require.NoError(t, spec.Validate())
 	want := &provision.Spec{
-		Accounts: []provision.Account{{Slug: "acme", Name: "Acme", DefaultCurrency: "USD",
+		Accounts: []provision.Account{{Slug: "acme", Name: "Acme", DefaultCurrency: "USD", Locale: "de-DE",
 			Currencies: []provision.Currency{{Code: "EUR", Name: "EUR", ConversionRate: "0.9"}},
 			Roles:      []provision.Role{{Name: "Auditor", ProjectVisibility: "all"}}}},
 		Users: []provision.User{{Email: "ada@acme.test", Name: "Ada", UserType: "standard", Status: "active",

@@ -2,7 +2,6 @@ package scoping
 
 import (
 	"context"
-	"golang.org/x/text/language"
 	"slices"
 	"strings"
 
@@ -10,6 +9,7 @@ import (
 	"github.com/scopekit/scopekit/approval"
 	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/scoping/views"
+	"golang.org/x/text/language"
 )
 
 // Accounts, users, roles and account settings (docs/resources.md, "Accounts,
@@ -29,7 +29,7 @@ func declareAccounts(s *engine.Schema) {
 		Attrs: cat([]engine.AttrDef{unique(str("slug")), required(str("name")), required(str("default-currency")),
 			// every user signing in to the account gives a second factor (auth.MFAPolicy)
 			flag("mfa-required", false),
-			{Name: "locale", Kind: engine.KindString, Default: "en-US"}},
+			{Name: "locale", Kind: engine.KindString, Default: DefaultLocale}},
 			computed(engine.AttrDef{Name: "psa?", Kind: engine.KindBool})),
 		Hooks: engine.Hooks{Validate: validateLocale, Compute: func(_ context.Context, c *engine.Call, recs []*engine.Record) error {
 			for _, r := range recs {
@@ -41,6 +41,9 @@ func declareAccounts(s *engine.Schema) {
 				r.Attrs["psa?"] = len(psa) > 0
 				if _, set := r.Attrs[views.NameMfaRequired]; !set { // accounts older than the setting
 					r.Attrs[views.NameMfaRequired] = false
+				}
+				if l, _ := r.Attrs[views.NameLocale].(string); l == "" { // the locale documents print in
+					r.Attrs[views.NameLocale] = DefaultLocale
 				}
 			}
 			return nil
@@ -296,15 +299,33 @@ func syncIdentity(_ context.Context, c *engine.Call, rec, old *engine.Record) er
 	return nil
 }
 
-// validateLocale accepts a BCP 47 language tag (en-US, de-DE): the locale
-// documents format money, numbers and percentages in.
+// validateLocale accepts a locale ParseLocale accepts and stores it in
+// its canonical form.
 func validateLocale(_ context.Context, _ *engine.Call, rec, _ *engine.Record) []error {
 	l, _ := rec.Attrs[views.NameLocale].(string)
 	if l == "" {
 		return nil
 	}
-	if _, err := language.Parse(l); err != nil {
-		return []error{engine.Invalid(engine.AttrPointer("locale"), "locale must be a BCP 47 language tag such as en-US or de-DE")}
+	canon, err := ParseLocale(l)
+	if err != nil {
+		return []error{err}
 	}
+	rec.Attrs[views.NameLocale] = canon
 	return nil
+}
+
+// DefaultLocale is the locale of an account that has none set.
+const DefaultLocale = "en-US"
+
+// ParseLocale checks an account's locale, the one documents format money,
+// numbers and percentages in: a BCP 47 language tag whose language
+// golang.org/x/text knows (the template filters format with its CLDR
+// data). It returns the tag's canonical form (de-de -> de-DE); EINVALID
+// naming locale otherwise.
+func ParseLocale(s string) (string, error) {
+	t, err := language.Parse(s)
+	if _, conf := t.Base(); err != nil || conf != language.Exact || strings.TrimSpace(s) != s {
+		return "", engine.Invalid(engine.AttrPointer(views.NameLocale), "locale %q must be a BCP 47 language tag such as en-US or de-DE", s)
+	}
+	return t.String(), nil
 }

@@ -65,6 +65,21 @@ func (a *Admin) EnsureAccount(slug, name, currency string) (*engine.Record, erro
 	return acct, a.ensureBuiltinTemplates(acct.ID)
 }
 
+// SetAccountLocale sets the locale of the account (ParseLocale), the one
+// its documents format money, numbers and percentages in.
+func (a *Admin) SetAccountLocale(accountID, locale string) (*engine.Record, error) {
+	l, err := ParseLocale(locale)
+	if err != nil {
+		return nil, err
+	}
+	acct, err := a.c.Tx.Get(views.TypeAccounts, "", accountID)
+	if err != nil {
+		return nil, err
+	}
+	acct.Attrs[views.NameLocale] = l
+	return acct, a.c.Tx.Replace(acct)
+}
+
 // EnsureRole creates or updates the role with that name in the account.
 func (a *Admin) EnsureRole(accountID, name string, perms map[string]string, visibility string) (*engine.Record, error) {
 	if visibility == "" {
@@ -246,38 +261,53 @@ func (s *Service) Account(ctx context.Context, a *engine.Actor) (*engine.Result,
 }
 
 // UpdateAccount changes the settings of the actor's account that its
-// administrators own: only mfa-required (a boolean) so far; the slug,
-// name and currency are the operator's (bootstrap file). Needs settings
-// manage. EBADREQUEST naming another attribute or a relationship,
-// EINVALID for a value that is not a boolean.
+// administrators own: mfa-required (a boolean) and locale (ParseLocale);
+// the slug, name and currency are the operator's (bootstrap file). Needs
+// settings manage. EBADREQUEST naming another attribute or a
+// relationship, EINVALID for a value that is not a boolean or a locale.
 func (s *Service) UpdateAccount(ctx context.Context, a *engine.Actor, in *engine.Input) (*engine.Result, error) {
 	def := mustLookup(s.Schema(), views.TypeAccounts)
 	if err := a.Require(def.Guard, true); err != nil {
 		return nil, err
 	}
 	for name := range in.Attrs {
-		if name != views.NameMfaRequired {
-			return nil, engine.BadAttr(name, "%s cannot be changed here; only %s can", name, views.NameMfaRequired)
+		if name != views.NameMfaRequired && name != views.NameLocale {
+			return nil, engine.BadAttr(name, "%s cannot be changed here; only %s and %s can", name, views.NameMfaRequired, views.NameLocale)
 		}
 	}
 	if len(in.Rels) > 0 {
 		return nil, scopekit.FieldErrorf(scopekit.EBADREQUEST, "/data/relationships", "the account has no writable relationships")
 	}
-	attr, _ := def.Attr(views.NameMfaRequired)
+	mfa, _ := def.Attr(views.NameMfaRequired)
+	locale, _ := def.Attr(views.NameLocale)
 	return s.writeRecord(ctx, a, def, func(c *engine.Call) (*engine.Record, error) {
 		acct, err := c.Tx.Get(views.TypeAccounts, "", a.AccountID())
 		if err != nil {
 			return nil, err
 		}
-		if raw, ok := in.Attrs[attr.Name]; ok {
-			v, err := engine.DecodeAttr(attr, raw)
-			if err != nil {
+		var errs scopekit.Errors
+		if raw, ok := in.Attrs[mfa.Name]; ok {
+			switch v, err := engine.DecodeAttr(mfa, raw); {
+			case err != nil:
 				return nil, err
+			case v == nil:
+				errs = append(errs, engine.Invalid(engine.AttrPointer(mfa.Name), "%s must be true or false", mfa.Name))
+			default:
+				acct.Attrs[mfa.Name] = v
 			}
-			if v == nil {
-				return nil, engine.Invalid(engine.AttrPointer(attr.Name), "%s must be true or false", attr.Name)
+		}
+		if raw, ok := in.Attrs[locale.Name]; ok {
+			v, derr := engine.DecodeAttr(locale, raw)
+			if derr != nil {
+				return nil, derr
 			}
-			acct.Attrs[attr.Name] = v
+			given, _ := v.(string)
+			l, err := ParseLocale(given)
+			errs = append(errs, scopekit.List(err)...)
+			acct.Attrs[locale.Name] = l
+		}
+		if err := errs.Err(); err != nil {
+			return nil, err
 		}
 		return acct, c.Tx.Replace(acct)
 	})

@@ -31,7 +31,8 @@ type BuiltinTemplate struct {
 // empty, is the file's declared media type, which must be the format's.
 //
 // Errors: EFORBIDDEN without documents manage; ENOTFOUND for a missing
-// template; ETOOLARGE above MaxTemplateSize; EUNSUPPORTEDMEDIA for a
+// or archived template (as its GET); EINVALID for a filename a PATCH would refuse (too long);
+// ETOOLARGE above MaxTemplateSize; EUNSUPPORTEDMEDIA for a
 // contentType that is not the template format's; EINVALID for a file
 // that is not of the format or a malformed template (naming the tag and
 // its paragraph).
@@ -51,13 +52,18 @@ func (s *Service) UploadTemplateFile(ctx context.Context, a *engine.Actor, id, f
 	var format string
 	lenient := false
 	if err := s.read(ctx, a, func(c *engine.Call) error {
-		rec, err := c.GetVisible(ctx, def, id, engine.AnyActive(def))
+		rec, err := c.GetVisible(ctx, def, id, nil) // an archived template is 404, as its GET
 		if err == nil {
 			format, lenient = templateFormat(rec), views.DocumentTemplate{Record: rec}.Lenient()
 		}
 		return err
 	}); err != nil {
 		return nil, err
+	}
+	if filename != "" { // the rule a PATCH of filename keeps
+		if err := s.Schema().CheckAttrs(def.Name, map[string]any{views.NameFilename: filename}); err != nil {
+			return nil, scopekit.FieldErrorf(scopekit.EINVALID, views.NameFilename, "the file's name: %s", scopekit.List(err)[0].Message)
+		}
 	}
 	if want := TemplateFormats[format]; contentType != "" && contentType != want {
 		return nil, scopekit.Errorf(scopekit.EUNSUPPORTEDMEDIA, "document-templates %s is a %s template: Content-Type must be %s (the file itself is the body), not %q",
@@ -72,7 +78,7 @@ func (s *Service) UploadTemplateFile(ctx context.Context, a *engine.Actor, id, f
 		return nil, err
 	}
 	return s.writeRecord(ctx, a, def, func(c *engine.Call) (*engine.Record, error) {
-		old, err := c.GetVisible(ctx, def, id, engine.AnyActive(def))
+		old, err := c.GetVisible(ctx, def, id, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -169,18 +175,20 @@ func setTemplateFile(rec *engine.Record, filename string, file []byte, tags []st
 	rec.Attrs[views.NameProblems] = []any{}
 }
 
-// TemplateFile returns the DOCX of a document template.
+// TemplateFile returns the file of a document template. filters are those
+// of a GET of the template: an archived one is found only with an active
+// filter covering it (nil: active templates only).
 //
 // Errors: EFORBIDDEN without documents view; ENOTFOUND for a missing
-// template or one without a file.
-func (s *Service) TemplateFile(ctx context.Context, a *engine.Actor, id string) (*File, error) {
+// template, one the filters do not cover, or one without a file.
+func (s *Service) TemplateFile(ctx context.Context, a *engine.Actor, id string, filters map[string]string) (*File, error) {
 	def, err := s.ReadableType(a, views.TypeDocumentTemplates)
 	if err != nil {
 		return nil, err
 	}
 	var f *File
 	err = s.read(ctx, a, func(c *engine.Call) error {
-		rec, err := c.GetVisible(ctx, def, id, engine.AnyActive(def))
+		rec, err := c.GetVisible(ctx, def, id, filters)
 		if err != nil {
 			return err
 		}

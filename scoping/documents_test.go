@@ -149,7 +149,7 @@ func TestDocumentsBuiltinTemplates(t *testing.T) {
 	require.EqualValues(t, len(docStandard.File), std.Int("size"))
 	require.Equal(t, docSHA(docStandard.File), std.Str("sha256"))
 	require.Equal(t, []any{"project.name", "phases"}, std.Attrs["tags"])
-	f, err := svc.TemplateFile(ctx, acme, std.ID)
+	f, err := svc.TemplateFile(ctx, acme, std.ID, nil)
 	require.NoError(t, err)
 	require.Equal(t, &scoping.File{Name: "Standard SOW.docx", ContentType: scoping.ContentTypeDOCX, Data: docStandard.File}, f)
 
@@ -206,7 +206,7 @@ func TestDocumentsUploadTemplateFile(t *testing.T) {
 	acct, sys := acctAccount(t, svc, "acme")
 	tmpl := acctCreate(t, svc, sys, "document-templates", attrs("name", `"Our SOW"`), nil)
 	require.EqualValues(t, 0, tmpl.Int("size"))
-	_, err := svc.TemplateFile(ctx, sys, tmpl.ID)
+	_, err := svc.TemplateFile(ctx, sys, tmpl.ID, nil)
 	acctRequireErr(t, err, scopekit.ENOTFOUND, "", "has no file yet")
 
 	res, err := svc.UploadTemplateFile(ctx, sys, tmpl.ID, "", "", []byte("PK tags:a,b"))
@@ -234,7 +234,7 @@ func TestDocumentsUploadTemplateFile(t *testing.T) {
 	_, err = svc.UploadTemplateFile(ctx, sys, tmpl.ID, "", "", []byte("PK"))
 	require.Equal(t, scopekit.EINTERNAL, scopekit.ErrorCode(err))
 	svc.Documents.Tags = docTags
-	f, err := svc.TemplateFile(ctx, sys, tmpl.ID)
+	f, err := svc.TemplateFile(ctx, sys, tmpl.ID, nil)
 	require.NoError(t, err)
 	require.Equal(t, "PK tags:a,b", string(f.Data), "the previous file is kept")
 	require.Equal(t, "Our SOW.docx", f.Name)
@@ -246,13 +246,24 @@ func TestDocumentsUploadTemplateFile(t *testing.T) {
 	// a filename cleared since serves the file under the template's name
 	_, err = svc.Update(ctx, sys, "document-templates", tmpl.ID, &engine.Input{Attrs: attrs("filename", `null`)}, engine.Options{})
 	require.NoError(t, err)
-	f, err = svc.TemplateFile(ctx, sys, tmpl.ID)
+	f, err = svc.TemplateFile(ctx, sys, tmpl.ID, nil)
 	require.NoError(t, err)
 	require.Equal(t, "Our SOW.docx", f.Name)
 	require.Equal(t, "PK", string(f.Data))
 
-	// archived templates take files; missing ones and other accounts' are not found
+	// an archived template is not found, as by its GET (its file is read
+	// with an active filter covering it); missing ones and other accounts'
+	// are not found either
 	_, err = svc.Update(ctx, sys, "document-templates", tmpl.ID, &engine.Input{Attrs: attrs("active", `false`)}, engine.Options{})
+	require.NoError(t, err)
+	_, err = svc.UploadTemplateFile(ctx, sys, tmpl.ID, "", "", []byte("PK again"))
+	require.Equal(t, scopekit.ENOTFOUND, scopekit.ErrorCode(err))
+	_, err = svc.TemplateFile(ctx, sys, tmpl.ID, nil)
+	require.Equal(t, scopekit.ENOTFOUND, scopekit.ErrorCode(err))
+	f, err = svc.TemplateFile(ctx, sys, tmpl.ID, map[string]string{"active": "false"})
+	require.NoError(t, err)
+	require.Equal(t, "PK", string(f.Data))
+	_, err = svc.Update(ctx, sys, "document-templates", tmpl.ID, &engine.Input{Attrs: attrs("active", `true`)}, engine.Options{})
 	require.NoError(t, err)
 	_, err = svc.UploadTemplateFile(ctx, sys, tmpl.ID, "", "", []byte("PK again"))
 	require.NoError(t, err)
@@ -261,21 +272,21 @@ func TestDocumentsUploadTemplateFile(t *testing.T) {
 	_, globex := acctAccount(t, svc, "globex")
 	_, err = svc.UploadTemplateFile(ctx, globex, tmpl.ID, "", "", []byte("PK"))
 	require.Equal(t, scopekit.ENOTFOUND, scopekit.ErrorCode(err))
-	_, err = svc.TemplateFile(ctx, globex, tmpl.ID)
+	_, err = svc.TemplateFile(ctx, globex, tmpl.ID, nil)
 	require.Equal(t, scopekit.ENOTFOUND, scopekit.ErrorCode(err))
 
 	// documents manage uploads, documents view downloads
 	ro := acctMember(t, svc, acct.ID, "rita@acme.test", "Read Only")
 	_, err = svc.UploadTemplateFile(ctx, ro, tmpl.ID, "", "", []byte("PK"))
 	require.Equal(t, scopekit.EFORBIDDEN, scopekit.ErrorCode(err))
-	_, err = svc.TemplateFile(ctx, ro, tmpl.ID)
+	_, err = svc.TemplateFile(ctx, ro, tmpl.ID, nil)
 	require.NoError(t, err)
 	require.NoError(t, svc.Setup(ctx, func(a *scoping.Admin) error {
 		_, err := a.EnsureRole(acct.ID, "No documents", map[string]string{"projects": "view"}, "all")
 		return err
 	}))
 	none := acctMember(t, svc, acct.ID, "ned@acme.test", "No documents")
-	_, err = svc.TemplateFile(ctx, none, tmpl.ID)
+	_, err = svc.TemplateFile(ctx, none, tmpl.ID, nil)
 	require.Equal(t, scopekit.EFORBIDDEN, scopekit.ErrorCode(err))
 }
 

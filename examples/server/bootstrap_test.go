@@ -48,6 +48,7 @@ func TestBootstrapFileDecodes(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, spec.Accounts, 1)
 	acme := spec.Accounts[0]
+	require.Equal(t, "en-US", acme.Locale)
 	require.Equal(t, provision.Currency{Code: "EUR", Name: "Euro", ConversionRate: "0.92"}, acme.Currencies[0])
 	require.Equal(t, provision.Role{Name: "Auditor", Permissions: map[string]string{"projects": "view"}, ProjectVisibility: "all"}, acme.Roles[0])
 	require.Equal(t, []string{"http://127.0.0.1:9999/callback"}, acme.OAuthApplications[0].RedirectURIs)
@@ -94,6 +95,8 @@ func TestBootstrapFileErrors(t *testing.T) {
 		{"mistyped entry", `{"users": [5]}`, `bootstrap users[0]: cannot unmarshal number into Go value of type main.bsUser`},
 		{"mistyped list", `{"accounts": [{"slug": "a", "roles": 5}]}`,
 			`bootstrap accounts[0] (a): cannot unmarshal number into Go struct field bsAccount.roles of type []main.bsRole`},
+		{"bad locale", edit(`"locale": "en-US"`, `"locale": "english"`),
+			`bootstrap accounts[0] (acme): locale "english" must be a BCP 47 language tag such as en-US or de-DE`},
 		{"bad conversion rate", edit(`"0.92"`, `true`), `bootstrap accounts[0] (acme): must be a number or a decimal string`},
 		{"one problem", edit(`"slug": "acme"`, `"slug": "v1"`), `bootstrap accounts[0] (v1): slug "v1" is reserved (it begins a route)`},
 		{"several problems", edit(`"slug": "acme", "name": "Acme IT Services"`, `"slug": "", "name": ""`, `"status": "active"`, `"status": "x"`),

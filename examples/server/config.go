@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/scopekit/scopekit/docgen"
+	"github.com/scopekit/scopekit/documents"
 	"github.com/scopekit/scopekit/httpadapter"
 	"github.com/scopekit/scopekit/mcpadapter"
 	"github.com/scopekit/scopekit/pgstore"
@@ -79,6 +80,9 @@ type config struct {
 	DocumentLease  time.Duration
 	DocumentsRate  float64
 	DocumentsBurst int
+	// PDFListeners is how many LibreOffice processes the warm PDF
+	// converter keeps running; 0 means one soffice per PDF.
+	PDFListeners int
 
 	// AdminToken is the operator's token of the backup download
 	// (backup.go); "" means no such route. The handler keeps its digest.
@@ -173,6 +177,7 @@ type rawFlags struct {
 	idleTimeout, maxHeaderBytes              string
 	documentWorkers, documentLease           string
 	documentsRate, documentsBurst            string
+	pdfListeners                             string
 	adminToken                               string
 	mcpRate, mcpBurst                        string
 	metricsAddr, metricsToken, otlpEndpoint  string
@@ -207,6 +212,7 @@ func newFlagSet(out io.Writer) (*flag.FlagSet, *rawFlags) {
 	fs.StringVar(&r.idleTimeout, "idle-timeout", httpadapter.DefaultIdleTimeout.String(), "how long (a `duration`) an idle keep-alive connection stays open")
 	fs.StringVar(&r.maxHeaderBytes, "max-header-bytes", strconv.Itoa(httpadapter.DefaultMaxHeaderBytes), "largest request line and headers (a `count` of bytes); 431 above")
 	fs.StringVar(&r.documentWorkers, "document-workers", "2", "documents generated at once (a `count` of workers)")
+	fs.StringVar(&r.pdfListeners, "pdf-listeners", strconv.Itoa(documents.DefaultPDFConcurrent), "LibreOffice processes (a `count`) kept running to make PDFs, started with the first PDF; 0 starts a soffice per PDF")
 	fs.StringVar(&r.documentLease, "document-lease", docgen.DefaultLease.String(), "how long (a `duration`) a worker's claim holds a generating document without renewal; workers renew it every third, and a document whose instance died is re-queued once it runs out")
 	fs.StringVar(&r.documentsRate, "documents-rate", "1", "document generations per second (a `rate`) per client IP and per account")
 	fs.StringVar(&r.documentsBurst, "documents-burst", "20", "burst (a `count`) of the document generation buckets")
@@ -311,6 +317,9 @@ func (r *rawFlags) validate(source map[string]string) (*config, error) {
 	}
 	if c.DocumentWorkers, err = positiveInt(r.documentWorkers); err != nil {
 		return nil, bad("document-workers", r.documentWorkers, "%v", err)
+	}
+	if c.PDFListeners, err = strconv.Atoi(r.pdfListeners); err != nil || c.PDFListeners < 0 {
+		return nil, bad("pdf-listeners", r.pdfListeners, "must be a whole number, 0 or more")
 	}
 	if c.DocumentLease, err = positiveDuration(r.documentLease); err != nil {
 		return nil, bad("document-lease", r.documentLease, "%v", err)

@@ -256,6 +256,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	// The document workers resume the queue (re-queuing what a crash left
 	// generating once its lease has run out); like the dispatcher they stop
 	// after the HTTP servers.
+	conv, stopPDF := newPDFConverter(cfg, logger, tel.PDFListenerRestarts())
+	defer stopPDF() // at return, once the workers have stopped (<-generated below)
+	docs.Converter = conv
 	generated := make(chan struct{})
 	go func() {
 		defer close(generated)

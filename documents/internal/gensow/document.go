@@ -32,14 +32,14 @@ func document() string {
 		itemSection(items{title: "Travel and expense", path: expenses,
 			cols:    []col{{3600, false}, {2160, false}, {1080, true}, {1080, true}, {1440, true}},
 			headers: []string{"Description", "Category", "Quantity", "Rate", "Amount"},
-			cells:   []string{"{description}", "{category}", "{quantity}", "{currency.unit}{rate}"},
+			cells:   []string{"{description}", "{category}", "{quantity}", "{rate | money}"},
 			flag:    "project.payment_term.include_expenses",
 			in:      "Travel and expenses are part of the contract value.",
 			out:     "Travel and expenses are estimates, invoiced separately as incurred, and not part of the contract value."}),
 		itemSection(items{title: "Materials", path: materials,
 			cols:    []col{{3600, false}, {1800, false}, {1080, true}, {1440, true}, {1440, true}},
 			headers: []string{"Product", "SKU", "Quantity", "Unit price", "Amount"},
-			cells:   []string{"{name}", "{sku}", "{quantity}", "{currency.unit}{unit_price}"},
+			cells:   []string{"{name}", "{sku}", "{quantity}", "{unit_price | money}"},
 			flag:    "project.payment_term.include_hardware",
 			in:      "Materials are part of the contract value.",
 			out:     "Materials are quoted for information, ordered and invoiced separately, and not part of the contract value."}),
@@ -98,12 +98,12 @@ func scope() string {
 			table(svc,
 				row(svc, header, r("Service"), r("Resource"), r("Quantity"), r("Hours"), r("Price")),
 				row(svc, body, r("{#services}{name}", bold), r("{resource_name}"), r("{quantity}"),
-					r("{#"+professional+"}{total_hours}{/}"),
-					r("{#"+professional+"}{currency.unit}{revenue}{/}{#service_type == \"managed_services\"}recurring{/}")),
+					r("{#"+professional+"}{total_hours | number:2}{/}"),
+					r("{#"+professional+"}{revenue | money}{/}{#service_type == \"managed_services\"}recurring{/}")),
 				// The closing tags share a cell with text: a cell of tags alone
 				// renders two empty paragraphs, which makes the row taller.
 				row(svc, sub, r("{#subservices}{name}"), r("{resource_name}"), r("{quantity}{/subservices}{/services}"), r(""), r("")),
-				row(svc, total, r("{#"+priced+"}Phase total"), r(""), r(""), r("{service_hours}"), r("{currency.unit}{service_revenue}{/}")),
+				row(svc, total, r("{#"+priced+"}Phase total"), r(""), r(""), r("{service_hours | number:2}"), r("{service_revenue | money}{/}")),
 			))))
 }
 
@@ -170,9 +170,9 @@ func governance() string {
 			"They are priced for the project as a whole, apart from the phases."),
 		table(cols,
 			row(cols, header, r("Activity"), r("Resource"), r("Hours"), r("Amount")),
-			row(cols, body, r("{#"+gov+".items}{#hours != 0 || revenue != 0}{name}"), r("{resource_name}"), r("{hours}"),
-				r("{currency.unit}{revenue}{/}{/"+gov+".items}")),
-			row(cols, total, r("Total project governance"), r(""), r("{"+gov+".hours}"), money(gov+".revenue")),
+			row(cols, body, r("{#"+gov+".items}{#hours != 0 || revenue != 0}{name}"), r("{resource_name}"), r("{hours | number:2}"),
+				r("{revenue | money}{/}{/"+gov+".items}")),
+			row(cols, total, r("Total project governance"), r(""), r("{"+gov+".hours | number:2}"), money(gov+".revenue")),
 		))
 }
 
@@ -184,7 +184,7 @@ func managedServices() string {
 		table(cols,
 			row(cols, header, r("Service"), r("Frequency"), r("Periods"), r("Per period"), r("Amount")),
 			row(cols, body, r("{#"+managed+".items}{name}"), r("{payment_frequency}"), r("{periods}"),
-				r("{currency.unit}{period_revenue}"), r("{currency.unit}{revenue}{/"+managed+".items}")),
+				r("{period_revenue | money}"), r("{revenue | money}{/"+managed+".items}")),
 			row(cols, total, r("Total managed services"), r(""), r(""), r(""), money(managed+".revenue")),
 		))
 }
@@ -209,7 +209,7 @@ func itemSection(it items) string {
 		}
 		line = append(line, r(c))
 	}
-	line = append(line, r("{currency.unit}{revenue}{/"+list+"}"))
+	line = append(line, r("{revenue | money}{/"+list+"}"))
 	headers := make([]string, len(it.headers))
 	for i, h := range it.headers {
 		headers[i] = r(h)
@@ -239,14 +239,14 @@ func pricingSummary() string {
 		lead("The contract value adds up from the parts below. All amounts are in {currency.code}.") +
 		table(cols,
 			row(cols, header, r("Item"), r("Hours"), r("Amount")),
-			row(cols, body|keep, r("{#phases}{#"+priced+"}"+phaseName), r("{service_hours}"), r("{currency.unit}{service_revenue}{/}{/phases}")),
-			line(hasGov, "Project governance", "{"+gov+".hours}", "{currency.unit}{"+gov+".revenue}"),
-			line(adj+" < 0", "Discount", "", "{currency.unit}{"+adj+"}"),
-			line(adj+" > 0", "Adjustment", "", "{currency.unit}{"+adj+"}"),
-			row(cols, subtotal|keep, r("Professional services"), r("{"+ps+".hours}"), money(ps+".ps_revenue")),
-			line("project.payment_term.include_expenses && "+expenses+".items.length > 0", "Travel and expense", "", "{currency.unit}{"+expenses+".revenue}"),
-			line("project.payment_term.include_hardware && "+materials+".items.length > 0", "Materials", "", "{currency.unit}{"+materials+".revenue}"),
-			line(managed+".items.length > 0", "Managed services", "", "{currency.unit}{"+managed+".revenue}"),
+			row(cols, body|keep, r("{#phases}{#"+priced+"}"+phaseName), r("{service_hours | number:2}"), r("{service_revenue | money}{/}{/phases}")),
+			line(hasGov, "Project governance", "{"+gov+".hours | number:2}", "{"+gov+".revenue | money}"),
+			line(adj+" < 0", "Discount", "", "{"+adj+" | money}"),
+			line(adj+" > 0", "Adjustment", "", "{"+adj+" | money}"),
+			row(cols, subtotal|keep, r("Professional services"), r("{"+ps+".hours | number:2}"), money(ps+".ps_revenue")),
+			line("project.payment_term.include_expenses && "+expenses+".items.length > 0", "Travel and expense", "", "{"+expenses+".revenue | money}"),
+			line("project.payment_term.include_hardware && "+materials+".items.length > 0", "Materials", "", "{"+materials+".revenue | money}"),
+			line(managed+".items.length > 0", "Managed services", "", "{"+managed+".revenue | money}"),
 			row(cols, total, r("Total contract value"), r(""), money("project_pricing.total_contract_value")),
 		)
 }
@@ -255,11 +255,11 @@ func paymentTerms() string {
 	return t("Heading1", "Payment terms") +
 		each("project.payment_term.name", t("", "Payment term: {project.payment_term.name}.")) +
 		when(`project.payment_term.pricing_model == "fixed_fee" && project.service_count > 0`,
-			t("", "The work is billed at the fixed fee of {currency.unit}{project_pricing.total_contract_value}, invoiced at the completion of each phase in proportion to its share of the work.")) +
+			t("", "The work is billed at the fixed fee of {project_pricing.total_contract_value | money}, invoiced at the completion of each phase in proportion to its share of the work.")) +
 		when(`project.payment_term.pricing_model == "fixed_fee" && !project.service_count`,
-			t("", "The work is billed at the fixed fee of {currency.unit}{project_pricing.total_contract_value}, invoiced at its completion.")) +
+			t("", "The work is billed at the fixed fee of {project_pricing.total_contract_value | money}, invoiced at its completion.")) +
 		when(`project.payment_term.pricing_model == "time_and_materials"`,
-			t("", "The work is billed monthly for the hours worked at the agreed rates; the contract value of {currency.unit}{project_pricing.total_contract_value} is an estimate.")) +
+			t("", "The work is billed monthly for the hours worked at the agreed rates; the contract value of {project_pricing.total_contract_value | money} is an estimate.")) +
 		t("", "Invoices are payable within 30 days of receipt.")
 }
 
@@ -276,7 +276,7 @@ func changeControl() string {
 			table(cols,
 				row(cols, header, r("Resource"), r("Hourly rate")),
 				row(cols, body, r(`{#project_pricing.resources}{#resource_slug != "project_total"}{resource_name}`),
-					r("{currency.unit}{hourly_rate}{/}{/project_pricing.resources}")),
+					r("{hourly_rate | money}{/}{/project_pricing.resources}")),
 			))
 }
 
@@ -296,7 +296,7 @@ func acceptance() string {
 	sig := []col{{4680, false}, {4680, false}}
 	return pp("Heading1", `<w:pageBreakBefore/>`, r("Acceptance")) +
 		t("", "By signing below, the parties agree to this statement of work for {project.project_name}, including the scope, "+
-			"the price of {currency.unit}{project_pricing.total_contract_value} ({currency.code}) and the terms it describes.") +
+			"the price of {project_pricing.total_contract_value | money} ({currency.code}) and the terms it describes.") +
 		table(sig,
 			row(sig, header, r(client), r(account)),
 			row(sig, sign, r("Signature"), r("Signature")),

@@ -228,7 +228,7 @@ func row(cols []col, kind int, cells ...string) string {
 func pageBreak() string { return `<w:p><w:r><w:br w:type="page"/></w:r></w:p>` }
 
 // money is a figure path shown with the currency's symbol.
-func money(path string) string { return r("{currency.unit}{" + path + "}") }
+func money(path string) string { return r("{" + path + " | money}") }
 
 func field(instr string) string {
 	return `<w:r><w:fldChar w:fldCharType="begin"/></w:r><w:r><w:instrText xml:space="preserve"> ` + instr +

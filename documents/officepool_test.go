@@ -1,0 +1,283 @@
+package documents_test
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/scopekit/scopekit/documents"
+	"github.com/scopekit/scopekit/internal/docxtest"
+	"github.com/stretchr/testify/require"
+)
+
+// officePool returns a warm converter of n listeners whose listeners are
+// up, in a temp dir of the test's; skipped without LibreOffice or
+// python3-uno (CI installs both).
+func officePool(tb testing.TB, n int) *documents.OfficePool {
+	tb.Helper()
+	pool := newOfficePool(tb, n)
+	ready(tb, pool)
+	return pool
+}
+
+// ready waits for pool's listeners to be up.
+func ready(tb testing.TB, pool *documents.OfficePool) {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	require.NoError(tb, pool.Ready(ctx))
+}
+
+// recordRestarts has pool report its listeners' restarts and returns
+// what reports those so far.
+func recordRestarts(pool *documents.OfficePool) func() []string {
+	var mu sync.Mutex
+	var got []string
+	pool.Restarted = func(reason string) {
+		mu.Lock()
+		defer mu.Unlock()
+		got = append(got, reason)
+	}
+	return func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(got)
+	}
+}
+
+// newOfficePool is officePool before its listeners start.
+func newOfficePool(tb testing.TB, n int) *documents.OfficePool {
+	tb.Helper()
+	lo, err := documents.NewLibreOffice("")
+	if err != nil {
+		tb.Skipf("LibreOffice not installed (Debian: libreoffice-writer-nogui): %v", err)
+	}
+	lo.TempDir = tb.TempDir()
+	pool, err := documents.NewOfficePool(lo)
+	if err != nil {
+		tb.Skipf("no warm converter (Debian: python3-uno): %v", err)
+	}
+	pool.Listeners = n
+	tb.Cleanup(func() { require.NoError(tb, pool.Close()) })
+	return pool
+}
+
+// longDocument is a DOCX of about forty pages: long enough to be killed
+// in the middle of.
+func longDocument() []byte {
+	paras := make([]string, 1500)
+	for i := range paras {
+		paras[i] = fmt.Sprintf("Paragraph %d. %s", i, strings.Repeat("The quick brown fox jumps over the lazy dog. ", 6))
+	}
+	return docxtest.Build(paras...)
+}
+
+// customerFiles lists the documents left under dir.
+func customerFiles(t *testing.T, dir string) []string {
+	t.Helper()
+	var found []string
+	_ = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && (strings.HasSuffix(path, ".docx") || strings.HasSuffix(path, ".pdf")) {
+			found = append(found, path)
+		}
+		return nil
+	})
+	return found
+}
+
+// Ensure the warm converter converts with its listeners, survives the
+// soffice of a listener killed in the middle of a conversion (that
+// document is converted by a soffice of its own, the listener restarts and
+// the next conversion is warm again), and leaves no document behind.
+func TestOfficePoolSurvivesKilledSoffice(t *testing.T) {
+	pool := newOfficePool(t, 1)
+	reasons := recordRestarts(pool)
+	ready(t, pool)
+	doc := template(t, p("Hello ", "PDF"))
+	pdf, err := pool.ToPDF(t.Context(), doc)
+	require.NoError(t, err)
+	require.True(t, strings.HasPrefix(string(pdf), "%PDF"))
+	warm, cold := pool.Counts()
+	require.Equal(t, [2]int64{1, 0}, [2]int64{warm, cold})
+
+	pids := documents.OfficePIDs(pool)
+	require.Len(t, pids, 1)
+	done := make(chan error, 1)
+	go func() {
+		_, err := pool.ToPDF(context.Background(), longDocument())
+		done <- err
+	}()
+	require.Eventually(t, func() bool { return len(customerFiles(t, pool.Cold.TempDir)) > 0 },
+		10*time.Second, 5*time.Millisecond, "the conversion did not start")
+	require.NoError(t, syscall.Kill(pids[0], syscall.SIGKILL))
+	require.NoError(t, <-done, "the document whose listener died is converted anyway")
+	warm, cold = pool.Counts()
+	require.Equal(t, [2]int64{1, 1}, [2]int64{warm, cold})
+
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	require.NoError(t, pool.Ready(ctx), "the listener restarts")
+	require.NotEqual(t, pids, documents.OfficePIDs(pool))
+	require.Equal(t, []string{documents.RestartExited}, reasons())
+	_, err = pool.ToPDF(t.Context(), doc)
+	require.NoError(t, err)
+	warm, _ = pool.Counts()
+	require.Equal(t, int64(2), warm, "the next conversion is warm")
+	require.Empty(t, customerFiles(t, pool.Cold.TempDir))
+	require.Error(t, syscall.Kill(pids[0], 0), "the killed soffice is gone")
+}
+
+// Ensure a conversion that outruns its timeout stops with the timeout,
+// its listener is restarted, and the next conversion works.
+func TestOfficePoolTimeout(t *testing.T) {
+	pool := newOfficePool(t, 1)
+	reasons := recordRestarts(pool)
+	ready(t, pool)
+	pool.Cold.Timeout = 50 * time.Millisecond
+	_, err := pool.ToPDF(t.Context(), longDocument())
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+	require.ErrorContains(t, err, "timed out")
+	pool.Cold.Timeout = 0
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	require.NoError(t, pool.Ready(ctx))
+	require.Equal(t, []string{documents.RestartTimeout}, reasons())
+	_, err = pool.ToPDF(t.Context(), template(t, p("after")))
+	require.NoError(t, err)
+	require.Empty(t, customerFiles(t, pool.Cold.TempDir))
+}
+
+// Ensure that without a working listener (here its UNO helper cannot
+// start) the cold converter makes the PDFs.
+func TestOfficePoolFallsBack(t *testing.T) {
+	dir := t.TempDir()
+	lo, err := documents.NewLibreOffice(fakeSoffice(t, dir, "0"))
+	require.NoError(t, err)
+	lo.TempDir = t.TempDir()
+	pool := &documents.OfficePool{Cold: lo, Python: "false", StartTimeout: time.Second}
+	reasons := recordRestarts(pool)
+	defer pool.Close()
+	for range 3 {
+		pdf, err := pool.ToPDF(t.Context(), []byte("docx"))
+		require.NoError(t, err)
+		require.Equal(t, "%PDF-1.7 fake", string(pdf))
+	}
+	warm, cold := pool.Counts()
+	require.Equal(t, [2]int64{0, 3}, [2]int64{warm, cold})
+	require.Eventually(t, func() bool { return slices.Contains(reasons(), documents.RestartStartFailed) }, 10*time.Second, 10*time.Millisecond,
+		"a listener that does not start is reported")
+	require.NoError(t, pool.Close())
+	left, _ := filepath.Glob(filepath.Join(lo.TempDir, documents.TempPrefix+"*"))
+	require.Empty(t, left, "Close removes the listeners' work folders")
+}
+
+// killChildEnv makes the test binary convert a document until it is
+// killed (see TestKilledConverterLeavesNothing).
+const killChildEnv = "SCOPEKIT_DOCUMENTS_KILL_CHILD"
+
+// Ensure a converter killed in the middle of a conversion (SIGKILL: no
+// defer runs) leaves its work folder, customer document and all, only
+// until RemoveStaleTempDirs, which a server runs at start; and that the
+// warm converter's LibreOffice dies with its process.
+func TestKilledConverterLeavesNothing(t *testing.T) {
+	for _, mode := range []string{"cold", "warm"} {
+		t.Run(mode, func(t *testing.T) {
+			dir, fakeDir := t.TempDir(), t.TempDir()
+			arg := ""
+			switch mode {
+			case "cold":
+				arg = fakeSoffice(t, fakeDir, "30")
+			case "warm":
+				newOfficePool(t, 1) // skips without LibreOffice and python3-uno
+			}
+			cmd := exec.Command(os.Args[0], "-test.run=^TestKillChild$")
+			cmd.Env = append(os.Environ(), killChildEnv+"="+mode+"|"+dir+"|"+arg)
+			out, err := cmd.StdoutPipe()
+			require.NoError(t, err)
+			require.NoError(t, cmd.Start())
+			t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+			var pids []int
+			if mode == "warm" {
+				var pid int
+				_, err := fmt.Fscanf(out, "soffice %d\n", &pid)
+				require.NoError(t, err)
+				pids = append(pids, pid)
+			}
+			require.Eventually(t, func() bool { return len(customerFiles(t, dir)) > 0 }, time.Minute, 5*time.Millisecond,
+				"the child did not start converting")
+			require.NoError(t, cmd.Process.Kill())
+			_ = cmd.Wait()
+
+			require.NotEmpty(t, customerFiles(t, dir), "SIGKILL leaves the document behind")
+			for _, pid := range pids {
+				require.Eventually(t, func() bool { return syscall.Kill(pid, 0) != nil }, 10*time.Second, 10*time.Millisecond,
+					"soffice outlived the process that started it")
+			}
+			pipes := filepath.Join("/tmp", fmt.Sprintf("OSL_PIPE_%d_scopekit-%d-*", os.Getuid(), cmd.Process.Pid))
+			removed, err := documents.RemoveStaleTempDirs(dir)
+			require.NoError(t, err)
+			require.Positive(t, removed)
+			left, _ := filepath.Glob(filepath.Join(dir, "*"))
+			require.Empty(t, left, "the stale work folders are removed")
+			left, _ = filepath.Glob(pipes)
+			require.Empty(t, left, "the dead listener's pipe is removed")
+			if mode == "cold" { // the fake's own child, left to run on purpose
+				children, _ := filepath.Glob(filepath.Join(fakeDir, "child.*"))
+				for _, c := range children {
+					b, _ := os.ReadFile(c)
+					var pid int
+					if _, err := fmt.Sscan(string(b), &pid); err == nil {
+						_ = syscall.Kill(pid, syscall.SIGKILL)
+					}
+				}
+			}
+		})
+	}
+	// A folder in use is left alone, by this process and any other.
+	lo, err := documents.NewLibreOffice(fakeSoffice(t, t.TempDir(), "2"))
+	require.NoError(t, err)
+	lo.TempDir = t.TempDir()
+	done := make(chan error, 1)
+	go func() { _, err := lo.ToPDF(context.Background(), []byte("docx")); done <- err }()
+	require.Eventually(t, func() bool { return len(customerFiles(t, lo.TempDir)) > 0 }, 10*time.Second, 5*time.Millisecond)
+	removed, err := documents.RemoveStaleTempDirs(lo.TempDir)
+	require.NoError(t, err)
+	require.Zero(t, removed)
+	require.NoError(t, <-done)
+	require.Empty(t, customerFiles(t, lo.TempDir))
+}
+
+// TestKillChild is TestKilledConverterLeavesNothing's converting process.
+func TestKillChild(t *testing.T) {
+	spec := os.Getenv(killChildEnv)
+	if spec == "" {
+		t.Skip("run by TestKilledConverterLeavesNothing")
+	}
+	parts := strings.Split(spec, "|")
+	mode, dir, soffice := parts[0], parts[1], parts[2]
+	lo, err := documents.NewLibreOffice(soffice)
+	require.NoError(t, err)
+	lo.TempDir = dir
+	var conv documents.Converter = lo
+	doc := []byte("docx")
+	if mode == "warm" {
+		pool, err := documents.NewOfficePool(lo)
+		require.NoError(t, err)
+		pool.Listeners = 1
+		require.NoError(t, pool.Ready(t.Context()))
+		fmt.Printf("soffice %d\n", documents.OfficePIDs(pool)[0])
+		conv, doc = pool, longDocument()
+	}
+	for {
+		_, _ = conv.ToPDF(t.Context(), doc) // until killed
+	}
+}
