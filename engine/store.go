@@ -89,6 +89,25 @@ func PrefetchList(tx Tx, qs ...*Query) {
 	}
 }
 
+// LateInserter is implemented by a Tx that can give a new record its id
+// at once and write it later, with the values it has then (before any
+// read that could see it, at the latest at commit): a record the
+// transaction writes again right after its insert (a project priced once
+// created) is then written once. A store that writes locally has no need
+// of it.
+type LateInserter interface {
+	InsertLate(r *Record) error
+}
+
+// InsertLate inserts r, a record without an id that its caller expects
+// to replace in the same transaction: late where tx can (LateInserter).
+func InsertLate(tx Tx, r *Record) error {
+	if l, ok := tx.(LateInserter); ok && r.ID == "" {
+		return l.InsertLate(r)
+	}
+	return tx.Insert(r)
+}
+
 // SharedReader is implemented by a Tx that can return a record decoded
 // once and shared by every transaction that reads it while its stored form
 // is unchanged (a bbolt store compares the stored bytes; a change, by this

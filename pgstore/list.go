@@ -168,6 +168,9 @@ func (t *tx) listStatement(q *engine.Query) (*query, *listed, error) {
 	}
 	res := &listed{q: q, total: -1, cond: cond, args: a}
 	stmt := &query{sql: "SELECT " + recordCols + count + tail, check: "SELECT " + checkCols + count + tail, args: a}
+	if t.write() && !q.AllAccounts && q.Limit == 0 && q.Offset == 0 && len(q.Sort) == 0 {
+		stmt.merges = q.Type // in id order, all matches: kept rows merge in
+	}
 	stmt.scan = func(rows pgx.Rows) error {
 		var n int64
 		var extra []*int64
@@ -184,6 +187,9 @@ func (t *tx) listStatement(q *engine.Query) (*query, *listed, error) {
 			if count != "" {
 				res.total = int(n)
 			}
+		}
+		if stmt.merges != "" {
+			t.mergeDeferred(q, res)
 		}
 		return rows.Err()
 	}

@@ -16,9 +16,10 @@ import (
 )
 
 var (
-	_ engine.Store      = (*DB)(nil)
-	_ engine.Rerunner   = (*DB)(nil)
-	_ engine.Prefetcher = (*tx)(nil)
+	_ engine.Store        = (*DB)(nil)
+	_ engine.Rerunner     = (*DB)(nil)
+	_ engine.Prefetcher   = (*tx)(nil)
+	_ engine.LateInserter = (*tx)(nil)
 )
 
 // View implements engine.Store: one REPEATABLE READ, READ ONLY
@@ -368,7 +369,13 @@ func (t *tx) wroteType(typ string) {
 
 // Insert implements engine.Tx: one statement, which takes the id from the
 // type's sequence.
-func (t *tx) Insert(r *engine.Record) error {
+func (t *tx) Insert(r *engine.Record) error { return t.insert(r, false) }
+
+// InsertLate implements engine.LateInserter: the id now, the row later
+// (deferred.go).
+func (t *tx) InsertLate(r *engine.Record) error { return t.insert(r, true) }
+
+func (t *tx) insert(r *engine.Record, late bool) error {
 	t.lockAccount(r.AccountID, true)
 	if err := t.db.ensureSeq(t.ctx, r.Type); err != nil {
 		return err
@@ -387,6 +394,9 @@ func (t *tx) Insert(r *engine.Record) error {
 	}
 	seq := seqName(r.Type)
 	var n int64
+	if late && r.ID == "" && deferrable(attrs, rels) {
+		return t.insertDeferred(r, attrs, rels, createdAt, updatedAt)
+	}
 	idExpr := "nextval('" + seq + "')"
 	if r.ID != "" {
 		var ok bool
@@ -421,6 +431,33 @@ func (t *tx) Insert(r *engine.Record) error {
 	return nil
 }
 
+// insertDeferred inserts r, which takes its id from its type's sequence:
+// the id now, the row when a statement names the type or at the COMMIT
+// (deferred.go).
+func (t *tx) insertDeferred(r *engine.Record, attrs, rels []byte, createdAt, updatedAt string) error {
+	var n int64
+	q := &query{sql: "SELECT nextval('" + seqName(r.Type) + "')"}
+	q.scan = func(rows pgx.Rows) error {
+		for rows.Next() {
+			if err := rows.Scan(&n); err != nil {
+				return err
+			}
+		}
+		return rows.Err()
+	}
+	if err := t.roundTrip(q); err != nil {
+		return err
+	}
+	r.ID, r.CreatedAt, r.UpdatedAt = strconv.FormatInt(n, 10), createdAt, updatedAt
+	k := engine.Key{Type: r.Type, AccountID: r.AccountID, ID: r.ID}
+	t.deferInsert(k, &query{sql: `INSERT INTO ` + t.db.table(r.Type) + ` (type, account_id, id, attrs, rels, created_at, updated_at)
+		VALUES (` + quoteLiteral(r.Type) + `, $1, $2, $3, $4, $5, $6)`,
+		args: []any{r.AccountID, n, string(attrs), string(rels), createdAt, updatedAt}})
+	t.remember(k, &stored{id: n, attrs: attrs, rels: rels, createdAt: createdAt, updatedAt: updatedAt})
+	t.wroteType(r.Type)
+	return nil
+}
+
 // Replace implements engine.Tx. A record this transaction has read or
 // written is known to exist (its account is locked): its update goes out
 // with the next round trip.
@@ -439,7 +476,16 @@ func (t *tx) Replace(r *engine.Record) error {
 	args := []any{n, r.AccountID, string(attrs), string(rels), now}
 	update := `UPDATE records SET attrs = $3, rels = $4, updated_at = $5 WHERE type = ` + quoteLiteral(r.Type) + ` AND id = $1 AND account_id = $2`
 	created := ""
-	if old := t.cache[k]; old != nil && deferrable(attrs, rels) {
+	d := t.deferred(k)
+	if d != nil && !deferrable(attrs, rels) {
+		t.pending = append(t.pending, d.stmt) // written now, then updated
+		t.dropDeferred(d)
+		d = nil
+	}
+	if d != nil { // the kept row gets the new values
+		d.stmt.args[2], d.stmt.args[3], d.stmt.args[5] = string(attrs), string(rels), now
+		created = d.stmt.args[4].(string)
+	} else if old := t.cache[k]; old != nil && deferrable(attrs, rels) {
 		t.pending = append(t.pending, &query{sql: update, args: args})
 		created = old.createdAt
 	} else {
@@ -475,7 +521,9 @@ func (t *tx) Delete(typ, accountID, id string) error {
 	t.lockAccount(accountID, true)
 	k := engine.Key{Type: typ, AccountID: accountID, ID: id}
 	q := &query{sql: `DELETE FROM records WHERE type = ` + quoteLiteral(typ) + ` AND id = $1 AND account_id = $2`, args: []any{n, accountID}}
-	if t.cache[k] != nil {
+	if d := t.deferred(k); d != nil {
+		t.dropDeferred(d) // never written
+	} else if t.cache[k] != nil {
 		t.pending = append(t.pending, q)
 	} else {
 		if err := t.roundTrip(q); err != nil {

@@ -70,6 +70,9 @@ type query struct {
 	// (int8 columns) identify what scan read; fp is what they were.
 	check string
 	fp    []int64
+	// merges: a list of this type, in a write transaction, that adds the
+	// rows the transaction keeps (deferred.go) to what it reads
+	merges string
 }
 
 // tx is a store transaction; write transactions lock the accounts they
@@ -100,6 +103,9 @@ type tx struct {
 	lists      map[string]*listed
 	viaDone    map[engine.Via]bool
 	wrote      map[string]bool
+	// inserts are rows inserted with ids already taken, kept until a
+	// statement names their type or the COMMIT (deferred.go)
+	inserts []*deferredInsert
 	// unlocked: a write transaction that takes no account locks (the
 	// outbox claims)
 	unlocked bool
@@ -122,6 +128,7 @@ func (t *tx) roundTrip(qs ...*query) error {
 	}
 	extra, keep := t.takeAhead()
 	qs = append(qs, extra...)
+	t.flushInserts(qs, false)
 	b := &pgx.Batch{}
 	var checks []*query
 	closes := false
@@ -247,6 +254,7 @@ func (t *tx) rollback() {
 
 // commit sends what is still queued and the COMMIT, in one round trip.
 func (t *tx) commit() error {
+	t.flushInserts(nil, true)
 	if t.write() && len(t.wrote) > 0 {
 		t.pending = append(t.pending, t.db.versions.notifyQuery(t.wrote))
 	}

@@ -163,7 +163,11 @@ func (t *pricingTx) PrefetchList(qs ...*engine.Query) { engine.PrefetchList(t.Tx
 // Insert implements Tx.
 func (t *pricingTx) Insert(r *engine.Record) error {
 	newID := r.ID == ""
-	if err := t.Tx.Insert(r); err != nil {
+	insert := t.Tx.Insert
+	if _, priced := figureAttrs[r.Type]; priced {
+		insert = func(r *engine.Record) error { return engine.InsertLate(t.Tx, r) } // its figures follow
+	}
+	if err := insert(r); err != nil {
 		return err
 	}
 	if newID && r.Type == views.TypeProjects {
