@@ -80,6 +80,13 @@ func condSQL(def *engine.TypeDef, c engine.Cond, a *args) string {
 			}
 			return "id = ANY(" + a.add(ns) + "::bigint[])"
 		}
+		if !many && len(c.Values) == 1 {
+			// one value: the field's index answers in id order, so the
+			// planner takes it even while the partition's statistics are
+			// stale (= ANY would need a sort, and a young partition looks
+			// cheaper to scan whole in primary key order)
+			return "lower(" + e + ") = " + a.add(strings.ToLower(c.Values[0])) + "::text"
+		}
 		p := a.add(lowered(c.Values))
 		if many {
 			return "EXISTS (SELECT 1 FROM " + elems + " e WHERE lower(e) = ANY(" + p + "::text[]))"
