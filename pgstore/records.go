@@ -431,20 +431,25 @@ func (t *tx) insert(r *engine.Record, late bool) error {
 	return nil
 }
 
-// insertDeferred inserts r, which takes its id from its type's sequence:
-// the id now, the row when a statement names the type or at the COMMIT
-// (deferred.go).
-func (t *tx) insertDeferred(r *engine.Record, attrs, rels []byte, createdAt, updatedAt string) error {
-	var n int64
-	q := &query{sql: "SELECT nextval('" + seqName(r.Type) + "')"}
-	q.scan = func(rows pgx.Rows) error {
+// scanInto is a scan function that reads the columns of each row (at
+// most one is expected) into dest.
+func scanInto(dest ...any) func(pgx.Rows) error {
+	return func(rows pgx.Rows) error {
 		for rows.Next() {
-			if err := rows.Scan(&n); err != nil {
+			if err := rows.Scan(dest...); err != nil {
 				return err
 			}
 		}
 		return rows.Err()
 	}
+}
+
+// insertDeferred inserts r, which takes its id from its type's sequence:
+// the id now, the row when a statement names the type or at the COMMIT
+// (deferred.go).
+func (t *tx) insertDeferred(r *engine.Record, attrs, rels []byte, createdAt, updatedAt string) error {
+	var n int64
+	q := &query{sql: "SELECT nextval('" + seqName(r.Type) + "')", scan: scanInto(&n)}
 	if err := t.roundTrip(q); err != nil {
 		return err
 	}
@@ -489,15 +494,7 @@ func (t *tx) Replace(r *engine.Record) error {
 		t.pending = append(t.pending, &query{sql: update, args: args})
 		created = old.createdAt
 	} else {
-		q := &query{sql: update + " RETURNING created_at", args: args}
-		q.scan = func(rows pgx.Rows) error {
-			for rows.Next() {
-				if err := rows.Scan(&created); err != nil {
-					return err
-				}
-			}
-			return rows.Err()
-		}
+		q := &query{sql: update + " RETURNING created_at", args: args, scan: scanInto(&created)}
 		if err := t.roundTrip(q); err != nil {
 			return mapError(err)
 		}
