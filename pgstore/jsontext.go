@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/scopekit/scopekit/internal/jsonnum"
 )
 
 // Records arrive as JSONB's text: decoding them is most of what a read
@@ -186,47 +188,10 @@ func (d *jsonText) number() (json.Number, error) {
 		}
 		break
 	}
-	if !validNumber(d.b[start:d.i]) {
+	if !jsonnum.Valid(d.b[start:d.i]) {
 		return "", errJSON
 	}
 	return json.Number(d.b[start:d.i]), nil
-}
-
-// validNumber reports whether b is a JSON number:
-// -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
-func validNumber(b []byte) bool {
-	i := 0
-	digits := func() bool {
-		start := i
-		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-			i++
-		}
-		return i > start
-	}
-	if i < len(b) && b[i] == '-' {
-		i++
-	}
-	if i < len(b) && b[i] == '0' {
-		i++
-	} else if !digits() {
-		return false
-	}
-	if i < len(b) && b[i] == '.' {
-		i++
-		if !digits() {
-			return false
-		}
-	}
-	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
-		i++
-		if i < len(b) && (b[i] == '+' || b[i] == '-') {
-			i++
-		}
-		if !digits() {
-			return false
-		}
-	}
-	return i == len(b)
 }
 
 // key decodes an object's member name and the colon after it (d.b[d.i]
