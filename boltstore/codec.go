@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/scopekit/scopekit/engine"
+	"github.com/scopekit/scopekit/internal/jsonnum"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -115,7 +116,7 @@ func appendValue(b []byte, v any, depth int) ([]byte, error) {
 		}
 		return append(b, tagFalse), nil
 	case json.Number:
-		if !validNumber(string(v)) {
+		if !jsonnum.Valid(v) {
 			return nil, errUnsupported
 		}
 		return appendString(append(b, tagNumber), string(v))
@@ -143,43 +144,6 @@ func appendValue(b []byte, v any, depth int) ([]byte, error) {
 		return b, nil
 	}
 	return nil, errUnsupported
-}
-
-// validNumber reports whether s is a JSON number.
-func validNumber(s string) bool {
-	i := 0
-	digits := func() bool {
-		start := i
-		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-			i++
-		}
-		return i > start
-	}
-	if i < len(s) && s[i] == '-' {
-		i++
-	}
-	switch {
-	case i < len(s) && s[i] == '0':
-		i++
-	case !digits():
-		return false
-	}
-	if i < len(s) && s[i] == '.' {
-		i++
-		if !digits() {
-			return false
-		}
-	}
-	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
-		i++
-		if i < len(s) && (s[i] == '+' || s[i] == '-') {
-			i++
-		}
-		if !digits() {
-			return false
-		}
-	}
-	return i == len(s)
 }
 
 // decodeRecord decodes a stored record of either form.
@@ -282,7 +246,7 @@ func (d *binReader) value(depth int) any {
 		return true
 	case tagNumber:
 		n := d.str()
-		if !validNumber(n) {
+		if !jsonnum.Valid(n) {
 			d.fail()
 		}
 		return json.Number(n)

@@ -162,14 +162,6 @@ func TestOpenRewritesJSONRecords(t *testing.T) {
 	}))
 }
 
-func TestValidNumber(t *testing.T) {
-	for s, ok := range map[string]bool{"0": true, "-0": true, "12": true, "3.25": true, "1e9": true, "-1.5E+3": true,
-		"": false, "-": false, "01": false, "1.": false, ".5": false, "+1": false, "1e": false, "Inf": false, "0x10": false, "1_0": false} {
-		require.Equal(t, ok, validNumber(s), s)
-		require.Equal(t, ok, json.Valid([]byte(s)), "agrees with encoding/json: %q", s)
-	}
-}
-
 // FuzzDecodeBinary: damaged stored bytes give an error, never a panic.
 func FuzzDecodeBinary(f *testing.F) {
 	rec := engine.NewRecord("projects", "1")

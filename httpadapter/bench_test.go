@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -132,15 +133,37 @@ func (env *benchEnv) run(b *testing.B, path string) {
 	b.ResetTimer()
 	defer reportCPU(b)()
 	for b.Loop() {
-		r := httptest.NewRequest(http.MethodGet, path, nil)
-		r.Header.Set("Accept", "application/vnd.api+json")
-		r.Header.Set("Authorization", "Bearer "+env.token)
-		w := &discardWriter{h: http.Header{}}
-		env.h.ServeHTTP(w, r)
-		if w.code != http.StatusOK {
-			b.Fatalf("%s: %d", path, w.code)
+		if code := env.get(path); code != http.StatusOK {
+			b.Fatalf("%s: %d", path, code)
 		}
 	}
+}
+
+// get serves GET path and returns the status.
+func (env *benchEnv) get(path string) int {
+	r := httptest.NewRequest(http.MethodGet, path, nil)
+	r.Header.Set("Accept", "application/vnd.api+json")
+	r.Header.Set("Authorization", "Bearer "+env.token)
+	w := &discardWriter{h: http.Header{}}
+	env.h.ServeHTTP(w, r)
+	return w.code
+}
+
+// runParallel is run with 32 requests at a time (wrk's connections in
+// readbench); cpu-ms/op is the process's CPU per request.
+func (env *benchEnv) runParallel(b *testing.B, path string) {
+	b.ReportAllocs()
+	b.SetParallelism((32 + runtime.GOMAXPROCS(0) - 1) / runtime.GOMAXPROCS(0))
+	b.ResetTimer()
+	defer reportCPU(b)()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if code := env.get(path); code != http.StatusOK {
+				b.Errorf("%s: %d", path, code)
+				return
+			}
+		}
+	})
 }
 
 // BenchmarkListProjectsPage reads a page of 250 projects out of 10,000.
@@ -153,6 +176,20 @@ func BenchmarkListProjectsPage(b *testing.B) {
 func BenchmarkShowProject(b *testing.B) {
 	env := newBenchEnv(b, 10000)
 	env.run(b, "/v2/projects/"+env.first)
+}
+
+// BenchmarkShowProjectParallel reads one project from 32 goroutines at
+// once, as readbench's wrk does: concurrent requests share what a store
+// lets them share (pgstore: the listener's round trip).
+func BenchmarkShowProjectParallel(b *testing.B) {
+	env := newBenchEnv(b, 10000)
+	env.runParallel(b, "/v2/projects/"+env.first)
+}
+
+// BenchmarkShowClientParallel reads one client from 32 goroutines at once.
+func BenchmarkShowClientParallel(b *testing.B) {
+	env := newBenchEnv(b, 0)
+	env.runParallel(b, "/v2/clients/"+env.client)
 }
 
 // BenchmarkShowClient reads one client: the smallest authenticated read,

@@ -79,6 +79,7 @@ type DB struct {
 	seqs map[string]bool // types whose id sequence exists
 
 	appCache bounded.Decoded[auth.Application] // auth.go
+	gets     map[string]getStatement           // by type of the schema; read only after Open
 }
 
 // Created reports whether this Open created the database's tables (it
@@ -139,6 +140,10 @@ func Open(ctx context.Context, url string, opts ...Option) (*DB, error) {
 	db.pool = pool
 	if db.schema == nil {
 		db.schema = scoping.DefaultSchema()
+	}
+	db.gets = map[string]getStatement{}
+	for _, def := range db.schema.Types() {
+		db.gets[def.Name] = newGetStatement(def.Name)
 	}
 	if err := db.migrate(ctx); err != nil {
 		pool.Close()

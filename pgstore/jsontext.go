@@ -3,9 +3,14 @@ package pgstore
 import (
 	"encoding/json"
 	"errors"
+	"maps"
 	"strconv"
+	"sync"
+	"sync/atomic"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/scopekit/scopekit/internal/jsonnum"
 )
 
 // Records arrive as JSONB's text: decoding them is most of what a read
@@ -37,20 +42,29 @@ func (d *jsonText) space() {
 
 // decodeObject decodes a whole text that is one object.
 func decodeObject(b []byte) (map[string]any, error) {
+	var m map[string]any
+	err := whole(b, func(d *jsonText) (err error) {
+		m, err = d.object()
+		return err
+	})
+	return m, err
+}
+
+// whole runs read, which reads one object, on the whole text b.
+func whole(b []byte, read func(*jsonText) error) error {
 	d := &jsonText{b: b}
 	d.space()
 	if d.i >= len(b) || b[d.i] != '{' {
-		return nil, errJSON
+		return errJSON
 	}
-	v, err := d.object()
-	if err != nil {
-		return nil, err
+	if err := read(d); err != nil {
+		return err
 	}
 	d.space()
 	if d.i != len(b) {
-		return nil, errJSON
+		return errJSON
 	}
-	return v, nil
+	return nil
 }
 
 func (d *jsonText) value() (any, error) {
@@ -64,7 +78,7 @@ func (d *jsonText) value() (any, error) {
 	case c == '[':
 		return d.array()
 	case c == '"':
-		return d.str()
+		return d.str(false)
 	case c == 't':
 		return true, d.word("true")
 	case c == 'f':
@@ -86,62 +100,67 @@ func (d *jsonText) word(w string) error {
 }
 
 func (d *jsonText) object() (map[string]any, error) {
-	d.i++ // {
 	m := map[string]any{}
+	err := d.members(func(k string) error {
+		v, err := d.value()
+		m[k] = v
+		return err
+	})
+	return m, err
+}
+
+// members reads an object (d.b[d.i] is its '{'), calling member with each
+// name once d is at its value; member reads the value.
+func (d *jsonText) members(member func(k string) error) error {
+	d.i++ // {
 	d.space()
 	if d.i < len(d.b) && d.b[d.i] == '}' {
 		d.i++
-		return m, nil
+		return nil
 	}
 	for {
 		d.space()
 		if d.i >= len(d.b) || d.b[d.i] != '"' {
-			return nil, errJSON
+			return errJSON
 		}
-		k, err := d.str()
+		k, err := d.key()
 		if err != nil {
-			return nil, err
+			return err
 		}
-		d.space()
-		if d.i >= len(d.b) || d.b[d.i] != ':' {
-			return nil, errJSON
+		if err := member(k); err != nil {
+			return err
 		}
-		d.i++
-		v, err := d.value()
-		if err != nil {
-			return nil, err
-		}
-		m[k] = v
-		end, err := d.next('}')
-		if err != nil {
-			return nil, err
-		}
-		if end {
-			return m, nil
+		if end, err := d.next('}'); err != nil || end {
+			return err
 		}
 	}
 }
 
 func (d *jsonText) array() ([]any, error) {
-	d.i++ // [
 	a := []any{}
+	err := d.elements(func() error {
+		v, err := d.value()
+		a = append(a, v)
+		return err
+	})
+	return a, err
+}
+
+// elements reads an array (d.b[d.i] is its '['), calling element at each
+// element; element reads it.
+func (d *jsonText) elements(element func() error) error {
+	d.i++ // [
 	d.space()
 	if d.i < len(d.b) && d.b[d.i] == ']' {
 		d.i++
-		return a, nil
+		return nil
 	}
 	for {
-		v, err := d.value()
-		if err != nil {
-			return nil, err
+		if err := element(); err != nil {
+			return err
 		}
-		a = append(a, v)
-		end, err := d.next(']')
-		if err != nil {
-			return nil, err
-		}
-		if end {
-			return a, nil
+		if end, err := d.next(']'); err != nil || end {
+			return err
 		}
 	}
 }
@@ -169,15 +188,32 @@ func (d *jsonText) number() (json.Number, error) {
 		}
 		break
 	}
-	n := string(d.b[start:d.i])
-	if !json.Valid(d.b[start:d.i]) {
+	if !jsonnum.Valid(d.b[start:d.i]) {
 		return "", errJSON
 	}
-	return json.Number(n), nil
+	return json.Number(d.b[start:d.i]), nil
 }
 
-// str decodes a string (d.b[d.i] is its opening quote).
-func (d *jsonText) str() (string, error) {
+// key decodes an object's member name and the colon after it (d.b[d.i]
+// is the name's opening quote). Names are few (a schema's attributes and
+// relationships), so plain ones are interned rather than allocated per
+// record.
+func (d *jsonText) key() (string, error) {
+	k, err := d.str(true)
+	if err != nil {
+		return "", err
+	}
+	d.space()
+	if d.i >= len(d.b) || d.b[d.i] != ':' {
+		return "", errJSON
+	}
+	d.i++
+	return k, nil
+}
+
+// str decodes a string (d.b[d.i] is its opening quote), interned when
+// intern is set and it has nothing to unescape.
+func (d *jsonText) str(intern bool) (string, error) {
 	d.i++
 	start := d.i
 	// the common case: nothing to unescape, valid UTF-8
@@ -187,6 +223,9 @@ func (d *jsonText) str() (string, error) {
 			s := d.b[start:d.i]
 			d.i++
 			if utf8.Valid(s) {
+				if intern {
+					return names.intern(s), nil
+				}
 				return string(s), nil
 			}
 			return string([]rune(string(s))), nil // invalid bytes as U+FFFD
@@ -274,25 +313,73 @@ func (d *jsonText) hex4() (rune, bool) {
 	return rune(n), true
 }
 
-// decodeRels decodes the relationships object: names to lists of ids.
+// nameTable interns member names: a lookup reads an immutable map (no
+// lock, no allocation); a name not in it yet goes into a copy, until the
+// table holds maxNames (names past it, or longer than maxNameLen, are
+// allocated as any string is).
+type nameTable struct {
+	m  atomic.Pointer[map[string]string]
+	mu sync.Mutex
+}
+
+const (
+	maxNames   = 1024
+	maxNameLen = 64
+)
+
+var names nameTable
+
+func (t *nameTable) intern(b []byte) string {
+	m := t.m.Load()
+	if m != nil {
+		if s, ok := (*m)[string(b)]; ok {
+			return s
+		}
+	}
+	s := string(b)
+	if len(s) > maxNameLen || m != nil && len(*m) >= maxNames {
+		return s
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	next := map[string]string{}
+	if m = t.m.Load(); m != nil {
+		if len(*m) >= maxNames {
+			return s
+		}
+		next = maps.Clone(*m)
+	}
+	next[s] = s
+	t.m.Store(&next)
+	return s
+}
+
+// decodeRels decodes the relationships object: names to lists of ids
+// (anything else is errJSON: the caller falls back to encoding/json).
 func decodeRels(b []byte) (map[string][]string, error) {
-	m, err := decodeObject(b)
+	out := map[string][]string{}
+	err := whole(b, func(d *jsonText) error {
+		return d.members(func(k string) error {
+			d.space()
+			if d.i >= len(d.b) || d.b[d.i] != '[' {
+				return errJSON
+			}
+			ids := []string{}
+			err := d.elements(func() error {
+				d.space()
+				if d.i >= len(d.b) || d.b[d.i] != '"' {
+					return errJSON
+				}
+				id, err := d.str(false)
+				ids = append(ids, id)
+				return err
+			})
+			out[k] = ids
+			return err
+		})
+	})
 	if err != nil {
 		return nil, err
-	}
-	out := make(map[string][]string, len(m))
-	for k, v := range m {
-		a, ok := v.([]any)
-		if !ok {
-			return nil, errJSON
-		}
-		ids := make([]string, len(a))
-		for i, x := range a {
-			if ids[i], ok = x.(string); !ok {
-				return nil, errJSON
-			}
-		}
-		out[k] = ids
 	}
 	return out, nil
 }

@@ -64,3 +64,25 @@ func FuzzDecodeObject(f *testing.F) {
 		require.Equal(t, want, got, "%q", b)
 	})
 }
+
+var relsSeeds = []string{
+	`{}`, `{"client": ["1"]}`, `{"a": [], "b": ["1", "2"], "a": ["3"]}`, ` { "x" : [ "1" , "\u0032" ] } `,
+	`{"a": null}`, `{"a": [1]}`, `{"a": "1"}`, `{"a": ["1",]}`, `{"a": ["1"]} x`, "{\"a\": [\"\xff\"]}",
+}
+
+// Ensure the relationships decoder gives what encoding/json gives, and
+// refuses (for the fallback) what it refuses.
+func FuzzDecodeRels(f *testing.F) {
+	for _, s := range relsSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		got, err := decodeRels(b)
+		if err != nil {
+			return
+		}
+		var want map[string][]string
+		require.NoError(t, json.Unmarshal(b, &want), "%q", b)
+		require.Equal(t, want, got, "%q", b)
+	})
+}

@@ -197,8 +197,8 @@ func (t *tx) Get(typ, accountID, id string) (*engine.Record, error) {
 		return nil, notFound(typ, id)
 	}
 	var found *stored
-	where := " FROM records WHERE type = " + quoteLiteral(typ) + " AND id = $1 AND account_id = $2"
-	q := &query{sql: "SELECT " + recordCols + where, check: "SELECT " + checkCols + where, args: []any{n, accountID}}
+	st := t.db.getStatement(typ)
+	q := &query{sql: st.sql, check: st.check, args: []any{n, accountID}}
 	q.scan = func(rows pgx.Rows) error {
 		for rows.Next() {
 			var err error
@@ -216,6 +216,22 @@ func (t *tx) Get(typ, accountID, id string) (*engine.Record, error) {
 		return nil, notFound(typ, id)
 	}
 	return found.record(typ, accountID)
+}
+
+// getStatement is the statement of Get and its check: made once per type
+// of the schema (Open), for any other type at each call.
+type getStatement struct{ sql, check string }
+
+func newGetStatement(typ string) getStatement {
+	where := " FROM records WHERE type = " + quoteLiteral(typ) + " AND id = $1 AND account_id = $2"
+	return getStatement{sql: "SELECT " + recordCols + where, check: "SELECT " + checkCols + where}
+}
+
+func (db *DB) getStatement(typ string) getStatement {
+	if st, ok := db.gets[typ]; ok {
+		return st
+	}
+	return newGetStatement(typ)
 }
 
 // getMany returns the statement that reads the records keys (with valid

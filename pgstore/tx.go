@@ -129,57 +129,39 @@ func (t *tx) roundTrip(qs ...*query) error {
 	extra, keep := t.takeAhead()
 	qs = append(qs, extra...)
 	t.flushInserts(qs, false)
-	b := &pgx.Batch{}
+	var begin string // opens a transaction before the statements
 	var checks []*query
 	closes := false
 	switch {
 	case t.open:
 	case t.mode == modeWrite:
-		b.Queue(beginWrite)
-		t.open = true
+		begin, t.open = beginWrite, true
 	case t.mode == modeView:
-		b.Queue(beginView)
-		t.open = true
+		begin, t.open = beginView, true
 	case t.trips == 0:
 		if len(t.pending)+len(qs) > 1 {
-			b.Queue(beginView)
-			closes = true
+			begin, closes = beginView, true
 		}
 	default:
 		if slices.ContainsFunc(t.sent, func(q *query) bool { return q.check == "" }) {
 			t.stale = true // a read that cannot be checked: run again
 			return errStale
 		}
-		b.Queue(beginView)
-		checks = t.sent
+		begin, checks = beginView, t.sent
 		if t.trips < maxChecked {
 			closes = true
 		} else {
 			t.mode, t.open = modeView, true
 		}
 	}
-	for _, c := range checks {
-		b.Queue(c.check, c.args...).Query(t.verify(c))
-	}
 	all := append(t.pending, qs...)
-	for _, q := range all {
-		qq := b.Queue(q.sql, q.args...)
-		if q.scan != nil {
-			qq.Query(q.scan)
-		} else {
-			qq.Exec(func(tag pgconn.CommandTag) error { q.tag = tag; return nil })
-		}
-	}
-	if closes {
-		b.Queue("COMMIT")
-	}
 	t.pending = nil
 	t.trips++
 	var err error
-	if b.Len() == 1 && len(all) == 1 {
-		err = t.send(all[0].sql, all[0].args, all[0])
+	if begin == "" && len(all) == 1 {
+		err = t.send(all[0].sql, all[0].args, all[0]) // no batch to build
 	} else {
-		err = t.conn.SendBatch(t.ctx, b).Close()
+		err = t.conn.SendBatch(t.ctx, t.batch(begin, checks, all, closes)).Close()
 	}
 	if err == nil {
 		keep()
@@ -191,6 +173,30 @@ func (t *tx) roundTrip(qs ...*query) error {
 		t.rollback() // a batch of its own transaction failed half way
 	}
 	return err
+}
+
+// batch is the batch of a round trip: begin (unless empty), the checks
+// of earlier round trips, the statements, COMMIT if closes.
+func (t *tx) batch(begin string, checks, all []*query, closes bool) *pgx.Batch {
+	b := &pgx.Batch{}
+	if begin != "" {
+		b.Queue(begin)
+	}
+	for _, c := range checks {
+		b.Queue(c.check, c.args...).Query(t.verify(c))
+	}
+	for _, q := range all {
+		qq := b.Queue(q.sql, q.args...)
+		if q.scan != nil {
+			qq.Query(q.scan)
+		} else {
+			qq.Exec(func(tag pgconn.CommandTag) error { q.tag = tag; return nil })
+		}
+	}
+	if closes {
+		b.Queue("COMMIT")
+	}
+	return b
 }
 
 // send runs one statement alone: what a batch of one does, with less

@@ -20,6 +20,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/scopekit/scopekit"
@@ -122,9 +123,20 @@ const maxPasswordBytes = 72
 var slugPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,62}$`)
 
 // entryName names an entry of the spec in messages: users[1] (bot@acme.test).
+// A key with a character that is not printable (a newline, a control
+// character, invalid UTF-8) or a parenthesis is quoted, so a refusal stays
+// one line that says exactly what the file holds.
 func entryName(list string, i int, key string) string {
 	if key == "" {
 		return fmt.Sprintf("%s[%d]", list, i)
+	}
+	for _, r := range key {
+		if !unicode.IsPrint(r) || r == '(' || r == ')' || r == '"' {
+			return fmt.Sprintf("%s[%d] (%q)", list, i, key)
+		}
+	}
+	if !utf8.ValidString(key) {
+		return fmt.Sprintf("%s[%d] (%q)", list, i, key)
 	}
 	return fmt.Sprintf("%s[%d] (%s)", list, i, key)
 }
