@@ -74,6 +74,8 @@ type DB struct {
 	created  bool // this Open applied the first migration
 	tracer   pgx.QueryTracer
 	versions versions
+	noShare  bool     // WithoutSharedReads
+	bigPages sync.Map // list pages not to share (shared.go): type "\x00" account → true
 
 	mu   sync.Mutex
 	seqs map[string]bool // types whose id sequence exists
@@ -98,6 +100,11 @@ func WithSchema(schema *engine.Schema) Option { return func(db *DB) { db.schema 
 // WithTracer traces every statement the store's connections send (tests
 // count them; it may also implement pgx.BatchTracer).
 func WithTracer(t pgx.QueryTracer) Option { return func(db *DB) { db.tracer = t } }
+
+// WithoutSharedReads makes every read use a pooled connection of its own
+// rather than ride on the listener's round trip (shared.go), to compare
+// the two or to keep the listener's connection to its notifications.
+func WithoutSharedReads() Option { return func(db *DB) { db.noShare = true } }
 
 // Open connects to the database at url (a postgres:// URL or key=value
 // string, as pgx accepts; pool_max_conns and search_path may be set in
@@ -157,6 +164,9 @@ func Open(ctx context.Context, url string, opts ...Option) (*DB, error) {
 	db.versions.channel = channelName(schema)
 	lcfg := cfg.ConnConfig.Copy()
 	lcfg.Tracer = nil
+	// the listener's round trips are short: a shared read that is not
+	// ends (and runs again on its own) rather than hold up every Sync
+	lcfg.RuntimeParams["statement_timeout"] = strconv.Itoa(int(sharedTimeout / time.Millisecond))
 	db.versions.start(ctx, lcfg)
 	return db, nil
 }

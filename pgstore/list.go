@@ -175,6 +175,9 @@ func (t *tx) listStatement(q *engine.Query) (*query, *listed, error) {
 	}
 	res := &listed{q: q, total: -1, cond: cond, args: a}
 	stmt := &query{sql: "SELECT " + recordCols + count + tail, check: "SELECT " + checkCols + count + tail, args: a}
+	if !q.AllAccounts && q.Limit > 0 && q.Limit <= maxSharedPage {
+		stmt.page = q.Type + "\x00" + q.AccountID
+	}
 	if t.write() && !q.AllAccounts && q.Limit == 0 && q.Offset == 0 && len(q.Sort) == 0 {
 		stmt.merges = q.Type // in id order, all matches: kept rows merge in
 	}
@@ -194,6 +197,9 @@ func (t *tx) listStatement(q *engine.Query) (*query, *listed, error) {
 			if count != "" {
 				res.total = int(n)
 			}
+		}
+		if res.total > maxSharedMatches && stmt.page != "" {
+			t.db.bigPages.Store(stmt.page, true)
 		}
 		if stmt.merges != "" {
 			t.mergeDeferred(q, res)

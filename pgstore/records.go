@@ -198,7 +198,7 @@ func (t *tx) Get(typ, accountID, id string) (*engine.Record, error) {
 	}
 	var found *stored
 	st := t.db.getStatement(typ)
-	q := &query{sql: st.sql, check: st.check, args: []any{n, accountID}}
+	q := &query{sql: st.sql, check: st.check, args: []any{n, accountID}, byKey: true}
 	q.scan = func(rows pgx.Rows) error {
 		for rows.Next() {
 			var err error
@@ -286,6 +286,7 @@ func (t *tx) getMany(keys []engine.Key) (*query, func()) {
 		u.WriteString("SELECT 0 AS i, type, account_id, id, xmin::text::int8 AS x, attrs, rels, created_at, updated_at FROM records WHERE false")
 	}
 	q, found := t.unionQuery(u.String(), args)
+	q.byKey = len(keys) <= maxLookups // a few keys: cheap enough to share
 	return q, func() {
 		if t.cache == nil {
 			t.cache = map[engine.Key]*stored{}

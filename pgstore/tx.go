@@ -73,6 +73,12 @@ type query struct {
 	// merges: a list of this type, in a write transaction, that adds the
 	// rows the transaction keeps (deferred.go) to what it reads
 	merges string
+	// byKey: a read of records by their primary key, whose cost is
+	// bounded (it may ride on the listener's round trip, shared.go);
+	// page: a list page of this type and account, which may unless the
+	// account holds many of them
+	byKey bool
+	page  string
 }
 
 // tx is a store transaction; write transactions lock the accounts they
@@ -119,6 +125,19 @@ func (t *tx) roundTrip(qs ...*query) error {
 	if t.stale {
 		return errStale
 	}
+	extra, keep := t.takeAhead()
+	qs = append(qs, extra...)
+	t.flushInserts(qs, false)
+	if t.shareable(qs) {
+		if err := t.sendShared(qs[0]); err != errNotShared {
+			t.trips++
+			if err == nil {
+				keep()
+				t.sent = append(t.sent, qs...)
+			}
+			return err
+		}
+	}
 	if t.conn == nil {
 		conn, err := t.db.pool.Acquire(t.ctx)
 		if err != nil {
@@ -126,9 +145,6 @@ func (t *tx) roundTrip(qs ...*query) error {
 		}
 		t.conn = conn
 	}
-	extra, keep := t.takeAhead()
-	qs = append(qs, extra...)
-	t.flushInserts(qs, false)
 	var begin string // opens a transaction before the statements
 	var checks []*query
 	closes := false

@@ -55,8 +55,9 @@ type versions struct {
 
 // round is one round trip of the listener; ch closes when it is done.
 type round struct {
-	ch chan struct{}
-	ok bool
+	ch    chan struct{}
+	ok    bool
+	reads []*sharedRead // statements that ride on it (shared.go)
 }
 
 // Payloads of the notifications besides type names.
@@ -201,7 +202,17 @@ func (v *versions) serve(ctx context.Context, conn *pgx.Conn) error {
 		// per round trip
 		nc := conn.PgConn().Conn()
 		nc.SetDeadline(time.Now().Add(syncWait))
-		err := conn.PgConn().Exec(context.Background(), "").Close()
+		var err error
+		if r != nil && len(r.reads) > 0 {
+			// a statement that failed leaves the round trip and the
+			// connection whole: its read and those after it run on
+			// their own (shared.go)
+			if err = sendReads(conn, r.reads); errors.As(err, new(*pgconn.PgError)) {
+				err = nil
+			}
+		} else {
+			err = conn.PgConn().Exec(context.Background(), "").Close()
+		}
 		nc.SetDeadline(time.Time{})
 		if r != nil {
 			r.ok = err == nil
