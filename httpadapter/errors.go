@@ -70,10 +70,21 @@ func normalize(err error) []*scopekit.Error {
 	return scopekit.List(err)
 }
 
+// statusClientClosed is the status recorded for a request whose client
+// went away before its answer (nginx's 499).
+const statusClientClosed = 499
+
 // writeError writes err as a JSON:API error document. Internal errors are
 // logged with the request id and shown only as "Internal error"; 401
 // bodies carry no detail.
 func writeError(w http.ResponseWriter, r *http.Request, err error) {
+	if errors.Is(err, context.Canceled) && errors.Is(r.Context().Err(), context.Canceled) {
+		// the client went away (or the server is shutting down): no one
+		// reads an answer and nothing went wrong here; the request log
+		// and the metrics show 499, as proxies do, not a server error
+		w.WriteHeader(statusClientClosed)
+		return
+	}
 	errs := normalize(err)
 	status := statusOf[errs[0].Code]
 	if status == 0 {

@@ -3,11 +3,13 @@ package httpadapter
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -114,4 +116,30 @@ func TestTimeoutClientGone(t *testing.T) {
 	_, err := http.DefaultClient.Do(req)
 	require.Error(t, err)
 	<-done
+}
+
+// Ensure a request whose client went away is recorded as 499 and logs no
+// error, while a cancellation of the server's own making (the request
+// still wanted) stays an internal error that is logged.
+func TestClientGoneIsNotAServerError(t *testing.T) {
+	var logs strings.Builder
+	log := slog.New(slog.NewTextHandler(&logs, nil))
+	h := withRequestLog(log, nil, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, r, fmt.Errorf("auth: look up token: %w", context.Canceled))
+	}))
+
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest("GET", "/v2/projects/1", nil).WithContext(ctx))
+	assert.Equal(t, statusClientClosed, rec.Code)
+	assert.Empty(t, rec.Body.String())
+	assert.NotContains(t, logs.String(), "level=ERROR")
+	assert.Contains(t, logs.String(), "status=499")
+
+	logs.Reset()
+	rec = httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest("GET", "/v2/projects/1", nil))
+	assert.Equal(t, http.StatusInternalServerError, rec.Code)
+	assert.Contains(t, logs.String(), "level=ERROR")
 }
