@@ -98,9 +98,11 @@ func sendReads(conn *pgx.Conn, reads []*sharedRead) error {
 	for _, sr := range reads {
 		b.Queue(sr.sql, sr.args...).Query(func(rows pgx.Rows) error {
 			if err := rows.Err(); err != nil {
+				// a statement that failed has no fields; 57014:
+				// query_canceled (statement_timeout)
 				var pe *pgconn.PgError
-				sr.slow = errors.As(err, &pe) && pe.Code == "57014" // query_canceled
-				return err                                          // a statement that failed has no fields
+				sr.slow = errors.As(err, &pe) && pe.Code == "57014"
+				return err
 			}
 			sr.fields = append([]pgconn.FieldDescription(nil), rows.FieldDescriptions()...)
 			for rows.Next() {
@@ -126,9 +128,10 @@ func sendReads(conn *pgx.Conn, reads []*sharedRead) error {
 // shareable reports whether qs, the statements of a transaction's round
 // trip, may ride on the listener's round: the first round trip of a
 // read that needs no transaction, one statement that reads records by
-// primary key. A statement whose cost grows with the data (a list, a
-// count) keeps to a pooled connection: on the listener it would hold up
-// every request's Sync behind it.
+// primary key or one page of an account not known to be large. Any other
+// statement (a list of all matches, a count, a page of a large account)
+// keeps to a pooled connection: its cost grows with the data, and on the
+// listener it would hold up every request's Sync behind it.
 func (t *tx) shareable(qs []*query) bool {
 	if t.db.noShare || t.mode != modeOptimistic || t.trips > 0 || t.open || t.conn != nil ||
 		len(t.pending) > 0 || len(qs) != 1 {

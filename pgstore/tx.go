@@ -24,7 +24,8 @@ import (
 // transaction at all: its first round trip is one statement, or a
 // batch that begins and commits a REPEATABLE READ transaction of its own,
 // so that a record read, or a list page with its count, costs one round
-// trip and no BEGIN or COMMIT. Should the read need another round trip
+// trip and no BEGIN or COMMIT (and, when that statement is cheap, a share
+// of the listener's round trip rather than a connection: shared.go). Should the read need another round trip
 // (an include, a price that must be computed), that round trip runs in a
 // transaction of its own again, which first checks that what the earlier
 // round trips read is still what they returned (the id and row version,
@@ -75,8 +76,8 @@ type query struct {
 	merges string
 	// byKey: a read of records by their primary key, whose cost is
 	// bounded (it may ride on the listener's round trip, shared.go);
-	// page: a list page of this type and account, which may unless the
-	// account holds many of them
+	// page: the type and account of a list page, which may ride on it
+	// too unless that account holds many records of that type
 	byKey bool
 	page  string
 }
