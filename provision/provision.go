@@ -103,7 +103,7 @@ func (w *writer) wrote(field string) { w.rep.Written = append(w.rep.Written, fie
 // accounts writes the accounts with their currencies and roles.
 func (w *writer) accounts(a *scoping.Admin) error {
 	for i, fa := range w.spec.Accounts {
-		e, field := entryName("accounts", i, fa.Slug), pointer("accounts", i)
+		e, field := EntryName("accounts", i, fa.Slug), pointer("accounts", i)
 		acct := w.st.accounts[fa.Slug]
 		if acct == nil || acct.Str(views.NameName) != fa.Name || acct.Str(views.NameDefaultCurrency) != fa.DefaultCurrency {
 			rec, err := a.EnsureAccount(fa.Slug, fa.Name, fa.DefaultCurrency)
@@ -156,7 +156,7 @@ func (w *writer) accounts(a *scoping.Admin) error {
 // memberships writes the users and their memberships.
 func (w *writer) memberships(a *scoping.Admin) error {
 	for i, u := range w.spec.Users {
-		e := entryName("users", i, u.Email)
+		e := EntryName("users", i, u.Email)
 		if ident := w.st.users[u.Email]; ident != nil {
 			w.userIDs[u.Email] = ident.ID
 		}
@@ -191,7 +191,7 @@ func (w *writer) applications(ctx context.Context, tokens *auth.Service) error {
 			}
 			field := pointer("accounts", i, "oauth-applications", j)
 			if err := tokens.RegisterApplication(ctx, w.accountIDs[fa.Slug], app.Name, app.ClientID, app.ClientSecret, app.RedirectURIs); err != nil {
-				return &ApplyError{field, entryName("accounts", i, fa.Slug) + " " + entryName("oauth-applications", j, app.ClientID), err}
+				return &ApplyError{field, EntryName("accounts", i, fa.Slug) + " " + EntryName("oauth-applications", j, app.ClientID), err}
 			}
 			w.wrote(field)
 		}
@@ -203,7 +203,7 @@ func (w *writer) applications(ctx context.Context, tokens *auth.Service) error {
 // changed.
 func (w *writer) credentials(ctx context.Context, tokens *auth.Service) error {
 	for i, u := range w.spec.Users {
-		e := entryName("users", i, u.Email)
+		e := EntryName("users", i, u.Email)
 		uid := w.userIDs[u.Email]
 		if u.Password != "" {
 			hash, err := tokens.Store.PasswordHash(ctx, uid)

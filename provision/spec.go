@@ -122,11 +122,11 @@ const maxPasswordBytes = 72
 
 var slugPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,62}$`)
 
-// entryName names an entry of the spec in messages: users[1] (bot@acme.test).
+// EntryName names an entry of the spec in messages: users[1] (bot@acme.test).
 // A key with a character that is not printable (a newline, a control
 // character, invalid UTF-8) or a parenthesis is quoted, so a refusal stays
 // one line that says exactly what the file holds.
-func entryName(list string, i int, key string) string {
+func EntryName(list string, i int, key string) string {
 	if key == "" {
 		return fmt.Sprintf("%s[%d]", list, i)
 	}
@@ -201,7 +201,7 @@ func (s *Spec) Validate() error {
 }
 
 func (a *Account) validate(p *problems, i int, slugs map[string]bool, useClientID func(field, entry, id string)) {
-	e := entryName("accounts", i, a.Slug)
+	e := EntryName("accounts", i, a.Slug)
 	switch field := pointer("accounts", i, "slug"); {
 	case a.Slug == "":
 		p.add(field, e, "slug must not be empty")
@@ -234,7 +234,7 @@ func (a *Account) validate(p *problems, i int, slugs map[string]bool, useClientI
 	roles := map[string]bool{}
 	for j := range a.Roles {
 		r := &a.Roles[j]
-		re := e + " " + entryName("roles", j, r.Name)
+		re := e + " " + EntryName("roles", j, r.Name)
 		switch key := strings.ToLower(r.Name); {
 		case strings.TrimSpace(r.Name) == "":
 			p.add(pointer("accounts", i, "roles", j, "name"), re, "name must not be empty")
@@ -260,7 +260,7 @@ func (a *Account) validate(p *problems, i int, slugs map[string]bool, useClientI
 	}
 	for j := range a.OAuthApplications {
 		app := &a.OAuthApplications[j]
-		ae := e + " " + entryName("oauth-applications", j, app.ClientID)
+		ae := e + " " + EntryName("oauth-applications", j, app.ClientID)
 		at := func(member string) string { return pointer("accounts", i, "oauth-applications", j, member) }
 		if strings.TrimSpace(app.Name) == "" {
 			p.add(at("name"), ae, "name must not be empty")
@@ -282,7 +282,7 @@ func (a *Account) validate(p *problems, i int, slugs map[string]bool, useClientI
 func (a *Account) validateCurrency(p *problems, i, j int, e string, codes map[string]bool) {
 	c := &a.Currencies[j]
 	c.Code = strings.ToUpper(strings.TrimSpace(c.Code))
-	ce := e + " " + entryName("currencies", j, c.Code)
+	ce := e + " " + EntryName("currencies", j, c.Code)
 	at := func(member string) string { return pointer("accounts", i, "currencies", j, member) }
 	rate, err := decimal.NewFromString(string(c.ConversionRate))
 	_, iso := scoping.ISOCurrency(c.Code)
@@ -306,7 +306,7 @@ func (a *Account) validateCurrency(p *problems, i, j int, e string, codes map[st
 
 func (u *User) validate(p *problems, i int, emails map[string]bool, useClientID func(field, entry, id string)) {
 	u.Email = strings.ToLower(strings.TrimSpace(u.Email))
-	e := entryName("users", i, u.Email)
+	e := EntryName("users", i, u.Email)
 	at := func(member string) string { return pointer("users", i, member) }
 	switch a := strings.LastIndex(u.Email, "@"); {
 	case a < 1 || a == len(u.Email)-1 || strings.ContainsAny(u.Email, " \t\r\n"):

@@ -152,10 +152,10 @@ func (s *Spec) checkAgainst(ctx context.Context, st *dbState, as auth.Store) err
 		inSpec[a.Slug] = true
 	}
 	for i, a := range s.Accounts {
-		e := entryName("accounts", i, a.Slug)
+		e := EntryName("accounts", i, a.Slug)
 		acct := st.accounts[a.Slug]
 		for j, app := range a.OAuthApplications {
-			ae, field := e+" "+entryName("oauth-applications", j, app.ClientID), pointer("accounts", i, "oauth-applications", j, "client-id")
+			ae, field := e+" "+EntryName("oauth-applications", j, app.ClientID), pointer("accounts", i, "oauth-applications", j, "client-id")
 			if old, err := as.ApplicationByClientID(ctx, app.ClientID); err == nil {
 				if acct == nil || old.AccountID != acct.ID {
 					p.add(field, ae, "client-id %q belongs to an application of another account", app.ClientID)
@@ -171,7 +171,7 @@ func (s *Spec) checkAgainst(ctx context.Context, st *dbState, as auth.Store) err
 		}
 	}
 	for i, u := range s.Users {
-		e := entryName("users", i, u.Email)
+		e := EntryName("users", i, u.Email)
 		for j, m := range u.Memberships {
 			if !inSpec[m.Account] && st.accounts[m.Account] == nil {
 				p.add(pointer("users", i, "memberships", j, "account"), e, "membership account %q is not in the file or the database", m.Account)

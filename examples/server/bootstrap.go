@@ -99,14 +99,14 @@ func decodeBootstrap(path string, data []byte) (*provision.Spec, error) {
 	return spec, nil
 }
 
-// entryName names an entry of the file as the library's messages do:
-// users[1] (bot@acme.test), or users[1] when its key is absent.
+// entryName names an entry of the file as the library's messages do
+// (provision.EntryName), whatever JSON value its key holds.
 func entryName(list string, i int, key any) string {
-	name := fmt.Sprintf("%s[%d]", list, i)
-	if k := fmt.Sprint(key); key != nil && k != "" {
-		name += " (" + k + ")"
+	k := ""
+	if key != nil {
+		k = fmt.Sprint(key)
 	}
-	return name
+	return provision.EntryName(list, i, k)
 }
 
 // cleanJSONText refuses a file that is not UTF-8 or has a NUL character
