@@ -161,6 +161,9 @@ func (s *Server) verify(ctx context.Context, token string, _ *http.Request) (*sd
 		if scopekit.ErrorCode(err) == scopekit.EUNAUTHORIZED {
 			return nil, sdkauth.ErrInvalidToken
 		}
+		if errors.Is(err, context.Canceled) {
+			return nil, err // the client went away: not a server error
+		}
 		s.log().Error("mcp: token check failed", "err", err)
 		return nil, errors.New("internal error")
 	}

@@ -287,7 +287,8 @@ func argError(arg, format string, args ...any) error {
 }
 
 // fail turns a use case's error into the tool error the assistant reads.
-// Internal errors are logged and shown only as "internal error".
+// Internal errors are logged and shown only as "internal error"; a
+// cancelled call is not an internal error.
 func (t *tools) fail(err error) error { return t.failWrite(err, nil) }
 
 // failWrite is fail for a write whose attributes and relationships are
@@ -295,6 +296,12 @@ func (t *tools) fail(err error) error { return t.failWrite(err, nil) }
 // argument): a validation error names the argument. Several errors are
 // reported together.
 func (t *tools) failWrite(err error, args map[string]string) error {
+	if errors.Is(err, context.Canceled) {
+		// the client cancelled the call or went away: nothing went wrong
+		// here, and no one may read the answer
+		t.s.log().Info("mcp: tool call cancelled", "err", err)
+		return errors.New("cancelled: the call was cancelled before it finished")
+	}
 	var e *scopekit.Error
 	var es scopekit.Errors
 	if !errors.As(err, &e) && !errors.As(err, &es) {

@@ -1,6 +1,11 @@
 package mcpadapter
 
 import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -23,4 +28,19 @@ func TestArgName(t *testing.T) {
 		"approved-before": "approved_before", "project": "project", "include": "include"} {
 		require.Equal(t, want, argName(param), param)
 	}
+}
+
+// Ensure a cancelled call is told as cancelled and not logged as an
+// internal error, while any other unexpected error still is.
+func TestCancelledCallIsNotAnInternalError(t *testing.T) {
+	var logged bytes.Buffer
+	tl := &tools{s: &Server{Logger: slog.New(slog.NewTextHandler(&logged, nil))}}
+
+	err := tl.fail(fmt.Errorf("listing projects: %w", context.Canceled))
+	require.ErrorContains(t, err, "cancelled")
+	require.NotContains(t, logged.String(), "level=ERROR")
+
+	err = tl.fail(errors.New("disk on fire"))
+	require.EqualError(t, err, "internal error")
+	require.Contains(t, logged.String(), "level=ERROR")
 }
