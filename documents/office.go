@@ -278,8 +278,7 @@ func (p *OfficePool) run(n int) {
 		p.listeners.Store(l, true)
 		p.alive.Add(1)
 		why, graceful := p.serve(l)
-		p.alive.Add(-1)
-		p.listeners.Delete(l)
+		p.retire(l)
 		l.stop(graceful)
 		if why.reason == "" {
 			return
@@ -288,6 +287,13 @@ func (p *OfficePool) run(n int) {
 		if p.Restarted != nil {
 			p.Restarted(why.reason)
 		}
+	}
+}
+
+// retire takes l out of service, once.
+func (p *OfficePool) retire(l *listener) {
+	if _, up := p.listeners.LoadAndDelete(l); up {
+		p.alive.Add(-1)
 	}
 }
 
@@ -322,10 +328,15 @@ func (p *OfficePool) serve(l *listener) (why restart, graceful bool) {
 			}
 		case job := <-p.jobs:
 			pdf, err, broken := l.convert(job.ctx, job.docx)
-			job.done <- officeResult{pdf: pdf, err: err, died: broken != nil && job.ctx.Err() == nil}
+			res := officeResult{pdf: pdf, err: err, died: broken != nil && job.ctx.Err() == nil}
 			if broken != nil {
+				// out of service before its caller hears of it: what the
+				// caller does next (Ready, another PDF) sees it gone
+				p.retire(l)
+				job.done <- res
 				return *broken, false
 			}
+			job.done <- res
 			if l.uses >= recycle {
 				return restart{RestartRecycled, fmt.Sprintf("recycled after %d conversions", l.uses)}, true
 			}
