@@ -127,7 +127,8 @@ func TestVersionsAfterLostNotifications(t *testing.T) {
 	require.NoError(t, err)
 	renameUser(t, a, "while down") // its notification reaches no listener of b
 	require.Eventually(t, func() bool { return b.Sync(ctx) != nil }, 5*time.Second, 10*time.Millisecond, "the lost connection goes unnoticed")
-	require.NotEqual(t, b.TypeVersion(views.TypeUsers), b.TypeVersion(views.TypeUsers), "a count compared while not listening")
+	// (that no count holds while it is down: TestCountsWhileNotListening;
+	// here the listener may be back already)
 	require.Eventually(t, func() bool { return b.Sync(ctx) == nil }, 10*time.Second, 20*time.Millisecond, "the listener does not come back")
 	require.NotEqual(t, before, b.TypeVersion(views.TypeUsers), "the counts did not move at the reconnection")
 }
