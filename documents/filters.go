@@ -178,10 +178,11 @@ func locale(v *env) language.Tag {
 	return language.AmericanEnglish
 }
 
-// formatNumber writes d with places decimals and the locale's grouping and
-// decimal marks. x/text formats the whole part (an int64) and names the
-// mark; the decimals are decimal's own, never a float's, so a figure keeps
-// every digit.
+// formatNumber writes d with places decimals and the locale's grouping,
+// decimal mark and digits. x/text formats the whole part (an int64) and
+// names the mark and the digits (Devanagari in mr, Arabic-Indic in ar-EG);
+// the decimals are decimal's own, never a float's, so a figure keeps every
+// digit.
 func formatNumber(tag language.Tag, d decimal.Decimal, places int) string {
 	places = max(0, min(places, maxPlaces))
 	fixed := d.Abs().StringFixed(int32(places))
@@ -191,20 +192,29 @@ func formatNumber(tag language.Tag, d decimal.Decimal, places int) string {
 		return d.StringFixed(int32(places)) // beyond int64: no grouping
 	}
 	p := message.NewPrinter(tag)
-	out := p.Sprint(xnumber.Decimal(w))
-	if frac != "" {
-		out += decimalMark(p) + frac
-	}
+	var b strings.Builder
 	if d.Round(int32(places)).IsNegative() {
-		out = "-" + out
+		b.WriteByte('-')
 	}
-	return out
+	b.WriteString(p.Sprint(xnumber.Decimal(w)))
+	if frac != "" {
+		mark, digits := localDigits(p)
+		b.WriteString(mark)
+		for _, c := range []byte(frac) {
+			b.WriteString(digits[c-'0'])
+		}
+	}
+	return b.String()
 }
 
-// decimalMark is the locale's decimal mark, as x/text writes 0.5.
-func decimalMark(p *message.Printer) string {
-	s := p.Sprint(xnumber.Decimal(0.5, xnumber.Scale(1)))
-	return strings.TrimSuffix(strings.TrimPrefix(s, "0"), "5")
+// localDigits is the locale's decimal mark and its digits 0 to 9, as
+// x/text writes them.
+func localDigits(p *message.Printer) (mark string, digits [10]string) {
+	for i := range digits {
+		digits[i] = p.Sprint(xnumber.Decimal(i))
+	}
+	half := p.Sprint(xnumber.Decimal(0.5, xnumber.Scale(1)))
+	return strings.TrimSuffix(strings.TrimPrefix(half, digits[0]), digits[5]), digits
 }
 
 // formatMoney writes d in merge data's currency: its symbol in the

@@ -56,6 +56,12 @@ func TestFilters(t *testing.T) {
 		{"EUR fr-FR (the account's)", moneyData("EUR", 2, "fr-FR"), []string{"10\u00a0794,25\u00a0€", "-250,00\u00a0€",
 			"1\u00a0234\u00a0567,50", "1\u00a0234\u00a0567,50", "10\u00a0794", "47\u00a0%", "47,2\u00a0%", "22 November 2026",
 			"November 22, 2026", "GLOBEX", "globex", "n/a", "Globex", ""}},
+		// locales whose digits are not ASCII: every digit is the locale's,
+		// the decimals too
+		{"USD mr (Devanagari digits)", moneyData("USD", 2, "mr"), []string{"$१०,७९४.२५", "-$२५०.००", "१२,३४,५६७.५०",
+			"१२,३४,५६७.५०", "१०,७९४", "४७%", "४७.२%", "22 November 2026", "November 22, 2026", "GLOBEX", "globex", "n/a", "Globex", ""}},
+		{"USD en-US-u-nu-arab", moneyData("USD", 2, "en-US-u-nu-arab"), []string{"$١٠٬٧٩٤٫٢٥", "-$٢٥٠٫٠٠", "١٬٢٣٤٬٥٦٧٫٥٠",
+			"١٬٢٣٤٬٥٦٧٫٥٠", "١٠٬٧٩٤", "٤٧٪\u061c", "٤٧٫٢٪\u061c", "22 November 2026", "November 22, 2026", "GLOBEX", "globex", "n/a", "Globex", ""}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			require.Equal(t, tc.wants, renderText(t, tc.data, tags...))
