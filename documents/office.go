@@ -356,7 +356,7 @@ var pipeSeq atomic.Int64
 // connected to it, in wd. A fresh profile makes soffice exit with 81 to be
 // started again (what the soffice script's launcher does): so it is.
 func (p *OfficePool) startListener(wd *workDir, n int) (*listener, error) {
-	tmp, jobs, profile := filepath.Join(wd.path, "tmp"), filepath.Join(wd.path, "jobs"), filepath.Join(wd.path, "profile")
+	tmp, jobs, profileDir := filepath.Join(wd.path, "tmp"), filepath.Join(wd.path, "jobs"), filepath.Join(wd.path, "profile")
 	for _, d := range []string{tmp, jobs} {
 		os.RemoveAll(d)
 		if err := os.Mkdir(d, 0o700); err != nil {
@@ -365,6 +365,10 @@ func (p *OfficePool) startListener(wd *workDir, n int) (*listener, error) {
 	}
 	if strings.ContainsAny(wd.path, "\t\n") {
 		return nil, fmt.Errorf("the work folder %q has a tab or a new line in its name", wd.path)
+	}
+	prof, err := profile(profileDir)
+	if err != nil {
+		return nil, err
 	}
 	timeout := p.StartTimeout
 	if timeout <= 0 {
@@ -379,8 +383,7 @@ func (p *OfficePool) startListener(wd *workDir, n int) (*listener, error) {
 	deadline := time.NewTimer(timeout)
 	defer deadline.Stop()
 	for attempt := 0; ; attempt++ {
-		l.soffice = exec.Command(sofficeBin(p.Cold.Path),
-			"-env:UserInstallation=file://"+filepath.ToSlash(profile),
+		l.soffice = exec.Command(sofficeBin(p.Cold.Path), prof,
 			"--headless", "--invisible", "--nocrashreport", "--nodefault", "--nologo", "--nofirststartwizard",
 			"--norestore", "--nolockcheck", "--accept=pipe,name="+pipe+";urp;StarOffice.ComponentContext")
 		l.soffice.Dir = wd.path

@@ -111,8 +111,11 @@ func (lo *LibreOffice) ToPDF(ctx context.Context, docx []byte) ([]byte, error) {
 		return nil, fmt.Errorf("PDF conversion: %w", err)
 	}
 	outDir := filepath.Join(dir, "out")
-	cmd := exec.CommandContext(ctx, lo.Path,
-		"-env:UserInstallation=file://"+filepath.ToSlash(filepath.Join(dir, "profile")),
+	prof, err := profile(filepath.Join(dir, "profile"))
+	if err != nil {
+		return nil, fmt.Errorf("PDF conversion: %w", err)
+	}
+	cmd := exec.CommandContext(ctx, lo.Path, prof,
 		"--headless", "--norestore", "--nologo", "--nodefault", "--nolockcheck",
 		"--convert-to", "pdf", "--outdir", outDir, in)
 	cmd.Dir = dir

@@ -2,6 +2,7 @@ package documents
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -109,4 +110,40 @@ func isStale(path string, fi fs.FileInfo) (bool, error) {
 		return false, nil // held: in use
 	}
 	return true, os.RemoveAll(path)
+}
+
+// lockedProfile is the LibreOffice settings every converter's profile
+// starts with: linked content (an image or object a document links to by
+// URL or file path) is not loaded, since a template could otherwise have
+// the server fetch from its network or read its files into a PDF; macros
+// never run.
+const lockedProfile = `<?xml version="1.0" encoding="UTF-8"?>
+<oor:items xmlns:oor="http://openoffice.org/2001/registry" xmlns:xs="http://www.w3.org/2001/XMLSchema" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">
+<item oor:path="/org.openoffice.Office.Common/Security/Scripting"><prop oor:name="BlockUntrustedRefererLinks" oor:op="fuse"><value>true</value></prop></item>
+<item oor:path="/org.openoffice.Office.Common/Security/Scripting"><prop oor:name="DisableMacrosExecution" oor:op="fuse"><value>true</value></prop></item>
+<item oor:path="/org.openoffice.Office.Common/Security/Scripting"><prop oor:name="MacroSecurityLevel" oor:op="fuse"><value>3</value></prop></item>
+</oor:items>
+`
+
+// profile makes the LibreOffice profile folder dir with lockedProfile's
+// settings (kept when the profile exists) and returns the
+// -env:UserInstallation argument naming it.
+func profile(dir string) (string, error) {
+	user := filepath.Join(dir, "user")
+	if err := os.MkdirAll(user, 0o700); err != nil {
+		return "", err
+	}
+	f, err := os.OpenFile(filepath.Join(user, "registrymodifications.xcu"), os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+	if err == nil {
+		_, err = f.WriteString(lockedProfile)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	} else if errors.Is(err, fs.ErrExist) {
+		err = nil // LibreOffice keeps its own settings in it, ours among them
+	}
+	if err != nil {
+		return "", fmt.Errorf("LibreOffice profile: %w", err)
+	}
+	return "-env:UserInstallation=file://" + filepath.ToSlash(dir), nil
 }
