@@ -66,7 +66,8 @@ var readDocs = map[string]routeDoc{
 	"document-templates/file": fileDoc("Download the template's DOCX", "404 until a file is uploaded, and for an archived template unless `filter[active]` covers it (as its GET). Needs `documents` view."),
 	"project-documents/download": fileDoc("Download the generated file",
 		"The DOCX (sow) or XLSX (pricing, breakdown) with its content type and a Content-Disposition filename from the project's name; "+
-			"`format=pdf` gives a sow's PDF. 409 while the document is queued or generating; 404 for a PDF that was not made. "+
+			"`format=pdf` gives a sow's PDF. 409 while the document is queued or generating; 404 for a PDF that was not made, "+
+			"and for an archived document unless `filter[active]` covers it (as its GET). "+
 			"Needs `documents` view and the project's visibility.",
 		queryParam("format", "docx or pdf for a sow, xlsx for a workbook; default the document's own", obj{"type": "string", "enum": []any{"docx", "pdf", "xlsx"}})),
 	"projects/pricing": {Summary: "Every figure of the project's price (docs/pricing.md)",

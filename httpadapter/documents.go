@@ -146,13 +146,14 @@ func (s *Server) templateFile(c *call) error {
 }
 
 // downloadDocument serves GET .../project-documents/{id}/download: the
-// document (DOCX or XLSX), or with format=pdf its PDF.
+// document (DOCX or XLSX), or with format=pdf its PDF; an archived
+// document only with filter[active] covering it.
 func (s *Server) downloadDocument(c *call) error {
 	format, err := c.oneParam("format")
 	if err != nil {
 		return err
 	}
-	f, err := s.Svc.DocumentFile(c.r.Context(), c.actor, c.params.ByName("id"), format, c.opts())
+	f, err := s.Svc.DocumentFile(c.r.Context(), c.actor, c.params.ByName("id"), format, c.q.Filters, c.opts())
 	if err != nil {
 		return err
 	}

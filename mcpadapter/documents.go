@@ -89,9 +89,13 @@ func (t *tools) getDocument(ctx context.Context, req *mcp.CallToolRequest, in Do
 
 // readDocument reads a document the actor may see, archived or not;
 // errors are the use case's.
+// anyActive finds a document whether archived or not: the assistant reads
+// the documents it lists, archived ones included.
+var anyActive = map[string]string{"active": "true,false"}
+
 func (t *tools) readDocument(ctx context.Context, a *engine.Actor, id string, detailed bool) (Document, error) {
 	res, err := t.s.Svc.Get(ctx, a, views.TypeProjectDocuments, id, engine.ListParams{
-		Filters: map[string]string{"active": "true,false"}, Include: []string{views.NameDocumentTemplate}}, opts)
+		Filters: anyActive, Include: []string{views.NameDocumentTemplate}}, opts)
 	if err != nil {
 		return Document{}, err
 	}

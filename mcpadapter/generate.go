@@ -127,7 +127,7 @@ func (t *tools) getDocumentText(ctx context.Context, req *mcp.CallToolRequest, i
 		return nil, DocumentTextOutput{}, argError("document_id", "document %s is a SOW in %s; only DOCX SOWs can be read as text: "+
 			"download the file instead (%s with response_format detailed gives its download_url)", id, fileKind(d), ToolGetDocument)
 	}
-	f, err := t.s.Svc.DocumentFile(ctx, a, id, "", opts)
+	f, err := t.s.Svc.DocumentFile(ctx, a, id, "", anyActive, opts)
 	if err != nil {
 		return nil, DocumentTextOutput{}, t.fail(err)
 	}

@@ -264,20 +264,21 @@ type File struct {
 
 // DocumentFile returns a generated file of a project document: format ""
 // is the document itself (DOCX or XLSX), "pdf" its PDF; "docx" and "xlsx"
-// name the document's own format.
+// name the document's own format. An archived document is found only
+// where filters (the request's: filter[active]) cover it, as its GET.
 //
 // Errors: EFORBIDDEN without documents view; ENOTFOUND for a missing
-// document, one outside the actor's visibility, or a PDF that was not
-// produced; ECONFLICT while the document is not generated yet;
+// document, an archived one filters do not cover, one outside the actor's
+// visibility, or a PDF that was not produced; ECONFLICT while the document is not generated yet;
 // EBADREQUEST (parameter format) for another format.
-func (s *Service) DocumentFile(ctx context.Context, a *engine.Actor, id, format string, opts engine.Options) (*File, error) {
+func (s *Service) DocumentFile(ctx context.Context, a *engine.Actor, id, format string, filters map[string]string, opts engine.Options) (*File, error) {
 	def, err := s.ReadableType(a, views.TypeProjectDocuments)
 	if err != nil {
 		return nil, err
 	}
 	var f *File
 	err = s.Read(ctx, a, opts, func(c *engine.Call) error {
-		rec, err := c.GetVisible(ctx, def, id, engine.AnyActive(def))
+		rec, err := c.GetVisible(ctx, def, id, filters)
 		if err != nil {
 			return err
 		}

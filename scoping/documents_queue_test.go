@@ -42,7 +42,7 @@ func TestDocumentsClaimsAndLeases(t *testing.T) {
 	snap, err := svc.JobSnapshot(ctx, job)
 	require.NoError(t, err)
 	require.Equal(t, p.ID, snap.Project.ID)
-	_, err = svc.DocumentFile(ctx, acme, doc.ID, "", engine.Options{})
+	_, err = svc.DocumentFile(ctx, acme, doc.ID, "", nil, engine.Options{})
 	acctRequireErr(t, err, scopekit.ECONFLICT, "", "is generating")
 
 	w.advance(40 * time.Second)
@@ -113,7 +113,7 @@ func TestDocumentsFinishAndDownload(t *testing.T) {
 		return res.Records[0]
 	}
 	file := func(id, format string) (*scoping.File, error) {
-		return svc.DocumentFile(ctx, sys, id, format, engine.Options{})
+		return svc.DocumentFile(ctx, sys, id, format, nil, engine.Options{})
 	}
 
 	sow := w.document(t, sys, p, scoping.DocumentSOW, std, true)
@@ -180,11 +180,17 @@ func TestDocumentsFinishAndDownload(t *testing.T) {
 	_, err = file(failed.ID, "")
 	acctRequireErr(t, err, scopekit.ENOTFOUND, "", "has no file (status error: the project could not be priced)")
 
-	// an archived document's files are still served; a missing one is not found
+	// an archived document's files are served only where the filters
+	// cover it, as its GET; a missing one is not found
 	_, err = svc.Update(ctx, sys, "project-documents", wb.ID, &engine.Input{Attrs: attrs("active", `false`)}, engine.Options{})
 	require.NoError(t, err)
 	_, err = file(wb.ID, "")
-	require.NoError(t, err)
+	require.Equal(t, scopekit.ENOTFOUND, scopekit.ErrorCode(err))
+	for _, active := range []string{"false", "true,false"} {
+		f, err := svc.DocumentFile(ctx, sys, wb.ID, "", map[string]string{"active": active}, engine.Options{})
+		require.NoError(t, err)
+		require.Equal(t, []byte("xlsx"), f.Data)
+	}
 	_, err = file("999", "")
 	require.Equal(t, scopekit.ENOTFOUND, scopekit.ErrorCode(err))
 }
@@ -204,7 +210,7 @@ func TestDocumentsDeletedOrUnleased(t *testing.T) {
 	require.Equal(t, scopekit.ENOTFOUND, scopekit.ErrorCode(err))
 	require.NoError(t, svc.FinishDocument(ctx, job, &scoping.DocumentOutput{File: []byte("x")}))
 	require.NoError(t, svc.ReleaseDocument(ctx, job))
-	_, err = svc.DocumentFile(ctx, sys, doc.ID, "", engine.Options{})
+	_, err = svc.DocumentFile(ctx, sys, doc.ID, "", nil, engine.Options{})
 	require.Equal(t, scopekit.ENOTFOUND, scopekit.ErrorCode(err))
 
 	// a sow whose template lost its file meanwhile is claimed without one
@@ -290,9 +296,9 @@ func TestDocumentsVisibility(t *testing.T) {
 		job := w.claim(t, time.Minute)
 		require.NoError(t, svc.FinishDocument(ctx, job, &scoping.DocumentOutput{Filename: "p.xlsx", ContentType: "x", File: []byte("x")}))
 	}
-	_, err = svc.DocumentFile(ctx, eng, ok.ID, "", engine.Options{})
+	_, err = svc.DocumentFile(ctx, eng, ok.ID, "", nil, engine.Options{})
 	require.NoError(t, err)
-	_, err = svc.DocumentFile(ctx, eng, hidden.ID, "", engine.Options{})
+	_, err = svc.DocumentFile(ctx, eng, hidden.ID, "", nil, engine.Options{})
 	require.Equal(t, scopekit.ENOTFOUND, scopekit.ErrorCode(err))
 	_, err = svc.Get(ctx, eng, "project-documents", hidden.ID, engine.ListParams{}, engine.Options{})
 	require.Equal(t, scopekit.ENOTFOUND, scopekit.ErrorCode(err))
@@ -302,13 +308,13 @@ func TestDocumentsVisibility(t *testing.T) {
 	require.Equal(t, ok.ID, res.Records[0].ID)
 
 	_, globex := acctAccount(t, svc, "globex")
-	_, err = svc.DocumentFile(ctx, globex, ok.ID, "", engine.Options{})
+	_, err = svc.DocumentFile(ctx, globex, ok.ID, "", nil, engine.Options{})
 	require.Equal(t, scopekit.ENOTFOUND, scopekit.ErrorCode(err))
 	require.NoError(t, svc.Setup(ctx, func(a *scoping.Admin) error {
 		_, err := a.EnsureRole(acct.ID, "No documents", map[string]string{"projects": "view"}, "all")
 		return err
 	}))
 	none := acctMember(t, svc, acct.ID, "ned@acme.test", "No documents")
-	_, err = svc.DocumentFile(ctx, none, ok.ID, "", engine.Options{})
+	_, err = svc.DocumentFile(ctx, none, ok.ID, "", nil, engine.Options{})
 	require.Equal(t, scopekit.EFORBIDDEN, scopekit.ErrorCode(err))
 }
