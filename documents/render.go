@@ -44,6 +44,11 @@ func render(ctx context.Context, f *officeFormat, template []byte, data any) ([]
 			return nil, err
 		}
 		if len(t.tags) == 0 {
+			if f.finish != nil { // its checks (a sheet's extent) hold for a part without tags too
+				if _, err := f.finish(d, name, d.parts[name]); err != nil {
+					return nil, err
+				}
+			}
 			continue
 		}
 		if outs[name], err = t.render(ctx, tree); err != nil {

@@ -379,7 +379,7 @@ func finishSheet(d *docx, name string, b []byte) ([]byte, error) {
 	w.Grow(len(b) + len(b)/16)
 	s := &scanner{b: b}
 	copied := 0
-	prevOrig, prevNew, cur, maxRow, maxCol := 0, 0, 0, 0, 0
+	prevOrig, prevNew, cur, maxRow, maxCol, lastCol := 0, 0, 0, 0, 0, 0
 	copies := map[int][]int{} // each template row's rows in the result, in order
 	var merges [][]xml.Attr   // each merged range's attributes
 	dimAt, dimFrom := -1, "A1"
@@ -408,17 +408,22 @@ func finishSheet(d *docx, name string, b []byte) ([]byte, error) {
 			if n > maxSheetRows {
 				return errTooManyRows
 			}
-			prevOrig, prevNew, cur, maxRow = orig, n, n, max(maxRow, n)
+			prevOrig, prevNew, cur, maxRow, lastCol = orig, n, n, max(maxRow, n), 0
 			copies[orig] = append(copies[orig], n)
 			w.Write(b[copied:tok.start])
 			w.startTag("row", setAttr(attrs, "r", strconv.Itoa(n)), tok.empty)
 			copied = tok.end
 		case "c":
 			attrs := decodeAttrs(tok.attrs)
+			lastCol++ // a cell without a reference is the next one
 			if col, _ := splitRef(attr(attrs, "r")); col != "" {
 				attrs = setAttr(attrs, "r", col+strconv.Itoa(cur))
-				maxCol = max(maxCol, colNumber(col))
+				lastCol = colNumber(col)
 			}
+			if lastCol > maxSheetCols {
+				return errTooManyCols
+			}
+			maxCol = max(maxCol, lastCol)
 			mark := attr(attrs, cellMark)
 			w.Write(b[copied:tok.start])
 			copied = tok.end
@@ -447,8 +452,15 @@ func finishSheet(d *docx, name string, b []byte) ([]byte, error) {
 	if errors.Is(err, errTooManyRows) {
 		return nil, invalid("the sheet rendered from %s would have more than %d rows, a sheet's limit (a loop over a long list)", name, maxSheetRows)
 	}
+	if errors.Is(err, errTooManyCols) {
+		return nil, invalid("the sheet rendered from %s has a cell beyond column %s, a sheet's last", name, colName(maxSheetCols))
+	}
 	if err != nil {
 		return nil, fmt.Errorf("documents: rendered %s: %w", name, err)
+	}
+	if maxRow*maxCol > maxSheetCells {
+		return nil, invalid("the sheet rendered from %s reaches cell %s%d: %d rows by %d columns is more than %d cells, "+
+			"too far for its PDF to be made in time; keep the sheet's cells nearer to A1", name, colName(maxCol), maxRow, maxRow, maxCol, maxSheetCells)
 	}
 	w.Write(b[copied:])
 	res := w.Bytes()

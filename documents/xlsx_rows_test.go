@@ -151,6 +151,29 @@ func TestXLSXTooManyRows(t *testing.T) {
 	requireInvalid(t, err, "the sheet rendered from xl/worksheets/sheet1.xml would have more than 1048576 rows")
 }
 
+// Ensure a sheet whose extent (last row times last column) passes 10⁸
+// cells, or with a cell beyond column XFD, fails its rendering saying so
+// (two cells at A1 and XFD1048576 kept LibreOffice 42 s on its PDF); up
+// to the bound it renders.
+func TestXLSXSheetExtent(t *testing.T) {
+	for _, tc := range []struct{ name, rows, want string }{
+		{"far corner", row("1", "A1={name}") + row("1048576", "XFD1048576=x"),
+			"the sheet rendered from xl/worksheets/sheet1.xml reaches cell XFD1048576: 1048576 rows by 16384 columns is more than 100000000 cells"},
+		{"a loop pushing wide rows down", row("1", "A1={#list}{.}", "CW1={/list}") + row("1000000", "CW1000000=x"),
+			"reaches cell CW1000002: 1000002 rows by 101 columns"},
+		{"beyond XFD", row("1", "XFE1={name}"), "has a cell beyond column XFD, a sheet's last"},
+		{"far beyond XFD", row("1", "ZZZZZZZZZZZZZZZ1=x"), "has a cell beyond column XFD"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := documents.RenderFormat(context.Background(), documents.FormatXLSX, sheetOf(t, tc.rows, ""),
+				map[string]any{"name": "Globex", "list": []any{"a", "b", "c"}})
+			requireInvalid(t, err, tc.want)
+		})
+	}
+	sheet := renderSheet(t, sheetOf(t, row("1", "A1={name}")+row("100000", "ALL100000=x"), ""), map[string]any{"name": "Globex"})
+	require.Contains(t, sheet, `<dimension ref="A1:ALL100000"/>`, "10⁸ cells render")
+}
+
 // Ensure two loops over one table row, one after the other, are refused
 // (they would fill the row with the second loop's items) in each format,
 // as two sharing a paragraph are; loops nesting over one row still work.

@@ -22,6 +22,20 @@ const maxSheetRows = 1 << 20
 // maxSheetRows.
 var errTooManyRows = errors.New("too many rows")
 
+// maxSheetCols is the last column of a sheet (Excel's XFD).
+const maxSheetCols = 1 << 14
+
+// errTooManyCols stops the finishing of a sheet with a cell beyond
+// maxSheetCols.
+var errTooManyCols = errors.New("too many columns")
+
+// maxSheetCells bounds a rendered sheet's extent: its last row times its
+// last column. LibreOffice's time to make a PDF of a sheet grows with
+// that extent, not with the cells filled (two cells, at A1 and
+// XFD1048576, took 42 s; 10⁸ cells about 1 s), and a document worker is
+// busy for all of it.
+const maxSheetCells = 100_000_000
+
 // mergedRows returns the rows the sheet's merged ranges begin and end on,
 // sorted, without repeats. The ranges (mergeCells) follow the rows
 // (sheetData) in a sheet; a part whose ranges do not read has none here,
@@ -115,6 +129,9 @@ func splitRef(ref string) (col string, row int) {
 }
 
 func colNumber(col string) int {
+	if len(col) > 3 {
+		return maxSheetCols + 1 // beyond XFD, and no overflow
+	}
 	n := 0
 	for _, c := range col {
 		n = n*26 + int(c-'A'+1)
