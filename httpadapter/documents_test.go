@@ -259,23 +259,6 @@ func TestProjectDocumentGeneration(t *testing.T) {
 	require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
 	assertError(t, e.req(http.MethodGet, "/acme/v1/project-documents/"+id, admin, "", "Accept", documents.ContentTypeDOCX), http.StatusNotAcceptable, "")
 
-	// archived, the document downloads as it reads: only where
-	// filter[active] covers it (http.md "Archiving")
-	e.patch("/acme/v1/project-documents/"+id, admin, "project-documents", id, `{"active":false}`)
-	for _, path := range []string{"/acme/v1/project-documents/" + id + "/download", "/v2/project-documents/" + id + "/download"} {
-		assertError(t, e.get(strings.TrimSuffix(path, "/download"), admin), http.StatusNotFound, "")
-		assertError(t, e.download(path, admin), http.StatusNotFound, "")
-		assertError(t, e.download(path+"?format=docx", admin), http.StatusNotFound, "")
-		assertError(t, e.download(path+"?filter[active]=true", admin), http.StatusNotFound, "")
-		for _, q := range []string{"?filter[active]=false", "?filter[active]=true,false"} {
-			got := e.download(path+q, admin)
-			require.Equal(t, http.StatusOK, got.Status, "%s%s: %s", path, q, got.Body)
-			assert.Equal(t, dl.Body, got.Body)
-		}
-	}
-	e.patch("/acme/v1/project-documents/"+id, admin, "project-documents", id, `{"active":true}`)
-	require.Equal(t, http.StatusOK, e.download("/acme/v1/project-documents/"+id+"/download", admin).Status)
-
 	// one event per status change, in order, in the outbox
 	events, err := e.svc.Events(context.Background(), "", 0)
 	require.NoError(t, err)
