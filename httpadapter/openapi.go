@@ -442,6 +442,15 @@ func sortParam(def *engine.TypeDef) obj {
 	return queryParam("sort", "comma-separated, - for descending: "+strings.Join(keys, ", "), obj{"type": "string"})
 }
 
+// manageNeeds names the permissions a write of def needs, at manage level.
+func manageNeeds(def *engine.TypeDef) string {
+	needs := "`" + def.Guard + "`"
+	for _, g := range def.WriteGuards {
+		needs += " and `" + g + "`"
+	}
+	return needs + " manage"
+}
+
 func addTypePaths(schema *engine.Schema, paths obj, prefix string, def *engine.TypeDef, v2 bool) {
 	var slug []any
 	if !v2 {
@@ -454,10 +463,10 @@ func addTypePaths(schema *engine.Schema, paths obj, prefix string, def *engine.T
 	one := obj{"get": op(routeDoc{Tag: t, Summary: "Show a record of type " + t, Response: singleDoc(t)}, append(slices.Clone(withID), includeParam(def), fieldsParam(def)))}
 	if def.Async {
 		coll["post"] = op(routeDoc{Tag: t, Summary: "Queue a record of type " + t, Description: "Answers 202 with the record (status queued) and a Location header to poll; " +
-			"the work happens in the background. Needs `" + def.Guard + "` manage; throttled per IP and per account (429 with Retry-After).",
+			"the work happens in the background. Needs " + manageNeeds(def) + "; throttled per IP and per account (429 with Retry-After).",
 			Status: "202", Body: writeDoc1(t), Response: singleDoc(t), MoreErrors: []string{"429"}}, slug)
 	} else if !def.ReadOnly || def.Hooks.Create != nil {
-		coll["post"] = op(routeDoc{Tag: t, Summary: "Create a record of type " + t, Description: "Answers 201 with a Location header. Needs `" + def.Guard + "` manage.",
+		coll["post"] = op(routeDoc{Tag: t, Summary: "Create a record of type " + t, Description: "Answers 201 with a Location header. Needs " + manageNeeds(def) + ".",
 			Status: "201", Body: writeDoc1(t), Response: singleDoc(t)}, slug)
 	}
 	if !def.ReadOnly {

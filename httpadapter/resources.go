@@ -243,7 +243,7 @@ func (s *Server) create(c *call) error {
 		return err
 	}
 	if def.Async { // background work is throttled, once the caller may ask for it
-		if err := c.actor.Require(def.Guard, true); err != nil {
+		if err := c.actor.RequireWrite(def); err != nil {
 			return err
 		}
 		if !s.admitGeneration(c) {
