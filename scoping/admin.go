@@ -293,6 +293,9 @@ func (s *Service) UpdateAccount(ctx context.Context, a *engine.Actor, in *engine
 			case v == nil:
 				errs = append(errs, engine.Invalid(engine.AttrPointer(mfa.Name), "%s must be true or false", mfa.Name))
 			default:
+				if v == true && !(views.Account{Record: acct}).MfaRequired() {
+					revokeAfterCommit(c, acct.ID, nil, false)
+				}
 				acct.Attrs[mfa.Name] = v
 			}
 		}

@@ -41,7 +41,7 @@ func declareSingleSignOn(s *engine.Schema) {
 			flag("passwords-allowed", true), flag("jit-provisioning", false),
 			{Name: "active", Kind: engine.KindBool, Default: true, Index: true}},
 		Rels:  []engine.RelDef{to1("default-role", "roles")},
-		Hooks: engine.Hooks{Validate: validateAll(validateIdentityProvider, providerRoleCeiling)}})
+		Hooks: engine.Hooks{Validate: validateAll(validateIdentityProvider, providerRoleCeiling), AfterWrite: revokeOnPasswordsOff}})
 }
 
 // validateIdentityProvider checks the issuer URL and the email domains

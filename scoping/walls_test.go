@@ -163,3 +163,47 @@ func TestWallsEmails(t *testing.T) {
 	})
 	require.Equal(t, scopekit.EINVALID, scopekit.ErrorCode(err), "%v", err)
 }
+
+// revocations records what RevokeRefreshTokens was asked.
+type revocations struct{ calls []string }
+
+func (r *revocations) RevokeRefreshTokens(_ context.Context, accountID string, userIDs []string, passwordsOff bool) (int, error) {
+	r.calls = append(r.calls, strings.Join([]string{accountID, strings.Join(userIDs, ","), map[bool]string{true: "passwords-off", false: "no-mfa"}[passwordsOff]}, "|"))
+	return len(userIDs), nil
+}
+
+// Ensure tightening an account's sign-in policy revokes, after the
+// commit, the refresh tokens it no longer admits: mfa-required turned on
+// (those of every user without a second factor), an identity provider
+// taking its domains away from passwords (those of the members whose
+// email it covers), and that a write that tightens nothing revokes
+// nothing.
+func TestWallsPolicyRevokes(t *testing.T) {
+	ctx := context.Background()
+	svc, _, acme, _, sys := ssoService(t)
+	rev := &revocations{}
+	svc.SignIns = rev
+	admin := acctMember(t, svc, acme.ID, "admin@acme.test", "Account Admin")
+	ann := acctMember(t, svc, acme.ID, "ann@acme.test", "Sales")
+	bob := acctMember(t, svc, acme.ID, "bob@elsewhere.test", "Sales")
+
+	set := func(v string) {
+		_, err := svc.UpdateAccount(ctx, admin, &engine.Input{Attrs: attrs("mfa-required", v)})
+		require.NoError(t, err)
+	}
+	set("true")
+	set("true")
+	require.Equal(t, []string{acme.ID + "||no-mfa"}, rev.calls, "on once; again changes nothing")
+	set("false")
+	require.Len(t, rev.calls, 1)
+
+	rev.calls = nil
+	idp := acctCreate(t, svc, sys, "identity-providers", idpAttrs("passwords-allowed", "true"), nil)
+	require.Empty(t, rev.calls)
+	require.NoError(t, idpUpdate(svc, sys, idp.ID, attrs("passwords-allowed", "false"), nil))
+	require.Equal(t, []string{acme.ID + "|" + admin.UserID + "," + ann.UserID + "|passwords-off"}, rev.calls)
+	require.NoError(t, idpUpdate(svc, sys, idp.ID, attrs("name", `"Renamed"`), nil))
+	require.NoError(t, idpUpdate(svc, sys, idp.ID, attrs("email-domains", `["acme.test","elsewhere.test"]`), nil))
+	require.Len(t, rev.calls, 2, "a new domain: its members only")
+	require.Equal(t, acme.ID+"|"+bob.UserID+"|passwords-off", rev.calls[1])
+}
