@@ -238,9 +238,9 @@ func errorResponses() obj {
 	for code, desc := range map[string]string{
 		"400": "malformed request: bad JSON:API, unknown attribute, filter, include or sort, page[size] above 1000 (detail and source name it)",
 		"401": "no token, or an expired, revoked or unknown one: get a new token",
-		"403": "the token's role lacks the permission, or the slug names an account the user is not a member of",
+		"403": "the token's role lacks the permission, the write would grant more than the caller holds, or the slug names another account than the token's (a token acts in one account)",
 		"404": "no such record for this caller (another account's records look the same)",
-		"409": "the current state forbids it (type or id mismatch, an action on a record in the wrong state)",
+		"409": "the current state forbids it (type or id mismatch, an action on a record in the wrong state, a change to a person who is a member of another account too)",
 		"422": "validation failed: one error per field, with source.pointer",
 		"413": "the body is larger than the route takes",
 		"415": "the body's Content-Type is not the one the route takes",
