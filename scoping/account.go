@@ -136,15 +136,15 @@ func declareAccounts(s *engine.Schema) {
 
 // validateRole checks a role's permissions: known names, known levels.
 func validateRole(_ context.Context, _ *engine.Call, rec, _ *engine.Record) []error {
-	m, _ := rec.Attrs["permissions"].(map[string]any)
+	m, _ := rec.Attrs[views.NamePermissions].(map[string]any)
 	var errs []error
 	for _, k := range sortedKeys(m) {
 		if !slices.Contains(Permissions, k) {
-			errs = append(errs, engine.Invalid(engine.AttrPointer("permissions"), "%q is not a permission (known: %s)", k, strings.Join(Permissions, ", ")))
+			errs = append(errs, engine.Invalid(engine.AttrPointer(views.NamePermissions), "%q is not a permission (known: %s)", k, strings.Join(Permissions, ", ")))
 			continue
 		}
 		if v, _ := m[k].(string); v != engine.AccessNone && v != engine.AccessView && v != engine.AccessManage {
-			errs = append(errs, engine.Invalid(engine.AttrPointer("permissions"), "permission %s must be none, view or manage", k))
+			errs = append(errs, engine.Invalid(engine.AttrPointer(views.NamePermissions), "permission %s must be none, view or manage", k))
 		}
 	}
 	return errs
