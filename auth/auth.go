@@ -68,6 +68,9 @@ type Membership struct {
 	// never): access and refresh tokens and codes issued until then stay
 	// void once it is active again.
 	RevokedAt time.Time
+	// Email is the person's email, what the account's identity providers
+	// cover.
+	Email string
 }
 
 // revokes reports whether the membership's last deactivation voids what
@@ -105,9 +108,15 @@ type ServiceCredential struct {
 // grant of the refresh token they replace, so "a refresh token from a
 // password grant" stays true along a rotation chain.
 type Token struct {
-	Digest    []byte // HashSecret of the token value
-	Kind      string // KindAccess or KindRefresh
-	Grant     string
+	Digest []byte // HashSecret of the token value
+	Kind   string // KindAccess or KindRefresh
+	Grant  string
+	// Proof is how the person proved who they are at the sign-in the
+	// token comes from (ProofPassword, ProofPasswordMFA; "" for a service
+	// account, a code exchange, or a token older than the field): a
+	// refresh keeps it, and refreshing fails once the account's policy
+	// asks for more (policy.go).
+	Proof     string
 	UserID    string
 	AccountID string // the account the token is scoped to: its client's
 	ClientID  string
@@ -137,6 +146,9 @@ type Store interface {
 	// DeleteToken removes the token. ENOTFOUND when there was none, so that
 	// of two requests consuming the same single-use token only one wins.
 	DeleteToken(ctx context.Context, digest []byte) error
+	// DeleteRefreshTokens removes the refresh tokens f selects
+	// (RefreshFilter.Selects) and returns how many there were.
+	DeleteRefreshTokens(ctx context.Context, f RefreshFilter) (int, error)
 	// TakeAuthCode removes the code and returns it, in one step: of two
 	// exchanges naming the same code only one gets it. ENOTFOUND when there
 	// is none.

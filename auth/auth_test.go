@@ -60,7 +60,7 @@ func (d *Directory) AddUser(userID, email string, service bool, status string, a
 	d.version++
 	d.subjects[strings.ToLower(email)] = &auth.Subject{UserID: userID, Email: email, Service: service}
 	for _, a := range accountIDs {
-		d.memberships[[2]string{userID, a}] = &auth.Membership{UserID: userID, AccountID: a, Status: status, Service: service}
+		d.memberships[[2]string{userID, a}] = &auth.Membership{UserID: userID, AccountID: a, Status: status, Service: service, Email: email}
 	}
 }
 

@@ -285,7 +285,7 @@ func (s *Service) authorizationCodeGrant(ctx context.Context, c *client, r *Toke
 	if m.revokes(ac.CreatedAt) {
 		return nil, invalid
 	}
-	return s.issue(ctx, c, ac.UserID, GrantAuthorizationCode, false)
+	return s.issue(ctx, c, ac.UserID, GrantAuthorizationCode, "", false)
 }
 
 // validChallenge reports whether v can be an S256 challenge: the unpadded

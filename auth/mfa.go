@@ -229,8 +229,9 @@ func recoveryIndex(digests [][]byte, code string) int {
 }
 
 // enrol stores the second factor of a confirmed enrolment: the seed
-// sealed, the recovery codes as digests, and step as used. A user who
-// has one already (set up meanwhile in another sign-in) keeps it: false.
+// sealed, the recovery codes as digests, and step as used, and revokes
+// the person's refresh tokens of sign-ins without one. A user who has one
+// already (set up meanwhile in another sign-in) keeps it: false.
 func (s *Service) enrol(ctx context.Context, userID string, e *Enrolment, step int64) (bool, error) {
 	sealer, err := s.sealer()
 	if err != nil {
@@ -258,6 +259,12 @@ func (s *Service) enrol(ctx context.Context, userID string, e *Enrolment, step i
 		stored = true
 		return tx.PutMFA(m)
 	})
+	if err != nil || !stored {
+		return stored, err
+	}
+	// the person's sign-ins without a second factor no longer qualify,
+	// in any account (policy.go)
+	_, err = s.RevokeRefreshTokens(ctx, "", []string{userID}, false)
 	return stored, err
 }
 

@@ -170,29 +170,30 @@ func (s *Service) AuthorizeSecondFactor(ctx context.Context, r *AuthorizeRequest
 
 // passwordSecondFactor is the second step of the password grant, once
 // the password and the membership are good: nil when the user has no
-// second factor and the account requires none, or when mfaCode is right.
-func (s *Service) passwordSecondFactor(ctx context.Context, userID, accountID, mfaCode string) error {
+// second factor and the account requires none (withMFA false), or when
+// mfaCode is right (withMFA true).
+func (s *Service) passwordSecondFactor(ctx context.Context, userID, accountID, mfaCode string) (withMFA bool, err error) {
 	enrolled, required, err := s.mfaStatus(ctx, userID, accountID)
 	switch {
 	case err != nil:
-		return err
+		return false, err
 	case !enrolled && required:
-		return NewOAuthError(InvalidGrant,
+		return false, NewOAuthError(InvalidGrant,
 			"the account requires two-step verification: set it up by signing in on the login page first")
 	case !enrolled:
-		return nil
+		return false, nil
 	case mfaCode == "":
-		return NewOAuthError(MFARequired,
+		return false, NewOAuthError(MFARequired,
 			"this user signs in with a second factor: repeat the request with the authenticator code (or a recovery code) in mfa_code")
 	}
 	check, err := s.checkCode(ctx, userID, mfaCode)
 	switch {
 	case err != nil:
-		return err
+		return false, err
 	case check == codeLocked:
-		return NewOAuthError(InvalidGrant, "too many wrong mfa_code values in a row: wait a quarter of an hour")
+		return false, NewOAuthError(InvalidGrant, "too many wrong mfa_code values in a row: wait a quarter of an hour")
 	case check != codeOK:
-		return NewOAuthError(InvalidGrant, "mfa_code is incorrect, or was used already")
+		return false, NewOAuthError(InvalidGrant, "mfa_code is incorrect, or was used already")
 	}
-	return nil
+	return true, nil
 }

@@ -171,7 +171,7 @@ func (s *Service) clientCredentialsGrant(ctx context.Context, c *client) (*Token
 	if err := statusGrantError(m.Status); err != nil {
 		return nil, err
 	}
-	return s.issue(ctx, c, c.cred.UserID, GrantClientCredentials, false)
+	return s.issue(ctx, c, c.cred.UserID, GrantClientCredentials, "", false)
 }
 
 // passwordGrant authenticates the user by password (and second factor).
@@ -207,10 +207,15 @@ func (s *Service) passwordGrant(ctx context.Context, c *client, r *TokenRequest)
 	if _, err := s.signInMembership(ctx, subj.UserID, c.accountID); err != nil {
 		return nil, err
 	}
-	if err := s.passwordSecondFactor(ctx, subj.UserID, c.accountID, r.MFACode); err != nil {
+	withMFA, err := s.passwordSecondFactor(ctx, subj.UserID, c.accountID, r.MFACode)
+	if err != nil {
 		return nil, err
 	}
-	return s.issue(ctx, c, subj.UserID, GrantPassword, true)
+	proof := ProofPassword
+	if withMFA {
+		proof = ProofPasswordMFA
+	}
+	return s.issue(ctx, c, subj.UserID, GrantPassword, proof, true)
 }
 
 // nobodyID is the user id of nobody: a well-formed id (decimal, as
@@ -331,6 +336,9 @@ func (s *Service) refreshTokenGrant(ctx context.Context, c *client, refreshToken
 	if m.revokes(t.CreatedAt) {
 		return nil, invalid
 	}
+	if err := s.refreshAdmitted(ctx, t, m); err != nil {
+		return nil, err
+	}
 	// Rotation: the refresh token is consumed; if a concurrent request
 	// consumed it first, this one loses.
 	if err := s.Store.DeleteToken(ctx, digest); isNotFound(err) {
@@ -338,7 +346,7 @@ func (s *Service) refreshTokenGrant(ctx context.Context, c *client, refreshToken
 	} else if err != nil {
 		return nil, fmt.Errorf("auth: consume refresh token: %w", err)
 	}
-	return s.issue(ctx, c, t.UserID, t.Grant, true)
+	return s.issue(ctx, c, t.UserID, t.Grant, t.Proof, true)
 }
 
 // statusGrantError returns the invalid_grant error for a membership that
@@ -356,11 +364,12 @@ func statusGrantError(status string) error {
 }
 
 // issue mints an access token (and a refresh token when asked) for the user,
-// scoped to the client's account.
-func (s *Service) issue(ctx context.Context, c *client, userID, grant string, withRefresh bool) (*TokenResponse, error) {
+// scoped to the client's account; proof is how the person proved who they
+// are (Token.Proof).
+func (s *Service) issue(ctx context.Context, c *client, userID, grant, proof string, withRefresh bool) (*TokenResponse, error) {
 	now := s.now()
 	ttl := s.tokenTTL()
-	access, err := s.mint(ctx, KindAccess, grant, userID, c, now, ttl)
+	access, err := s.mint(ctx, KindAccess, grant, proof, userID, c, now, ttl)
 	if err != nil {
 		return nil, err
 	}
@@ -371,7 +380,7 @@ func (s *Service) issue(ctx context.Context, c *client, userID, grant string, wi
 		CreatedAt:   now.Unix(),
 	}
 	if withRefresh {
-		if resp.RefreshToken, err = s.mint(ctx, KindRefresh, grant, userID, c, now, s.refreshTTL()); err != nil {
+		if resp.RefreshToken, err = s.mint(ctx, KindRefresh, grant, proof, userID, c, now, s.refreshTTL()); err != nil {
 			return nil, err
 		}
 	}
@@ -379,7 +388,7 @@ func (s *Service) issue(ctx context.Context, c *client, userID, grant string, wi
 }
 
 // mint stores the digest of a new random token and returns the token.
-func (s *Service) mint(ctx context.Context, kind, grant, userID string, c *client, now time.Time, ttl time.Duration) (string, error) {
+func (s *Service) mint(ctx context.Context, kind, grant, proof, userID string, c *client, now time.Time, ttl time.Duration) (string, error) {
 	v, err := randomString(tokenBytes)
 	if err != nil {
 		return "", err
@@ -388,6 +397,7 @@ func (s *Service) mint(ctx context.Context, kind, grant, userID string, c *clien
 		Digest:    HashSecret(v),
 		Kind:      kind,
 		Grant:     grant,
+		Proof:     proof,
 		UserID:    userID,
 		AccountID: c.accountID,
 		ClientID:  c.id,

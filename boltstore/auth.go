@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/scopekit/scopekit"
@@ -199,6 +200,38 @@ func (s authStore) DeleteToken(ctx context.Context, digest []byte) error {
 		}
 		return b.Delete(digest)
 	})
+}
+
+// DeleteRefreshTokens implements auth.Store. Tokens are keyed by digest
+// alone, so it reads them all: a revocation follows a change of an
+// account's sign-in policy, which is rare.
+func (s authStore) DeleteRefreshTokens(ctx context.Context, f auth.RefreshFilter) (int, error) {
+	var n int
+	err := s.update(ctx, func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucketAuthTokens)
+		var gone [][]byte
+		err := b.ForEach(func(k, v []byte) error {
+			var t auth.Token
+			if err := json.Unmarshal(v, &t); err != nil {
+				return fmt.Errorf("boltstore: decode token: %w", err)
+			}
+			if f.Selects(&t) {
+				gone = append(gone, slices.Clone(k))
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		for _, k := range gone {
+			if err := b.Delete(k); err != nil {
+				return err
+			}
+		}
+		n = len(gone)
+		return nil
+	})
+	return n, err
 }
 
 // TakeAuthCode implements auth.Store.

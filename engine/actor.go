@@ -65,3 +65,18 @@ func (a *Actor) Require(p string, write bool) error {
 	}
 	return scopekit.Errorf(scopekit.EFORBIDDEN, "this action needs the %s permission at %s level", p, lvl)
 }
+
+// RequireWrite returns an EFORBIDDEN error unless the actor may write
+// records of def: its Guard and every one of its WriteGuards at manage
+// level.
+func (a *Actor) RequireWrite(def *TypeDef) error {
+	if err := a.Require(def.Guard, true); err != nil {
+		return err
+	}
+	for _, g := range def.WriteGuards {
+		if err := a.Require(g, true); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -227,3 +227,35 @@ func TestCheckFindsBrokenDeclarations(t *testing.T) {
 	}
 	require.Panics(t, func() { s.Register(&engine.TypeDef{Name: "boxes"}) }, "a type declared twice")
 }
+
+// Ensure a type's WriteGuards are needed, at manage level, for every
+// write (create, update, delete) besides its Guard, and for no read; and
+// that the schema check refuses a write guard it does not know.
+func TestWriteGuards(t *testing.T) {
+	s := engine.NewSchema(guard, "other")
+	s.Register(&engine.TypeDef{Name: "locks", Guard: guard, WriteGuards: []string{"other"},
+		Attrs: []engine.AttrDef{{Name: "name", Kind: engine.KindString}}})
+	require.NoError(t, s.Check())
+	v := newEnvWith(t, s, engine.Config{})
+	both := actor(engine.AccessManage, true)
+	both.Role.Attrs["permissions"].(map[string]any)["other"] = engine.AccessManage
+	one := actor(engine.AccessManage, true)
+	ctx := context.Background()
+
+	_, err := v.create(one, "locks", input(map[string]any{"name": "a"}, nil))
+	require.Equal(t, scopekit.EFORBIDDEN, code(err))
+	require.Contains(t, err.Error(), "other permission at manage level")
+	res, err := v.create(both, "locks", input(map[string]any{"name": "a"}, nil))
+	require.NoError(t, err)
+	id := res.ID
+	_, err = v.e.Get(ctx, one, "locks", id, engine.ListParams{}, engine.Options{})
+	require.NoError(t, err, "a read needs the guard alone")
+	_, err = v.e.Update(ctx, one, "locks", id, input(map[string]any{"name": "b"}, nil), engine.Options{})
+	require.Equal(t, scopekit.EFORBIDDEN, code(err))
+	require.Equal(t, scopekit.EFORBIDDEN, code(v.e.Delete(ctx, one, "locks", id, engine.Options{})))
+	require.NoError(t, v.e.Delete(ctx, both, "locks", id, engine.Options{}))
+
+	bad := engine.NewSchema(guard)
+	bad.Register(&engine.TypeDef{Name: "locks", Guard: guard, WriteGuards: []string{"nothing"}})
+	require.ErrorContains(t, bad.Check(), `guard "nothing" is not a permission`)
+}

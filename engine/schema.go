@@ -108,6 +108,9 @@ type TypeDef struct {
 	Global   bool   // not owned by an account (accounts)
 	ReadOnly bool   // no writes through the generic routes (a Create hook may still allow creates)
 	Internal bool   // stored through the engine but never served (the event outbox)
+	// WriteGuards are further permissions a write of the type needs at
+	// manage level besides Guard (a read needs Guard alone).
+	WriteGuards []string
 	// ScopeRel names the relationship to the record whose visibility
 	// governs this one ("id": the record is a scope itself); actors that
 	// do not see every scope see only records of the scopes Config.Scopes

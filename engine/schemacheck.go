@@ -28,8 +28,10 @@ func (s *Schema) Check() error {
 		return isAttr || isRel
 	}
 	for _, t := range s.Types() {
-		if t.Guard != "" && !slices.Contains(s.guards, t.Guard) {
-			bad(t, "guard %q is not a permission", t.Guard)
+		for _, g := range append([]string{t.Guard}, t.WriteGuards...) {
+			if g != "" && !slices.Contains(s.guards, g) {
+				bad(t, "guard %q is not a permission", g)
+			}
 		}
 		if t.ScopeRel != "" && t.ScopeRel != "id" {
 			if _, ok := t.Rel(t.ScopeRel); !ok {

@@ -23,7 +23,7 @@ func (e *Engine) Create(ctx context.Context, a *Actor, typ string, in *Input, op
 	if def.Hooks.Create == nil {
 		def, err = e.WritableType(a, typ)
 	} else {
-		err = a.Require(def.Guard, true)
+		err = a.RequireWrite(def)
 	}
 	if err != nil {
 		return nil, err
@@ -153,7 +153,7 @@ func (e *Engine) WritableType(a *Actor, typ string) (*TypeDef, error) {
 	if def.ReadOnly {
 		return nil, scopekit.Errorf(scopekit.EFORBIDDEN, "%s are read-only", typ)
 	}
-	return def, a.Require(def.Guard, true)
+	return def, a.RequireWrite(def)
 }
 
 // save applies in to rec (old is nil on create), validates and stores it.

@@ -44,11 +44,12 @@ var actionDocs = map[string]routeDoc{
 	"services/submit-for-approval": {Summary: "Submit a catalog service for approval", Body: actionMetaBody(), Response: singleDoc(views.TypeServices)},
 	"services/approve":             {Summary: "Approve a catalog service", Body: actionMetaBody(), Response: singleDoc(views.TypeServices)},
 	"users/credentials": {Summary: "Issue a service account's client id and secret",
-		Description: "The secret is shown this once; issuing again replaces the credentials and voids their tokens. Needs `users` manage; 409 for a user that is not a service account.",
+		Description: "The secret is shown this once; issuing again replaces the credentials and voids their tokens. Needs `users` manage; 409 for a user that is not a service account, or for a person who is a member of another account too (the detail gives how many, not which).",
 		Status:      "201", Response: obj{"type": "object", "properties": obj{"data": ref("service-account-credentials")}}},
 	"users/reset-mfa": {Summary: "Remove a user's second factor (two-step verification)",
 		Description: "For a person who lost their authenticator and recovery codes: the next sign-in asks for no code, or sets a second factor up again " +
-			"where an account requires one. A second factor is the person's, so the reset holds in every account. Needs `users` manage; answers 204.",
+			"where an account requires one. A second factor is the person's: an account resets it only while the person is a member of no other account " +
+			"(else 409, whose detail gives how many other memberships, not which). Needs `users` manage; answers 204.",
 		Status: "204"},
 	"approval-steps/approve": {Summary: "Approve a pending step", Description: "Needs to be a required approver of the step (docs/approval.md).",
 		Body: actionMetaBody(), Response: singleDoc(views.TypeApprovalSteps)},

@@ -236,7 +236,8 @@ func TestRequiredGovernanceCopied(t *testing.T) {
 
 // Ensure users: a created user is invited; its email is unique in the
 // account (case-insensitively) but the same email in another account is
-// the same identity; converting to a service account needs confirmation.
+// the same identity; converting to a service account needs confirmation,
+// and the person a member of this account alone.
 func TestUsers(t *testing.T) {
 	e := mustEnv(t)
 	tok := e.admin()
@@ -267,6 +268,17 @@ func TestUsers(t *testing.T) {
 	assert.Equal(t, http.StatusOK, e.get("/acme/v1/users/"+ann, tok).Status)
 	assert.Equal(t, http.StatusOK, e.get("/globex/v1/users/"+ann, other).Status)
 
+	// being a service account is the person's: not changed while the
+	// person is a member of globex too (docs/auth.md "Accounts are walls")
+	shared := assertError(t, e.req(http.MethodPatch, "/acme/v1/users/"+ann, tok,
+		`{"data":{"type":"users","id":"`+ann+`","attributes":{"user-type":"service"}},"meta":{"confirm":true}}`), http.StatusConflict, "")
+	assert.Contains(t, shared["detail"], "member of 1 other account(s)")
+	assert.NotContains(t, shared["detail"], "globex")
+	// archiving deactivates the membership in that account only
+	r = e.patch("/globex/v1/users/"+ann, other, "users", ann, `{"active":false}`)
+	assert.Equal(t, "deactivated", r.attr("status"))
+	assert.Equal(t, "invited", e.get("/acme/v1/users/"+ann, tok).attr("status"))
+
 	// converting to a service account needs meta.confirm
 	first := assertError(t, e.req(http.MethodPatch, "/acme/v1/users/"+ann, tok, doc("users", ann, `{"user-type":"service"}`)), http.StatusConflict, "")
 	assert.Contains(t, first["detail"], "confirm")
@@ -277,11 +289,6 @@ func TestUsers(t *testing.T) {
 		`{"data":{"type":"users","id":"`+ann+`","attributes":{"user-type":"service"}},"meta":{"confirm":true}}`)
 	require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
 	assert.Equal(t, "service", r.attr("user-type"))
-
-	// archiving deactivates the membership in this account only
-	r = e.patch("/acme/v1/users/"+ann, tok, "users", ann, `{"active":false}`)
-	assert.Equal(t, "deactivated", r.attr("status"))
-	assert.Equal(t, "invited", e.get("/globex/v1/users/"+ann, other).attr("status"))
 }
 
 // Ensure PATCH /v1/me sets settings-design and nothing else.

@@ -15,9 +15,10 @@ import (
 // the previous credentials, and the tokens minted with them, stop working.
 // Needs users manage (403); a user not in the account is 404, a user that
 // is not a service account 409 (the state of the user forbids it: convert
-// it first). The request body, if any, is not read.
+// it first), as is one who is a member of another account too (the
+// credentials are the person's). The request body, if any, is not read.
 func (s *Server) issueCredentials(c *call) error {
-	if err := c.actor.Require("users", true); err != nil {
+	if err := s.Svc.CheckPersonChange(c.r.Context(), c.actor, c.params.ByName("id")); err != nil {
 		return err
 	}
 	cred, secret, err := s.Auth.IssueServiceCredential(c.r.Context(), c.actor.AccountID(), c.params.ByName("id"))
@@ -42,13 +43,15 @@ func (s *Server) issueCredentials(c *call) error {
 
 // resetMFA serves POST /{slug}/v1/users/{id}/reset-mfa: it removes the
 // user's second factor (docs/auth.md "Two-step verification") and answers
-// 204. Needs users manage (403); a user not in the account is 404. The
-// request body, if any, is not read.
+// 204. Needs users manage (403); a user not in the account is 404; a
+// person who is a member of another account too is 409 (the second factor
+// is the person's, and holds in every account). The request body, if
+// any, is not read.
 func (s *Server) resetMFA(c *call) error {
-	if err := c.actor.Require("users", true); err != nil {
+	id := c.params.ByName("id")
+	if err := s.Svc.CheckPersonChange(c.r.Context(), c.actor, id); err != nil {
 		return err
 	}
-	id := c.params.ByName("id")
 	if err := s.Auth.ResetMFA(c.r.Context(), c.actor.AccountID(), id); err != nil {
 		return err
 	}

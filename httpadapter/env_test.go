@@ -113,6 +113,7 @@ func (e *testEnv) open() {
 	e.svc.Webhooks = scoping.WebhookConfig{Sealer: testSealer(e.t), CheckDestination: webhook.CheckDestination(true)}
 	e.auth = &auth.Service{Store: db.AuthStore(), Directory: scoping.Directory(db), Providers: scoping.IdentityProviders(e.svc),
 		BcryptCost: bcrypt.MinCost, Sealer: testSealer(e.t), TokenTTL: e.tokenTTL, Now: e.now}
+	e.svc.SignIns = e.auth
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	pool := docgen.New(e.svc)
 	pool.Converter, pool.Logger, pool.Poll = e.converter, logger, 50*time.Millisecond

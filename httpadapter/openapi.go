@@ -238,9 +238,9 @@ func errorResponses() obj {
 	for code, desc := range map[string]string{
 		"400": "malformed request: bad JSON:API, unknown attribute, filter, include or sort, page[size] above 1000 (detail and source name it)",
 		"401": "no token, or an expired, revoked or unknown one: get a new token",
-		"403": "the token's role lacks the permission, or the slug names an account the user is not a member of",
+		"403": "the token's role lacks the permission, the write would grant more than the caller holds, or the slug names another account than the token's (a token acts in one account)",
 		"404": "no such record for this caller (another account's records look the same)",
-		"409": "the current state forbids it (type or id mismatch, an action on a record in the wrong state)",
+		"409": "the current state forbids it (type or id mismatch, an action on a record in the wrong state, a change to a person who is a member of another account too)",
 		"422": "validation failed: one error per field, with source.pointer",
 		"413": "the body is larger than the route takes",
 		"415": "the body's Content-Type is not the one the route takes",
@@ -442,6 +442,15 @@ func sortParam(def *engine.TypeDef) obj {
 	return queryParam("sort", "comma-separated, - for descending: "+strings.Join(keys, ", "), obj{"type": "string"})
 }
 
+// manageNeeds names the permissions a write of def needs, at manage level.
+func manageNeeds(def *engine.TypeDef) string {
+	needs := "`" + def.Guard + "`"
+	for _, g := range def.WriteGuards {
+		needs += " and `" + g + "`"
+	}
+	return needs + " manage"
+}
+
 func addTypePaths(schema *engine.Schema, paths obj, prefix string, def *engine.TypeDef, v2 bool) {
 	var slug []any
 	if !v2 {
@@ -454,10 +463,10 @@ func addTypePaths(schema *engine.Schema, paths obj, prefix string, def *engine.T
 	one := obj{"get": op(routeDoc{Tag: t, Summary: "Show a record of type " + t, Response: singleDoc(t)}, append(slices.Clone(withID), includeParam(def), fieldsParam(def)))}
 	if def.Async {
 		coll["post"] = op(routeDoc{Tag: t, Summary: "Queue a record of type " + t, Description: "Answers 202 with the record (status queued) and a Location header to poll; " +
-			"the work happens in the background. Needs `" + def.Guard + "` manage; throttled per IP and per account (429 with Retry-After).",
+			"the work happens in the background. Needs " + manageNeeds(def) + "; throttled per IP and per account (429 with Retry-After).",
 			Status: "202", Body: writeDoc1(t), Response: singleDoc(t), MoreErrors: []string{"429"}}, slug)
 	} else if !def.ReadOnly || def.Hooks.Create != nil {
-		coll["post"] = op(routeDoc{Tag: t, Summary: "Create a record of type " + t, Description: "Answers 201 with a Location header. Needs `" + def.Guard + "` manage.",
+		coll["post"] = op(routeDoc{Tag: t, Summary: "Create a record of type " + t, Description: "Answers 201 with a Location header. Needs " + manageNeeds(def) + ".",
 			Status: "201", Body: writeDoc1(t), Response: singleDoc(t)}, slug)
 	}
 	if !def.ReadOnly {

@@ -62,7 +62,9 @@ var routeDocs = map[string]routeDoc{
 	"POST /oauth/token": {Tag: "oauth", Public: true, Summary: "Get a token (client_credentials, password, refresh_token, authorization_code)",
 		Description: "A form (`application/x-www-form-urlencoded`); client id and secret in the form or with HTTP Basic. " +
 			"Errors are `{\"error\", \"error_description\"}`: 400 (401 for `invalid_client`); 429 `slow_down` with `Retry-After` " +
-			"(whole seconds) when throttled; 403 `access_denied` for an address blocked after a sustained loop (docs/auth.md).",
+			"(whole seconds) when throttled; 403 `access_denied` for an address blocked after a sustained loop (docs/auth.md). " +
+			"A token acts in the account of the client that issued it only; a refresh answers `invalid_grant` once the account's " +
+			"sign-in policy asks for more than the refresh token's sign-in gave (a second factor, or no password at all).",
 		Body:     obj{"required": true, "content": obj{"application/x-www-form-urlencoded": obj{"schema": ref("TokenRequest")}}},
 		Response: ref("TokenResponse"), ResponseType: "application/json"},
 	"GET /oauth/token":    {Omit: "answers 405 in OAuth's error format"},

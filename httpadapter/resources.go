@@ -69,8 +69,10 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, v2 bool, h fun
 	params := httprouter.ParamsFromContext(r.Context())
 	c := &call{w: w, r: r, params: params, v2: v2}
 	base := s.base(r)
+	// a token acts in its own account only: another account's slug is
+	// 403 (docs/auth.md "Accounts are walls")
 	if slug := params.ByName("slug"); slug != "" {
-		c.actor, err = s.Svc.ActorFor(ctx, p.UserID, slug)
+		c.actor, err = s.Svc.ActorFor(ctx, p.UserID, p.AccountID, slug)
 		c.view = &view{schema: s.schema(), prefix: base + "/" + url.PathEscape(slug) + "/v1"}
 	} else {
 		c.actor, err = s.Svc.ActorForAccount(ctx, p.UserID, p.AccountID)
@@ -241,7 +243,7 @@ func (s *Server) create(c *call) error {
 		return err
 	}
 	if def.Async { // background work is throttled, once the caller may ask for it
-		if err := c.actor.Require(def.Guard, true); err != nil {
+		if err := c.actor.RequireWrite(def); err != nil {
 			return err
 		}
 		if !s.admitGeneration(c) {

@@ -183,6 +183,32 @@ func (s authStore) DeleteToken(ctx context.Context, digest []byte) error {
 	return nil
 }
 
+// DeleteRefreshTokens implements auth.Store, in one statement that
+// notifies every process when it removed any (versions).
+func (s authStore) DeleteRefreshTokens(ctx context.Context, f auth.RefreshFilter) (int, error) {
+	if !f.AnyUser && len(f.UserIDs) == 0 {
+		return 0, nil
+	}
+	users := f.UserIDs
+	if users == nil {
+		users = []string{}
+	}
+	var n, notified int64
+	err := s.db.pool.QueryRow(ctx, `WITH gone AS (DELETE FROM auth_tokens WHERE data ->> 'Kind' = $1
+			AND ($2 = '' OR data ->> 'AccountID' = $2) AND ($3 OR data ->> 'UserID' = ANY($4))
+			AND coalesce(data ->> 'Proof', '') = ANY($5) RETURNING 1),
+		n AS (SELECT pg_notify($6, $7) WHERE EXISTS (SELECT 1 FROM gone))
+		SELECT (SELECT count(*) FROM gone), (SELECT count(*) FROM n)`, auth.KindRefresh, f.AccountID, f.AnyUser, users, f.Proofs,
+		s.db.versions.channel, authData).Scan(&n, &notified)
+	if err != nil {
+		return 0, err
+	}
+	if n > 0 {
+		s.db.versions.bump(authData)
+	}
+	return int(n), nil
+}
+
 // TakeAuthCode implements auth.Store: the DELETE ... RETURNING hands the
 // code to one caller only.
 func (s authStore) TakeAuthCode(ctx context.Context, digest []byte) (*auth.AuthCode, error) {

@@ -88,14 +88,17 @@ func dump(t *testing.T, db *boltstore.DB) map[string]string {
 func records(t *testing.T, svc *scoping.Service, typ, key string) map[string]*engine.Record {
 	t.Helper()
 	ctx := context.Background()
-	var adaID string
+	var adaID, acmeID string
 	require.NoError(t, svc.Store().View(ctx, func(tx engine.Tx) error {
-		recs, _, err := tx.List(&engine.Query{Type: "users", AllAccounts: true, Where: []engine.Cond{engine.Eq("email", "ada@acme.test")}, Limit: 1})
+		accts, _, err := tx.List(&engine.Query{Type: "accounts", Where: []engine.Cond{engine.Eq("slug", "acme")}, Limit: 1})
+		require.NotEmpty(t, accts)
+		acmeID = accts[0].ID
+		recs, _, err := tx.List(&engine.Query{Type: "users", AccountID: acmeID, Where: []engine.Cond{engine.Eq("email", "ada@acme.test")}, Limit: 1})
 		require.NotEmpty(t, recs)
 		adaID = recs[0].ID
 		return err
 	}))
-	a, err := svc.ActorFor(ctx, adaID, "acme")
+	a, err := svc.ActorForAccount(ctx, adaID, acmeID)
 	require.NoError(t, err)
 	res, err := svc.List(ctx, a, typ, engine.ListParams{}, engine.Options{})
 	require.NoError(t, err)

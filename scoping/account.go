@@ -52,24 +52,11 @@ func declareAccounts(s *engine.Schema) {
 	register(s, &engine.TypeDef{Name: "roles", Guard: "users", Versioned: true,
 		Attrs: []engine.AttrDef{unique(str("name")), {Name: "permissions", Kind: engine.KindObject, NotNull: true},
 			enum("project-visibility", "all", "all", "assigned")},
-		Rels: []engine.RelDef{inverse("users", "users", "roles")},
-		Hooks: engine.Hooks{Delete: deleteRole, Validate: func(_ context.Context, _ *engine.Call, rec, _ *engine.Record) []error {
-			m, _ := rec.Attrs["permissions"].(map[string]any)
-			var errs []error
-			for _, k := range sortedKeys(m) {
-				if !slices.Contains(Permissions, k) {
-					errs = append(errs, engine.Invalid(engine.AttrPointer("permissions"), "%q is not a permission (known: %s)", k, strings.Join(Permissions, ", ")))
-					continue
-				}
-				if v, _ := m[k].(string); v != engine.AccessNone && v != engine.AccessView && v != engine.AccessManage {
-					errs = append(errs, engine.Invalid(engine.AttrPointer("permissions"), "permission %s must be none, view or manage", k))
-				}
-			}
-			return errs
-		}}})
+		Rels:  []engine.RelDef{inverse("users", "users", "roles")},
+		Hooks: engine.Hooks{Delete: deleteRole, Validate: validateAll(validateRole, roleCeiling)}})
 
 	register(s, &engine.TypeDef{Name: "users", Guard: "users", Archives: true, Versioned: true,
-		Attrs: cat([]engine.AttrDef{required(str("name")), unique(str("email")), str("title"), str("phone"),
+		Attrs: cat([]engine.AttrDef{withMaxLen(required(str("name")), MaxNameChars), withMaxLen(unique(str("email")), MaxEmailBytes), str("title"), str("phone"),
 			enum("user-type", "standard", "standard", "service")},
 			computed(enum("status", "", "invited", "active", "deactivated"))),
 		Rels:    []engine.RelDef{toN("roles", "roles")},
@@ -147,6 +134,22 @@ func declareAccounts(s *engine.Schema) {
 	})
 }
 
+// validateRole checks a role's permissions: known names, known levels.
+func validateRole(_ context.Context, _ *engine.Call, rec, _ *engine.Record) []error {
+	m, _ := rec.Attrs[views.NamePermissions].(map[string]any)
+	var errs []error
+	for _, k := range sortedKeys(m) {
+		if !slices.Contains(Permissions, k) {
+			errs = append(errs, engine.Invalid(engine.AttrPointer(views.NamePermissions), "%q is not a permission (known: %s)", k, strings.Join(Permissions, ", ")))
+			continue
+		}
+		if v, _ := m[k].(string); v != engine.AccessNone && v != engine.AccessView && v != engine.AccessManage {
+			errs = append(errs, engine.Invalid(engine.AttrPointer(views.NamePermissions), "permission %s must be none, view or manage", k))
+		}
+	}
+	return errs
+}
+
 // deleteRole removes a role that no user holds and no identity provider
 // gives new members; otherwise it is a conflict, so that nobody loses
 // permissions (or gets another role) as a side effect.
@@ -216,11 +219,18 @@ func userDefaults(_ context.Context, c *engine.Call, rec *engine.Record) error {
 func validateUser(_ context.Context, c *engine.Call, rec, old *engine.Record) []error {
 	u := views.User{Record: rec}
 	var errs []error
-	if e := u.Email(); e != "" && !strings.Contains(e, "@") {
-		errs = append(errs, engine.Invalid(engine.AttrPointer(views.NameEmail), "email must be an email address"))
+	if e := u.Email(); e != "" {
+		if err := CheckEmail(e); err != nil {
+			errs = append(errs, err)
+		}
 	}
 	if len(u.Roles()) > 1 {
 		errs = append(errs, engine.Invalid(engine.RelPointer(views.NameRoles), "a user has one role per account"))
+	} else if err := userRoleCeiling(c, rec, old); err != nil {
+		return []error{err}
+	}
+	if err := personRule(c, rec, old); err != nil {
+		return []error{err}
 	}
 	if old != nil && (views.User{Record: old}).UserType() != "service" && u.UserType() == "service" {
 		if confirm, _ := c.Meta["confirm"].(bool); !confirm {
@@ -271,13 +281,14 @@ func afterWriteUser(ctx context.Context, c *engine.Call, rec, old *engine.Record
 	return syncIdentity(ctx, c, rec, old)
 }
 
-// syncIdentity copies the identity attributes of an updated user to its
-// memberships in other accounts.
+// syncIdentity copies what belongs to the person (personAttrs) from an
+// updated user to its memberships in other accounts, all deactivated by
+// then (personRule), so that an email stays one identity.
 func syncIdentity(_ context.Context, c *engine.Call, rec, old *engine.Record) error {
 	if old == nil {
 		return nil
 	}
-	changed := slices.ContainsFunc(identityAttrs, func(a string) bool { return rec.Attrs[a] != old.Attrs[a] })
+	changed := slices.ContainsFunc(personAttrs, func(a string) bool { return rec.Attrs[a] != old.Attrs[a] })
 	if !changed {
 		return nil
 	}
@@ -289,7 +300,7 @@ func syncIdentity(_ context.Context, c *engine.Call, rec, old *engine.Record) er
 		if m.AccountID == rec.AccountID {
 			continue
 		}
-		for _, a := range identityAttrs {
+		for _, a := range personAttrs {
 			m.Attrs[a] = rec.Attrs[a]
 		}
 		if err := c.Tx.Replace(m); err != nil {

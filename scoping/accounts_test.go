@@ -314,8 +314,8 @@ func TestAccountsEnsureMember(t *testing.T) {
 		m    scoping.Member
 		want string
 	}{
-		{scoping.Member{Email: "ann", Name: "Ann", Role: "Sales"}, "needs an email address and a name"},
-		{scoping.Member{Email: "ann@acme.test", Role: "Sales"}, "needs an email address and a name"},
+		{scoping.Member{Email: "ann", Name: "Ann", Role: "Sales"}, "needs one email address and a name"},
+		{scoping.Member{Email: "ann@acme.test", Role: "Sales"}, "needs one email address and a name"},
 		{scoping.Member{Email: "ann@acme.test", Name: "Ann", Role: "Boss"}, `no role "Boss"`},
 	} {
 		err := svc.Setup(ctx, func(a *scoping.Admin) error {
@@ -341,7 +341,7 @@ func TestAccountsEnsureMember(t *testing.T) {
 		require.NoError(t, err)
 		return res.Records[0]
 	}
-	require.Equal(t, "Ann B", get(acmeSys, inAcme.ID).Str("name"), "the identity's name follows")
+	require.Equal(t, "Ann", get(acmeSys, inAcme.ID).Str("name"), "a membership's name is its own")
 	require.Equal(t, "active", get(acmeSys, inAcme.ID).Str("status"))
 	require.Equal(t, "invited", get(globexSys, inAcme.ID).Str("status"))
 	_, err := svc.ActorForAccount(ctx, inAcme.ID, globex.ID)

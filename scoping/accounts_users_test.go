@@ -31,7 +31,7 @@ func TestAccountsUsers(t *testing.T) {
 
 	_, err := svc.Create(ctx, acmeSys, "users", &engine.Input{Attrs: attrs("name", `"Bob"`, "email", `"bob"`),
 		Rels: map[string]engine.RelInput{"roles": {ToMany: true, Refs: []engine.Ref{{Type: "roles", ID: roles["Sales"].ID}, {Type: "roles", ID: roles["Engineer"].ID}}}}}, engine.Options{})
-	acctRequireErr(t, err, scopekit.EINVALID, "/data/attributes/email", "email must be an email address")
+	acctRequireErr(t, err, scopekit.EINVALID, "/data/attributes/email", "email must be one email address")
 	acctRequireErr(t, err, scopekit.EINVALID, "/data/relationships/roles", "one role per account")
 
 	_, err = svc.Create(ctx, acmeSys, "users", &engine.Input{Attrs: attrs("name", `"Ann 2"`, "email", `"ann@acme.test"`)}, engine.Options{})
@@ -44,23 +44,36 @@ func TestAccountsUsers(t *testing.T) {
 	require.Equal(t, "Annie", joined.Str("name"))
 	require.Equal(t, "CTO", joined.Str("title"), "copied from the identity")
 
-	// identity attributes follow across accounts; the membership's own
-	// status does not
+	// a membership's name, phone and status are its own: what one account
+	// writes does not reach another (docs/auth.md "Accounts are walls")
 	_, err = svc.Update(ctx, globexSys, "users", ann.ID, &engine.Input{Attrs: attrs("phone", `"555"`)}, engine.Options{})
 	require.NoError(t, err)
 	res, err := svc.Get(ctx, acmeSys, "users", ann.ID, engine.ListParams{}, engine.Options{})
 	require.NoError(t, err)
-	require.Equal(t, "555", res.Records[0].Str("phone"))
-	require.Equal(t, "Annie", res.Records[0].Str("name"))
+	require.Empty(t, res.Records[0].Str("phone"))
+	require.Equal(t, "Ann", res.Records[0].Str("name"))
+	// the email is the person's: not changed while acme's membership stands
+	_, err = svc.Update(ctx, globexSys, "users", ann.ID, &engine.Input{Attrs: attrs("email", `"ann@globex.test"`)}, engine.Options{})
+	acctRequireErr(t, err, scopekit.ECONFLICT, "", "member of 1 other account(s)")
+	require.NotContains(t, err.Error(), "acme", "no other account is named")
 	_, err = svc.Update(ctx, globexSys, "users", ann.ID, &engine.Input{Attrs: attrs("active", `false`)}, engine.Options{})
 	require.NoError(t, err)
 	res, err = svc.Get(ctx, acmeSys, "users", ann.ID, engine.ListParams{}, engine.Options{})
 	require.NoError(t, err)
 	require.Equal(t, "invited", res.Records[0].Str("status"), "another account's membership is its own")
+	// with globex's membership deactivated, acme changes the email: it
+	// follows to every membership (one identity), another's is refused
+	res, err = svc.Update(ctx, acmeSys, "users", ann.ID, &engine.Input{Attrs: attrs("email", `"ann@acme.example"`)}, engine.Options{})
+	require.NoError(t, err)
+	res, err = svc.Get(ctx, globexSys, "users", ann.ID, engine.ListParams{Filters: map[string]string{"active": "false"}}, engine.Options{})
+	require.NoError(t, err)
+	require.Equal(t, "ann@acme.example", res.Records[0].Str("email"))
+	gus := acctCreate(t, svc, globexSys, "users", attrs("name", `"Gus"`, "email", `"gus@globex.test"`), nil)
+	_, err = svc.Update(ctx, acmeSys, "users", ann.ID, &engine.Input{Attrs: attrs("email", `"gus@globex.test"`)}, engine.Options{})
+	acctRequireErr(t, err, scopekit.EINVALID, "/data/attributes/email", "another person's")
 
 	// another account's user id is not found through this account
-	other := acctCreate(t, svc, globexSys, "users", attrs("name", `"Gus"`, "email", `"gus@globex.test"`), nil)
-	_, err = svc.Get(ctx, acmeSys, "users", other.ID, engine.ListParams{}, engine.Options{})
+	_, err = svc.Get(ctx, acmeSys, "users", gus.ID, engine.ListParams{}, engine.Options{})
 	require.Equal(t, scopekit.ENOTFOUND, scopekit.ErrorCode(err))
 }
 

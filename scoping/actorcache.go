@@ -33,8 +33,7 @@ const (
 // actorKey is how an actor was addressed.
 type actorKey struct {
 	userID string
-	acct   string // account id, or slug when bySlug
-	bySlug bool
+	acct   string // account id
 }
 
 type actorVersions [3]uint64 // accounts, users, roles

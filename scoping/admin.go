@@ -158,8 +158,8 @@ func (a *Admin) EnsureMember(accountID string, m Member) (*engine.Record, error)
 	if m.Status == "" {
 		m.Status = "active"
 	}
-	if !strings.Contains(m.Email, "@") || m.Name == "" {
-		return nil, scopekit.Errorf(scopekit.EINVALID, "user %q needs an email address and a name", m.Email)
+	if CheckEmail(m.Email) != nil || m.Name == "" {
+		return nil, scopekit.Errorf(scopekit.EINVALID, "user %q needs one email address and a name", m.Email)
 	}
 	roles, _, err := a.c.Tx.List(&engine.Query{Type: views.TypeRoles, AccountID: accountID, Where: []engine.Cond{engine.Eq(views.NameName, m.Role)}})
 	if err != nil {
@@ -293,6 +293,9 @@ func (s *Service) UpdateAccount(ctx context.Context, a *engine.Actor, in *engine
 			case v == nil:
 				errs = append(errs, engine.Invalid(engine.AttrPointer(mfa.Name), "%s must be true or false", mfa.Name))
 			default:
+				if v == true && !(views.Account{Record: acct}).MfaRequired() {
+					revokeAfterCommit(c, acct.ID, nil, false)
+				}
 				acct.Attrs[mfa.Name] = v
 			}
 		}

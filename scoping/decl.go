@@ -32,6 +32,9 @@ func computed(attrs ...engine.AttrDef) []engine.AttrDef {
 func required(a engine.AttrDef) engine.AttrDef { a.Required = true; return a }
 func unique(a engine.AttrDef) engine.AttrDef   { a.Required, a.Unique = true, true; return a }
 
+// withMaxLen sets the attribute's length limit below its kind's.
+func withMaxLen(a engine.AttrDef, n int) engine.AttrDef { a.MaxLen = n; return a }
+
 func to1(name, typ string) engine.RelDef { return engine.RelDef{Name: name, Type: typ} }
 func toN(name, typ string) engine.RelDef { return engine.RelDef{Name: name, Type: typ, ToMany: true} }
 

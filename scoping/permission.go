@@ -38,29 +38,37 @@ func perms(levels ...string) map[string]string {
 	return m
 }
 
-// ActorFor resolves the actor of user userID in the account with slug.
-// An unknown slug is ENOTFOUND; an account the user is not an active member
-// of is EFORBIDDEN.
-func (s *Service) ActorFor(ctx context.Context, userID, slug string) (*engine.Actor, error) {
-	if err := ctx.Err(); err != nil {
+// ActorFor resolves the actor of user userID, whose token acts in the
+// account with id accountID, for a route naming the account with slug
+// (docs/auth.md "Accounts are walls": a token acts in one account only).
+// An unknown slug is ENOTFOUND; another account's slug is EFORBIDDEN
+// whatever memberships the user holds there; EUNAUTHORIZED when the user
+// is no longer an active member of the token's account.
+func (s *Service) ActorFor(ctx context.Context, userID, accountID, slug string) (*engine.Actor, error) {
+	a, err := s.ActorForAccount(ctx, userID, accountID)
+	if scopekit.ErrorCode(err) == scopekit.EFORBIDDEN {
+		return nil, scopekit.Errorf(scopekit.EUNAUTHORIZED, "token user is no longer an active member")
+	}
+	if err != nil {
 		return nil, err
 	}
-	return s.cachedActor(ctx, actorKey{userID: userID, acct: slug, bySlug: true}, func() (*engine.Actor, error) {
-		var a *engine.Actor
-		err := engine.ViewRerun(ctx, s.Store(), func(tx engine.Tx) error {
-			acct, err := accountBySlug(tx, slug)
-			if err != nil {
-				return err
-			}
-			a, err = actorIn(tx, userID, acct)
-			return err
-		})
-		return a, err
+	if (views.Account{Record: a.Account}).Slug() == slug {
+		return a, nil
+	}
+	err = engine.ViewRerun(ctx, s.Store(), func(tx engine.Tx) error {
+		_, err := accountBySlug(tx, slug)
+		return err
 	})
+	if err != nil {
+		return nil, err
+	}
+	return nil, scopekit.Errorf(scopekit.EFORBIDDEN, "this token acts in account %q only; sign in to account %q to act there",
+		views.Account{Record: a.Account}.Slug(), slug)
 }
 
 // ActorForAccount resolves the actor of user userID in the account with id
-// accountID (the account a token is scoped to).
+// accountID (the account a token is scoped to). EFORBIDDEN when the user is
+// not an active member there.
 func (s *Service) ActorForAccount(ctx context.Context, userID, accountID string) (*engine.Actor, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err

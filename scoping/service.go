@@ -34,6 +34,10 @@ type Service struct {
 	// Tracer, when set, traces the costly steps (trace.go); the
 	// composition root sets it.
 	Tracer Tracer
+	// SignIns revokes the refresh tokens a tightened sign-in policy no
+	// longer admits (signinpolicy.go); the composition root sets it to
+	// its auth.Service.
+	SignIns RefreshRevoker
 
 	price func(*pricing.Project) (*pricing.Result, error) // pricing.Price; tests count calls
 

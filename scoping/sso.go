@@ -32,14 +32,16 @@ const (
 )
 
 func declareSingleSignOn(s *engine.Schema) {
-	register(s, &engine.TypeDef{Name: "identity-providers", Guard: "settings",
+	// who may sign people in to the account may give them roles: writes
+	// need users manage too, and the default role obeys the grant ceiling
+	register(s, &engine.TypeDef{Name: "identity-providers", Guard: "settings", WriteGuards: []string{"users"},
 		Attrs: []engine.AttrDef{required(str("name")), required(str("issuer-url")), required(str("client-id")),
 			{Name: "client-secret", Kind: engine.KindString, NotNull: true},
 			{Name: "email-domains", Kind: engine.KindList, Required: true, NotNull: true},
 			flag("passwords-allowed", true), flag("jit-provisioning", false),
 			{Name: "active", Kind: engine.KindBool, Default: true, Index: true}},
 		Rels:  []engine.RelDef{to1("default-role", "roles")},
-		Hooks: engine.Hooks{Validate: validateIdentityProvider}})
+		Hooks: engine.Hooks{Validate: validateAll(validateIdentityProvider, providerRoleCeiling), AfterWrite: revokeOnPasswordsOff}})
 }
 
 // validateIdentityProvider checks the issuer URL and the email domains

@@ -44,6 +44,7 @@ func Run(t *testing.T, open Opener) {
 		{"SingleUseUnderConcurrency", testSingleUse},
 		{"CanceledContext", testCanceledContext},
 		{"SecondFactors", testSecondFactors},
+		{"RefreshRevocation", testRefreshRevocation},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.fn(t, open) })

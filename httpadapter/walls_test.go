@@ -1,0 +1,143 @@
+package httpadapter_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// The attacks of an outside probe of two accounts on one server, each
+// answered 200 or 201 before accounts were walls (docs/auth.md "Accounts
+// are walls").
+
+// tokenForm posts a form to the token endpoint and decodes the answer.
+func (e *testEnv) tokenForm(form url.Values) (int, map[string]any) {
+	e.t.Helper()
+	res, err := http.Post(e.srv.URL+"/oauth/token", "application/x-www-form-urlencoded", strings.NewReader(form.Encode()))
+	require.NoError(e.t, err)
+	defer res.Body.Close()
+	var out map[string]any
+	require.NoError(e.t, json.NewDecoder(res.Body).Decode(&out))
+	return res.StatusCode, out
+}
+
+// portalGrant is a password grant through acme's application.
+func portalGrant(username string) url.Values {
+	return url.Values{"grant_type": {"password"}, "client_id": {wallsPortal}, "client_secret": {wallsPortalSecret},
+		"username": {username}, "password": {wallsPassword}}
+}
+
+// Ensure a person who belongs to two accounts cannot skip one account's
+// sign-in policy through the other's application: the token of acme's
+// application reads acme only; globex's slug is 403 though globex requires
+// a second factor the person never gave.
+func TestWallsAttackOtherAccountsPolicy(t *testing.T) {
+	e := mustEnv(t)
+	_, tok := dualMember(t, e)
+	globexAdmin := e.token("globex", "admin@globex.test", "Account Admin")
+	r := e.req(http.MethodPatch, "/globex/v1/account", globexAdmin, doc("accounts", e.accts["globex"], `{"mfa-required":true}`))
+	require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
+	e.seed("globex", "projects", `{"project-name":"Globex only"}`, "client", "clients", e.seed("globex", "clients", `{"name":"Initech"}`))
+
+	status, body := e.tokenForm(portalGrant("pat@both.test"))
+	require.Equal(t, http.StatusOK, status, "%v", body)
+	viaAcme := body["access_token"].(string)
+	for _, path := range []string{"/globex/v1/projects", "/globex/v1/users", "/globex/v1/account"} {
+		assertError(t, e.get(path, viaAcme), http.StatusForbidden, "")
+		assertError(t, e.get(path, tok), http.StatusForbidden, "")
+	}
+	r = e.get("/v2/projects", viaAcme)
+	require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
+	assert.Empty(t, r.list(), "v2 is acme's: no project")
+	assert.Equal(t, "acme", e.get("/v1/me", viaAcme).attr("account-slug"))
+}
+
+// Ensure one account cannot change a person who is a member of another
+// too: no conversion to a service account, no reset of the second factor,
+// no service credentials (409 naming how many other memberships, not
+// which); the person's sign-in to the other account keeps working.
+func TestWallsAttackSharedPerson(t *testing.T) {
+	e := mustEnv(t)
+	pat, _ := dualMember(t, e)
+	acmeAdmin := e.admin()
+	for _, r := range []*resp{
+		e.req(http.MethodPatch, "/acme/v1/users/"+pat, acmeAdmin,
+			`{"data":{"type":"users","id":"`+pat+`","attributes":{"user-type":"service"}},"meta":{"confirm":true}}`),
+		e.req(http.MethodPost, "/acme/v1/users/"+pat+"/reset-mfa", acmeAdmin, ""),
+		e.req(http.MethodPost, "/acme/v1/users/"+pat+"/credentials", acmeAdmin, ""),
+		e.req(http.MethodPatch, "/acme/v1/users/"+pat, acmeAdmin, doc("users", pat, `{"email":"pat@acme.test"}`)),
+	} {
+		detail := assertError(t, r, http.StatusConflict, "")["detail"].(string)
+		assert.Contains(t, detail, "member of 1 other account(s)")
+		assert.NotContains(t, detail, "globex")
+	}
+	globexAdmin := e.token("globex", "admin@globex.test", "Account Admin")
+	r := e.get("/globex/v1/users/"+pat, globexAdmin)
+	assert.Equal(t, "standard", r.attr("user-type"))
+	assert.Equal(t, "pat@both.test", r.attr("email"))
+	require.NoError(t, e.auth.RegisterApplication(t.Context(), e.accts["globex"], "Globex", "globex-portal", "globex-portal-secret", nil))
+	status, body := e.tokenForm(url.Values{"grant_type": {"password"}, "client_id": {"globex-portal"}, "client_secret": {"globex-portal-secret"},
+		"username": {"pat@both.test"}, "password": {wallsPassword}})
+	assert.Equal(t, http.StatusOK, status, "%v", body)
+}
+
+// Ensure a role with settings manage cannot make itself Account Admin: an
+// identity provider needs users manage as well, and its default role (like
+// any role written or given) may not exceed the writer's permissions.
+func TestWallsAttackSelfPromotion(t *testing.T) {
+	e := mustEnv(t)
+	admin := e.admin()
+	roles := map[string]string{}
+	for _, r := range e.get("/acme/v1/roles", admin).list() {
+		roles[r["attributes"].(map[string]any)["name"].(string)] = r["id"].(string)
+	}
+	e.create("/acme/v1/roles", admin, "roles", `{"name":"Settings","permissions":{"settings":"manage"}}`)
+	e.create("/acme/v1/roles", admin, "roles", `{"name":"Keeper","permissions":{"settings":"manage","users":"manage"}}`)
+	settingsID, settings := e.user("acme", "set@acme.test", "Settings")
+	keeperID, keeper := e.user("acme", "keep@acme.test", "Keeper")
+	idp := `{"name":"Mine","issuer-url":"https://login.acme.test","client-id":"x","client-secret":"y","email-domains":["acme.test"],"jit-provisioning":true}`
+	adminRole := []string{"default-role", "roles", roles["Account Admin"]}
+
+	assertError(t, e.req(http.MethodPost, "/acme/v1/identity-providers", settings, doc("identity-providers", "", idp, adminRole...)), http.StatusForbidden, "")
+	detail := assertError(t, e.req(http.MethodPost, "/acme/v1/identity-providers", keeper, doc("identity-providers", "", idp, adminRole...)), http.StatusForbidden, "")["detail"]
+	assert.Contains(t, detail, "more than your own")
+	assertError(t, e.req(http.MethodPost, "/acme/v1/roles", keeper, doc("roles", "", `{"name":"Boss","permissions":{"settings":"manage","users":"manage","projects":"manage"}}`)),
+		http.StatusForbidden, "")
+	asAdmin := `"relationships":{"roles":{"data":[{"type":"roles","id":"` + roles["Account Admin"] + `"}]}}`
+	for _, id := range []string{settingsID, keeperID} {
+		r := e.req(http.MethodPatch, "/acme/v1/users/"+id, keeper, `{"data":{"type":"users","id":"`+id+`",`+asAdmin+`}}`)
+		assertError(t, r, http.StatusForbidden, "")
+	}
+	assertError(t, e.req(http.MethodPost, "/acme/v1/users", keeper, `{"data":{"type":"users","attributes":{"name":"Mal","email":"mal@acme.test"},`+asAdmin+`}}`),
+		http.StatusForbidden, "")
+	assertError(t, e.req(http.MethodPost, "/acme/v1/identity-providers", keeper, doc("identity-providers", "", idp)), http.StatusForbidden, "")
+	assert.Empty(t, e.get("/acme/v1/identity-providers", admin).list())
+	assert.Len(t, e.get("/acme/v1/roles", admin).list(), 6, "the four built-in roles and the two made here")
+}
+
+// Ensure a refresh token issued before the account turned mfa-required on
+// stops refreshing (invalid_grant), and stays void once it is off again.
+func TestWallsAttackStaleRefresh(t *testing.T) {
+	e := mustEnv(t)
+	dualMember(t, e)
+	admin := e.admin()
+	status, body := e.tokenForm(portalGrant("pat@both.test"))
+	require.Equal(t, http.StatusOK, status, "%v", body)
+	refresh := body["refresh_token"].(string)
+	status, body = e.tokenForm(url.Values{"grant_type": {"refresh_token"}, "client_id": {wallsPortal}, "client_secret": {wallsPortalSecret}, "refresh_token": {refresh}})
+	require.Equal(t, http.StatusOK, status, "%v", body)
+	refresh = body["refresh_token"].(string)
+
+	for _, on := range []string{"true", "false"} {
+		r := e.req(http.MethodPatch, "/acme/v1/account", admin, doc("accounts", e.accts["acme"], `{"mfa-required":`+on+`}`))
+		require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
+		status, body = e.tokenForm(url.Values{"grant_type": {"refresh_token"}, "client_id": {wallsPortal}, "client_secret": {wallsPortalSecret}, "refresh_token": {refresh}})
+		assert.Equal(t, http.StatusBadRequest, status, "mfa-required %s: %v", on, body)
+		assert.Equal(t, "invalid_grant", body["error"])
+	}
+}

@@ -1,0 +1,131 @@
+package scoping
+
+import (
+	"context"
+
+	"github.com/scopekit/scopekit"
+	"github.com/scopekit/scopekit/engine"
+	"github.com/scopekit/scopekit/scoping/views"
+)
+
+// No one grants more than they hold (docs/auth.md "Accounts are walls",
+// rule 5): a role written, the role given to a user and an identity
+// provider's default role are refused (EFORBIDDEN) when their permissions
+// exceed the acting user's own in the account: a higher level of any
+// permission, or project-visibility all for an actor that sees only its
+// assigned projects. Without the rule a role with users manage (or
+// settings manage, through a provider's default role) could make itself
+// Account Admin.
+
+// levelRank orders the access levels: none < view < manage.
+func levelRank(level string) int {
+	switch level {
+	case engine.AccessManage:
+		return 2
+	case engine.AccessView:
+		return 1
+	}
+	return 0
+}
+
+// beyondActor returns the first permission of role in which it exceeds
+// what the call's actor holds ("project-visibility" for its visibility),
+// "" when it exceeds nothing.
+func beyondActor(c *engine.Call, role *engine.Record) string {
+	perms, _ := role.Attrs[views.NamePermissions].(map[string]any)
+	for _, p := range Permissions {
+		lvl, _ := perms[p].(string)
+		if levelRank(lvl) > levelRank(c.Actor.Level(p)) {
+			return p
+		}
+	}
+	if (views.Role{Record: role}).ProjectVisibility() == "all" && !c.Actor.AllScopes {
+		return views.NameProjectVisibility
+	}
+	return ""
+}
+
+// checkGrant refuses role when it exceeds the actor's own permissions;
+// what names the grant for the message ("role", "the user's role", ...).
+func checkGrant(c *engine.Call, role *engine.Record, what string) error {
+	p := beyondActor(c, role)
+	if p == "" {
+		return nil
+	}
+	name := (views.Role{Record: role}).Name()
+	if p == views.NameProjectVisibility {
+		return scopekit.Errorf(scopekit.EFORBIDDEN, "%s %q sees every project, and you see only your assigned ones: no one grants more than they hold", what, name)
+	}
+	perms, _ := role.Attrs[views.NamePermissions].(map[string]any)
+	lvl, _ := perms[p].(string)
+	return scopekit.Errorf(scopekit.EFORBIDDEN, "%s %q has %s %s, more than your own (%s): no one grants more than they hold",
+		what, name, p, lvl, c.Actor.Level(p))
+}
+
+// roleByID returns the role of the call's account with id, nil when there
+// is none (the engine reports a dangling reference itself).
+func roleByID(c *engine.Call, id string) (*engine.Record, error) {
+	if id == "" {
+		return nil, nil
+	}
+	role, err := c.Tx.Get(views.TypeRoles, c.AccountID(), id)
+	if scopekit.ErrorCode(err) == scopekit.ENOTFOUND {
+		return nil, nil
+	}
+	return role, err
+}
+
+// roleCeiling is the roles' part of the rule: a role created or edited
+// may not exceed its writer.
+func roleCeiling(_ context.Context, c *engine.Call, rec, _ *engine.Record) []error {
+	return []error{checkGrant(c, rec, "role")}
+}
+
+// userRoleCeiling is the users' part: the role given to a new user (the
+// Read Only role when none is named) or a changed role may not exceed the
+// writer's own.
+func userRoleCeiling(c *engine.Call, rec, old *engine.Record) error {
+	rid := rec.Rel(views.NameRoles)
+	if old != nil && old.Rel(views.NameRoles) == rid {
+		return nil
+	}
+	role, err := roleByID(c, rid)
+	if err != nil || role == nil {
+		return err
+	}
+	return checkGrant(c, role, "role")
+}
+
+// providerRoleCeiling is the identity providers' part: the role a
+// provider gives the people it provisions (its default-role, else the
+// built-in one new members get) may not exceed its writer's own.
+func providerRoleCeiling(_ context.Context, c *engine.Call, rec, _ *engine.Record) []error {
+	role, err := roleByID(c, rec.Rel(views.NameDefaultRole))
+	if err == nil && role == nil && rec.Rel(views.NameDefaultRole) == "" {
+		var found []*engine.Record
+		found, err = c.Find(views.TypeRoles, engine.Eq(views.NameName, defaultJITRole))
+		if len(found) > 0 {
+			role = found[0]
+		}
+	}
+	if err != nil {
+		return []error{err}
+	}
+	if role == nil {
+		return nil
+	}
+	return []error{checkGrant(c, role, "default-role")}
+}
+
+// validateAll runs the Validate hooks one after the other and returns
+// their errors together (the engine answers a refusal that is not
+// EINVALID alone).
+func validateAll(hooks ...func(context.Context, *engine.Call, *engine.Record, *engine.Record) []error) func(context.Context, *engine.Call, *engine.Record, *engine.Record) []error {
+	return func(ctx context.Context, c *engine.Call, rec, old *engine.Record) []error {
+		var errs []error
+		for _, h := range hooks {
+			errs = append(errs, h(ctx, c, rec, old)...)
+		}
+		return errs
+	}
+}

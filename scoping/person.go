@@ -1,0 +1,120 @@
+package scoping
+
+import (
+	"context"
+	"slices"
+
+	"github.com/scopekit/scopekit"
+	"github.com/scopekit/scopekit/engine"
+	"github.com/scopekit/scopekit/scoping/views"
+)
+
+// What belongs to the person, not the membership (docs/auth.md "Accounts
+// are walls", rule 4): the email (the key of the identity across
+// accounts), being a service account, and in auth the password, second
+// factor, recovery codes and service credentials. One account changes
+// them only while the person has no other membership that is not
+// deactivated; otherwise it would change them in accounts it has no say
+// in. The rest of a users record (name, title, phone, role, status) is
+// the membership's own.
+
+// personAttrs are the attributes of a users record that are the
+// person's: kept equal in every membership of the identity.
+var personAttrs = []string{views.NameEmail, views.NameUserType}
+
+// otherMemberships counts the person's memberships in accounts other
+// than accountID that are not deactivated (invited ones count: their
+// invitation names the person).
+func otherMemberships(tx engine.Tx, userID, accountID string) (int, error) {
+	all, _, err := tx.List(&engine.Query{Type: views.TypeUsers, AllAccounts: true, Where: []engine.Cond{engine.Eq("id", userID)}})
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, m := range all {
+		if m.AccountID != accountID && m.Active() {
+			n++
+		}
+	}
+	return n, nil
+}
+
+// errSharedPerson is the refusal of a change to the person while it is a
+// member of n other accounts: it names how many, never which.
+func errSharedPerson(n int, what string) error {
+	return scopekit.Errorf(scopekit.ECONFLICT,
+		"this person is also a member of %d other account(s): %s can change only while they are a member of this account alone", n, what)
+}
+
+// personRule applies the rule to a users write (old is nil on create):
+// the email and user-type change only while the person has no other
+// membership; a service account is a user of one account, so an active
+// membership of one is refused while another exists; and an email that
+// is another person's cannot be taken.
+func personRule(c *engine.Call, rec, old *engine.Record) error {
+	u := views.User{Record: rec}
+	others := func() (int, error) { return otherMemberships(c.Tx, rec.ID, rec.AccountID) }
+	if old != nil && slices.ContainsFunc(personAttrs, func(a string) bool { return rec.Attrs[a] != old.Attrs[a] }) {
+		if n, err := others(); err != nil || n > 0 {
+			return firstErr(err, errSharedPerson(n, "their email and user-type"))
+		}
+		if err := emailOfAnother(c, rec); err != nil {
+			return err
+		}
+	}
+	becomesService := u.UserType() == "service" && rec.Active() &&
+		(old == nil || !old.Active() || (views.User{Record: old}).UserType() != "service")
+	if becomesService && rec.ID != "" {
+		if n, err := others(); err != nil || n > 0 {
+			return firstErr(err, errSharedPerson(n, "being a service account (a user of one account)"))
+		}
+	}
+	return nil
+}
+
+// emailOfAnother refuses an email that is another identity's.
+func emailOfAnother(c *engine.Call, rec *engine.Record) error {
+	email := (views.User{Record: rec}).Email()
+	if email == "" {
+		return nil
+	}
+	found, _, err := c.Tx.List(&engine.Query{Type: views.TypeUsers, AllAccounts: true, Where: []engine.Cond{engine.Eq(views.NameEmail, email)}})
+	if err != nil {
+		return err
+	}
+	for _, f := range found {
+		if f.ID != rec.ID {
+			return engine.Invalid(engine.AttrPointer(views.NameEmail), "email %s is another person's", email)
+		}
+	}
+	return nil
+}
+
+func firstErr(err, otherwise error) error {
+	if err != nil {
+		return err
+	}
+	return otherwise
+}
+
+// CheckPersonChange reports whether actor a may change what belongs to
+// the person userID from its account (reset the second factor, issue
+// service credentials): EFORBIDDEN without users manage, ENOTFOUND when
+// the user is not a member of the account, ECONFLICT (naming the count of
+// other memberships, not their accounts) while the person is a member of
+// another account too.
+func (s *Service) CheckPersonChange(ctx context.Context, a *engine.Actor, userID string) error {
+	if err := a.Require("users", true); err != nil {
+		return err
+	}
+	return s.Store().View(ctx, func(tx engine.Tx) error {
+		if _, err := tx.Get(views.TypeUsers, a.AccountID(), userID); err != nil {
+			return err
+		}
+		n, err := otherMemberships(tx, userID, a.AccountID())
+		if err == nil && n > 0 {
+			err = errSharedPerson(n, "their second factor and service credentials")
+		}
+		return err
+	})
+}
