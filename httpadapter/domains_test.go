@@ -1,9 +1,13 @@
 package httpadapter_test
 
 import (
+	"context"
+	"fmt"
 	"net/http"
+	"sync"
 	"testing"
 
+	"github.com/scopekit/scopekit"
 	"github.com/scopekit/scopekit/internal/dnstest"
 	"github.com/scopekit/scopekit/scoping"
 	"github.com/stretchr/testify/require"
@@ -85,4 +89,45 @@ func TestVerifiedDomains_HTTP(t *testing.T) {
 	require.Equal(t, http.StatusNoContent, e.req(http.MethodDelete, path+"/"+id, admin, "").Status)
 	require.Equal(t, http.StatusCreated, e.req(http.MethodPost, "/globex/v1/verified-domains", globex,
 		doc("verified-domains", "", `{"domain":"acme.test"}`)).Status)
+}
+
+// Ensure accounts racing to verify one domain end with one holder, on
+// either store (pgstore serializes the reads across accounts that the
+// check makes).
+func TestVerifiedDomains_Race(t *testing.T) {
+	e := mustEnv(t)
+	ctx := context.Background()
+	var ids []string
+	require.NoError(t, e.svc.Setup(ctx, func(a *scoping.Admin) error {
+		for i := range 6 {
+			acct, err := a.EnsureAccount(fmt.Sprintf("racer%d", i), "Racer", "USD")
+			if err != nil {
+				return err
+			}
+			ids = append(ids, acct.ID)
+		}
+		return nil
+	}))
+	errs := make([]error, len(ids))
+	var wg sync.WaitGroup
+	for i, id := range ids {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = e.svc.Setup(ctx, func(a *scoping.Admin) error {
+				_, err := a.VerifyDomain(id, "race.test")
+				return err
+			})
+		}()
+	}
+	wg.Wait()
+	won := 0
+	for _, err := range errs {
+		if err == nil {
+			won++
+			continue
+		}
+		require.Equal(t, scopekit.ECONFLICT, scopekit.ErrorCode(err), "%v", err)
+	}
+	require.Equal(t, 1, won)
 }

@@ -5,9 +5,11 @@ import (
 	"io"
 	"net/http"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/scopekit/scopekit/internal/dnstest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -87,5 +89,41 @@ func TestVerifyDomainCommand(t *testing.T) {
 	acmeBot := token(t, s.URL, "acme-bot", "bot-secret")
 	require.Equal(t, map[string][2]string{"acme.test": {"verified", "operator"}}, verifiedDomains(t, s.URL, "acme", acmeBot))
 	require.Equal(t, map[string][2]string{"demo.test": {"verified", "operator"}}, verifiedDomains(t, s.URL, "demo", demoBot))
+	s.stop(t)
+}
+
+// Ensure -dns-server points domain verification at that DNS server: a
+// claim made through the API is verified once the server publishes its
+// record.
+func TestDNSServerFlag(t *testing.T) {
+	dns := dnstest.Start(t)
+	s := startServer(t, "", nil, "-dns-server", dns.Addr)
+	bot := token(t, s.URL, demoBotClientID, demoBotSecret)
+	post := func(path, body string) (int, map[string]any) {
+		t.Helper()
+		req, err := http.NewRequest(http.MethodPost, s.URL+path, strings.NewReader(body))
+		require.NoError(t, err)
+		req.Header.Set("Authorization", "Bearer "+bot)
+		req.Header.Set("Content-Type", "application/vnd.api+json")
+		res, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		defer res.Body.Close()
+		var doc struct {
+			Data struct {
+				ID         string         `json:"id"`
+				Attributes map[string]any `json:"attributes"`
+			} `json:"data"`
+		}
+		require.NoError(t, json.NewDecoder(res.Body).Decode(&doc))
+		doc.Data.Attributes["id"] = doc.Data.ID
+		return res.StatusCode, doc.Data.Attributes
+	}
+	status, claim := post("/demo/v1/verified-domains", `{"data":{"type":"verified-domains","attributes":{"domain":"intranet.example"}}}`)
+	require.Equal(t, http.StatusCreated, status)
+	dns.SetTXT("_scopekit.intranet.example", "scopekit-domain-verification="+claim["verification-token"].(string))
+	status, got := post("/demo/v1/verified-domains/"+claim["id"].(string)+"/verify", "")
+	require.Equal(t, http.StatusOK, status)
+	require.Equal(t, "verified", got["status"])
+	require.Equal(t, "dns", got["verified-by"])
 	s.stop(t)
 }
