@@ -4,7 +4,6 @@ import (
 	"context"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/scopekit/scopekit"
@@ -186,42 +185,6 @@ func TestVerifiedDomains_OneAccount(t *testing.T) {
 	require.Equal(t, scopekit.EINVALID, scopekit.ErrorCode(err))
 	_, err = operatorVerify(svc, "999999", "fourth.test")
 	require.Equal(t, scopekit.ENOTFOUND, scopekit.ErrorCode(err))
-}
-
-// Ensure accounts racing to verify one domain end with one holder.
-func TestVerifiedDomains_Race(t *testing.T) {
-	svc, _, _ := hookService(t)
-	var ids []string
-	for _, slug := range []string{"a1", "a2", "a3", "a4", "a5", "a6"} {
-		acct, _ := acctAccount(t, svc, slug)
-		ids = append(ids, acct.ID)
-	}
-	var wg sync.WaitGroup
-	errs := make([]error, len(ids))
-	for i, id := range ids {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			_, errs[i] = operatorVerify(svc, id, "race.test")
-		}()
-	}
-	wg.Wait()
-	won := 0
-	for _, err := range errs {
-		if err == nil {
-			won++
-		} else {
-			require.Equal(t, scopekit.ECONFLICT, scopekit.ErrorCode(err), "%v", err)
-		}
-	}
-	require.Equal(t, 1, won)
-	var verified int
-	for _, r := range hookStored(t, svc, "verified-domains") {
-		if r.Str("status") == scoping.DomainVerified {
-			verified++
-		}
-	}
-	require.Equal(t, 1, verified)
 }
 
 // Ensure the login page is offered only by an account whose provider

@@ -6,12 +6,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
 
 	"github.com/scopekit/scopekit"
 	"github.com/scopekit/scopekit/engine"
-	"github.com/scopekit/scopekit/pgstore"
 	"github.com/scopekit/scopekit/scoping"
 	"github.com/scopekit/scopekit/scoping/views"
 )
@@ -28,8 +25,7 @@ import (
 func runVerifyDomain(ctx context.Context, args []string, getenv func(string) string, stdout, _ io.Writer) error {
 	fset := flag.NewFlagSet("verify-domain", flag.ContinueOnError)
 	fset.SetOutput(io.Discard)
-	data := fset.String("data", "./scopekit.db", "bbolt database `file` (it must exist)")
-	database := fset.String("database", "", "PostgreSQL `URL` to use instead of the bbolt file")
+	dbf := addDBFlags(fset)
 	account := fset.String("account", "", "the `slug` of the account that holds the domain")
 	domain := fset.String("domain", "", "the email `domain` to mark verified, such as example.com")
 	if err := fset.Parse(args); errors.Is(err, flag.ErrHelp) {
@@ -45,30 +41,14 @@ func runVerifyDomain(ctx context.Context, args []string, getenv func(string) str
 	if fset.NArg() > 0 {
 		return fmt.Errorf("verify-domain: unexpected argument %q (flags only; see verify-domain -h)", fset.Arg(0))
 	}
-	for name, v := range map[string]*string{"data": data, "database": database} {
-		if !flagGiven(fset, name) && getenv(envName(name)) != "" {
-			*v = getenv(envName(name))
-		}
-	}
 	if *account == "" || *domain == "" {
 		return errors.New("verify-domain: -account and -domain are required (see verify-domain -h)")
 	}
-	cfg := &config{Data: *data, Database: *database, WebhookClaim: pgstore.DefaultClaim}
-	if cfg.Database == "" {
-		if _, err := os.Stat(cfg.Data); errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("verify-domain: the database file %s does not exist", cfg.Data)
-		}
-	}
-	schema, err := scoping.NewSchema()
+	db, svc, err := dbf.open(ctx, "verify-domain", fset, getenv)
 	if err != nil {
 		return err
 	}
-	db, _, err := openStore(ctx, cfg, schema)
-	if err != nil {
-		return fmt.Errorf("verify-domain: %w (a server using the file must be stopped first)", err)
-	}
 	defer db.Close()
-	svc := scoping.NewService(db, scoping.WithSchema(schema))
 	var held *engine.Record
 	err = svc.Setup(ctx, func(a *scoping.Admin) error {
 		acct, err := a.AccountBySlug(*account)

@@ -14,19 +14,30 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// apiDo sends a request with the bearer token (and a JSON:API body when
+// body is not "") and returns the status and the body.
+func apiDo(t *testing.T, method, target, token, body string) (int, []byte) {
+	t.Helper()
+	req, err := http.NewRequest(method, target, strings.NewReader(body))
+	require.NoError(t, err)
+	req.Header.Set("Authorization", "Bearer "+token)
+	if body != "" {
+		req.Header.Set("Content-Type", "application/vnd.api+json")
+	}
+	res, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	require.NoError(t, err)
+	return res.StatusCode, b
+}
+
 // verifiedDomains lists an account's verified-domains as domain -> status
 // and verified-by.
 func verifiedDomains(t *testing.T, base, slug, token string) map[string][2]string {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodGet, base+"/"+slug+"/v1/verified-domains", nil)
-	require.NoError(t, err)
-	req.Header.Set("Authorization", "Bearer "+token)
-	res, err := http.DefaultClient.Do(req)
-	require.NoError(t, err)
-	defer res.Body.Close()
-	body, err := io.ReadAll(res.Body)
-	require.NoError(t, err)
-	require.Equal(t, http.StatusOK, res.StatusCode, "%s", body)
+	status, body := apiDo(t, http.MethodGet, base+"/"+slug+"/v1/verified-domains", token, "")
+	require.Equal(t, http.StatusOK, status, "%s", body)
 	var doc struct {
 		Data []struct {
 			Attributes map[string]any `json:"attributes"`
@@ -101,22 +112,16 @@ func TestDNSServerFlag(t *testing.T) {
 	bot := token(t, s.URL, demoBotClientID, demoBotSecret)
 	post := func(path, body string) (int, map[string]any) {
 		t.Helper()
-		req, err := http.NewRequest(http.MethodPost, s.URL+path, strings.NewReader(body))
-		require.NoError(t, err)
-		req.Header.Set("Authorization", "Bearer "+bot)
-		req.Header.Set("Content-Type", "application/vnd.api+json")
-		res, err := http.DefaultClient.Do(req)
-		require.NoError(t, err)
-		defer res.Body.Close()
+		status, b := apiDo(t, http.MethodPost, s.URL+path, bot, body)
 		var doc struct {
 			Data struct {
 				ID         string         `json:"id"`
 				Attributes map[string]any `json:"attributes"`
 			} `json:"data"`
 		}
-		require.NoError(t, json.NewDecoder(res.Body).Decode(&doc))
+		require.NoError(t, json.Unmarshal(b, &doc), "%s", b)
 		doc.Data.Attributes["id"] = doc.Data.ID
-		return res.StatusCode, doc.Data.Attributes
+		return status, doc.Data.Attributes
 	}
 	status, claim := post("/demo/v1/verified-domains", `{"data":{"type":"verified-domains","attributes":{"domain":"intranet.example"}}}`)
 	require.Equal(t, http.StatusCreated, status)
