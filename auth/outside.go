@@ -26,31 +26,31 @@ const (
 	MaxNameChars = 200
 )
 
-// ParseEmail checks that s is one email address, as a mailbox is written
+// CheckEmail checks that s is one email address, as a mailbox is written
 // on its own: no display name, no comment, no second "@" outside quotes,
 // at most MaxEmailBytes bytes of valid UTF-8 without control characters,
-// and a domain name (not an address literal). It returns s unchanged; its
-// error says what is wrong without quoting s.
-func ParseEmail(s string) (string, error) {
+// and a domain name (not an address literal). Its error says what is
+// wrong without quoting s.
+func CheckEmail(s string) error {
 	switch {
 	case s == "":
-		return "", errors.New("the email is empty")
+		return errors.New("the email is empty")
 	case len(s) > MaxEmailBytes:
-		return "", fmt.Errorf("the email is longer than %d bytes", MaxEmailBytes)
+		return fmt.Errorf("the email is longer than %d bytes", MaxEmailBytes)
 	case !utf8.ValidString(s):
-		return "", errors.New("the email is not valid UTF-8")
+		return errors.New("the email is not valid UTF-8")
 	case strings.ContainsFunc(s, unicode.IsControl):
-		return "", errors.New("the email contains a control character")
+		return errors.New("the email contains a control character")
 	}
 	a, err := mail.ParseAddress(s)
 	if err != nil || a.Name != "" || a.Address != s {
-		return "", errors.New("the email is not one address such as name@example.com")
+		return errors.New("the email is not one address such as name@example.com")
 	}
 	at := strings.LastIndexByte(s, '@')
 	if d := s[at+1:]; !strings.Contains(d, ".") || strings.HasPrefix(d, "[") {
-		return "", errors.New("the email's domain is not a domain name such as example.com")
+		return errors.New("the email's domain is not a domain name such as example.com")
 	}
-	return s, nil
+	return nil
 }
 
 // CleanName returns the name an identity provider gave, as ScopeKit

@@ -118,7 +118,7 @@ type IdentityProviders interface {
 const LoginSSORequired = "sso_required"
 
 // LoginBadIdentity is the reason of a refused single sign-on whose
-// provider asserted an email that is not one address (ParseEmail); the
+// provider asserted an email that is not one address (CheckEmail); the
 // LoginError's Err says what is wrong.
 const LoginBadIdentity = "bad_identity"
 
@@ -167,7 +167,7 @@ func (s *Service) passwordRefused(ctx context.Context, accountID, email string) 
 // verified that the person owns email: it returns a new authorization
 // code for the request, as Authorize does after a password. It runs
 // CheckAuthorize again and returns its errors, then a *LoginError when
-// the email is not one address (LoginBadIdentity, ParseEmail), when p is
+// the email is not one address (LoginBadIdentity, CheckEmail), when p is
 // not the application's account's or does not cover the email
 // (LoginNotMember), or when the email's user may not sign in there: no
 // member of the account (after provisioning it when p provisions email),
@@ -181,7 +181,7 @@ func (s *Service) AuthorizeSSO(ctx context.Context, r *AuthorizeRequest, p *Iden
 	if err != nil {
 		return "", err
 	}
-	if _, err := ParseEmail(email); err != nil {
+	if err := CheckEmail(email); err != nil {
 		return "", &LoginError{Reason: LoginBadIdentity, Err: err}
 	}
 	if s.Providers == nil || p.AccountID != app.AccountID || !p.Covers(email) {
