@@ -80,11 +80,20 @@ const (
 )
 
 // LoginError is a refused sign-in on the login page; Reason is one of the
-// Login* constants, for the page to word.
-type LoginError struct{ Reason string }
+// Login* constants, for the page to word. Err, when set, is the detail
+// for the log (it quotes nothing the person sent).
+type LoginError struct {
+	Reason string
+	Err    error
+}
 
 // Error implements the error interface.
-func (e *LoginError) Error() string { return "login refused: " + e.Reason }
+func (e *LoginError) Error() string {
+	if e.Err != nil {
+		return "login refused: " + e.Reason + ": " + e.Err.Error()
+	}
+	return "login refused: " + e.Reason
+}
 
 // CheckAuthorize validates an authorization request before the login form
 // is shown (and again when it is posted) and returns the application. It

@@ -29,21 +29,38 @@ type IdentityProvider struct {
 	// prints as a placeholder.
 	ClientSecret Secret
 	Domains      []string // the lower-case email domains it covers
+	// Verified are those of Domains that its account has verified
+	// (docs/auth.md "Single sign-on"): only they send people to it from
+	// the login page, take passwords away and provision just in time.
+	Verified []string
 	// PasswordsAllowed lets the users of Domains sign in with a password
 	// too; when false the login page sends them to the provider and the
 	// password grant refuses them.
 	PasswordsAllowed bool
-	// JIT (just-in-time provisioning) makes a verified email of Domains
+	// JIT (just-in-time provisioning) makes a verified email of Verified
 	// that is no member of the account a new active member, with the
 	// provider's default role.
 	JIT bool
 }
 
-// Covers reports whether the provider covers the domain of email.
+// Covers reports whether the provider covers the domain of email, its
+// account's verification aside: such an email of an existing member of
+// the account signs in through it.
 func (p *IdentityProvider) Covers(email string) bool {
 	d := EmailDomain(email)
 	return d != "" && slices.Contains(p.Domains, d)
 }
+
+// Routes reports whether the provider covers the domain of email and its
+// account has verified that domain: the login page sends the person to
+// it, and its PasswordsAllowed applies.
+func (p *IdentityProvider) Routes(email string) bool {
+	return p.Covers(email) && slices.Contains(p.Verified, EmailDomain(email))
+}
+
+// Provisions reports whether the provider makes a newcomer with email a
+// member of its account: it provisions just in time and routes email.
+func (p *IdentityProvider) Provisions(email string) bool { return p.JIT && p.Routes(email) }
 
 // Secret is a string that never prints: fmt, log/slog and encoders show a
 // placeholder. string(s) is the value.
@@ -77,8 +94,9 @@ func EmailDomain(email string) string {
 // only active providers are seen. Methods return ENOTFOUND as listed; any
 // other error is internal.
 type IdentityProviders interface {
-	// Covering returns the provider of the account that covers the
-	// domain of email. ENOTFOUND when there is none.
+	// Covering returns the provider of the account that routes email
+	// (IdentityProvider.Routes: it covers the email's domain and the
+	// account has verified that domain). ENOTFOUND when there is none.
 	Covering(ctx context.Context, accountID, email string) (*IdentityProvider, error)
 	// Get returns the provider id of the account. ENOTFOUND when there is
 	// none.
@@ -87,15 +105,22 @@ type IdentityProviders interface {
 	Any(ctx context.Context, accountID string) (bool, error)
 	// Provision makes the person whose email p verified a member of p's
 	// account, active, with p's default role, when p (as stored now)
-	// provisions just in time and the email is not yet a member there,
-	// nor a service account; otherwise it changes nothing. name is what
-	// the provider calls the person ("" when it does not say).
+	// provisions email (IdentityProvider.Provisions, with the account's
+	// verified domains as stored now) and the email is not yet a member
+	// there, nor a service account; otherwise it changes nothing. name is
+	// what the provider calls the person (CleanName's; "" when it does not
+	// say).
 	Provision(ctx context.Context, p *IdentityProvider, email, name string) error
 }
 
 // LoginSSORequired is the reason of a refused password sign-in of a user
 // whose domain the account's identity provider covers without passwords.
 const LoginSSORequired = "sso_required"
+
+// LoginBadIdentity is the reason of a refused single sign-on whose
+// provider asserted an email that is not one address (CheckEmail); the
+// LoginError's Err says what is wrong.
+const LoginBadIdentity = "bad_identity"
 
 // IdentityProviderFor returns the account's identity provider covering
 // email; ENOTFOUND when there is none (always, without Providers).
@@ -142,11 +167,13 @@ func (s *Service) passwordRefused(ctx context.Context, accountID, email string) 
 // verified that the person owns email: it returns a new authorization
 // code for the request, as Authorize does after a password. It runs
 // CheckAuthorize again and returns its errors, then a *LoginError when
-// p is not the application's account's or does not cover the email
+// the email is not one address (LoginBadIdentity, CheckEmail), when p is
+// not the application's account's or does not cover the email
 // (LoginNotMember), or when the email's user may not sign in there: no
-// member of the account (after provisioning it when p provisions just in
-// time), a service account, invited or deactivated. Any other error is
-// internal. It asks for no second factor, whatever the user has or the
+// member of the account (after provisioning it when p provisions email),
+// a service account, invited or deactivated. Any other error is internal.
+// name is what the provider calls the person; it is kept as CleanName
+// leaves it. It asks for no second factor, whatever the user has or the
 // account requires: the provider authenticated the person (docs/auth.md
 // "Single sign-on").
 func (s *Service) AuthorizeSSO(ctx context.Context, r *AuthorizeRequest, p *IdentityProvider, email, name string) (string, error) {
@@ -154,11 +181,14 @@ func (s *Service) AuthorizeSSO(ctx context.Context, r *AuthorizeRequest, p *Iden
 	if err != nil {
 		return "", err
 	}
+	if err := CheckEmail(email); err != nil {
+		return "", &LoginError{Reason: LoginBadIdentity, Err: err}
+	}
 	if s.Providers == nil || p.AccountID != app.AccountID || !p.Covers(email) {
 		return "", &LoginError{Reason: LoginNotMember}
 	}
-	if p.JIT {
-		if err := s.Providers.Provision(ctx, p, email, name); err != nil {
+	if p.Provisions(email) {
+		if err := s.Providers.Provision(ctx, p, email, CleanName(name)); err != nil {
 			return "", fmt.Errorf("auth: provision: %w", err)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"testing"
 
 	"github.com/scopekit/scopekit"
@@ -19,12 +20,13 @@ type Providers struct {
 	dir         *Directory
 	list        []*auth.IdentityProvider
 	provisioned []string
+	names       []string // the names Provision was given
 	fail        error
 }
 
 func (p *Providers) Covering(_ context.Context, accountID, email string) (*auth.IdentityProvider, error) {
 	for _, idp := range p.list {
-		if idp.AccountID == accountID && idp.Covers(email) {
+		if idp.AccountID == accountID && idp.Routes(email) {
 			return idp, nil
 		}
 	}
@@ -49,10 +51,11 @@ func (p *Providers) Any(_ context.Context, accountID string) (bool, error) {
 	return false, nil
 }
 
-func (p *Providers) Provision(_ context.Context, idp *auth.IdentityProvider, email, _ string) error {
+func (p *Providers) Provision(_ context.Context, idp *auth.IdentityProvider, email, name string) error {
 	if p.fail != nil {
 		return p.fail
 	}
+	p.names = append(p.names, name)
 	if _, err := p.dir.UserByEmail(context.Background(), email); err == nil {
 		return nil
 	}
@@ -62,12 +65,14 @@ func (p *Providers) Provision(_ context.Context, idp *auth.IdentityProvider, ema
 }
 
 // withProviders gives the fixture's service acme's provider for acme.test
-// (passwords as allowed) and other's for other.test.
+// (passwords as allowed) and unproven.test, a domain its account has not
+// verified, and other's for other.test.
 func withProviders(f *Fixture, passwordsAllowed bool) (*Providers, *auth.IdentityProvider) {
 	acme := &auth.IdentityProvider{ID: "10", AccountID: "1", Name: "Acme SSO", Issuer: "https://login.acme.test", ClientID: "scopekit",
-		ClientSecret: "idp client secret", Domains: []string{"acme.test"}, PasswordsAllowed: passwordsAllowed}
+		ClientSecret: "idp client secret", Domains: []string{"acme.test", "unproven.test"}, Verified: []string{"acme.test"},
+		PasswordsAllowed: passwordsAllowed}
 	p := &Providers{dir: f.Dir, list: []*auth.IdentityProvider{acme,
-		{ID: "20", AccountID: "2", Domains: []string{"other.test"}, PasswordsAllowed: true}}}
+		{ID: "20", AccountID: "2", Domains: []string{"other.test"}, Verified: []string{"other.test"}, PasswordsAllowed: true}}}
 	f.Svc.Providers = p
 	return p, acme
 }
@@ -104,6 +109,13 @@ func TestSSO_PasswordsRefused(t *testing.T) {
 	f.MustToken(t, &auth.TokenRequest{GrantType: auth.GrantPassword, ClientID: "other-portal", ClientSecret: OtherSecret,
 		Username: "ada@acme.test", Password: Password})
 
+	// a domain its account has not verified keeps its passwords
+	_, err = f.Svc.IdentityProviderFor(ctx, "1", "uma@unproven.test")
+	RequireCode(t, err, scopekit.ENOTFOUND)
+	f.Dir.AddUser("uma", "uma@unproven.test", false, auth.StatusActive, "1")
+	require.NoError(t, f.Svc.SetPassword(ctx, "uma", Password))
+	f.MustToken(t, PasswordGrant("uma@unproven.test", Password))
+
 	withProviders(f, true)
 	f.MustToken(t, PasswordGrant("ada@acme.test", Password))
 	f.mustCode(t, authorizeReq())
@@ -137,8 +149,15 @@ func TestAuthorizeSSO(t *testing.T) {
 		{acme, "ghost@acme.test", auth.LoginServiceAccount},
 		{acme, "newcomer@acme.test", auth.LoginNotMember},
 		{acme, "ola@other.test", auth.LoginNotMember}, // a domain acme's provider does not cover
-		{acme, "ada", auth.LoginNotMember},
+		{acme, "una@unproven.test", auth.LoginNotMember},
 		{&other, "ada@acme.test", auth.LoginNotMember}, // another account's provider
+		// not one address: refused before any lookup
+		{acme, "ada", auth.LoginBadIdentity},
+		{acme, "a@b@acme.test", auth.LoginBadIdentity},
+		{acme, "Ada <ada@acme.test>", auth.LoginBadIdentity},
+		{acme, "ada@acme.test\r\nBcc: eve@evil.test", auth.LoginBadIdentity},
+		{acme, "ada\x00@acme.test", auth.LoginBadIdentity},
+		{acme, strings.Repeat("a", 250) + "@acme.test", auth.LoginBadIdentity},
 	} {
 		_, err := f.Svc.AuthorizeSSO(ctx, authorizeReq(), tt.idp, tt.email, "")
 		var le *auth.LoginError
@@ -151,11 +170,20 @@ func TestAuthorizeSSO(t *testing.T) {
 	var ae *auth.AuthorizeError
 	require.True(t, errors.As(err, &ae))
 
+	// a member of the account signs in through a domain not verified
+	f.Dir.AddUser("uma", "uma@unproven.test", false, auth.StatusActive, "1")
+	_, err = f.Svc.AuthorizeSSO(ctx, authorizeReq(), acme, "uma@unproven.test", "")
+	require.NoError(t, err)
+
 	acme.JIT = true
-	code, err = f.Svc.AuthorizeSSO(ctx, authorizeReq(), acme, "newcomer@acme.test", "New Comer")
+	code, err = f.Svc.AuthorizeSSO(ctx, authorizeReq(), acme, "newcomer@acme.test", "New\r\nComer\x00 "+strings.Repeat("x", 300))
 	require.NoError(t, err)
 	require.NotEmpty(t, code)
 	require.Equal(t, []string{"newcomer@acme.test"}, p.provisioned)
+	require.Equal(t, []string{auth.CleanName("New Comer " + strings.Repeat("x", 300))}, p.names)
+	_, err = f.Svc.AuthorizeSSO(ctx, authorizeReq(), acme, "nobody@unproven.test", "")
+	requireLoginReason(t, err, auth.LoginNotMember)
+	require.Equal(t, []string{"newcomer@acme.test"}, p.provisioned, "a domain not verified provisions no one")
 	p.fail = errors.New("store down")
 	_, err = f.Svc.AuthorizeSSO(ctx, authorizeReq(), acme, "another@acme.test", "")
 	require.ErrorIs(t, err, p.fail)

@@ -51,6 +51,7 @@ const (
 	TypeSubservices             = "subservices"
 	TypeUserDefinedFields       = "user-defined-fields"
 	TypeUsers                   = "users"
+	TypeVerifiedDomains         = "verified-domains"
 	TypeWebhookPublications     = "webhook-publications"
 	TypeWebhookSubscriptions    = "webhook-subscriptions"
 )
@@ -232,6 +233,9 @@ const (
 	NameUserType                = "user-type"
 	NameUsers                   = "users"
 	NameVendor                  = "vendor"
+	NameVerificationToken       = "verification-token"
+	NameVerifiedAt              = "verified-at"
+	NameVerifiedBy              = "verified-by"
 	NameVersion                 = "version"
 	NameWebhookPublications     = "webhook-publications"
 	NameWebhookSubscription     = "webhook-subscription"
@@ -750,6 +754,17 @@ type UserAttributes struct {
 	CreatedAt *time.Time `json:"created-at"` // computed: read-only
 	UpdatedAt *time.Time `json:"updated-at"` // computed: read-only
 	Active    bool       `json:"active"`
+}
+
+// VerifiedDomainAttributes are the attributes of a record of type verified-domains.
+type VerifiedDomainAttributes struct {
+	Domain            string     `json:"domain"`
+	VerificationToken string     `json:"verification-token"` // computed: read-only
+	Status            string     `json:"status"`             // computed: read-only
+	VerifiedAt        *time.Time `json:"verified-at"`        // computed: read-only
+	VerifiedBy        string     `json:"verified-by"`        // computed: read-only
+	CreatedAt         *time.Time `json:"created-at"`         // computed: read-only
+	UpdatedAt         *time.Time `json:"updated-at"`         // computed: read-only
 }
 
 // WebhookPublicationAttributes are the attributes of a record of type webhook-publications.

@@ -21,9 +21,10 @@ type Config struct {
 	// TypeDef.ScopeRel points to) an actor that does not see every scope
 	// may see. It is called at most once per actor.
 	Scopes func(c *Call) (map[string]bool, error)
-	// Begin runs when a call starts, inside its transaction: it sets the
-	// domain's per-call state (Call.Ext). On a write it may also wrap
-	// Call.Tx and register BeforeCommit and AfterCommit steps.
+	// Begin runs when a call starts, inside its transaction (or, for a
+	// Prepare hook, as a read without one: Tx nil): it sets the domain's
+	// per-call state (Call.Ext). On a write it may also wrap Call.Tx and
+	// register BeforeCommit and AfterCommit steps.
 	Begin func(c *Call, write bool)
 	// Touched runs after a record served by the generic routes is written
 	// or removed, in the same transaction.
@@ -78,6 +79,9 @@ type Call struct {
 	// Ext is the domain's state for this call (Config.Begin sets it).
 	Ext any
 
+	// prepared are the EINVALID errors of the type's Prepare hook, told
+	// with those of the write's validation.
+	prepared     scopekit.Errors
 	beforeCommit []func(ctx context.Context) error
 	afterCommit  []func(ctx context.Context)
 }

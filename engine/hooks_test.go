@@ -3,8 +3,10 @@ package engine_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/scopekit/scopekit"
 	"github.com/scopekit/scopekit/engine"
@@ -88,6 +90,54 @@ func TestTypeHooks(t *testing.T) {
 	got, err := v.e.Get(ctx, v.admin, "boxes", box.ID, engine.ListParams{}, engine.Options{})
 	require.NoError(t, err)
 	require.Equal(t, "same (removed)", got.Records[0].Str("name"), "the Delete hook replaced the removal")
+}
+
+// Ensure Prepare runs before the write transaction opens, on create and
+// update (with the record as stored) only, and that its error is the
+// write's answer: the store takes another write while it runs.
+func TestPrepareHook(t *testing.T) {
+	var seen []string
+	var v *env
+	hooks := engine.Hooks{Prepare: func(ctx context.Context, c *engine.Call, old *engine.Record, in *engine.Input) error {
+		require.Nil(t, c.Tx, "no transaction")
+		require.Equal(t, "started", c.Ext, "the domain's call state is set")
+		was := "nil"
+		if old != nil {
+			was = old.Str("name")
+		}
+		seen = append(seen, "prepare old="+was+" in="+string(in.Attrs["name"]))
+		if string(in.Attrs["name"]) == `"refused"` {
+			return engine.Invalid(engine.AttrPointer("name"), "refused before the write")
+		}
+		done := make(chan error, 1)
+		go func() { done <- v.db.Update(ctx, func(engine.Tx) error { return nil }) }()
+		select {
+		case err := <-done:
+			return err
+		case <-time.After(5 * time.Second):
+			return errors.New("another write waited for Prepare: it runs inside a transaction")
+		}
+	}}
+	v = newEnv(t, hooks, engine.Config{Begin: func(c *engine.Call, _ bool) { c.Ext = "started" }})
+	ctx := context.Background()
+	box := v.mustCreate("boxes", map[string]any{"name": "first"}, nil)
+	_, err := v.e.Update(ctx, v.admin, "boxes", box.ID, input(map[string]any{"name": "second"}, nil), engine.Options{})
+	require.NoError(t, err)
+	_, err = v.create(v.admin, "boxes", input(map[string]any{"name": "refused", "size": "-1"}, nil))
+	require.Equal(t, scopekit.EINVALID, code(err))
+	var fields []string
+	for _, e := range scopekit.List(err) {
+		fields = append(fields, e.Field)
+	}
+	require.ElementsMatch(t, []string{"/data/attributes/name", "/data/attributes/size"}, fields, "told with the write's own errors")
+	_, err = v.e.Update(ctx, v.admin, "boxes", "404", input(map[string]any{"name": "x"}, nil), engine.Options{})
+	require.Equal(t, scopekit.ENOTFOUND, code(err))
+	_, err = v.create(actor(engine.AccessView, true), "boxes", input(map[string]any{"name": "x"}, nil))
+	require.Equal(t, scopekit.EFORBIDDEN, code(err), "the guard first")
+	require.Equal(t, []string{`prepare old=nil in="first"`, `prepare old=first in="second"`, `prepare old=nil in="refused"`}, seen)
+	res, err := v.list(v.admin, "boxes", engine.ListParams{})
+	require.NoError(t, err)
+	require.Len(t, res.Records, 1, "the refused create stored nothing")
 }
 
 // Ensure a Create hook replaces the generic create and the type's guard

@@ -70,9 +70,17 @@ type RelDef struct {
 // Stored reports whether the relationship keeps ids on the record.
 func (d *RelDef) Stored() bool { return d.Inverse == "" && d.Through == "" }
 
-// Hooks are the type-specific steps of the generic engine. Every hook runs
-// inside the write transaction of the request.
+// Hooks are the type-specific steps of the generic engine. Every hook but
+// Prepare runs inside the write transaction of the request.
 type Hooks struct {
+	// Prepare runs before the write transaction of a create (old nil) or
+	// an update of old opens, with the write's input, for checks that
+	// reach outside the process (a network request) and must not hold
+	// the store's write lock meanwhile. Its Call has no transaction (Tx
+	// is nil). Its EINVALID errors are reported with the write's own
+	// (declarations, Validate), which still run in the transaction; any
+	// other error is the write's answer at once.
+	Prepare func(ctx context.Context, c *Call, old *Record, in *Input) error
 	// Defaults fills derived values of a new record before validation.
 	Defaults func(ctx context.Context, c *Call, rec *Record) error
 	// Validate checks rules beyond the declarations; old is nil on create.

@@ -28,8 +28,13 @@ func (e *Engine) Create(ctx context.Context, a *Actor, typ string, in *Input, op
 	if err != nil {
 		return nil, err
 	}
+	invalid, err := e.prepare(ctx, a, opts, def, "", in)
+	if err != nil {
+		return nil, err
+	}
 	var created bool
 	res, err := e.WriteRecord(ctx, a, opts, in.Meta, def, func(c *Call) (rec *Record, err error) {
+		c.prepared = invalid
 		rec, created, err = c.CreateRecord(ctx, def, in)
 		return rec, err
 	})
@@ -86,13 +91,57 @@ func (e *Engine) Update(ctx context.Context, a *Actor, typ, id string, in *Input
 	if err != nil {
 		return nil, err
 	}
+	invalid, err := e.prepare(ctx, a, opts, def, id, in)
+	if err != nil {
+		return nil, err
+	}
 	return e.WriteRecord(ctx, a, opts, in.Meta, def, func(c *Call) (*Record, error) {
 		old, err := c.GetVisible(ctx, def, id, AnyActive(def))
 		if err != nil {
 			return nil, err
 		}
+		c.prepared = invalid
 		return c.UpdateRecord(ctx, def, old, in)
 	})
+}
+
+// prepare runs the type's Prepare hook for a create (id "") or an update
+// of the record id, outside any transaction; the record updated is read
+// first, in a read transaction of its own. The hook's EINVALID errors are
+// returned apart, to be reported with the write's own (all at once).
+func (e *Engine) prepare(ctx context.Context, a *Actor, opts Options, def *TypeDef, id string, in *Input) (scopekit.Errors, error) {
+	if def.Hooks.Prepare == nil {
+		return nil, nil
+	}
+	var old *Record
+	if id != "" {
+		err := e.Read(ctx, a, opts, func(c *Call) error {
+			var err error
+			old, err = c.GetVisible(ctx, def, id, AnyActive(def))
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	c := &Call{Ctx: ctx, Engine: e, Actor: a, Opts: opts, Input: in}
+	if e.cfg.Begin != nil {
+		e.cfg.Begin(c, false)
+	}
+	err := def.Hooks.Prepare(ctx, c, old, in)
+	if err == nil {
+		return nil, nil
+	}
+	invalid := scopekit.List(err)
+	for _, se := range invalid {
+		if se.Code != scopekit.EINVALID {
+			return nil, err
+		}
+	}
+	if len(invalid) == 0 {
+		return nil, err
+	}
+	return invalid, nil
 }
 
 // UpdateRecord applies in to a copy of old, a record of def the call has
@@ -293,6 +342,7 @@ func (c *Call) apply(def *TypeDef, rec *Record, in *Input, errs *scopekit.Errors
 // validate checks required fields, uniqueness, the owning scope's
 // visibility and the type's own rules.
 func (c *Call) validate(ctx context.Context, def *TypeDef, rec, old *Record, errs *scopekit.Errors) error {
+	*errs, c.prepared = append(*errs, c.prepared...), nil
 	for _, at := range def.Attrs {
 		if at.Required && Blank(rec.Attrs[at.Name]) {
 			*errs = append(*errs, Invalid(AttrPointer(at.Name), "%s can't be blank", at.Name))

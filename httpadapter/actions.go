@@ -19,10 +19,11 @@ import (
 func (s *Server) actions() map[string]func(c *call) error {
 	return map[string]func(c *call) error{
 		"projects/apply-blueprint":     s.applyBlueprint,
-		"services/submit-for-approval": s.serviceAction(s.Svc.SubmitService),
-		"services/approve":             s.serviceAction(s.Svc.ApproveService),
+		"services/submit-for-approval": s.recordAction(s.Svc.SubmitService),
+		"services/approve":             s.recordAction(s.Svc.ApproveService),
 		"users/credentials":            s.issueCredentials,
 		"users/reset-mfa":              s.resetMFA,
+		"verified-domains/verify":      s.recordAction(s.Svc.VerifyDomain),
 		"projects/submit":              s.submit,
 		"approval-steps/approve":       s.stepAction("approve"),
 		"approval-steps/decline":       s.stepAction("decline"),
@@ -51,6 +52,12 @@ var actionDocs = map[string]routeDoc{
 			"where an account requires one. A second factor is the person's: an account resets it only while the person is a member of no other account " +
 			"(else 409, whose detail gives how many other memberships, not which). Needs `users` manage; answers 204.",
 		Status: "204"},
+	"verified-domains/verify": {Summary: "Verify the claim of an email domain by DNS",
+		Description: "Looks up the TXT record `scopekit-domain-verification=<verification-token>` at the domain or at `_scopekit.<domain>` " +
+			"and, when it is there, marks the domain verified (docs/auth.md \"Single sign-on\"); a verified claim is answered as it is. " +
+			"422 when the record is missing, holds another token or the lookup fails (the detail says which); 409 when another account " +
+			"has verified the domain. Needs `settings` and `users` manage.",
+		Body: actionMetaBody(), Response: singleDoc(views.TypeVerifiedDomains)},
 	"approval-steps/approve": {Summary: "Approve a pending step", Description: "Needs to be a required approver of the step (docs/approval.md).",
 		Body: actionMetaBody(), Response: singleDoc(views.TypeApprovalSteps)},
 	"approval-steps/decline": {Summary: "Decline a pending step (the project goes back to draft)", Body: actionMetaBody(), Response: singleDoc(views.TypeApprovalSteps)},
@@ -152,9 +159,10 @@ func (c *call) actionMeta() (map[string]any, error) {
 	return jsonapi.DecodeMeta(b)
 }
 
-// serviceAction serves POST /services/{id}/submit-for-approval and
-// /services/{id}/approve: 200 with the service.
-func (s *Server) serviceAction(act func(context.Context, *engine.Actor, string) (*engine.Result, error)) func(c *call) error {
+// recordAction serves an action that takes no input on one record, such
+// as POST /services/{id}/approve or /verified-domains/{id}/verify: 200
+// with the record.
+func (s *Server) recordAction(act func(context.Context, *engine.Actor, string) (*engine.Result, error)) func(c *call) error {
 	return func(c *call) error {
 		if _, err := c.actionMeta(); err != nil {
 			return err

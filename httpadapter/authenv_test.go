@@ -72,6 +72,16 @@ func (ae *authEnv) member(slug, email, role, status, userType string) string {
 	return id
 }
 
+// verifyDomain marks domain verified for the account slug, as the
+// server's operator would.
+func (ae *authEnv) verifyDomain(slug, domain string) {
+	ae.t.Helper()
+	require.NoError(ae.t, ae.svc.Setup(context.Background(), func(a *scoping.Admin) error {
+		_, err := a.VerifyDomain(ae.accts[slug], domain)
+		return err
+	}))
+}
+
 // ctx carries the test server's HTTP client for x/oauth2.
 func (ae *authEnv) ctx() context.Context {
 	return context.WithValue(context.Background(), oauth2.HTTPClient, ae.srv.Client())

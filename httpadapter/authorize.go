@@ -53,6 +53,8 @@ var loginMessages = map[string]string{
 	auth.LoginDeactivated:    "Your access to this account has been deactivated. Ask an administrator of the account.",
 	auth.LoginNotMember:      "You are not a member of the account this application belongs to.",
 	auth.LoginSSORequired:    "Your organization signs you in through its identity provider: choose single sign-on.",
+	auth.LoginBadIdentity: "Your organization's identity provider sent an email address ScopeKit cannot accept " +
+		"(it must be one address such as name@example.com), so you are not signed in. Ask your administrator.",
 }
 
 // loginPage is what the login template shows.

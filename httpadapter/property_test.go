@@ -118,6 +118,8 @@ func validValue(def *engine.TypeDef, a *engine.AttrDef) any {
 		return "https://login.example.test"
 	case a.Name == "email-domains":
 		return []string{"probe-" + def.Name + ".example.test"}
+	case def.Name == "verified-domains" && a.Name == "domain":
+		return "probe.example.test"
 	case def.Name == "currencies" && a.Name == "code":
 		return "CHF"
 	}

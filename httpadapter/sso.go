@@ -146,7 +146,11 @@ func (s *Server) ssoCallback(w http.ResponseWriter, r *http.Request) {
 	var le *auth.LoginError
 	switch {
 	case errors.As(err, &le):
-		logger(r).Info("login refused", "reason", le.Reason, "provider", p.ID, "request_id", requestID(r))
+		args := []any{"reason", le.Reason, "provider", p.ID, "request_id", requestID(r)}
+		if le.Err != nil {
+			args = append(args, "detail", le.Err.Error())
+		}
+		logger(r).Info("login refused", args...)
 		s.showError(w, r, http.StatusForbidden, loginMessages[le.Reason])
 		return
 	case err != nil:

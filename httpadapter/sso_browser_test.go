@@ -1,6 +1,7 @@
 package httpadapter_test
 
 import (
+	"context"
 	"net/http"
 	"net/url"
 	"strings"
@@ -119,5 +120,106 @@ func TestSSOInBrowser(t *testing.T) {
 	require.Equal(t, "active", nia["status"])
 	require.Equal(t, sales, users.list()[0]["relationships"].(map[string]any)["roles"].(map[string]any)["data"].([]any)[0].(map[string]any)["id"])
 	signedIn(status, verifier, users.ids()[0])
+	se.requireNoSecret()
+}
+
+// Ensure one account's admin cannot take over another account's people
+// through single sign-on (attack 1 of the outside probe), in a real
+// browser against real providers: globex's admin registers a provider it
+// controls, with just-in-time provisioning, for acme's verified domain,
+// and its provider asserts acme's admin. The registration is refused
+// (409, naming no account), so is a claim of the domain; a provider for
+// a domain nobody verified routes nothing; on globex's own login page the
+// browser is never sent to the attacker's provider, no code reaches
+// globex's application and acme's people are made no members of globex.
+func TestSSOTakeover_InBrowser(t *testing.T) {
+	skipWithoutChromium(t)
+	se := mustSSOEnv(t)
+	ctx := context.Background()
+	callback, got := startAppCallback(t)
+	require.NoError(t, se.auth.RegisterApplication(ctx, se.accts["globex"], "Globex Portal", "globex-portal", "globex-secret", []string{callback}))
+	conf := &oauth2.Config{ClientID: "globex-portal", ClientSecret: "globex-secret", RedirectURL: callback,
+		Endpoint: oauth2.Endpoint{AuthURL: se.srv.URL + "/oauth/authorize", TokenURL: se.srv.URL + "/oauth/token"}}
+	globex := se.token("globex", "admin@globex.test", "Account Admin")
+	se.member("acme", "pat@partner.test", "Account Admin", "active", "standard")
+	mallory := oidctest.User{Username: "mallory", Password: "mallory at her provider", Email: aeAdaEmail, EmailVerified: true, FirstName: "Ada"}
+	patsTwin := oidctest.User{Username: "twin", Password: "twin at her provider", Email: "pat@partner.test", EmailVerified: true, FirstName: "Pat"}
+	evil := oidctest.Start(t, se.srv.URL+"/oauth/sso/callback", mallory, patsTwin)
+
+	claim := se.req(http.MethodPost, "/globex/v1/identity-providers", globex, doc("identity-providers", "",
+		idpDoc(evil.Issuer, `["acme.test"]`, true, false)))
+	verified := se.req(http.MethodPost, "/globex/v1/verified-domains", globex, doc("verified-domains", "", `{"domain":"acme.test"}`))
+	unproven := se.req(http.MethodPost, "/globex/v1/identity-providers", globex, doc("identity-providers", "",
+		idpDoc(evil.Issuer, `["partner.test"]`, true, false)))
+
+	browser := startChromium(t, 120*time.Second)
+	// attempt plays the attacker on globex's own login page: single
+	// sign-on as email (the button, or a password where the page offers
+	// none), and her provider's login page if the browser is sent
+	// there. It returns whether the page offered single sign-on, the last
+	// status and where the browser is.
+	attempt := func(email string, u oidctest.User) (bool, int64, string) {
+		t.Helper()
+		res, err := chromedp.Run(browser, chromedp.NavigateResponse(conf.AuthCodeURL("takeover", oauth2.S256ChallengeOption(oauth2.GenerateVerifier()))))
+		require.NoError(t, err)
+		require.EqualValues(t, http.StatusOK, res.Status)
+		require.NoError(t, chromedp.Do(browser, chromedp.SendKeys(chromedp.ID("email"), email)))
+		offered, err := chromedp.Run(browser, chromedp.Evaluate[bool](`document.getElementById("sso") !== null`))
+		require.NoError(t, err)
+		button := "submit" // with a password: the provider's domain goes to the provider whatever it is
+		if offered {
+			button = "sso"
+		} else {
+			require.NoError(t, chromedp.Do(browser, chromedp.SendKeys(chromedp.ID("password"), "a guessed password")))
+		}
+		status, loc := click(t, browser, chromedp.ID(button))
+		if strings.HasPrefix(loc, evil.Issuer+"/") {
+			require.NoError(t, chromedp.Do(browser,
+				chromedp.SendKeys(chromedp.ID("username"), u.Username), chromedp.SendKeys(chromedp.ID("password"), u.Password)))
+			status, loc = click(t, browser, chromedp.CSS(`button[type="submit"]`))
+		}
+		return offered, status, loc
+	}
+	for _, a := range []struct {
+		email string
+		as    oidctest.User
+	}{{aeAdaEmail, mallory}, {"pat@partner.test", patsTwin}} {
+		offered, status, loc := attempt(a.email, a.as)
+		select {
+		case q := <-got:
+			t.Fatalf("globex's application got a callback for %s: %v", a.email, q)
+		default:
+		}
+		require.False(t, strings.HasPrefix(loc, evil.Issuer), "sent to the attacker's provider: %s", loc)
+		require.False(t, offered, "globex's login page offers single sign-on for a domain globex has not verified")
+		require.True(t, strings.HasPrefix(loc, se.srv.URL+"/oauth/authorize"), loc)
+		require.EqualValues(t, http.StatusBadRequest, status, a.email)
+		msg, err := chromedp.Run(browser, chromedp.Text(chromedp.ID("error")))
+		require.NoError(t, err)
+		require.Contains(t, msg, "incorrect", a.email)
+	}
+	e := assertError(t, claim, http.StatusConflict, "")
+	require.Contains(t, e["detail"], "acme.test is verified by another account")
+	require.NotContains(t, string(claim.Body), "Acme")
+	assertError(t, verified, http.StatusConflict, "")
+	require.Equal(t, http.StatusCreated, unproven.Status, "%s", unproven.Body)
+	for _, email := range []string{aeAdaEmail, "pat@partner.test"} {
+		require.Empty(t, se.get("/globex/v1/users?filter[email]="+url.QueryEscape(email), globex).ids(), "%s made a member of globex", email)
+	}
+	// acme's admin still signs in to acme through acme's own provider
+	acmeConf, acmeGot := se.browserPortal()
+	verifier := oauth2.GenerateVerifier()
+	_, err := chromedp.Run(browser, chromedp.Navigate(acmeConf.AuthCodeURL("mine", oauth2.S256ChallengeOption(verifier))))
+	require.NoError(t, err)
+	require.NoError(t, chromedp.Do(browser, chromedp.SendKeys(chromedp.ID("email"), aeAdaEmail)))
+	_, loc := click(t, browser, chromedp.ID("sso"))
+	require.True(t, strings.HasPrefix(loc, se.op.Issuer+"/login/"), loc)
+	require.NoError(t, chromedp.Do(browser,
+		chromedp.SendKeys(chromedp.ID("username"), opAda.Username), chromedp.SendKeys(chromedp.ID("password"), opAda.Password)))
+	status, _ := click(t, browser, chromedp.CSS(`button[type="submit"]`))
+	require.EqualValues(t, http.StatusOK, status)
+	tok, err := acmeConf.Exchange(se.ctx(), receive(t, acmeGot).Get("code"), oauth2.VerifierOption(verifier))
+	require.NoError(t, err)
+	require.Equal(t, se.adaID, se.meAs(t, tok.AccessToken))
 	se.requireNoSecret()
 }

@@ -32,8 +32,9 @@ var (
 )
 
 // ssoEnv is the auth host with a provider registered as acme's identity
-// provider for acme.test (no passwords, no provisioning), and the
-// server's log.
+// provider for acme.test (verified by acme; no passwords, no
+// provisioning), and the server's log. Issuer URLs are checked by
+// discovery through the server's relying party.
 type ssoEnv struct {
 	*authEnv
 	op    *oidctest.Provider
@@ -45,10 +46,13 @@ type ssoEnv struct {
 func mustSSOEnv(t *testing.T) *ssoEnv {
 	t.Helper()
 	logs := &oauthSyncBuffer{}
+	rp := &sso.RelyingParty{Client: &http.Client{Timeout: 10 * time.Second}} // the provider is on loopback
 	ae := mustAuthEnv(t, func(s *httpadapter.Server) {
 		s.Logger = slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-		s.SSO = &sso.RelyingParty{Client: &http.Client{Timeout: 10 * time.Second}} // the provider is on loopback
+		s.SSO = rp
 	})
+	ae.svc.SSO.CheckIssuer = rp.CheckIssuer // the same guarded client as the sign-ins
+	ae.verifyDomain("acme", "acme.test")
 	se := &ssoEnv{authEnv: ae, logs: logs, admin: ae.admin(),
 		op: oidctest.Start(t, ae.srv.URL+"/oauth/sso/callback", opAda, opNia, opEve, opUna)}
 	se.idp = ae.create("/acme/v1/identity-providers", se.admin, "identity-providers", fmt.Sprintf(
@@ -85,10 +89,17 @@ func (se *ssoEnv) startSSO(authURL, email, password string, sso bool) (*http.Cli
 // JavaScript, and returns the callback's answer (not followed).
 func (se *ssoEnv) ssoSignIn(email string, u oidctest.User) *page {
 	se.t.Helper()
-	c, ans := se.startSSO(authorizeURL(goodAuthorize()), email, "", true)
+	return se.ssoSignInAt(se.op, authorizeURL(goodAuthorize()), email, u)
+}
+
+// ssoSignInAt is ssoSignIn through provider op from the login page of
+// authURL.
+func (se *ssoEnv) ssoSignInAt(op *oidctest.Provider, authURL, email string, u oidctest.User) *page {
+	se.t.Helper()
+	c, ans := se.startSSO(authURL, email, "", true)
 	require.Equal(se.t, http.StatusSeeOther, ans.Status, ans.Body)
-	require.True(se.t, strings.HasPrefix(ans.Location, se.op.Issuer+"/"), ans.Location)
-	back := se.op.SignIn(se.t, ans.Location, u.Username, u.Password)
+	require.True(se.t, strings.HasPrefix(ans.Location, op.Issuer+"/"), ans.Location)
+	back := op.SignIn(se.t, ans.Location, u.Username, u.Password)
 	return se.fetch(c, http.MethodGet, back.String(), "", "")
 }
 
@@ -139,7 +150,7 @@ func TestIdentityProviders_Resource(t *testing.T) {
 		`{"name":"No secret","issuer-url":"https://login.example.test","client-id":"x","email-domains":["other.test"]}`)),
 		http.StatusUnprocessableEntity, "/data/attributes/client-secret")
 	// one active provider per domain
-	clash := `{"name":"Second","issuer-url":"https://login.example.test","client-id":"x","client-secret":"y","email-domains":["other.test","acme.test"]}`
+	clash := fmt.Sprintf(`{"name":"Second","issuer-url":%q,"client-id":"x","client-secret":"y","email-domains":["other.test","acme.test"]}`, se.op.Issuer)
 	e := assertError(t, se.req(http.MethodPost, path, se.admin, doc("identity-providers", "", clash)), http.StatusUnprocessableEntity, "/data/attributes/email-domains")
 	require.Contains(t, e["detail"], "Acme SSO")
 	se.create(path, se.admin, "identity-providers", strings.Replace(clash, `"client-id"`, `"active":false,"client-id"`, 1))
@@ -207,7 +218,9 @@ func TestSSO_LoginPage(t *testing.T) {
 	require.Equal(t, http.StatusSeeOther, ans.Status, ans.Body)
 
 	// an unreachable provider is a page, not a redirect
-	se.setIDP(`{"issuer-url":"http://127.0.0.1:1"}`)
+	gone := oidctest.Start(t, se.srv.URL+"/oauth/sso/callback")
+	se.setIDP(fmt.Sprintf(`{"issuer-url":%q}`, gone.Issuer))
+	gone.Close()
 	_, ans = se.startSSO(authorizeURL(goodAuthorize()), aeAdaEmail, "", true)
 	require.Equal(t, http.StatusBadGateway, ans.Status)
 	requireSafePage(t, ans)

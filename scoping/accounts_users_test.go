@@ -31,7 +31,7 @@ func TestAccountsUsers(t *testing.T) {
 
 	_, err := svc.Create(ctx, acmeSys, "users", &engine.Input{Attrs: attrs("name", `"Bob"`, "email", `"bob"`),
 		Rels: map[string]engine.RelInput{"roles": {ToMany: true, Refs: []engine.Ref{{Type: "roles", ID: roles["Sales"].ID}, {Type: "roles", ID: roles["Engineer"].ID}}}}}, engine.Options{})
-	acctRequireErr(t, err, scopekit.EINVALID, "/data/attributes/email", "email must be one email address")
+	acctRequireErr(t, err, scopekit.EINVALID, "/data/attributes/email", "one address")
 	acctRequireErr(t, err, scopekit.EINVALID, "/data/relationships/roles", "one role per account")
 
 	_, err = svc.Create(ctx, acmeSys, "users", &engine.Input{Attrs: attrs("name", `"Ann 2"`, "email", `"ann@acme.test"`)}, engine.Options{})

@@ -13,6 +13,7 @@ var declarations = []func(*engine.Schema){
 	declareAccounts,
 	declareCatalog,
 	declareDocuments,
+	declareDomains,
 	declareEvents,
 	declareGovernance,
 	declareProjects,

@@ -28,6 +28,9 @@ type Service struct {
 	// Documents plugs in what document templates and generation need
 	// (documents.go); the composition root sets it.
 	Documents DocumentConfig
+	// SSO plugs in what identity providers and verified domains need
+	// (sso.go, domains.go); the composition root sets it.
+	SSO SSOConfig
 	// Log receives what fails after a commit, where no caller can be
 	// told (nil: slog.Default()).
 	Log *slog.Logger

@@ -3,8 +3,7 @@ package scoping
 import (
 	"context"
 	"encoding/base64"
-	"net/netip"
-	"net/url"
+	"encoding/json"
 	"slices"
 	"strings"
 
@@ -41,17 +40,20 @@ func declareSingleSignOn(s *engine.Schema) {
 			flag("passwords-allowed", true), flag("jit-provisioning", false),
 			{Name: "active", Kind: engine.KindBool, Default: true, Index: true}},
 		Rels:  []engine.RelDef{to1("default-role", "roles")},
-		Hooks: engine.Hooks{Validate: validateAll(validateIdentityProvider, providerRoleCeiling), AfterWrite: revokeOnPasswordsOff}})
+		Hooks: engine.Hooks{Prepare: discoverIssuer, Validate: validateAll(validateIdentityProvider, providerRoleCeiling), AfterWrite: revokeOnPasswordsOff}})
 }
 
-// validateIdentityProvider checks the issuer URL and the email domains
-// (normalized to lower case; no domain of two active providers of the
-// account) and seals a client secret given by the write (required on
+// validateIdentityProvider checks the issuer URL (in its one form) and
+// the email domains (normalized to lower case; no domain of two active
+// providers of the account, none newly listed that another account has
+// verified) and seals a client secret given by the write (required on
 // create).
 func validateIdentityProvider(_ context.Context, c *engine.Call, rec, old *engine.Record) []error {
 	var errs []error
-	if msg := issuerProblem(rec.Str(views.NameIssuerURL)); msg != "" {
-		errs = append(errs, engine.Invalid(engine.AttrPointer(views.NameIssuerURL), "issuer-url %s", msg))
+	if iss, err := auth.NormalizeIssuer(rec.Str(views.NameIssuerURL)); err != nil {
+		errs = append(errs, engine.Invalid(engine.AttrPointer(views.NameIssuerURL), "issuer-url %s", err))
+	} else {
+		rec.Attrs[views.NameIssuerURL] = iss
 	}
 	domains, derrs := normalizeDomains(rec.Strings(views.NameEmailDomains))
 	errs = append(errs, derrs...)
@@ -60,6 +62,9 @@ func validateIdentityProvider(_ context.Context, c *engine.Call, rec, old *engin
 		stored[i] = d
 	}
 	rec.Attrs[views.NameEmailDomains] = stored
+	if err := newDomainsFree(c.Tx, domains, old, rec.AccountID); err != nil {
+		return []error{err}
+	}
 	if rec.Active() && len(derrs) == 0 {
 		others, err := c.Find(views.TypeIdentityProviders, engine.Eq(views.NameActive, "true"))
 		if err != nil {
@@ -93,23 +98,26 @@ func validateIdentityProvider(_ context.Context, c *engine.Call, rec, old *engin
 	return errs
 }
 
-// issuerProblem says what is wrong with an issuer URL ("" if nothing):
-// it must be absolute, without credentials, query or fragment, and https
-// (plain http only on a loopback host, for trying things out).
-func issuerProblem(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil || !u.IsAbs() || u.Host == "" || u.User != nil || u.RawQuery != "" || u.ForceQuery || u.Fragment != "" {
-		return "must be an absolute URL without query or fragment, such as https://login.example.com"
+// discoverIssuer checks a new or changed issuer URL by OpenID discovery
+// (SSOConfig.CheckIssuer), before the write's transaction opens: a
+// provider that cannot be reached, publishes no discovery document or
+// names another issuer there is refused (422 naming issuer-url). A URL
+// of the wrong form is left to validateIdentityProvider.
+func discoverIssuer(ctx context.Context, c *engine.Call, old *engine.Record, in *engine.Input) error {
+	check := svcOf(c).SSO.CheckIssuer
+	raw, given := in.Attrs[views.NameIssuerURL]
+	var s string
+	if check == nil || !given || json.Unmarshal(raw, &s) != nil {
+		return nil
 	}
-	switch u.Scheme {
-	case "https":
-		return ""
-	case "http":
-		if ip, err := netip.ParseAddr(u.Hostname()); u.Hostname() == "localhost" || (err == nil && ip.IsLoopback()) {
-			return ""
-		}
+	iss, err := auth.NormalizeIssuer(s)
+	if err != nil || (old != nil && old.Str(views.NameIssuerURL) == iss) {
+		return nil
 	}
-	return "must use https (plain http only on a loopback address)"
+	if err := check(ctx, iss); err != nil {
+		return engine.Invalid(engine.AttrPointer(views.NameIssuerURL), "issuer-url %s", err.Error())
+	}
+	return nil
 }
 
 // normalizeDomains lower-cases and checks the email domains of a
@@ -160,36 +168,49 @@ func IdentityProviders(s *Service) auth.IdentityProviders { return identityProvi
 
 type identityProviders struct{ s *Service }
 
-func (p identityProviders) active(ctx context.Context, accountID string, limit int) ([]*engine.Record, error) {
+// active returns the account's active providers and its verified
+// domains, as one read sees them.
+func (p identityProviders) active(ctx context.Context, accountID string) ([]*engine.Record, []string, error) {
 	var recs []*engine.Record
-	err := p.s.Store().View(ctx, func(tx engine.Tx) error {
+	var verified []string
+	err := engine.ViewRerun(ctx, p.s.Store(), func(tx engine.Tx) error {
 		var err error
 		recs, _, err = tx.List(&engine.Query{Type: views.TypeIdentityProviders, AccountID: accountID,
-			Where: []engine.Cond{engine.Eq(views.NameActive, "true")}, Limit: limit})
+			Where: []engine.Cond{engine.Eq(views.NameActive, "true")}})
+		if err != nil {
+			return err
+		}
+		verified, err = verifiedDomains(tx, accountID)
 		return err
 	})
-	return recs, err
+	return recs, verified, err
 }
 
 func (p identityProviders) Covering(ctx context.Context, accountID, email string) (*auth.IdentityProvider, error) {
-	recs, err := p.active(ctx, accountID, 0)
+	recs, verified, err := p.active(ctx, accountID)
 	if err != nil {
 		return nil, err
 	}
 	d := auth.EmailDomain(email)
-	for _, r := range recs {
-		if slices.Contains((views.IdentityProvider{Record: r}).EmailDomains(), d) {
-			return p.open(r)
+	if slices.Contains(verified, d) {
+		for _, r := range recs {
+			if slices.Contains((views.IdentityProvider{Record: r}).EmailDomains(), d) {
+				return p.open(r, verified)
+			}
 		}
 	}
-	return nil, scopekit.Errorf(scopekit.ENOTFOUND, "no identity provider covers %s", d)
+	return nil, scopekit.Errorf(scopekit.ENOTFOUND, "no identity provider routes %s", d)
 }
 
 func (p identityProviders) Get(ctx context.Context, accountID, id string) (*auth.IdentityProvider, error) {
 	var rec *engine.Record
-	err := p.s.Store().View(ctx, func(tx engine.Tx) error {
+	var verified []string
+	err := engine.ViewRerun(ctx, p.s.Store(), func(tx engine.Tx) error {
 		var err error
-		rec, err = tx.Get(views.TypeIdentityProviders, accountID, id)
+		if rec, err = tx.Get(views.TypeIdentityProviders, accountID, id); err != nil {
+			return err
+		}
+		verified, err = verifiedDomains(tx, accountID)
 		return err
 	})
 	if err != nil {
@@ -198,16 +219,27 @@ func (p identityProviders) Get(ctx context.Context, accountID, id string) (*auth
 	if !rec.Active() {
 		return nil, scopekit.Errorf(scopekit.ENOTFOUND, "identity provider %s is not active", id)
 	}
-	return p.open(rec)
+	return p.open(rec, verified)
 }
 
+// Any reports whether one of the account's providers routes a domain (it
+// covers a domain the account has verified): the login page offers single
+// sign-on only then.
 func (p identityProviders) Any(ctx context.Context, accountID string) (bool, error) {
-	recs, err := p.active(ctx, accountID, 1)
-	return len(recs) > 0, err
+	recs, verified, err := p.active(ctx, accountID)
+	for _, r := range recs {
+		for _, d := range (views.IdentityProvider{Record: r}).EmailDomains() {
+			if slices.Contains(verified, d) {
+				return true, err
+			}
+		}
+	}
+	return false, err
 }
 
-// open returns the provider of a record, its client secret opened.
-func (p identityProviders) open(rec *engine.Record) (*auth.IdentityProvider, error) {
+// open returns the provider of a record, its client secret opened, given
+// its account's verified domains.
+func (p identityProviders) open(rec *engine.Record, verified []string) (*auth.IdentityProvider, error) {
 	sealer := p.s.Webhooks.Sealer
 	if sealer == nil {
 		return nil, scopekit.Errorf(scopekit.EINTERNAL, "identity providers need a secret sealer (none configured)")
@@ -221,8 +253,14 @@ func (p identityProviders) open(rec *engine.Record) (*auth.IdentityProvider, err
 		return nil, scopekit.Errorf(scopekit.EINTERNAL, "identity provider %s: %v", rec.ID, err)
 	}
 	v := views.IdentityProvider{Record: rec}
+	var routed []string
+	for _, d := range v.EmailDomains() {
+		if slices.Contains(verified, d) {
+			routed = append(routed, d)
+		}
+	}
 	return &auth.IdentityProvider{ID: rec.ID, AccountID: rec.AccountID, Name: v.Name(), Issuer: v.IssuerURL(),
-		ClientID: v.ClientID(), ClientSecret: auth.Secret(secret), Domains: v.EmailDomains(),
+		ClientID: v.ClientID(), ClientSecret: auth.Secret(secret), Domains: v.EmailDomains(), Verified: routed,
 		PasswordsAllowed: v.PasswordsAllowed(), JIT: v.JitProvisioning()}, nil
 }
 
@@ -234,7 +272,8 @@ func (p identityProviders) Provision(ctx context.Context, idp *auth.IdentityProv
 
 // provision makes email an active member of the account with the default
 // role of provider providerID, when that provider is active, provisions
-// just in time and covers the email, and the email is neither a member
+// just in time and covers the email, whose domain the account has
+// verified, and the email is neither a member
 // of the account already nor a service account. An identity that exists
 // in other accounts keeps its id and attributes.
 func (a *Admin) provision(accountID, providerID, email, name string) error {
@@ -249,6 +288,10 @@ func (a *Admin) provision(accountID, providerID, email, name string) error {
 	idp := views.IdentityProvider{Record: rec}
 	if !rec.Active() || !idp.JitProvisioning() || !slices.Contains(idp.EmailDomains(), auth.EmailDomain(email)) {
 		return nil
+	}
+	verified, err := verifiedDomains(tx, accountID)
+	if err != nil || !slices.Contains(verified, auth.EmailDomain(email)) {
+		return err // a domain not verified (now) provisions no one
 	}
 	email = strings.ToLower(strings.TrimSpace(email))
 	u := engine.NewRecord(views.TypeUsers, accountID)

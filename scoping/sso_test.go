@@ -4,12 +4,17 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"net/http"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/scopekit/scopekit"
 	"github.com/scopekit/scopekit/auth"
 	"github.com/scopekit/scopekit/engine"
+	"github.com/scopekit/scopekit/internal/oidctest"
 	"github.com/scopekit/scopekit/scoping"
+	"github.com/scopekit/scopekit/sso"
 	"github.com/stretchr/testify/require"
 )
 
@@ -36,12 +41,17 @@ func idpUpdate(svc *scoping.Service, a *engine.Actor, id string, at map[string]j
 }
 
 // ssoService is a service with a sealer, the accounts acme (with its
-// system actor) and globex, and its auth.IdentityProviders.
+// system actor; acme.test is its verified domain) and globex, and its
+// auth.IdentityProviders.
 func ssoService(t *testing.T) (svc *scoping.Service, ps auth.IdentityProviders, acme, globex *engine.Record, sys *engine.Actor) {
 	t.Helper()
 	svc, _, _ = hookService(t)
 	acme, sys = acctAccount(t, svc, "acme")
 	globex, _ = acctAccount(t, svc, "globex")
+	require.NoError(t, svc.Setup(context.Background(), func(a *scoping.Admin) error {
+		_, err := a.VerifyDomain(acme.ID, "acme.test")
+		return err
+	}))
 	return svc, scoping.IdentityProviders(svc), acme, globex, sys
 }
 
@@ -127,14 +137,21 @@ func TestSSOProviders(t *testing.T) {
 	got, err := ps.Covering(ctx, acme.ID, "Ada@ACME.test")
 	require.NoError(t, err)
 	require.Equal(t, &auth.IdentityProvider{ID: idp.ID, AccountID: acme.ID, Name: "Acme SSO", Issuer: "https://login.acme.test",
-		ClientID: "scopekit", ClientSecret: "the client secret", Domains: []string{"acme.test"}, JIT: true}, got)
+		ClientID: "scopekit", ClientSecret: "the client secret", Domains: []string{"acme.test"}, Verified: []string{"acme.test"}, JIT: true}, got)
 	byID, err := ps.Get(ctx, acme.ID, idp.ID)
 	require.NoError(t, err)
 	require.Equal(t, got, byID)
 	any, err = ps.Any(ctx, acme.ID)
 	require.NoError(t, err)
 	require.True(t, any)
+	// a domain acme has not verified is not routed
+	require.NoError(t, idpUpdate(svc, sys, idp.ID, attrs("email-domains", `["acme.test","unproven.test"]`), nil))
+	got, err = ps.Get(ctx, acme.ID, idp.ID)
+	require.NoError(t, err)
+	require.Equal(t, []string{"acme.test", "unproven.test"}, got.Domains)
+	require.Equal(t, []string{"acme.test"}, got.Verified)
 	for _, miss := range []func() error{
+		func() error { _, err := ps.Covering(ctx, acme.ID, "una@unproven.test"); return err },
 		func() error { _, err := ps.Covering(ctx, acme.ID, "bo@globex.test"); return err },
 		func() error { _, err := ps.Covering(ctx, globex.ID, "ada@acme.test"); return err },
 		func() error { _, err := ps.Get(ctx, globex.ID, idp.ID); return err },
@@ -223,6 +240,9 @@ func TestSSOProvision(t *testing.T) {
 	require.Nil(t, member("bot@acme.test"))
 	require.NoError(t, ps.Provision(ctx, p, "eve@elsewhere.test", "Eve"))
 	require.Nil(t, member("eve@elsewhere.test"))
+	require.NoError(t, idpUpdate(svc, sys, idp.ID, attrs("email-domains", `["acme.test","unproven.test"]`), nil))
+	require.NoError(t, ps.Provision(ctx, p, "newt@unproven.test", "Newt"))
+	require.Nil(t, member("newt@unproven.test"), "a domain not verified provisions no one")
 	require.NoError(t, ps.Provision(ctx, &auth.IdentityProvider{ID: "999999", AccountID: acme.ID}, "zed@acme.test", ""))
 	require.Nil(t, member("zed@acme.test"))
 
@@ -231,4 +251,35 @@ func TestSSOProvision(t *testing.T) {
 	_, err = svc.Update(ctx, sys, "roles", roles["Read Only"].ID, &engine.Input{Attrs: attrs("name", `"Viewer"`)}, engine.Options{})
 	require.NoError(t, err)
 	acctRequireErr(t, ps.Provision(ctx, p, "zoe@acme.test", "Zoe"), scopekit.ECONFLICT, "", "Read Only")
+}
+
+// Ensure an issuer URL is stored in its one form and checked by OpenID
+// discovery (a real provider) when a provider is registered or its
+// issuer changes, not otherwise: an unreachable one is refused naming
+// issuer-url.
+func TestSSOIssuerDiscovery(t *testing.T) {
+	ctx := context.Background()
+	svc, _, _, _, sys := ssoService(t)
+	op := oidctest.Start(t, "http://127.0.0.1:9/oauth/sso/callback")
+	rp := &sso.RelyingParty{Client: &http.Client{Timeout: 10 * time.Second}} // the provider is on loopback
+	var checked []string
+	svc.SSO.CheckIssuer = func(ctx context.Context, issuer string) error {
+		checked = append(checked, issuer)
+		return rp.CheckIssuer(ctx, issuer)
+	}
+	idp := acctCreate(t, svc, sys, "identity-providers", idpAttrs("issuer-url", `"`+strings.ToUpper(op.Issuer)+`/"`), nil)
+	require.Equal(t, op.Issuer, idp.Str("issuer-url"))
+	require.Equal(t, []string{op.Issuer}, checked)
+
+	require.NoError(t, idpUpdate(svc, sys, idp.ID, attrs("issuer-url", `"`+op.Issuer+`/"`, "name", `"Renamed"`), nil))
+	require.NoError(t, idpUpdate(svc, sys, idp.ID, attrs("name", `"Renamed again"`), nil))
+	require.Len(t, checked, 1, "an unchanged issuer is not checked again")
+	acctRequireErr(t, idpUpdate(svc, sys, idp.ID, attrs("issuer-url", `"http://127.0.0.1:1"`), nil),
+		scopekit.EINVALID, "/data/attributes/issuer-url", "issuer-url cannot be reached")
+	acctRequireErr(t, idpUpdate(svc, sys, idp.ID, attrs("issuer-url", `"http://login.acme.test"`), nil),
+		scopekit.EINVALID, "/data/attributes/issuer-url", "https")
+	require.Len(t, checked, 2, "a URL of the wrong form is not fetched")
+	_, err := svc.Create(ctx, sys, "identity-providers", &engine.Input{Attrs: idpAttrs("issuer-url", `"http://127.0.0.1:1/"`,
+		"email-domains", `["other.test"]`)}, engine.Options{})
+	acctRequireErr(t, err, scopekit.EINVALID, "/data/attributes/issuer-url", "cannot be reached")
 }

@@ -153,7 +153,7 @@ func TestWallsEmails(t *testing.T) {
 	svc, _ := acctService(t)
 	acme, sys := acctAccount(t, svc, "acme")
 	_, err := svc.Create(ctx, sys, "users", &engine.Input{Attrs: attrs("name", `"Eve"`, "email", `"eve@a.test\r\nBcc: x@evil.test"`)}, engine.Options{})
-	acctRequireErr(t, err, scopekit.EINVALID, "/data/attributes/email", "control characters")
+	acctRequireErr(t, err, scopekit.EINVALID, "/data/attributes/email", "control character")
 	_, err = svc.Create(ctx, sys, "users", &engine.Input{Attrs: attrs("name", `"`+strings.Repeat("n", scoping.MaxNameChars+1)+`"`, "email", `"eve@a.test"`)}, engine.Options{})
 	acctRequireErr(t, err, scopekit.EINVALID, "/data/attributes/name", "at most 200")
 	acctCreate(t, svc, sys, "users", attrs("name", `"`+strings.Repeat("n", scoping.MaxNameChars)+`"`, "email", `"eve@a.test"`), nil)

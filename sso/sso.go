@@ -49,7 +49,7 @@ type RelyingParty struct {
 	client *http.Client
 
 	mu         sync.Mutex
-	discovered map[string]discovered // by issuer URL
+	discovered map[string]discovered // by normalized issuer URL
 	flows      flows
 }
 
@@ -85,7 +85,9 @@ func (e *Error) Unwrap() error { return e.Err }
 
 // Reasons of an *Error.
 const (
-	ReasonUnreachable     = "provider_unreachable" // discovery failed
+	ReasonUnreachable     = "provider_unreachable" // discovery failed: no answer
+	ReasonNotOpenID       = "not_openid"           // discovery failed: no OpenID Connect discovery document
+	ReasonIssuer          = "issuer_mismatch"      // discovery failed: the document names another issuer
 	ReasonExchange        = "code_exchange"        // the token endpoint refused the code or failed
 	ReasonIDToken         = "id_token"             // missing, or not valid: signature, issuer, audience, expiry
 	ReasonNonce           = "nonce"                // the ID token is not of this sign-in
@@ -115,22 +117,36 @@ func (rp *RelyingParty) httpClient() *http.Client {
 func (rp *RelyingParty) provider(ctx context.Context, p *auth.IdentityProvider) (*oidc.Provider, error) {
 	now := rp.now()
 	rp.mu.Lock()
-	d, ok := rp.discovered[p.Issuer]
+	d, ok := rp.discovered[cacheKey(p.Issuer)]
 	rp.mu.Unlock()
 	if ok && now.Sub(d.at) < discoveryTTL {
 		return d.provider, nil
 	}
-	prov, err := oidc.NewProvider(oidc.ClientContext(ctx, rp.httpClient()), p.Issuer)
+	prov, err := rp.discover(ctx, p.Issuer)
 	if err != nil {
-		return nil, &Error{Reason: ReasonUnreachable, Err: err}
+		return nil, err
 	}
+	rp.remember(p.Issuer, prov)
+	return prov, nil
+}
+
+// remember keeps the discovered provider of issuer for discoveryTTL.
+func (rp *RelyingParty) remember(issuer string, prov *oidc.Provider) {
 	rp.mu.Lock()
+	defer rp.mu.Unlock()
 	if rp.discovered == nil {
 		rp.discovered = map[string]discovered{}
 	}
-	rp.discovered[p.Issuer] = discovered{prov, now}
-	rp.mu.Unlock()
-	return prov, nil
+	rp.discovered[cacheKey(issuer)] = discovered{prov, rp.now()}
+}
+
+// cacheKey is the normalized issuer (issuers stored before they were
+// normalized included).
+func cacheKey(issuer string) string {
+	if n, err := auth.NormalizeIssuer(issuer); err == nil {
+		return n
+	}
+	return issuer
 }
 
 func oauthConfig(prov *oidc.Provider, p *auth.IdentityProvider, callback string) *oauth2.Config {

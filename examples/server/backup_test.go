@@ -120,7 +120,7 @@ func TestBackupCommandFlags(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, strings.HasPrefix(out, "Usage: server backup -data scopekit.db -o backup.db\n"), out)
 	require.Contains(t, out, "-o file")
-	require.Contains(t, usage(), "backup    copy the bbolt file")
+	require.Regexp(t, `\n  backup +copy the bbolt file`, usage())
 
 	// without -admin-token there is no such route
 	s := startServer(t, "", nil)

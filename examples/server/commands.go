@@ -16,10 +16,11 @@ type command struct {
 
 // commands lists the subcommands, by name.
 var commands = map[string]command{
-	"backup":  {"copy the bbolt file of a stopped server into a new file (a running one: GET /v1/admin/backup)", runBackup},
-	"import":  {"import a catalog file (XLSX, CSV or a zip of CSV) into an account", runImport},
-	"migrate": {"copy the bbolt file into an empty PostgreSQL database", runMigrate},
-	"restore": {"install a backup as a new database file, checked before it gets its name", runRestore},
+	"backup":        {"copy the bbolt file of a stopped server into a new file (a running one: GET /v1/admin/backup)", runBackup},
+	"import":        {"import a catalog file (XLSX, CSV or a zip of CSV) into an account", runImport},
+	"migrate":       {"copy the bbolt file into an empty PostgreSQL database", runMigrate},
+	"restore":       {"install a backup as a new database file, checked before it gets its name", runRestore},
+	"verify-domain": {"mark an email domain verified for an account (single sign-on without public DNS)", runVerifyDomain},
 }
 
 // commandOf returns the subcommand args name, if any, and its arguments.
@@ -43,8 +44,12 @@ func commandUsage() string {
 	sort.Strings(names)
 	var b strings.Builder
 	b.WriteString("\nCommands (server COMMAND -h for their flags):\n")
+	width := 0
 	for _, n := range names {
-		b.WriteString("  " + n + strings.Repeat(" ", max(1, 10-len(n))) + commands[n].summary + "\n")
+		width = max(width, len(n))
+	}
+	for _, n := range names {
+		b.WriteString("  " + n + strings.Repeat(" ", width+3-len(n)) + commands[n].summary + "\n")
 	}
 	return b.String()
 }

@@ -68,6 +68,9 @@ type config struct {
 	// SSOAllowPrivate lets single sign-on reach identity providers on
 	// loopback and private addresses (docs/auth.md "Single sign-on").
 	SSOAllowPrivate bool
+	// DNSServer is the DNS server (host:port) domain verification asks
+	// for TXT records; "" is the system's resolver.
+	DNSServer string
 
 	// Limits of slow and oversized requests (docs/limits.md), handed to
 	// httpadapter.Server.Limits.
@@ -171,6 +174,7 @@ type rawFlags struct {
 	uniformTokenErrors                       bool
 	webhookAllowPrivate                      bool
 	ssoAllowPrivate                          bool
+	dnsServer                                string
 	webhookRetrySchedule                     string
 	secretKeyFile                            string
 	readHeaderTimeout, bodyTimeout           string
@@ -207,6 +211,7 @@ func newFlagSet(out io.Writer) (*flag.FlagSet, *rawFlags) {
 	fs.StringVar(&r.webhookRetrySchedule, "webhook-retry-schedule", "0s,5s,5m,30m,2h,5h,10h,10h", "delays before each webhook attempt, comma-separated Go `durations`")
 	fs.StringVar(&r.secretKeyFile, "secret-key-file", "", "`file` of the 32-byte key that encrypts webhook secrets, TOTP seeds and identity providers' client secrets at rest (default <data file>.key, created with mode 0600 if missing)")
 	fs.BoolVar(&r.ssoAllowPrivate, "sso-allow-private", false, "allow identity providers (single sign-on) on loopback/private addresses")
+	fs.StringVar(&r.dnsServer, "dns-server", "", "DNS server `host:port` that domain verification (single sign-on) asks for TXT records (default: the system's resolver)")
 	fs.StringVar(&r.readHeaderTimeout, "read-header-timeout", httpadapter.DefaultReadHeaderTimeout.String(), "time (a `duration`) a client has to send its request line and headers; the connection is closed after it")
 	fs.StringVar(&r.bodyTimeout, "body-timeout", httpadapter.DefaultBodyTimeout.String(), "time (a `duration`) a client has to send a request body; 408 after it")
 	fs.StringVar(&r.idleTimeout, "idle-timeout", httpadapter.DefaultIdleTimeout.String(), "how long (a `duration`) an idle keep-alive connection stays open")
@@ -343,6 +348,12 @@ func (r *rawFlags) validate(source map[string]string) (*config, error) {
 		if err := checkHostPort(r.metricsAddr); err != nil {
 			return nil, bad("metrics-addr", r.metricsAddr, "%v", err)
 		}
+	}
+	if r.dnsServer != "" {
+		if err := checkHostPort(r.dnsServer); err != nil {
+			return nil, bad("dns-server", r.dnsServer, "%v", err)
+		}
+		c.DNSServer = r.dnsServer
 	}
 	if u, err := url.Parse(r.otlpEndpoint); r.otlpEndpoint != "" && (err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "") {
 		return nil, bad("otlp-endpoint", r.otlpEndpoint, "must be an http or https URL such as http://127.0.0.1:4318")

@@ -78,6 +78,7 @@ func TestConfigValidation(t *testing.T) {
 		{"-webhook-retry-schedule=1s,,2s", `invalid value "1s,,2s" for -webhook-retry-schedule: entry 2 ("") is not a Go duration such as 5s or 2h`},
 		{"-webhook-retry-schedule=-1s", `invalid value "-1s" for -webhook-retry-schedule: entry 1 ("-1s") is negative`},
 		{"-auth-addr=nowhere", `invalid value "nowhere" for -auth-addr: must be host:port, e.g. 127.0.0.1:8080`},
+		{"-dns-server=10.0.0.53", `invalid value "10.0.0.53" for -dns-server: must be host:port, e.g. 127.0.0.1:8080`},
 		{"-data=", `invalid value "" for -data: must name a file`},
 		{"-body-timeout=0s", `invalid value "0s" for -body-timeout: must be a positive duration`},
 		{"-read-header-timeout=soon", `invalid value "soon" for -read-header-timeout: not a Go duration such as 10m or 1h`},

@@ -19,9 +19,10 @@ const (
 	demoSlug          = "demo"
 	demoName          = "Demo IT Services"
 	demoCurrency      = "USD"
-	demoAdminEmail    = "admin@demo.test"
+	demoDomain        = "demo.test"
+	demoAdminEmail    = "admin@" + demoDomain
 	demoAdminPassword = "demo-admin-password"
-	demoBotEmail      = "bot@demo.test"
+	demoBotEmail      = "bot@" + demoDomain
 	demoBotClientID   = "demo-bot"
 	demoBotSecret     = "demo-bot-secret"
 	demoAppName       = "Demo Portal"
@@ -103,7 +104,11 @@ func createDemo(ctx context.Context, svc *scoping.Service, db authStorer, as *au
 			return err
 		}
 		adminID, botID = admin.ID, bot.ID
-		return nil
+		// the demo's people are of demo.test, a domain no DNS answers
+		// for: the demo holds it, so that an identity provider it adds
+		// works at once and no other account can claim it
+		_, err = a.VerifyDomain(acctID, demoDomain)
+		return err
 	})
 	if err != nil {
 		return fmt.Errorf("demo: account: %w", err)

@@ -135,10 +135,11 @@ var rfc3339 = regexp.MustCompile(`\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|
 var printedOn = regexp.MustCompile(`"printed_on":("[^"]*"|\{[^}]*\})`)
 
 // accessToken and tokenCreated match the token endpoint's new token and
-// its Unix time.
+// its Unix time; verificationToken the random token of a domain claim.
 var (
-	accessToken  = regexp.MustCompile(`"access_token":"[^"]*"`)
-	tokenCreated = regexp.MustCompile(`"created_at":\d+`)
+	accessToken       = regexp.MustCompile(`"access_token":"[^"]*"`)
+	tokenCreated      = regexp.MustCompile(`"created_at":\d+`)
+	verificationToken = regexp.MustCompile(`"verification-token":"[0-9a-f]*"`)
 )
 
 // typeAnswers records the list of def under prefix and, for its first
@@ -250,7 +251,7 @@ func (g *goldenRecorder) record(method, path string, res *http.Response) []byte 
 }
 
 // normalize replaces what changes between runs: the listener's address,
-// the token, the time stamps and the date of today.
+// the tokens, the time stamps and the date of today.
 func (g *goldenRecorder) normalize(s string) string {
 	s = strings.ReplaceAll(s, g.base, goldenBase)
 	if g.token != "" {
@@ -258,6 +259,7 @@ func (g *goldenRecorder) normalize(s string) string {
 	}
 	s = accessToken.ReplaceAllString(s, `"access_token":"<token>"`)
 	s = tokenCreated.ReplaceAllString(s, `"created_at":0`)
+	s = verificationToken.ReplaceAllString(s, `"verification-token":"<token>"`)
 	s = printedOn.ReplaceAllString(s, `"printed_on":"<today>"`)
 	return rfc3339.ReplaceAllString(s, "<time>")
 }

@@ -29,8 +29,7 @@ import (
 func runImport(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	fset := flag.NewFlagSet("import", flag.ContinueOnError)
 	fset.SetOutput(io.Discard)
-	data := fset.String("data", "./scopekit.db", "bbolt database `file` (it must exist)")
-	database := fset.String("database", "", "PostgreSQL `URL` to use instead of the bbolt file")
+	dbf := addDBFlags(fset)
 	account := fset.String("account", "", "the `slug` of the account to import into")
 	file := fset.String("file", "", "the `file` to import: .xlsx, .csv (one sheet) or .zip (of CSV files)")
 	sheet := fset.String("sheet", "", "for a .csv file: the `sheet` it holds (default: its name, e.g. services.csv)")
@@ -47,11 +46,6 @@ func runImport(ctx context.Context, args []string, getenv func(string) string, s
 	if fset.NArg() > 0 {
 		return fmt.Errorf("import: unexpected argument %q (flags only; see import -h)", fset.Arg(0))
 	}
-	for name, v := range map[string]*string{"data": data, "database": database} {
-		if !flagGiven(fset, name) && getenv(envName(name)) != "" {
-			*v = getenv(envName(name))
-		}
-	}
 	if *account == "" || *file == "" {
 		return errors.New("import: -account and -file are required (see import -h)")
 	}
@@ -59,22 +53,11 @@ func runImport(ctx context.Context, args []string, getenv func(string) string, s
 	if err != nil {
 		return err
 	}
-	cfg := &config{Data: *data, Database: *database, WebhookClaim: pgstore.DefaultClaim}
-	if cfg.Database == "" {
-		if _, err := os.Stat(cfg.Data); errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("import: the database file %s does not exist", cfg.Data)
-		}
-	}
-	schema, err := scoping.NewSchema()
+	db, svc, err := dbf.open(ctx, "import", fset, getenv)
 	if err != nil {
 		return err
 	}
-	db, _, err := openStore(ctx, cfg, schema)
-	if err != nil {
-		return fmt.Errorf("import: %w (a server using the file must be stopped first)", err)
-	}
 	defer db.Close()
-	svc := scoping.NewService(db, scoping.WithSchema(schema))
 	actor, err := accountActor(ctx, svc, *account)
 	if err != nil {
 		return err
@@ -88,6 +71,41 @@ func runImport(ctx context.Context, args []string, getenv func(string) string, s
 		return fmt.Errorf("import: %s: %s", *file, se.Message)
 	}
 	return err
+}
+
+// dbFlags are the -data and -database flags of a command that works on
+// the database of a stopped server (or of running ones on PostgreSQL).
+type dbFlags struct{ data, database *string }
+
+func addDBFlags(fset *flag.FlagSet) dbFlags {
+	return dbFlags{data: fset.String("data", "./scopekit.db", "bbolt database `file` (it must exist)"),
+		database: fset.String("database", "", "PostgreSQL `URL` to use instead of the bbolt file")}
+}
+
+// open opens the database the flags name (SCOPEKIT_DATA and
+// SCOPEKIT_DATABASE where a flag is not given) and a service over it;
+// errors begin with the command's name.
+func (d dbFlags) open(ctx context.Context, cmd string, fset *flag.FlagSet, getenv func(string) string) (store, *scoping.Service, error) {
+	for name, v := range map[string]*string{"data": d.data, "database": d.database} {
+		if !flagGiven(fset, name) && getenv(envName(name)) != "" {
+			*v = getenv(envName(name))
+		}
+	}
+	cfg := &config{Data: *d.data, Database: *d.database, WebhookClaim: pgstore.DefaultClaim}
+	if cfg.Database == "" {
+		if _, err := os.Stat(cfg.Data); errors.Is(err, fs.ErrNotExist) {
+			return nil, nil, fmt.Errorf("%s: the database file %s does not exist", cmd, cfg.Data)
+		}
+	}
+	schema, err := scoping.NewSchema()
+	if err != nil {
+		return nil, nil, err
+	}
+	db, _, err := openStore(ctx, cfg, schema)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w (a server using the file must be stopped first)", cmd, err)
+	}
+	return db, scoping.NewService(db, scoping.WithSchema(schema)), nil
 }
 
 // flagGiven reports whether the flag name was on the command line.

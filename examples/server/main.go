@@ -159,6 +159,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		AllowPrivate: cfg.WebhookAllowPrivate, Logger: logger}
 	svc.Webhooks = scoping.WebhookConfig{CheckDestination: webhook.CheckDestination(cfg.WebhookAllowPrivate),
 		Sealer: sealer, FirstDelay: cfg.WebhookRetrySchedule[0], Notify: dispatcher.Notify}
+	// single sign-on: providers are reached with the guarded client of
+	// webhook deliveries, for discovery when one is registered as for
+	// sign-ins (the callback is on the auth host)
+	relyingParty := &sso.RelyingParty{Client: webhook.NewClient(sso.Timeout, cfg.SSOAllowPrivate)}
+	svc.SSO = scoping.SSOConfig{CheckIssuer: relyingParty.CheckIssuer, Resolver: sso.DNSResolver(cfg.DNSServer)}
 	docs := newDocumentPool(svc, cfg, logger)
 	instrument(tel, db, docs, dispatcher, svc.QueuedDocuments)
 	// The probes answer on the metrics listener from now on: not ready
@@ -223,10 +228,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 
 	api := &httpadapter.Server{Svc: svc, Auth: as, BaseURL: baseURL, AuthURL: authURL, Logger: logger, Throttle: cfg.throttle(), Limits: cfg.Limits,
 		DocumentThrottle: httpadapter.DocumentThrottle{Rate: cfg.DocumentsRate, Burst: cfg.DocumentsBurst},
-		Metrics:          tel.RequestMetrics(),
-		// single sign-on: the callback is on the auth host; providers are
-		// reached with the guarded client of webhook deliveries
-		SSO: &sso.RelyingParty{Client: webhook.NewClient(sso.Timeout, cfg.SSOAllowPrivate)}}
+		Metrics:          tel.RequestMetrics(), SSO: relyingParty}
 	// MCP (docs/mcp.md): the tools for AI assistants on the API host, over
 	// the same use cases, behind the same token check.
 	assistants := &mcpadapter.Server{Svc: svc, Auth: as, BaseURL: baseURL, AuthURL: authURL, Logger: logger,

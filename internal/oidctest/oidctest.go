@@ -68,6 +68,7 @@ type Provider struct {
 	// Issuer is its issuer URL (http on 127.0.0.1).
 	Issuer    string
 	behaviour atomic.Int32
+	srv       *httptest.Server
 }
 
 // Start runs a provider until the test ends. Its client ClientID (with
@@ -91,9 +92,14 @@ func Start(t testing.TB, redirectURI string, users ...User) *Provider {
 	srv.Listener.Close()
 	srv.Listener = ln
 	srv.Start()
+	p.srv = srv
 	t.Cleanup(srv.Close)
 	return p
 }
+
+// Close stops the provider before the test ends: it can no longer be
+// reached.
+func (p *Provider) Close() { p.srv.Close() }
 
 // Misbehave sets what the provider does to the ID tokens it issues from
 // now on.

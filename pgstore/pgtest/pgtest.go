@@ -12,12 +12,15 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"os"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/scopekit/scopekit/pgstore"
 )
 
@@ -61,7 +64,10 @@ func URL(tb testing.TB) string {
 	url := withSchema(base, schema)
 	tb.Cleanup(func() {
 		// empty every table but the migrations' and restart the sequences
-		if err := exec(ctx, url, `DO $$ DECLARE r record; BEGIN
+		// A connection the test left behind (a listener closing, a
+		// server's last statement) may still hold a row lock: a
+		// deadlock it makes is retried rather than failing the test.
+		if err := execRetryingDeadlock(ctx, url, `DO $$ DECLARE r record; BEGIN
 			FOR r IN SELECT tablename FROM pg_tables WHERE schemaname = current_schema() AND tablename <> 'scopekit_migrations' LOOP
 				EXECUTE format('DELETE FROM %I', r.tablename); -- cheaper than TRUNCATE for a test's few rows
 			END LOOP;
@@ -88,6 +94,20 @@ func DropSchemas() {
 		_ = exec(context.Background(), base, "DROP SCHEMA "+s+" CASCADE")
 	}
 	created, free = nil, nil
+}
+
+// execRetryingDeadlock runs sql, again after a deadlock (SQLSTATE 40P01), up
+// to five times.
+func execRetryingDeadlock(ctx context.Context, url, sql string) error {
+	var err error
+	for range 5 {
+		var pgErr *pgconn.PgError
+		if err = exec(ctx, url, sql); !errors.As(err, &pgErr) || pgErr.Code != "40P01" {
+			return err
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return err
 }
 
 func exec(ctx context.Context, url, sql string) error {

@@ -507,6 +507,15 @@ func (v User) UserType() string { return v.Str(NameUserType) }
 func (v User) Status() string   { return v.Str(NameStatus) }
 func (v User) Roles() []string  { return v.Rels[NameRoles] }
 
+// VerifiedDomain is a typed view of a record of type verified-domains.
+type VerifiedDomain struct{ *engine.Record }
+
+func (v VerifiedDomain) Domain() string            { return v.Str(NameDomain) }
+func (v VerifiedDomain) VerificationToken() string { return v.Str(NameVerificationToken) }
+func (v VerifiedDomain) Status() string            { return v.Str(NameStatus) }
+func (v VerifiedDomain) VerifiedAt() string        { return v.Str(NameVerifiedAt) }
+func (v VerifiedDomain) VerifiedBy() string        { return v.Str(NameVerifiedBy) }
+
 // WebhookDelivery is a typed view of a record of type webhook-deliveries.
 type WebhookDelivery struct{ *engine.Record }
 
