@@ -70,23 +70,13 @@ func (c SSOConfig) resolver() Resolver {
 }
 
 func declareDomains(s *engine.Schema) {
-	register(s, &engine.TypeDef{Name: "verified-domains", Guard: "settings",
+	register(s, &engine.TypeDef{Name: "verified-domains", Guard: "settings", WriteGuards: []string{"users"},
 		Attrs: cat([]engine.AttrDef{unique(str("domain"))},
 			computed(str("verification-token"), enum("status", "", DomainPending, DomainVerified),
 				engine.AttrDef{Name: "verified-at", Kind: engine.KindTime},
 				enum("verified-by", "", VerifiedByDNS, VerifiedByOperator))),
 		Filters: eq("domain", "status"),
 		Hooks:   engine.Hooks{Defaults: domainDefaults, Validate: validateDomain, Delete: deleteDomain}})
-}
-
-// identityAdmin is the permission over what decides who signs in to the
-// account (identity providers, verified domains): settings and users,
-// both at manage level.
-func identityAdmin(a *engine.Actor) error {
-	if err := a.Require("settings", true); err != nil {
-		return err
-	}
-	return a.Require("users", true)
 }
 
 // domainDefaults makes a new claim pending with a fresh token, its domain
@@ -107,12 +97,9 @@ func normalDomain(d string) string {
 }
 
 // validateDomain checks a claim: an email domain, never changed once
-// claimed, not verified by another account (409), written by an identity
-// admin.
+// claimed, not verified by another account (409). Writes need settings
+// and users manage, like identity providers' (the type's WriteGuards).
 func validateDomain(_ context.Context, c *engine.Call, rec, old *engine.Record) []error {
-	if err := identityAdmin(c.Actor); err != nil {
-		return []error{err}
-	}
 	d := normalDomain(rec.Str(views.NameDomain))
 	p := engine.AttrPointer(views.NameDomain)
 	switch {
@@ -131,12 +118,9 @@ func validateDomain(_ context.Context, c *engine.Call, rec, old *engine.Record) 
 	return nil
 }
 
-// deleteDomain releases a claim (an identity admin's write): the
-// account's providers stop routing and provisioning for the domain.
+// deleteDomain releases a claim: the account's providers stop routing
+// and provisioning for the domain.
 func deleteDomain(_ context.Context, c *engine.Call, rec *engine.Record) error {
-	if err := identityAdmin(c.Actor); err != nil {
-		return err
-	}
 	return c.Remove(mustLookup(c.Engine.Schema(), views.TypeVerifiedDomains), rec)
 }
 
@@ -204,10 +188,10 @@ func markVerified(tx engine.Tx, rec *engine.Record, stored bool, by string, now 
 // found, holds another token or the lookup fails, saying which;
 // ECONFLICT when another account has verified the domain.
 func (s *Service) VerifyDomain(ctx context.Context, a *engine.Actor, id string) (*engine.Result, error) {
-	if err := identityAdmin(a); err != nil {
+	def := mustLookup(s.Schema(), views.TypeVerifiedDomains)
+	if err := a.RequireWrite(def); err != nil {
 		return nil, err
 	}
-	def := mustLookup(s.Schema(), views.TypeVerifiedDomains)
 	var claim *engine.Record
 	err := s.read(ctx, a, func(c *engine.Call) error {
 		var err error
