@@ -164,6 +164,10 @@ func (t *template) render(ctx context.Context, data any) ([]byte, error) {
 		return nil, scopekit.FieldErrorf(scopekit.EINVALID, "file",
 			"a required value is missing: %s in %s has no value (the data has nothing at %s)", r.at.src, r.at.where(), describe(req.expr.a))
 	}
+	if _, ok := r.env.err.(errTooLong); ok {
+		return nil, scopekit.FieldErrorf(scopekit.EINVALID, "file",
+			"the text that %s in %s joins with + would be longer than %d MiB: join fewer or shorter values", quoteTag(r.at.src), r.at.where(), maxJoined>>20)
+	}
 	if errors.Is(r.w.err, errTooLarge) {
 		return nil, scopekit.FieldErrorf(scopekit.EINVALID, "file",
 			"the document rendered from %s would be too large (over %d MiB, or loops nested over long lists)", t.part, outputLimit>>20)
