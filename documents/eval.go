@@ -11,12 +11,14 @@ import (
 
 // env is where an expression is evaluated: the scopes (the merge data at
 // [0], the innermost section's value last), the index of each scope in
-// its loop (-1 for a scope that is not a list item), and the first error
-// a filter met (a required value missing).
+// its loop (-1 for a scope that is not a list item), the first error a
+// filter met (a required value missing), and what the filters found of
+// the locale.
 type env struct {
 	scopes []any
 	index  []int
 	err    error
+	loc    *localeData // what the filters read of the locale, found once
 }
 
 func (v *env) push(val any, index int) {
