@@ -60,6 +60,11 @@ func render(ctx context.Context, f *officeFormat, template []byte, data any) ([]
 			}
 		}
 	}
+	if f.complete != nil {
+		if err := f.complete(ctx, d, outs); err != nil {
+			return nil, err
+		}
+	}
 	return d.write(outs)
 }
 
