@@ -405,7 +405,11 @@ func (p *Pool) Generate(ctx context.Context, job *scoping.DocumentJob) (out *sco
 			return out
 		}
 		out.File, out.ContentType = file, documents.ContentType(format)
-		out.Filename = scoping.DocumentFilename(name, "SOW", format)
+		what := "SOW"
+		if format == documents.FormatPPTX {
+			what = "Proposal" // a deck: the Standard proposal's kind
+		}
+		out.Filename = scoping.DocumentFilename(name, what, format)
 		if doc.GeneratePdf() {
 			out.PDF, out.Failure = p.pdf(ctx, file, strings.ToUpper(format))
 		}
