@@ -27,10 +27,12 @@ import (
 // number.
 
 var formatXLSX = &officeFormat{name: FormatXLSX, title: "XLSX", contentType: ContentTypeXLSX,
-	main:      "xl/workbook.xml",
-	tagPart:   func(name string) bool { return numberedPart(name, "xl/worksheets/", "sheet") },
-	extraPart: func(name string) bool { return name == sharedStringsPart || name == workbookPart || name == workbookRels },
-	dialect:   spreadsheetML, prepare: prepareSheet, finish: finishSheet, complete: finishBook}
+	main:    "xl/workbook.xml",
+	tagPart: func(name string) bool { return numberedPart(name, "xl/worksheets/", "sheet") },
+	extraPart: func(name string) bool {
+		return name == sharedStringsPart || name == workbookPart || name == workbookRels
+	},
+	dialect: spreadsheetML, prepare: prepareSheet, finish: finishSheet, complete: finishBook}
 
 const sharedStringsPart = "xl/sharedStrings.xml"
 
