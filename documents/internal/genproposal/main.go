@@ -13,6 +13,8 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	"github.com/scopekit/scopekit/documents/internal/mdpaths"
 )
 
 func main() {
@@ -165,7 +167,7 @@ func summarySlide() string {
 		box("Effort", margin+third+228600, "{project_pricing.professional_services.hours | number:2}", "hours of professional services") +
 		box("Scope", margin+2*(third+228600), "{project.service_count | number:0}", "services scoped") +
 		textBox("Phases", margin, 4343400, slideW-2*margin, 1143000, "t",
-			para("l", 4, run("{#phases}{#service_hours != 0 || service_revenue != 0}{#$index > 0} · {/}{name}{^name}Services without a phase{/name}: {service_hours | number:2} hours{/}{/phases}", 14, grey, false)),
+			para("l", 4, run("{#phases}{#"+mdpaths.Priced+"}{#$index > 0} · {/}"+mdpaths.PhaseName+": {service_hours | number:2} hours{/}{/phases}", 14, grey, false)),
 			para("l", 0, run("{#project.solution_summary}Our solution: {project.solution_summary}{/project.solution_summary}", 14, "262626", false))) +
 		footer()
 }
@@ -209,10 +211,10 @@ func servicesSlide() string {
 	const (
 		few     = "project.service_count <= 8"
 		many    = "project.service_count > 8"
-		priced  = "service_hours != 0 || service_revenue != 0"
-		gov     = "project_pricing.project_governance"
-		hasGov  = gov + ".hours != 0 || " + gov + ".revenue != 0"
-		adj     = "project_pricing.professional_services.revenue_adjustment"
+		priced  = mdpaths.Priced
+		gov     = mdpaths.Gov
+		hasGov  = mdpaths.HasGov
+		adj     = mdpaths.PS + ".revenue_adjustment"
 		ink     = "262626"
 		section = 12
 	)
@@ -229,10 +231,10 @@ func servicesSlide() string {
 			row(cell("Service", 12, "FFFFFF", true, "l", navy), cell("Quantity", 12, "FFFFFF", true, "r", navy),
 				cell("Hours", 12, "FFFFFF", true, "r", navy), cell("Price", 12, "FFFFFF", true, "r", navy)),
 			// a few services: each phase, then its services (with their subservices' work)
-			head("{#"+few+"}{#phases}{#"+priced+"}{name}{^name}Services without a phase{/name}", "", "", "{/}"),
+			head("{#"+few+"}{#phases}{#"+priced+"}"+mdpaths.PhaseName+"", "", "", "{/}"),
 			plain(`{#services}{#service_type != "managed_services"}{name}`, "{quantity}", "{total_hours | number:2}", "{revenue | money}{/}{/services}{/phases}{/}"),
 			// many: each phase with its total
-			plain("{#"+many+"}{#phases}{#"+priced+"}{name}{^name}Services without a phase{/name}", "", "{service_hours | number:2}", "{service_revenue | money}{/}{/phases}{/}"),
+			plain("{#"+many+"}{#phases}{#"+priced+"}"+mdpaths.PhaseName+"", "", "{service_hours | number:2}", "{service_revenue | money}{/}{/phases}{/}"),
 			head("{#"+hasGov+"}Project governance", "", "", ""),
 			plain("{#"+gov+".items}{#hours != 0 || revenue != 0}{name}", "", "{hours | number:2}", "{revenue | money}{/}{/"+gov+".items}{/}"),
 			head("{#"+adj+" != 0}Adjustment", "", "", "{"+adj+" | money}{/}"),

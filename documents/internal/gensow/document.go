@@ -1,6 +1,10 @@
 package main
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/scopekit/scopekit/documents/internal/mdpaths"
+)
 
 // The Standard SOW's body, section by section. A section a project has
 // nothing for is left out, not printed empty; every figure is one of merge
@@ -10,19 +14,14 @@ import "strings"
 const (
 	client    = "{project.client_name}"
 	account   = "{project.account_name}"
-	gov       = "project_pricing.project_governance"
-	ps        = "project_pricing.professional_services"
+	gov       = mdpaths.Gov
+	ps        = mdpaths.PS
 	expenses  = "project_pricing.travel_and_expense"
 	materials = "project_pricing.materials"
 	managed   = "project_pricing.managed_services"
-	// hasGov holds when governance has hours or a price.
-	hasGov = gov + ".hours != 0 || " + gov + ".revenue != 0"
-	// phaseName is a phase's name; services without a phase are listed
-	// under an entry without one.
-	phaseName = "{name}{^name}Services without a phase{/name}"
-	// priced holds for a phase whose professional services have hours or
-	// a price (managed services are priced in their own section).
-	priced = "service_hours != 0 || service_revenue != 0"
+	hasGov    = mdpaths.HasGov
+	phaseName = mdpaths.PhaseName
+	priced    = mdpaths.Priced
 )
 
 func document() string {
