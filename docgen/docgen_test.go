@@ -158,7 +158,7 @@ func TestGenerate(t *testing.T) {
 			tamper: func(j *scoping.DocumentJob) {
 				j.Template, j.TemplateFormat = documents.StandardProposal(), documents.FormatPPTX
 			},
-			file: documents.ContentTypePPTX, filename: "Globex firewall refresh - SOW.pptx", failure: "the conversion failed (soffice exited 81); the PPTX is available"},
+			file: documents.ContentTypePPTX, filename: "Globex firewall refresh - Proposal.pptx", failure: "the conversion failed (soffice exited 81); the PPTX is available"},
 		{name: "pricing", docType: "pricing", file: documents.ContentTypeXLSX, filename: "Globex firewall refresh - Pricing.xlsx"},
 		{name: "breakdown", docType: "breakdown", file: documents.ContentTypeXLSX, filename: "Globex firewall refresh - Breakdown.xlsx"},
 		{name: "a deleted project", docType: "pricing", tamper: func(j *scoping.DocumentJob) { j.Document.SetRel("project", "999999") },

@@ -11,12 +11,14 @@ import (
 
 // env is where an expression is evaluated: the scopes (the merge data at
 // [0], the innermost section's value last), the index of each scope in
-// its loop (-1 for a scope that is not a list item), and the first error
-// a filter met (a required value missing).
+// its loop (-1 for a scope that is not a list item), the first error a
+// filter met (a required value missing), and what the filters found of
+// the locale.
 type env struct {
 	scopes []any
 	index  []int
 	err    error
+	loc    *localeData // what the filters read of the locale, found once
 }
 
 func (v *env) push(val any, index int) {
@@ -69,7 +71,7 @@ func (e *expr) eval(v *env) any {
 		}
 		return e.c.eval(v)
 	case "+":
-		return plus(e.a.eval(v), e.b.eval(v))
+		return v.join(e.args)
 	case "filter":
 		return e.filter(v)
 	case "===", "!==":
@@ -77,6 +79,47 @@ func (e *expr) eval(v *env) any {
 		return eq == (e.op == "===")
 	}
 	return compare(e.op, e.a.eval(v), e.b.eval(v))
+}
+
+// maxJoined bounds the text one tag's + makes (1 MiB): past it the
+// rendering fails naming the tag, rather than building texts of
+// gigabytes from a few long values.
+const maxJoined = 1 << 20
+
+// errTooLong is the error of a tag whose + makes a text over maxJoined.
+type errTooLong struct{}
+
+func (errTooLong) Error() string { return "a joined text is too long" }
+
+// join is the operands of a + evaluated and joined from the left, as
+// plus joins two, in time linear in the text made: once the value is a
+// text every later operand but a missing one is appended to it.
+func (v *env) join(args []*expr) any {
+	acc := args[0].eval(v)
+	var sb strings.Builder
+	s, joined := acc.(string)
+	sb.WriteString(s)
+	for _, x := range args[1:] {
+		b := x.eval(v)
+		switch {
+		case joined && b != nil:
+			sb.WriteString(text(b))
+		case !joined:
+			acc = plus(acc, b)
+			s, joined = acc.(string)
+			sb.WriteString(s)
+		}
+		if sb.Len() > maxJoined {
+			if v.err == nil {
+				v.err = errTooLong{}
+			}
+			return nil
+		}
+	}
+	if joined {
+		return sb.String()
+	}
+	return acc
 }
 
 // plus is the angular parser's "+": a missing side gives the other; two

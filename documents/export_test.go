@@ -77,3 +77,12 @@ func HoldUnpackBudget() (release func()) {
 	}
 	return func() { unpackBudget.Release(unpackBudgetBytes) }
 }
+
+// CalendarKeys are the locales whose CLDR calendars the date filter has.
+func CalendarKeys() []string {
+	keys := make([]string, 0, len(calendars))
+	for k := range calendars {
+		keys = append(keys, k)
+	}
+	return keys
+}

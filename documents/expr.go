@@ -15,16 +15,20 @@ import (
 // operators, a ternary and filters.
 type expr struct {
 	// "path", "lit", "this", "$index", "member" (a.name), "index" (a[b]),
-	// "!", "neg", "+", "&&", "||", "==", "!=", "===", "!==", "<", ">",
-	// "<=", ">=", "?:" (a ? b : c), "filter" (a | name:args)
+	// "!", "neg", "+" (args joined), "&&", "||", "==", "!=", "===", "!==",
+	// "<", ">", "<=", ">=", "?:" (a ? b : c), "filter" (a | name:args)
 	op   string
 	path []string // op "path": the segments; "member": the name; "filter": the filter's name
 	rel  bool     // op "path": written with a leading "." or "this.": resolved in the current item only
 	lit  any      // op "lit": string, json.Number, bool or nil
 	a, b *expr
 	c    *expr   // op "?:": the else branch
-	args []*expr // op "filter": the arguments
+	args []*expr // op "filter": the arguments; "+": the operands, in order
 }
+
+// maxOperands bounds the operands one tag joins with +: a template joins
+// a few values, and a tag of many thousands only keeps a worker busy.
+const maxOperands = 1000
 
 // token kinds of the expression lexer.
 const (
@@ -236,7 +240,29 @@ func (p *parser) ternary() (*expr, error) {
 
 func (p *parser) or() (*expr, error)  { return p.leftAssoc("||", p.and) }
 func (p *parser) and() (*expr, error) { return p.leftAssoc("&&", p.cmp) }
-func (p *parser) add() (*expr, error) { return p.leftAssoc("+", p.unary) }
+
+// add parses operands joined by + into one node of all of them, which
+// eval joins in one pass (a tree of pairs joined texts again and again:
+// quadratic in their number).
+func (p *parser) add() (*expr, error) {
+	a, err := p.unary()
+	if err != nil || !p.isOp("+") {
+		return a, err
+	}
+	e := &expr{op: "+", args: []*expr{a}}
+	for p.isOp("+") {
+		p.next()
+		if len(e.args) == maxOperands {
+			return nil, fmt.Errorf("more than %d values joined with +: a tag joins a few values (a template computes nothing)", maxOperands)
+		}
+		b, err := p.unary()
+		if err != nil {
+			return nil, err
+		}
+		e.args = append(e.args, b)
+	}
+	return e, nil
+}
 
 // leftAssoc parses operands joined by op, grouping from the left.
 func (p *parser) leftAssoc(op string, operand func() (*expr, error)) (*expr, error) {

@@ -32,6 +32,9 @@ type officeFormat struct {
 	prepare func(ctx context.Context, d *docx, name string, b []byte) ([]byte, error)
 	// finish returns the rendered part as it is written (nil: as it is)
 	finish func(d *docx, name string, b []byte) ([]byte, error)
+	// complete, once every part is finished, may change any part (in
+	// outs, by name) or the format's extra parts (nil: none)
+	complete func(ctx context.Context, d *docx, outs map[string][]byte) error
 }
 
 var formatDOCX = &officeFormat{name: FormatDOCX, title: "DOCX", contentType: ContentTypeDOCX, main: mainPart,

@@ -60,6 +60,11 @@ func render(ctx context.Context, f *officeFormat, template []byte, data any) ([]
 			}
 		}
 	}
+	if f.complete != nil {
+		if err := f.complete(ctx, d, outs); err != nil {
+			return nil, err
+		}
+	}
 	return d.write(outs)
 }
 
@@ -163,6 +168,10 @@ func (t *template) render(ctx context.Context, data any) ([]byte, error) {
 	if req, ok := r.env.err.(errRequired); ok {
 		return nil, scopekit.FieldErrorf(scopekit.EINVALID, "file",
 			"a required value is missing: %s in %s has no value (the data has nothing at %s)", r.at.src, r.at.where(), describe(req.expr.a))
+	}
+	if _, ok := r.env.err.(errTooLong); ok {
+		return nil, scopekit.FieldErrorf(scopekit.EINVALID, "file",
+			"the text that %s in %s joins with + would be longer than %d MiB: join fewer or shorter values", quoteTag(r.at.src), r.at.where(), maxJoined>>20)
 	}
 	if errors.Is(r.w.err, errTooLarge) {
 		return nil, scopekit.FieldErrorf(scopekit.EINVALID, "file",

@@ -49,18 +49,18 @@ func projectResourceDefaults(_ context.Context, c *engine.Call, rec *engine.Reco
 
 // resourceRate returns the rate and cost of a catalog resource for a
 // project: from the project's rate table when it has a rate for the
-// resource, else the resource's own.
+// resource, else the resource's own converted into the project's currency
+// (pricing.md, "Currency"). A table's rates are in its currency already.
 func resourceRate(c *engine.Call, projectID string, res *engine.Record) (rate, cost any, err error) {
-	rate, cost = res.Attrs[views.NameHourlyRate], res.Attrs[views.NameHourlyCost]
-	p, err := c.Get(views.TypeProjects, projectID)
+	conv, err := catalogConversion(c, projectID)
 	if err != nil {
+		return nil, nil, err
+	}
+	rate, cost = conv.of(res.Attrs[views.NameHourlyRate]), conv.of(res.Attrs[views.NameHourlyCost])
+	if conv.table == "" {
 		return rate, cost, nil
 	}
-	table := views.Project{Record: p}.RateTable()
-	if table == "" {
-		return rate, cost, nil
-	}
-	rates, err := c.Find(views.TypeResourceRates, engine.Eq(views.NameRateTable, table), engine.Eq(views.NameResource, res.ID))
+	rates, err := c.Find(views.TypeResourceRates, engine.Eq(views.NameRateTable, conv.table), engine.Eq(views.NameResource, res.ID))
 	if err != nil || len(rates) == 0 {
 		return rate, cost, err
 	}

@@ -232,6 +232,9 @@ func upsertTeammate(_ context.Context, c *engine.Call, rec *engine.Record) (*eng
 	return ex, nil
 }
 
+// projectProductDefaults copies the catalog product named by a new
+// project product: its name and SKU, and its price and cost converted into
+// the project's currency.
 func projectProductDefaults(_ context.Context, c *engine.Call, rec *engine.Record) error {
 	pid := rec.Rel(views.NameProduct)
 	if pid == "" {
@@ -241,9 +244,16 @@ func projectProductDefaults(_ context.Context, c *engine.Call, rec *engine.Recor
 	if err != nil {
 		return nil // reported by the reference check
 	}
+	conv, err := catalogConversion(c, rec.Rel(views.NameProject))
+	if err != nil {
+		return err
+	}
 	for _, n := range []string{views.NameName, views.NameSku, views.NameUnitPrice, views.NameUnitCost} {
 		if !c.Given(n) && p.Attrs[n] != nil {
 			rec.Attrs[n] = p.Attrs[n]
+			if n == views.NameUnitPrice || n == views.NameUnitCost {
+				rec.Attrs[n] = conv.of(p.Attrs[n])
+			}
 		}
 	}
 	return nil

@@ -80,9 +80,12 @@ type config struct {
 	DocumentWorkers int
 	// DocumentLease is how long a worker's claim holds a document without
 	// renewal (docgen.Pool.Lease).
-	DocumentLease  time.Duration
-	DocumentsRate  float64
-	DocumentsBurst int
+	DocumentLease time.Duration
+	// DocumentTimeLimit bounds one document's generation
+	// (docgen.Pool.TimeLimit).
+	DocumentTimeLimit time.Duration
+	DocumentsRate     float64
+	DocumentsBurst    int
 	// PDFListeners is how many LibreOffice processes the warm PDF
 	// converter keeps running; 0 means one soffice per PDF.
 	PDFListeners int
@@ -180,6 +183,7 @@ type rawFlags struct {
 	readHeaderTimeout, bodyTimeout           string
 	idleTimeout, maxHeaderBytes              string
 	documentWorkers, documentLease           string
+	documentTimeLimit                        string
 	documentsRate, documentsBurst            string
 	pdfListeners                             string
 	adminToken                               string
@@ -218,6 +222,7 @@ func newFlagSet(out io.Writer) (*flag.FlagSet, *rawFlags) {
 	fs.StringVar(&r.maxHeaderBytes, "max-header-bytes", strconv.Itoa(httpadapter.DefaultMaxHeaderBytes), "largest request line and headers (a `count` of bytes); 431 above")
 	fs.StringVar(&r.documentWorkers, "document-workers", "2", "documents generated at once (a `count` of workers)")
 	fs.StringVar(&r.pdfListeners, "pdf-listeners", strconv.Itoa(documents.DefaultPDFConcurrent), "LibreOffice processes (a `count`) kept running to make PDFs, started with the first PDF; 0 starts a soffice per PDF")
+	fs.StringVar(&r.documentTimeLimit, "document-time-limit", docgen.DefaultTimeLimit.String(), "how long (a `duration`) one document may take to generate, its PDF included; past it the document ends in error, saying so, and its worker takes the next")
 	fs.StringVar(&r.documentLease, "document-lease", docgen.DefaultLease.String(), "how long (a `duration`) a worker's claim holds a generating document without renewal; workers renew it every third, and a document whose instance died is re-queued once it runs out")
 	fs.StringVar(&r.documentsRate, "documents-rate", "1", "document generations per second (a `rate`) per client IP and per account")
 	fs.StringVar(&r.documentsBurst, "documents-burst", "20", "burst (a `count`) of the document generation buckets")
@@ -328,6 +333,9 @@ func (r *rawFlags) validate(source map[string]string) (*config, error) {
 	}
 	if c.DocumentLease, err = positiveDuration(r.documentLease); err != nil {
 		return nil, bad("document-lease", r.documentLease, "%v", err)
+	}
+	if c.DocumentTimeLimit, err = positiveDuration(r.documentTimeLimit); err != nil {
+		return nil, bad("document-time-limit", r.documentTimeLimit, "%v", err)
 	}
 	if c.DocumentsRate, err = positiveFloat(r.documentsRate); err != nil {
 		return nil, bad("documents-rate", r.documentsRate, "%v", err)

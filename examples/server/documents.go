@@ -14,13 +14,13 @@ import (
 // rendered.
 var beforeGenerate func(ctx context.Context, doc *engine.Record)
 
-// newDocumentPool makes the document worker pool of -document-workers
-// and -document-lease, and plugs it into svc; its PDF converter is
-// newPDFConverter's.
+// newDocumentPool makes the document worker pool of -document-workers,
+// -document-lease and -document-time-limit, and plugs it into svc; its
+// PDF converter is newPDFConverter's.
 func newDocumentPool(svc *scoping.Service, cfg *config, logger *slog.Logger) *docgen.Pool {
 	pool := docgen.New(svc)
 	pool.Workers, pool.Logger, pool.BeforeGenerate = cfg.DocumentWorkers, logger, beforeGenerate
-	pool.Lease = cfg.DocumentLease
+	pool.Lease, pool.TimeLimit = cfg.DocumentLease, cfg.DocumentTimeLimit
 	svc.Documents = pool.Config()
 	return pool
 }
