@@ -321,3 +321,59 @@ func signInPolicy(tx engine.Tx, accountID string) (string, error) {
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
+
+// maxFormOnces is how many form tokens a session remembers (ClaimOnce).
+const maxFormOnces = 64
+
+// ClaimOnce records that the session submitted the form carrying once (a
+// random token each create form holds), in one transaction: ECONFLICT when
+// the session submitted it before, so that a double submit creates nothing
+// twice, whatever instance each copy reaches. EBADREQUEST for a token that
+// is not 16 to 64 base64url characters; EUNAUTHORIZED when the session is
+// gone.
+func (s *Service) ClaimOnce(ctx context.Context, sess *Session, once string) error {
+	if len(once) < 16 || len(once) > 64 || strings.Trim(once, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_") != "" {
+		return scopekit.ParamErrorf(scopekit.EBADREQUEST, "once", "the form's once token is malformed; reload the page")
+	}
+	return s.Store().Update(ctx, func(tx engine.Tx) error {
+		rec, err := tx.Get(views.TypeWorkspaceSessions, sess.AccountID, sess.ID)
+		if scopekit.ErrorCode(err) == scopekit.ENOTFOUND {
+			return errNoSession()
+		}
+		if err != nil {
+			return err
+		}
+		seen := rec.Strings(nameSessionOnces)
+		if slices.Contains(seen, once) {
+			return scopekit.Errorf(scopekit.ECONFLICT, "this form was already submitted")
+		}
+		seen = append(seen, once)
+		if len(seen) > maxFormOnces {
+			seen = seen[len(seen)-maxFormOnces:]
+		}
+		list := make([]any, len(seen))
+		for i, v := range seen {
+			list[i] = v
+		}
+		rec.Attrs[nameSessionOnces] = list
+		return tx.Replace(rec)
+	})
+}
+
+// nameSessionOnces is the undeclared attribute of a session's claimed
+// form tokens.
+const nameSessionOnces = "form-onces"
+
+// SignInAccount returns the id and name of the account with slug, for a
+// sign-in to it; ENOTFOUND when there is none.
+func (s *Service) SignInAccount(ctx context.Context, slug string) (id, name string, err error) {
+	err = engine.ViewRerun(ctx, s.Store(), func(tx engine.Tx) error {
+		acct, err := accountBySlug(tx, slug)
+		if err != nil {
+			return err
+		}
+		id, name = acct.ID, views.Account{Record: acct}.Name()
+		return nil
+	})
+	return id, name, err
+}

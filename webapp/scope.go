@@ -1,0 +1,208 @@
+package webapp
+
+import (
+	"github.com/scopekit/scopekit/engine"
+	"github.com/scopekit/scopekit/scoping/views"
+)
+
+// The scope tab: services by phase with their subservices, governance,
+// expenses and products, each line's figures from the pricing run.
+
+type scopeView struct {
+	Groups     []*phaseGroup
+	Phases     []option // the project's phases, resources and locations
+	Resources  []option
+	Locations  []option
+	Governance []*otherRow
+	Expenses   []*otherRow
+	Products   []*otherRow
+	Blueprints []option
+	Categories []option // expense categories
+	Catalog    []option // products of the catalog
+	Once       string   // the add forms' once token
+	CanCatalog bool     // the role reads the catalog (type-ahead, blueprints)
+}
+
+type phaseGroup struct {
+	ID, Name string
+	Lines    []*lineRow
+}
+
+// lineRow is a project service or subservice: its inputs as stored and
+// its figures as priced.
+type lineRow struct {
+	Kind                        string // "services" or "subservices"
+	ID, Name, SKU, Description  string
+	Quantity, UnitHours         string
+	Phase, Resource, Location   string
+	ExtendedHours, TotalHours   string
+	Revenue, Cost               string
+	Managed                     bool
+	Subs                        []*lineRow
+	First, Last                 bool
+	Phases, Resources, Locations []option
+}
+
+// otherRow is a governance item, an expense or a product.
+type otherRow struct {
+	Kind, ID, Name, Detail string
+	Quantity, Rate         string
+	Hours                  string
+	Revenue, Cost          string
+}
+
+func (w *Workspace) scopeView(c *call, snap *views.Snapshot) (*scopeView, error) {
+	v := &scopeView{Once: randomToken(), CanCatalog: c.actor.Can("catalog", false)}
+	v.Phases = append(v.Phases, option{"", "No phase"})
+	for _, p := range snap.Phases {
+		v.Phases = append(v.Phases, option{p.ID, p.Name()})
+	}
+	v.Resources = append(v.Resources, option{"", "No resource"})
+	for _, r := range snap.Resources {
+		v.Resources = append(v.Resources, option{r.ID, r.Name()})
+	}
+	v.Locations = append(v.Locations, option{"", "No location"})
+	for _, l := range snap.Locations {
+		v.Locations = append(v.Locations, option{l.ID, l.Name()})
+	}
+	groups := map[string]*phaseGroup{}
+	for _, p := range snap.Phases {
+		g := &phaseGroup{ID: p.ID, Name: p.Name()}
+		groups[p.ID] = g
+		v.Groups = append(v.Groups, g)
+	}
+	none := &phaseGroup{Name: "No phase"}
+	res := snap.Pricing
+	for i, s := range snap.Services {
+		f := res.Service(i)
+		row := &lineRow{Kind: "services", ID: s.ID, Name: s.Name(), SKU: s.Sku(), Description: s.ServiceDescription(),
+			Quantity: s.Quantity().String(), UnitHours: s.UnitHours().String(),
+			Phase: s.ProjectPhase(), Resource: s.ProjectResource(), Location: s.ProjectLocation(),
+			ExtendedHours: money(f.ExtendedHours), TotalHours: money(f.TotalHours), Revenue: money(f.Revenue), Cost: money(f.Cost),
+			Managed: s.ServiceType() == "managed_services", Phases: v.Phases, Resources: v.Resources, Locations: v.Locations}
+		for j, sub := range snap.Subservices[i] {
+			sf := res.Subservice(i, j)
+			row.Subs = append(row.Subs, &lineRow{Kind: "subservices", ID: sub.ID, Name: sub.Name(),
+				Quantity: sub.Quantity().String(), UnitHours: sub.UnitHours().String(), Resource: sub.ProjectResource(),
+				ExtendedHours: money(sf.ExtendedHours), TotalHours: money(sf.TotalHours), Revenue: money(sf.Revenue), Cost: money(sf.Cost),
+				Resources: v.Resources, First: j == 0, Last: j == len(snap.Subservices[i])-1})
+		}
+		g, ok := groups[row.Phase]
+		if !ok {
+			g = none
+		}
+		g.Lines = append(g.Lines, row)
+	}
+	if len(none.Lines) > 0 {
+		v.Groups = append(v.Groups, none)
+	}
+	// first and last among all services: moving follows the project's order
+	var all []*lineRow
+	for _, g := range v.Groups {
+		all = append(all, g.Lines...)
+	}
+	if len(all) > 0 {
+		all[0].First, all[len(all)-1].Last = true, true
+	}
+	for i, g := range snap.Governance {
+		it := res.ProjectGovernance.Items[i]
+		v.Governance = append(v.Governance, &otherRow{Kind: "governances", ID: g.ID, Name: g.Name(), Detail: it.ResourceName,
+			Rate: g.Rate().String(), Hours: money(it.Hours), Revenue: money(it.Revenue), Cost: money(it.Cost)})
+	}
+	for i, e := range snap.Expenses {
+		it := res.TravelAndExpense.Items[i]
+		v.Expenses = append(v.Expenses, &otherRow{Kind: "expenses", ID: e.ID, Name: e.Description(), Detail: it.Category,
+			Quantity: e.Quantity().String(), Rate: e.Rate().String(), Revenue: money(it.Revenue), Cost: money(it.Cost)})
+	}
+	for i, p := range snap.Products {
+		it := res.Materials.Items[i]
+		v.Products = append(v.Products, &otherRow{Kind: "products", ID: p.ID, Name: p.Name(), Detail: p.Sku(),
+			Quantity: p.Quantity().String(), Revenue: money(it.Revenue), Cost: money(it.Cost)})
+	}
+	if !c.canManage("projects") {
+		return v, nil
+	}
+	var err error
+	if v.CanCatalog {
+		if v.Blueprints, err = w.choices(c, views.TypeBlueprints, views.NameName, ""); err != nil {
+			return nil, err
+		}
+		if v.Categories, err = w.choices(c, views.TypeExpenseCategories, views.NameName, "No category"); err != nil {
+			return nil, err
+		}
+		if v.Catalog, err = w.choices(c, views.TypeProducts, views.NameName, ""); err != nil {
+			return nil, err
+		}
+	}
+	return v, nil
+}
+
+// lineRowOf finds a service's row in the scope view ("" kind: none).
+func (v *scopeView) line(id string) *lineRow {
+	for _, g := range v.Groups {
+		for _, l := range g.Lines {
+			if l.ID == id {
+				return l
+			}
+			for _, s := range l.Subs {
+				if s.ID == id {
+					return l // a subservice is shown with its service
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// catalogSearch serves the type-ahead: catalog services whose name, SKU
+// or category contains q (at most 20), as a list to add from.
+func (w *Workspace) catalogSearch(c *call) error {
+	q := c.r.URL.Query()
+	term, project := q.Get("q"), q.Get("project")
+	type hit struct{ ID, Name, SKU, Category string }
+	var hits []hit
+	if len([]rune(term)) >= 1 && len(term) <= 255 {
+		seen := map[string]bool{}
+		cats := map[string]string{}
+		catRes, err := w.svc.List(c.ctx(), c.actor, views.TypeServiceCategories, engine.ListParams{PageSize: 1000, PageNumber: 1}, engine.Options{})
+		if err != nil {
+			return err
+		}
+		var matchingCats []string
+		for _, r := range catRes.Records {
+			cats[r.ID] = views.ServiceCategory{Record: r}.Name()
+		}
+		byCat, err := w.svc.List(c.ctx(), c.actor, views.TypeServiceCategories, engine.ListParams{PageSize: 50, PageNumber: 1,
+			Filters: map[string]string{"name": term}}, engine.Options{})
+		if err != nil {
+			return err
+		}
+		for _, r := range byCat.Records {
+			matchingCats = append(matchingCats, r.ID)
+		}
+		searches := []map[string]string{{"name": term}, {"sku": term}}
+		for _, id := range matchingCats {
+			searches = append(searches, map[string]string{"service-category": id})
+		}
+		for _, f := range searches {
+			if len(hits) >= 20 {
+				break
+			}
+			res, err := w.svc.List(c.ctx(), c.actor, views.TypeServices, engine.ListParams{Filters: f, PageSize: 20, PageNumber: 1,
+				Sort: []engine.SortSpec{{Field: views.NameName}}}, engine.Options{})
+			if err != nil {
+				return err
+			}
+			for _, r := range res.Records {
+				if !seen[r.ID] && len(hits) < 20 {
+					seen[r.ID] = true
+					s := views.Service{Record: r}
+					hits = append(hits, hit{r.ID, s.Name(), s.Sku(), cats[s.ServiceCategory()]})
+				}
+			}
+		}
+	}
+	w.render(c.rw, 200, "project", "suggestions", map[string]any{"Hits": hits, "Term": term, "Slug": c.slug, "Project": project,
+		"CSRF": c.sess.CSRF, "Once": randomToken()})
+	return nil
+}
