@@ -31,15 +31,15 @@ type phaseGroup struct {
 // lineRow is a project service or subservice: its inputs as stored and
 // its figures as priced.
 type lineRow struct {
-	Kind                        string // "services" or "subservices"
-	ID, Name, SKU, Description  string
-	Quantity, UnitHours         string
-	Phase, Resource, Location   string
-	ExtendedHours, TotalHours   string
-	Revenue, Cost               string
-	Managed                     bool
-	Subs                        []*lineRow
-	First, Last                 bool
+	Kind                         string // "services" or "subservices"
+	ID, Name, SKU, Description   string
+	Quantity, UnitHours          string
+	Phase, Resource, Location    string
+	ExtendedHours, TotalHours    string
+	Revenue, Cost                string
+	Managed                      bool
+	Subs                         []*lineRow
+	First, Last                  bool
 	Phases, Resources, Locations []option
 }
 

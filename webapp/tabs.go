@@ -148,7 +148,7 @@ type docsView struct {
 
 type docRow struct {
 	ID, Type, Status, Error, Filename, Generated, Template string
-	PDF                                                   bool
+	PDF                                                    bool
 }
 
 func (w *Workspace) docsView(c *call, snap *views.Snapshot) (*docsView, error) {
