@@ -130,7 +130,7 @@ func (e *env) start() {
 	e.svc.Webhooks = scoping.WebhookConfig{Sealer: sealer, CheckDestination: webhook.CheckDestination(true)}
 	e.auth = &auth.Service{Store: e.db.AuthStore(), Directory: scoping.Directory(e.db), Providers: scoping.IdentityProviders(e.svc),
 		BcryptCost: bcrypt.MinCost, Sealer: sealer}
-	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	logger := slog.New(slog.NewTextHandler(testLog{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	pool := docgen.New(e.svc)
 	pool.Logger, pool.Poll = logger, 50*time.Millisecond
 	if lo, err := documents.NewLibreOffice(""); err == nil {
@@ -151,6 +151,11 @@ func (e *env) start() {
 	e.srv.Start()
 	t.Cleanup(e.srv.Close)
 }
+
+// testLog writes the server's warnings and errors to the test's log.
+type testLog struct{ t *testing.T }
+
+func (l testLog) Write(b []byte) (int, error) { l.t.Log(strings.TrimSpace(string(b))); return len(b), nil }
 
 // browser is a person's browser without JavaScript: a cookie jar that
 // follows redirects, and the pages it was shown.
@@ -280,4 +285,77 @@ func (e *env) apiToken(slug string) string {
 	tok, err := e.auth.Token(ctx, &auth.TokenRequest{GrantType: auth.GrantPassword, ClientID: id, ClientSecret: secret, Username: email, Password: password})
 	require.NoError(e.t, err)
 	return tok.AccessToken
+}
+
+// actor resolves a member's actor in the account.
+func (e *env) actor(slug, email string) *engine.Actor {
+	e.t.Helper()
+	a, err := e.svc.ActorForAccount(context.Background(), e.users[email], e.accts[slug])
+	require.NoError(e.t, err)
+	return a
+}
+
+// create makes a record through the generic create, as the API would.
+func (e *env) create(a *engine.Actor, typ string, attrs map[string]string, rels map[string]engine.Ref) string {
+	e.t.Helper()
+	in := &engine.Input{Attrs: map[string]json.RawMessage{}, Rels: map[string]engine.RelInput{}}
+	for k, v := range attrs {
+		in.Attrs[k] = json.RawMessage(v)
+	}
+	for k, r := range rels {
+		in.Rels[k] = engine.RelInput{Refs: []engine.Ref{r}}
+	}
+	res, err := e.svc.Create(context.Background(), a, typ, in, engine.Options{})
+	require.NoError(e.t, err, "create %s", typ)
+	return res.Records[0].ID
+}
+
+// approvalLevel makes every acme project need the approver's signature
+// (a business level that always applies, covering every line of
+// business).
+func (e *env) approvalLevel(approver string) {
+	e.t.Helper()
+	sys, err := e.svc.SystemActor(context.Background(), e.accts["acme"])
+	require.NoError(e.t, err)
+	level := e.create(sys, "approval-levels", map[string]string{"name": `"Business"`, "kind": `"business"`, "position": "1",
+		"conditions": "[]", "required-approvals": "0"}, nil)
+	in := &engine.Input{Attrs: map[string]json.RawMessage{}, Rels: map[string]engine.RelInput{
+		"approval-level": {Refs: []engine.Ref{{Type: "approval-levels", ID: level}}},
+		"approvers":      {ToMany: true, Refs: []engine.Ref{{Type: "users", ID: e.users[approver]}}}}}
+	_, err = e.svc.Create(context.Background(), sys, "line-of-business-approvals", in, engine.Options{})
+	require.NoError(e.t, err)
+}
+
+// screenshotState sets acme up as the screenshots show it: an approval
+// level with amy as approver, the demo project submitted by ada, a
+// statement of work generated; it returns the demo project's id.
+func (e *env) screenshotState(t *testing.T) string {
+	t.Helper()
+	ctx := context.Background()
+	e.approvalLevel("amy@acme.test")
+	pid := e.seeded["acme"].ProjectID
+	ada := e.actor("acme", "ada@acme.test")
+	e.create(ada, "project-documents", map[string]string{"document-type": `"sow"`, "generate-pdf": "true"},
+		map[string]engine.Ref{"project": {Type: "projects", ID: pid}, "document-template": {Type: "document-templates", ID: e.standardSOW(ada)}})
+	_, err := e.svc.Submit(ctx, ada, pid)
+	require.NoError(t, err)
+	require.Eventually(t, func() bool {
+		res, err := e.svc.List(ctx, ada, "project-documents", engine.ListParams{PageSize: 10, PageNumber: 1}, engine.Options{})
+		return err == nil && len(res.Records) == 1 && res.Records[0].Str("status") != "queued" && res.Records[0].Str("status") != "generating"
+	}, 90*time.Second, 200*time.Millisecond)
+	return pid
+}
+
+// standardSOW is the id of the account's built-in Standard SOW template.
+func (e *env) standardSOW(a *engine.Actor) string {
+	e.t.Helper()
+	res, err := e.svc.List(context.Background(), a, "document-templates", engine.ListParams{PageSize: 100, PageNumber: 1}, engine.Options{})
+	require.NoError(e.t, err)
+	for _, r := range res.Records {
+		if r.Str("name") == "Standard SOW" {
+			return r.ID
+		}
+	}
+	e.t.Fatal("no Standard SOW")
+	return ""
 }

@@ -46,7 +46,7 @@ type fieldError struct {
 
 // problem is what an error page or message shows.
 type problem struct {
-	*layout
+	L      *layout
 	Status int
 	Head   string
 	SignIn string // where to sign in, for a 401
@@ -84,7 +84,7 @@ func (w *Workspace) fail(c *call, err error) {
 		if c.htmx {
 			c.rw.Header().Set("HX-Redirect", sin.to)
 		}
-		w.render(c.rw, http.StatusUnauthorized, "error", "page", &problem{layout: &layout{Title: "Please sign in"},
+		w.render(c.rw, http.StatusUnauthorized, "error", "page", &problem{L: &layout{Title: "Please sign in"},
 			Status: http.StatusUnauthorized, Head: titles[http.StatusUnauthorized], SignIn: sin.to})
 		return
 	}
@@ -103,7 +103,7 @@ func (w *Workspace) fail(c *call, err error) {
 		w.render(c.rw, status, "error", "messages", l)
 		return
 	}
-	w.render(c.rw, status, "error", "page", &problem{layout: l, Status: status, Head: titles[status]})
+	w.render(c.rw, status, "error", "page", &problem{L: l, Status: status, Head: titles[status]})
 }
 
 func retryAfter(err error) string {

@@ -138,6 +138,10 @@ func (w *Workspace) stepAction(c *call) error {
 	return c.redirect(c.url("/approvals"))
 }
 
+// docTypes name the document types for people.
+var docTypes = map[string]string{scoping.DocumentSOW: "Statement of work", scoping.DocumentPricing: "Pricing workbook",
+	scoping.DocumentBreakdown: "Breakdown workbook"}
+
 type docsView struct {
 	Docs      []docRow
 	Templates []option
@@ -172,7 +176,7 @@ func (w *Workspace) docsView(c *call, snap *views.Snapshot) (*docsView, error) {
 	v.Templates = templates
 	for _, r := range res.Records {
 		d := views.ProjectDocument{Record: r}
-		v.Docs = append(v.Docs, docRow{ID: r.ID, Type: label(d.DocumentType()), Status: d.Status(), Error: d.ErrorText(),
+		v.Docs = append(v.Docs, docRow{ID: r.ID, Type: docTypes[d.DocumentType()], Status: d.Status(), Error: d.ErrorText(),
 			Filename: d.Filename(), Generated: strings.Replace(dateTime(d.GeneratedAt()), "T", " ", 1), Template: tname[d.DocumentTemplate()],
 			PDF: d.PdfSize() > 0})
 		if d.Status() == scoping.DocumentQueued || d.Status() == scoping.DocumentGenerating {
@@ -241,7 +245,7 @@ func (w *Workspace) approvals(c *call) error {
 	var items []item
 	res, err := w.svc.List(c.ctx(), c.actor, views.TypeApprovalRequirements, engine.ListParams{PageSize: 200, PageNumber: 1,
 		Filters: map[string]string{"user": c.actor.UserID, "status": "pending"},
-		Include: []string{views.NameApprovalStep, views.NameApprovalStep + "." + views.NameProject}}, engine.Options{})
+		Include: []string{views.NameApprovalStep, views.NameProject}}, engine.Options{})
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,8 @@
 // ScopeKit workspace: the one script of our own. It adds what a page
 // cannot do without script: copying a merge data path. Everything else
 // is plain HTML made partial by htmx.
+document.documentElement.classList.add("js"); // rows save as they change: no Save buttons
+
 document.addEventListener("click", function (ev) {
   var btn = ev.target.closest("button[data-copy]");
   if (!btn) return;
