@@ -359,3 +359,32 @@ func (e *env) standardSOW(a *engine.Actor) string {
 	e.t.Fatal("no Standard SOW")
 	return ""
 }
+
+// formOf builds a form from name, value pairs.
+func formOf(kv ...string) url.Values {
+	v := url.Values{}
+	for i := 0; i+1 < len(kv); i += 2 {
+		v.Add(kv[i], kv[i+1])
+	}
+	return v
+}
+
+// apiRecord reads a record's attributes through the v1 API as acme's
+// admin.
+func (e *env) apiRecord(slug, typ, id string) map[string]any {
+	e.t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, e.srv.URL+"/"+slug+"/v1/"+typ+"/"+id, nil)
+	req.Header.Set("Authorization", "Bearer "+e.apiToken(slug))
+	req.Header.Set("Accept", "application/vnd.api+json")
+	res, err := http.DefaultClient.Do(req)
+	require.NoError(e.t, err)
+	defer res.Body.Close()
+	require.Equal(e.t, http.StatusOK, res.StatusCode, "%s %s", typ, id)
+	var doc struct {
+		Data struct {
+			Attributes map[string]any `json:"attributes"`
+		} `json:"data"`
+	}
+	require.NoError(e.t, json.NewDecoder(res.Body).Decode(&doc))
+	return doc.Data.Attributes
+}
