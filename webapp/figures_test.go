@@ -104,7 +104,7 @@ func TestFiguresArePricingEndpoints(t *testing.T) {
 	svc := lineCell.FindStringSubmatch(scope.Body)[2]
 	p := b.post("/app/acme/projects/"+pid+"/lines/services/"+svc, formOf("csrf", scope.csrf(t), "quantity", "7"), true)
 	require.Equal(t, http.StatusOK, p.Status, p.Body)
-	require.Contains(t, p.Body, `id="line-`+svc+`"`)
+	require.Contains(t, p.Body, `id="line-svc-`+svc+`"`)
 	require.Contains(t, p.Body, `hx-swap-oob="innerHTML:#panel-box"`)
 	require.Greater(t, requireFiguresMatch(t, p.Body, e.pricing("acme", pid)), 10)
 	check()

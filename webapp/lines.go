@@ -228,7 +228,7 @@ func (w *Workspace) scopeChanged(c *call, lineID, flash string) error {
 	if !c.htmx {
 		to := c.url("/projects/" + pid)
 		if lineID != "" {
-			to += "#line-" + lineID
+			to += "#" + anchor(c.r.PathValue("type"), lineID)
 		}
 		return c.redirect(to)
 	}
@@ -243,6 +243,18 @@ func (w *Workspace) scopeChanged(c *call, lineID, flash string) error {
 	}
 	w.render(c.rw, http.StatusOK, "project", "scope-changed", pg)
 	return nil
+}
+
+// anchor is the page id of a line's row, by the kind of line (as the
+// paths name kinds; ids are per type, so the kind is part of it).
+func anchor(kind, id string) string {
+	switch kind {
+	case "services":
+		return "line-svc-" + id
+	case "subservices":
+		return "line-sub-" + id
+	}
+	return "line-" + kind + "-" + id
 }
 
 func plural(n int, what string) string {

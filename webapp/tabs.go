@@ -29,7 +29,7 @@ func (w *Workspace) reviewView(c *call, rv *scoping.ScopeReview) *reviewView {
 		switch f.Type {
 		case views.TypeProjectServices, views.TypeProjectSubservices, views.TypeProjectGovernances,
 			views.TypeProjectExpenses, views.TypeProjectProducts:
-			fd.Link = c.url("/projects/" + rv.Snapshot.Project.ID + "#line-" + f.ID)
+			fd.Link = c.url("/projects/" + rv.Snapshot.Project.ID + "#" + anchor(strings.TrimPrefix(f.Type, "project-"), f.ID))
 		default:
 			fd.Link = c.url("/projects/" + rv.Snapshot.Project.ID)
 		}
