@@ -63,10 +63,24 @@ type env struct {
 	pdf    bool // documents get PDFs (LibreOffice is installed)
 }
 
-func newEnv(t *testing.T) *env {
+// instance starts another server over the same database (the same
+// PostgreSQL database of pgURL): a second instance of the service.
+func (e *env) instance(pgURL string) *env {
+	e.t.Helper()
+	o := &env{t: e.t, accts: e.accts, users: e.users, seeded: e.seeded}
+	o.db = openStore(e.t, pgURL)
+	o.start()
+	return o
+}
+
+func newEnv(t *testing.T) *env { return newEnvOn(t, "") }
+
+// newEnvOn is newEnv on the PostgreSQL database of pgURL ("" for the
+// default store).
+func newEnvOn(t *testing.T, pgURL string) *env {
 	t.Helper()
 	e := &env{t: t, accts: map[string]string{}, users: map[string]string{}, seeded: map[string]*demodata.Seeded{}}
-	e.db = openStore(t, "")
+	e.db = openStore(t, pgURL)
 	e.start()
 	ctx := context.Background()
 	require.NoError(t, e.svc.Setup(ctx, func(a *scoping.Admin) error {
@@ -108,10 +122,10 @@ func openStore(t *testing.T, pgURL string) store {
 	t.Helper()
 	var db store
 	var err error
-	if pgURL != "" || os.Getenv("SCOPEKIT_TEST_STORE") == "postgres" {
-		if pgURL == "" {
-			pgURL = pgtest.URL(t)
-		}
+	if pgURL == "" && os.Getenv("SCOPEKIT_TEST_STORE") == "postgres" {
+		pgURL = pgtest.URL(t)
+	}
+	if pgURL != "" {
 		db, err = pgstore.Open(context.Background(), pgURL)
 	} else {
 		db, err = boltstore.Open(t.TempDir() + "/scopekit.db")
