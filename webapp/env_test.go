@@ -26,6 +26,7 @@ import (
 	"github.com/scopekit/scopekit/pgstore"
 	"github.com/scopekit/scopekit/pgstore/pgtest"
 	"github.com/scopekit/scopekit/scoping"
+	"github.com/scopekit/scopekit/sso"
 	"github.com/scopekit/scopekit/webapp"
 	"github.com/scopekit/scopekit/webhook"
 	"github.com/stretchr/testify/require"
@@ -156,7 +157,8 @@ func (e *env) start() {
 	go func() { defer close(done); _ = pool.Run(ctx) }()
 	t.Cleanup(func() { cancel(); <-done })
 
-	api := &httpadapter.Server{Svc: e.svc, Auth: e.auth, Logger: logger}
+	// single sign-on reaches the test's provider on loopback
+	api := &httpadapter.Server{Svc: e.svc, Auth: e.auth, Logger: logger, SSO: &sso.RelyingParty{Client: &http.Client{Timeout: 10 * time.Second}}}
 	e.srv = httptest.NewUnstartedServer(nil)
 	ws, err := webapp.New(webapp.Config{Svc: e.svc, Auth: e.auth, BaseURL: "http://" + e.srv.Listener.Addr().String(), Key: testKey, Logger: logger})
 	require.NoError(t, err)
@@ -288,14 +290,14 @@ func (e *env) pricing(slug, projectID string) map[string]any {
 	return doc.Data.Attributes
 }
 
-// apiToken is an access token of acme's service account (or globex's
-// admin, through a password grant of a test application).
+// apiToken is an access token of an admin of the account (amy, gus),
+// through a password grant of a test application.
 func (e *env) apiToken(slug string) string {
 	e.t.Helper()
 	ctx := context.Background()
 	id, secret := "api-"+slug, "api-secret-"+slug
 	require.NoError(e.t, e.auth.RegisterApplication(ctx, e.accts[slug], "Test API client", id, secret, nil))
-	email := map[string]string{"acme": "ada@acme.test", "globex": "gus@globex.test"}[slug]
+	email := map[string]string{"acme": "amy@acme.test", "globex": "gus@globex.test"}[slug]
 	tok, err := e.auth.Token(ctx, &auth.TokenRequest{GrantType: auth.GrantPassword, ClientID: id, ClientSecret: secret, Username: email, Password: password})
 	require.NoError(e.t, err)
 	return tok.AccessToken
@@ -401,4 +403,19 @@ func (e *env) apiRecord(slug, typ, id string) map[string]any {
 	}
 	require.NoError(e.t, json.NewDecoder(res.Body).Decode(&doc))
 	return doc.Data.Attributes
+}
+
+// member makes email an active member of the account with the role.
+func (e *env) member(slug, email, name, role string) string {
+	e.t.Helper()
+	var id string
+	require.NoError(e.t, e.svc.Setup(context.Background(), func(a *scoping.Admin) error {
+		u, err := a.EnsureMember(e.accts[slug], scoping.Member{Email: email, Name: name, Role: role})
+		if u != nil {
+			id = u.ID
+		}
+		return err
+	}))
+	e.users[email] = id
+	return id
 }

@@ -237,7 +237,7 @@ func (w *Workspace) scopeChanged(c *call, lineID, flash string) error {
 		return err
 	}
 	pg.L.Flash = flash
-	if l := pg.Scope.line(lineID); l != nil {
+	if l := pg.Scope.line(c.r.PathValue("type"), lineID); l != nil {
 		w.render(c.rw, http.StatusOK, "project", "line-changed", map[string]any{"P": pg, "Line": l})
 		return nil
 	}

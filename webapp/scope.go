@@ -137,16 +137,18 @@ func (w *Workspace) scopeView(c *call, snap *views.Snapshot) (*scopeView, error)
 	return v, nil
 }
 
-// lineRowOf finds a service's row in the scope view ("" kind: none).
-func (v *scopeView) line(id string) *lineRow {
+// line finds the service row a changed line is shown in: the service's
+// own, or its service's for a subservice (ids are per type, so the kind
+// tells which); nil for another kind.
+func (v *scopeView) line(kind, id string) *lineRow {
 	for _, g := range v.Groups {
 		for _, l := range g.Lines {
-			if l.ID == id {
+			if kind == "services" && l.ID == id {
 				return l
 			}
 			for _, s := range l.Subs {
-				if s.ID == id {
-					return l // a subservice is shown with its service
+				if kind == "subservices" && s.ID == id {
+					return l
 				}
 			}
 		}
