@@ -171,7 +171,10 @@ func (e *env) start() {
 // testLog writes the server's warnings and errors to the test's log.
 type testLog struct{ t *testing.T }
 
-func (l testLog) Write(b []byte) (int, error) { l.t.Log(strings.TrimSpace(string(b))); return len(b), nil }
+func (l testLog) Write(b []byte) (int, error) {
+	l.t.Log(strings.TrimSpace(string(b)))
+	return len(b), nil
+}
 
 // browser is a person's browser without JavaScript: a cookie jar that
 // follows redirects, and the pages it was shown.
