@@ -1,6 +1,8 @@
 package webapp
 
 import (
+	"net/http"
+
 	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/scoping/views"
 )
@@ -204,7 +206,12 @@ func (w *Workspace) catalogSearch(c *call) error {
 			}
 		}
 	}
-	w.render(c.rw, 200, "project", "suggestions", map[string]any{"Hits": hits, "Term": term, "Slug": c.slug, "Project": project,
-		"CSRF": c.sess.CSRF, "Once": randomToken()})
+	s := map[string]any{"Hits": hits, "Term": term, "Slug": c.slug, "Project": project, "CSRF": c.sess.CSRF, "Once": randomToken()}
+	if c.htmx {
+		w.render(c.rw, http.StatusOK, "project", "suggestions", s)
+		return nil
+	}
+	// without script the search is a page of its own
+	w.render(c.rw, http.StatusOK, "catalog", "layout", map[string]any{"L": c.layout("Add from the catalog", "projects"), "S": s})
 	return nil
 }
