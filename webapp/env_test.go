@@ -53,7 +53,7 @@ type store interface {
 // acme (the demo catalog and project, an admin ada, a Read Only ron, an
 // approver amy, a service account bot) and globex (its own project).
 type env struct {
-	t      *testing.T
+	t      testing.TB
 	db     store
 	svc    *scoping.Service
 	auth   *auth.Service
@@ -74,11 +74,11 @@ func (e *env) instance(pgURL string) *env {
 	return o
 }
 
-func newEnv(t *testing.T) *env { return newEnvOn(t, "") }
+func newEnv(t testing.TB) *env { return newEnvOn(t, "") }
 
 // newEnvOn is newEnv on the PostgreSQL database of pgURL ("" for the
 // default store).
-func newEnvOn(t *testing.T, pgURL string) *env {
+func newEnvOn(t testing.TB, pgURL string) *env {
 	t.Helper()
 	e := &env{t: t, accts: map[string]string{}, users: map[string]string{}, seeded: map[string]*demodata.Seeded{}}
 	e.db = openStore(t, pgURL)
@@ -119,7 +119,7 @@ func newEnvOn(t *testing.T, pgURL string) *env {
 
 // openStore opens a bbolt file in a temp dir, or the PostgreSQL database
 // of url ("" for a fresh one) when the tests run on PostgreSQL.
-func openStore(t *testing.T, pgURL string) store {
+func openStore(t testing.TB, pgURL string) store {
 	t.Helper()
 	var db store
 	var err error
@@ -169,7 +169,7 @@ func (e *env) start() {
 }
 
 // testLog writes the server's warnings and errors to the test's log.
-type testLog struct{ t *testing.T }
+type testLog struct{ t testing.TB }
 
 func (l testLog) Write(b []byte) (int, error) {
 	l.t.Log(strings.TrimSpace(string(b)))

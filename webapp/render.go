@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"path"
 	"strings"
+	"sync"
 
 	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/pricing"
@@ -96,8 +97,14 @@ var pages = func() map[string]*template.Template {
 // render writes template name of page file with data; a template that
 // fails is a programming error, answered 500 and logged.
 func (w *Workspace) render(rw http.ResponseWriter, status int, file, name string, data any) {
-	var b bytes.Buffer
-	if err := pages[file].ExecuteTemplate(&b, name, data); err != nil {
+	b := buffers.Get().(*bytes.Buffer)
+	defer func() {
+		if b.Cap() <= 1<<20 { // a rare huge page is not kept
+			b.Reset()
+			buffers.Put(b)
+		}
+	}()
+	if err := pages[file].ExecuteTemplate(b, name, data); err != nil {
 		w.log.Error("workspace: rendering", "page", file, "template", name, "err", err)
 		http.Error(rw, "Internal error", http.StatusInternalServerError)
 		return
@@ -106,6 +113,10 @@ func (w *Workspace) render(rw http.ResponseWriter, status int, file, name string
 	rw.WriteHeader(status)
 	_, _ = rw.Write(b.Bytes())
 }
+
+// buffers hold pages while they render: a page is written to the
+// client only once it rendered whole (a template error is a clean 500).
+var buffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 // layout is what every page of a signed-in person shows around its
 // content.

@@ -1,7 +1,9 @@
 package webapp
 
 import (
+	"html/template"
 	"net/http"
+	"strings"
 
 	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/scoping/views"
@@ -33,16 +35,18 @@ type phaseGroup struct {
 // lineRow is a project service or subservice: its inputs as stored and
 // its figures as priced.
 type lineRow struct {
-	Kind                         string // "services" or "subservices"
-	ID, Name, SKU, Description   string
-	Quantity, UnitHours          string
-	Phase, Resource, Location    string
-	ExtendedHours, TotalHours    string
-	Revenue, Cost                string
-	Managed                      bool
-	Subs                         []*lineRow
-	First, Last                  bool
-	Phases, Resources, Locations []option
+	Kind                       string // "services" or "subservices"
+	ID, Name, SKU, Description string
+	Quantity, UnitHours        string
+	Phase, Resource, Location  string
+	ExtendedHours, TotalHours  string
+	Revenue, Cost              string
+	Managed                    bool
+	Subs                       []*lineRow
+	First, Last                bool
+	// the selects' options, rendered once per page for each selection
+	PhaseOpts, ResourceOpts, LocationOpts template.HTML
+	PhaseName, ResourceName               string // for read-only rows
 }
 
 // otherRow is a governance item, an expense or a product.
@@ -67,6 +71,7 @@ func (w *Workspace) scopeView(c *call, snap *views.Snapshot) (*scopeView, error)
 	for _, l := range snap.Locations {
 		v.Locations = append(v.Locations, option{l.ID, l.Name()})
 	}
+	phaseOpts, resourceOpts, locationOpts := optionCache(v.Phases), optionCache(v.Resources), optionCache(v.Locations)
 	groups := map[string]*phaseGroup{}
 	for _, p := range snap.Phases {
 		g := &phaseGroup{ID: p.ID, Name: p.Name()}
@@ -81,13 +86,16 @@ func (w *Workspace) scopeView(c *call, snap *views.Snapshot) (*scopeView, error)
 			Quantity: s.Quantity().String(), UnitHours: s.UnitHours().String(),
 			Phase: s.ProjectPhase(), Resource: s.ProjectResource(), Location: s.ProjectLocation(),
 			ExtendedHours: money(f.ExtendedHours), TotalHours: money(f.TotalHours), Revenue: money(f.Revenue), Cost: money(f.Cost),
-			Managed: s.ServiceType() == "managed_services", Phases: v.Phases, Resources: v.Resources, Locations: v.Locations}
+			Managed:   s.ServiceType() == "managed_services",
+			PhaseOpts: phaseOpts(s.ProjectPhase()), ResourceOpts: resourceOpts(s.ProjectResource()), LocationOpts: locationOpts(s.ProjectLocation()),
+			PhaseName: labelOf(v.Phases, s.ProjectPhase()), ResourceName: labelOf(v.Resources, s.ProjectResource())}
 		for j, sub := range snap.Subservices[i] {
 			sf := res.Subservice(i, j)
 			row.Subs = append(row.Subs, &lineRow{Kind: "subservices", ID: sub.ID, Name: sub.Name(),
 				Quantity: sub.Quantity().String(), UnitHours: sub.UnitHours().String(), Resource: sub.ProjectResource(),
 				ExtendedHours: money(sf.ExtendedHours), TotalHours: money(sf.TotalHours), Revenue: money(sf.Revenue), Cost: money(sf.Cost),
-				Resources: v.Resources, First: j == 0, Last: j == len(snap.Subservices[i])-1})
+				ResourceOpts: resourceOpts(sub.ProjectResource()), ResourceName: labelOf(v.Resources, sub.ProjectResource()),
+				First: j == 0, Last: j == len(snap.Subservices[i])-1})
 		}
 		g, ok := groups[row.Phase]
 		if !ok {
@@ -137,6 +145,42 @@ func (w *Workspace) scopeView(c *call, snap *views.Snapshot) (*scopeView, error)
 		}
 	}
 	return v, nil
+}
+
+// optionCache returns the <option> list of opts with one selected, built
+// once per selection: a page of many rows would otherwise render the same
+// options row after row (most of its time).
+func optionCache(opts []option) func(selected string) template.HTML {
+	built := map[string]template.HTML{}
+	return func(selected string) template.HTML {
+		if h, ok := built[selected]; ok {
+			return h
+		}
+		var b strings.Builder
+		for _, o := range opts {
+			b.WriteString(`<option value="`)
+			b.WriteString(template.HTMLEscapeString(o.Value))
+			b.WriteByte('"')
+			if o.Value == selected {
+				b.WriteString(" selected")
+			}
+			b.WriteByte('>')
+			b.WriteString(template.HTMLEscapeString(o.Label))
+			b.WriteString("</option>")
+		}
+		h := template.HTML(b.String()) // every value above is escaped
+		built[selected] = h
+		return h
+	}
+}
+
+func labelOf(opts []option, value string) string {
+	for _, o := range opts {
+		if o.Value == value {
+			return o.Label
+		}
+	}
+	return ""
 }
 
 // line finds the service row a changed line is shown in: the service's
