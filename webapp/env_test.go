@@ -346,14 +346,18 @@ func (e *env) approvalLevel(approver string) {
 }
 
 // screenshotState sets acme up as the screenshots show it: an approval
-// level with amy as approver, the demo project submitted by ada, a
-// statement of work generated; it returns the demo project's id.
+// level with amy as approver, a service without a resource added to the
+// demo project, which ada submits, and a statement of work generated; it
+// returns the demo project's id.
 func (e *env) screenshotState(t *testing.T) string {
 	t.Helper()
 	ctx := context.Background()
 	e.approvalLevel("amy@acme.test")
 	pid := e.seeded["acme"].ProjectID
 	ada := e.actor("acme", "ada@acme.test")
+	// a service without a resource: the review has a finding to show
+	ws := e.create(ada, "services", map[string]string{"name": `"Wireless survey"`, "sku": `"WS-100"`, "hours": `"6"`}, nil)
+	e.create(ada, "project-services", nil, map[string]engine.Ref{"project": {Type: "projects", ID: pid}, "service": {Type: "services", ID: ws}})
 	e.create(ada, "project-documents", map[string]string{"document-type": `"sow"`, "generate-pdf": "true"},
 		map[string]engine.Ref{"project": {Type: "projects", ID: pid}, "document-template": {Type: "document-templates", ID: e.standardSOW(ada)}})
 	_, err := e.svc.Submit(ctx, ada, pid)

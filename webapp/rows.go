@@ -98,13 +98,13 @@ func (w *rowWriter) service(l *lineRow, oob bool) {
 	if w.edit {
 		w.number("svc-", "q-", id, name, "Qty", l.Quantity, "Quantity")
 		w.number("svc-", "h-", id, name, "Unit hours", l.UnitHours, "Unit hours")
-		w.s(`<td class="where">`)
+		w.s(`<td><div class="where">`)
 		w.choice("svc-", "ph-", id, "project-phase", "Phase", name, l.PhaseOpts)
 		w.s("\n")
 		w.choice("svc-", "rs-", id, "project-resource", "Resource", name, l.ResourceOpts)
 		w.s("\n")
 		w.choice("svc-", "lc-", id, "project-location", "Location", name, l.LocationOpts)
-		w.s("</td>\n")
+		w.s("</div></td>\n")
 	} else {
 		w.s(`<td class="num">`, html.EscapeString(l.Quantity), `</td><td class="num">`, html.EscapeString(l.UnitHours), `</td><td>`,
 			html.EscapeString(l.PhaseName), ` · `, html.EscapeString(l.ResourceName), "</td>\n")
@@ -146,9 +146,9 @@ func (w *rowWriter) subservice(l *lineRow) {
 	if w.edit {
 		w.number("sub-", "q-", id, name, "Qty", l.Quantity, "Quantity")
 		w.number("sub-", "h-", id, name, "Unit hours", l.UnitHours, "Unit hours")
-		w.s(`<td class="where">`)
+		w.s(`<td><div class="where">`)
 		w.choice("sub-", "rs-", id, "project-resource", "Resource", name, l.ResourceOpts)
-		w.s("</td>\n")
+		w.s("</div></td>\n")
 	} else {
 		w.s(`<td class="num">`, html.EscapeString(l.Quantity), `</td><td class="num">`, html.EscapeString(l.UnitHours), `</td><td>`,
 			html.EscapeString(l.ResourceName), "</td>\n")
