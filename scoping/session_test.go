@@ -2,6 +2,7 @@ package scoping_test
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -182,4 +183,42 @@ func TestSessionRevoked(t *testing.T) {
 		update(t, e, "identity-providers", idp.ID, "passwords-allowed", "false")
 		e.requireClosed(t, token)
 	})
+}
+
+// Ensure a form's once token is taken once per session, a malformed one
+// is refused, and an ended session claims nothing.
+func TestSessionClaimOnce(t *testing.T) {
+	e := newSessEnv(t)
+	ctx := context.Background()
+	token := e.start(t)
+	sess := e.requireOpen(t, token)
+	once := strings.Repeat("o", 22)
+	require.NoError(t, e.svc.ClaimOnce(ctx, sess, once))
+	require.Equal(t, scopekit.ECONFLICT, scopekit.ErrorCode(e.svc.ClaimOnce(ctx, sess, once)))
+	require.NoError(t, e.svc.ClaimOnce(ctx, sess, once+"x"), "another form")
+	for _, bad := range []string{"", "short", strings.Repeat("z", 65), strings.Repeat("é", 20)} {
+		require.Equal(t, scopekit.EBADREQUEST, scopekit.ErrorCode(e.svc.ClaimOnce(ctx, sess, bad)), bad)
+	}
+	// a session remembers its last forms, not every form
+	for i := range 70 {
+		require.NoError(t, e.svc.ClaimOnce(ctx, sess, strings.Repeat("n", 20)+strconv.Itoa(i)))
+	}
+	require.NoError(t, e.svc.ClaimOnce(ctx, sess, once), "long forgotten")
+	// another session has its own
+	other := e.requireOpen(t, e.start(t))
+	require.NoError(t, e.svc.ClaimOnce(ctx, other, strings.Repeat("n", 20)+"69"))
+
+	require.NoError(t, e.svc.EndSession(ctx, token))
+	require.Equal(t, scopekit.EUNAUTHORIZED, scopekit.ErrorCode(e.svc.ClaimOnce(ctx, sess, strings.Repeat("q", 20))))
+}
+
+// Ensure the account of a sign-in is found by its slug.
+func TestSignInAccount(t *testing.T) {
+	e := newSessEnv(t)
+	id, name, err := e.svc.SignInAccount(context.Background(), "acme")
+	require.NoError(t, err)
+	require.Equal(t, e.acme.ID, id)
+	require.Equal(t, "Acme", name)
+	_, _, err = e.svc.SignInAccount(context.Background(), "nobody")
+	require.Equal(t, scopekit.ENOTFOUND, scopekit.ErrorCode(err))
 }
