@@ -259,3 +259,26 @@ func (w *walker) setUpSSO() {
 		"email-domains": `["sso.acme.test"]`, "passwords-allowed": "false"}, nil)
 	e.member("acme", samSSO.Email, "Sam", "Account Admin")
 }
+
+// Ensure in a real browser that a Read Only person is offered no change
+// on any tab (the only form that posts is the sign-out), and another
+// account's project ids are not found.
+func TestReadOnlyInBrowser(t *testing.T) {
+	skipWithoutChromium(t)
+	e := newEnv(t)
+	w := &walker{t: t, e: e, b: startChromium(t, 2*time.Minute)}
+	require.EqualValues(t, http.StatusOK, w.password("ron@acme.test", false))
+	w.inWorkspace("Ron")
+	require.Equal(t, 0, eval[int](w, `document.querySelectorAll("#new-project").length`))
+	pid := e.seeded["acme"].ProjectID
+	for _, tab := range []string{"", "/pricing", "/review", "/approval", "/documents", "/merge-data"} {
+		e.visit(t, w.b, "/app/acme/projects/"+pid+tab)
+		require.Equal(t, []string{"/app/acme/signout"}, eval[[]string](w,
+			`Array.from(document.querySelectorAll("form[method=post]"), f => f.getAttribute("action"))`), tab)
+		require.Equal(t, 0, eval[int](w, `document.querySelectorAll("[hx-post], input[name=quantity]").length`), tab)
+	}
+	res, err := chromedp.Run(w.b, chromedp.NavigateResponse(e.srv.URL+"/app/acme/projects/"+e.seeded["globex"].ProjectID))
+	require.NoError(t, err)
+	require.EqualValues(t, http.StatusNotFound, res.Status)
+	require.Equal(t, "Not found", w.text("h1"))
+}
