@@ -101,18 +101,23 @@ func contains(list []string, v string) bool {
 	return false
 }
 
-// lineOfProject reads the line of the path and checks that it belongs to
-// the path's project (404 otherwise, as for a line one cannot see).
-func (w *Workspace) lineOfProject(c *call, k lineKind) (*engine.Record, error) {
+// lineOfPath reads the line of the path, of the kind the path names, and
+// checks that it belongs to the path's project (404 otherwise, as for a
+// line one cannot see).
+func (w *Workspace) lineOfPath(c *call) (lineKind, *engine.Record, error) {
+	k, err := kindOf(c)
+	if err != nil {
+		return k, nil, err
+	}
 	res, err := w.svc.Get(c.ctx(), c.actor, k.typ, c.r.PathValue("line"), engine.ListParams{}, engine.Options{})
 	if err != nil {
-		return nil, err
+		return k, nil, err
 	}
 	rec := res.Records[0]
 	if rec.Rel(views.NameProject) != c.r.PathValue("id") {
-		return nil, scopekit.Errorf(scopekit.ENOTFOUND, "no such line on this project")
+		return k, nil, scopekit.Errorf(scopekit.ENOTFOUND, "no such line on this project")
 	}
-	return rec, nil
+	return k, rec, nil
 }
 
 // addLine adds a line to the project (a catalog service, an expense, a
@@ -143,11 +148,7 @@ func (w *Workspace) addLine(c *call) error {
 // editLine changes a line's quantities, hours, phase, resource or
 // location in place.
 func (w *Workspace) editLine(c *call) error {
-	k, err := kindOf(c)
-	if err != nil {
-		return err
-	}
-	rec, err := w.lineOfProject(c, k)
+	k, rec, err := w.lineOfPath(c)
 	if err != nil {
 		return err
 	}
@@ -166,11 +167,7 @@ func (w *Workspace) editLine(c *call) error {
 
 // removeLine deletes a line.
 func (w *Workspace) removeLine(c *call) error {
-	k, err := kindOf(c)
-	if err != nil {
-		return err
-	}
-	rec, err := w.lineOfProject(c, k)
+	k, rec, err := w.lineOfPath(c)
 	if err != nil {
 		return err
 	}
@@ -182,11 +179,7 @@ func (w *Workspace) removeLine(c *call) error {
 
 // moveLine moves a service or subservice one place up or down.
 func (w *Workspace) moveLine(c *call) error {
-	k, err := kindOf(c)
-	if err != nil {
-		return err
-	}
-	rec, err := w.lineOfProject(c, k)
+	k, rec, err := w.lineOfPath(c)
 	if err != nil {
 		return err
 	}
