@@ -161,7 +161,7 @@ func (w *Workspace) docsView(c *call, snap *views.Snapshot) (*docsView, error) {
 		return v, nil
 	}
 	res, err := w.svc.List(c.ctx(), c.actor, views.TypeProjectDocuments, engine.ListParams{PageSize: 50, PageNumber: 1,
-		Filters: map[string]string{"project": snap.Project.ID}, Sort: []engine.SortSpec{{Field: "created-at", Desc: true}}}, engine.Options{})
+		Filters: map[string]string{"project": snap.Project.ID}, Sort: []engine.SortSpec{{Field: views.NameCreatedAt, Desc: true}}}, engine.Options{})
 	if err != nil {
 		return nil, err
 	}
