@@ -147,6 +147,11 @@ func (w *Workspace) callback(rw http.ResponseWriter, r *http.Request) {
 		w.renderSignIn(rw, r, http.StatusInternalServerError, st.Slug, "Something went wrong on our side. Please try again later.")
 		return
 	}
+	if old := sessionCookie(r); old != "" { // signing in to another account ends the session of the first
+		if err := w.svc.EndSession(r.Context(), old); err != nil {
+			w.log.Warn("workspace: the previous session was not ended", "err", err)
+		}
+	}
 	w.setCookie(rw, r, sessionCookieName, token, scoping.SessionMax)
 	http.Redirect(rw, r, st.Next, http.StatusSeeOther)
 }

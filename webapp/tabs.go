@@ -9,6 +9,7 @@ import (
 	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/scoping"
 	"github.com/scopekit/scopekit/scoping/views"
+	"golang.org/x/time/rate"
 )
 
 // The review, approval and documents tabs, and the actions they offer.
@@ -206,6 +207,9 @@ func (w *Workspace) generate(c *call) error {
 	in.Attrs[views.NameGeneratePdf] = []byte(map[bool]string{true: "true", false: "false"}[pdf == "on"])
 	pid := c.r.PathValue("id")
 	in.Rels[views.NameProject] = engine.RelInput{Refs: []engine.Ref{{Type: views.TypeProjects, ID: pid}}}
+	if err := w.admitGeneration(c); err != nil {
+		return err
+	}
 	if err := c.claimOnce(); err != nil {
 		return err
 	}
@@ -213,6 +217,19 @@ func (w *Workspace) generate(c *call) error {
 		return err
 	}
 	return c.redirect(c.url("/projects/" + pid + "/" + tabDocuments))
+}
+
+// admitGeneration takes a token of the account's document generations
+// (ERATELIMITED, with the wait, when there is none).
+func (w *Workspace) admitGeneration(c *call) error {
+	v, _ := w.generated.LoadOrStore(c.actor.AccountID(), rate.NewLimiter(w.docRate, w.docBurst))
+	r := v.(*rate.Limiter).Reserve()
+	if d := r.Delay(); d > 0 {
+		r.Cancel()
+		return &scopekit.Error{Code: scopekit.ERATELIMITED, RetryAfter: d,
+			Message: "Too many documents were asked for in this account just now. Wait a moment, then generate again."}
+	}
+	return nil
 }
 
 // download serves a generated file (format=pdf for a SOW's PDF).

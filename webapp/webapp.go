@@ -28,6 +28,7 @@ import (
 
 	"github.com/scopekit/scopekit/auth"
 	"github.com/scopekit/scopekit/scoping"
+	"golang.org/x/time/rate"
 )
 
 // Path is where the workspace is mounted; its handler expects the full
@@ -52,6 +53,11 @@ type Config struct {
 	// Logger receives what fails on the server's side (default
 	// slog.Default()).
 	Logger *slog.Logger
+	// DocumentRate and DocumentBurst throttle document generation per
+	// account, as the API's DocumentThrottle does (defaults 1 per second,
+	// bursts of 20): the workspace is no way around the API's limit.
+	DocumentRate  float64
+	DocumentBurst int
 }
 
 // Workspace serves the workspace's pages.
@@ -65,6 +71,10 @@ type Workspace struct {
 	mux     *http.ServeMux
 
 	registered sync.Map // account id -> redirect URI its client was registered with, by this process
+
+	docRate   rate.Limit
+	docBurst  int
+	generated sync.Map // account id -> *rate.Limiter of its document generations
 }
 
 // New returns the workspace of cfg.
@@ -84,6 +94,13 @@ func New(cfg Config) (*Workspace, error) {
 	}
 	if w.log == nil {
 		w.log = slog.Default()
+	}
+	w.docRate, w.docBurst = rate.Limit(cfg.DocumentRate), cfg.DocumentBurst
+	if w.docRate <= 0 {
+		w.docRate = 1
+	}
+	if w.docBurst <= 0 {
+		w.docBurst = 20
 	}
 	w.routes()
 	return w, nil

@@ -234,7 +234,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	api.Mounts = map[string]http.Handler{mcpadapter.Path: assistants.HTTPHandler(), mcpadapter.MetadataPath: assistants.MetadataHandler()}
 	// The workspace (docs/workspace.md) at /app/: its OAuth clients are
 	// derived from the secret key, which every instance shares.
-	workspace, err := webapp.New(webapp.Config{Svc: svc, Auth: as, BaseURL: baseURL, AuthURL: authURL, Key: key, Logger: logger})
+	workspace, err := webapp.New(webapp.Config{Svc: svc, Auth: as, BaseURL: baseURL, AuthURL: authURL, Key: key, Logger: logger,
+		DocumentRate: cfg.DocumentsRate, DocumentBurst: cfg.DocumentsBurst})
 	if err != nil {
 		return err
 	}
