@@ -42,13 +42,15 @@ func declareProjects(s *engine.Schema) {
 			inverse("project-products", "project-products", "project"),
 			inverse("project-documents", "project-documents", "project"),
 		},
-		Filters: with(with(with(with(with(with(with(with(
+		Filters: with(with(with(with(with(with(with(with(with(with(
 			eq("status", "client", "line-of-business", "sales-executive", "presales-engineer"),
 			"name", engine.FilterDef{Field: "project-name", Op: engine.OpContains}),
 			"created-after", engine.FilterDef{Field: "created-at", Op: engine.OpGte, Kind: engine.KindTime}),
 			"created-before", engine.FilterDef{Field: "created-at", Op: engine.OpLte, Kind: engine.KindTime}),
 			"approved-after", engine.FilterDef{Field: "approved-at", Op: engine.OpGte, Kind: engine.KindTime}),
 			"approved-before", engine.FilterDef{Field: "approved-at", Op: engine.OpLte, Kind: engine.KindTime}),
+			"submitted-after", engine.FilterDef{Field: "submitted-at", Op: engine.OpGte, Kind: engine.KindTime}),
+			"submitted-before", engine.FilterDef{Field: "submitted-at", Op: engine.OpLte, Kind: engine.KindTime}),
 			"teammate", engine.FilterDef{Build: func(_ context.Context, c *engine.Call, v string) ([]engine.Cond, error) {
 				return projectsOfTeammates(c, engine.SplitList(v))
 			}}),

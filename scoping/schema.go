@@ -18,6 +18,7 @@ var declarations = []func(*engine.Schema){
 	declareGovernance,
 	declareProjects,
 	declareServiceApproval,
+	declareSessions,
 	declareSingleSignOn,
 	declareUDF,
 	declareWebhooks,

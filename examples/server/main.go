@@ -34,6 +34,7 @@ import (
 	"github.com/scopekit/scopekit/provision"
 	"github.com/scopekit/scopekit/scoping"
 	"github.com/scopekit/scopekit/sso"
+	"github.com/scopekit/scopekit/webapp"
 	"github.com/scopekit/scopekit/webhook"
 )
 
@@ -234,6 +235,14 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	assistants := &mcpadapter.Server{Svc: svc, Auth: as, BaseURL: baseURL, AuthURL: authURL, Logger: logger,
 		CallRate: cfg.MCPRate, CallBurst: cfg.MCPBurst}
 	api.Mounts = map[string]http.Handler{mcpadapter.Path: assistants.HTTPHandler(), mcpadapter.MetadataPath: assistants.MetadataHandler()}
+	// The workspace (docs/workspace.md) at /app/: its OAuth clients are
+	// derived from the secret key, which every instance shares.
+	workspace, err := webapp.New(webapp.Config{Svc: svc, Auth: as, BaseURL: baseURL, AuthURL: authURL, Key: key, Logger: logger,
+		DocumentRate: cfg.DocumentsRate, DocumentBurst: cfg.DocumentsBurst})
+	if err != nil {
+		return err
+	}
+	api.Mounts[webapp.Path] = workspace.Handler()
 	backupURL := mountBackup(api, db, cfg, baseURL, logger)
 	var servers []*http.Server
 	newServer := func(h http.Handler) *http.Server { return api.HTTPServer(tel.TraceHTTP(h)) }

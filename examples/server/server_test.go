@@ -261,6 +261,8 @@ func TestDemoDefaults(t *testing.T) {
 		s.stop(t)
 		s = startServer(t, path, nil, "-demo=true")
 		require.Contains(t, s.Stdout.String(), `Demo account "demo" (Demo IT Services), in this database:`)
+		require.Contains(t, s.Stdout.String(), "Workspace for the people who scope: "+s.URL+"/app/ (docs/workspace.md)")
+		require.Contains(t, s.Stdout.String(), "  workspace        "+s.URL+"/app/demo/projects: sign in as the admin user")
 		tok := token(t, s.URL, demoBotClientID, demoBotSecret)
 		status, doc := getDoc(t, s.URL+"/demo/v1/clients", tok)
 		require.Equal(t, http.StatusOK, status)

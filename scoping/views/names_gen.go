@@ -52,6 +52,7 @@ const (
 	TypeWebhookDeliveries       = "webhook-deliveries"
 	TypeWebhookPublications     = "webhook-publications"
 	TypeWebhookSubscriptions    = "webhook-subscriptions"
+	TypeWorkspaceSessions       = "workspace-sessions"
 )
 
 // The declared attribute and relationship names, of every type.
@@ -102,6 +103,7 @@ const (
 	NameDefaultRole             = "default-role"
 	NameDescription             = "description"
 	NameDestinationURL          = "destination-url"
+	NameDigest                  = "digest"
 	NameDisabledReason          = "disabled-reason"
 	NameDocumentTemplate        = "document-template"
 	NameDocumentType            = "document-type"
@@ -116,6 +118,7 @@ const (
 	NameEventType               = "event-type"
 	NameExecutiveSummary        = "executive-summary"
 	NameExpenseCategory         = "expense-category"
+	NameExpiresAt               = "expires-at"
 	NameExtendedHours           = "extended-hours"
 	NameExternalName            = "external-name"
 	NameFieldType               = "field-type"
@@ -161,6 +164,7 @@ const (
 	NamePermissions             = "permissions"
 	NamePhase                   = "phase"
 	NamePhone                   = "phone"
+	NamePolicy                  = "policy"
 	NamePosition                = "position"
 	NamePostalCode              = "postal-code"
 	NamePresalesEngineer        = "presales-engineer"
@@ -212,6 +216,7 @@ const (
 	NameServices                = "services"
 	NameSha256                  = "sha256"
 	NameSignedAt                = "signed-at"
+	NameSignedInAt              = "signed-in-at"
 	NameSize                    = "size"
 	NameSku                     = "sku"
 	NameSlug                    = "slug"

@@ -546,3 +546,12 @@ func (v WebhookSubscription) DestinationURL() string { return v.Str(NameDestinat
 func (v WebhookSubscription) Description() string    { return v.Str(NameDescription) }
 func (v WebhookSubscription) Secret() string         { return v.Str(NameSecret) }
 func (v WebhookSubscription) DisabledReason() string { return v.Str(NameDisabledReason) }
+
+// WorkspaceSession is a typed view of a record of type workspace-sessions.
+type WorkspaceSession struct{ *engine.Record }
+
+func (v WorkspaceSession) Digest() string     { return v.Str(NameDigest) }
+func (v WorkspaceSession) Policy() string     { return v.Str(NamePolicy) }
+func (v WorkspaceSession) SignedInAt() string { return v.Str(NameSignedInAt) }
+func (v WorkspaceSession) ExpiresAt() string  { return v.Str(NameExpiresAt) }
+func (v WorkspaceSession) User() string       { return v.Rel(NameUser) }

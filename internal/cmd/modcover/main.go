@@ -23,9 +23,9 @@ import (
 // modules maps each module of scoping to its files (docs/architecture.md,
 // "The domain's modules"); the shared wiring is a module of its own.
 var modules = map[string][]string{
-	"accounts and people":        {"account.go", "admin.go", "permission.go", "actorcache.go", "directory.go", "invitation.go", "sso.go", "domains.go", "grants.go", "person.go", "email.go", "signinpolicy.go"},
+	"accounts and people":        {"account.go", "admin.go", "permission.go", "actorcache.go", "directory.go", "invitation.go", "sso.go", "domains.go", "grants.go", "person.go", "email.go", "signinpolicy.go", "session.go"},
 	"catalog":                    {"catalog.go", "currency.go", "governance.go", "udf.go"},
-	"projects and their pricing": {"project.go", "catalogcopy.go", "pricing.go", "storedprices.go", "snapshot.go", "review.go"},
+	"projects and their pricing": {"project.go", "catalogcopy.go", "pricing.go", "storedprices.go", "snapshot.go", "review.go", "workspace.go"},
 	"approval workflow":          {"workflow.go", "steps.go", "serviceapproval.go"},
 	"documents queue":            {"documents.go", "docqueue.go", "doctemplates.go"},
 	"webhooks":                   {"webhooks.go", "events.go"},
