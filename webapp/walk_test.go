@@ -12,6 +12,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/pquerna/otp/totp"
 	"github.com/scopekit/scopekit/internal/oidctest"
+	"github.com/scopekit/scopekit/scoping"
 	"github.com/stretchr/testify/require"
 )
 
@@ -254,6 +255,11 @@ func (w *walker) setUpSSO() {
 	w.op = oidctest.Start(w.t, e.srv.URL+"/oauth/sso/callback", samSSO)
 	sys, err := e.svc.SystemActor(context.Background(), e.accts["acme"])
 	require.NoError(w.t, err)
+	// single sign-on routes only a domain the account has verified
+	require.NoError(w.t, e.svc.Setup(context.Background(), func(a *scoping.Admin) error {
+		_, err := a.VerifyDomain(e.accts["acme"], "sso.acme.test")
+		return err
+	}))
 	e.create(sys, "identity-providers", map[string]string{"name": `"Acme SSO"`, "issuer-url": `"` + w.op.Issuer + `"`,
 		"client-id": `"` + oidctest.ClientID + `"`, "client-secret": `"` + oidctest.ClientSecret + `"`,
 		"email-domains": `["sso.acme.test"]`, "passwords-allowed": "false"}, nil)
