@@ -28,7 +28,21 @@ var layers = map[string][]string{
 	"mergedata":     {"engine", "scoping/views", "pricing"},
 	"workbook":      {"engine", "scoping/views", "pricing", "mergedata"},
 	"catalogimport": {"engine", "scoping/views", "pricing"},
+
+	// the stores persist what the engine, auth and webhook declare, for
+	// the schema they are opened with: no import of the domain
+	"boltstore": {"engine", "auth", "webhook", "scoping/views", "pricing", "internal/bounded", "internal/jsonnum"},
+	"pgstore":   {"engine", "auth", "webhook", "scoping/views", "pricing", "internal/bounded", "internal/jsonnum"},
+
+	// the adapters call the use cases; neither reaches a store
+	"httpadapter": {"scoping", "engine", "scoping/views", "pricing", "approval", "auth", "sso", "webhook",
+		"jsonapi", "mergedata", "catalogimport", "internal/bounded"},
+	"mcpadapter": {"scoping", "engine", "scoping/views", "pricing", "approval", "auth", "internal/bounded"},
 }
+
+// adapters are the packages that serve the use cases over a protocol; no
+// adapter depends on another.
+var adapters = []string{"httpadapter", "mcpadapter"}
 
 // noHTTP are packages that must not import net/http, directly.
 var noHTTP = []string{"engine", "scoping", "scoping/views", "pricing", "approval", "mergedata", "documents", "catalogimport"}
@@ -39,6 +53,13 @@ func TestLayers(t *testing.T) {
 		for dep, importer := range deps(t, pkg) {
 			if dep != "" && !slices.Contains(allowed, dep) {
 				t.Errorf("%s depends on %s (imported by %s)", pkg, dep, importer)
+			}
+		}
+	}
+	for _, pkg := range adapters {
+		for dep, importer := range deps(t, pkg) {
+			if slices.Contains(adapters, dep) {
+				t.Errorf("adapter %s depends on adapter %s (imported by %s)", pkg, dep, importer)
 			}
 		}
 	}

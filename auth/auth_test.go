@@ -12,6 +12,7 @@ import (
 	"github.com/scopekit/scopekit/auth"
 	"github.com/scopekit/scopekit/boltstore"
 	"github.com/scopekit/scopekit/boltstore/bolttest"
+	"github.com/scopekit/scopekit/scoping"
 	"github.com/scopekit/scopekit/webhook"
 	"github.com/stretchr/testify/require"
 	"golang.org/x/crypto/bcrypt"
@@ -144,7 +145,7 @@ const (
 
 // MustOpenDB opens a bbolt file in a temp dir and checks its consistency
 // when the test ends.
-func MustOpenDB(tb testing.TB) *boltstore.DB { return bolttest.Open(tb) }
+func MustOpenDB(tb testing.TB) *boltstore.DB { return bolttest.Open(tb, scoping.DefaultSchema()) }
 
 func NewFixture(tb testing.TB) *Fixture {
 	tb.Helper()

@@ -5,11 +5,10 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/scopekit/scopekit/boltstore"
+	"github.com/scopekit/scopekit/boltstore/bolttest"
 	"github.com/scopekit/scopekit/catalogimport"
 	"github.com/scopekit/scopekit/catalogimport/catalogtest"
 	"github.com/scopekit/scopekit/engine"
@@ -28,9 +27,7 @@ type env struct {
 
 func newEnv(t *testing.T) *env {
 	t.Helper()
-	db, err := boltstore.Open(filepath.Join(t.TempDir(), "t.db"))
-	require.NoError(t, err)
-	t.Cleanup(func() { db.Close() })
+	db := bolttest.Open(t, scoping.DefaultSchema())
 	e := &env{t: t, svc: scoping.NewService(db), accts: map[string]string{}}
 	require.NoError(t, e.svc.Setup(context.Background(), func(a *scoping.Admin) error {
 		for _, slug := range []string{"acme", "globex"} {

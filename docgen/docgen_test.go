@@ -7,12 +7,11 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/scopekit/scopekit/boltstore"
+	"github.com/scopekit/scopekit/boltstore/bolttest"
 	"github.com/scopekit/scopekit/docgen"
 	"github.com/scopekit/scopekit/documents"
 	"github.com/scopekit/scopekit/engine"
@@ -34,9 +33,7 @@ type env struct {
 
 func mustEnv(tb testing.TB) *env {
 	tb.Helper()
-	db, err := boltstore.Open(filepath.Join(tb.TempDir(), "t.db"))
-	require.NoError(tb, err)
-	tb.Cleanup(func() { db.Close() })
+	db := bolttest.Open(tb, scoping.DefaultSchema())
 	return mustEnvOn(tb, db)
 }
 

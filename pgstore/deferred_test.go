@@ -9,6 +9,7 @@ import (
 	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/pgstore"
 	"github.com/scopekit/scopekit/pgstore/pgtest"
+	"github.com/scopekit/scopekit/scoping"
 	"github.com/scopekit/scopekit/scoping/views"
 	"github.com/stretchr/testify/require"
 )
@@ -19,7 +20,7 @@ import (
 // reads what was committed.
 func TestInsertLateWritesOnce(t *testing.T) {
 	c := &pgtest.Counter{}
-	db, err := pgstore.Open(context.Background(), pgtest.URL(t), pgstore.WithTracer(c))
+	db, err := pgstore.Open(context.Background(), pgtest.URL(t), scoping.DefaultSchema(), pgstore.WithTracer(c))
 	require.NoError(t, err)
 	t.Cleanup(func() { db.Close() })
 	ctx := c.Mark(context.Background())

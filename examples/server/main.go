@@ -336,7 +336,7 @@ type store interface {
 // demo's default).
 func openStore(ctx context.Context, cfg *config, schema *engine.Schema) (db store, isNew bool, err error) {
 	if cfg.Database != "" {
-		pg, err := pgstore.Open(ctx, cfg.Database, pgstore.WithSchema(schema))
+		pg, err := pgstore.Open(ctx, cfg.Database, schema)
 		if err != nil {
 			return nil, false, fmt.Errorf("database %s: %w", cfg.where(), err)
 		}
@@ -344,7 +344,7 @@ func openStore(ctx context.Context, cfg *config, schema *engine.Schema) (db stor
 		return pg, pg.Created(), nil
 	}
 	_, statErr := os.Stat(cfg.Data)
-	bdb, err := boltstore.Open(cfg.Data, boltstore.WithSchema(schema))
+	bdb, err := boltstore.Open(cfg.Data, schema)
 	if err != nil {
 		return nil, false, err
 	}
