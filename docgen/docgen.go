@@ -35,6 +35,7 @@ import (
 	"github.com/scopekit/scopekit/documents"
 	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/mergedata"
+	"github.com/scopekit/scopekit/office"
 	"github.com/scopekit/scopekit/scoping"
 	"github.com/scopekit/scopekit/scoping/views"
 	"github.com/scopekit/scopekit/workbook"
@@ -54,7 +55,7 @@ const DefaultLease = 2 * time.Minute
 type Pool struct {
 	svc *scoping.Service
 	// Converter turns DOCX into PDF; nil means PDFs cannot be made.
-	Converter documents.Converter
+	Converter office.Converter
 	// Workers bounds the documents generated at once; default 2.
 	Workers int
 	// Poll is how often idle workers check the queue; default DefaultPoll.
@@ -419,7 +420,7 @@ func (p *Pool) pdf(ctx context.Context, file []byte, what string) ([]byte, strin
 	case err == nil:
 		p.converted(ConvertOK, took)
 		return pdf, ""
-	case errors.Is(err, documents.ErrNoConverter):
+	case errors.Is(err, office.ErrNoConverter):
 		p.converted(ConvertUnavailable, took)
 		return nil, "no PDF was made: LibreOffice's soffice is not installed on this server; the " + what + " is available"
 	case ctx.Err() != nil:

@@ -17,11 +17,11 @@ import (
 	"github.com/scopekit/scopekit/auth"
 	"github.com/scopekit/scopekit/boltstore/bolttest"
 	"github.com/scopekit/scopekit/docgen"
-	"github.com/scopekit/scopekit/documents"
 	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/httpadapter"
 	"github.com/scopekit/scopekit/internal/jsonapitest"
 	"github.com/scopekit/scopekit/mcpadapter"
+	"github.com/scopekit/scopekit/office"
 	"github.com/scopekit/scopekit/pgstore"
 	"github.com/scopekit/scopekit/pgstore/pgtest"
 	"github.com/scopekit/scopekit/scoping"
@@ -51,7 +51,7 @@ type testEnv struct {
 
 	// documents: the generation workers (stopped by close), the PDF
 	// converter they use (nil: none) and the generation throttle
-	converter   documents.Converter
+	converter   office.Converter
 	docThrottle httpadapter.DocumentThrottle
 	stopDocs    func()
 

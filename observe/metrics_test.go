@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/scopekit/scopekit/docgen"
-	"github.com/scopekit/scopekit/documents"
 	"github.com/scopekit/scopekit/observe"
+	"github.com/scopekit/scopekit/office"
 	"github.com/scopekit/scopekit/scoping"
 	"github.com/scopekit/scopekit/webhook"
 	"github.com/stretchr/testify/require"
@@ -112,12 +112,12 @@ func TestDocumentMetrics(t *testing.T) {
 	require.Equal(t, 2.0, fams.Value("scopekit_document_generation_duration_seconds", "type", "sow", "outcome", "error"))
 	require.Equal(t, 1.0, fams.Value("scopekit_pdf_conversion_duration_seconds", "outcome", docgen.ConvertTimeout))
 	restarted := e.tel.PDFListenerRestarts()
-	restarted(documents.RestartExited)
-	restarted(documents.RestartExited)
-	restarted(documents.RestartRecycled)
+	restarted(office.RestartExited)
+	restarted(office.RestartExited)
+	restarted(office.RestartRecycled)
 	fams = scrape(t, e.tel.MetricsHandler(""))
-	require.Equal(t, 2.0, fams.Value("scopekit_pdf_listener_restarts_total", "reason", documents.RestartExited))
-	require.Equal(t, 1.0, fams.Value("scopekit_pdf_listener_restarts_total", "reason", documents.RestartRecycled))
+	require.Equal(t, 2.0, fams.Value("scopekit_pdf_listener_restarts_total", "reason", office.RestartExited))
+	require.Equal(t, 1.0, fams.Value("scopekit_pdf_listener_restarts_total", "reason", office.RestartRecycled))
 	require.Equal(t, 1.0, fams.Value("scopekit_pdf_conversion_duration_seconds", "outcome", docgen.ConvertFailed))
 }
 

@@ -14,9 +14,9 @@ import (
 	"time"
 
 	"github.com/scopekit/scopekit/docgen"
-	"github.com/scopekit/scopekit/documents"
 	"github.com/scopekit/scopekit/httpadapter"
 	"github.com/scopekit/scopekit/mcpadapter"
+	"github.com/scopekit/scopekit/office"
 	"github.com/scopekit/scopekit/pgstore"
 )
 
@@ -212,7 +212,7 @@ func newFlagSet(out io.Writer) (*flag.FlagSet, *rawFlags) {
 	fs.StringVar(&r.idleTimeout, "idle-timeout", httpadapter.DefaultIdleTimeout.String(), "how long (a `duration`) an idle keep-alive connection stays open")
 	fs.StringVar(&r.maxHeaderBytes, "max-header-bytes", strconv.Itoa(httpadapter.DefaultMaxHeaderBytes), "largest request line and headers (a `count` of bytes); 431 above")
 	fs.StringVar(&r.documentWorkers, "document-workers", "2", "documents generated at once (a `count` of workers)")
-	fs.StringVar(&r.pdfListeners, "pdf-listeners", strconv.Itoa(documents.DefaultPDFConcurrent), "LibreOffice processes (a `count`) kept running to make PDFs, started with the first PDF; 0 starts a soffice per PDF")
+	fs.StringVar(&r.pdfListeners, "pdf-listeners", strconv.Itoa(office.DefaultPDFConcurrent), "LibreOffice processes (a `count`) kept running to make PDFs, started with the first PDF; 0 starts a soffice per PDF")
 	fs.StringVar(&r.documentLease, "document-lease", docgen.DefaultLease.String(), "how long (a `duration`) a worker's claim holds a generating document without renewal; workers renew it every third, and a document whose instance died is re-queued once it runs out")
 	fs.StringVar(&r.documentsRate, "documents-rate", "1", "document generations per second (a `rate`) per client IP and per account")
 	fs.StringVar(&r.documentsBurst, "documents-burst", "20", "burst (a `count`) of the document generation buckets")

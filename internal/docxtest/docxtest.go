@@ -32,10 +32,21 @@ func Build(paragraphs ...string) []byte {
 		xml.EscapeText(&body, []byte(p)) //nolint:errcheck // a strings.Builder does not fail
 		body.WriteString(`</w:t></w:r></w:p>`)
 	}
+	return Raw(body.String(), nil)
+}
+
+// Raw returns a DOCX whose body is the WordprocessingML body (w: and r:
+// are declared), with the further entries parts (name to content).
+func Raw(body string, parts map[string]string) []byte {
 	doc := `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>` +
-		`<w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body>` +
-		body.String() + `<w:sectPr/></w:body></w:document>`
-	return Zip(map[string]string{"[Content_Types].xml": contentTypes, "_rels/.rels": rels, "word/document.xml": doc})
+		`<w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main" ` +
+		`xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><w:body>` +
+		body + `<w:sectPr/></w:body></w:document>`
+	files := map[string]string{"[Content_Types].xml": contentTypes, "_rels/.rels": rels, "word/document.xml": doc}
+	for name, content := range parts {
+		files[name] = content
+	}
+	return Zip(files)
 }
 
 // Zip returns a zip archive of the named files, in name order.
