@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -28,7 +29,7 @@ var layers = map[string][]string{
 	"webhook":       {"engine", "scoping/views", "pricing"},
 	"mergedata":     {"engine", "scoping/views", "pricing"},
 	"workbook":      {"engine", "scoping/views", "pricing", "mergedata"},
-	"catalogimport": {"engine", "scoping/views", "pricing"},
+	"catalogimport": {"engine", "scoping/views", "pricing", "internal/ooxml"},
 
 	// the stores persist what the engine, auth and webhook declare, for
 	// the schema they are opened with: no import of the domain
@@ -37,8 +38,8 @@ var layers = map[string][]string{
 
 	// the adapters call the use cases; neither reaches a store
 	"httpadapter": {"scoping", "engine", "scoping/views", "pricing", "approval", "auth", "sso", "webhook",
-		"jsonapi", "mergedata", "catalogimport", "internal/bounded"},
-	"mcpadapter": {"scoping", "engine", "scoping/views", "pricing", "approval", "auth", "internal/bounded"},
+		"jsonapi", "mergedata", "catalogimport", "internal/bounded", "internal/ooxml"},
+	"mcpadapter": {"scoping", "engine", "scoping/views", "pricing", "approval", "auth", "internal/bounded", "internal/ooxml"},
 }
 
 // adapters are the packages that serve the use cases over a protocol; no
@@ -135,6 +136,28 @@ func TestFileLength(t *testing.T) {
 		}
 		if n := bytes.Count(src, []byte("\n")); n > maxLines {
 			t.Errorf("%s has %d lines (at most %d)", path, n, maxLines)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Ensure the media types of the Office formats are written once, in
+// internal/ooxml, and named from there elsewhere.
+func TestMediaTypesOnce(t *testing.T) {
+	literal := regexp.MustCompile(`"application/vnd\.openxmlformats-officedocument\.\w+ml\.\w+"`)
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return err
+		}
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		if filepath.ToSlash(filepath.Dir(path)) != "internal/ooxml" && literal.Match(src) {
+			t.Errorf("%s spells an Office media type (%s): name it from internal/ooxml", path, literal.Find(src))
 		}
 		return nil
 	})
