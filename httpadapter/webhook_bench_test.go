@@ -16,6 +16,7 @@ import (
 	"github.com/scopekit/scopekit/boltstore"
 	"github.com/scopekit/scopekit/boltstore/bolttest"
 	"github.com/scopekit/scopekit/engine"
+	"github.com/scopekit/scopekit/internal/seal"
 	"github.com/scopekit/scopekit/scoping"
 	"github.com/scopekit/scopekit/webhook"
 )
@@ -76,7 +77,7 @@ func newHookBench(b *testing.B, subs int) *hookBench {
 	ctx := context.Background()
 	db := bolttest.Open(b, scoping.DefaultSchema())
 	svc := scoping.NewService(db)
-	sealer, _ := webhook.NewSealer(testKey)
+	sealer, _ := seal.New(testKey)
 	h := &hookBench{db: db, svc: svc}
 	svc.Webhooks = scoping.WebhookConfig{Sealer: sealer, CheckDestination: webhook.CheckDestination(true),
 		Notify: func() {

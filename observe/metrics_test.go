@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/scopekit/scopekit/docgen"
+	"github.com/scopekit/scopekit/internal/seal"
 	"github.com/scopekit/scopekit/observe"
 	"github.com/scopekit/scopekit/office"
 	"github.com/scopekit/scopekit/scoping"
@@ -128,7 +129,7 @@ func TestWebhookMetrics(t *testing.T) {
 	var received atomic.Int32
 	rc := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { received.Add(1) }))
 	defer rc.Close()
-	sealer, err := webhook.NewSealer(make([]byte, 32))
+	sealer, err := seal.New(make([]byte, 32))
 	require.NoError(t, err)
 	e.svc.Webhooks = scoping.WebhookConfig{CheckDestination: webhook.CheckDestination(true), Sealer: sealer}
 	e.tel.WebhookLag(func(ctx context.Context) (time.Duration, error) {

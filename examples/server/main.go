@@ -28,6 +28,8 @@ import (
 	"github.com/scopekit/scopekit/boltstore"
 	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/httpadapter"
+	"github.com/scopekit/scopekit/internal/safehttp"
+	"github.com/scopekit/scopekit/internal/seal"
 	"github.com/scopekit/scopekit/mcpadapter"
 	"github.com/scopekit/scopekit/observe"
 	"github.com/scopekit/scopekit/pgstore"
@@ -151,7 +153,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if err != nil {
 		return err
 	}
-	sealer, err := webhook.NewSealer(key)
+	sealer, err := seal.New(key)
 	if err != nil {
 		return err
 	}
@@ -225,7 +227,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		Metrics:          tel.RequestMetrics(),
 		// single sign-on: the callback is on the auth host; providers are
 		// reached with the guarded client of webhook deliveries
-		SSO: &sso.RelyingParty{Client: webhook.NewClient(sso.Timeout, cfg.SSOAllowPrivate)}}
+		SSO: &sso.RelyingParty{Client: safehttp.NewClient(sso.Timeout, cfg.SSOAllowPrivate)}}
 	// MCP (docs/mcp.md): the tools for AI assistants on the API host, over
 	// the same use cases, behind the same token check.
 	assistants := &mcpadapter.Server{Svc: svc, Auth: as, BaseURL: baseURL, AuthURL: authURL, Logger: logger,
