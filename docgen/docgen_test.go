@@ -16,7 +16,7 @@ import (
 	"github.com/scopekit/scopekit/documents"
 	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/internal/demodata"
-	"github.com/scopekit/scopekit/internal/docxtest"
+	"github.com/scopekit/scopekit/internal/ooxml"
 	"github.com/scopekit/scopekit/office"
 	"github.com/scopekit/scopekit/scoping"
 	"github.com/stretchr/testify/require"
@@ -184,7 +184,7 @@ func TestGenerate(t *testing.T) {
 				require.Equal(t, tc.filename, out.Filename)
 			}
 			if tc.file == documents.ContentTypeDOCX {
-				text, err := docxtest.Text(out.File)
+				text, _, err := ooxml.Markdown(out.File)
 				require.NoError(t, err)
 				require.Contains(t, text, demodata.ProjectName)
 			}

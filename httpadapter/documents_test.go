@@ -17,6 +17,7 @@ import (
 	"github.com/scopekit/scopekit/documents"
 	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/internal/docxtest"
+	"github.com/scopekit/scopekit/internal/ooxml"
 	"github.com/scopekit/scopekit/office"
 	"github.com/scopekit/scopekit/scoping"
 	"github.com/scopekit/scopekit/scoping/views"
@@ -97,7 +98,7 @@ func (e *testEnv) download(path, token string) *resp {
 
 func docxText(t *testing.T, b []byte) string {
 	t.Helper()
-	text, err := docxtest.Text(b)
+	text, _, err := ooxml.Markdown(b)
 	require.NoError(t, err)
 	return text
 }

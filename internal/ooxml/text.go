@@ -1,4 +1,4 @@
-package mcpadapter
+package ooxml
 
 import (
 	"archive/zip"
@@ -7,43 +7,56 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path"
 	"strconv"
 	"strings"
 )
 
-// The text of a generated DOCX as Markdown, for an assistant to read back
-// what it made: headings (the Title style and the heading styles, or an
-// outline level), paragraphs, list items and tables (the first row as the
-// header), read from word/document.xml with encoding/xml. Formatting,
-// images, headers and footers are left out.
+// The text of an Office file as Markdown, for a reader (an assistant) to
+// read back what was generated: headings, paragraphs, list items and
+// tables (the first row as the header), read with encoding/xml.
+// Formatting, images, headers and footers, notes and comments are left
+// out.
+//
+//   - DOCX: the body, headings by the Title and heading styles or an
+//     outline level.
+//   - PPTX: each slide in the presentation's order, under its title (a
+//     title placeholder's text) or "Slide n", then its text boxes and
+//     tables.
+//   - XLSX: each visible sheet in the workbook's order, under its name, as
+//     a table of its cells' values as stored (a formula's last value; a
+//     date as its serial number).
 
-// Bounds of a DOCX read for its text.
+// Bounds of a file read for its text.
 const (
 	maxPartBytes     = 32 << 20  // a part unpacked
 	maxMarkdownBytes = 512 << 10 // the Markdown answered; the rest is cut
+	maxColumns       = 64        // columns of a sheet's table; the rest is cut
 )
 
-// docxMarkdown returns the body of a DOCX as Markdown; truncated when it
-// was cut at maxMarkdownBytes.
-func docxMarkdown(docx []byte) (md string, truncated bool, err error) {
-	zr, err := zip.NewReader(bytes.NewReader(docx), int64(len(docx)))
+// ErrNotOffice is returned by Markdown for a file that is no DOCX, PPTX
+// or XLSX.
+var ErrNotOffice = errors.New("not a DOCX, PPTX or XLSX file")
+
+// Markdown returns the text of a DOCX, PPTX or XLSX file as Markdown;
+// truncated when it was cut (at 512 KiB, or a sheet past 64 columns).
+func Markdown(file []byte) (md string, truncated bool, err error) {
+	zr, err := zip.NewReader(bytes.NewReader(file), int64(len(file)))
 	if err != nil {
-		return "", false, err
+		return "", false, fmt.Errorf("%w: %v", ErrNotOffice, err)
 	}
-	body, err := zipPart(zr, "word/document.xml")
+	w := &mdWriter{}
+	switch Format(file) {
+	case DOCX:
+		err = w.docx(zr)
+	case PPTX:
+		err = w.pptx(zr)
+	case XLSX:
+		err = w.xlsx(zr)
+	default:
+		return "", false, ErrNotOffice
+	}
 	if err != nil {
-		return "", false, err
-	}
-	styles, err := zipPart(zr, "word/styles.xml")
-	if err != nil && !errors.Is(err, errNoPart) {
-		return "", false, err
-	}
-	levels, err := headingStyles(styles)
-	if err != nil {
-		return "", false, err
-	}
-	w := &mdWriter{levels: levels}
-	if err := w.read(body); err != nil {
 		return "", false, err
 	}
 	md = strings.Join(w.blocks, "\n\n")
@@ -51,7 +64,24 @@ func docxMarkdown(docx []byte) (md string, truncated bool, err error) {
 		cut := strings.LastIndexByte(md[:maxMarkdownBytes], '\n')
 		return strings.TrimRight(md[:max(cut, 0)], "\n"), true, nil
 	}
-	return md, false, nil
+	return md, w.cut, nil
+}
+
+// docx reads a WordprocessingML body.
+func (w *mdWriter) docx(zr *zip.Reader) error {
+	body, err := zipPart(zr, MainPart[DOCX])
+	if err != nil {
+		return err
+	}
+	styles, err := zipPart(zr, "word/styles.xml")
+	if err != nil && !errors.Is(err, errNoPart) {
+		return err
+	}
+	if w.levels, err = headingStyles(styles); err != nil {
+		return err
+	}
+	w.ns = wml
+	return w.read(body)
 }
 
 var errNoPart = errors.New("no such part")
@@ -76,10 +106,88 @@ func zipPart(zr *zip.Reader, name string) ([]byte, error) {
 	return nil, fmt.Errorf("%s: %w", name, errNoPart)
 }
 
-// wml is the WordprocessingML namespace.
-const wml = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
+// partsInOrder returns the parts a main part lists (a presentation's
+// slides, a workbook's sheets), in its order: the relationship ids of the
+// elements named elem (with their name attribute, and whether they are
+// hidden), resolved through the main part's relationships.
+func partsInOrder(zr *zip.Reader, main, elem string) (parts, names []string, err error) {
+	b, err := zipPart(zr, main)
+	if err != nil {
+		return nil, nil, err
+	}
+	dir, file := path.Split(main)
+	relsPart, err := zipPart(zr, dir+"_rels/"+file+".rels")
+	if err != nil {
+		return nil, nil, err
+	}
+	targets := map[string]string{}
+	if err := eachElement(relsPart, func(e xml.StartElement) {
+		if e.Name.Local == "Relationship" {
+			t := plainAttr(e, "Target")
+			if strings.HasPrefix(t, "/") {
+				t = t[1:]
+			} else {
+				t = path.Join(dir, t)
+			}
+			targets[plainAttr(e, "Id")] = t
+		}
+	}); err != nil {
+		return nil, nil, err
+	}
+	err = eachElement(b, func(e xml.StartElement) {
+		if e.Name.Local != elem || plainAttr(e, "state") == "hidden" || plainAttr(e, "state") == "veryHidden" {
+			return
+		}
+		for _, a := range e.Attr {
+			if a.Name.Local == "id" && a.Name.Space == relNS {
+				if t, ok := targets[a.Value]; ok {
+					parts, names = append(parts, t), append(names, plainAttr(e, "name"))
+				}
+			}
+		}
+	})
+	return parts, names, err
+}
 
-// attr returns the w: attribute of an element.
+// relNS is the namespace of relationship ids.
+const relNS = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
+
+// eachElement calls fn with every start element of b.
+func eachElement(b []byte, fn func(xml.StartElement)) error {
+	d := xml.NewDecoder(bytes.NewReader(b))
+	for {
+		tok, err := d.Token()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if e, ok := tok.(xml.StartElement); ok {
+			fn(e)
+		}
+	}
+}
+
+// plainAttr returns the unqualified attribute name of e.
+func plainAttr(e xml.StartElement, name string) string {
+	for _, a := range e.Attr {
+		if a.Name.Local == name && a.Name.Space == "" {
+			return a.Value
+		}
+	}
+	return ""
+}
+
+// wml is the WordprocessingML namespace, dml DrawingML's, pml
+// PresentationML's.
+const (
+	wml = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
+	dml = "http://schemas.openxmlformats.org/drawingml/2006/main"
+	pml = "http://schemas.openxmlformats.org/presentationml/2006/main"
+)
+
+// attr returns the w: (or unqualified) attribute of an element.
 func attr(e xml.StartElement, name string) string {
 	for _, a := range e.Attr {
 		if a.Name.Local == name && (a.Name.Space == wml || a.Name.Space == "") {
@@ -130,8 +238,12 @@ func headingStyles(styles []byte) (map[string]int, error) {
 
 // mdWriter turns the body's elements into Markdown blocks.
 type mdWriter struct {
-	levels map[string]int
+	ns     string         // the text's namespace: wml, or dml in a slide
+	levels map[string]int // heading levels by paragraph style (DOCX)
 	blocks []string
+	size   int  // bytes of the blocks so far
+	cut    bool // something was left out (a sheet's columns)
+	title  bool // in a slide's title placeholder
 
 	para   *strings.Builder // the paragraph being read; nil outside one
 	depth  int              // paragraphs open (a text box's inside a paragraph)
@@ -177,13 +289,19 @@ func (w *mdWriter) start(e xml.StartElement) {
 		w.skip++
 		return
 	}
-	if e.Name.Space != wml {
+	if e.Name.Space == pml && e.Name.Local == "ph" {
+		w.title = attr(e, "type") == "title" || attr(e, "type") == "ctrTitle"
+	}
+	if e.Name.Space != w.ns {
 		return
 	}
 	switch e.Name.Local {
 	case "p":
 		if w.depth++; w.depth == 1 {
 			w.para, w.level, w.list = &strings.Builder{}, 0, false
+			if w.title {
+				w.level = 2 // under the document's one heading level: a slide's title
+			}
 		} else {
 			w.para.WriteByte(' ')
 		}
@@ -238,7 +356,10 @@ func (w *mdWriter) end(e xml.EndElement) {
 		w.skip--
 		return
 	}
-	if e.Name.Space != wml {
+	if e.Name.Space == pml && e.Name.Local == "sp" {
+		w.title = false
+	}
+	if e.Name.Space != w.ns {
 		return
 	}
 	switch e.Name.Local {
@@ -285,8 +406,18 @@ func (w *mdWriter) paragraph(text string) {
 	case w.list:
 		text = "- " + text
 	}
-	w.blocks = append(w.blocks, text)
+	w.block(text)
 }
+
+// block adds a block of Markdown.
+func (w *mdWriter) block(text string) {
+	w.blocks = append(w.blocks, text)
+	w.size += len(text) + 2
+}
+
+// full reports whether the blocks so far fill the answer: the parts left
+// are not read.
+func (w *mdWriter) full() bool { return w.size > maxMarkdownBytes }
 
 // markdown is the table in GitHub's syntax, its first row as the header.
 func (tb *mdTable) markdown() string {
