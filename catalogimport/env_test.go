@@ -27,7 +27,12 @@ type env struct {
 
 func newEnv(t *testing.T) *env {
 	t.Helper()
-	db := bolttest.Open(t, scoping.DefaultSchema())
+	return newEnvOn(t, bolttest.Open(t, scoping.DefaultSchema()))
+}
+
+// newEnvOn is newEnv over the store db.
+func newEnvOn(t *testing.T, db engine.Store) *env {
+	t.Helper()
 	e := &env{t: t, svc: scoping.NewService(db), accts: map[string]string{}}
 	require.NoError(t, e.svc.Setup(context.Background(), func(a *scoping.Admin) error {
 		for _, slug := range []string{"acme", "globex"} {

@@ -123,6 +123,30 @@ func InsertLate(tx Tx, r *Record) error {
 	return tx.Insert(r)
 }
 
+// IDReserver is implemented by a Tx that asks a remote sequence for the
+// ids of the records it inserts (PostgreSQL): ReserveIDs takes the ids of
+// the next n records of typ the transaction inserts without an id in one
+// round trip, so that those inserts need not wait for their ids one by one
+// and go out together. Ids reserved and not used are skipped, as those of
+// a rolled back insert are: a caller reserves what it is about to insert
+// (a catalog import, the rows it will create).
+//
+// Without it, each insert takes its id when it is written: nothing is lost
+// to a store that numbers records locally (bbolt); a remote one waits a
+// round trip per insert.
+type IDReserver interface {
+	ReserveIDs(typ string, n int) error
+}
+
+// ReserveIDs reserves the ids of the next n records of typ that tx
+// inserts, when tx can (IDReserver).
+func ReserveIDs(tx Tx, typ string, n int) error {
+	if r, ok := tx.(IDReserver); ok && n > 1 {
+		return r.ReserveIDs(typ, n)
+	}
+	return nil
+}
+
 // SharedReader is implemented by a Tx that can return a record decoded
 // once and shared by every transaction that reads it while its stored form
 // is unchanged (a bbolt store compares the stored bytes; a change, by this
