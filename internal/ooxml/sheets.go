@@ -2,10 +2,8 @@ package ooxml
 
 import (
 	"archive/zip"
-	"bytes"
 	"encoding/xml"
 	"errors"
-	"io"
 	"strconv"
 	"strings"
 )
@@ -25,15 +23,7 @@ func (w *mdWriter) xlsx(zr *zip.Reader) error {
 	if err != nil {
 		return err
 	}
-	for i, part := range sheets {
-		if w.full() {
-			w.cut = true
-			return nil
-		}
-		b, err := zipPart(zr, part)
-		if err != nil {
-			return err
-		}
+	return w.eachPart(zr, sheets, func(i int, b []byte) error {
 		tb, err := w.sheet(b, shared)
 		if err != nil {
 			return err
@@ -42,8 +32,8 @@ func (w *mdWriter) xlsx(zr *zip.Reader) error {
 		if md := tb.markdown(); md != "" {
 			w.block(md)
 		}
-	}
-	return nil
+		return nil
+	})
 }
 
 // sharedStrings returns the shared strings of a workbook: the text of each
@@ -67,16 +57,8 @@ func sharedStrings(b []byte) ([]string, error) {
 // textOf calls fn with the text of each t element inside an elem element
 // (skipping those inside skip), and with end true at each elem's end.
 func textOf(b []byte, elem, skip string, fn func(text string, end bool)) error {
-	d := xml.NewDecoder(bytes.NewReader(b))
 	inText, skipping := false, 0
-	for {
-		tok, err := d.Token()
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
+	return eachToken(b, func(tok xml.Token) {
 		switch t := tok.(type) {
 		case xml.StartElement:
 			switch t.Name.Local {
@@ -99,26 +81,18 @@ func textOf(b []byte, elem, skip string, fn func(text string, end bool)) error {
 				fn(string(t), false)
 			}
 		}
-	}
+	})
 }
 
 // sheet reads the cells of a worksheet into a table, its rows in order,
 // empty rows left out.
 func (w *mdWriter) sheet(b []byte, shared []string) (*mdTable, error) {
 	tb := &mdTable{}
-	d := xml.NewDecoder(bytes.NewReader(b))
 	var row []string
 	col, typ := -1, ""
 	var val strings.Builder
 	inVal := false
-	for {
-		tok, err := d.Token()
-		if err == io.EOF {
-			return tb, nil
-		}
-		if err != nil {
-			return nil, err
-		}
+	err := eachToken(b, func(tok xml.Token) {
 		switch t := tok.(type) {
 		case xml.StartElement:
 			switch t.Name.Local {
@@ -144,25 +118,35 @@ func (w *mdWriter) sheet(b []byte, shared []string) (*mdTable, error) {
 			case "v", "t":
 				inVal = false
 			case "c":
-				text := cellText(typ, val.String(), shared)
-				if text == "" {
-					continue
-				}
-				if col >= maxColumns {
-					w.cut = true
-					continue
-				}
-				for len(row) <= col {
-					row = append(row, "")
-				}
-				row[col] = strings.ReplaceAll(strings.ReplaceAll(text, "|", `\|`), "\n", "<br>")
+				row = w.cell(row, col, cellText(typ, val.String(), shared))
 			case "row":
 				if len(row) > 0 {
 					tb.rows = append(tb.rows, row)
 				}
 			}
 		}
+	})
+	if err != nil {
+		return nil, err
 	}
+	return tb, nil
+}
+
+// cell puts the text of the cell in column col into row, escaped for a
+// Markdown table; a cell past maxColumns is left out, and said so.
+func (w *mdWriter) cell(row []string, col int, text string) []string {
+	if text == "" {
+		return row
+	}
+	if col >= maxColumns {
+		w.cut = true
+		return row
+	}
+	for len(row) <= col {
+		row = append(row, "")
+	}
+	row[col] = strings.ReplaceAll(strings.ReplaceAll(text, "|", `\|`), "\n", "<br>")
+	return row
 }
 
 // cellText is the text of a cell of type typ holding v.

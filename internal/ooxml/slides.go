@@ -14,23 +14,18 @@ func (w *mdWriter) pptx(zr *zip.Reader) error {
 		return err
 	}
 	w.ns = dml
-	for i, part := range slides {
-		if w.full() {
-			w.cut = true
-			return nil
-		}
-		b, err := zipPart(zr, part)
-		if err != nil {
-			return err
-		}
+	return w.eachPart(zr, slides, func(i int, b []byte) error {
 		first := len(w.blocks)
 		if err := w.read(b); err != nil {
 			return err
 		}
 		w.title = false
 		if len(w.blocks) == first || !strings.HasPrefix(w.blocks[first], "## ") {
-			w.blocks = append(w.blocks[:first], append([]string{"## Slide " + strconv.Itoa(i+1)}, w.blocks[first:]...)...)
+			w.block("") // room for the heading, before what the slide holds
+			copy(w.blocks[first+1:], w.blocks[first:])
+			w.blocks[first] = "## Slide " + strconv.Itoa(i+1)
+			w.size += len(w.blocks[first])
 		}
-	}
-	return nil
+		return nil
+	})
 }

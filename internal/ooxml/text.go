@@ -86,6 +86,26 @@ func (w *mdWriter) docx(zr *zip.Reader) error {
 
 var errNoPart = errors.New("no such part")
 
+// eachPart calls fn with each of parts (their index, their bytes) in
+// order, until the answer is full: the parts left are not read, and the
+// text says it was cut.
+func (w *mdWriter) eachPart(zr *zip.Reader, parts []string, fn func(i int, b []byte) error) error {
+	for i, part := range parts {
+		if w.full() {
+			w.cut = true
+			return nil
+		}
+		b, err := zipPart(zr, part)
+		if err != nil {
+			return err
+		}
+		if err := fn(i, b); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // zipPart reads one entry of a zip, bounded.
 func zipPart(zr *zip.Reader, name string) ([]byte, error) {
 	for _, f := range zr.File {
@@ -152,8 +172,8 @@ func partsInOrder(zr *zip.Reader, main, elem string) (parts, names []string, err
 // relNS is the namespace of relationship ids.
 const relNS = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
 
-// eachElement calls fn with every start element of b.
-func eachElement(b []byte, fn func(xml.StartElement)) error {
+// eachToken calls fn with every token of the XML part b, in order.
+func eachToken(b []byte, fn func(xml.Token)) error {
 	d := xml.NewDecoder(bytes.NewReader(b))
 	for {
 		tok, err := d.Token()
@@ -163,10 +183,17 @@ func eachElement(b []byte, fn func(xml.StartElement)) error {
 		if err != nil {
 			return err
 		}
+		fn(tok)
+	}
+}
+
+// eachElement calls fn with every start element of b.
+func eachElement(b []byte, fn func(xml.StartElement)) error {
+	return eachToken(b, func(tok xml.Token) {
 		if e, ok := tok.(xml.StartElement); ok {
 			fn(e)
 		}
-	}
+	})
 }
 
 // plainAttr returns the unqualified attribute name of e.
@@ -204,19 +231,10 @@ func headingStyles(styles []byte) (map[string]int, error) {
 	if len(styles) == 0 {
 		return levels, nil
 	}
-	d := xml.NewDecoder(bytes.NewReader(styles))
 	id := ""
-	for {
-		tok, err := d.Token()
-		if err == io.EOF {
-			return levels, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-		e, ok := tok.(xml.StartElement)
-		if !ok || e.Name.Space != wml {
-			continue
+	err := eachElement(styles, func(e xml.StartElement) {
+		if e.Name.Space != wml {
+			return
 		}
 		switch e.Name.Local {
 		case "style":
@@ -233,7 +251,11 @@ func headingStyles(styles []byte) (map[string]int, error) {
 				levels[id] = n + 2
 			}
 		}
+	})
+	if err != nil {
+		return nil, err
 	}
+	return levels, nil
 }
 
 // mdWriter turns the body's elements into Markdown blocks.
@@ -262,15 +284,7 @@ type mdTable struct {
 }
 
 func (w *mdWriter) read(body []byte) error {
-	d := xml.NewDecoder(bytes.NewReader(body))
-	for {
-		tok, err := d.Token()
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
+	return eachToken(body, func(tok xml.Token) {
 		switch t := tok.(type) {
 		case xml.StartElement:
 			w.start(t)
@@ -281,7 +295,7 @@ func (w *mdWriter) read(body []byte) error {
 				w.para.Write(t)
 			}
 		}
-	}
+	})
 }
 
 func (w *mdWriter) start(e xml.StartElement) {
