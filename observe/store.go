@@ -16,7 +16,7 @@ import (
 // are s's own: fn gets s's Tx, so what a Tx offers beyond engine.Tx
 // (engine.SharedReader, engine.Prefetcher) keeps working. The wrapper
 // reports s's schema (Schema), runs s's ViewRerun when s has one
-// (engine.Rerunner, timed as a view), and is a engine.Versioned exactly
+// (engine.Rerunner, timed as a view), and is an engine.Versioned exactly
 // when s is one, syncing through s when s is an auth.Syncer, so that the
 // service's actor cache works over the wrapper as over s. With metrics and
 // tracing off it returns s itself.
@@ -94,7 +94,7 @@ func (s *timedStore) Schema() *engine.Schema {
 // Unwrap returns the wrapped store.
 func (s *timedStore) Unwrap() engine.Store { return s.inner }
 
-// versionedStore is a timedStore over a engine.Versioned store.
+// versionedStore is a timedStore over an engine.Versioned store.
 type versionedStore struct {
 	*timedStore
 	vs engine.Versioned

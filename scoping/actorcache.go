@@ -48,8 +48,8 @@ func (s *Service) actorVersionsOf(ctx context.Context) (v actorVersions, ok bool
 }
 
 // cachedActor resolves the actor addressed by k with resolve, through the
-// cache when the store is Versioned (engine.Versioned). Each call returns an Actor of its
-// own; the records in it are shared and must not be modified.
+// cache when the store is engine.Versioned. Each call returns an Actor of
+// its own; the records in it are shared and must not be modified.
 func (s *Service) cachedActor(ctx context.Context, k actorKey, resolve func() (*engine.Actor, error)) (*engine.Actor, error) {
 	v, ok := s.actorVersionsOf(ctx) // first: what resolve reads is at least as new
 	if !ok {
