@@ -35,6 +35,7 @@ import (
 	"github.com/scopekit/scopekit/documents"
 	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/mergedata"
+	"github.com/scopekit/scopekit/office"
 	"github.com/scopekit/scopekit/scoping"
 	"github.com/scopekit/scopekit/scoping/views"
 	"github.com/scopekit/scopekit/workbook"
@@ -61,7 +62,7 @@ var errTimeLimit = errors.New("the document's time limit passed")
 type Pool struct {
 	svc *scoping.Service
 	// Converter turns DOCX into PDF; nil means PDFs cannot be made.
-	Converter documents.Converter
+	Converter office.Converter
 	// Workers bounds the documents generated at once; default 2.
 	Workers int
 	// Poll is how often idle workers check the queue; default DefaultPoll.
@@ -452,7 +453,7 @@ func (p *Pool) pdf(ctx context.Context, file []byte, what string) ([]byte, strin
 	case err == nil:
 		p.converted(ConvertOK, took)
 		return pdf, ""
-	case errors.Is(err, documents.ErrNoConverter):
+	case errors.Is(err, office.ErrNoConverter):
 		p.converted(ConvertUnavailable, took)
 		return nil, "no PDF was made: LibreOffice's soffice is not installed on this server; the " + what + " is available"
 	case errors.Is(context.Cause(ctx), errTimeLimit):

@@ -60,16 +60,6 @@ func SetMaxNodes(t interface{ Cleanup(func()) }, n int) {
 	t.Cleanup(func() { maxNodes = old })
 }
 
-// OfficePIDs returns the soffice processes of p's listeners that are up.
-func OfficePIDs(p *OfficePool) []int {
-	var pids []int
-	p.listeners.Range(func(k, _ any) bool {
-		pids = append(pids, k.(*listener).soffice.Process.Pid)
-		return true
-	})
-	return pids
-}
-
 // HoldUnpackBudget takes the whole unpack budget until release is called.
 func HoldUnpackBudget() (release func()) {
 	if err := unpackBudget.Acquire(context.Background(), unpackBudgetBytes); err != nil {

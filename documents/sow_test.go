@@ -14,6 +14,7 @@ import (
 	"github.com/scopekit/scopekit/documents"
 	"github.com/scopekit/scopekit/internal/demodata"
 	"github.com/scopekit/scopekit/mergedata"
+	"github.com/scopekit/scopekit/office/officetest"
 	"github.com/scopekit/scopekit/pricing"
 	"github.com/stretchr/testify/require"
 )
@@ -254,10 +255,7 @@ func TestStandardSOWLarge(t *testing.T) {
 // person looks at: testdata/standard-sow-page1.png (the cover) and
 // testdata/standard-sow-pricing.png (the pricing summary's page).
 func TestStandardSOWPDF(t *testing.T) {
-	lo, err := documents.NewLibreOffice("")
-	if err != nil {
-		t.Skipf("no PDF converter: %v", err)
-	}
+	lo := officetest.Cold(t)
 	for _, prog := range []string{"pdftoppm", "pdftotext"} {
 		if _, err := exec.LookPath(prog); err != nil {
 			t.Skipf("%s not installed (Debian: poppler-utils)", prog)
@@ -274,7 +272,7 @@ func TestStandardSOWPDF(t *testing.T) {
 		}
 	}
 
-	pool := officePool(t, 1)
+	pool := officetest.Warm(t, 1)
 	pdf, err = pool.ToPDF(t.Context(), docx)
 	require.NoError(t, err)
 	warm, _ := pool.Counts()

@@ -142,7 +142,7 @@ func (t *tools) registerWrites(srv *mcp.Server, checks map[string]enums) {
 		t.generateDocument, enums{"type": t.enum(views.TypeProjectDocuments, views.NameDocumentType)})
 	addTool(srv, checks, &mcp.Tool{Name: ToolGetDocumentText, Annotations: readOnly,
 		Description: "The text of a finished SOW document as Markdown (headings and tables kept), to read back " +
-			"what was generated. Only a DOCX SOW has it; one made from a PowerPoint or Excel template is downloaded instead."},
+			"what was generated: a Word SOW's body, a PowerPoint SOW's slides, an Excel SOW's sheets."},
 		t.getDocumentText, nil)
 }
 

@@ -17,12 +17,13 @@ import (
 	"time"
 
 	"github.com/scopekit/scopekit/auth"
-	"github.com/scopekit/scopekit/boltstore"
+	"github.com/scopekit/scopekit/boltstore/bolttest"
 	"github.com/scopekit/scopekit/docgen"
-	"github.com/scopekit/scopekit/documents"
 	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/httpadapter"
 	"github.com/scopekit/scopekit/internal/demodata"
+	"github.com/scopekit/scopekit/internal/seal"
+	"github.com/scopekit/scopekit/office"
 	"github.com/scopekit/scopekit/pgstore"
 	"github.com/scopekit/scopekit/pgstore/pgtest"
 	"github.com/scopekit/scopekit/scoping"
@@ -121,16 +122,13 @@ func newEnvOn(t testing.TB, pgURL string) *env {
 // of url ("" for a fresh one) when the tests run on PostgreSQL.
 func openStore(t testing.TB, pgURL string) store {
 	t.Helper()
-	var db store
-	var err error
 	if pgURL == "" && os.Getenv("SCOPEKIT_TEST_STORE") == "postgres" {
 		pgURL = pgtest.URL(t)
 	}
-	if pgURL != "" {
-		db, err = pgstore.Open(context.Background(), pgURL)
-	} else {
-		db, err = boltstore.Open(t.TempDir() + "/scopekit.db")
+	if pgURL == "" {
+		return bolttest.Open(t, scoping.DefaultSchema()) // closed and checked when t ends
 	}
+	db, err := pgstore.Open(context.Background(), pgURL, scoping.DefaultSchema())
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = db.Close() })
 	return db
@@ -139,7 +137,7 @@ func openStore(t testing.TB, pgURL string) store {
 // start wires the services and the server over e.db.
 func (e *env) start() {
 	t := e.t
-	sealer, err := webhook.NewSealer(make([]byte, webhook.KeySize))
+	sealer, err := seal.New(make([]byte, seal.KeySize))
 	require.NoError(t, err)
 	e.svc = scoping.NewService(e.db)
 	e.svc.Webhooks = scoping.WebhookConfig{Sealer: sealer, CheckDestination: webhook.CheckDestination(true)}
@@ -148,7 +146,7 @@ func (e *env) start() {
 	logger := slog.New(slog.NewTextHandler(testLog{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	pool := docgen.New(e.svc)
 	pool.Logger, pool.Poll = logger, 50*time.Millisecond
-	if lo, err := documents.NewLibreOffice(""); err == nil {
+	if lo, err := office.NewLibreOffice(""); err == nil {
 		pool.Converter, e.pdf = lo, true
 	}
 	e.svc.Documents = pool.Config()

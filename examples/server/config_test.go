@@ -90,8 +90,10 @@ func TestConfigValidation(t *testing.T) {
 		{"-document-time-limit=-1s", `invalid value "-1s" for -document-time-limit: must be a positive duration`},
 		{"-documents-rate=-1", `invalid value "-1" for -documents-rate: must be a positive number`},
 		{"-documents-burst=x", `invalid value "x" for -documents-burst: not a whole number`},
-		{"-database=mysql://u:secret@h/db", `invalid value "mysql://u:xxxxx@h/db" for -database: must be a postgres:// URL such as postgres://scopekit:secret@127.0.0.1:5432/scopekit`},
-		{"-database=/var/db", `invalid value "/var/db" for -database: must be a postgres:// URL such as postgres://scopekit:secret@127.0.0.1:5432/scopekit`},
+		{"-database=mysql://u:secret@h/db", `invalid value "mysql://u:xxxxx@h/db" for -database: must be a postgres:// URL such as postgres://scopekit:secret@127.0.0.1:5432/scopekit (on a unix socket: postgres:///scopekit?host=/var/run/postgresql) or key=value settings such as host=/var/run/postgresql dbname=scopekit`},
+		{"-database=/var/db", `invalid value "/var/db" for -database: must be a postgres:// URL such as postgres://scopekit:secret@127.0.0.1:5432/scopekit (on a unix socket: postgres:///scopekit?host=/var/run/postgresql) or key=value settings such as host=/var/run/postgresql dbname=scopekit`},
+		{"-database=postgres://u:secret@h:port/db", `invalid value "(unparsable URL)" for -database: must be a postgres:// URL such as postgres://scopekit:secret@127.0.0.1:5432/scopekit (on a unix socket: postgres:///scopekit?host=/var/run/postgresql) or key=value settings such as host=/var/run/postgresql dbname=scopekit`},
+		{"-database=host=h password='s e' port=x", `invalid value "host=h password=xxxxx port=x" for -database: must be a postgres:// URL such as postgres://scopekit:secret@127.0.0.1:5432/scopekit (on a unix socket: postgres:///scopekit?host=/var/run/postgresql) or key=value settings such as host=/var/run/postgresql dbname=scopekit`},
 		{"-webhook-claim=0s", `invalid value "0s" for -webhook-claim: must be a positive duration`},
 		{"-admin-token=short-secret", `invalid value "(not shown)" for -admin-token: must be 32 or more printable ASCII characters without spaces, e.g. from openssl rand -hex 32`},
 		{"-admin-token=" + strings.Repeat("s", 31) + " ", `invalid value "(not shown)" for -admin-token: must be 32 or more printable ASCII characters without spaces, e.g. from openssl rand -hex 32`},
@@ -100,5 +102,24 @@ func TestConfigValidation(t *testing.T) {
 	} {
 		_, err := parseConfig([]string{tc.arg}, env())
 		require.EqualError(t, err, tc.want, tc.arg)
+	}
+}
+
+// Ensure -database takes every form pgx connects with: the host in the
+// URL, in its query (a unix socket's folder), or left to PGHOST and the
+// default socket, several hosts, and key=value settings.
+func TestDatabaseURLForms(t *testing.T) {
+	for _, raw := range []string{
+		"postgres://scopekit:secret@127.0.0.1:5432/scopekit",
+		"postgresql://127.0.0.1/scopekit?sslmode=disable&search_path=tenant1",
+		"postgres:///scopekit?host=/var/run/postgresql",
+		"postgres:///scopekit",
+		"postgres://a.example:5432,b.example:5433/scopekit?target_session_attrs=read-write",
+		"host=/var/run/postgresql dbname=scopekit",
+		"host=127.0.0.1 port=5432 user=scopekit password='s e cret' dbname=scopekit",
+	} {
+		c, err := parseConfig([]string{"-database", raw}, env())
+		require.NoError(t, err, raw)
+		require.Equal(t, raw, c.Database)
 	}
 }

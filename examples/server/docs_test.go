@@ -18,6 +18,9 @@ package main
 //     another program or a placeholder value) is preceded by a comment
 //     line of the form  <!-- not-run: the reason -->  (the reason is
 //     required).
+//   - A block preceded by  <!-- postgres: a note -->  runs on its own, from
+//     the repository's root, against the PostgreSQL server of
+//     SCOPEKIT_TEST_DATABASE (docs_pg_test.go): it starts its own servers.
 //   - docs/import.md's server also has the bootstrap file of
 //     operations.md (the account acme) beside the demo (docServerArgs).
 //   - A block passes when bash exits 0 and its output holds no JSON:API
@@ -32,6 +35,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -44,12 +48,16 @@ import (
 
 // docBlock is one runnable ```sh block.
 type docBlock struct {
-	file string
-	line int // of the opening fence
-	code string
+	file     string
+	line     int // of the opening fence
+	code     string
+	postgres bool // it runs on its own against PostgreSQL
 }
 
-var notRun = regexp.MustCompile(`^<!--\s*not-run:\s*(\S.*?)\s*-->$`)
+var (
+	notRun     = regexp.MustCompile(`^<!--\s*not-run:\s*(\S.*?)\s*-->$`)
+	onPostgres = regexp.MustCompile(`^<!--\s*postgres:\s*(\S.*?)\s*-->$`)
+)
 
 // shellBlocks extracts the runnable sh blocks of a Markdown file.
 func shellBlocks(t *testing.T, path string) []docBlock {
@@ -78,10 +86,13 @@ func shellBlocks(t *testing.T, path string) []docBlock {
 			body = append(body, l)
 		}
 		require.Less(t, i, len(lines), "%s:%d: an unclosed code fence", path, start+1)
-		if lang == "sh" && !strings.HasPrefix(prev, "<!--") {
+		switch {
+		case lang == "sh" && !strings.HasPrefix(prev, "<!--"):
 			out = append(out, docBlock{file: path, line: start + 1, code: strings.Join(body, "\n")})
-		} else if lang == "sh" {
-			require.Regexp(t, notRun, prev, "%s:%d: a comment before an sh block must be <!-- not-run: reason -->", path, start+1)
+		case lang == "sh" && onPostgres.MatchString(prev):
+			out = append(out, docBlock{file: path, line: start + 1, code: strings.Join(body, "\n"), postgres: true})
+		case lang == "sh":
+			require.Regexp(t, notRun, prev, "%s:%d: a comment before an sh block must be <!-- not-run: reason --> or <!-- postgres: note -->", path, start+1)
 		}
 		prev = trimmed
 	}
@@ -132,7 +143,7 @@ func TestDocsShellBlocks(t *testing.T) {
 		files = append(files, filepath.ToSlash(strings.TrimPrefix(d, root+string(filepath.Separator))))
 	}
 	for _, name := range files {
-		blocks := shellBlocks(t, filepath.Join(root, name))
+		blocks := slices.DeleteFunc(shellBlocks(t, filepath.Join(root, name)), func(b docBlock) bool { return b.postgres })
 		if len(blocks) == 0 {
 			continue
 		}

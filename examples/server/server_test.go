@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/scopekit/scopekit/boltstore"
+	"github.com/scopekit/scopekit/boltstore/bolttest"
+	"github.com/scopekit/scopekit/scoping"
 	"github.com/stretchr/testify/require"
 )
 
@@ -191,9 +193,7 @@ func TestGracefulShutdown(t *testing.T) {
 		t.Fatal("run did not return after the request finished")
 	}
 	// The store is closed: the file can be opened again at once.
-	db, err := boltstore.Open(s.Data)
-	require.NoError(t, err)
-	require.NoError(t, db.Close())
+	require.NoError(t, bolttest.OpenFile(t, s.Data, scoping.DefaultSchema()).Close())
 	require.Contains(t, s.Stderr.String(), "shutting down")
 }
 

@@ -1,4 +1,4 @@
-package documents
+package office
 
 import (
 	"bufio"
@@ -94,7 +94,7 @@ func (l *listener) startHelper(cmd *exec.Cmd, log string) error {
 }
 
 // restart says why a listener is restarted: Reason is one of the
-// Restart* constants (what OfficePool.Restarted receives), why the text
+// Restart* constants (what Pool.Restarted receives), why the text
 // logged.
 type restart struct{ reason, why string }
 

@@ -1,4 +1,4 @@
-package documents_test
+package office_test
 
 import (
 	"context"
@@ -12,29 +12,30 @@ import (
 	"testing"
 	"time"
 
-	"github.com/scopekit/scopekit/documents"
+	"github.com/scopekit/scopekit/internal/docxtest"
+	"github.com/scopekit/scopekit/office"
 	"github.com/stretchr/testify/require"
 )
 
 // Ensure a real LibreOffice turns a DOCX into a PDF (skipped without
 // soffice; CI installs libreoffice-writer-nogui).
 func TestLibreOfficePDF(t *testing.T) {
-	lo, err := documents.NewLibreOffice("")
+	lo, err := office.NewLibreOffice("")
 	if err != nil {
 		t.Skipf("LibreOffice not installed (Debian: libreoffice-writer-nogui): %v", err)
 	}
-	pdf, err := lo.ToPDF(t.Context(), template(t, p("Hello ", "PDF")))
+	pdf, err := lo.ToPDF(t.Context(), docxtest.Build("Hello PDF"))
 	require.NoError(t, err)
 	require.True(t, strings.HasPrefix(string(pdf), "%PDF"), "starts with %q", pdf[:min(8, len(pdf))])
 }
 
 // Ensure a missing program is ErrNoConverter.
 func TestNoConverter(t *testing.T) {
-	_, err := documents.NewLibreOffice(filepath.Join(t.TempDir(), "no-soffice"))
-	require.ErrorIs(t, err, documents.ErrNoConverter)
+	_, err := office.NewLibreOffice(filepath.Join(t.TempDir(), "no-soffice"))
+	require.ErrorIs(t, err, office.ErrNoConverter)
 	t.Setenv("PATH", t.TempDir())
-	_, err = documents.NewLibreOffice("")
-	require.ErrorIs(t, err, documents.ErrNoConverter)
+	_, err = office.NewLibreOffice("")
+	require.ErrorIs(t, err, office.ErrNoConverter)
 	require.Contains(t, err.Error(), "libreoffice-writer-nogui")
 }
 
@@ -68,7 +69,7 @@ mkdir -p "$out" && printf '%%PDF-1.7 fake' > "$out/document.pdf"
 // profile, and a failure says why.
 func TestLibreOfficeConcurrencyAndErrors(t *testing.T) {
 	dir := t.TempDir()
-	lo, err := documents.NewLibreOffice(fakeSoffice(t, dir, "0.3"))
+	lo, err := office.NewLibreOffice(fakeSoffice(t, dir, "0.3"))
 	require.NoError(t, err)
 	lo.MaxConcurrent = 2
 	var wg sync.WaitGroup
@@ -105,7 +106,7 @@ func TestLibreOfficeConcurrencyAndErrors(t *testing.T) {
 // with it, and says it timed out.
 func TestLibreOfficeTimeout(t *testing.T) {
 	dir := t.TempDir()
-	lo, err := documents.NewLibreOffice(fakeSoffice(t, dir, "30"))
+	lo, err := office.NewLibreOffice(fakeSoffice(t, dir, "30"))
 	require.NoError(t, err)
 	lo.Timeout = 500 * time.Millisecond
 	start := time.Now()

@@ -1,6 +1,6 @@
 //go:build unix && !linux
 
-package documents
+package office
 
 import "syscall"
 

@@ -1,6 +1,6 @@
 //go:build unix
 
-package documents
+package office
 
 import (
 	"fmt"

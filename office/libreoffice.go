@@ -1,4 +1,4 @@
-package documents
+package office
 
 import (
 	"bytes"
@@ -12,22 +12,15 @@ import (
 	"strings"
 	"sync"
 	"time"
-)
 
-// Converter turns a DOCX, PPTX or XLSX document into PDF.
-//
-// ToPDF returns the PDF's bytes, or an error whose text says why the
-// conversion failed (it is shown to the user as the document's error-text);
-// it honours ctx's deadline and cancellation.
-type Converter interface {
-	ToPDF(ctx context.Context, docx []byte) ([]byte, error)
-}
+	"github.com/scopekit/scopekit/internal/ooxml"
+)
 
 // LibreOffice converts with LibreOffice headless (soffice --headless
 // --convert-to pdf), one process per conversion, each in a work folder of
 // its own (TempPrefix*, removed when it ends) with a private user profile,
 // so conversions never share state. Each pays LibreOffice's start (a
-// second or two); OfficePool keeps LibreOffice running instead and falls
+// second or two); Pool keeps LibreOffice running instead and falls
 // back to this one.
 // Its zero fields take the defaults below; set them before the first
 // conversion.
@@ -159,9 +152,9 @@ func (lo *LibreOffice) ToPDF(ctx context.Context, docx []byte) ([]byte, error) {
 // its import filter by the name, so the file is named as what it is (a
 // PPTX, an XLSX or a DOCX).
 func inputName(doc []byte) string {
-	ext := Detect(doc)
+	ext := ooxml.Format(doc)
 	if ext == "" {
-		ext = FormatDOCX
+		ext = ooxml.DOCX
 	}
 	return "document." + ext
 }

@@ -1,4 +1,4 @@
-package documents_test
+package office_test
 
 import (
 	"bytes"
@@ -13,7 +13,9 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/scopekit/scopekit/documents"
+	"github.com/scopekit/scopekit/internal/docxtest"
+	"github.com/scopekit/scopekit/office"
+	"github.com/scopekit/scopekit/office/officetest"
 	"github.com/stretchr/testify/require"
 )
 
@@ -31,7 +33,7 @@ func linkedPicture(id string) string {
 // on a web server (the server's network) or in a file (its disk) is not
 // loaded, so it is not in the PDF.
 func TestLinkedContentIsNotFetched(t *testing.T) {
-	lo, err := documents.NewLibreOffice("")
+	lo, err := office.NewLibreOffice("")
 	if err != nil {
 		t.Skipf("LibreOffice not installed (Debian: libreoffice-writer-nogui): %v", err)
 	}
@@ -53,22 +55,22 @@ func TestLinkedContentIsNotFetched(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "secret.png")
 	require.NoError(t, os.WriteFile(file, pic.Bytes(), 0o600))
 
-	doc := docx(t, "word/document.xml", documentXML(p("Linked pictures:"), linkedPicture("rIdWeb"), linkedPicture("rIdFile")),
-		"word/_rels/document.xml.rels", `<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">`+
-			`<Relationship Id="rIdWeb" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/image" Target="`+web.URL+`/linked.png" TargetMode="External"/>`+
-			`<Relationship Id="rIdFile" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/image" Target="file://`+file+`" TargetMode="External"/>`+
-			`</Relationships>`)
+	doc := docxtest.Raw(`<w:p><w:r><w:t>Linked pictures:</w:t></w:r></w:p>`+linkedPicture("rIdWeb")+linkedPicture("rIdFile"), map[string]string{
+		"word/_rels/document.xml.rels": `<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">` +
+			`<Relationship Id="rIdWeb" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/image" Target="` + web.URL + `/linked.png" TargetMode="External"/>` +
+			`<Relationship Id="rIdFile" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/image" Target="file://` + file + `" TargetMode="External"/>` +
+			`</Relationships>`})
 	converters := []struct {
 		name string
-		c    documents.Converter
+		c    office.Converter
 	}{{"cold", lo}}
-	if pool, err := documents.NewOfficePool(lo); err == nil {
+	if pool, err := office.NewPool(lo); err == nil {
 		pool.Listeners = 1
 		defer pool.Close()
-		ready(t, pool)
+		officetest.Ready(t, pool)
 		converters = append(converters, struct {
 			name string
-			c    documents.Converter
+			c    office.Converter
 		}{"warm", pool})
 	} else {
 		t.Logf("no warm converter (Debian: python3-uno): %v", err)

@@ -1,4 +1,7 @@
-package webhook
+// Package seal encrypts the secrets ScopeKit must read back (a webhook
+// subscription's signing secret, a second factor's seed) with the
+// server's secret key, so that the store never holds them in clear.
+package seal
 
 import (
 	"crypto/aes"
@@ -11,15 +14,15 @@ import (
 // KeySize is the size of a Sealer key.
 const KeySize = 32
 
-// Sealer encrypts subscription secrets with AES-256-GCM; it implements
-// scoping.Sealer. A sealed value is the 12-byte nonce followed by the
-// ciphertext and tag.
+// Sealer encrypts secrets with AES-256-GCM; it implements scoping.Sealer,
+// webhook.Opener and auth.Sealer. A sealed value is the 12-byte nonce
+// followed by the ciphertext and tag.
 type Sealer struct{ aead cipher.AEAD }
 
-// NewSealer returns a Sealer with a KeySize-byte key.
-func NewSealer(key []byte) (*Sealer, error) {
+// New returns a Sealer with a KeySize-byte key.
+func New(key []byte) (*Sealer, error) {
 	if len(key) != KeySize {
-		return nil, fmt.Errorf("webhook: secret key must be %d bytes, not %d", KeySize, len(key))
+		return nil, fmt.Errorf("seal: secret key must be %d bytes, not %d", KeySize, len(key))
 	}
 	block, err := aes.NewCipher(key)
 	if err != nil {
@@ -42,7 +45,7 @@ func (s *Sealer) Seal(plain []byte) ([]byte, error) {
 }
 
 // ErrUnseal is returned by Open for a value this key did not seal.
-var ErrUnseal = errors.New("webhook: cannot open sealed secret (wrong key or corrupt value)")
+var ErrUnseal = errors.New("seal: cannot open sealed secret (wrong key or corrupt value)")
 
 // Open decrypts a value Seal returned.
 func (s *Sealer) Open(sealed []byte) ([]byte, error) {

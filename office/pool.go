@@ -1,4 +1,4 @@
-package documents
+package office
 
 import (
 	"context"
@@ -20,12 +20,12 @@ import (
 //go:embed office.py
 var officeScript string
 
-// ErrNoUNO is returned (wrapped) by NewOfficePool when no Python with
+// ErrNoUNO is returned (wrapped) by NewPool when no Python with
 // LibreOffice's UNO bridge is installed; the cold LibreOffice converter
 // still works.
-var ErrNoUNO = errors.New("documents: no Python with LibreOffice's UNO bridge (Debian: python3-uno)")
+var ErrNoUNO = errors.New("office: no Python with LibreOffice's UNO bridge (Debian: python3-uno)")
 
-// Defaults of OfficePool.
+// Defaults of Pool.
 const (
 	DefaultRecycle      = 500
 	DefaultStartTimeout = time.Minute
@@ -35,7 +35,7 @@ const (
 	pingTimeout = 10 * time.Second
 )
 
-// OfficePool converts documents to PDF with LibreOffice kept running: a
+// Pool converts documents to PDF with LibreOffice kept running: a
 // few long-lived soffice processes, each listening on a pipe of its own
 // (--accept=pipe,...;urp) and driven through UNO by a small Python helper
 // (office.py), so a conversion costs the document's layout, not
@@ -50,7 +50,7 @@ const (
 //
 // Listeners start at the first conversion (or Start) and stop at Close.
 // Set the fields before the first conversion.
-type OfficePool struct {
+type Pool struct {
 	// Cold converts when no listener can; its Path is the soffice whose
 	// soffice.bin is kept running, its Timeout bounds every conversion and
 	// its TempDir holds the listeners' work folders.
@@ -58,7 +58,7 @@ type OfficePool struct {
 	// Listeners is how many soffice processes are kept running (default
 	// DefaultPDFConcurrent); each converts one document at a time.
 	Listeners int
-	// Python is a Python 3 that imports uno (NewOfficePool finds one).
+	// Python is a Python 3 that imports uno (NewPool finds one).
 	Python string
 	// Recycle restarts a listener after this many conversions (default
 	// DefaultRecycle), so LibreOffice's memory cannot grow without bound.
@@ -97,15 +97,15 @@ type officeResult struct {
 	died bool // the listener died under it: convert it cold
 }
 
-// NewOfficePool returns a pool over cold's soffice with a Python that
+// NewPool returns a pool over cold's soffice with a Python that
 // imports uno (LibreOffice's own, next to soffice, else python3); the
 // error wraps ErrNoUNO when there is none.
-func NewOfficePool(cold *LibreOffice) (*OfficePool, error) {
+func NewPool(cold *LibreOffice) (*Pool, error) {
 	python, err := findPython(cold.Path)
 	if err != nil {
 		return nil, err
 	}
-	return &OfficePool{Cold: cold, Python: python}, nil
+	return &Pool{Cold: cold, Python: python}, nil
 }
 
 // findPython returns the first of LibreOffice's Python and python3 that
@@ -131,7 +131,7 @@ func findPython(soffice string) (string, error) {
 	return "", ErrNoUNO
 }
 
-func (p *OfficePool) log() *slog.Logger {
+func (p *Pool) log() *slog.Logger {
 	if p.Logger != nil {
 		return p.Logger
 	}
@@ -140,17 +140,17 @@ func (p *OfficePool) log() *slog.Logger {
 
 // Counts returns how many PDFs the listeners made and how many the cold
 // converter made (when no listener was up, or one died under a document).
-func (p *OfficePool) Counts() (warm, cold int64) { return p.warm.Load(), p.cold.Load() }
+func (p *Pool) Counts() (warm, cold int64) { return p.warm.Load(), p.cold.Load() }
 
 // init makes the channels, once.
-func (p *OfficePool) init() {
+func (p *Pool) init() {
 	if p.closing == nil {
 		p.closing, p.jobs = make(chan struct{}), make(chan *officeJob)
 	}
 }
 
 // Start starts the listeners (the first conversion does it otherwise).
-func (p *OfficePool) Start() {
+func (p *Pool) Start() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.init()
@@ -169,7 +169,7 @@ func (p *OfficePool) Start() {
 }
 
 // Ready waits until every listener is up, or ctx ends.
-func (p *OfficePool) Ready(ctx context.Context) error {
+func (p *Pool) Ready(ctx context.Context) error {
 	p.Start()
 	n := int32(max(p.Listeners, 0))
 	if n == 0 {
@@ -189,7 +189,7 @@ func (p *OfficePool) Ready(ctx context.Context) error {
 
 // Close stops the listeners and removes their work folders; conversions
 // after it are cold.
-func (p *OfficePool) Close() error {
+func (p *Pool) Close() error {
 	p.mu.Lock()
 	p.init()
 	if !p.stopped {
@@ -203,7 +203,7 @@ func (p *OfficePool) Close() error {
 
 // ToPDF implements Converter: a listener converts when one is up, else
 // (or when it dies meanwhile) the cold converter.
-func (p *OfficePool) ToPDF(ctx context.Context, docx []byte) ([]byte, error) {
+func (p *Pool) ToPDF(ctx context.Context, docx []byte) ([]byte, error) {
 	p.Start()
 	ctx, cancel := context.WithTimeout(ctx, p.Cold.timeout())
 	defer cancel()
@@ -232,7 +232,7 @@ func (p *OfficePool) ToPDF(ctx context.Context, docx []byte) ([]byte, error) {
 	return p.coldPDF(ctx, docx)
 }
 
-func (p *OfficePool) coldPDF(ctx context.Context, docx []byte) ([]byte, error) {
+func (p *Pool) coldPDF(ctx context.Context, docx []byte) ([]byte, error) {
 	pdf, err := p.Cold.ToPDF(ctx, docx)
 	if err == nil {
 		p.cold.Add(1)
@@ -243,7 +243,7 @@ func (p *OfficePool) coldPDF(ctx context.Context, docx []byte) ([]byte, error) {
 // run keeps listener n up until Close: it starts it, has it convert, and
 // starts it again when it dies, hangs or is due for recycling. A start
 // that fails is retried after a pause that doubles up to a minute.
-func (p *OfficePool) run(n int) {
+func (p *Pool) run(n int) {
 	defer p.wg.Done()
 	wd, err := newWorkDir(p.Cold.TempDir)
 	if err != nil {
@@ -291,13 +291,13 @@ func (p *OfficePool) run(n int) {
 }
 
 // retire takes l out of service, once.
-func (p *OfficePool) retire(l *listener) {
+func (p *Pool) retire(l *listener) {
 	if _, up := p.listeners.LoadAndDelete(l); up {
 		p.alive.Add(-1)
 	}
 }
 
-// Why a listener was restarted (OfficePool.Restarted).
+// Why a listener was restarted (Pool.Restarted).
 const (
 	RestartExited       = "exited"       // soffice or its UNO helper died
 	RestartUnresponsive = "unresponsive" // LibreOffice stopped answering (a ping, a conversion)
@@ -309,7 +309,7 @@ const (
 
 // serve hands jobs to l until Close (no reason) or until l must be restarted
 // (why); graceful when LibreOffice still answers.
-func (p *OfficePool) serve(l *listener) (why restart, graceful bool) {
+func (p *Pool) serve(l *listener) (why restart, graceful bool) {
 	recycle := p.Recycle
 	if recycle <= 0 {
 		recycle = DefaultRecycle
@@ -355,7 +355,7 @@ var pipeSeq atomic.Int64
 // startListener starts soffice listening on a pipe and the helper
 // connected to it, in wd. A fresh profile makes soffice exit with 81 to be
 // started again (what the soffice script's launcher does): so it is.
-func (p *OfficePool) startListener(wd *workDir, n int) (*listener, error) {
+func (p *Pool) startListener(wd *workDir, n int) (*listener, error) {
 	tmp, jobs, profileDir := filepath.Join(wd.path, "tmp"), filepath.Join(wd.path, "jobs"), filepath.Join(wd.path, "profile")
 	for _, d := range []string{tmp, jobs} {
 		os.RemoveAll(d)

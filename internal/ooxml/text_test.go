@@ -1,4 +1,4 @@
-package mcpadapter
+package ooxml
 
 import (
 	"strings"
@@ -50,7 +50,7 @@ func TestDocxMarkdown(t *testing.T) {
 		`<w:tr><w:tc><w:tcPr><w:gridSpan w:val="2"/></w:tcPr>` + para("", "Total") + `</w:tc></w:tr>` +
 		`<w:tr>` + cell(`<w:tbl><w:tr>`+cell(para("", "in"))+`</w:tr></w:tbl>`) + `</w:tr></w:tbl>` +
 		`<w:tbl></w:tbl>` + para("", "After")
-	md, truncated, err := docxMarkdown(docx(body, styles))
+	md, truncated, err := Markdown(docx(body, styles))
 	require.NoError(t, err)
 	assert.False(t, truncated)
 	assert.Equal(t, strings.Join([]string{
@@ -63,12 +63,12 @@ func TestDocxMarkdown(t *testing.T) {
 // Ensure a DOCX without styles reads by the built-in style ids, a long
 // text is cut at a line, and what is no DOCX is an error.
 func TestDocxMarkdownEdges(t *testing.T) {
-	md, _, err := docxMarkdown(docx(para("Heading2", "Plain"), ""))
+	md, _, err := Markdown(docx(para("Heading2", "Plain"), ""))
 	require.NoError(t, err)
 	assert.Equal(t, "Plain", md, "without styles.xml no style is a heading")
 
 	long := strings.Repeat(para("", strings.Repeat("x", 1000)), maxMarkdownBytes/1000+10)
-	md, truncated, err := docxMarkdown(docx(long, ""))
+	md, truncated, err := Markdown(docx(long, ""))
 	require.NoError(t, err)
 	assert.True(t, truncated)
 	assert.LessOrEqual(t, len(md), maxMarkdownBytes)
@@ -80,7 +80,7 @@ func TestDocxMarkdownEdges(t *testing.T) {
 		"broken XML":       docxtest.Zip(map[string]string{"word/document.xml": "<w:document><w:body>"}),
 		"broken styles":    docx(para("", "x"), "<w:style"),
 	} {
-		_, _, err := docxMarkdown(b)
+		_, _, err := Markdown(b)
 		assert.Error(t, err, name)
 	}
 }
