@@ -23,7 +23,8 @@ var layers = map[string][]string{
 	"approval":      {},
 	"jsonapi":       {},
 	"client":        {"jsonapi"},
-	"documents":     {},
+	"expr":          {},
+	"documents":     {"expr"},
 	"webhook":       {"engine", "scoping/views", "pricing"},
 	"mergedata":     {"engine", "scoping/views", "pricing"},
 	"workbook":      {"engine", "scoping/views", "pricing", "mergedata"},
@@ -31,7 +32,7 @@ var layers = map[string][]string{
 }
 
 // noHTTP are packages that must not import net/http, directly.
-var noHTTP = []string{"engine", "scoping", "scoping/views", "pricing", "approval", "mergedata", "documents", "catalogimport"}
+var noHTTP = []string{"engine", "scoping", "scoping/views", "pricing", "approval", "mergedata", "documents", "catalogimport", "expr"}
 
 // Ensure each package depends only on the layers below it.
 func TestLayers(t *testing.T) {
