@@ -17,6 +17,7 @@ var declarations = []func(*engine.Schema){
 	declareEvents,
 	declareGovernance,
 	declareProjects,
+	declareQuestionnaires,
 	declareServiceApproval,
 	declareSingleSignOn,
 	declareUDF,
