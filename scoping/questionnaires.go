@@ -53,7 +53,7 @@ func validateQuestionnaire(_ context.Context, c *engine.Call, rec, _ *engine.Rec
 	}
 	for i, e := range terrs {
 		if e != nil {
-			errs = append(errs, engine.Invalid(rPointer(i, targets[i].field), "rule %s: %s", def.rules[i].Slug, e.Error()))
+			errs = append(errs, engine.Invalid(rPointer(i, targets[i].field), "rule %s: %s", def.rules[i].Slug, message(e)))
 		}
 	}
 	if len(errs) == 0 {
@@ -246,4 +246,12 @@ func filePointers(err error) error {
 		return out[0]
 	}
 	return out
+}
+
+// message is an error's message without its code.
+func message(err error) string {
+	if e, ok := err.(*scopekit.Error); ok {
+		return e.Message
+	}
+	return err.Error()
 }

@@ -122,6 +122,11 @@ func parseQuestionnaire(questions, rules any) (*questionnaireDef, []error) {
 	if err := decodeList(rules, &q.rules, "rules", maxRules); err != nil {
 		return nil, []error{err}
 	}
+	for i, qu := range q.questions { // every slug first: a when may name only earlier ones
+		if q.bySlug[qu.Slug] == nil {
+			q.bySlug[qu.Slug], q.index[qu.Slug] = qu, i
+		}
+	}
 	for i, qu := range q.questions {
 		errs = append(errs, q.checkQuestion(i, qu)...)
 	}
@@ -209,7 +214,7 @@ func (q *questionnaireDef) checkQuestion(i int, qu *question) []error {
 	switch {
 	case !slugPattern.MatchString(qu.Slug) || len(qu.Slug) > maxSlugChars:
 		bad("slug", "slug must be 1 to %d letters, digits and underscores", maxSlugChars)
-	case q.bySlug[qu.Slug] != nil:
+	case q.index[qu.Slug] != i:
 		bad("slug", "slug is taken by an earlier question")
 	}
 	if strings.TrimSpace(qu.Prompt) == "" {
@@ -281,9 +286,6 @@ func (q *questionnaireDef) checkQuestion(i int, qu *question) []error {
 			bad("default", "default: %s", problem.Detail)
 		}
 		qu.def = v
-	}
-	if q.bySlug[qu.Slug] == nil {
-		q.bySlug[qu.Slug], q.index[qu.Slug] = qu, i
 	}
 	return errs
 }

@@ -115,7 +115,7 @@ func planSurvey(ctx context.Context, c *engine.Call, survey *engine.Record, appl
 	var found []ruleTarget
 	for i, f := range ev.fired {
 		if terrs != nil && terrs[i] != nil {
-			out.Problems = append(out.Problems, SurveyProblem{Rule: f.rule.Slug, Problem: "catalog", Detail: "rule " + f.rule.Slug + ": " + terrs[i].Error()})
+			out.Problems = append(out.Problems, SurveyProblem{Rule: f.rule.Slug, Problem: "catalog", Detail: "rule " + f.rule.Slug + ": " + message(terrs[i])})
 			continue
 		}
 		fired, found = append(fired, f), append(found, targets[i])
