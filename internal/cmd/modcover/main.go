@@ -29,7 +29,7 @@ var modules = map[string][]string{
 	"approval workflow":          {"workflow.go", "steps.go", "serviceapproval.go"},
 	"documents queue":            {"documents.go", "docqueue.go", "doctemplates.go"},
 	"webhooks":                   {"webhooks.go", "events.go"},
-	"guided scoping":             {"questionnaires.go", "questions.go", "surveys.go", "surveyeval.go", "surveyplan.go"},
+	"guided scoping":             {"questionnaires.go", "questions.go", "surveys.go", "surveyeval.go", "surveyplan.go", "surveyinterview.go"},
 	"wiring":                     {"service.go", "schema.go", "decl.go", "trace.go"},
 }
 
