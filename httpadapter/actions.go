@@ -28,6 +28,8 @@ func (s *Server) actions() map[string]func(c *call) error {
 		"approval-steps/approve":       s.stepAction("approve"),
 		"approval-steps/decline":       s.stepAction("decline"),
 		"approval-steps/rescope":       s.stepAction("rescope"),
+		"surveys/calculate":            s.surveyOutcome("calculate", s.calculateSurvey),
+		"surveys/apply":                s.surveyOutcome("apply", s.applySurvey),
 	}
 }
 
@@ -62,6 +64,8 @@ var actionDocs = map[string]routeDoc{
 		Body: actionMetaBody(), Response: singleDoc(views.TypeApprovalSteps)},
 	"approval-steps/decline": {Summary: "Decline a pending step (the project goes back to draft)", Body: actionMetaBody(), Response: singleDoc(views.TypeApprovalSteps)},
 	"approval-steps/rescope": {Summary: "Send a pending step back for rescoping", Body: actionMetaBody(), Response: singleDoc(views.TypeApprovalSteps)},
+	"surveys/calculate":      surveyDocs["surveys/calculate"],
+	"surveys/apply":          surveyDocs["surveys/apply"],
 }
 
 func actionMetaBody() obj {
@@ -91,6 +95,7 @@ var readDocs = map[string]routeDoc{
 	"projects/estimate-vs-actual": {Summary: "Estimated versus actual hours and cost, line by line",
 		Description: "One resource of type project-estimate-vs-actuals (attributes `currency`, `rows`, `phases`, `total`). Needs `projects` view.",
 		Response:    figuresDoc("project-estimate-vs-actuals", "currency", "rows", "phases", "total")},
+	"questionnaires/export": surveyDocs["questionnaires/export"],
 }
 
 // figuresDoc is the answer of a computed-figures read: one resource of
@@ -125,6 +130,8 @@ func (s *Server) reads() map[string]func(c *call) error {
 			}{d.Currency, d.EstimateVsActual}
 		})),
 		"projects/merge-data": s.projectMergeData,
+		// surveys.go
+		"questionnaires/export": s.exportQuestionnaire,
 		// documents.go
 		"document-templates/file":    s.templateFile,
 		"project-documents/download": s.downloadDocument,
