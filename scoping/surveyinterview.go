@@ -4,10 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"maps"
+	"slices"
 
 	"github.com/scopekit/scopekit"
 	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/scoping/views"
+	"github.com/shopspring/decimal"
 )
 
 // An interview: a project's survey of a questionnaire, found by the two
@@ -178,4 +180,47 @@ func surveyState(c *engine.Call, survey *engine.Record, questionnaireID string) 
 		st.Problems = out.Problems
 	}
 	return st, nil
+}
+
+// surveyAnswers are the questions of the project's surveys with their
+// answers as documents show them (views.SurveyAnswer): every question,
+// answered or not, the asked ones with their valid answer or default.
+func surveyAnswers(c *engine.Call, projectID string) ([]views.SurveyAnswer, error) {
+	surveys, err := c.Find(views.TypeSurveys, engine.Eq(views.NameProject, projectID))
+	if err != nil || len(surveys) == 0 {
+		return nil, err
+	}
+	slices.SortFunc(surveys, func(a, b *engine.Record) int { return engine.CompareIDs(a.ID, b.ID) })
+	var out []views.SurveyAnswer
+	for _, sv := range surveys {
+		_, def, err := questionnaireOf(c, sv.Rel(views.NameQuestionnaire))
+		if err != nil {
+			return nil, err
+		}
+		ev := evaluate(def, sv.Object(views.NameAnswers))
+		for _, qu := range def.questions {
+			a := views.SurveyAnswer{Slug: qu.Slug, Kind: qu.Kind}
+			switch v := ev.values[qu.Slug].(type) {
+			case nil:
+			case decimal.Decimal:
+				a.Value = v.String()
+			case []string:
+				labels := qu.optionLabels()
+				names := make([]string, len(v))
+				for i, s := range v {
+					names[i] = labels[s]
+				}
+				a.Value = names
+			case string:
+				a.Value = v
+				if qu.Kind == "single_select" {
+					a.Value = qu.optionLabels()[v]
+				}
+			default:
+				a.Value = v
+			}
+			out = append(out, a)
+		}
+	}
+	return out, nil
 }
