@@ -33,7 +33,7 @@ func TestToolSchemas(t *testing.T) {
 		mcpadapter.ToolGenerateDocument: {}, mcpadapter.ToolUpdateProject: {destructive: true, idempotent: true},
 		mcpadapter.ToolListQuestionnaires: {readOnly: true, idempotent: true}, mcpadapter.ToolSurveyQuestions: {readOnly: true, idempotent: true},
 		mcpadapter.ToolCalculateSurvey: {readOnly: true, idempotent: true},
-		mcpadapter.ToolAnswerSurvey: {destructive: true, idempotent: true}, mcpadapter.ToolApplySurvey: {destructive: true, idempotent: true},
+		mcpadapter.ToolAnswerSurvey:    {destructive: true, idempotent: true}, mcpadapter.ToolApplySurvey: {destructive: true, idempotent: true},
 	}
 	schemas := map[string][2]*jsonschema.Schema{}
 	for _, tl := range res.Tools {
