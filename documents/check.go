@@ -4,9 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/scopekit/scopekit/expr"
 	"slices"
 	"strconv"
+
+	"github.com/scopekit/scopekit/expr"
 )
 
 // A Schema describes the merge data templates are filled from, read from

@@ -2,11 +2,11 @@ package documents
 
 import (
 	"encoding/json"
-	"github.com/scopekit/scopekit/expr"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/scopekit/scopekit/expr"
 	"github.com/shopspring/decimal"
 )
 

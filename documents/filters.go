@@ -3,11 +3,11 @@ package documents
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/scopekit/scopekit/expr"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/scopekit/scopekit/expr"
 	"github.com/shopspring/decimal"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"

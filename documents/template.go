@@ -5,9 +5,10 @@ import (
 	"encoding/xml"
 	"errors"
 	"fmt"
-	"github.com/scopekit/scopekit/expr"
 	"strings"
 	"unicode"
+
+	"github.com/scopekit/scopekit/expr"
 )
 
 // tag is one tag of a template.
