@@ -107,8 +107,8 @@ var docFigures = map[string][]string{
 		`"note":"no project you can see matched`, `"kind":"empty_phase"`, `"kind":"margin_below"`, `"kind":"differs_from_catalog"`,
 		`"template":"Standard SOW"`, "\n## Executive summary\n", "\n| Total contract value |  | $"},
 	"docs/documents.md": {`"tags":["`, "status: finished\n", "Globex firewall refresh - SOW.docx"},
-	"docs/import.md": {`"sheets":{"lines-of-business":{"rows":0,"created":2`, `"services":{"rows":2,"created":2,`, `},"written":true}}`,
-		`"services":{"rows":2,"created":0,"updated":0,"unchanged":2,"refused":0}`, `"rates":{"rows":1,"created":0,"updated":1`,
+	"docs/import.md": {`"sheets":{"lines-of-business":{"rows":0,"created":2`, `"services":{"rows":6,"created":6,`, `},"written":true}}`,
+		`"services":{"rows":6,"created":0,"updated":0,"unchanged":6,"refused":0}`, `"rates":{"rows":1,"created":0,"updated":1`,
 		"422\nservices row 2, Hours (B2): \\\"eight\\\" is not a number"},
 }
 
