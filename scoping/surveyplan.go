@@ -126,11 +126,9 @@ func planSurvey(ctx context.Context, c *engine.Call, survey *engine.Record, appl
 	if apply && len(out.Problems) > 0 {
 		return nil, problemErrors(out.Problems)
 	}
-	before, err := priceNow(c, pid)
-	if err != nil {
+	if out.ContractRevenueBefore, err = revenueNow(c, pid); err != nil {
 		return nil, err
 	}
-	out.ContractRevenueBefore = contractRevenue(before)
 	p := &surveyPlanner{ctx: ctx, c: c, pid: pid, sid: survey.ID}
 	if err := p.run(out, fired, found); err != nil {
 		return nil, err
@@ -178,6 +176,28 @@ func priceNow(c *engine.Call, pid string) (*pricedProject, error) {
 		return nil, err
 	}
 	return runs[pid], nil
+}
+
+// revenueNow is the project's contract revenue before the survey
+// changes it: as stored when the stored figures are fresh (storedprices.go),
+// else priced.
+func revenueNow(c *engine.Call, pid string) (string, error) {
+	proj, err := c.Get(views.TypeProjects, pid)
+	if err != nil {
+		return "", err
+	}
+	acct, err := txAccount(c)
+	if err != nil {
+		return "", err
+	}
+	if epoch, _ := epochOf(acct, priceEpochAttr); pricesFresh(proj, epoch) {
+		return proj.Str(views.NameContractRevenue), nil
+	}
+	pp, err := priceNow(c, pid)
+	if err != nil {
+		return "", err
+	}
+	return contractRevenue(pp), nil
 }
 
 func contractRevenue(pp *pricedProject) string {
