@@ -185,3 +185,45 @@ func TestQuestionnaireImportExportRoutes(t *testing.T) {
 	assertError(t, e.req(http.MethodPost, "/v1/questionnaire-import", viewer, file, "Content-Type", "application/json"), http.StatusForbidden, "")
 	assertError(t, e.get("/acme/v1/questionnaires/999/export", admin), http.StatusNotFound, "")
 }
+
+// Ensure concurrent applies of one survey, and concurrent first surveys
+// of one project and questionnaire, end as one would: each rule has one
+// line, and the project one survey.
+func TestSurveyConcurrentApply(t *testing.T) {
+	e, admin, demo, pid := surveyEnv(t)
+	const n = 8
+	statuses := make(chan int, n)
+	body := doc("surveys", "", `{"answers":`+intakeAnswers+`}`, "project", "projects", pid, "questionnaire", "questionnaires", demo.IntakeID)
+	for range n {
+		go func() { statuses <- e.req(http.MethodPost, "/acme/v1/surveys", admin, body).Status }()
+	}
+	created := 0
+	for range n {
+		switch st := <-statuses; st {
+		case http.StatusCreated:
+			created++
+		default:
+			assert.Equal(t, http.StatusUnprocessableEntity, st)
+		}
+	}
+	require.Equal(t, 1, created, "one survey per project and questionnaire")
+	surveys := e.get("/acme/v1/surveys?filter[project]="+pid, admin).list()
+	require.Len(t, surveys, 1)
+	sid := surveys[0]["id"].(string)
+	for range n {
+		go func() { statuses <- e.req(http.MethodPost, "/acme/v1/surveys/"+sid+"/apply", admin, "").Status }()
+	}
+	for range n {
+		assert.Equal(t, http.StatusOK, <-statuses)
+	}
+	rules := map[string]int{}
+	for _, typ := range []string{"project-services", "project-governances", "project-products", "project-expenses"} {
+		for _, l := range e.get("/acme/v1/"+typ+"?filter[survey]="+sid, admin).list() {
+			rules[l["attributes"].(map[string]any)["survey-rule"].(string)]++
+		}
+	}
+	require.Len(t, rules, 11)
+	for rule, count := range rules {
+		assert.Equal(t, 1, count, rule)
+	}
+}
