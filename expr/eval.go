@@ -123,7 +123,7 @@ func (e *evaluator) number(n *Node) (decimal.Decimal, bool) {
 	case nil:
 		e.fail("%s has no value", n.Describe())
 	default:
-		e.fail("%s is %s, not a number", n.Describe(), kindOf(v))
+		e.fail("%s is %s, not a number", n.Describe(), KindOf(v))
 	}
 	return decimal.Zero, false
 }
@@ -177,17 +177,17 @@ func (e *evaluator) compare(n *Node) any {
 	case decimal.Decimal:
 		y, ok := b.(decimal.Decimal)
 		if !ok {
-			return e.fail("%s compares a number with %s", n.Op, kindOf(b))
+			return e.fail("%s compares a number with %s", n.Op, KindOf(b))
 		}
 		c = x.Cmp(y)
 	case string:
 		y, ok := b.(string)
 		if !ok {
-			return e.fail("%s compares a text with %s", n.Op, kindOf(b))
+			return e.fail("%s compares a text with %s", n.Op, KindOf(b))
 		}
 		c = strings.Compare(x, y)
 	default:
-		return e.fail("%s compares numbers or texts, not %s", n.Op, kindOf(a))
+		return e.fail("%s compares numbers or texts, not %s", n.Op, KindOf(a))
 	}
 	switch n.Op {
 	case "<":
@@ -268,7 +268,7 @@ func (e *evaluator) call(n *Node) any {
 		case nil:
 			return decimal.Zero
 		default:
-			return e.fail("len takes a list or a text, not %s", kindOf(v))
+			return e.fail("len takes a list or a text, not %s", KindOf(v))
 		}
 	}
 	return e.fail("unknown function %q", name)
@@ -344,8 +344,9 @@ func Equal(a, b any) bool {
 	return false
 }
 
-// kindOf names the kind of a value for messages.
-func kindOf(v any) string {
+// KindOf names the kind of a value Eval gives, for messages: "a
+// number", "a text", "no value".
+func KindOf(v any) string {
 	switch v.(type) {
 	case nil:
 		return "no value"

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"slices"
 	"sync"
 
 	"github.com/scopekit/scopekit"
@@ -372,23 +373,30 @@ func (s *Server) projectFigures(typ, name string, fetch func(c *call, id string)
 		if err != nil {
 			return err
 		}
-		raw, err := json.Marshal(v)
-		if err != nil {
-			return err
-		}
-		var attrs map[string]json.RawMessage
-		if err := json.Unmarshal(raw, &attrs); err != nil {
-			return err
-		}
-		out := make(map[string]any, len(attrs))
-		for k, v := range attrs {
+		return c.writeFigures(typ, id, c.view.prefix+"/projects/"+id+"/"+name, v)
+	}
+}
+
+// writeFigures answers 200 with computed figures: one resource of type
+// typ whose attributes are the members of v's JSON, but those of drop.
+func (c *call) writeFigures(typ, id, self string, v any, drop ...string) error {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	var attrs map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &attrs); err != nil {
+		return err
+	}
+	out := make(map[string]any, len(attrs))
+	for k, v := range attrs {
+		if !slices.Contains(drop, k) {
 			out[k] = v
 		}
-		self := c.view.prefix + "/projects/" + id + "/" + name
-		writeDoc(c.w, c.r, http.StatusOK, &jsonapi.Document{
-			Data:  &jsonapi.Resource{Type: typ, ID: id, Attributes: out, Links: jsonapi.Links{"self": self}},
-			Links: jsonapi.Links{"self": self},
-		})
-		return nil
 	}
+	writeDoc(c.w, c.r, http.StatusOK, &jsonapi.Document{
+		Data:  &jsonapi.Resource{Type: typ, ID: id, Attributes: out, Links: jsonapi.Links{"self": self}},
+		Links: jsonapi.Links{"self": self},
+	})
+	return nil
 }

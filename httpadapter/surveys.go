@@ -1,11 +1,9 @@
 package httpadapter
 
 import (
-	"encoding/json"
 	"net/http"
 
 	"github.com/scopekit/scopekit"
-	"github.com/scopekit/scopekit/jsonapi"
 	"github.com/scopekit/scopekit/scoping"
 	"github.com/scopekit/scopekit/scoping/views"
 )
@@ -37,25 +35,7 @@ func (s *Server) surveyOutcome(name string, run func(c *call, id string) (*scopi
 		if err != nil {
 			return err
 		}
-		raw, err := json.Marshal(out)
-		if err != nil {
-			return err
-		}
-		var attrs map[string]json.RawMessage
-		if err := json.Unmarshal(raw, &attrs); err != nil {
-			return err
-		}
-		delete(attrs, "survey")
-		members := make(map[string]any, len(attrs))
-		for k, v := range attrs {
-			members[k] = v
-		}
-		self := c.view.prefix + "/surveys/" + id + "/" + name
-		writeDoc(c.w, c.r, http.StatusOK, &jsonapi.Document{
-			Data:  &jsonapi.Resource{Type: "survey-outcomes", ID: id, Attributes: members, Links: jsonapi.Links{"self": self}},
-			Links: jsonapi.Links{"self": self},
-		})
-		return nil
+		return c.writeFigures("survey-outcomes", id, c.view.prefix+"/surveys/"+id+"/"+name, out, "survey")
 	}
 }
 

@@ -127,7 +127,7 @@ func (ev *surveyEval) fire(i int, r *rule, scope expr.Scope) {
 		}
 		d, ok := v.(decimal.Decimal)
 		if !ok {
-			bad("value", "its %s is %s, not a number", e.name, describeValue(v))
+			bad("value", "its %s is %s, not a number", e.name, expr.KindOf(v))
 			return
 		}
 		if d.IsNegative() {
@@ -139,19 +139,4 @@ func (ev *surveyEval) fire(i int, r *rule, scope expr.Scope) {
 	if !f.quantity.IsZero() {
 		ev.fired = append(ev.fired, f)
 	}
-}
-
-// describeValue names a computed value that is not a number.
-func describeValue(v any) string {
-	switch v.(type) {
-	case nil:
-		return "no value"
-	case string:
-		return "a text"
-	case bool:
-		return "true or false"
-	case []string:
-		return "a list"
-	}
-	return "not a number"
 }
