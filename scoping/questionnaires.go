@@ -47,9 +47,9 @@ func validateQuestionnaire(_ context.Context, c *engine.Call, rec, _ *engine.Rec
 	if def == nil {
 		return errs
 	}
-	targets, terrs := resolveTargets(c, def.rules)
-	if terrs != nil && terrs[0] != nil && scopekit.ErrorCode(terrs[0]) != scopekit.EINVALID {
-		return terrs
+	targets, terrs, err := resolveTargets(c, def.rules)
+	if err != nil {
+		return []error{err}
 	}
 	for i, e := range terrs {
 		if e != nil {
@@ -75,10 +75,10 @@ type ruleTarget struct {
 // resolveTargets finds, by name, the catalog records each rule names:
 // its service, governance item or product, and a service's phase and
 // resource, an expense's category. errs[i] says why rule i's could not
-// be (nil: found); an error of the store is returned alone.
-func resolveTargets(c *engine.Call, rules []*rule) ([]ruleTarget, []error) {
-	targets := make([]ruleTarget, len(rules))
-	errs := make([]error, len(rules))
+// be (nil: found; errs is nil when all were); err is the store's.
+func resolveTargets(c *engine.Call, rules []*rule) (targets []ruleTarget, errs []error, err error) {
+	targets = make([]ruleTarget, len(rules))
+	errs = make([]error, len(rules))
 	failed := false
 	for i, r := range rules {
 		t := &targets[i]
@@ -98,7 +98,7 @@ func resolveTargets(c *engine.Call, rules []*rule) ([]ruleTarget, []error) {
 			}
 			rec, err := catalogByName(c, look.typ, look.what, look.name)
 			if err != nil && scopekit.ErrorCode(err) != scopekit.EINVALID {
-				return nil, []error{err}
+				return nil, nil, err
 			}
 			if err != nil {
 				t.field, errs[i], failed = look.field, err, true
@@ -108,9 +108,9 @@ func resolveTargets(c *engine.Call, rules []*rule) ([]ruleTarget, []error) {
 		}
 	}
 	if !failed {
-		return targets, nil
+		return targets, nil, nil
 	}
-	return targets, errs
+	return targets, errs, nil
 }
 
 // catalogByName finds the active record of typ named name in the call's

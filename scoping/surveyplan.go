@@ -107,9 +107,9 @@ func planSurvey(ctx context.Context, c *engine.Call, survey *engine.Record, appl
 	for i, f := range ev.fired {
 		rules[i] = f.rule
 	}
-	targets, terrs := resolveTargets(c, rules)
-	if len(terrs) > 0 && targets == nil {
-		return nil, terrs[0]
+	targets, terrs, err := resolveTargets(c, rules)
+	if err != nil {
+		return nil, err
 	}
 	var fired []firing
 	var found []ruleTarget
