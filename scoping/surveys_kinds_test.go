@@ -9,6 +9,7 @@ import (
 	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/scoping"
 	"github.com/scopekit/scopekit/scoping/views"
+	"github.com/shopspring/decimal"
 	"github.com/stretchr/testify/require"
 )
 
@@ -147,4 +148,71 @@ func TestSurveyInterview(t *testing.T) {
 	require.Equal(t, scopekit.EFORBIDDEN, scopekit.ErrorCode(err))
 	_, err = w.Svc.SurveyQuestions(ctx, w.Actor, "999", w.demo.IntakeID)
 	require.Equal(t, scopekit.ENOTFOUND, scopekit.ErrorCode(err))
+}
+
+// Ensure a survey follows the catalog and the questionnaire as they
+// change: a rule that names another record replaces its untouched line;
+// a record archived since the questionnaire was saved is a problem at
+// calculate (and apply is refused); an expense's rate is converted into
+// the project's currency; the snapshot carries the answers for merge
+// data, a select by its label.
+func TestSurveyFollowsCatalog(t *testing.T) {
+	w := newIntake(t)
+	ctx := context.Background()
+	sid := w.survey(answers())
+	w.apply(sid)
+	cloud := w.lineOf(sid, "cloud")
+
+	snap := w.Snapshot(w.project, "merge_data")
+	got := map[string]any{}
+	for _, a := range snap.SurveyAnswers {
+		got[a.Slug] = a.Value
+	}
+	require.Equal(t, "Microsoft Azure", got["cloud"])
+	require.Equal(t, "101", got["users"])
+	require.Nil(t, got["notes"])
+
+	// the cloud rule now recommends the wireless survey
+	res, err := w.Svc.Get(ctx, w.Actor, views.TypeQuestionnaires, w.demo.IntakeID, engine.ListParams{}, engine.Options{})
+	require.NoError(t, err)
+	rules := res.Records[0].Attrs[views.NameRules].([]any)
+	for _, r := range rules {
+		if m := r.(map[string]any); m["slug"] == "cloud" {
+			m["service"] = "Wireless site survey"
+		}
+	}
+	w.Update(views.TypeQuestionnaires, w.demo.IntakeID, map[string]any{"rules": rules})
+	out := w.apply(sid)
+	require.Equal(t, "add", byRule(out.Recommendations)["cloud"].Action)
+	require.Equal(t, "Wireless site survey", w.lineOf(sid, "cloud").Str(views.NameName))
+	_, err = w.Svc.Get(ctx, w.Actor, views.TypeProjectServices, cloud.ID, engine.ListParams{}, engine.Options{})
+	require.Equal(t, scopekit.ENOTFOUND, scopekit.ErrorCode(err), "the old line is replaced")
+
+	// a product archived since
+	ap, err := w.Svc.List(ctx, w.Actor, views.TypeProducts, engine.ListParams{}, engine.Options{})
+	require.NoError(t, err)
+	for _, p := range ap.Records {
+		if p.Str(views.NameName) == "Wireless access point" {
+			w.Update(views.TypeProducts, p.ID, map[string]any{"active": false})
+		}
+	}
+	calc := w.calculate(sid)
+	require.Len(t, calc.Problems, 1)
+	require.Equal(t, "catalog", calc.Problems[0].Problem)
+	require.Contains(t, calc.Problems[0].Detail, `rule access_points: the product "Wireless access point" is archived`)
+	_, err = w.Svc.ApplySurvey(ctx, w.Actor, sid)
+	require.Equal(t, scopekit.EINVALID, scopekit.ErrorCode(err))
+
+	// a project in euros takes the expense rate converted
+	w.Create(views.TypeCurrencies, map[string]any{"code": "EUR", "name": "Euro", "conversion-rate": "0.92"})
+	table := w.Create(views.TypeRateTables, map[string]any{"name": "Standard EUR", "currency": "EUR"})
+	eur := w.Create(views.TypeProjects, map[string]any{"project-name": "Euro refresh"}, "client", "clients", w.demo.ClientID,
+		"rate-table", "rate-tables", table)
+	a := answers()
+	a["wifi"] = false
+	esid := w.Create(views.TypeSurveys, map[string]any{"answers": a}, "project", "projects", eur, "questionnaire", "questionnaires", w.demo.IntakeID)
+	eout := w.apply(esid)
+	require.Equal(t, "EUR", eout.Currency)
+	require.True(t, decimal.RequireFromString("414").Equal(decimal.RequireFromString(byRule(eout.Recommendations)["site_visits"].Rate)),
+		"450 USD at 0.92")
 }
