@@ -111,7 +111,7 @@ type questionnaireDef struct {
 // parseQuestionnaire reads and checks the stored questions and rules
 // (each a JSON array of objects): the fields of each, slugs, options,
 // ranges, defaults, and every expression parsed and checked against the
-// questions it reads. It does not look at the catalog (checkRuleTargets
+// questions it reads. It does not look at the catalog (resolveTargets
 // does). The errors name the question or rule and point at the field.
 func parseQuestionnaire(questions, rules any) (*questionnaireDef, []error) {
 	q := &questionnaireDef{bySlug: map[string]*question{}, index: map[string]int{}}
@@ -171,7 +171,7 @@ func decodeList[T any](v any, dst *[]*T, attr string, most int) error {
 func jsonProblem(err error) string {
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) && te.Field != "" {
-		return fmt.Sprintf("%s must not be %s", te.Field, te.Value)
+		return fmt.Sprintf("%s must not be a JSON %s", te.Field, te.Value)
 	}
 	msg := strings.TrimPrefix(err.Error(), "json: ")
 	return strings.ReplaceAll(msg, "unknown field", "no member")
