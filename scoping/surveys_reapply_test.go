@@ -233,9 +233,15 @@ func randomAnswers(r *rand.Rand) map[string]any {
 // rules and quantities) plus the edited ones, and a second apply changes
 // nothing at all.
 func TestSurveyApplyProperties(t *testing.T) {
+	for _, seed := range []uint64{33, 7, 2026} {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) { surveyApplyProperties(t, seed) })
+	}
+}
+
+func surveyApplyProperties(t *testing.T, seed uint64) {
 	w := newIntake(t)
 	ctx := context.Background()
-	r := rand.New(rand.NewPCG(33, 1))
+	r := rand.New(rand.NewPCG(seed, 1))
 	sid := w.survey(randomAnswers(r))
 	edited := map[string]*engine.Record{} // the lines edited, as edited
 	for round := range 12 {
