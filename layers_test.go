@@ -25,7 +25,8 @@ var layers = map[string][]string{
 	"approval":      {},
 	"jsonapi":       {},
 	"client":        {"jsonapi"},
-	"documents":     {},
+	"expr":          {},
+	"documents":     {"expr"},
 	"office":        {},
 	"webhook":       {"engine", "scoping/views", "pricing"},
 	"mergedata":     {"engine", "scoping/views", "pricing"},
@@ -34,7 +35,7 @@ var layers = map[string][]string{
 	// the workspace: an adapter over the use cases (scoping, auth, sso)
 	// that reads typed views and builds merge data; never a store, the
 	// engine's storage, another adapter or jsonapi
-	"webapp": {"scoping", "scoping/views", "engine", "pricing", "approval", "auth", "sso", "mergedata", "internal/bounded"},
+	"webapp": {"scoping", "scoping/views", "engine", "pricing", "approval", "expr", "auth", "sso", "mergedata", "internal/bounded"},
 
 	// the stores persist what the engine, auth and webhook declare, for
 	// the schema they are opened with: no import of the domain
@@ -42,9 +43,9 @@ var layers = map[string][]string{
 	"pgstore":   {"engine", "auth", "webhook", "scoping/views", "pricing"},
 
 	// the adapters call the use cases; neither reaches a store
-	"httpadapter": {"scoping", "engine", "scoping/views", "pricing", "approval", "auth", "sso", "webhook",
+	"httpadapter": {"scoping", "engine", "scoping/views", "pricing", "approval", "expr", "auth", "sso", "webhook",
 		"jsonapi", "mergedata", "catalogimport"},
-	"mcpadapter": {"scoping", "engine", "scoping/views", "pricing", "approval", "auth"},
+	"mcpadapter": {"scoping", "engine", "scoping/views", "pricing", "approval", "expr", "auth"},
 }
 
 // adapters are the packages that serve the use cases over a protocol; no
@@ -52,7 +53,7 @@ var layers = map[string][]string{
 var adapters = []string{"httpadapter", "mcpadapter", "webapp"}
 
 // noHTTP are packages that must not import net/http, directly.
-var noHTTP = []string{"engine", "scoping", "scoping/views", "pricing", "approval", "mergedata", "documents", "office", "catalogimport"}
+var noHTTP = []string{"engine", "scoping", "scoping/views", "pricing", "approval", "mergedata", "documents", "office", "catalogimport", "expr"}
 
 // Ensure each package depends only on the layers below it.
 func TestLayers(t *testing.T) {

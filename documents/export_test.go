@@ -30,11 +30,11 @@ func TagScopes(tpl []byte) ([]ScopedPath, error) {
 		var visit func(n *node, scopes []string)
 		visit = func(n *node, scopes []string) {
 			if n.kind == kValue || n.kind == kSection {
-				for _, p := range n.tag.expr.paths(nil) {
+				for _, p := range n.tag.expr.Paths(nil) {
 					out = append(out, ScopedPath{Path: p, Scopes: append([]string(nil), scopes...)})
 				}
 			}
-			if n.kind == kSection && n.tag.op == '#' && n.tag.expr.op == "path" && n.tag.expr.path != nil {
+			if n.kind == kSection && n.tag.op == '#' && n.tag.expr.Op == "path" && n.tag.expr.Path != nil {
 				scopes = append(scopes[:len(scopes):len(scopes)], n.tag.body)
 			}
 			for _, k := range n.kids {

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/scopekit/scopekit/expr"
 	"github.com/shopspring/decimal"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
@@ -31,22 +32,22 @@ const filterNames = "money, number, percent, date, upper, lower, default, requir
 // checkFilter refuses an unknown filter, a wrong number of arguments, or
 // an argument the filter does not take (checked at upload: a template
 // computes nothing, so every argument is a literal).
-func checkFilter(f *expr) error {
-	name := f.path[0]
+func checkFilter(f *expr.Node) error {
+	name := f.Path[0]
 	n, ok := filterArgs[name]
 	if !ok {
 		return fmt.Errorf("unknown filter %q (the filters are %s)", name, filterNames)
 	}
-	if len(f.args) < n[0] || len(f.args) > n[1] {
+	if len(f.Args) < n[0] || len(f.Args) > n[1] {
 		if n[1] == 0 {
 			return fmt.Errorf("filter %s takes no argument", name)
 		}
 		return fmt.Errorf("filter %s takes %d argument(s), as in %s", name, n[1], filterExample[name])
 	}
-	if len(f.args) == 0 {
+	if len(f.Args) == 0 {
 		return nil
 	}
-	switch a := f.args[0]; name {
+	switch a := f.Args[0]; name {
 	case "number":
 		if !wholeLiteral(a, maxPlaces) {
 			return fmt.Errorf("filter number takes the number of decimals, a whole number from 0 to %d, as in %s", maxPlaces, filterExample[name])
@@ -56,7 +57,7 @@ func checkFilter(f *expr) error {
 			return fmt.Errorf("filter percent takes the number of decimals, 0 or 1, as in %s", filterExample[name])
 		}
 	case "date":
-		if _, ok := a.lit.(string); a.op != "lit" || !ok {
+		if _, ok := a.Lit.(string); a.Op != "lit" || !ok {
 			return fmt.Errorf("filter date takes a layout in quotes, as in %s", filterExample[name])
 		}
 	}
@@ -68,9 +69,9 @@ const maxPlaces = 20
 
 // wholeLiteral reports whether e is a number written in the tag, a whole
 // number from 0 to most.
-func wholeLiteral(e *expr, most int) bool {
-	s, ok := e.lit.(json.Number)
-	if e.op != "lit" || !ok {
+func wholeLiteral(e *expr.Node, most int) bool {
+	s, ok := e.Lit.(json.Number)
+	if e.Op != "lit" || !ok {
 		return false
 	}
 	n, err := strconv.Atoi(string(s))
@@ -83,28 +84,28 @@ var filterExample = map[string]string{
 }
 
 // hasFilter reports whether e applies a filter anywhere.
-func (e *expr) hasFilter() bool {
-	if e.op == "filter" {
+func hasFilter(e *expr.Node) bool {
+	if e.Op == "filter" {
 		return true
 	}
-	return slices.ContainsFunc(e.kids(), (*expr).hasFilter)
+	return slices.ContainsFunc(e.Kids(), hasFilter)
 }
 
 // errRequired is the error of a required value that is missing.
-type errRequired struct{ expr *expr }
+type errRequired struct{ expr *expr.Node }
 
 func (e errRequired) Error() string { return "a required value is missing" }
 
 // filter applies a filter expression.
-func (e *expr) filter(v *env) any {
-	val := e.a.eval(v)
+func filter(e *expr.Node, v *env) any {
+	val := eval(e.A, v)
 	arg := func(i int) any {
-		if i < len(e.args) {
-			return e.args[i].eval(v)
+		if i < len(e.Args) {
+			return eval(e.Args[i], v)
 		}
 		return nil
 	}
-	switch e.path[0] {
+	switch e.Path[0] {
 	case "upper":
 		return strings.ToUpper(text(val))
 	case "lower":
@@ -125,7 +126,7 @@ func (e *expr) filter(v *env) any {
 			return val
 		}
 		places, _ := number(arg(0))
-		if len(e.args) == 0 {
+		if len(e.Args) == 0 {
 			places = decimal.NewFromInt(2)
 		}
 		return formatNumber(locale(v), d, int(places.IntPart()))

@@ -108,12 +108,14 @@ func TestMCPTools(t *testing.T) {
 	}
 	sort.Strings(names)
 	sort.Strings(readOnly)
-	assert.Equal(t, []string{mcpadapter.ToolAddServiceToProject, mcpadapter.ToolApplyBlueprint, mcpadapter.ToolCreateProject,
+	assert.Equal(t, []string{mcpadapter.ToolAddServiceToProject, mcpadapter.ToolAnswerSurvey, mcpadapter.ToolApplyBlueprint,
+		mcpadapter.ToolApplySurvey, mcpadapter.ToolCalculateSurvey, mcpadapter.ToolCreateProject,
 		mcpadapter.ToolDeliveryRollup, mcpadapter.ToolEstimateVsActual, mcpadapter.ToolGenerateDocument, mcpadapter.ToolGetDocument,
-		mcpadapter.ToolGetDocumentText, mcpadapter.ToolGetProject, mcpadapter.ToolListProjectItems, mcpadapter.ToolReviewProjectScope,
-		mcpadapter.ToolSearchProjects, mcpadapter.ToolUpdateProject}, names)
-	assert.Equal(t, []string{mcpadapter.ToolDeliveryRollup, mcpadapter.ToolEstimateVsActual, mcpadapter.ToolGetDocument,
-		mcpadapter.ToolGetDocumentText, mcpadapter.ToolGetProject, mcpadapter.ToolListProjectItems, mcpadapter.ToolReviewProjectScope,
+		mcpadapter.ToolGetDocumentText, mcpadapter.ToolGetProject, mcpadapter.ToolSurveyQuestions, mcpadapter.ToolListProjectItems,
+		mcpadapter.ToolListQuestionnaires, mcpadapter.ToolReviewProjectScope, mcpadapter.ToolSearchProjects, mcpadapter.ToolUpdateProject}, names)
+	assert.Equal(t, []string{mcpadapter.ToolCalculateSurvey, mcpadapter.ToolDeliveryRollup, mcpadapter.ToolEstimateVsActual,
+		mcpadapter.ToolGetDocument, mcpadapter.ToolGetDocumentText, mcpadapter.ToolGetProject, mcpadapter.ToolSurveyQuestions,
+		mcpadapter.ToolListProjectItems, mcpadapter.ToolListQuestionnaires, mcpadapter.ToolReviewProjectScope,
 		mcpadapter.ToolSearchProjects}, readOnly)
 
 	pricing := e.get("/acme/v1/projects/"+s.ProjectID+"/pricing", tok)

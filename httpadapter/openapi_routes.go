@@ -51,6 +51,7 @@ var routeDocs = map[string]routeDoc{
 			"properties": obj{"dry-run": obj{"type": "boolean"}, "written": obj{"type": "boolean"}, "sheets": obj{"type": "object"},
 				"row-errors": obj{"type": "array"}, "more-row-errors": obj{"type": "integer"}}}}},
 		MoreErrors: []string{"413", "415"}},
+	"POST " + questionnaireImportPath: questionnaireImportDoc,
 	"GET " + templatePath: {Tag: "catalog import", Summary: "The template workbook of the import",
 		Description: "Every sheet with its columns and one example row. `format=zip` gives a zip of CSV files.",
 		Params:      []any{downloadFormat()}, Response: obj{"type": "string", "format": "binary"}, ResponseType: catalogimport.MediaXLSX, APIErrors: true},

@@ -151,6 +151,7 @@ func (s *Server) apiRouter(extra func(*router)) http.Handler {
 	static.Handler(http.MethodPatch, "/v1/me", s.route("/v1/me", s.api(false, s.updateMe)))
 	s.referenceRoutes(static)
 	s.catalogRoutes(static)
+	s.questionnaireRoutes(static)
 	static.Handler(http.MethodGet, "/v1/merge-data/schema", s.route("/v1/merge-data/schema", http.HandlerFunc(serveMergeDataSchema)))
 	s.resourceRoutes(static, "/v2", true)
 	if extra != nil {

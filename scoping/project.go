@@ -112,13 +112,13 @@ func declareProjects(s *engine.Schema) {
 			text("service-description"), str("sku"), num("position"),
 			enum("status", "not_started", "not_started", "in_progress", "on_hold", "complete", "canceled")},
 			computed(dec("extended-hours"), dec("total-hours"), engine.AttrDef{Name: "custom-hours", Kind: engine.KindBool},
-				dec("revenue"), dec("cost"))),
+				dec("revenue"), dec("cost"), str("survey-rule"))),
 		Rels: []engine.RelDef{owner("project", "projects"), to1("service", "services"),
 			to1("project-phase", "project-phases"), to1("project-location", "project-locations"),
 			to1("project-resource", "project-resources"), to1("line-of-business", "lines-of-business"),
 			to1("service-category", "service-categories"),
-			inverse("project-subservices", "project-subservices", "project-service")},
-		Filters: eq("project", "project-phase", "project-location", "service"),
+			inverse("project-subservices", "project-subservices", "project-service"), surveyLink},
+		Filters: eq("project", "project-phase", "project-location", "service", "survey"),
 		Hooks:   engine.Hooks{Defaults: projectServiceDefaults, AfterWrite: afterProjectServiceWrite, Compute: computePrices, Prefetch: accountAhead}})
 
 	register(s, &engine.TypeDef{Name: "project-subservices", Guard: "projects", ScopeRel: "project", V2: true,
@@ -134,10 +134,10 @@ func declareProjects(s *engine.Schema) {
 
 	register(s, &engine.TypeDef{Name: "project-expenses", Guard: "projects", ScopeRel: "project",
 		Attrs: cat([]engine.AttrDef{required(str("description")), withDefault(dec("quantity"), "1"), required(dec("rate")), dec("unit-cost")},
-			computed(dec("revenue"), dec("cost"), dec("profit"))),
+			computed(dec("revenue"), dec("cost"), dec("profit"), str("survey-rule"))),
 		Rels: []engine.RelDef{owner("project", "projects"), to1("expense-category", "expense-categories"),
-			to1("project-phase", "project-phases"), to1("project-service", "project-services")},
-		Filters: eq("project"),
+			to1("project-phase", "project-phases"), to1("project-service", "project-services"), surveyLink},
+		Filters: eq("project", "survey"),
 		Hooks: engine.Hooks{Compute: computePrices, Prefetch: accountAhead, Defaults: func(_ context.Context, _ *engine.Call, rec *engine.Record) error {
 			if _, ok := rec.DecOK("unit-cost"); !ok {
 				if r, ok := rec.Attrs["rate"]; ok {
@@ -148,9 +148,9 @@ func declareProjects(s *engine.Schema) {
 		}}})
 	register(s, &engine.TypeDef{Name: "project-products", Guard: "projects", ScopeRel: "project",
 		Attrs: cat([]engine.AttrDef{str("name"), str("sku"), withDefault(dec("quantity"), "1"), dec("unit-price"), dec("unit-cost")},
-			computed(dec("revenue"), dec("cost"), dec("profit"))),
-		Rels:    []engine.RelDef{owner("project", "projects"), to1("product", "products")},
-		Filters: eq("project"),
+			computed(dec("revenue"), dec("cost"), dec("profit"), str("survey-rule"))),
+		Rels:    []engine.RelDef{owner("project", "projects"), to1("product", "products"), surveyLink},
+		Filters: eq("project", "survey"),
 		Hooks:   engine.Hooks{Defaults: projectProductDefaults, Compute: computePrices, Prefetch: accountAhead}})
 
 	register(s, &engine.TypeDef{Name: "approval-steps", Guard: "projects", ScopeRel: "project", ReadOnly: true,
@@ -282,27 +282,8 @@ func addRequiredGovernance(_ context.Context, c *engine.Call, rec, old *engine.R
 		pg := engine.NewRecord(views.TypeProjectGovernances, c.AccountID())
 		pg.SetRel(views.NameProject, rec.ID)
 		pg.SetRel(views.NameGovernance, g.ID)
-		for _, a := range governanceCopied {
-			if v := g.Attrs[a]; v != nil {
-				pg.Attrs[a] = v
-			}
-		}
-		if sc := g.Rel(views.NameServiceCategory); sc != "" {
-			pg.SetRel(views.NameServiceCategory, sc)
-		}
-		if r := g.Rel(views.NameResource); r != "" {
-			id, err := ensureProjectResource(c, rec.ID, r)
-			if err != nil {
-				return err
-			}
-			pg.SetRel(views.NameProjectResource, id)
-		}
-		if ph := g.Rel(views.NamePhase); ph != "" {
-			id, err := ensureProjectPhase(c, rec.ID, ph)
-			if err != nil {
-				return err
-			}
-			pg.SetRel(views.NameProjectPhase, id)
+		if err := copyGovernance(c, rec.ID, g, pg, func(string) bool { return false }); err != nil {
+			return err
 		}
 		if err := c.Tx.Insert(pg); err != nil {
 			return err

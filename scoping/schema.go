@@ -17,9 +17,11 @@ var declarations = []func(*engine.Schema){
 	declareEvents,
 	declareGovernance,
 	declareProjects,
+	declareQuestionnaires,
 	declareServiceApproval,
 	declareSessions,
 	declareSingleSignOn,
+	declareSurveys,
 	declareUDF,
 	declareWebhooks,
 }

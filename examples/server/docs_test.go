@@ -116,17 +116,27 @@ var docFigures = map[string][]string{
 		`"grant_types_supported":["authorization_code","client_credentials"`, `{"code":-32601,"message":"method \"resources/list\" not found"}`,
 		"401 Bearer resource_metadata=\"http://",
 		`"note":"no project you can see matched`, `"kind":"empty_phase"`, `"kind":"margin_below"`, `"kind":"differs_from_catalog"`,
-		`"template":"Standard SOW"`, "\n## Executive summary\n", "\n| Total contract value |  | $"},
+		`"template":"Standard SOW"`, "\n## Executive summary\n", "\n| Total contract value |  | $",
+		`"problem":"cloud must be one of none, aws, azure, gcp, not \"Microsoft Azure\"","prompt"`,
+		`"prompt":"How many access points are needed?","required":false,"slug":"access_points"`,
+		`"name":"Wireless deployment","quantity":"3"`, "\n\"applied\":true\n\"contract_revenue_after\":\"28577.75\"\n\"total_contract_value\":\"28577.75\"\n"},
 	"docs/documents.md": {`"tags":["`, "status: finished\n", "Globex firewall refresh - SOW.docx"},
-	"docs/import.md": {`"sheets":{"lines-of-business":{"rows":0,"created":2`, `"services":{"rows":2,"created":2,`, `},"written":true}}`,
-		`"services":{"rows":2,"created":0,"updated":0,"unchanged":2,"refused":0}`, `"rates":{"rows":1,"created":0,"updated":1`,
+	"docs/import.md": {`"sheets":{"lines-of-business":{"rows":0,"created":2`, `"services":{"rows":6,"created":6,`, `},"written":true}}`,
+		`"services":{"rows":6,"created":0,"updated":0,"unchanged":6,"refused":0}`, `"rates":{"rows":1,"created":0,"updated":1`,
 		"422\nservices row 2, Hours (B2): \\\"eight\\\" is not a number"},
+	"docs/questionnaires.md": {`"detail":"sites must be a number, not \"three\"","problem":"kind","question":"sites"`, "\n\"problems\":[]\n",
+		`{"rule":"wifi_deployment","kind":"service","name":"Wireless deployment","quantity":"3","action":"add","line":null,"hours":"4.50","revenue":"900.00"`,
+		`"contract-revenue-after":"28577.75"`, `"total_contract_value":"28577.75"`, `"survey-rule":"cutover"`,
+		`"survey_responses":{"access_points":"","cloud":"Microsoft Azure"`, `"name":"Assessment","quantity":"2","action":"update"`,
+		`"name":"Cloud connectivity","rule":"cloud"},"recommended":"removed"`, `"name":"Wireless site survey","rule":"wifi_survey"`,
+		`"detail":"rule per_diem: no expense category is named \"Per diem\" in this account"`, "\n422\n", "\n\"name\":\"Network refresh intake\"\n201\n"},
 }
 
 // docServerArgs are further flags of the server a file's blocks run
 // against.
 var docServerArgs = map[string][]string{
-	"docs/import.md": {"-bootstrap", filepath.Join("testdata", "bootstrap.json"), "-demo"},
+	"docs/import.md":         {"-bootstrap", filepath.Join("testdata", "bootstrap.json"), "-demo"},
+	"docs/questionnaires.md": {"-bootstrap", filepath.Join("testdata", "bootstrap.json"), "-demo"},
 }
 
 func TestDocsShellBlocks(t *testing.T) {

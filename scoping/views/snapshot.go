@@ -49,6 +49,22 @@ type Snapshot struct {
 	// Delivery are the project's delivery figures, from the same pricing
 	// run.
 	Delivery *pricing.Delivery
+	// SurveyAnswers are the questions of the project's surveys with their
+	// answers: the oldest survey first, each questionnaire's questions in
+	// order.
+	SurveyAnswers []SurveyAnswer
+}
+
+// SurveyAnswer is one question of a project's survey with its answer as
+// documents show it.
+type SurveyAnswer struct {
+	Slug string
+	Kind string // the question's kind: text, number, integer, boolean, single_select, multi_select, date
+	// Value is nil when the question is not answered (or not asked);
+	// else a text (text; a number's decimal text; a date's YYYY-MM-DD;
+	// a single select's label), a bool, or a multi select's labels
+	// ([]string).
+	Value any
 }
 
 // Catalog is the catalog records a snapshot's lines refer to, each type by
