@@ -30,6 +30,10 @@ type call struct {
 	slug  string
 	form  url.Values // a POST's form
 	htmx  bool       // sent by htmx: answer with a fragment
+	// a file form's file (uploads.go)
+	file      []byte
+	fileName  string
+	fileGiven bool
 }
 
 func (c *call) ctx() context.Context { return c.r.Context() }
