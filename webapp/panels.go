@@ -26,7 +26,9 @@ func sectionButtons(s *section, rec *engine.Record) []recordButton { return nil 
 type panels struct{}
 
 // panel is a section's own part of a record's page.
-func (w *Workspace) panel(c *call, s *section, rec *engine.Record) (panels, error) { return panels{}, nil }
+func (w *Workspace) panel(c *call, s *section, rec *engine.Record) (panels, error) {
+	return panels{}, nil
+}
 
 // createdOnce is the page a creation of the section shows instead of
 // going to the record (what is shown once: a secret); nil for none.
