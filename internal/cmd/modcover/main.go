@@ -27,7 +27,7 @@ var modules = map[string][]string{
 	"catalog":                    {"catalog.go", "currency.go", "governance.go", "udf.go"},
 	"projects and their pricing": {"project.go", "catalogcopy.go", "pricing.go", "storedprices.go", "snapshot.go", "review.go", "workspace.go"},
 	"approval workflow":          {"workflow.go", "steps.go", "serviceapproval.go"},
-	"documents queue":            {"documents.go", "docqueue.go", "doctemplates.go"},
+	"documents queue":            {"documents.go", "docqueue.go", "doctemplates.go", "templatepreview.go"},
 	"webhooks":                   {"webhooks.go", "events.go"},
 	"wiring":                     {"service.go", "schema.go", "decl.go", "trace.go"},
 }
