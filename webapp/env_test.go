@@ -142,7 +142,9 @@ func (e *env) start() {
 	sealer, err := webhook.NewSealer(make([]byte, webhook.KeySize))
 	require.NoError(t, err)
 	e.svc = scoping.NewService(e.db)
-	e.svc.Webhooks = scoping.WebhookConfig{Sealer: sealer, CheckDestination: webhook.CheckDestination(true)}
+	dispatcher := &webhook.Dispatcher{Store: e.db, Secrets: sealer, AllowPrivate: true, PollInterval: 50 * time.Millisecond,
+		Schedule: []time.Duration{0, 50 * time.Millisecond}}
+	e.svc.Webhooks = scoping.WebhookConfig{Sealer: sealer, CheckDestination: webhook.CheckDestination(true), Notify: dispatcher.Notify}
 	e.auth = &auth.Service{Store: e.db.AuthStore(), Directory: scoping.Directory(e.db), Providers: scoping.IdentityProviders(e.svc),
 		BcryptCost: bcrypt.MinCost, Sealer: sealer}
 	logger := slog.New(slog.NewTextHandler(testLog{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
@@ -155,7 +157,9 @@ func (e *env) start() {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); _ = pool.Run(ctx) }()
-	t.Cleanup(func() { cancel(); <-done })
+	delivered := make(chan struct{})
+	go func() { defer close(delivered); _ = dispatcher.Run(ctx) }()
+	t.Cleanup(func() { cancel(); <-done; <-delivered })
 
 	// single sign-on reaches the test's provider on loopback
 	api := &httpadapter.Server{Svc: e.svc, Auth: e.auth, Logger: logger, SSO: &sso.RelyingParty{Client: &http.Client{Timeout: 10 * time.Second}}}

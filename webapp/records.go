@@ -10,6 +10,7 @@ import (
 
 	"github.com/scopekit/scopekit"
 	"github.com/scopekit/scopekit/engine"
+	"github.com/scopekit/scopekit/scoping"
 	"github.com/scopekit/scopekit/scoping/views"
 )
 
@@ -59,6 +60,15 @@ type recordForm struct {
 	Errors []fieldError
 	Submit string
 	HTMX   bool // sent by htmx: a refused form comes back in place
+	// Multipart forms carry a file (File).
+	Multipart bool
+	File      *fileField
+}
+
+// fileField is a form's file input.
+type fileField struct {
+	Label, Help, Accept string
+	Errors              []string
 }
 
 // recordSection is the section of the path's key that lists records and
@@ -247,8 +257,9 @@ func (w *Workspace) editForm(c *call, s *section, def *engine.TypeDef, r *engine
 
 type newPage struct {
 	frame
-	Form   *recordForm
-	Parent *parentLink
+	Form    *recordForm
+	Parent  *parentLink
+	Refused []scoping.TemplateProblem // a template's file refused by its check
 }
 
 // parentLink leads from a child record back to its parent's page.
@@ -326,7 +337,7 @@ func (w *Workspace) createRecord(c *call) error {
 		return err
 	}
 	res, err := w.svc.Create(c.ctx(), c.actor, s.Type, in, engine.Options{})
-	if refused(err) {
+	if refused(err) || ceiling(c, def, err) {
 		status, errs := w.describe(err)
 		if c.htmx {
 			f, ferr := w.newFormOf(c, s, def, parent, c.form, errs, c.prefix(), &optionSets{w: w})
@@ -357,6 +368,13 @@ func refused(err error) bool {
 		return scopekit.List(err)[0].Field != ""
 	}
 	return false
+}
+
+// ceiling reports whether err refuses what a form grants, to a role that
+// may write the type otherwise (no one grants more than they hold): the
+// form comes back with the reason.
+func ceiling(c *call, def *engine.TypeDef, err error) bool {
+	return scopekit.ErrorCode(err) == scopekit.EFORBIDDEN && c.actor.RequireWrite(def) == nil
 }
 
 // afterChange is where a change leads: a child's parent page, the
@@ -410,7 +428,7 @@ func (w *Workspace) updateRecord(c *call) error {
 		return scopekit.Errorf(scopekit.EBADREQUEST, "The form changes nothing.")
 	}
 	res, err := w.svc.Update(c.ctx(), c.actor, s.Type, c.r.PathValue("id"), in, engine.Options{})
-	if refused(err) {
+	if refused(err) || ceiling(c, def, err) {
 		status, errs := w.describe(err)
 		rec, gerr := w.record(c, s, def)
 		if gerr != nil {
