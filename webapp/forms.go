@@ -72,7 +72,7 @@ func fieldLabel(s *section, name string) string {
 var knownLabels = map[string]string{
 	views.NameSku: "SKU", views.NameSowLanguage: "SOW language", views.NameIssuerURL: "Issuer URL",
 	views.NameClientID: "Client ID", views.NameDestinationURL: "Destination URL", views.NameJitProvisioning: "Create members at first sign-in",
-	views.NameMfaRequired: "Require a second factor", views.NameEmail: "Email",
+	views.NameMfaRequired: "Require a second factor", views.NameEmail: "Email", views.NameBuiltin: "Built in",
 }
 
 // fieldDef is what a field of a section is in its type's declaration.
