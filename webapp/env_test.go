@@ -6,6 +6,7 @@ import (
 	"html"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
@@ -13,6 +14,7 @@ import (
 	"os"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -62,6 +64,29 @@ type env struct {
 	users  map[string]string // email -> id
 	seeded map[string]*demodata.Seeded
 	pdf    bool // documents get PDFs (LibreOffice is installed)
+	dns    *fakeDNS
+}
+
+// fakeDNS answers the TXT lookups of domain verification from a map.
+type fakeDNS struct {
+	mu  sync.Mutex
+	txt map[string][]string
+}
+
+func (d *fakeDNS) LookupTXT(_ context.Context, name string) ([]string, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if r, ok := d.txt[strings.TrimSuffix(name, ".")]; ok {
+		return r, nil
+	}
+	return nil, &net.DNSError{Err: "no such host", Name: name, IsNotFound: true}
+}
+
+// publish adds a TXT record.
+func (d *fakeDNS) publish(name, record string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.txt[name] = append(d.txt[name], record)
 }
 
 // instance starts another server over the same database (the same
@@ -145,6 +170,8 @@ func (e *env) start() {
 	dispatcher := &webhook.Dispatcher{Store: e.db, Secrets: sealer, AllowPrivate: true, PollInterval: 50 * time.Millisecond,
 		Schedule: []time.Duration{0, 50 * time.Millisecond}}
 	e.svc.Webhooks = scoping.WebhookConfig{Sealer: sealer, CheckDestination: webhook.CheckDestination(true), Notify: dispatcher.Notify}
+	e.dns = &fakeDNS{txt: map[string][]string{}}
+	e.svc.SSO = scoping.SSOConfig{Resolver: e.dns}
 	e.auth = &auth.Service{Store: e.db.AuthStore(), Directory: scoping.Directory(e.db), Providers: scoping.IdentityProviders(e.svc),
 		BcryptCost: bcrypt.MinCost, Sealer: sealer}
 	logger := slog.New(slog.NewTextHandler(testLog{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))

@@ -124,3 +124,46 @@ func TestSettingsRoleGrid(t *testing.T) {
 	require.Contains(t, p.Body, "no one grants more than they hold")
 	require.Contains(t, p.Body, `value="Escalated"`, "the form comes back as sent")
 }
+
+// Ensure an identity provider is registered from its form (its secret
+// kept when the form leaves it blank), its page shows each email
+// domain's verification, and a domain is claimed and verified by DNS
+// from the domain's page (refused, with the reason, until the TXT record
+// is published).
+func TestSettingsIdentityProviders(t *testing.T) {
+	e := newEnv(t)
+	b := e.browser()
+	b.signIn("acme", "ada@acme.test")
+	p := b.createSetting(t, "identity-providers", "name", "Corp SSO", "issuer-url", "https://idp.corp.test",
+		"client-id", "scopekit", "client-secret", "s3cret-value", "email-domains", "corp.acme.test\nlabs.acme.test",
+		"passwords-allowed", "true", "active", "true")
+	require.Equal(t, http.StatusOK, p.Status, p.Body)
+	require.Contains(t, p.URL, "/oauth/authorize", "the sign-in policy changed: everyone signs in again")
+	b.signIn("acme", "ada@acme.test")
+	id := recordID.FindStringSubmatch(b.get("/app/acme/settings/identity-providers").Body)[1]
+	p = b.get("/app/acme/settings/identity-providers/" + id)
+	require.NotContains(t, p.Body, "s3cret-value", "a secret is never shown")
+	require.Contains(t, p.Body, "<td>corp.acme.test</td><td><span class=\"status\">Not claimed</span>")
+	form := p.formValues("r-form")
+	form.Set("name", "Corp single sign-on")
+	require.Equal(t, "", form.Get("client-secret"))
+	p = b.post("/app/acme/settings/identity-providers/"+id, form, false)
+	require.Equal(t, http.StatusOK, p.Status, p.Body)
+	require.Equal(t, "Corp single sign-on", e.apiRecord("acme", "identity-providers", id)["name"])
+	require.Contains(t, p.URL, "/settings/identity-providers/"+id, "a name is no sign-in policy: the session stays")
+
+	p = b.createSetting(t, "domains", "domain", "corp.acme.test")
+	require.Equal(t, http.StatusOK, p.Status, p.Body)
+	dom := recordID.FindStringSubmatch(p.URL)[1]
+	txt := regexp.MustCompile(`<p class="secret" id="txt-record">([^<]+)</p>`).FindStringSubmatch(p.Body)
+	require.NotNil(t, txt, p.Body)
+	csrf := p.csrf(t)
+	p = b.post("/app/acme/settings/domains/"+dom+"/verify", formOf("csrf", csrf), false)
+	require.Equal(t, http.StatusUnprocessableEntity, p.Status, p.Body)
+	require.Contains(t, p.Body, "Prove the domain is yours")
+	e.dns.publish("corp.acme.test", txt[1])
+	p = b.post("/app/acme/settings/domains/"+dom+"/verify", formOf("csrf", csrf), false)
+	require.Equal(t, http.StatusOK, p.Status, p.Body)
+	require.Contains(t, p.Body, "corp.acme.test is verified")
+	require.Contains(t, b.get("/app/acme/settings/identity-providers/"+id).Body, `<span class="status Verified">Verified</span>`)
+}

@@ -59,6 +59,7 @@ type recordForm struct {
 	Hidden []option // name, value
 	Errors []fieldError
 	Submit string
+	Note   string
 	HTMX   bool // sent by htmx: a refused form comes back in place
 	// Multipart forms carry a file (File).
 	Multipart bool
@@ -236,7 +237,7 @@ func (w *Workspace) newFormOf(c *call, s *section, def *engine.TypeDef, parent s
 		return nil, err
 	}
 	f := &recordForm{Prefix: prefix, Action: c.url("/settings/" + s.Key), Title: "New " + s.One, Fields: fields,
-		Errors: loose(fields, errs), Submit: "Create " + s.One,
+		Errors: loose(fields, errs), Submit: "Create " + s.One, Note: s.Note,
 		Hidden: []option{{"once", randomToken()}, {"prefix", prefix}}}
 	if s.Parent != "" {
 		f.Hidden = append(f.Hidden, option{s.Parent, parent})
@@ -252,7 +253,7 @@ func (w *Workspace) editForm(c *call, s *section, def *engine.TypeDef, r *engine
 		return nil, err
 	}
 	return &recordForm{ID: r.ID, Prefix: prefix, Action: c.url("/settings/" + s.Key + "/" + r.ID), Title: "Edit " + recordName(r),
-		Fields: fields, Errors: loose(fields, errs), Submit: "Save", Hidden: []option{{"prefix", prefix}}}, nil
+		Fields: fields, Errors: loose(fields, errs), Submit: "Save", Note: s.Note, Hidden: []option{{"prefix", prefix}}}, nil
 }
 
 type newPage struct {

@@ -45,6 +45,8 @@ type section struct {
 	Search string
 	Labels map[string]string
 	Help   map[string]string
+	// Note is said above the section's forms.
+	Note string
 }
 
 // sections are every section, in menu order within each family.
@@ -115,6 +117,8 @@ var sections = []*section{
 		Fields: []string{views.NameName, views.NameIssuerURL, views.NameClientID, views.NameClientSecret, views.NameEmailDomains,
 			views.NamePasswordsAllowed, views.NameJitProvisioning, views.NameActive, views.NameDefaultRole},
 		Search: views.NameName,
+		Note: "A provider that changes how people sign in (a new one, its domains, whether it allows passwords, on or off) " +
+			"signs everyone out of the workspace when it is saved, you included: sign in again.",
 		Help: map[string]string{views.NameEmailDomains: "One domain a line. Only verified domains are routed to the provider (Domains).",
 			views.NameClientSecret:     "Leave blank to keep the stored secret.",
 			views.NameJitProvisioning:  "Create a member at the first sign-in of a person of a verified domain.",
