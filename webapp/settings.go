@@ -168,7 +168,9 @@ type preferencesPage struct {
 }
 
 // preferences shows the settings design switch.
-func (w *Workspace) preferences(c *call) error {
+func (w *Workspace) preferences(c *call) error { return w.showPreferences(c, http.StatusOK, nil) }
+
+func (w *Workspace) showPreferences(c *call, status int, errs []fieldError) error {
 	s, err := w.pageOf(c, "preferences")
 	if err != nil {
 		return err
@@ -176,7 +178,8 @@ func (w *Workspace) preferences(c *call) error {
 	pg := &preferencesPage{frame: w.frameOf(c, s, s.Title), Design: designOf(c), CanChange: c.canManage("user_preferences"),
 		Designs: []option{{designClassic, "Classic: a menu at the side, each form on a page of its own"},
 			{designModern, "Modern: tabs above the page, records edited where they are listed"}}}
-	w.render(c.rw, http.StatusOK, "preferences", "layout", pg)
+	pg.L.Errors = errs
+	w.render(c.rw, status, "preferences", "layout", pg)
 	return nil
 }
 
@@ -188,7 +191,12 @@ func (w *Workspace) savePreferences(c *call) error {
 		return err
 	}
 	raw, _ := json.Marshal(v)
-	if _, err := w.svc.UpdatePreferences(c.ctx(), c.actor, &engine.Input{Attrs: map[string]json.RawMessage{prefDesign: raw}}); err != nil {
+	_, err = w.svc.UpdatePreferences(c.ctx(), c.actor, &engine.Input{Attrs: map[string]json.RawMessage{prefDesign: raw}})
+	if scopekit.ErrorCode(err) == scopekit.EINVALID {
+		status, errs := w.describe(err)
+		return w.showPreferences(c, status, errs)
+	}
+	if err != nil {
 		return err
 	}
 	back, _ := c.value("back")
