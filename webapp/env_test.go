@@ -352,8 +352,10 @@ func (e *env) create(a *engine.Actor, typ string, attrs map[string]string, rels 
 	for k, v := range attrs {
 		in.Attrs[k] = json.RawMessage(v)
 	}
+	def, _ := e.svc.Schema().Lookup(typ)
 	for k, r := range rels {
-		in.Rels[k] = engine.RelInput{Refs: []engine.Ref{r}}
+		rd, _ := def.Rel(k)
+		in.Rels[k] = engine.RelInput{Refs: []engine.Ref{r}, ToMany: rd != nil && rd.ToMany}
 	}
 	res, err := e.svc.Create(context.Background(), a, typ, in, engine.Options{})
 	require.NoError(e.t, err, "create %s", typ)

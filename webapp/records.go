@@ -1,6 +1,7 @@
 package webapp
 
 import (
+	"cmp"
 	"encoding/json"
 	"net/http"
 	"net/url"
@@ -165,6 +166,9 @@ func (w *Workspace) rows(c *call, s *section, def *engine.TypeDef, p engine.List
 		row := &listRow{ID: r.ID, Name: recordName(r), Href: c.url("/settings/" + s.Key + "/" + r.ID), Active: r.Active()}
 		if displayAttr(s.Type) == "" && len(s.Cols) > 0 { // named by its first column (a rate by its resource)
 			row.Name = cell(def, r, s.Cols[0], names)
+			if row.Name == "" {
+				row.Name = cmp.Or(s.Blank, recordName(r))
+			}
 		}
 		for _, col := range s.Cols {
 			row.Cells = append(row.Cells, cell(def, r, col, names))

@@ -47,6 +47,9 @@ type section struct {
 	Help   map[string]string
 	// Note is said above the section's forms.
 	Note string
+	// Blank names a record whose first column is empty (a line-of-business
+	// approval of every line).
+	Blank string
 }
 
 // sections are every section, in menu order within each family.
@@ -147,7 +150,7 @@ var sections = []*section{
 		Help: map[string]string{views.NameConditions: `When the level applies, as JSON: [] always; for example [{"field": "contract-margin", "operator": "<", "value": "0.3"}].`,
 			views.NameRequiredApprovals: "0: every approver of the step signs."}},
 	{Key: "level-approvals", Family: "account", Title: "Line-of-business approvals", One: "line-of-business approval",
-		Type: views.TypeLineOfBusinessApprovals, Parent: views.NameApprovalLevel,
+		Type: views.TypeLineOfBusinessApprovals, Parent: views.NameApprovalLevel, Blank: "Every line of business",
 		Cols:   []string{views.NameLineOfBusiness, views.NameApprovers, views.NameRequiredApprovals},
 		Fields: []string{views.NameLineOfBusiness, views.NameApprovers, views.NameRequiredApprovals},
 		Help: map[string]string{views.NameLineOfBusiness: "None: every line of business.",
