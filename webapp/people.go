@@ -163,6 +163,7 @@ type providerPanel struct {
 
 type providerDomain struct {
 	Domain, Status, Href string
+	Class                string // the status as stored, for its colour
 }
 
 func (w *Workspace) providerPanel(c *call, rec *engine.Record) (*providerPanel, error) {
@@ -183,7 +184,8 @@ func (w *Workspace) providerPanel(c *call, rec *engine.Record) (*providerPanel, 
 	for _, d := range domains {
 		pd := providerDomain{Domain: d, Status: "Not claimed"}
 		if r := claims[strings.ToLower(d)]; r != nil {
-			pd.Status, pd.Href = label(views.VerifiedDomain{Record: r}.Status()), c.url("/settings/domains/"+r.ID)
+			st := views.VerifiedDomain{Record: r}.Status()
+			pd.Status, pd.Class, pd.Href = label(st), st, c.url("/settings/domains/"+r.ID)
 		}
 		pp.Domains = append(pp.Domains, pd)
 	}

@@ -165,5 +165,5 @@ func TestSettingsIdentityProviders(t *testing.T) {
 	p = b.post("/app/acme/settings/domains/"+dom+"/verify", formOf("csrf", csrf), false)
 	require.Equal(t, http.StatusOK, p.Status, p.Body)
 	require.Contains(t, p.Body, "corp.acme.test is verified")
-	require.Contains(t, b.get("/app/acme/settings/identity-providers/"+id).Body, `<span class="status Verified">Verified</span>`)
+	require.Contains(t, b.get("/app/acme/settings/identity-providers/"+id).Body, `<span class="status verified">Verified</span>`)
 }

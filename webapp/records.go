@@ -135,14 +135,20 @@ func (w *Workspace) settingsList(c *call) error {
 // writable reports whether the generic writes take records of def.
 func writable(_ *call, def *engine.TypeDef) bool { return !def.ReadOnly }
 
-// sortOf is a list's order: by name where the type has one.
+// sortOf is a list's order: by position where the type has one (the
+// order documents and projects follow), then by name where it has one.
 func sortOf(def *engine.TypeDef) []engine.SortSpec {
-	if a := displayAttr(def.Name); a != "" {
-		if _, ok := def.Attr(a); ok && a == views.NameName {
-			return []engine.SortSpec{{Field: a}}
-		}
+	var out []engine.SortSpec
+	if _, ok := def.Attr(views.NamePosition); ok {
+		out = append(out, engine.SortSpec{Field: views.NamePosition})
 	}
-	return []engine.SortSpec{{Field: views.NameCreatedAt}}
+	if _, ok := def.Attr(views.NameName); ok {
+		out = append(out, engine.SortSpec{Field: views.NameName})
+	}
+	if len(out) == 0 {
+		out = append(out, engine.SortSpec{Field: views.NameCreatedAt})
+	}
+	return out
 }
 
 // rows reads a page of records and shows them, with an editor each when

@@ -251,8 +251,10 @@ func TestSettingsRoles(t *testing.T) {
 		require.NotContains(t, p.Body, "hx-post", path)
 	}
 	csrf := v.get("/app/acme/settings/services").csrf(t)
-	for _, post := range []string{"/app/acme/settings/services", "/app/acme/settings/services/1", "/app/acme/settings/services/1/archive",
-		"/app/acme/settings/roles/1", "/app/acme/settings/account", "/app/acme/settings/sign-in", "/app/acme/settings/preferences"} {
+	svc := recordLink.FindStringSubmatch(v.get("/app/acme/settings/services").Body)[1]
+	role := recordLink.FindStringSubmatch(v.get("/app/acme/settings/roles").Body)[1]
+	for _, post := range []string{"/app/acme/settings/services", svc, svc + "/archive", role, "/app/acme/settings/account",
+		"/app/acme/settings/sign-in", "/app/acme/settings/preferences"} {
 		p := v.post(post, formOf("csrf", csrf, "once", strings.Repeat("v", 22), "name", "Mine now", "locale", "de-CH",
 			"mfa-required", "true", "settings-design", "modern"), false)
 		require.Equal(t, http.StatusForbidden, p.Status, "%s: %s", post, p.Body)
