@@ -57,13 +57,7 @@ func axeCheck(t *testing.T, browser context.Context, src []byte, page string) {
 // on any page of the workspace, at both sizes, for an editor (every
 // control shown) and on the sign-in.
 func TestAccessibility(t *testing.T) {
-	skipWithoutChromium(t)
-	path := os.Getenv(axeEnv)
-	if path == "" {
-		t.Skipf("skipping the accessibility test: set %s to axe-core's axe.min.js (npm install axe-core@4.10.3; .ci/run does)", axeEnv)
-	}
-	src, err := os.ReadFile(path)
-	require.NoError(t, err)
+	src := axeSource(t)
 	e := newEnv(t)
 	pid := e.screenshotState(t)
 	browser := startChromium(t, 4*time.Minute)

@@ -429,13 +429,20 @@ func formOf(kv ...string) url.Values {
 // admin.
 func (e *env) apiRecord(slug, typ, id string) map[string]any {
 	e.t.Helper()
-	req, _ := http.NewRequest(http.MethodGet, e.srv.URL+"/"+slug+"/v1/"+typ+"/"+id, nil)
+	return e.apiRecordPath(slug, "/"+slug+"/v1/"+typ+"/"+id)
+}
+
+// apiRecordPath reads the resource of an API path as an admin of the
+// account.
+func (e *env) apiRecordPath(slug, path string) map[string]any {
+	e.t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, e.srv.URL+path, nil)
 	req.Header.Set("Authorization", "Bearer "+e.apiToken(slug))
 	req.Header.Set("Accept", "application/vnd.api+json")
 	res, err := http.DefaultClient.Do(req)
 	require.NoError(e.t, err)
 	defer res.Body.Close()
-	require.Equal(e.t, http.StatusOK, res.StatusCode, "%s %s", typ, id)
+	require.Equal(e.t, http.StatusOK, res.StatusCode)
 	var doc struct {
 		Data struct {
 			Attributes map[string]any `json:"attributes"`

@@ -350,14 +350,9 @@ func (w *Workspace) createRecord(c *call) error {
 	res, err := w.svc.Create(c.ctx(), c.actor, s.Type, in, engine.Options{})
 	if refused(err) || ceiling(c, def, err) {
 		status, errs := w.describe(err)
-		if c.htmx {
-			f, ferr := w.newFormOf(c, s, def, parent, c.form, errs, c.prefix(), &optionSets{w: w})
-			if ferr != nil {
-				return ferr
-			}
-			return w.renderForm(c, status, f)
-		}
-		return w.showNew(c, status, s, def, parent, c.form, errs)
+		return w.refusedForm(c, status, func() (*recordForm, error) {
+			return w.newFormOf(c, s, def, parent, c.form, errs, c.prefix(), &optionSets{w: w})
+		}, func() error { return w.showNew(c, status, s, def, parent, c.form, errs) })
 	}
 	if err != nil {
 		return err
@@ -417,9 +412,16 @@ func (c *call) prefix() string {
 	return p
 }
 
-// renderForm answers htmx with the form alone: a refused change shown
-// where it was made.
-func (w *Workspace) renderForm(c *call, status int, f *recordForm) error {
+// refusedForm answers a refused change: to htmx the form alone, rebuilt
+// with the problems (shown where the change was made), else the page.
+func (w *Workspace) refusedForm(c *call, status int, form func() (*recordForm, error), page func() error) error {
+	if !c.htmx {
+		return page()
+	}
+	f, err := form()
+	if err != nil {
+		return err
+	}
 	f.HTMX = true
 	w.render(c.rw, status, "settings", "record-form", map[string]any{"F": f, "CSRF": c.sess.CSRF})
 	return nil
@@ -445,14 +447,9 @@ func (w *Workspace) updateRecord(c *call) error {
 		if gerr != nil {
 			return gerr
 		}
-		if c.htmx {
-			f, ferr := w.editForm(c, s, def, rec, c.form, errs, c.prefix(), &optionSets{w: w})
-			if ferr != nil {
-				return ferr
-			}
-			return w.renderForm(c, status, f)
-		}
-		return w.showRecord(c, status, s, def, rec, c.form, errs)
+		return w.refusedForm(c, status, func() (*recordForm, error) {
+			return w.editForm(c, s, def, rec, c.form, errs, c.prefix(), &optionSets{w: w})
+		}, func() error { return w.showRecord(c, status, s, def, rec, c.form, errs) })
 	}
 	if err != nil {
 		return err

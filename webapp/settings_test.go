@@ -185,26 +185,7 @@ func (e *env) apiError(t *testing.T, typ, body string) map[string]string {
 // apiRecordAny reads a record, archived or not, through the v1 API.
 func (e *env) apiRecordAny(slug, typ, id string) map[string]any {
 	e.t.Helper()
-	return e.apiRecordPath("/" + slug + "/v1/" + typ + "/" + id + "?filter%5Bactive%5D=true,false")
-}
-
-// apiRecordPath reads the resource of an API path as acme's admin.
-func (e *env) apiRecordPath(path string) map[string]any {
-	e.t.Helper()
-	req, _ := http.NewRequest(http.MethodGet, e.srv.URL+path, nil)
-	req.Header.Set("Authorization", "Bearer "+e.apiToken("acme"))
-	req.Header.Set("Accept", "application/vnd.api+json")
-	res, err := http.DefaultClient.Do(req)
-	require.NoError(e.t, err)
-	defer res.Body.Close()
-	require.Equal(e.t, http.StatusOK, res.StatusCode)
-	var doc struct {
-		Data struct {
-			Attributes map[string]any `json:"attributes"`
-		} `json:"data"`
-	}
-	require.NoError(e.t, json.NewDecoder(res.Body).Decode(&doc))
-	return doc.Data.Attributes
+	return e.apiRecordPath(slug, "/"+slug+"/v1/"+typ+"/"+id+"?filter%5Bactive%5D=true,false")
 }
 
 // roleMember makes a role with the permissions (every other one none)

@@ -200,5 +200,5 @@ func (e *env) exists(slug, typ, id string) bool {
 // apiAccount reads acme's account through the API.
 func (e *env) apiAccount() map[string]any {
 	e.t.Helper()
-	return e.apiRecordPath("/acme/v1/account")
+	return e.apiRecordPath("acme", "/acme/v1/account")
 }

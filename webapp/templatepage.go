@@ -89,8 +89,7 @@ func (w *Workspace) newTemplate(c *call) error {
 }
 
 func (w *Workspace) showNewTemplate(c *call, status int, errs []fieldError, refused []scoping.TemplateProblem) error {
-	s := sectionByKey["templates"]
-	def, err := w.svc.ReadableType(c.actor, s.Type)
+	s, def, err := w.templates(c)
 	if err != nil {
 		return err
 	}
@@ -119,6 +118,13 @@ func (w *Workspace) showNewTemplate(c *call, status int, errs []fieldError, refu
 	return nil
 }
 
+// templates is the templates' section and type, read access checked.
+func (w *Workspace) templates(c *call) (*section, *engine.TypeDef, error) {
+	s := sectionByKey["templates"]
+	def, err := w.svc.ReadableType(c.actor, s.Type)
+	return s, def, err
+}
+
 // looseOf are the errors of a form that no field of it shows.
 func looseOf(f *recordForm, errs []fieldError) []fieldError {
 	var out []fieldError
@@ -133,8 +139,7 @@ func looseOf(f *recordForm, errs []fieldError) []fieldError {
 // createTemplate creates a template and stores its file; a file refused
 // leaves no template behind.
 func (w *Workspace) createTemplate(c *call) error {
-	s := sectionByKey["templates"]
-	def, err := w.svc.ReadableType(c.actor, s.Type)
+	s, def, err := w.templates(c)
 	if err != nil {
 		return err
 	}
@@ -220,8 +225,7 @@ func uploadName(name string) string {
 
 // uploadTemplate replaces a template's file.
 func (w *Workspace) uploadTemplate(c *call) error {
-	s := sectionByKey["templates"]
-	def, err := w.svc.ReadableType(c.actor, s.Type)
+	s, def, err := w.templates(c)
 	if err != nil {
 		return err
 	}
