@@ -39,7 +39,7 @@ type AuthCode struct {
 	// ProofPasswordMFA, ProofSSO): the tokens of the exchange keep it.
 	Proof     string
 	CreatedAt time.Time
-	ExpiresAt     time.Time
+	ExpiresAt time.Time
 }
 
 // AuthorizeRequest is the query of GET /oauth/authorize (the login form

@@ -28,7 +28,7 @@ var drawingML = &dialect{para: "a:p", run: "a:r", text: "a:t", runProps: "a:rPr"
 		return fmt.Sprintf("paragraph %d of slide %s", n, slide)
 	},
 	context: func(t *template, _ string) string { return t.title },
-	value: func(w *out, d *dialect, rPr *node, s string) { textRuns(w, d, rPr, s, "<a:br/>") }}
+	value:   func(w *out, d *dialect, rPr *node, s string) { textRuns(w, d, rPr, s, "<a:br/>") }}
 
 // slideTitle is the text of a slide's title placeholder (a p:sp whose
 // p:ph is of type title or ctrTitle), "" when it has none.

@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/scopekit/scopekit"
 	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/scoping"
 	"github.com/scopekit/scopekit/scoping/views"
@@ -523,10 +522,4 @@ func recordName(r *engine.Record) string {
 		}
 	}
 	return "#" + r.ID
-}
-
-// formError is a field's error of a form field that the use case could
-// not see (a malformed value the form itself refuses).
-func formError(field, format string, args ...any) error {
-	return scopekit.FieldErrorf(scopekit.EINVALID, field, format, args...)
 }

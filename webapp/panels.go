@@ -86,8 +86,6 @@ func (w *Workspace) panel(c *call, s *section, rec *engine.Record) (panels, erro
 	return p, err
 }
 
-func permissionOrder() []string { return scoping.Permissions }
-
 // webhookPanel is a subscription's publications (its delivery attempts),
 // newest first.
 type webhookPanel struct {

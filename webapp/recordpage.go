@@ -5,6 +5,7 @@ import (
 	"net/url"
 
 	"github.com/scopekit/scopekit/engine"
+	"github.com/scopekit/scopekit/scoping"
 	"github.com/scopekit/scopekit/scoping/views"
 )
 
@@ -172,7 +173,7 @@ func (w *Workspace) shownValues(c *call, s *section, def *engine.TypeDef, rec *e
 // permissionRows are a role's permissions that are not none.
 func permissionRows(perms map[string]any) []gridRow {
 	var out []gridRow
-	for _, p := range permissionOrder() {
+	for _, p := range scoping.Permissions {
 		if level, _ := perms[p].(string); level != "" && level != engine.AccessNone {
 			out = append(out, gridRow{Name: p, Label: permissionLabel(p), Level: level})
 		}

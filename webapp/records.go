@@ -95,7 +95,7 @@ func (w *Workspace) settingsList(c *call) error {
 	}
 	q := c.r.URL.Query()
 	pg := &listPage{frame: w.frameOf(c, s, s.Title), Archives: def.Archives, CanSearch: s.Search != "",
-		CanManage: c.actor.Can(def.Guard, true) && writable(c, def), NewHref: c.url("/settings/" + s.Key + "/new")}
+		CanManage: c.actor.RequireWrite(def) == nil && !def.ReadOnly, NewHref: c.url("/settings/" + s.Key + "/new")}
 	pg.Query, pg.Archived = strings.TrimSpace(q.Get("q")), q.Get("archived") == "1" && def.Archives
 	p := engine.ListParams{Filters: map[string]string{}, PageSize: settingsPageSize, PageNumber: 1, Sort: sortOf(def)}
 	if pg.Query != "" && s.Search != "" {
@@ -131,9 +131,6 @@ func (w *Workspace) settingsList(c *call) error {
 	w.render(c.rw, http.StatusOK, "settings", "layout", pg)
 	return nil
 }
-
-// writable reports whether the generic writes take records of def.
-func writable(_ *call, def *engine.TypeDef) bool { return !def.ReadOnly }
 
 // sortOf is a list's order: by position where the type has one (the
 // order documents and projects follow), then by name where it has one.
