@@ -95,3 +95,38 @@ func TestSettingsTemplates(t *testing.T) {
 	require.Contains(t, pdf.Header.Get("Content-Security-Policy"), "frame-ancestors 'self'")
 	require.Equal(t, 0, e.count("acme", "project-documents", "project", pid), "a preview stores no document")
 }
+
+// Ensure the catalog import's page checks a file (every refused cell by
+// sheet, row and column; nothing written), then imports it (the API reads
+// what it wrote), and the export downloads the catalog.
+func TestSettingsImport(t *testing.T) {
+	e := newEnv(t)
+	b := e.browser()
+	b.signIn("acme", "ada@acme.test")
+	csrf := b.get("/app/acme/settings/import").csrf(t)
+	bad := []byte("Name,Phase,Hours\nCabling,Plan,4\nSurvey,Nowhere,x\n")
+	p := b.postFile("/app/acme/settings/import", formOf("csrf", csrf, "mode", "check"), "Services.csv", bad)
+	require.Equal(t, http.StatusUnprocessableEntity, p.Status, p.Body)
+	require.Contains(t, p.Body, `<tr><td>Services</td><td class="num">3</td><td>Hours</td><td class="hide-narrow">C3</td>`)
+	require.Contains(t, p.Body, `<td>Phase</td><td class="hide-narrow">B3</td><td>no phase named &#34;Nowhere&#34;`)
+	p = b.postFile("/app/acme/settings/import", formOf("csrf", csrf, "mode", "import"), "Services.csv", bad)
+	require.Equal(t, http.StatusUnprocessableEntity, p.Status, p.Body)
+	require.Contains(t, p.Body, "nothing was written")
+	require.Equal(t, 0, e.count("acme", "services", "name", "Cabling"))
+
+	good := []byte("Name,Phase,Hours\nCabling,Plan,4\n")
+	p = b.postFile("/app/acme/settings/import", formOf("csrf", csrf, "mode", "check"), "Services.csv", good)
+	require.Equal(t, http.StatusOK, p.Status, p.Body)
+	require.Contains(t, p.Body, "Nothing refused: the file can be imported.")
+	require.Equal(t, 0, e.count("acme", "services", "name", "Cabling"), "a check writes nothing")
+	p = b.postFile("/app/acme/settings/import", formOf("csrf", csrf, "mode", "import", "sheet", "Services"), "catalog.csv", good)
+	require.Equal(t, http.StatusOK, p.Status, p.Body)
+	require.Contains(t, p.Body, "The catalog was imported.")
+	require.Equal(t, 1, e.count("acme", "services", "name", "Cabling"))
+
+	x := b.get("/app/acme/settings/export")
+	require.Equal(t, http.StatusOK, x.Status)
+	require.True(t, strings.HasPrefix(x.Body, "PK"), "a workbook")
+	require.Contains(t, x.Header.Get("Content-Disposition"), "catalog-acme.xlsx")
+	require.True(t, strings.HasPrefix(b.get("/app/acme/settings/import/template?format=zip").Body, "PK"))
+}
