@@ -32,10 +32,10 @@ var layers = map[string][]string{
 	"mergedata":     {"engine", "scoping/views", "pricing"},
 	"workbook":      {"engine", "scoping/views", "pricing", "mergedata"},
 	"catalogimport": {"engine", "scoping/views", "pricing"},
-	// the workspace: an adapter over the use cases (scoping, auth, sso)
-	// that reads typed views and builds merge data; never a store, the
+	// the workspace: an adapter over the use cases (scoping, auth, sso,
+	// the catalog import) that reads typed views and builds merge data; never a store, the
 	// engine's storage, another adapter or jsonapi
-	"webapp": {"scoping", "scoping/views", "engine", "pricing", "approval", "expr", "auth", "sso", "mergedata", "internal/bounded"},
+	"webapp": {"scoping", "scoping/views", "engine", "pricing", "approval", "expr", "auth", "sso", "mergedata", "internal/bounded", "catalogimport"},
 
 	// the stores persist what the engine, auth and webhook declare, for
 	// the schema they are opened with: no import of the domain

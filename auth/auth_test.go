@@ -28,6 +28,15 @@ type Directory struct {
 	memberships map[[2]string]*auth.Membership
 	mfaRequired map[string]bool // accounts that require a second factor
 	version     uint64          // moves with every change
+	ended       []string        // users whose sessions without a second factor ended
+}
+
+// EndSessionsWithoutMFA implements auth.SessionEnder: it notes the user.
+func (d *Directory) EndSessionsWithoutMFA(_ context.Context, userID string) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.ended = append(d.ended, userID)
+	return nil
 }
 
 func (d *Directory) Version() (uint64, bool) {

@@ -35,8 +35,11 @@ type AuthCode struct {
 	UserID        string
 	RedirectURI   string
 	CodeChallenge string // S256 challenge; "" when the authorize request sent none
-	CreatedAt     time.Time
-	ExpiresAt     time.Time
+	// Proof is how the person proved who they are (ProofPassword,
+	// ProofPasswordMFA, ProofSSO): the tokens of the exchange keep it.
+	Proof     string
+	CreatedAt time.Time
+	ExpiresAt time.Time
 }
 
 // AuthorizeRequest is the query of GET /oauth/authorize (the login form
@@ -162,12 +165,12 @@ func (s *Service) Authorize(ctx context.Context, r *AuthorizeRequest, email, pas
 	if err := s.secondStep(ctx, app, r, subj); err != nil {
 		return "", err
 	}
-	return s.issueCode(ctx, app, r, subj.UserID)
+	return s.issueCode(ctx, app, r, subj.UserID, ProofPassword)
 }
 
 // issueCode stores a new authorization code for the user signed in for
-// the request and returns it.
-func (s *Service) issueCode(ctx context.Context, app *Application, r *AuthorizeRequest, userID string) (string, error) {
+// the request, by proof, and returns it.
+func (s *Service) issueCode(ctx context.Context, app *Application, r *AuthorizeRequest, userID, proof string) (string, error) {
 	code, err := randomString(tokenBytes)
 	if err != nil {
 		return "", err
@@ -180,6 +183,7 @@ func (s *Service) issueCode(ctx context.Context, app *Application, r *AuthorizeR
 		UserID:        userID,
 		RedirectURI:   r.RedirectURI,
 		CodeChallenge: r.CodeChallenge,
+		Proof:         proof,
 		CreatedAt:     now,
 		ExpiresAt:     now.Add(CodeTTL),
 	}
@@ -294,7 +298,7 @@ func (s *Service) authorizationCodeGrant(ctx context.Context, c *client, r *Toke
 	if m.revokes(ac.CreatedAt) {
 		return nil, invalid
 	}
-	return s.issue(ctx, c, ac.UserID, GrantAuthorizationCode, "", false)
+	return s.issue(ctx, c, ac.UserID, GrantAuthorizationCode, ac.Proof, false)
 }
 
 // validChallenge reports whether v can be an S256 challenge: the unpadded

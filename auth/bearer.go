@@ -16,6 +16,10 @@ type Principal struct {
 	AccountID string // the account the token is scoped to
 	ClientID  string
 	Grant     string // the grant that authenticated the user
+	// Proof is how the person proved who they are at the sign-in the
+	// token comes from (Token.Proof): a session begun with the token
+	// keeps it.
+	Proof     string
 	ExpiresAt time.Time
 }
 
@@ -110,6 +114,7 @@ func (s *Service) authenticate(ctx context.Context, digest []byte) (*Principal, 
 		AccountID: t.AccountID,
 		ClientID:  t.ClientID,
 		Grant:     t.Grant,
+		Proof:     t.Proof,
 		ExpiresAt: t.ExpiresAt,
 	}, nil
 }

@@ -263,8 +263,13 @@ func (s *Service) enrol(ctx context.Context, userID string, e *Enrolment, step i
 		return stored, err
 	}
 	// the person's sign-ins without a second factor no longer qualify,
-	// in any account (policy.go)
-	_, err = s.RevokeRefreshTokens(ctx, "", []string{userID}, false)
+	// in any account (policy.go), nor their sessions of the workspace
+	if _, err = s.RevokeRefreshTokens(ctx, "", []string{userID}, false); err != nil {
+		return stored, err
+	}
+	if se, ok := s.Directory.(SessionEnder); ok {
+		err = se.EndSessionsWithoutMFA(ctx, userID)
+	}
 	return stored, err
 }
 

@@ -327,3 +327,31 @@ func TestMFA_NeedsSealer(t *testing.T) {
 	RequireCode(t, err, scopekit.EINTERNAL)
 	require.True(t, regexp.MustCompile(`Sealer`).MatchString(err.Error()))
 }
+
+// Ensure a token of a code exchange keeps how the person signed in (a
+// password alone, or with a second factor), and that enrolling a second
+// factor ends the person's sessions opened without one (the directory's
+// SessionEnder), as it revokes such refresh tokens.
+func TestMFA_ProofAndSessions(t *testing.T) {
+	f := NewFixture(t)
+	ctx := context.Background()
+	code, err := f.Svc.Authorize(ctx, authorizeReq(), "ada@acme.test", Password)
+	require.NoError(t, err)
+	p, err := f.Svc.Authenticate(ctx, f.MustToken(t, codeGrant(code, callback, "")).AccessToken)
+	require.NoError(t, err)
+	require.Equal(t, auth.ProofPassword, p.Proof)
+	require.True(t, auth.ProofWithoutMFA(p.Proof))
+	require.Empty(t, f.Dir.ended)
+
+	secret, _ := f.enrolAda(t)
+	require.Equal(t, []string{"ada"}, f.Dir.ended, "the enrolment ends the sessions without a second factor")
+	_, err = f.Svc.Authorize(ctx, authorizeReq(), "ada@acme.test", Password)
+	sf := requireSecondFactor(t, err, false, "")
+	code, err = f.Svc.AuthorizeSecondFactor(ctx, authorizeReq(), sf.Ticket, totpCode(t, secret, f.Clock.Now()))
+	require.NoError(t, err)
+	p, err = f.Svc.Authenticate(ctx, f.MustToken(t, codeGrant(code, callback, "")).AccessToken)
+	require.NoError(t, err)
+	require.Equal(t, auth.ProofPasswordMFA, p.Proof)
+	require.False(t, auth.ProofWithoutMFA(p.Proof))
+	require.False(t, auth.ProofWithoutMFA(auth.ProofSSO))
+}

@@ -153,7 +153,7 @@ func (s *Service) AuthorizeSecondFactor(ctx context.Context, r *AuthorizeRequest
 		if !stored {
 			return "", &LoginError{Reason: LoginExpired}
 		}
-		return s.issueCode(ctx, app, r, t.UserID)
+		return s.issueCode(ctx, app, r, t.UserID, ProofPasswordMFA)
 	}
 	switch check, err := s.checkCode(ctx, t.UserID, code); {
 	case err != nil:
@@ -165,7 +165,7 @@ func (s *Service) AuthorizeSecondFactor(ctx context.Context, r *AuthorizeRequest
 	case check == codeNotEnrolled:
 		return "", &LoginError{Reason: LoginExpired}
 	}
-	return s.issueCode(ctx, app, r, t.UserID)
+	return s.issueCode(ctx, app, r, t.UserID, ProofPasswordMFA)
 }
 
 // passwordSecondFactor is the second step of the password grant, once

@@ -3,6 +3,7 @@ package auth
 import (
 	"context"
 	"fmt"
+	"slices"
 )
 
 // Each account's sign-in policy governs every token acting in it, a
@@ -21,7 +22,23 @@ import (
 const (
 	ProofPassword    = "password"
 	ProofPasswordMFA = "password+mfa"
+	// ProofSSO is a sign-in through an identity provider, which asks
+	// for the person's proof itself (no second factor of ScopeKit's).
+	ProofSSO = "sso"
 )
+
+// ProofWithoutMFA reports whether a sign-in of proof gave no second
+// factor though the person could have: a password alone (or an older
+// token that did not record its proof).
+func ProofWithoutMFA(proof string) bool { return slices.Contains(proofsWithoutMFA, proof) }
+
+// SessionEnder is implemented by a Directory whose people also hold
+// sessions of their own (the web workspace's): enrolling a second factor
+// ends those opened without one, as it revokes such refresh tokens
+// (docs/auth.md "Accounts are walls", rule 2).
+type SessionEnder interface {
+	EndSessionsWithoutMFA(ctx context.Context, userID string) error
+}
 
 // Proofs that give no second factor ("" is a token older than
 // Token.Proof), and every proof of a password sign-in.

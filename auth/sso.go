@@ -211,5 +211,5 @@ func (s *Service) AuthorizeSSO(ctx context.Context, r *AuthorizeRequest, p *Iden
 	if err := loginRefusal(m); err != nil {
 		return "", err
 	}
-	return s.issueCode(ctx, app, r, subj.UserID)
+	return s.issueCode(ctx, app, r, subj.UserID, ProofSSO)
 }

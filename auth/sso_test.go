@@ -135,6 +135,7 @@ func TestAuthorizeSSO(t *testing.T) {
 	principal, err := f.Svc.Authenticate(ctx, tok.AccessToken)
 	require.NoError(t, err)
 	require.Equal(t, "ada", principal.UserID)
+	require.Equal(t, auth.ProofSSO, principal.Proof, "a session begun with it records the provider's sign-in")
 
 	other := *acme
 	other.AccountID = "2"

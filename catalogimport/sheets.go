@@ -151,3 +151,13 @@ func (k *kind) titles() string {
 	}
 	return strings.Join(titles, ", ")
 }
+
+// SheetTitles are the titles of the sheets an import reads, in order (a
+// lone CSV file names one of them).
+func SheetTitles() []string {
+	out := make([]string, len(kinds))
+	for i, k := range kinds {
+		out[i] = k.title
+	}
+	return out
+}

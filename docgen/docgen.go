@@ -127,6 +127,7 @@ func (p *Pool) Config() scoping.DocumentConfig {
 	return scoping.DocumentConfig{
 		Tags:            documents.TagsFormat,
 		Lint:            lintV2,
+		Preview:         p.preview,
 		MaxTemplateSize: documents.MaxTemplateSize,
 		Builtins: []scoping.BuiltinTemplate{{Name: documents.StandardSOWName, Filename: "Standard SOW.docx",
 			File: documents.StandardSOW()},
@@ -147,8 +148,17 @@ var schemaV2 = sync.OnceValue(func() *documents.Schema {
 })
 
 // lintV2 checks a template's tags against v2 merge data.
-func lintV2(ctx context.Context, format string, file []byte) ([]string, error) {
-	return documents.LintFormat(ctx, format, file, schemaV2())
+func lintV2(ctx context.Context, format string, file []byte) ([]scoping.TemplateProblem, error) {
+	problems, err := documents.LintProblems(ctx, format, file, schemaV2())
+	if err != nil {
+		return nil, err
+	}
+	out := make([]scoping.TemplateProblem, len(problems))
+	for i, p := range problems {
+		out[i] = scoping.TemplateProblem{Tag: p.Tag, Path: p.Path, Where: p.Where, Context: p.Context,
+			Suggestion: p.Suggestion, Message: p.Message}
+	}
+	return out, nil
 }
 
 // Notify wakes an idle worker; it never blocks.

@@ -97,21 +97,66 @@ func (sh *shape) field(seg string) *shape {
 	return nil
 }
 
-// Lint returns the problems of a DOCX template's tags against s: each
-// path that does not resolve in its tag's scope, with its tag, paragraph
-// (or slide, or cell) and the nearest known path. A template Tags refuses
-// is refused here too. LintFormat lints PPTX and XLSX templates.
-func Lint(ctx context.Context, template []byte, s *Schema) ([]string, error) {
-	return lint(ctx, formatDOCX, template, s)
+// Problem is a tag of a template whose path the merge data does not
+// have (or an index outside any loop), as Lint finds it.
+type Problem struct {
+	Tag  string // as written, braces included: {project.projct_name}
+	Path string // what does not resolve: project.projct_name
+	// Where names the place: "paragraph 38", "paragraph 2 of slide 3",
+	// "cell B5 of Sheet1".
+	Where string
+	// Context is the text around it a person finds it by: the paragraph's
+	// opening words, or the slide's title ("" where Where says it all: a
+	// cell's reference).
+	Context string
+	// Suggestion is the known path nearest to Path ("" for none).
+	Suggestion string
+	// Message says all of it in one line (Lint's).
+	Message string
 }
 
-func lint(ctx context.Context, f *officeFormat, template []byte, s *Schema) ([]string, error) {
+// String is the problem's message.
+func (p Problem) String() string { return p.Message }
+
+// Lint returns the problems of a DOCX template's tags against s: each
+// path that does not resolve in its tag's scope, with its tag, paragraph
+// (or slide, or cell), the text around it and the nearest known path, as
+// messages. A template Tags refuses is refused here too. LintFormat lints
+// PPTX and XLSX templates; LintProblems returns the problems' parts.
+func Lint(ctx context.Context, template []byte, s *Schema) ([]string, error) {
+	return messages(lint(ctx, formatDOCX, template, s))
+}
+
+// LintProblems lints a template of the given format as LintFormat does
+// and returns each problem's parts.
+//
+// Errors: as Lint's; EINVALID (field "format") for an unknown format.
+func LintProblems(ctx context.Context, format string, template []byte, s *Schema) ([]Problem, error) {
+	f, err := formatOf(format)
+	if err != nil {
+		return nil, err
+	}
+	return lint(ctx, f, template, s)
+}
+
+func messages(problems []Problem, err error) ([]string, error) {
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, p := range problems {
+		out = append(out, p.Message)
+	}
+	return out, nil
+}
+
+func lint(ctx context.Context, f *officeFormat, template []byte, s *Schema) ([]Problem, error) {
 	d, err := openPackage(ctx, f, template, true)
 	if err != nil {
 		return nil, err
 	}
 	defer d.close()
-	var problems []string
+	var problems []Problem
 	for _, name := range d.partNames() {
 		t, err := d.compile(ctx, name)
 		if err != nil {
@@ -127,11 +172,11 @@ type linter struct {
 	s        *Schema
 	scopes   []*shape
 	loops    int // list loops open
-	problems []string
+	problems []Problem
 	seen     map[string]bool
 }
 
-func (s *Schema) lint(t *template) []string {
+func (s *Schema) lint(t *template) []Problem {
 	l := &linter{s: s, scopes: []*shape{s.root}, seen: map[string]bool{}}
 	l.node(t.root)
 	return l.problems
@@ -270,15 +315,23 @@ func (l *linter) problem(t *tag, path string, known []string) {
 			what = "loop " + path
 		}
 	}
-	msg := fmt.Sprintf("unknown %s in %s in %s", what, t.src, t.where())
-	if path == "$index" {
-		msg = fmt.Sprintf("%s in %s is outside any loop", t.src, t.where())
-	} else if near := nearest(path, known); near != "" {
-		msg += fmt.Sprintf(": did you mean %s?", near)
+	p := Problem{Tag: t.src, Path: path, Where: t.where(), Context: t.ctx}
+	if p.Context == t.src { // a paragraph of the tag alone: it says nothing more
+		p.Context = ""
 	}
-	if !l.seen[msg] {
-		l.seen[msg] = true
-		l.problems = append(l.problems, msg)
+	where := p.Where
+	if p.Context != "" {
+		where += " (“" + p.Context + "”)"
+	}
+	p.Message = fmt.Sprintf("unknown %s in %s in %s", what, t.src, where)
+	if path == "$index" {
+		p.Message = fmt.Sprintf("%s in %s is outside any loop", t.src, where)
+	} else if p.Suggestion = nearest(path, known); p.Suggestion != "" {
+		p.Message += fmt.Sprintf(": did you mean %s?", p.Suggestion)
+	}
+	if !l.seen[p.Message] {
+		l.seen[p.Message] = true
+		l.problems = append(l.problems, p)
 	}
 }
 

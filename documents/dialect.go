@@ -19,6 +19,10 @@ type dialect struct {
 	preserve bool
 	// label names paragraph number n of part (p is its node) in messages
 	label func(part string, p *node, n int) string
+	// context is what a person finds a paragraph of text by, beside its
+	// label: its opening words, the slide's title (nil: the label says
+	// it all, as a cell's reference does)
+	context func(t *template, text string) string
 	// value writes a value's text as runs with the run properties rPr
 	value func(w *out, d *dialect, rPr *node, s string)
 }
@@ -45,6 +49,7 @@ var wordML = &dialect{para: "w:p", run: "w:r", text: "w:t", runProps: "w:rPr", p
 		}
 		return fmt.Sprintf("paragraph %d of %s", n, part)
 	},
+	context: func(_ *template, text string) string { return openingWords(text) },
 	value: func(w *out, d *dialect, rPr *node, s string) {
 		w.WriteString("<w:r>")
 		if rPr != nil {
@@ -98,4 +103,23 @@ func firstKid(n *node, name string) *node {
 		return n.kids[0]
 	}
 	return nil
+}
+
+// openingWords are the first words of a paragraph's text: Word numbers
+// no paragraphs, so a message names one by how it begins.
+func openingWords(text string) string {
+	const words, chars = 8, 60
+	fields := strings.Fields(text)
+	cut := len(fields) > words
+	if cut {
+		fields = fields[:words]
+	}
+	s := strings.Join(fields, " ")
+	if r := []rune(s); len(r) > chars {
+		s, cut = string(r[:chars]), true
+	}
+	if cut {
+		s += "…"
+	}
+	return s
 }

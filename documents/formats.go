@@ -92,11 +92,7 @@ func TagsFormat(ctx context.Context, format string, template []byte) ([]string, 
 //
 // Errors: as Lint's; EINVALID (field "format") for an unknown format.
 func LintFormat(ctx context.Context, format string, template []byte, s *Schema) ([]string, error) {
-	f, err := formatOf(format)
-	if err != nil {
-		return nil, err
-	}
-	return lint(ctx, f, template, s)
+	return messages(LintProblems(ctx, format, template, s))
 }
 
 // numberedPart reports whether name is dir/prefix<n>.xml.

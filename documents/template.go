@@ -20,6 +20,9 @@ type tag struct {
 	para int        // the paragraph it is in (1-based, in its part)
 	part string     // the part it is in
 	at   string     // the paragraph as messages name it ("paragraph 3", "cell B5 of Sheet1")
+	// ctx is the text around it a person finds it by: the paragraph's
+	// opening words, the slide's title ("" for none, or a cell: at names it)
+	ctx string
 }
 
 // where names the tag's paragraph for an error message.
@@ -47,11 +50,12 @@ func (t *tag) kindName() string {
 // template is a compiled part: its tree with tags as nodes and sections
 // built.
 type template struct {
-	d    *dialect
-	part string
-	size int // of the part's bytes
-	root *node
-	tags []*tag
+	d     *dialect
+	part  string
+	size  int // of the part's bytes
+	root  *node
+	tags  []*tag
+	title string // a slide's title, for the messages' context
 }
 
 // compile parses a part, finds the tags of every paragraph, and builds the
@@ -76,6 +80,9 @@ func compile(ctx context.Context, d *dialect, part string, b []byte) (*template,
 		return nil, invalid("the template's %s is not well-formed XML: %v", part, err)
 	}
 	t := &template{d: d, part: part, size: len(b), root: root}
+	if d == drawingML {
+		t.title = slideTitle(root)
+	}
 	// Paragraphs are numbered in document order, those kept as bytes too.
 	var paras []*node
 	var numbers []int
@@ -153,7 +160,11 @@ func (t *template) splitTags(p *node, para int) error {
 	if !strings.ContainsAny(text, "{}") {
 		return nil
 	}
-	spans, err := t.scan(text, para, t.d.label(t.part, p, para))
+	ctx := ""
+	if t.d.context != nil {
+		ctx = t.d.context(t, text)
+	}
+	spans, err := t.scan(text, para, t.d.label(t.part, p, para), ctx)
 	if err != nil {
 		return err
 	}
@@ -362,7 +373,7 @@ type span struct {
 }
 
 // scan finds the tags of a paragraph's text.
-func (t *template) scan(text string, para int, where string) ([]span, error) {
+func (t *template) scan(text string, para int, where, ctx string) ([]span, error) {
 	var spans []span
 	at := func() string { return where }
 	for i := 0; i < len(text); i++ {
@@ -383,7 +394,7 @@ func (t *template) scan(text string, para int, where string) ([]span, error) {
 			if err != nil {
 				return nil, invalid("bad tag %s in %s: %v", quoteTag(text[i:end+1]), at(), err)
 			}
-			tg.at = where
+			tg.at, tg.ctx = where, ctx
 			t.tags = append(t.tags, tg)
 			spans = append(spans, span{start: i, end: end + 1, tag: tg})
 			i = end

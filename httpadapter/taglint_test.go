@@ -21,15 +21,15 @@ func TestTemplateLint(t *testing.T) {
 	r := e.upload("/acme/v1/document-templates/"+id+"/file", admin, bad)
 	errObj := assertError(t, r, http.StatusUnprocessableEntity, "")
 	detail, _ := errObj["detail"].(string)
-	assert.Contains(t, detail, "unknown path project.projct_name in {project.projct_name} in paragraph 1: did you mean project.project_name?")
-	assert.Contains(t, detail, "unknown loop phasse in {#phasse} in paragraph 2: did you mean phases?")
+	assert.Contains(t, detail, "unknown path project.projct_name in {project.projct_name} in paragraph 1 (“SOW for {project.projct_name}”): did you mean project.project_name?")
+	assert.Contains(t, detail, "unknown loop phasse in {#phasse} in paragraph 2 (“{#phasse}{name}{/phasse}”): did you mean phases?")
 	assert.Equal(t, http.StatusNotFound, e.download("/acme/v1/document-templates/"+id+"/file", admin).Status, "nothing stored")
 
 	e.patch("/acme/v1/document-templates/"+id, admin, "document-templates", id, `{"lenient":true}`)
 	r = e.upload("/acme/v1/document-templates/"+id+"/file", admin, bad)
 	require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
-	assert.Equal(t, []any{"unknown path project.projct_name in {project.projct_name} in paragraph 1: did you mean project.project_name?",
-		"unknown loop phasse in {#phasse} in paragraph 2: did you mean phases?"}, r.attr("problems"))
+	assert.Equal(t, []any{"unknown path project.projct_name in {project.projct_name} in paragraph 1 (“SOW for {project.projct_name}”): did you mean project.project_name?",
+		"unknown loop phasse in {#phasse} in paragraph 2 (“{#phasse}{name}{/phasse}”): did you mean phases?"}, r.attr("problems"))
 
 	unknown := e.upload("/acme/v1/document-templates/"+id+"/file", admin, docxtest.Build("{project.project_name | bold}"))
 	assertError(t, unknown, http.StatusUnprocessableEntity, "")

@@ -54,15 +54,16 @@ func declareAccounts(s *engine.Schema) {
 	register(s, &engine.TypeDef{Name: "roles", Guard: "users", Versioned: true,
 		Attrs: []engine.AttrDef{unique(str("name")), {Name: "permissions", Kind: engine.KindObject, NotNull: true},
 			enum("project-visibility", "all", "all", "assigned")},
-		Rels:  []engine.RelDef{inverse("users", "users", "roles")},
-		Hooks: engine.Hooks{Delete: deleteRole, Validate: validateAll(validateRole, roleCeiling)}})
+		Rels:    []engine.RelDef{inverse("users", "users", "roles")},
+		Filters: named(),
+		Hooks:   engine.Hooks{Delete: deleteRole, Validate: validateAll(validateRole, roleCeiling)}})
 
 	register(s, &engine.TypeDef{Name: "users", Guard: "users", Archives: true, Versioned: true,
 		Attrs: cat([]engine.AttrDef{withMaxLen(required(str("name")), MaxNameChars), withMaxLen(unique(str("email")), MaxEmailBytes), str("title"), str("phone"),
 			enum("user-type", "standard", "standard", "service")},
 			computed(enum("status", "", "invited", "active", "deactivated"))),
 		Rels:    []engine.RelDef{toN("roles", "roles")},
-		Filters: eq("email", "user-type", "status"),
+		Filters: with(eq("email", "user-type", "status"), "name", engine.FilterDef{Op: engine.OpContains}),
 		Hooks: engine.Hooks{Defaults: userDefaults, Validate: validateUser, AfterWrite: afterWriteUser,
 			// DELETE deactivates the membership: a user's identity and its
 			// history (projects, approvals) stay.
@@ -81,12 +82,13 @@ func declareAccounts(s *engine.Schema) {
 		Attrs: []engine.AttrDef{required(str("name")),
 			enum("pricing-model", "fixed_fee", "fixed_fee", "time_and_materials"),
 			flag("include-expenses", true), flag("include-hardware", false), flag("default", false)},
-		Hooks: engine.Hooks{AfterWrite: func(_ context.Context, c *engine.Call, rec, _ *engine.Record) error { return keepOneDefault(c, rec) }}})
+		Filters: named(),
+		Hooks:   engine.Hooks{AfterWrite: func(_ context.Context, c *engine.Call, rec, _ *engine.Record) error { return keepOneDefault(c, rec) }}})
 
 	// The account's general terms: clauses every statement of work prints
 	// (active ones, by position), so a services team words them once.
 	register(s, &engine.TypeDef{Name: "general-terms", Guard: "settings", Archives: true,
-		Attrs: []engine.AttrDef{required(str("name")), required(text("body")), num("position")}})
+		Attrs: []engine.AttrDef{required(str("name")), required(text("body")), num("position")}, Filters: named()})
 
 	register(s, &engine.TypeDef{Name: "integrated-products", Guard: "settings",
 		Attrs: []engine.AttrDef{required(str("name")), enum("kind", "other", "psa", "crm", "other"), str("vendor"),
@@ -105,7 +107,8 @@ func declareAccounts(s *engine.Schema) {
 			enum("kind", "technical", "technical", "sales", "business"),
 			{Name: "conditions", Kind: engine.KindAny}, withDefault(num("required-approvals"), int64(0)),
 			flag("submitter-approves", false)},
-		Rels: []engine.RelDef{inverse("line-of-business-approvals", "line-of-business-approvals", "approval-level")},
+		Rels:    []engine.RelDef{inverse("line-of-business-approvals", "line-of-business-approvals", "approval-level")},
+		Filters: named(),
 		Hooks: engine.Hooks{Validate: func(_ context.Context, c *engine.Call, rec, _ *engine.Record) []error {
 			var errs []error
 			if _, err := approval.ParseConditions(rec.Attrs["conditions"]); err != nil {

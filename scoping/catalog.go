@@ -14,16 +14,16 @@ var paymentFrequencies = []string{"one_time", "monthly", "quarterly", "annually"
 
 func declareCatalog(s *engine.Schema) {
 	register(s, &engine.TypeDef{Name: "lines-of-business", Guard: "catalog", Archives: true, V2: true,
-		Attrs: []engine.AttrDef{unique(str("name")), str("code")}})
+		Attrs: []engine.AttrDef{unique(str("name")), str("code")}, Filters: named()})
 	register(s, &engine.TypeDef{Name: "phases", Guard: "catalog", Archives: true, V2: true,
-		Attrs: []engine.AttrDef{required(str("name")), num("position"), text("sow-language")}})
+		Attrs: []engine.AttrDef{required(str("name")), num("position"), text("sow-language")}, Filters: named()})
 	register(s, &engine.TypeDef{Name: "service-categories", Guard: "catalog", Archives: true, V2: true,
 		Attrs:   []engine.AttrDef{required(str("name"))},
 		Filters: map[string]engine.FilterDef{"name": {Op: engine.OpContains}}})
 	register(s, &engine.TypeDef{Name: "expense-categories", Guard: "catalog", Archives: true,
-		Attrs: []engine.AttrDef{required(str("name"))}})
+		Attrs: []engine.AttrDef{required(str("name"))}, Filters: named()})
 	register(s, &engine.TypeDef{Name: "products", Guard: "catalog", Archives: true,
-		Attrs: []engine.AttrDef{required(str("name")), str("sku"), dec("unit-price"), dec("unit-cost")}})
+		Attrs: []engine.AttrDef{required(str("name")), str("sku"), dec("unit-price"), dec("unit-cost")}, Filters: named()})
 
 	register(s, &engine.TypeDef{Name: "services", Guard: "catalog", Archives: true, V2: true,
 		Attrs: cat([]engine.AttrDef{unique(str("name")), text("description"), str("sku"), dec("hours"),
@@ -54,9 +54,9 @@ func declareCatalog(s *engine.Schema) {
 
 	register(s, &engine.TypeDef{Name: "resources", Guard: "rate_tables", Archives: true, V2: true,
 		Attrs: []engine.AttrDef{unique(str("name")), str("external-name"), text("description"),
-			dec("hourly-rate"), dec("hourly-cost")}})
+			dec("hourly-rate"), dec("hourly-cost")}, Filters: named()})
 	register(s, &engine.TypeDef{Name: "rate-tables", Guard: "rate_tables", Archives: true, V2: true,
-		Attrs: []engine.AttrDef{required(str("name")), str("currency"), flag("default", false)},
+		Attrs: []engine.AttrDef{required(str("name")), str("currency"), flag("default", false)}, Filters: named(),
 		Hooks: engine.Hooks{
 			Defaults: func(_ context.Context, c *engine.Call, rec *engine.Record) error {
 				if engine.Blank(rec.Attrs["currency"]) { // rule 5: the account default
@@ -84,7 +84,7 @@ func declareCatalog(s *engine.Schema) {
 		Hooks: engine.Hooks{Defaults: currencyDefaults, Validate: validateCurrency, Delete: deleteCurrency}})
 
 	register(s, &engine.TypeDef{Name: "blueprints", Guard: "catalog", Archives: true,
-		Attrs: []engine.AttrDef{required(str("name")), text("description")},
+		Attrs: []engine.AttrDef{required(str("name")), text("description")}, Filters: named(),
 		Rels: []engine.RelDef{inverse("blueprint-items", "blueprint-items", "blueprint"),
 			{Name: "services", Type: "services", ToMany: true, ReadOnly: true,
 				Through: "blueprint-items", From: "blueprint", To: "service"}}})
@@ -103,7 +103,8 @@ func declareCatalog(s *engine.Schema) {
 			enum("allocation-method", "prorate_phases_by_effort", allocationMethods...),
 			enum("filter-type", "all_services", filterTypes...),
 			{Name: "required", Kind: engine.KindBool, Default: false, Index: true}, num("position")},
-		Rels: []engine.RelDef{to1("resource", "resources"), to1("phase", "phases"), to1("service-category", "service-categories")},
+		Rels:    []engine.RelDef{to1("resource", "resources"), to1("phase", "phases"), to1("service-category", "service-categories")},
+		Filters: named(),
 		Hooks: engine.Hooks{Validate: func(_ context.Context, _ *engine.Call, rec, _ *engine.Record) []error {
 			return validateGovernance(rec, "phase")
 		}}})

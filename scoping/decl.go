@@ -62,6 +62,12 @@ func eq(names ...string) map[string]engine.FilterDef {
 	return m
 }
 
+// named declares the search of a type by name: a case-insensitive
+// substring (the workspace's settings lists search with it).
+func named() map[string]engine.FilterDef {
+	return map[string]engine.FilterDef{"name": {Op: engine.OpContains}}
+}
+
 func with(m map[string]engine.FilterDef, name string, f engine.FilterDef) map[string]engine.FilterDef {
 	m[name] = f
 	return m

@@ -122,9 +122,31 @@ func templateFormat(rec *engine.Record) string {
 	return "docx"
 }
 
+// TemplateProblem is a tag of a template whose path merge data does not
+// have (DocumentConfig.Lint): the tag as written, the path, where it is
+// (paragraph 38, paragraph 2 of slide 3, cell B5 of Sheet1), the text a
+// person finds it by (the paragraph's opening words, the slide's title),
+// the nearest known path, and all of it in one message.
+type TemplateProblem struct {
+	Tag, Path, Where, Context, Suggestion, Message string
+}
+
+// LintError refuses a strict template whose tags have problems: its Err
+// (EINVALID about the file, listing the first problems) is what adapters
+// answer; Problems are all of them, for a page that shows them apart.
+type LintError struct {
+	Err      *scopekit.Error
+	Problems []TemplateProblem
+}
+
+func (e *LintError) Error() string { return e.Err.Error() }
+
+// Unwrap makes the error's code EINVALID.
+func (e *LintError) Unwrap() error { return e.Err }
+
 // lintTemplateFile checks the template's tags against the merge data: a
-// problem refuses a strict template (EINVALID listing them) and is
-// returned for a lenient one.
+// problem refuses a strict template (a *LintError) and is returned for a
+// lenient one.
 func (s *Service) lintTemplateFile(ctx context.Context, format string, file []byte, lenient bool) ([]string, error) {
 	if s.Documents.Lint == nil {
 		return nil, nil
@@ -133,15 +155,38 @@ func (s *Service) lintTemplateFile(ctx context.Context, format string, file []by
 	if err != nil {
 		return nil, checkError(ctx, format, err)
 	}
+	msgs := make([]string, len(problems))
+	for i, p := range problems {
+		msgs[i] = p.Message
+	}
 	if len(problems) == 0 || lenient {
-		return problems, nil
+		return msgs, nil
 	}
 	const shown = 10
-	msg := strings.Join(problems[:min(len(problems), shown)], "; ")
-	if len(problems) > shown {
-		msg += fmt.Sprintf("; and %d more", len(problems)-shown)
+	msg := strings.Join(msgs[:min(len(msgs), shown)], "; ")
+	if len(msgs) > shown {
+		msg += fmt.Sprintf("; and %d more", len(msgs)-shown)
 	}
-	return nil, scopekit.FieldErrorf(scopekit.EINVALID, "file", "%s (set lenient to true to store the template anyway, with these listed in problems)", msg)
+	return nil, &LintError{Problems: problems, Err: scopekit.FieldErrorf(scopekit.EINVALID, "file",
+		"%s (set lenient to true to store the template anyway, with these listed in problems)", msg)}
+}
+
+// TemplateProblems checks the stored file of a template again and
+// returns its problems with their parts (those a lenient template keeps
+// as messages in its problems attribute). filters are as TemplateFile's.
+//
+// Errors: as TemplateFile's; those of the check.
+func (s *Service) TemplateProblems(ctx context.Context, a *engine.Actor, id string, filters map[string]string) ([]TemplateProblem, error) {
+	f, err := s.TemplateFile(ctx, a, id, filters)
+	if err != nil || s.Documents.Lint == nil {
+		return nil, err
+	}
+	format := formatOfType(f.ContentType)
+	problems, err := s.Documents.Lint(ctx, format, f.Data)
+	if err != nil {
+		return nil, checkError(ctx, format, err)
+	}
+	return problems, nil
 }
 
 // anyList is a list attribute's value.

@@ -84,7 +84,12 @@ type DocumentConfig struct {
 	// not have, with the nearest known one). A template with problems is
 	// refused unless it is lenient, which lists them in its problems
 	// attribute. Optional.
-	Lint func(ctx context.Context, format string, file []byte) ([]string, error)
+	Lint func(ctx context.Context, format string, file []byte) ([]TemplateProblem, error)
+	// Preview renders a template file of a format against a project's
+	// snapshot and converts the result to PDF, within ctx (PreviewTemplate).
+	// Its EINVALID errors say what is wrong with the template; without it
+	// templates cannot be previewed. Optional.
+	Preview func(ctx context.Context, snap *views.Snapshot, format string, file []byte) ([]byte, error)
 	// MaxTemplateSize bounds an uploaded template file (ETOOLARGE above);
 	// 0 means no bound here (the adapter still limits the body).
 	MaxTemplateSize int

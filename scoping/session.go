@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/scopekit/scopekit"
+	"github.com/scopekit/scopekit/auth"
 	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/scoping/views"
 )
@@ -42,7 +43,7 @@ const (
 
 func declareSessions(s *engine.Schema) {
 	register(s, &engine.TypeDef{Name: "workspace-sessions", Internal: true,
-		Attrs: []engine.AttrDef{str("digest"), str("policy"),
+		Attrs: []engine.AttrDef{str("digest"), str("policy"), str("proof"),
 			{Name: "signed-in-at", Kind: engine.KindTime}, {Name: "expires-at", Kind: engine.KindTime}},
 		Rels: []engine.RelDef{to1("user", "users")}})
 }
@@ -67,12 +68,14 @@ func errNoSession() error {
 }
 
 // StartSession opens a session for the user in the account, after the
-// person signed in there (the workspace's OAuth sign-in). It returns the
-// session's token, the cookie's value, which is not kept. EFORBIDDEN when
-// the user is not an active member of the account or is a service
-// account (service accounts cannot sign in to the workspace). Expired
-// sessions of the person in the account are removed on the way.
-func (s *Service) StartSession(ctx context.Context, accountID, userID string) (token string, sess *Session, err error) {
+// person signed in there (the workspace's OAuth sign-in) by proof (how
+// they proved who they are: auth.ProofPassword, ProofPasswordMFA,
+// ProofSSO). It returns the session's token, the cookie's value, which
+// is not kept. EFORBIDDEN when the user is not an active member of the
+// account or is a service account (service accounts cannot sign in to
+// the workspace). Expired sessions of the person in the account are
+// removed on the way.
+func (s *Service) StartSession(ctx context.Context, accountID, userID, proof string) (token string, sess *Session, err error) {
 	secret := make([]byte, 32)
 	if _, err := rand.Read(secret); err != nil {
 		return "", nil, fmt.Errorf("scoping: session secret: %w", err)
@@ -101,7 +104,7 @@ func (s *Service) StartSession(ctx context.Context, accountID, userID string) (t
 			}
 		}
 		rec.ID = ""
-		rec.Attrs = map[string]any{views.NameDigest: sessionDigest(secretStr), views.NamePolicy: policy,
+		rec.Attrs = map[string]any{views.NameDigest: sessionDigest(secretStr), views.NamePolicy: policy, views.NameProof: proof,
 			views.NameSignedInAt: engine.FormatTime(now), views.NameExpiresAt: engine.FormatTime(now.Add(SessionIdle))}
 		rec.SetRel(views.NameUser, userID)
 		return tx.Insert(rec)
@@ -187,6 +190,30 @@ func (s *Service) EndSession(ctx context.Context, token string) error {
 		return tx.Delete(rec.Type, accountID, id)
 	})
 }
+
+// EndSessionsWithoutMFA ends the person's sessions, in every account,
+// that were opened without a second factor (a password alone): the
+// person has enrolled one, and such sign-ins no longer qualify, as their
+// refresh tokens do not (auth.SessionEnder).
+func (d directory) EndSessionsWithoutMFA(ctx context.Context, userID string) error {
+	return d.s.Update(ctx, func(tx engine.Tx) error {
+		recs, _, err := tx.List(&engine.Query{Type: views.TypeWorkspaceSessions, AllAccounts: true,
+			Where: []engine.Cond{engine.Eq(views.NameUser, userID)}})
+		if err != nil {
+			return err
+		}
+		for _, r := range recs {
+			if auth.ProofWithoutMFA(r.Str(views.NameProof)) {
+				if err := tx.Delete(r.Type, r.AccountID, r.ID); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+}
+
+var _ auth.SessionEnder = directory{}
 
 // sessionHolds checks what may have changed since the sign-in: the
 // deadlines, the membership and the account's sign-in policy.

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/scopekit/scopekit"
+	"github.com/scopekit/scopekit/auth"
 	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/scoping"
 	"github.com/stretchr/testify/require"
@@ -35,7 +36,7 @@ func newSessEnv(t *testing.T) *sessEnv {
 
 func (e *sessEnv) start(t *testing.T) string {
 	t.Helper()
-	token, sess, err := e.svc.StartSession(context.Background(), e.acme.ID, e.ada.UserID)
+	token, sess, err := e.svc.StartSession(context.Background(), e.acme.ID, e.ada.UserID, auth.ProofPassword)
 	require.NoError(t, err)
 	require.Equal(t, e.ada.UserID, sess.UserID)
 	require.NotEmpty(t, sess.CSRF)
@@ -102,12 +103,12 @@ func TestSessionRefused(t *testing.T) {
 		return err
 	}))
 	for _, id := range []string{bot.ID, invited.ID, "999999"} {
-		_, _, err := e.svc.StartSession(ctx, e.acme.ID, id)
+		_, _, err := e.svc.StartSession(ctx, e.acme.ID, id, auth.ProofPassword)
 		require.Equal(t, scopekit.EFORBIDDEN, scopekit.ErrorCode(err), "user %s: %v", id, err)
 	}
 	// a member of acme has no session in globex
 	globex, _ := acctAccount(t, e.svc, "globex")
-	_, _, err := e.svc.StartSession(ctx, globex.ID, e.ada.UserID)
+	_, _, err := e.svc.StartSession(ctx, globex.ID, e.ada.UserID, auth.ProofPassword)
 	require.Equal(t, scopekit.EFORBIDDEN, scopekit.ErrorCode(err))
 }
 
@@ -221,4 +222,35 @@ func TestSignInAccount(t *testing.T) {
 	require.Equal(t, "Acme", name)
 	_, _, err = e.svc.SignInAccount(context.Background(), "nobody")
 	require.Equal(t, scopekit.ENOTFOUND, scopekit.ErrorCode(err))
+}
+
+// Ensure enrolling a second factor ends the person's sessions opened
+// with a password alone, in every account, and leaves those opened with
+// a second factor or through single sign-on (auth.SessionEnder).
+func TestSessionEndsWithoutMFA(t *testing.T) {
+	e := newSessEnv(t)
+	ctx := context.Background()
+	start := func(accountID, proof string) string {
+		token, _, err := e.svc.StartSession(ctx, accountID, e.ada.UserID, proof)
+		require.NoError(t, err)
+		return token
+	}
+	globex, _ := acctAccount(t, e.svc, "globex")
+	acctMember(t, e.svc, globex.ID, "ada@acme.test", "Sales")
+	password, inGlobex := start(e.acme.ID, auth.ProofPassword), start(globex.ID, auth.ProofPassword)
+	withMFA, sso := start(e.acme.ID, auth.ProofPasswordMFA), start(e.acme.ID, auth.ProofSSO)
+	bob := acctMember(t, e.svc, e.acme.ID, "bob@acme.test", "Sales")
+	other, _, err := e.svc.StartSession(ctx, e.acme.ID, bob.UserID, auth.ProofPassword)
+	require.NoError(t, err)
+
+	ender, ok := scoping.Directory(e.svc.Store()).(auth.SessionEnder)
+	require.True(t, ok)
+	require.NoError(t, ender.EndSessionsWithoutMFA(ctx, e.ada.UserID))
+	e.requireClosed(t, password)
+	_, _, err = e.svc.Session(ctx, inGlobex)
+	require.Equal(t, scopekit.EUNAUTHORIZED, scopekit.ErrorCode(err), "in every account")
+	e.requireOpen(t, withMFA)
+	e.requireOpen(t, sso)
+	_, _, err = e.svc.Session(ctx, other)
+	require.NoError(t, err, "another person's session stays")
 }

@@ -39,8 +39,9 @@ func declareSingleSignOn(s *engine.Schema) {
 			{Name: "email-domains", Kind: engine.KindList, Required: true, NotNull: true},
 			flag("passwords-allowed", true), flag("jit-provisioning", false),
 			{Name: "active", Kind: engine.KindBool, Default: true, Index: true}},
-		Rels:  []engine.RelDef{to1("default-role", "roles")},
-		Hooks: engine.Hooks{Prepare: discoverIssuer, Validate: validateAll(validateIdentityProvider, providerRoleCeiling), AfterWrite: revokeOnPasswordsOff}})
+		Rels:    []engine.RelDef{to1("default-role", "roles")},
+		Filters: named(),
+		Hooks:   engine.Hooks{Prepare: discoverIssuer, Validate: validateAll(validateIdentityProvider, providerRoleCeiling), AfterWrite: revokeOnPasswordsOff}})
 }
 
 // validateIdentityProvider checks the issuer URL (in its one form) and

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/scopekit/scopekit/auth"
 	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/internal/demodata"
 	"github.com/stretchr/testify/require"
@@ -60,7 +61,7 @@ func benchProject(b *testing.B, e *env) (pid, first string) {
 // benchSession is a signed-in session of ada: its cookie and CSRF token.
 func benchSession(b *testing.B, e *env) (cookie *http.Cookie, csrf string) {
 	b.Helper()
-	token, sess, err := e.svc.StartSession(context.Background(), e.accts["acme"], e.users["ada@acme.test"])
+	token, sess, err := e.svc.StartSession(context.Background(), e.accts["acme"], e.users["ada@acme.test"], auth.ProofPassword)
 	require.NoError(b, err)
 	return &http.Cookie{Name: "scopekit_session", Value: token}, sess.CSRF
 }

@@ -30,6 +30,10 @@ type call struct {
 	slug  string
 	form  url.Values // a POST's form
 	htmx  bool       // sent by htmx: answer with a fragment
+	// a file form's file (uploads.go)
+	file      []byte
+	fileName  string
+	fileGiven bool
 }
 
 func (c *call) ctx() context.Context { return c.r.Context() }
@@ -175,14 +179,20 @@ func (c *call) claimOnce() error {
 // but our own files, no framing, no caching of what a person sees. Forms
 // go to the workspace, or (signing in) on to the login page.
 func (w *Workspace) securePage(h http.Header) {
-	formAction := "'self'"
-	if w.authURL != w.base {
-		formAction += " " + w.authURL
-	}
-	h.Set("Content-Security-Policy", "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "+
-		"connect-src 'self'; form-action "+formAction+"; base-uri 'none'; frame-ancestors 'none'")
+	h.Set("Content-Security-Policy", w.csp(""))
 	h.Set("Referrer-Policy", "same-origin")
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("X-Frame-Options", "DENY")
 	h.Set("Cache-Control", "no-store")
+}
+
+// csp is the pages' Content-Security-Policy, with what a page allows
+// besides (extra: "frame-src 'self'; " for a page that frames a preview).
+func (w *Workspace) csp(extra string) string {
+	formAction := "'self'"
+	if w.authURL != w.base {
+		formAction += " " + w.authURL
+	}
+	return "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; " + extra +
+		"connect-src 'self'; form-action " + formAction + "; base-uri 'none'; frame-ancestors 'none'"
 }

@@ -6,6 +6,7 @@ import (
 	"html"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
@@ -13,6 +14,7 @@ import (
 	"os"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -63,6 +65,29 @@ type env struct {
 	users  map[string]string // email -> id
 	seeded map[string]*demodata.Seeded
 	pdf    bool // documents get PDFs (LibreOffice is installed)
+	dns    *fakeDNS
+}
+
+// fakeDNS answers the TXT lookups of domain verification from a map.
+type fakeDNS struct {
+	mu  sync.Mutex
+	txt map[string][]string
+}
+
+func (d *fakeDNS) LookupTXT(_ context.Context, name string) ([]string, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if r, ok := d.txt[strings.TrimSuffix(name, ".")]; ok {
+		return r, nil
+	}
+	return nil, &net.DNSError{Err: "no such host", Name: name, IsNotFound: true}
+}
+
+// publish adds a TXT record.
+func (d *fakeDNS) publish(name, record string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.txt[name] = append(d.txt[name], record)
 }
 
 // instance starts another server over the same database (the same
@@ -140,7 +165,11 @@ func (e *env) start() {
 	sealer, err := seal.New(make([]byte, seal.KeySize))
 	require.NoError(t, err)
 	e.svc = scoping.NewService(e.db)
-	e.svc.Webhooks = scoping.WebhookConfig{Sealer: sealer, CheckDestination: webhook.CheckDestination(true)}
+	dispatcher := &webhook.Dispatcher{Store: e.db, Secrets: sealer, AllowPrivate: true, PollInterval: 50 * time.Millisecond,
+		Schedule: []time.Duration{0, 50 * time.Millisecond}}
+	e.svc.Webhooks = scoping.WebhookConfig{Sealer: sealer, CheckDestination: webhook.CheckDestination(true), Notify: dispatcher.Notify}
+	e.dns = &fakeDNS{txt: map[string][]string{}}
+	e.svc.SSO = scoping.SSOConfig{Resolver: e.dns}
 	e.auth = &auth.Service{Store: e.db.AuthStore(), Directory: scoping.Directory(e.db), Providers: scoping.IdentityProviders(e.svc),
 		BcryptCost: bcrypt.MinCost, Sealer: sealer}
 	logger := slog.New(slog.NewTextHandler(testLog{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
@@ -153,7 +182,9 @@ func (e *env) start() {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); _ = pool.Run(ctx) }()
-	t.Cleanup(func() { cancel(); <-done })
+	delivered := make(chan struct{})
+	go func() { defer close(delivered); _ = dispatcher.Run(ctx) }()
+	t.Cleanup(func() { cancel(); <-done; <-delivered })
 
 	// single sign-on reaches the test's provider on loopback
 	api := &httpadapter.Server{Svc: e.svc, Auth: e.auth, Logger: logger, SSO: &sso.RelyingParty{Client: &http.Client{Timeout: 10 * time.Second}}}
@@ -319,8 +350,10 @@ func (e *env) create(a *engine.Actor, typ string, attrs map[string]string, rels 
 	for k, v := range attrs {
 		in.Attrs[k] = json.RawMessage(v)
 	}
+	def, _ := e.svc.Schema().Lookup(typ)
 	for k, r := range rels {
-		in.Rels[k] = engine.RelInput{Refs: []engine.Ref{r}}
+		rd, _ := def.Rel(k)
+		in.Rels[k] = engine.RelInput{Refs: []engine.Ref{r}, ToMany: rd != nil && rd.ToMany}
 	}
 	res, err := e.svc.Create(context.Background(), a, typ, in, engine.Options{})
 	require.NoError(e.t, err, "create %s", typ)
@@ -394,13 +427,20 @@ func formOf(kv ...string) url.Values {
 // admin.
 func (e *env) apiRecord(slug, typ, id string) map[string]any {
 	e.t.Helper()
-	req, _ := http.NewRequest(http.MethodGet, e.srv.URL+"/"+slug+"/v1/"+typ+"/"+id, nil)
+	return e.apiRecordPath(slug, "/"+slug+"/v1/"+typ+"/"+id)
+}
+
+// apiRecordPath reads the resource of an API path as an admin of the
+// account.
+func (e *env) apiRecordPath(slug, path string) map[string]any {
+	e.t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, e.srv.URL+path, nil)
 	req.Header.Set("Authorization", "Bearer "+e.apiToken(slug))
 	req.Header.Set("Accept", "application/vnd.api+json")
 	res, err := http.DefaultClient.Do(req)
 	require.NoError(e.t, err)
 	defer res.Body.Close()
-	require.Equal(e.t, http.StatusOK, res.StatusCode, "%s %s", typ, id)
+	require.Equal(e.t, http.StatusOK, res.StatusCode)
 	var doc struct {
 		Data struct {
 			Attributes map[string]any `json:"attributes"`

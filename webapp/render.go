@@ -80,13 +80,15 @@ var pages = func() map[string]*template.Template {
 		"pct":    percent,
 		"dict":   dict,
 		"label":  label,
+		"levels": func() []string { return permissionLevels },
 	}
-	base := template.Must(template.New("").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/parts.html"))
+	base := template.Must(template.New("").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/parts.html",
+		"templates/settingsparts.html", "templates/panels.html"))
 	out := map[string]*template.Template{}
 	names, _ := fs.Glob(templateFS, "templates/*.html")
 	for _, n := range names {
 		name := strings.TrimSuffix(path.Base(n), ".html")
-		if name == "layout" || name == "parts" {
+		if name == "layout" || name == "parts" || name == "settingsparts" || name == "panels" {
 			continue
 		}
 		out[name] = template.Must(template.Must(base.Clone()).ParseFS(templateFS, n))
@@ -127,13 +129,14 @@ type layout struct {
 	UserName    string
 	CSRF        string
 	Nav         string // the menu entry of the page
+	Settings    bool   // the role opens some of the settings: the menu shows them
 	Flash       string // a message about the last change
 	Errors      []fieldError
 }
 
 func (c *call) layout(title, nav string) *layout {
 	return &layout{Title: title, Slug: c.slug, AccountName: views.Account{Record: c.actor.Account}.Name(),
-		UserName: views.User{Record: c.actor.User}.Name(), CSRF: c.sess.CSRF, Nav: nav}
+		UserName: views.User{Record: c.actor.User}.Name(), CSRF: c.sess.CSRF, Nav: nav, Settings: c.w.canSettings(c)}
 }
 
 func accountSlug(a *engine.Actor) string { return views.Account{Record: a.Account}.Slug() }

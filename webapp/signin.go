@@ -133,7 +133,7 @@ func (w *Workspace) callback(rw http.ResponseWriter, r *http.Request) {
 	}
 	var token string
 	if err == nil && p.AccountID == st.Account {
-		token, _, err = w.svc.StartSession(r.Context(), st.Account, p.UserID)
+		token, _, err = w.svc.StartSession(r.Context(), st.Account, p.UserID, p.Proof)
 	} else if err == nil {
 		err = scopekit.Errorf(scopekit.EFORBIDDEN, "signed in to another account")
 	}

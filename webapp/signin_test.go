@@ -2,6 +2,10 @@ package webapp_test
 
 import (
 	"net/http"
+	"regexp"
+	"time"
+
+	"github.com/pquerna/otp/totp"
 	"net/http/httptest"
 	"net/url"
 	"strings"
@@ -91,4 +95,38 @@ func TestSignInRefusals(t *testing.T) {
 	p = b.post("/app/acme/projects/1/lines/services/1", formOf("quantity", "2"), true)
 	require.Equal(t, http.StatusUnauthorized, p.Status)
 	require.Contains(t, p.Header.Get("HX-Redirect"), "/app/signin?account=acme")
+}
+
+var enrolSecret = regexp.MustCompile(`<code id="secret">([A-Z2-7 ]+)</code>`)
+
+// Ensure a person who enrols a second factor ends their workspace
+// sessions opened with a password alone, as the enrolment revokes their
+// password-only refresh tokens (docs/auth.md "Accounts are walls" rule
+// 2); the session the enrolment itself opened stays.
+func TestEnrolmentEndsPasswordSessions(t *testing.T) {
+	e := newEnv(t)
+	before := e.browser()
+	before.signIn("acme", "ada@acme.test")
+	require.Contains(t, before.get("/app/acme/projects").URL, "/app/acme/projects")
+
+	b := e.browser()
+	login := b.get("/app/signin?account=acme")
+	form := login.hidden()
+	form.Set("email", "ada@acme.test")
+	form.Set("password", password)
+	form.Set("mfa_setup", "1")
+	p := b.post("/oauth/authorize", form, false)
+	require.Equal(t, http.StatusOK, p.Status, p.Body)
+	m := enrolSecret.FindStringSubmatch(p.Body)
+	require.NotNil(t, m, p.Body)
+	step := p.hidden()
+	c, err := totp.GenerateCode(strings.ReplaceAll(m[1], " ", ""), time.Now())
+	require.NoError(t, err)
+	step.Set("mfa_code", c)
+	p = b.post("/oauth/authorize/mfa", step, false)
+	require.Equal(t, http.StatusOK, p.Status, p.Body)
+	require.True(t, strings.HasSuffix(p.URL, "/app/acme/projects"), p.URL)
+
+	require.Contains(t, before.get("/app/acme/projects").URL, "/oauth/authorize", "the password-only session ended")
+	require.True(t, strings.HasSuffix(b.get("/app/acme/projects").URL, "/app/acme/projects"), "the session with the second factor stays")
 }

@@ -1,7 +1,6 @@
 package webapp
 
 import (
-	"mime"
 	"net/http"
 	"strings"
 
@@ -246,11 +245,7 @@ func (w *Workspace) download(c *call) error {
 	if err != nil {
 		return err
 	}
-	h := c.rw.Header()
-	h.Set("Content-Type", f.ContentType)
-	h.Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": f.Name}))
-	h.Set("Cache-Control", "private, no-store")
-	_, _ = c.rw.Write(f.Data)
+	sendFile(c, f.Name, f.ContentType, f.Data)
 	return nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/scopekit/scopekit/auth"
 	"github.com/scopekit/scopekit/webapp"
 	"github.com/stretchr/testify/require"
 )
@@ -17,7 +18,7 @@ func TestGenerationThrottled(t *testing.T) {
 	e := newEnv(t)
 	ws, err := webapp.New(webapp.Config{Svc: e.svc, Auth: e.auth, BaseURL: e.srv.URL, Key: testKey, DocumentRate: 0.001, DocumentBurst: 1})
 	require.NoError(t, err)
-	token, sess, err := e.svc.StartSession(context.Background(), e.accts["acme"], e.users["ada@acme.test"])
+	token, sess, err := e.svc.StartSession(context.Background(), e.accts["acme"], e.users["ada@acme.test"], auth.ProofPassword)
 	require.NoError(t, err)
 	pid := e.seeded["acme"].ProjectID
 	generate := func(once string) *httptest.ResponseRecorder {

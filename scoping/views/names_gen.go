@@ -193,6 +193,7 @@ const (
 	NameProjectSubservices      = "project-subservices"
 	NameProjectTeammates        = "project-teammates"
 	NameProjectVisibility       = "project-visibility"
+	NameProof                   = "proof"
 	NamePsa                     = "psa?"
 	NameQuantity                = "quantity"
 	NameQuestionnaire           = "questionnaire"

@@ -581,6 +581,7 @@ type WorkspaceSession struct{ *engine.Record }
 
 func (v WorkspaceSession) Digest() string     { return v.Str(NameDigest) }
 func (v WorkspaceSession) Policy() string     { return v.Str(NamePolicy) }
+func (v WorkspaceSession) Proof() string      { return v.Str(NameProof) }
 func (v WorkspaceSession) SignedInAt() string { return v.Str(NameSignedInAt) }
 func (v WorkspaceSession) ExpiresAt() string  { return v.Str(NameExpiresAt) }
 func (v WorkspaceSession) User() string       { return v.Rel(NameUser) }

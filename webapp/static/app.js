@@ -1,6 +1,7 @@
 // ScopeKit workspace: the one script of our own. It adds what a page
-// cannot do without script: copying a merge data path. Everything else
-// is plain HTML made partial by htmx.
+// cannot do without script: copying a merge data path or a secret, and
+// asking before a delete. Everything else is plain HTML made partial by
+// htmx.
 document.documentElement.classList.add("js"); // rows save as they change: no Save buttons
 
 document.addEventListener("click", function (ev) {
@@ -14,4 +15,10 @@ document.addEventListener("click", function (ev) {
   } else {
     window.prompt("Copy the path:", text);
   }
+});
+
+// A button that changes something for good asks first (data-confirm).
+document.addEventListener("submit", function (ev) {
+  var msg = ev.submitter && ev.submitter.getAttribute("data-confirm");
+  if (msg && !window.confirm(msg)) ev.preventDefault();
 });
