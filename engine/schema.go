@@ -42,6 +42,12 @@ type AttrDef struct {
 	// NotNull refuses null in writes (422) where the kind would take it
 	// as "back to the default".
 	NotNull bool
+	// Max bounds a KindDecimal or KindInt value (limits.go): at most Max,
+	// and at least -Max where Signed; "" takes the kind's bound
+	// (MaxDecimal, MaxInt). Places bounds the digits of a decimal after
+	// its point; 0 takes DecimalPlaces.
+	Max    string
+	Places int32
 	// Link marks a computed attribute whose value is a path relative to
 	// the record's own URL ("download"); adapters serve it as an absolute
 	// URL, and null stays null.

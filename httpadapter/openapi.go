@@ -1,6 +1,7 @@
 package httpadapter
 
 import (
+	"fmt"
 	"slices"
 	"sort"
 	"strings"
@@ -263,8 +264,22 @@ func attrSchema(a *engine.AttrDef) obj {
 		s = obj{"type": "string", "enum": e}
 	case engine.KindDecimal:
 		s = obj{"type": "string", "pattern": `^-?[0-9]+(\.[0-9]+)?$`, "description": "a decimal; numbers are accepted on input"}
+		if limit, places, ok := a.Bound(); ok && !a.Computed {
+			lo := "0"
+			if a.Signed {
+				lo = "-" + limit.String()
+			}
+			s["description"] = fmt.Sprintf("a decimal from %s to %s with at most %d digits after the point (422 past them); numbers are accepted on input",
+				lo, limit.String(), places)
+		}
 	case engine.KindInt:
 		s = obj{"type": "integer"}
+		if limit, _, ok := a.Bound(); ok && !a.Computed {
+			s["maximum"], s["minimum"] = limit.IntPart(), int64(0)
+			if a.Signed {
+				s["minimum"] = -limit.IntPart()
+			}
+		}
 	case engine.KindBool:
 		s = obj{"type": "boolean"}
 	case engine.KindDate:

@@ -18,9 +18,9 @@ func declareProjects(s *engine.Schema) {
 			text("executive-summary"), text("solution-summary"), text("our-responsibilities"),
 			text("client-responsibilities"), text("out-of-scope"), date("msa-date"),
 			{Name: "tag-list", Kind: engine.KindList},
-			{Name: "revenue-adjustment", Kind: engine.KindDecimal, Signed: true},
-			{Name: "cost-adjustment", Kind: engine.KindDecimal, Signed: true},
-			withDefault(num("mrr-terms"), int64(12)), obj("user-defined-fields"),
+			{Name: "revenue-adjustment", Kind: engine.KindDecimal, Signed: true, Places: 4},
+			{Name: "cost-adjustment", Kind: engine.KindDecimal, Signed: true, Places: 4},
+			withDefault(withBound(num("mrr-terms"), "1200", 0), int64(12)), obj("user-defined-fields"),
 			enum("status", "draft", projectStatuses...)},
 			computed(str("currency"), dec("total-hours"),
 				dec("contract-revenue"), dec("contract-cost"), dec("contract-profit"), dec("contract-margin"),
@@ -97,14 +97,14 @@ func declareProjects(s *engine.Schema) {
 		Attrs: []engine.AttrDef{required(str("name")), num("position"), text("sow-language")},
 		Rels:  []engine.RelDef{owner("project", "projects"), to1("phase", "phases")}, Filters: eq("project")})
 	register(s, &engine.TypeDef{Name: "project-resources", Guard: "projects", ScopeRel: "project",
-		Attrs: cat([]engine.AttrDef{str("name"), str("external-name"), str("code"), dec("hourly-rate"), dec("hourly-cost")},
+		Attrs: cat([]engine.AttrDef{str("name"), str("external-name"), str("code"), perUnit("hourly-rate"), perUnit("hourly-cost")},
 			computed(dec("total-hours"), dec("revenue"), dec("cost"))),
 		Rels:    []engine.RelDef{owner("project", "projects"), to1("resource", "resources"), to1("line-of-business", "lines-of-business")},
 		Filters: eq("project"),
 		Hooks:   engine.Hooks{Defaults: projectResourceDefaults, Compute: computePrices, Prefetch: accountAhead}})
 
 	register(s, &engine.TypeDef{Name: "project-services", Guard: "projects", ScopeRel: "project", V2: true,
-		Attrs: cat([]engine.AttrDef{str("name"), withDefault(dec("quantity"), "1"), dec("unit-hours"), dec("actual-hours"),
+		Attrs: cat([]engine.AttrDef{str("name"), withDefault(quantity("quantity"), "1"), hours("unit-hours"), hours("actual-hours"),
 			enum("service-type", "professional_services", serviceTypes...),
 			enum("payment-frequency", "one_time", paymentFrequencies...),
 			text("service-description"), str("sku"), num("position"),
@@ -120,7 +120,7 @@ func declareProjects(s *engine.Schema) {
 		Hooks:   engine.Hooks{Defaults: projectServiceDefaults, AfterWrite: afterProjectServiceWrite, Compute: computePrices, Prefetch: accountAhead}})
 
 	register(s, &engine.TypeDef{Name: "project-subservices", Guard: "projects", ScopeRel: "project", V2: true,
-		Attrs: cat([]engine.AttrDef{str("name"), withDefault(dec("quantity"), "1"), dec("unit-hours"), dec("actual-hours"), num("position")},
+		Attrs: cat([]engine.AttrDef{str("name"), withDefault(quantity("quantity"), "1"), hours("unit-hours"), hours("actual-hours"), num("position")},
 			computed(dec("extended-hours"), engine.AttrDef{Name: "custom-hours", Kind: engine.KindBool}, dec("revenue"), dec("cost"))),
 		Rels: []engine.RelDef{owner("project-service", "project-services"), to1("subservice", "subservices"),
 			to1("project-resource", "project-resources"),
@@ -131,7 +131,7 @@ func declareProjects(s *engine.Schema) {
 		}}})
 
 	register(s, &engine.TypeDef{Name: "project-expenses", Guard: "projects", ScopeRel: "project",
-		Attrs: cat([]engine.AttrDef{required(str("description")), withDefault(dec("quantity"), "1"), required(dec("rate")), dec("unit-cost")},
+		Attrs: cat([]engine.AttrDef{required(str("description")), withDefault(quantity("quantity"), "1"), required(perUnit("rate")), perUnit("unit-cost")},
 			computed(dec("revenue"), dec("cost"), dec("profit"))),
 		Rels: []engine.RelDef{owner("project", "projects"), to1("expense-category", "expense-categories"),
 			to1("project-phase", "project-phases"), to1("project-service", "project-services")},
@@ -145,7 +145,7 @@ func declareProjects(s *engine.Schema) {
 			return nil
 		}}})
 	register(s, &engine.TypeDef{Name: "project-products", Guard: "projects", ScopeRel: "project",
-		Attrs: cat([]engine.AttrDef{str("name"), str("sku"), withDefault(dec("quantity"), "1"), dec("unit-price"), dec("unit-cost")},
+		Attrs: cat([]engine.AttrDef{str("name"), str("sku"), withDefault(quantity("quantity"), "1"), perUnit("unit-price"), perUnit("unit-cost")},
 			computed(dec("revenue"), dec("cost"), dec("profit"))),
 		Rels:    []engine.RelDef{owner("project", "projects"), to1("product", "products")},
 		Filters: eq("project"),
