@@ -76,6 +76,11 @@ type RelDef struct {
 // Stored reports whether the relationship keeps ids on the record.
 func (d *RelDef) Stored() bool { return d.Inverse == "" && d.Through == "" }
 
+// Writable reports whether a write may set the relationship: a stored one,
+// or a through one (its joining records are added and removed to match),
+// unless ReadOnly.
+func (d *RelDef) Writable() bool { return !d.ReadOnly && d.Inverse == "" }
+
 // Hooks are the type-specific steps of the generic engine. Every hook runs
 // inside the write transaction of the request.
 type Hooks struct {

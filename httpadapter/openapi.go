@@ -322,7 +322,7 @@ func resourceSchema(def *engine.TypeDef, write bool) obj {
 	}
 	rels := obj{}
 	for _, r := range def.Rels {
-		if write && (!r.Stored() || r.ReadOnly) {
+		if write && !r.Writable() {
 			continue
 		}
 		linkage := obj{"type": "object", "properties": obj{"type": obj{"type": "string", "enum": []any{r.Type}}, "id": str()}}
@@ -332,7 +332,7 @@ func resourceSchema(def *engine.TypeDef, write bool) obj {
 		}
 		rel := obj{"type": "object", "properties": obj{"data": data,
 			"links": obj{"type": "object", "properties": obj{"related": str()}}}}
-		if !r.Stored() || r.ReadOnly {
+		if !r.Writable() {
 			rel["readOnly"] = true
 		}
 		rels[r.Name] = rel

@@ -6,7 +6,6 @@ import (
 	"fmt"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/scopekit/scopekit"
 	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/pricing"
 	"github.com/scopekit/scopekit/scoping/views"
@@ -184,16 +183,12 @@ func (t *tools) createProject(ctx context.Context, req *mcp.CallToolRequest, in 
 	if err != nil {
 		return nil, ProjectDetail{}, t.failWrite(err, projectArgs)
 	}
-	id := res.Records[0].ID
-	out, err := t.projectDetail(ctx, a, id)
-	switch scopekit.ErrorCode(err) {
-	case "":
-		return nil, out, nil
-	case scopekit.ENOTFOUND: // an "assigned" role sees only the projects it is a teammate of
-		return nil, out, fmt.Errorf("created project %s, but you cannot see it: your role sees only the projects "+
-			"you are a teammate of (someone who manages the project's team can add you)", id)
+	// an "assigned" role sees it too: its creator became a teammate
+	out, err := t.projectDetail(ctx, a, res.Records[0].ID)
+	if err != nil {
+		return nil, out, t.fail(err)
 	}
-	return nil, out, t.fail(err)
+	return nil, out, nil
 }
 
 // projectWrite starts a tool that writes records of type typ on a

@@ -68,8 +68,8 @@ func TestNames(t *testing.T) {
 }
 
 // Ensure update_project changes what it is given only, by name where it
-// takes names, on an archived project too; and that a project a role
-// cannot see after creating it is said to be created.
+// takes names, on an archived project too; and that a role that sees only
+// its teammates' projects sees the one it creates.
 func TestUpdateProject(t *testing.T) {
 	f := newFixture(t)
 	initech := f.create("acme", "clients", map[string]any{"name": "Initech"}, nil)
@@ -93,8 +93,16 @@ func TestUpdateProject(t *testing.T) {
 	_, eng := f.user("acme", "eng@acme.test", "Engineer")
 	e := f.connect(t, eng)
 	assert.Equal(t, "not found: projects "+p+" not found", e.fail(t, mcpadapter.ToolUpdateProject, map[string]any{"project_id": p, "name": "x"}))
-	msg := e.fail(t, mcpadapter.ToolCreateProject, map[string]any{"name": "Engineer's", "client": "Initech"})
-	assert.Contains(t, msg, "but you cannot see it: your role sees only the projects you are a teammate of")
+	// an Engineer sees only its teammates' projects: it becomes the
+	// teammate of the one it creates
+	var mine mcpadapter.ProjectDetail
+	e.call(t, mcpadapter.ToolCreateProject, map[string]any{"name": "Engineer's", "client": "Initech"}, &mine)
+	var found mcpadapter.SearchProjectsOutput
+	e.call(t, mcpadapter.ToolSearchProjects, map[string]any{}, &found)
+	require.Len(t, found.Projects, 1)
+	assert.Equal(t, mine.ID, found.Projects[0].ID)
+	e.call(t, mcpadapter.ToolUpdateProject, map[string]any{"project_id": mine.ID, "out_of_scope": "Cabling."}, &out)
+	assert.Equal(t, "Cabling.", out.OutOfScope)
 }
 
 // Ensure add_service_to_project puts the service on the phase, resource

@@ -30,7 +30,7 @@ func declareProjects(s *engine.Schema) {
 			{Name: "client", Type: "clients", Required: true}, to1("rate-table", "rate-tables"),
 			to1("payment-term", "payment-terms"), to1("line-of-business", "lines-of-business"),
 			to1("sales-executive", "users"), to1("presales-engineer", "users"),
-			{Name: "teammates", Type: "users", ToMany: true, ReadOnly: true, Through: "project-teammates", From: "project", To: "user",
+			{Name: "teammates", Type: "users", ToMany: true, Through: "project-teammates", From: "project", To: "user",
 				ThroughWhere: []engine.Cond{{Field: "removed-at", Op: engine.OpNull}}},
 			inverse("project-teammates", "project-teammates", "project"),
 			inverse("project-locations", "project-locations", "project"),
@@ -217,6 +217,23 @@ func inheritProject(c *engine.Call, rec *engine.Record, parentType, parentRel st
 			rec.SetRel(views.NameProject, p.Rel(views.NameProject))
 		}
 	}
+	return nil
+}
+
+// joinCreatedProject makes a person who sees only the projects they are a
+// teammate of ("assigned" visibility) a teammate of the project they
+// create, so that they see what they made; for the rest of the call too.
+func joinCreatedProject(c *engine.Call, proj *engine.Record) error {
+	if c.Actor.AllScopes || c.Actor.UserID == "" {
+		return nil
+	}
+	tm := engine.NewRecord(views.TypeProjectTeammates, proj.AccountID)
+	tm.SetRel(views.NameProject, proj.ID)
+	tm.SetRel(views.NameUser, c.Actor.UserID)
+	if err := c.Tx.Insert(tm); err != nil {
+		return err
+	}
+	c.AddScope(proj.ID)
 	return nil
 }
 
