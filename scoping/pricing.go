@@ -306,12 +306,12 @@ func pricingInput(acct, proj *engine.Record, g func(string) []*engine.Record, ta
 		line := pricing.Service{ID: s.ID, Name: s.Str(views.NameName), Type: s.Str(views.NameServiceType),
 			PaymentFrequency: s.Str(views.NamePaymentFrequency), Quantity: s.Dec(views.NameQuantity), UnitHours: s.Dec(views.NameUnitHours),
 			ResourceID: s.Rel(views.NameProjectResource), PhaseID: s.Rel(views.NameProjectPhase), LocationID: s.Rel(views.NameProjectLocation),
-			CategoryID: s.Rel(views.NameServiceCategory), Status: s.Str(views.NameStatus), ActualHours: s.Dec(views.NameActualHours)}
+			CategoryID: s.Rel(views.NameServiceCategory), Status: s.Str(views.NameStatus), ActualHours: actualHours(s)}
 		for j, sub := range subsOf[s.ID] {
 			pp.sub[sub.ID] = [2]int{i, j}
 			line.Subservices = append(line.Subservices, pricing.Subservice{ID: sub.ID, Name: sub.Str(views.NameName),
 				Quantity: sub.Dec(views.NameQuantity), UnitHours: sub.Dec(views.NameUnitHours), ResourceID: sub.Rel(views.NameProjectResource),
-				ActualHours: sub.Dec(views.NameActualHours)})
+				ActualHours: actualHours(sub)})
 		}
 		in.Services = append(in.Services, line)
 	}
@@ -589,4 +589,13 @@ func customHours(r *engine.Record, catalog map[string]*engine.Record) bool {
 		return false
 	}
 	return !r.Dec(views.NameUnitHours).Equal(src.Dec(views.NameHours))
+}
+
+// actualHours are the actual hours recorded on a line, nil for none.
+func actualHours(r *engine.Record) *decimal.Decimal {
+	d, ok := r.DecOK(views.NameActualHours)
+	if !ok {
+		return nil
+	}
+	return &d
 }

@@ -100,7 +100,7 @@ var docFigures = map[string][]string{
 		`"mfa-required":true`, `"error":"mfa_required"`, "/callback?code=", `"code_challenge_methods_supported":["S256"]`},
 	"docs/webhooks.md": {`"secret":"whsec_`},
 	"docs/mcp.md": {`"resource_name":"ScopeKit"`, `"approved_at":"20`, `"total_contract_value":"10794.25"`,
-		`"percent_complete":"0.6012"`, `"variance_ratio":"-0.3006"`, `invalid argument created_after`,
+		`"percent_complete":"0.6012"`, `"variance_ratio":"-0.1163"`, `invalid argument created_after`,
 		`"download_url":"http://`, `"status":"finished"`, "200 application/vnd.openxmlformats-officedocument.wordprocessingml.document",
 		`"grant_types_supported":["authorization_code","client_credentials"`, `{"code":-32601,"message":"method \"resources/list\" not found"}`,
 		"401 Bearer resource_metadata=\"http://",
