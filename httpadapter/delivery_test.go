@@ -86,7 +86,9 @@ func TestVarianceWithoutActualHours(t *testing.T) {
 
 	rest := e.get("/acme/v1/projects/"+s.ProjectID+"/estimate-vs-actual", tok)
 	require.Equal(t, http.StatusOK, rest.Status, "%s", rest.Body)
-	variances := func(f map[string]any) []any { return []any{f["variance_hours"], f["variance_ratio"], f["variance_cost"]} }
+	variances := func(f map[string]any) []any {
+		return []any{f["variance_hours"], f["variance_ratio"], f["variance_cost"]}
+	}
 	rows := rest.attr("rows").([]any)
 	require.Len(t, rows, 4)
 	assert.Equal(t, []any{"2.50", "0.1563", "225.00"}, variances(rows[0].(map[string]any)), "Assessment: 18.5 of 16 hours")
