@@ -110,8 +110,8 @@ func TestMCPTools(t *testing.T) {
 	sort.Strings(readOnly)
 	assert.Equal(t, []string{mcpadapter.ToolAddServiceToProject, mcpadapter.ToolApplyBlueprint, mcpadapter.ToolCreateProject,
 		mcpadapter.ToolDeliveryRollup, mcpadapter.ToolEstimateVsActual, mcpadapter.ToolGenerateDocument, mcpadapter.ToolGetDocument,
-		mcpadapter.ToolGetDocumentText, mcpadapter.ToolGetProject, mcpadapter.ToolListProjectItems, mcpadapter.ToolReviewProjectScope,
-		mcpadapter.ToolSearchProjects, mcpadapter.ToolUpdateProject}, names)
+		mcpadapter.ToolGetDocumentText, mcpadapter.ToolGetProject, mcpadapter.ToolListProjectItems, mcpadapter.ToolRemoveProjectItem,
+		mcpadapter.ToolReviewProjectScope, mcpadapter.ToolSearchProjects, mcpadapter.ToolUpdateProject, mcpadapter.ToolUpdateProjectService}, names)
 	assert.Equal(t, []string{mcpadapter.ToolDeliveryRollup, mcpadapter.ToolEstimateVsActual, mcpadapter.ToolGetDocument,
 		mcpadapter.ToolGetDocumentText, mcpadapter.ToolGetProject, mcpadapter.ToolListProjectItems, mcpadapter.ToolReviewProjectScope,
 		mcpadapter.ToolSearchProjects}, readOnly)

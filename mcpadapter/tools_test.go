@@ -31,6 +31,7 @@ func TestToolSchemas(t *testing.T) {
 		mcpadapter.ToolReviewProjectScope: {readOnly: true, idempotent: true}, mcpadapter.ToolGetDocumentText: {readOnly: true, idempotent: true},
 		mcpadapter.ToolCreateProject: {}, mcpadapter.ToolAddServiceToProject: {}, mcpadapter.ToolApplyBlueprint: {},
 		mcpadapter.ToolGenerateDocument: {}, mcpadapter.ToolUpdateProject: {destructive: true, idempotent: true},
+		mcpadapter.ToolUpdateProjectService: {destructive: true, idempotent: true}, mcpadapter.ToolRemoveProjectItem: {destructive: true},
 	}
 	schemas := map[string][2]*jsonschema.Schema{}
 	for _, tl := range res.Tools {
@@ -56,6 +57,7 @@ func TestToolSchemas(t *testing.T) {
 		{mcpadapter.ToolCreateProject, "client"}, {mcpadapter.ToolAddServiceToProject, "service"},
 		{mcpadapter.ToolApplyBlueprint, "blueprint"}, {mcpadapter.ToolGenerateDocument, "template"},
 		{mcpadapter.ToolGetDocumentText, "document_id"}, {mcpadapter.ToolReviewProjectScope, "project_id"},
+		{mcpadapter.ToolUpdateProjectService, "line"}, {mcpadapter.ToolRemoveProjectItem, "item"},
 	} {
 		require.Contains(t, schemas, tc.tool)
 		assert.Equal(t, []string{"string", "integer"}, schemas[tc.tool][0].Properties[tc.arg].Types, "%s %s", tc.tool, tc.arg)
