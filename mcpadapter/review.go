@@ -35,9 +35,9 @@ type Finding struct {
 
 // ApprovalStep is an approval step a submission would create.
 type ApprovalStep struct {
-	LevelID           string   `json:"level_id"`
-	Kind              string   `json:"kind" jsonschema:"technical, sales or business"`
-	Position          int      `json:"position"`
+	LevelID           string     `json:"level_id"`
+	Kind              string     `json:"kind" jsonschema:"technical, sales or business"`
+	Position          int        `json:"position"`
 	Approvers         []Approver `json:"approvers" jsonschema:"who may approve the step"`
 	RequiredApprovals int        `json:"required_approvals" jsonschema:"approvals needed; 0: every approver"`
 }
