@@ -33,6 +33,7 @@ type DB struct {
 	credCache  decodeCache[auth.ServiceCredential]
 	appCache   decodeCache[auth.Application]
 	shared     sharedRecords
+	pages      pageRecords
 	versions   versions
 }
 
@@ -105,7 +106,7 @@ func open(path string, readOnly bool, opts []Option) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
-	db := &DB{bolt: b, path: path, Now: func() time.Time { return time.Now().UTC() }, versions: newVersions()}
+	db := &DB{bolt: b, path: path, Now: func() time.Time { return time.Now().UTC() }, versions: newVersions(), pages: newPageRecords()}
 	for _, o := range opts {
 		o(db)
 	}

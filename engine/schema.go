@@ -147,6 +147,10 @@ type TypeDef struct {
 	Rels    []RelDef
 	Filters map[string]FilterDef // accepted filter names besides ids and active
 	Hooks   Hooks
+	// ComputeCopies says the Compute hook changes no record it is given:
+	// it replaces one it changes in the slice with a copy (Record.Clone),
+	// so a list may give it records shared with other readers.
+	ComputeCopies bool
 
 	attrIdx map[string]int
 	relIdx  map[string]int

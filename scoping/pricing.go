@@ -346,7 +346,7 @@ func pricingInput(acct, proj *engine.Record, g func(string) []*engine.Record, ta
 // stale (storedprices.go) are priced, once per request, and their records'
 // figures set from that run. Custom hours compare with the catalog.
 func computePrices(_ context.Context, c *engine.Call, recs []*engine.Record) error {
-	projects := map[string]*engine.Record{}
+	projects := make(map[string]*engine.Record, len(recs))
 	var want []string
 	for _, r := range recs {
 		if r.Type == views.TypeProjects {
@@ -384,8 +384,16 @@ func computePrices(_ context.Context, c *engine.Call, recs []*engine.Record) err
 		}
 	}
 	var catalog map[string]*engine.Record // catalog hours, for custom-hours
-	for _, r := range recs {
+	for i, r := range recs {
+		copied := false
+		change := func() { // a copy: the records may be shared (engine.TypeDef.ComputeCopies)
+			if !copied {
+				r, copied = r.Clone(), true
+				recs[i] = r
+			}
+		}
 		if stale[projectOfPriced(r)] {
+			change()
 			setFigures(c, r)
 		}
 		if r.Type == views.TypeProjectServices || r.Type == views.TypeProjectSubservices {
@@ -395,6 +403,7 @@ func computePrices(_ context.Context, c *engine.Call, recs []*engine.Record) err
 					return err
 				}
 			}
+			change()
 			r.Attrs[views.NameCustomHours] = customHours(r, catalog)
 		}
 	}

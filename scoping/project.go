@@ -13,7 +13,7 @@ import (
 var projectStatuses = []string{"draft", "pending_approval", "approved", "won", "lost", "canceled"}
 
 func declareProjects(s *engine.Schema) {
-	register(s, &engine.TypeDef{Name: "projects", Guard: "projects", Archives: true, V2: true, ScopeRel: "id",
+	register(s, &engine.TypeDef{Name: "projects", ComputeCopies: true, Guard: "projects", Archives: true, V2: true, ScopeRel: "id",
 		Attrs: cat([]engine.AttrDef{required(str("project-name")),
 			text("executive-summary"), text("solution-summary"), text("our-responsibilities"),
 			text("client-responsibilities"), text("out-of-scope"), date("msa-date"),
@@ -96,14 +96,14 @@ func declareProjects(s *engine.Schema) {
 	register(s, &engine.TypeDef{Name: "project-phases", Guard: "projects", ScopeRel: "project",
 		Attrs: []engine.AttrDef{required(str("name")), num("position"), text("sow-language")},
 		Rels:  []engine.RelDef{owner("project", "projects"), to1("phase", "phases")}, Filters: eq("project")})
-	register(s, &engine.TypeDef{Name: "project-resources", Guard: "projects", ScopeRel: "project",
+	register(s, &engine.TypeDef{Name: "project-resources", ComputeCopies: true, Guard: "projects", ScopeRel: "project",
 		Attrs: cat([]engine.AttrDef{str("name"), str("external-name"), str("code"), perUnit("hourly-rate"), perUnit("hourly-cost")},
 			computed(dec("total-hours"), dec("revenue"), dec("cost"))),
 		Rels:    []engine.RelDef{owner("project", "projects"), to1("resource", "resources"), to1("line-of-business", "lines-of-business")},
 		Filters: eq("project"),
 		Hooks:   engine.Hooks{Defaults: projectResourceDefaults, Compute: computePrices, Prefetch: accountAhead}})
 
-	register(s, &engine.TypeDef{Name: "project-services", Guard: "projects", ScopeRel: "project", V2: true,
+	register(s, &engine.TypeDef{Name: "project-services", ComputeCopies: true, Guard: "projects", ScopeRel: "project", V2: true,
 		Attrs: cat([]engine.AttrDef{str("name"), withDefault(quantity("quantity"), "1"), hours("unit-hours"), hours("actual-hours"),
 			enum("service-type", "professional_services", serviceTypes...),
 			enum("payment-frequency", "one_time", paymentFrequencies...),
@@ -119,7 +119,7 @@ func declareProjects(s *engine.Schema) {
 		Filters: eq("project", "project-phase", "project-location", "service"),
 		Hooks:   engine.Hooks{Defaults: projectServiceDefaults, AfterWrite: afterProjectServiceWrite, Compute: computePrices, Prefetch: accountAhead}})
 
-	register(s, &engine.TypeDef{Name: "project-subservices", Guard: "projects", ScopeRel: "project", V2: true,
+	register(s, &engine.TypeDef{Name: "project-subservices", ComputeCopies: true, Guard: "projects", ScopeRel: "project", V2: true,
 		Attrs: cat([]engine.AttrDef{str("name"), withDefault(quantity("quantity"), "1"), hours("unit-hours"), hours("actual-hours"), num("position")},
 			computed(dec("extended-hours"), engine.AttrDef{Name: "custom-hours", Kind: engine.KindBool}, dec("revenue"), dec("cost"))),
 		Rels: []engine.RelDef{owner("project-service", "project-services"), to1("subservice", "subservices"),
@@ -130,7 +130,7 @@ func declareProjects(s *engine.Schema) {
 			return inheritProject(c, rec, "project-services", "project-service")
 		}}})
 
-	register(s, &engine.TypeDef{Name: "project-expenses", Guard: "projects", ScopeRel: "project",
+	register(s, &engine.TypeDef{Name: "project-expenses", ComputeCopies: true, Guard: "projects", ScopeRel: "project",
 		Attrs: cat([]engine.AttrDef{required(str("description")), withDefault(quantity("quantity"), "1"), required(perUnit("rate")), perUnit("unit-cost")},
 			computed(dec("revenue"), dec("cost"), dec("profit"))),
 		Rels: []engine.RelDef{owner("project", "projects"), to1("expense-category", "expense-categories"),
@@ -144,7 +144,7 @@ func declareProjects(s *engine.Schema) {
 			}
 			return nil
 		}}})
-	register(s, &engine.TypeDef{Name: "project-products", Guard: "projects", ScopeRel: "project",
+	register(s, &engine.TypeDef{Name: "project-products", ComputeCopies: true, Guard: "projects", ScopeRel: "project",
 		Attrs: cat([]engine.AttrDef{str("name"), str("sku"), withDefault(quantity("quantity"), "1"), perUnit("unit-price"), perUnit("unit-cost")},
 			computed(dec("revenue"), dec("cost"), dec("profit"))),
 		Rels:    []engine.RelDef{owner("project", "projects"), to1("product", "products")},
