@@ -82,6 +82,7 @@ type DB struct {
 
 	appCache bounded.Decoded[auth.Application] // auth.go
 	gets     map[string]getStatement           // by type of the schema; read only after Open
+	pages    *pageRecords                      // pages.go
 }
 
 // Created reports whether this Open created the database's tables (it
@@ -135,7 +136,7 @@ func Open(ctx context.Context, url string, opts ...Option) (*DB, error) {
 		// of the queries themselves
 		cfg.ConnConfig.RuntimeParams["plan_cache_mode"] = "force_generic_plan"
 	}
-	db := &DB{Now: func() time.Time { return time.Now().UTC() }, seqs: map[string]bool{}}
+	db := &DB{Now: func() time.Time { return time.Now().UTC() }, seqs: map[string]bool{}, pages: newPageRecords()}
 	for _, o := range opts {
 		o(db)
 	}

@@ -107,10 +107,17 @@ func sendReads(conn *pgx.Conn, reads []*sharedRead) error {
 			sr.fields = append([]pgconn.FieldDescription(nil), rows.FieldDescriptions()...)
 			for rows.Next() {
 				raw := rows.RawValues()
+				n := 0
+				for _, v := range raw {
+					n += len(v)
+				}
+				buf := make([]byte, 0, n) // a row's values: one allocation
 				row := make([][]byte, len(raw))
 				for i, v := range raw {
 					if v != nil {
-						row[i] = append(make([]byte, 0, len(v)), v...)
+						start := len(buf)
+						buf = append(buf, v...)
+						row[i] = buf[start:len(buf):len(buf)]
 					}
 				}
 				sr.rows = append(sr.rows, row)
@@ -195,6 +202,9 @@ func (r *copiedRows) Next() bool {
 }
 
 func (r *copiedRows) Scan(dest ...any) error {
+	if ok, err := scanCopied(r.fields, r.RawValues(), dest); ok || err != nil {
+		return err
+	}
 	return pgx.ScanRow(r.tm, r.fields, r.RawValues(), dest...)
 }
 

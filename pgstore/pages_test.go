@@ -1,0 +1,89 @@
+package pgstore_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/scopekit/scopekit/engine"
+	"github.com/scopekit/scopekit/pgstore"
+	"github.com/scopekit/scopekit/pgstore/pgtest"
+	"github.com/scopekit/scopekit/scoping/views"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// Ensure a page read again comes without the text of the rows the page
+// cache holds at their version, yet answers what is stored: a row
+// changed since is sent and decoded anew, a shared list gets the records
+// kept and any other list copies it may change; and a page whose kept
+// text is gone meanwhile is read again in full.
+func TestPageCache(t *testing.T) {
+	db := pgtest.Open(t)
+	ctx := context.Background()
+	var ids []string
+	require.NoError(t, db.Update(ctx, func(tx engine.Tx) error {
+		for i := range 20 {
+			r := engine.NewRecord(views.TypeClients, "1")
+			r.Attrs[views.NameName] = fmt.Sprintf("client %d", i)
+			if err := tx.Insert(r); err != nil {
+				return err
+			}
+			ids = append(ids, r.ID)
+		}
+		return nil
+	}))
+	page := func(shared bool) []*engine.Record {
+		t.Helper()
+		var recs []*engine.Record
+		require.NoError(t, db.ViewRerun(ctx, func(tx engine.Tx) error {
+			var err error
+			var total int
+			recs, total, err = tx.List(&engine.Query{Type: views.TypeClients, AccountID: "1", Limit: 10, Shared: shared})
+			require.Equal(t, 20, total)
+			return err
+		}))
+		require.Len(t, recs, 10)
+		return recs
+	}
+	first := page(true)
+	decoded, unsent := pgstore.PageCounts(db)
+	assert.Equal(t, [2]int64{10, 0}, [2]int64{decoded, unsent})
+
+	again := page(true)
+	decoded, unsent = pgstore.PageCounts(db)
+	assert.Equal(t, [2]int64{10, 10}, [2]int64{decoded, unsent}, "no row sent or decoded again")
+	for i := range again {
+		assert.Same(t, first[i], again[i], "a shared list gets the records kept")
+	}
+	copies := page(false)
+	for i := range copies {
+		assert.NotSame(t, first[i], copies[i], "any other list gets copies")
+		assert.Equal(t, first[i].Attrs, copies[i].Attrs)
+	}
+	copies[0].Attrs[views.NameName] = "changed by its reader"
+	assert.Equal(t, "client 0", page(true)[0].Str(views.NameName), "a copy changed is not what is kept")
+
+	require.NoError(t, db.Update(ctx, func(tx engine.Tx) error {
+		r, err := tx.Get(views.TypeClients, "1", ids[3])
+		if err != nil {
+			return err
+		}
+		r.Attrs[views.NameName] = "renamed"
+		return tx.Replace(r)
+	}))
+	_, before := pgstore.PageCounts(db)
+	recs := page(true)
+	assert.Equal(t, "renamed", recs[3].Str(views.NameName))
+	decoded, unsent = pgstore.PageCounts(db)
+	assert.Equal(t, int64(11), decoded, "the changed row only")
+	assert.Equal(t, before+9, unsent)
+
+	pgstore.ForgetPagesAfterKnown(db)
+	recs = page(true)
+	for i, r := range recs {
+		assert.Equal(t, ids[i], r.ID)
+		assert.NotEmpty(t, r.Str(views.NameName), "read again in full: %s", r.ID)
+	}
+	assert.Equal(t, "renamed", recs[3].Str(views.NameName))
+}
