@@ -172,13 +172,14 @@ func (t *tx) listStatementOf(q *engine.Query, useKnown bool) (*query, *listed, e
 	order = append(order, "id")
 	cond := strings.Join(where, " AND ")
 	condArgs := append(args(nil), a...) // what cond alone takes (a count of it)
-	cols, whereKnown := recordCols, ""
+	cols, whereKnown, known := recordCols, "", false
 	page := !q.AllAccounts && q.Limit > 0 && q.Limit <= maxSharedPage
 	if useKnown && page && !t.write() {
-		if known := t.db.pages.known(q.Type, q.AccountID); known != "" {
+		if versions := t.db.pages.known(q.Type, q.AccountID); versions != "" {
+			known = true
 			// an object of versions by id: each row's lookup is a search
 			// of its sorted keys (a join was planned as a nested loop)
-			p := a.add(known) + "::jsonb"
+			p := a.add(versions) + "::jsonb"
 			cols = strings.ReplaceAll(knownCols, "$known", p)
 			whereKnown = " AND " + p + " IS NOT NULL" // the check statement takes the same arguments
 		}
@@ -208,19 +209,24 @@ func (t *tx) listStatementOf(q *engine.Query, useKnown bool) (*query, *listed, e
 		if count != "" {
 			extra = []*int64{&n}
 		}
+		var slab []stored // the rows' records, a chunk at a time
 		for rows.Next() {
-			k, s, err := t.scanStored(rows, stmt, extra...)
+			if len(slab) == cap(slab) {
+				slab = make([]stored, 0, min(max(q.Limit, 16), 256))
+			}
+			slab = slab[:len(slab)+1]
+			k, s, err := t.scanStoredInto(rows, stmt, engine.Key{Type: q.Type, AccountID: q.AccountID}, &slab[len(slab)-1], extra...)
 			if err != nil {
 				return err
-			}
-			if s.attrs == nil && !t.db.pages.fill(s, k.Type, k.AccountID) {
-				res.stale = true // sent without its text, which is gone
 			}
 			res.rows, res.accts = append(res.rows, s), append(res.accts, k.AccountID)
 			t.remember(k, s)
 			if count != "" {
 				res.total = int(n)
 			}
+		}
+		if known && !t.db.pages.fill(res.rows, q.Type, q.AccountID) {
+			res.stale = true // rows sent without their text, which is gone
 		}
 		if res.total > maxSharedMatches && stmt.page != "" {
 			t.db.bigPages.Store(stmt.page, true)
@@ -252,13 +258,9 @@ func (t *tx) List(q *engine.Query) ([]*engine.Record, int, error) {
 		}
 		res, ok = r, true
 	}
-	out := make([]*engine.Record, len(res.rows))
-	for i, s := range res.rows {
-		r, err := t.db.pages.record(s, q.Type, res.accts[i], q.Shared)
-		if err != nil {
-			return nil, 0, err
-		}
-		out[i] = r
+	out, err := t.db.pages.records(res.rows, res.accts, q.Type, q.Shared)
+	if err != nil {
+		return nil, 0, err
 	}
 	total := res.total
 	if total < 0 {

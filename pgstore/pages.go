@@ -78,53 +78,85 @@ func (c *pageRecords) known(typ, accountID string) string {
 	return string(b)
 }
 
-// fill gives row s, which a page statement sent without its text (its
-// version was known), the text of the entry kept for it. false: the
-// entry is gone or of another version, and the row must be read again.
-func (c *pageRecords) fill(s *stored, typ, accountID string) bool {
+// fill gives the rows of a page of one account that a page statement
+// sent without their text (their versions were known) the text of the
+// entries kept for them. false: an entry is gone or of another version,
+// and the page must be read again.
+func (c *pageRecords) fill(rows []*stored, typ, accountID string) bool {
 	c.mu.Lock()
-	e := c.sets[[2]string{typ, accountID}][s.id]
-	c.unsent++
-	c.mu.Unlock()
-	if e == nil || e.xmin != s.xmin {
-		return false
+	defer c.mu.Unlock()
+	set := c.sets[[2]string{typ, accountID}]
+	for _, s := range rows {
+		if s.attrs != nil { // attrs are never NULL in a row: sent
+			continue
+		}
+		c.unsent++
+		e := set[s.id]
+		if e == nil || e.xmin != s.xmin {
+			return false
+		}
+		s.attrs, s.rels = e.attrs, e.rels
 	}
-	s.attrs, s.rels = e.attrs, e.rels
 	return true
 }
 
-// record returns the record of row s (of the type and account): the one
-// kept when shared, else a copy.
-func (c *pageRecords) record(s *stored, typ, accountID string, shared bool) (*engine.Record, error) {
-	k := [2]string{typ, accountID}
+// records returns the records of rows (of the type, each of the account
+// of the same index): the ones kept when shared, else copies. A row whose
+// text is not what an entry holds is decoded (outside the lock) and kept.
+func (c *pageRecords) records(rows []*stored, accts []string, typ string, shared bool) ([]*engine.Record, error) {
+	out := make([]*engine.Record, len(rows))
+	var miss, moved []int // rows to decode; rows of the same text at another version
 	c.mu.Lock()
-	e := c.sets[k][s.id]
+	var set map[int64]*pageEntry
+	for i, s := range rows {
+		if i == 0 || accts[i] != accts[i-1] {
+			set = c.sets[[2]string{typ, accts[i]}]
+		}
+		e := set[s.id]
+		switch {
+		case e == nil || e.createdAt != s.createdAt || e.updatedAt != s.updatedAt || !bytes.Equal(e.attrs, s.attrs) || !bytes.Equal(e.rels, s.rels):
+			miss = append(miss, i)
+		case e.xmin != s.xmin:
+			moved = append(moved, i)
+			fallthrough
+		default:
+			out[i] = e.rec
+		}
+	}
 	c.mu.Unlock()
-	if e == nil || e.createdAt != s.createdAt || e.updatedAt != s.updatedAt || !bytes.Equal(e.attrs, s.attrs) || !bytes.Equal(e.rels, s.rels) {
-		c.mu.Lock()
-		c.decoded++
-		c.mu.Unlock()
-		r, err := s.record(typ, accountID)
+	entries := make([]*pageEntry, 0, len(miss)+len(moved))
+	for _, i := range miss {
+		s := rows[i]
+		r, err := s.record(typ, accts[i])
 		if err != nil {
 			return nil, err
 		}
-		e = &pageEntry{xmin: s.xmin, attrs: bytes.Clone(s.attrs), rels: bytes.Clone(s.rels),
-			createdAt: s.createdAt, updatedAt: s.updatedAt, rec: r}
-		c.put(k, s.id, e)
-	} else if e.xmin != s.xmin { // the same text at a new version
-		next := *e
-		next.xmin = s.xmin
-		c.put(k, s.id, &next)
+		out[i] = r
+		entries = append(entries, &pageEntry{xmin: s.xmin, attrs: bytes.Clone(s.attrs), rels: bytes.Clone(s.rels),
+			createdAt: s.createdAt, updatedAt: s.updatedAt, rec: r})
 	}
-	if shared {
-		return e.rec, nil
+	for _, i := range moved {
+		s := rows[i]
+		entries = append(entries, &pageEntry{xmin: s.xmin, attrs: s.attrs, rels: s.rels, createdAt: s.createdAt, updatedAt: s.updatedAt, rec: out[i]})
 	}
-	return e.rec.Clone(), nil
+	if len(entries) > 0 {
+		c.mu.Lock()
+		c.decoded += int64(len(miss))
+		for j, i := range append(miss, moved...) {
+			c.putLocked([2]string{typ, accts[i]}, rows[i].id, entries[j])
+		}
+		c.mu.Unlock()
+	}
+	if !shared {
+		for i, r := range out {
+			out[i] = r.Clone()
+		}
+	}
+	return out, nil
 }
 
-func (c *pageRecords) put(k [2]string, id int64, e *pageEntry) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
+// putLocked keeps e for the row id of a type and account; c.mu is held.
+func (c *pageRecords) putLocked(k [2]string, id int64, e *pageEntry) {
 	if c.n >= pageRecordsSize {
 		c.sets, c.n = map[[2]string]map[int64]*pageEntry{}, 0
 	}

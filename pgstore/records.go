@@ -127,8 +127,12 @@ func (s *stored) record(typ, accountID string) (*engine.Record, error) {
 // optimistic read it adds the row's identity (and extra) to q's
 // fingerprint.
 func (t *tx) scanStored(rows pgx.Rows, q *query, extra ...*int64) (engine.Key, *stored, error) {
-	var k engine.Key
-	s := &stored{}
+	return t.scanStoredInto(rows, q, engine.Key{}, &stored{}, extra...)
+}
+
+// scanStoredInto is scanStored into s, for a row whose type and account
+// are likely k's (their strings are then shared).
+func (t *tx) scanStoredInto(rows pgx.Rows, q *query, k engine.Key, s *stored, extra ...*int64) (engine.Key, *stored, error) {
 	if cr, isCopied := rows.(*copiedRows); isCopied {
 		ok, err := scanRecordRow(cr.fields, cr.RawValues(), &k.Type, &k.AccountID, s, extra)
 		if err != nil {

@@ -79,15 +79,22 @@ func scanCopied(fields []pgconn.FieldDescription, raw [][]byte, dest []any) (ok 
 
 // scanRecordRow scans a row of recordCols (or knownCols) followed by
 // extra int8 columns into typ, accountID, s and extra, as scanStored's
-// pgx scan would, without boxing any of them.
+// pgx scan would, without boxing any of them; a type or account equal to
+// the one of the query (*typ, *accountID on entry) keeps that string.
 func scanRecordRow(fields []pgconn.FieldDescription, raw [][]byte, typ, accountID *string, s *stored, extra []*int64) (bool, error) {
 	if len(fields) != 8+len(extra) || len(raw) != len(fields) {
 		return false, nil
 	}
 	var ok [8]bool
 	var err error
-	*typ, ok[0] = textCol(fields[0], raw[0])
-	*accountID, ok[1] = textCol(fields[1], raw[1])
+	ok[0] = *typ != "" && string(raw[0]) == *typ && fields[0].DataTypeOID == pgtype.TextOID
+	if !ok[0] {
+		*typ, ok[0] = textCol(fields[0], raw[0])
+	}
+	ok[1] = *accountID != "" && string(raw[1]) == *accountID && fields[1].DataTypeOID == pgtype.TextOID
+	if !ok[1] {
+		*accountID, ok[1] = textCol(fields[1], raw[1])
+	}
 	if s.id, ok[2], err = int8Col(fields[2], raw[2]); err != nil {
 		return false, err
 	}
