@@ -45,6 +45,16 @@ func templateFormat(filename string) (string, error) {
 	return f, nil
 }
 
+// templateFile returns the format of a template file and the path of
+// the account's templates.
+func (c *Client) templateFile(ctx context.Context, filename string) (format, templates string, err error) {
+	if format, err = templateFormat(filename); err != nil {
+		return "", "", err
+	}
+	templates, err = c.templatesPath(ctx)
+	return format, templates, err
+}
+
 // templatesPath is the path of the account's templates (v1, under its
 // slug).
 func (c *Client) templatesPath(ctx context.Context) (string, error) {
@@ -83,11 +93,7 @@ func (c *Client) GetTemplate(ctx context.Context, id string) (*DocumentTemplate,
 // template takes tags merge data does not have, and lists them in its
 // Problems.
 func (c *Client) UploadTemplate(ctx context.Context, name, filename string, data []byte, lenient bool) (*DocumentTemplate, error) {
-	format, err := templateFormat(filename)
-	if err != nil {
-		return nil, err
-	}
-	p, err := c.templatesPath(ctx)
+	format, p, err := c.templateFile(ctx, filename)
 	if err != nil {
 		return nil, err
 	}
@@ -111,11 +117,7 @@ func (c *Client) UploadTemplate(ctx context.Context, name, filename string, data
 // is a 422 *Error (see TemplateProblems) and the template keeps its
 // previous file.
 func (c *Client) UploadTemplateFile(ctx context.Context, id, filename string, data []byte) (*DocumentTemplate, error) {
-	format, err := templateFormat(filename)
-	if err != nil {
-		return nil, err
-	}
-	p, err := c.templatesPath(ctx)
+	format, p, err := c.templateFile(ctx, filename)
 	if err != nil {
 		return nil, err
 	}

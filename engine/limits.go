@@ -50,14 +50,14 @@ func (a *AttrDef) Bound() (limit decimal.Decimal, places int32, ok bool) {
 	default:
 		return decimal.Decimal{}, 0, false
 	}
-	max := a.Max
-	if max == "" {
-		max = MaxDecimal
+	bound := a.Max
+	if bound == "" {
+		bound = MaxDecimal
 		if a.Kind == KindInt {
-			max = fmt.Sprint(MaxInt)
+			bound = fmt.Sprint(MaxInt)
 		}
 	}
-	limit, err := decimal.NewFromString(max)
+	limit, err := decimal.NewFromString(bound)
 	if err != nil { // checkBound refuses such a declaration
 		return decimal.Decimal{}, 0, false
 	}

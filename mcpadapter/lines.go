@@ -3,6 +3,7 @@ package mcpadapter
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -85,21 +86,9 @@ func (t *tools) updateProjectService(ctx context.Context, req *mcp.CallToolReque
 		if err != nil {
 			return err
 		}
-		// the project's own phase and resource for catalog ones, made in
-		// the same transaction, as add_service_to_project makes them
-		if phase != nil {
-			id, err := ensureLine(ctx, c, pid, views.TypeProjectPhases, views.NamePhase, phase, views.NameName, views.NamePosition, views.NameSowLanguage)
-			if err != nil {
-				return err
-			}
-			w.Rels[views.NameProjectPhase] = ref(views.TypeProjectPhases, id)
-		}
-		if resource != nil {
-			id, err := ensureLine(ctx, c, pid, views.TypeProjectResources, views.NameResource, resource)
-			if err != nil {
-				return err
-			}
-			w.Rels[views.NameProjectResource] = ref(views.TypeProjectResources, id)
+		// as add_service_to_project: catalog ones made the project's
+		if err := ownLines(ctx, c, pid, w, phase, resource); err != nil {
+			return err
 		}
 		_, err = c.UpdateRecord(ctx, psDef, old, w)
 		return err
@@ -122,13 +111,7 @@ func btoi(b bool) int {
 // removableTypes are the values of remove_project_item's type argument:
 // the item types of list_project_items but documents.
 func removableTypes() []string {
-	var out []string
-	for _, it := range itemTypes {
-		if it.typ != views.TypeProjectDocuments {
-			out = append(out, it.arg)
-		}
-	}
-	return out
+	return slices.DeleteFunc(itemTypeArgs(), func(arg string) bool { return arg == "documents" })
 }
 
 // RemoveItemInput are the arguments of scopekit_remove_project_item.

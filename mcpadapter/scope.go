@@ -101,21 +101,8 @@ func (t *tools) addService(ctx context.Context, req *mcp.CallToolRequest, in Add
 	}
 	var created *engine.Record
 	_, err = t.s.Svc.Write(ctx, a, opts, nil, func(c *engine.Call) error {
-		// the project's own phase and resource for catalog ones, made in
-		// the same transaction
-		if phase != nil {
-			id, err := ensureLine(ctx, c, pid, views.TypeProjectPhases, views.NamePhase, phase, views.NameName, views.NamePosition, views.NameSowLanguage)
-			if err != nil {
-				return err
-			}
-			w.Rels[views.NameProjectPhase] = ref(views.TypeProjectPhases, id)
-		}
-		if resource != nil {
-			id, err := ensureLine(ctx, c, pid, views.TypeProjectResources, views.NameResource, resource)
-			if err != nil {
-				return err
-			}
-			w.Rels[views.NameProjectResource] = ref(views.TypeProjectResources, id)
+		if err := ownLines(ctx, c, pid, w, phase, resource); err != nil {
+			return err
 		}
 		created, _, err = c.CreateRecord(ctx, psDef, w)
 		return err
@@ -164,6 +151,27 @@ func (t *tools) projectOrCatalog(ctx context.Context, a *engine.Actor, w *engine
 		}
 	}
 	return nil, t.unknown(ctx, a, cl, v, append(pn.holding, cn.holding...))
+}
+
+// ownLines points w at the project's own phase and resource for the
+// catalog's phase and resource (nil: none given), made in the call's
+// transaction when the project has none.
+func ownLines(ctx context.Context, c *engine.Call, pid string, w *engine.Input, phase, resource *engine.Record) error {
+	if phase != nil {
+		id, err := ensureLine(ctx, c, pid, views.TypeProjectPhases, views.NamePhase, phase, views.NameName, views.NamePosition, views.NameSowLanguage)
+		if err != nil {
+			return err
+		}
+		w.Rels[views.NameProjectPhase] = ref(views.TypeProjectPhases, id)
+	}
+	if resource != nil {
+		id, err := ensureLine(ctx, c, pid, views.TypeProjectResources, views.NameResource, resource)
+		if err != nil {
+			return err
+		}
+		w.Rels[views.NameProjectResource] = ref(views.TypeProjectResources, id)
+	}
+	return nil
 }
 
 // ensureLine returns the project's record of type typ for the catalog
