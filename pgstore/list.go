@@ -173,8 +173,7 @@ func (t *tx) listStatementOf(q *engine.Query, useKnown bool) (*query, *listed, e
 	cond := strings.Join(where, " AND ")
 	condArgs := append(args(nil), a...) // what cond alone takes (a count of it)
 	cols, whereKnown, known := recordCols, "", false
-	page := !q.AllAccounts && q.Limit > 0 && q.Limit <= maxSharedPage
-	if useKnown && page && !t.write() {
+	if useKnown && !q.AllAccounts && q.Limit > 0 && !t.write() {
 		if versions := t.db.pages.known(q.Type, q.AccountID); versions != "" {
 			known = true
 			// an object of versions by id: each row's lookup is a search
@@ -197,7 +196,7 @@ func (t *tx) listStatementOf(q *engine.Query, useKnown bool) (*query, *listed, e
 	}
 	res := &listed{q: q, total: -1, cond: cond, args: condArgs}
 	stmt := &query{sql: "SELECT " + cols + count + tail, check: "SELECT " + checkCols + count + tail, args: a}
-	if page {
+	if !q.AllAccounts && q.Limit > 0 && q.Limit <= maxSharedPage {
 		stmt.page = q.Type + "\x00" + q.AccountID
 	}
 	if t.write() && !q.AllAccounts && q.Limit == 0 && q.Offset == 0 && len(q.Sort) == 0 {

@@ -133,14 +133,16 @@ func (t *tx) scanStored(rows pgx.Rows, q *query, extra ...*int64) (engine.Key, *
 // scanStoredInto is scanStored into s, for a row whose type and account
 // are likely k's (their strings are then shared).
 func (t *tx) scanStoredInto(rows pgx.Rows, q *query, k engine.Key, s *stored, extra ...*int64) (engine.Key, *stored, error) {
-	if cr, isCopied := rows.(*copiedRows); isCopied {
-		ok, err := scanRecordRow(cr.fields, cr.RawValues(), &k.Type, &k.AccountID, s, extra)
-		if err != nil {
-			return k, nil, err
+	ok, err := scanRecordRow(rows.FieldDescriptions(), rows.RawValues(), &k.Type, &k.AccountID, s, extra)
+	if err != nil {
+		return k, nil, err
+	}
+	if ok {
+		if _, isCopied := rows.(*copiedRows); !isCopied {
+			// a connection's rows: the values are its buffer's until Next
+			s.attrs, s.rels = bytes.Clone(s.attrs), bytes.Clone(s.rels)
 		}
-		if ok {
-			return t.scanned(k, s, q, extra)
-		}
+		return t.scanned(k, s, q, extra)
 	}
 	dest := append([]any{&k.Type, &k.AccountID, &s.id, &s.xmin, &s.attrs, &s.rels, &s.createdAt, &s.updatedAt}, anys(extra)...)
 	if err := rows.Scan(dest...); err != nil {

@@ -10,10 +10,10 @@ import (
 
 // A page of records is thousands of values: pgx's scan plans (and the
 // destinations boxed as any to reach them) were a sixth of the cost of
-// serving one. The rows of a shared read are the request's own copies,
-// so they are read here directly, as pgx would read them, for the
-// columns record reads select: text, int8 and jsonb. Anything else is
-// left to pgx (ok false).
+// serving one. Rows are read here directly, as pgx would read them, for
+// the columns record reads select: text, int8 and jsonb (a jsonb value is
+// the row's own bytes: the caller copies it where they are a
+// connection's buffer). Anything else is left to pgx (ok false).
 
 // textCol reads a text value.
 func textCol(f pgconn.FieldDescription, v []byte) (string, bool) {

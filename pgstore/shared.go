@@ -30,8 +30,9 @@ import (
 // connection as before: an error is always the read's own.
 //
 // A statement on the listener holds up every request's Sync behind it,
-// so only statements whose cost is small ride on it: reads by primary
-// key, and pages of at most maxSharedPage records of an account and
+// and the listener's statements run one after another on one server
+// process, so only statements whose cost is small ride on it: reads by
+// primary key, and pages of at most maxSharedPage records of an account and
 // type whose matches were never found above maxSharedMatches (the page
 // counts them). The listener's statements end after sharedTimeout
 // (statement_timeout of its session); a list page that took that long
@@ -39,7 +40,7 @@ import (
 
 const (
 	maxSharedReads   = 64                     // reads of one listener round
-	maxSharedPage    = 500                    // records of a page that may be shared
+	maxSharedPage    = 100                    // records of a page that may be shared
 	maxSharedMatches = 2000                   // matches of a list whose pages are not shared
 	sharedTimeout    = 250 * time.Millisecond // statement_timeout of the listener's session
 )
