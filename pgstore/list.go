@@ -257,7 +257,7 @@ func (t *tx) List(q *engine.Query) ([]*engine.Record, int, error) {
 		}
 		res, ok = r, true
 	}
-	out, err := t.db.pages.records(res.rows, res.accts, q.Type, q.Shared)
+	out, err := t.db.pages.records(res.rows, res.accts, q.Type, q.Shared, !t.write())
 	if err != nil {
 		return nil, 0, err
 	}

@@ -102,8 +102,14 @@ func (c *pageRecords) fill(rows []*stored, typ, accountID string) bool {
 
 // records returns the records of rows (of the type, each of the account
 // of the same index): the ones kept when shared, else copies. A row whose
-// text is not what an entry holds is decoded (outside the lock) and kept.
-func (c *pageRecords) records(rows []*stored, accts []string, typ string, shared bool) ([]*engine.Record, error) {
+// text is not what an entry holds is decoded (outside the lock) and, when
+// keep is set, kept.
+//
+// Only rows a read-only transaction read are kept (keep): their version
+// is committed, and a committed version never changes its text. A write
+// transaction's row may be its own, which it can change again at the same
+// version (xmin is the transaction's) or roll back.
+func (c *pageRecords) records(rows []*stored, accts []string, typ string, shared, keep bool) ([]*engine.Record, error) {
 	out := make([]*engine.Record, len(rows))
 	var miss, moved []int // rows to decode; rows of the same text at another version
 	c.mu.Lock()
@@ -139,7 +145,7 @@ func (c *pageRecords) records(rows []*stored, accts []string, typ string, shared
 		s := rows[i]
 		entries = append(entries, &pageEntry{xmin: s.xmin, attrs: s.attrs, rels: s.rels, createdAt: s.createdAt, updatedAt: s.updatedAt, rec: out[i]})
 	}
-	if len(entries) > 0 {
+	if keep && len(entries) > 0 {
 		c.mu.Lock()
 		c.decoded += int64(len(miss))
 		for j, i := range append(miss, moved...) {

@@ -87,3 +87,80 @@ func TestPageCache(t *testing.T) {
 	}
 	assert.Equal(t, "renamed", recs[3].Str(views.NameName))
 }
+
+// Ensure the page cache never answers a row another writer changed:
+// another instance on the same database, a transaction that changed a row
+// twice after a list of its own (the row keeps one version, xmin, through
+// both), and one that rolled back after listing what it wrote.
+func TestPageCacheNeverStale(t *testing.T) {
+	a, b := two(t)
+	ctx := context.Background()
+	var ids []string
+	require.NoError(t, b.Update(ctx, func(tx engine.Tx) error {
+		for i := range 5 {
+			r := engine.NewRecord(views.TypeClients, "1")
+			r.Attrs[views.NameName] = fmt.Sprintf("client %d", i)
+			if err := tx.Insert(r); err != nil {
+				return err
+			}
+			ids = append(ids, r.ID)
+		}
+		return nil
+	}))
+	list := func(tx engine.Tx) ([]*engine.Record, error) {
+		recs, _, err := tx.List(&engine.Query{Type: views.TypeClients, AccountID: "1", Limit: 10, Shared: true})
+		return recs, err
+	}
+	name := func(db *pgstore.DB) string {
+		t.Helper()
+		var got string
+		require.NoError(t, db.ViewRerun(ctx, func(tx engine.Tx) error {
+			recs, err := list(tx)
+			if err == nil {
+				got = recs[2].Str(views.NameName)
+			}
+			return err
+		}))
+		return got
+	}
+	rename := func(tx engine.Tx, to string) error {
+		r, err := tx.Get(views.TypeClients, "1", ids[2])
+		if err != nil {
+			return err
+		}
+		r = r.Clone()
+		r.Attrs[views.NameName] = to
+		return tx.Replace(r)
+	}
+	for i := range 3 {
+		require.Equal(t, "client 2", name(a)) // a's cache holds it
+		to := fmt.Sprintf("renamed by b %d", i)
+		require.NoError(t, b.Update(ctx, func(tx engine.Tx) error { return rename(tx, to) }))
+		require.Equal(t, to, name(a), "another instance's write")
+		require.NoError(t, b.Update(ctx, func(tx engine.Tx) error { return rename(tx, "client 2") }))
+	}
+
+	require.NoError(t, a.Update(ctx, func(tx engine.Tx) error {
+		if err := rename(tx, "first"); err != nil {
+			return err
+		}
+		if _, err := list(tx); err != nil { // the first value at this version
+			return err
+		}
+		return rename(tx, "second")
+	}))
+	require.Equal(t, "second", name(a), "a row written twice in one transaction")
+	require.Equal(t, "second", name(b))
+
+	failed := fmt.Errorf("rolled back")
+	require.ErrorIs(t, a.Update(ctx, func(tx engine.Tx) error {
+		if err := rename(tx, "never committed"); err != nil {
+			return err
+		}
+		if _, err := list(tx); err != nil {
+			return err
+		}
+		return failed
+	}), failed)
+	require.Equal(t, "second", name(a), "a rolled back write")
+}
