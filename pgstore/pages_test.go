@@ -21,18 +21,7 @@ import (
 func TestPageCache(t *testing.T) {
 	db := pgtest.Open(t)
 	ctx := context.Background()
-	var ids []string
-	require.NoError(t, db.Update(ctx, func(tx engine.Tx) error {
-		for i := range 20 {
-			r := engine.NewRecord(views.TypeClients, "1")
-			r.Attrs[views.NameName] = fmt.Sprintf("client %d", i)
-			if err := tx.Insert(r); err != nil {
-				return err
-			}
-			ids = append(ids, r.ID)
-		}
-		return nil
-	}))
+	ids := insertClients(t, db, 20)
 	page := func(shared bool) []*engine.Record {
 		t.Helper()
 		var recs []*engine.Record
@@ -95,18 +84,7 @@ func TestPageCache(t *testing.T) {
 func TestPageCacheNeverStale(t *testing.T) {
 	a, b := two(t)
 	ctx := context.Background()
-	var ids []string
-	require.NoError(t, b.Update(ctx, func(tx engine.Tx) error {
-		for i := range 5 {
-			r := engine.NewRecord(views.TypeClients, "1")
-			r.Attrs[views.NameName] = fmt.Sprintf("client %d", i)
-			if err := tx.Insert(r); err != nil {
-				return err
-			}
-			ids = append(ids, r.ID)
-		}
-		return nil
-	}))
+	ids := insertClients(t, b, 5)
 	list := func(tx engine.Tx) ([]*engine.Record, error) {
 		recs, _, err := tx.List(&engine.Query{Type: views.TypeClients, AccountID: "1", Limit: 10, Shared: true})
 		return recs, err
@@ -163,4 +141,23 @@ func TestPageCacheNeverStale(t *testing.T) {
 		return failed
 	}), failed)
 	require.Equal(t, "second", name(a), "a rolled back write")
+}
+
+// insertClients inserts n clients of account 1 named "client 0" on, and
+// returns their ids.
+func insertClients(t *testing.T, db *pgstore.DB, n int) []string {
+	t.Helper()
+	var ids []string
+	require.NoError(t, db.Update(context.Background(), func(tx engine.Tx) error {
+		for i := range n {
+			r := engine.NewRecord(views.TypeClients, "1")
+			r.Attrs[views.NameName] = fmt.Sprintf("client %d", i)
+			if err := tx.Insert(r); err != nil {
+				return err
+			}
+			ids = append(ids, r.ID)
+		}
+		return nil
+	}))
+	return ids
 }
