@@ -33,6 +33,7 @@ type DB struct {
 	credCache  decodeCache[auth.ServiceCredential]
 	appCache   decodeCache[auth.Application]
 	shared     sharedRecords
+	pages      pageRecords
 	versions   versions
 }
 
@@ -106,7 +107,7 @@ func open(path string, readOnly bool, schema *engine.Schema) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
-	return &DB{bolt: b, path: path, schema: schema, Now: func() time.Time { return time.Now().UTC() }, versions: newVersions()}, nil
+	return &DB{bolt: b, path: path, schema: schema, Now: func() time.Time { return time.Now().UTC() }, versions: newVersions(), pages: newPageRecords()}, nil
 }
 
 // initialMmapSize is the memory map bbolt starts with: address space, not

@@ -126,7 +126,7 @@ func (t *tx) indexPage(q *engine.Query, b *bolt.Bucket, acct string, c engine.Co
 		}
 		total++
 	}
-	return t.decodeKeys(q.Type, b, acct, keys, total)
+	return t.decodeKeys(q, b, acct, keys, total)
 }
 
 // page serves an id-ordered page when no condition is left to evaluate:
@@ -134,7 +134,7 @@ func (t *tx) indexPage(q *engine.Query, b *bolt.Bucket, acct string, c engine.Co
 // and only the page's records are read and decoded.
 func (t *tx) page(q *engine.Query, b *bolt.Bucket, acct string, cand [][]byte) ([]*engine.Record, int, error) {
 	if cand != nil {
-		return t.decodeKeys(q.Type, b, acct, window(cand, q.Offset, q.Limit), len(cand))
+		return t.decodeKeys(q, b, acct, window(cand, q.Offset, q.Limit), len(cand))
 	}
 	var keys [][]byte
 	total := 0
@@ -145,19 +145,27 @@ func (t *tx) page(q *engine.Query, b *bolt.Bucket, acct string, cand [][]byte) (
 		}
 		total++
 	}
-	return t.decodeKeys(q.Type, b, acct, keys, total)
+	return t.decodeKeys(q, b, acct, keys, total)
 }
 
-// decodeKeys reads and decodes the records of keys, in order.
-func (t *tx) decodeKeys(typ string, b *bolt.Bucket, acct string, keys [][]byte, total int) ([]*engine.Record, int, error) {
-	found, vals := keys[:0:0], make([][]byte, 0, len(keys))
+// decodeKeys reads and decodes the records of keys, in order: a page of
+// q, whose records the page cache (pageRecords) decodes once while their
+// stored bytes stay the same; shared as they are kept when q.Shared,
+// else copies.
+func (t *tx) decodeKeys(q *engine.Query, b *bolt.Bucket, acct string, keys [][]byte, total int) ([]*engine.Record, int, error) {
+	out := make([]*engine.Record, 0, len(keys))
 	for _, k := range keys {
-		if v := b.Get(k); v != nil {
-			found, vals = append(found, k), append(vals, v)
+		v := b.Get(k)
+		if v == nil {
+			continue
 		}
+		r, err := t.db.pages.get(q.Type, acct, k, v, q.Shared)
+		if err != nil {
+			return nil, 0, err
+		}
+		out = append(out, r)
 	}
-	out, err := decodeBatch(typ, acct, found, vals)
-	return out, total, err
+	return out, total, nil
 }
 
 // candidates intersects the id sets of the indexed equality conditions; nil

@@ -256,7 +256,12 @@ func (c *Client) callRaw(ctx context.Context, method, path string, query url.Val
 		u += sep + query.Encode()
 	}
 	var payload []byte
-	if body != nil {
+	contentType, header := MediaType, http.Header(nil)
+	switch b := body.(type) {
+	case nil:
+	case *fileBody:
+		payload, contentType, header = b.data, b.contentType, b.header
+	default:
 		var err error
 		if payload, err = json.Marshal(body); err != nil {
 			return nil, nil, fmt.Errorf("scopekit: encode the %s %s body: %w", method, path, err)
@@ -272,10 +277,13 @@ func (c *Client) callRaw(ctx context.Context, method, path string, query url.Val
 		if err != nil {
 			return nil, nil, err
 		}
+		for k, v := range header {
+			req.Header[k] = v
+		}
 		req.Header.Set("Accept", accept)
 		req.Header.Set("Authorization", "Bearer "+tok.AccessToken)
 		if payload != nil {
-			req.Header.Set("Content-Type", MediaType)
+			req.Header.Set("Content-Type", contentType)
 		}
 		res, err := c.hc.Do(req)
 		if err != nil {

@@ -223,6 +223,15 @@ func (c *Call) scopes() (map[string]bool, error) {
 	return v, nil
 }
 
+// AddScope notes that the actor now sees the scope sid, which a write of
+// this call made visible (after the scopes were read, or before they are:
+// then they are read with it).
+func (c *Call) AddScope(sid string) {
+	if c.Actor.scopes != nil {
+		c.Actor.scopes[sid] = true
+	}
+}
+
 // CanSee reports whether the actor may see the scope with id sid ("" is
 // no scope: visible).
 func (c *Call) CanSee(sid string) (bool, error) {

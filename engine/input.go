@@ -108,6 +108,9 @@ func DecodeAttr(a *AttrDef, raw json.RawMessage) (any, *scopekit.Error) {
 		if d.IsNegative() && !a.Signed {
 			return nil, Invalid(p, "%s must be zero or positive", a.Name)
 		}
+		if e := inBound(a, d); e != nil {
+			return nil, e
+		}
 		return d.String(), nil
 	case KindInt:
 		var n json.Number
@@ -122,6 +125,9 @@ func DecodeAttr(a *AttrDef, raw json.RawMessage) (any, *scopekit.Error) {
 		}
 		if i < 0 && !a.Signed {
 			return nil, Invalid(p, "%s must be zero or positive", a.Name)
+		}
+		if e := inBound(a, decimal.NewFromInt(i)); e != nil {
+			return nil, e
 		}
 		return json.Number(fmt.Sprint(i)), nil
 	case KindBool:

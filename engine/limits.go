@@ -2,12 +2,14 @@ package engine
 
 import (
 	"encoding/json"
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/scopekit/scopekit"
+	"github.com/shopspring/decimal"
 )
 
 // The limits and null rules every declared attribute gets from its kind
@@ -21,6 +23,84 @@ const (
 	// KindObject, KindList or KindAny value.
 	MaxTextBytes = 64 << 10
 )
+
+// The bounds of numbers an attribute declares no bound of its own for: a
+// figure the documents show to the cent (a spreadsheet keeps 15
+// significant digits) and a whole number far from int64's end.
+const (
+	// MaxDecimal bounds a KindDecimal value (its absolute value).
+	MaxDecimal = "1000000000000"
+	// DecimalPlaces bounds the digits of a KindDecimal after its point.
+	DecimalPlaces = 8
+	// MaxInt bounds a KindInt value (its absolute value).
+	MaxInt = 1000000000
+)
+
+// Bound returns the attribute's bound of a number (its absolute value)
+// and, for a decimal, of its digits after the point; ok is false for
+// kinds without one.
+func (a *AttrDef) Bound() (limit decimal.Decimal, places int32, ok bool) {
+	switch a.Kind {
+	case KindDecimal:
+		places = a.Places
+		if places == 0 {
+			places = DecimalPlaces
+		}
+	case KindInt:
+	default:
+		return decimal.Decimal{}, 0, false
+	}
+	bound := a.Max
+	if bound == "" {
+		bound = MaxDecimal
+		if a.Kind == KindInt {
+			bound = fmt.Sprint(MaxInt)
+		}
+	}
+	limit, err := decimal.NewFromString(bound)
+	if err != nil { // checkBound refuses such a declaration
+		return decimal.Decimal{}, 0, false
+	}
+	return limit, places, true
+}
+
+// checkBound checks a declared bound: a plain decimal, positive, a whole
+// number for KindInt, on a numeric kind only.
+func (a *AttrDef) checkBound() error {
+	if a.Max == "" && a.Places == 0 {
+		return nil
+	}
+	if a.Kind != KindDecimal && a.Kind != KindInt || a.Places != 0 && a.Kind != KindDecimal || a.Places < 0 {
+		return fmt.Errorf("attribute %s: Max and Places are for decimals (Max for whole numbers too)", a.Name)
+	}
+	if a.Max == "" {
+		return nil
+	}
+	d, err := ParseDecimal(a.Max)
+	if err != nil || !d.IsPositive() || a.Kind == KindInt && !d.IsInteger() {
+		return fmt.Errorf("attribute %s: Max %q is not a positive bound of its kind", a.Name, a.Max)
+	}
+	return nil
+}
+
+// inBound refuses a number past the attribute's bound (422 naming it).
+func inBound(a *AttrDef, d decimal.Decimal) *scopekit.Error {
+	limit, places, ok := a.Bound()
+	if !ok {
+		return nil
+	}
+	p := AttrPointer(a.Name)
+	switch {
+	case d.Abs().GreaterThan(limit):
+		if a.Signed {
+			return Invalid(p, "%s must be between -%s and %s", a.Name, limit, limit)
+		}
+		return Invalid(p, "%s must be at most %s", a.Name, limit)
+	case a.Kind == KindDecimal && -d.Exponent() > places && !d.Equal(d.Truncate(places)):
+		return Invalid(p, "%s has more than %d digits after the decimal point", a.Name, places)
+	}
+	return nil
+}
 
 // maxLen is the attribute's bound: characters for the short kinds, bytes
 // for text and structured values.

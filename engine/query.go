@@ -87,6 +87,10 @@ type Query struct {
 	Sort        []SortKey
 	Offset      int
 	Limit       int
+	// Shared says the caller only reads the records it gets (it may
+	// replace one in the slice, never change it): a store may return
+	// records it shares with other readers rather than copies.
+	Shared bool
 }
 
 // Matches reports whether r satisfies every condition of q.

@@ -24,6 +24,11 @@ type ListParams struct {
 	PageNumber int
 	PageSize   int
 	Include    []string
+	// Shared says the caller only reads the records of the result: the
+	// store may share them with other readers (Query.Shared), for types
+	// without a Compute hook or whose hook copies what it changes
+	// (TypeDef.ComputeCopies). Included records are never shared.
+	Shared bool
 }
 
 // Result is the outcome of a read: the primary records (one for a show;
@@ -83,6 +88,7 @@ func (c *Call) list(ctx context.Context, def *TypeDef, extra []Cond, p ListParam
 		q.Limit = p.PageSize
 		q.Offset = (max(p.PageNumber, 1) - 1) * p.PageSize
 	}
+	q.Shared = p.Shared && (def.Hooks.Compute == nil || def.ComputeCopies)
 	c.prefetch(def)
 	recs, total, err := c.Tx.List(q)
 	if err != nil {

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"encoding/json"
+	"maps"
 	"strconv"
 	"strings"
 	"time"
@@ -40,13 +41,24 @@ func NewRecord(typ, accountID string) *Record {
 // (values are never mutated in place).
 func (r *Record) Clone() *Record {
 	c := *r
-	c.Attrs = make(map[string]any, len(r.Attrs))
-	for k, v := range r.Attrs {
-		c.Attrs[k] = v
+	c.Attrs = maps.Clone(r.Attrs)
+	if c.Attrs == nil {
+		c.Attrs = map[string]any{}
 	}
 	c.Rels = make(map[string][]string, len(r.Rels))
+	n := 0
+	for _, v := range r.Rels {
+		n += len(v)
+	}
+	ids := make([]string, 0, n) // every relationship's ids: one allocation
 	for k, v := range r.Rels {
-		c.Rels[k] = append([]string(nil), v...)
+		if v == nil {
+			c.Rels[k] = nil
+			continue
+		}
+		start := len(ids)
+		ids = append(ids, v...)
+		c.Rels[k] = ids[start:len(ids):len(ids)] // an append by the owner copies
 	}
 	return &c
 }

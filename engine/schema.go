@@ -42,6 +42,12 @@ type AttrDef struct {
 	// NotNull refuses null in writes (422) where the kind would take it
 	// as "back to the default".
 	NotNull bool
+	// Max bounds a KindDecimal or KindInt value (limits.go): at most Max,
+	// and at least -Max where Signed; "" takes the kind's bound
+	// (MaxDecimal, MaxInt). Places bounds the digits of a decimal after
+	// its point; 0 takes DecimalPlaces.
+	Max    string
+	Places int32
 	// Link marks a computed attribute whose value is a path relative to
 	// the record's own URL ("download"); adapters serve it as an absolute
 	// URL, and null stays null.
@@ -69,6 +75,11 @@ type RelDef struct {
 
 // Stored reports whether the relationship keeps ids on the record.
 func (d *RelDef) Stored() bool { return d.Inverse == "" && d.Through == "" }
+
+// Writable reports whether a write may set the relationship: a stored one,
+// or a through one (its joining records are added and removed to match),
+// unless ReadOnly.
+func (d *RelDef) Writable() bool { return !d.ReadOnly && d.Inverse == "" }
 
 // Hooks are the type-specific steps of the generic engine. Every hook but
 // Prepare runs inside the write transaction of the request.
@@ -144,6 +155,10 @@ type TypeDef struct {
 	Rels    []RelDef
 	Filters map[string]FilterDef // accepted filter names besides ids and active
 	Hooks   Hooks
+	// ComputeCopies says the Compute hook changes no record it is given:
+	// it replaces one it changes in the slice with a copy (Record.Clone),
+	// so a list may give it records shared with other readers.
+	ComputeCopies bool
 
 	attrIdx map[string]int
 	relIdx  map[string]int

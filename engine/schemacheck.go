@@ -28,6 +28,11 @@ func (s *Schema) Check() error {
 		return isAttr || isRel
 	}
 	for _, t := range s.Types() {
+		for i := range t.Attrs {
+			if err := t.Attrs[i].checkBound(); err != nil {
+				bad(t, "%v", err)
+			}
+		}
 		for _, g := range append([]string{t.Guard}, t.WriteGuards...) {
 			if g != "" && !slices.Contains(s.guards, g) {
 				bad(t, "guard %q is not a permission", g)

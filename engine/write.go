@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"maps"
 	"slices"
 
 	"github.com/scopekit/scopekit"
@@ -62,7 +63,7 @@ func (c *Call) CreateRecord(ctx context.Context, def *TypeDef, in *Input) (*Reco
 	}
 	if def.Hooks.Upsert != nil {
 		var errs scopekit.Errors
-		if err := c.apply(def, rec, in, &errs); err != nil {
+		if _, err := c.apply(def, rec, in, &errs); err != nil {
 			return nil, false, err
 		}
 		if len(errs) == 0 {
@@ -211,7 +212,8 @@ func (c *Call) save(ctx context.Context, def *TypeDef, rec, old *Record, in *Inp
 	prev := c.Input
 	c.Input = in
 	defer func() { c.Input = prev }()
-	if err := c.apply(def, rec, in, &errs); err != nil {
+	through, err := c.apply(def, rec, in, &errs)
+	if err != nil {
 		return nil, err
 	}
 	if old == nil && def.Hooks.Defaults != nil {
@@ -225,7 +227,6 @@ func (c *Call) save(ctx context.Context, def *TypeDef, rec, old *Record, in *Inp
 	if len(errs) > 0 {
 		return nil, firstPerField(errs)
 	}
-	var err error
 	if old == nil {
 		err = c.Tx.Insert(rec)
 	} else {
@@ -242,12 +243,19 @@ func (c *Call) save(ctx context.Context, def *TypeDef, rec, old *Record, in *Inp
 	if err := c.touched(def, rec); err != nil {
 		return nil, err
 	}
+	// last, so that what the write names is what stays
+	if err := c.writeThrough(ctx, def, rec, through, old != nil); err != nil {
+		return nil, err
+	}
 	return rec, nil
 }
 
 // apply copies attributes and relationships of in onto rec. Malformed input
-// is returned as an error at once; rule violations are added to errs.
-func (c *Call) apply(def *TypeDef, rec *Record, in *Input, errs *scopekit.Errors) error {
+// is returned as an error at once; rule violations are added to errs. The
+// ids given for through relationships are returned by name, for
+// writeThrough once rec is stored.
+func (c *Call) apply(def *TypeDef, rec *Record, in *Input, errs *scopekit.Errors) (map[string][]string, error) {
+	var through map[string][]string
 	names := make([]string, 0, len(in.Attrs))
 	for n := range in.Attrs {
 		names = append(names, n)
@@ -256,18 +264,18 @@ func (c *Call) apply(def *TypeDef, rec *Record, in *Input, errs *scopekit.Errors
 	for _, name := range names {
 		at, ok := def.Attr(name)
 		if !ok {
-			return BadAttr(name, "%s is not an attribute of %s", name, def.Name)
+			return nil, BadAttr(name, "%s is not an attribute of %s", name, def.Name)
 		}
 		if at.Computed {
 			if c.Opts.Strict {
-				return BadAttr(name, "%s is computed and cannot be set", name)
+				return nil, BadAttr(name, "%s is computed and cannot be set", name)
 			}
 			continue // v1 ignores computed fields in writes
 		}
 		v, e := DecodeAttr(at, in.Attrs[name])
 		if e != nil {
 			if e.Code == scopekit.EBADREQUEST {
-				return e
+				return nil, e
 			}
 			*errs = append(*errs, e)
 			continue
@@ -301,11 +309,11 @@ func (c *Call) apply(def *TypeDef, rec *Record, in *Input, errs *scopekit.Errors
 		rd, ok := def.Rel(name)
 		p := RelPointer(name)
 		if !ok {
-			return scopekit.FieldErrorf(scopekit.EBADREQUEST, p, "%s is not a relationship of %s", name, def.Name)
+			return nil, scopekit.FieldErrorf(scopekit.EBADREQUEST, p, "%s is not a relationship of %s", name, def.Name)
 		}
-		if !rd.Stored() || rd.ReadOnly {
+		if !rd.Writable() {
 			if c.Opts.Strict {
-				return scopekit.FieldErrorf(scopekit.EBADREQUEST, p, "%s is read-only", name)
+				return nil, scopekit.FieldErrorf(scopekit.EBADREQUEST, p, "%s is read-only", name)
 			}
 			continue
 		}
@@ -314,26 +322,82 @@ func (c *Call) apply(def *TypeDef, rec *Record, in *Input, errs *scopekit.Errors
 			if rd.ToMany {
 				shape = "an array of resource identifiers"
 			}
-			return scopekit.FieldErrorf(scopekit.EBADREQUEST, p, "%s must be %s", name, shape)
+			return nil, scopekit.FieldErrorf(scopekit.EBADREQUEST, p, "%s must be %s", name, shape)
 		}
 		ids := make([]string, 0, len(ri.Refs))
 		for _, ref := range ri.Refs {
 			if ref.Type != rd.Type {
-				return scopekit.FieldErrorf(scopekit.EBADREQUEST, p, "%s must reference %s, not %s", name, rd.Type, ref.Type)
+				return nil, scopekit.FieldErrorf(scopekit.EBADREQUEST, p, "%s must reference %s, not %s", name, rd.Type, ref.Type)
 			}
 			if _, err := c.Get(rd.Type, ref.ID); err != nil {
 				if scopekit.ErrorCode(err) != scopekit.ENOTFOUND {
-					return err
+					return nil, err
 				}
 				*errs = append(*errs, Invalid(p, "%s %s does not exist in this account", rd.Type, ref.ID))
 				continue
 			}
 			ids = append(ids, ref.ID)
 		}
-		if len(ids) == 0 {
+		switch {
+		case rd.Through != "":
+			if through == nil {
+				through = map[string][]string{}
+			}
+			through[name] = ids
+		case len(ids) == 0:
 			delete(rec.Rels, name)
-		} else {
+		default:
 			rec.Rels[name] = slices.Compact(ids)
+		}
+	}
+	return through, nil
+}
+
+// writeThrough makes the joining records of rec's through relationships
+// (by name, the ids given) match: a record is added for each id that has
+// none, through the joining type's create (its Upsert hook restores one it
+// kept), and on an update the records of ids not given are removed,
+// through its Delete hook where it has one. The actor needs write access
+// to the joining type.
+func (c *Call) writeThrough(ctx context.Context, def *TypeDef, rec *Record, through map[string][]string, update bool) error {
+	names := slices.Sorted(maps.Keys(through))
+	for _, name := range names {
+		rd, _ := def.Rel(name)
+		jdef, ok := c.Engine.schema.Lookup(rd.Through)
+		if !ok {
+			return scopekit.Errorf(scopekit.EINTERNAL, "%s: no joining type %s", name, rd.Through)
+		}
+		if err := c.Actor.RequireWrite(jdef); err != nil {
+			return err
+		}
+		cur, err := c.Find(rd.Through, append([]Cond{Eq(rd.From, rec.ID)}, rd.ThroughWhere...)...)
+		if err != nil {
+			return err
+		}
+		want, have := map[string]bool{}, map[string]bool{}
+		for _, id := range through[name] {
+			want[id] = true
+		}
+		for _, j := range cur {
+			to := j.Rel(rd.To)
+			have[to] = true
+			if !update || want[to] {
+				continue
+			}
+			if err := c.removeRecord(ctx, jdef, j); err != nil {
+				return err
+			}
+		}
+		for _, id := range through[name] {
+			if have[id] {
+				continue
+			}
+			have[id] = true
+			in := &Input{Rels: map[string]RelInput{rd.From: {Refs: []Ref{{Type: def.Name, ID: rec.ID}}},
+				rd.To: {Refs: []Ref{{Type: rd.Type, ID: id}}}}}
+			if _, _, err := c.CreateRecord(ctx, jdef, in); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
@@ -416,16 +480,21 @@ func (e *Engine) Delete(ctx context.Context, a *Actor, typ, id string, opts Opti
 		if err != nil {
 			return err
 		}
-		remove := c.Remove
-		if def.Hooks.Delete != nil {
-			remove = func(_ *TypeDef, rec *Record) error { return def.Hooks.Delete(ctx, c, rec) }
-		}
-		if err := remove(def, rec); err != nil {
-			return err
-		}
-		return c.touched(def, rec)
+		return c.removeRecord(ctx, def, rec)
 	})
 	return err
+}
+
+// removeRecord removes rec through def's Delete hook, or as Remove does.
+func (c *Call) removeRecord(ctx context.Context, def *TypeDef, rec *Record) error {
+	remove := c.Remove
+	if def.Hooks.Delete != nil {
+		remove = func(_ *TypeDef, rec *Record) error { return def.Hooks.Delete(ctx, c, rec) }
+	}
+	if err := remove(def, rec); err != nil {
+		return err
+	}
+	return c.touched(def, rec)
 }
 
 // Remove deletes or archives rec as Delete describes.

@@ -305,3 +305,11 @@ func cpuTime() time.Duration {
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
+
+// BenchmarkListProjectsPageParallel reads the page of
+// BenchmarkListProjectsPage from 32 goroutines at once, as readbench's
+// wrk does with its list route.
+func BenchmarkListProjectsPageParallel(b *testing.B) {
+	env := newBenchEnv(b, 10000)
+	env.runParallel(b, "/v2/projects?page[size]=250&page[number]=20")
+}

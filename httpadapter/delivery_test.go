@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/scopekit/scopekit/mcpadapter"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -67,4 +68,51 @@ func TestDeliveryEndpoints(t *testing.T) {
 		assert.Equal(t, http.StatusUnauthorized, e.get("/acme/v1/projects/"+s.ProjectID+path, "").Status)
 		assert.Equal(t, http.StatusMethodNotAllowed, e.req(http.MethodPost, "/acme/v1/projects/"+s.ProjectID+path, tok, "").Status, path)
 	}
+}
+
+// Ensure one rule for the variance of lines without actual hours
+// (docs/pricing.md "Delivery figures"): null, not −100 %, in REST, in v2
+// merge data and in MCP alike; a total's variance is that of the lines
+// with actual hours.
+func TestVarianceWithoutActualHours(t *testing.T) {
+	e := mustEnv(t)
+	tok := e.admin()
+	s := e.seedWorkedExample()
+	ids := map[string]string{}
+	for _, d := range e.get("/v2/project-services?filter[project]="+s.ProjectID, tok).list() {
+		ids[d["attributes"].(map[string]any)["name"].(string)] = d["id"].(string)
+	}
+	e.patch("/v2/project-services/"+ids["Assessment"], tok, "project-services", ids["Assessment"], `{"status":"complete","actual-hours":"18.5"}`)
+
+	rest := e.get("/acme/v1/projects/"+s.ProjectID+"/estimate-vs-actual", tok)
+	require.Equal(t, http.StatusOK, rest.Status, "%s", rest.Body)
+	variances := func(f map[string]any) []any {
+		return []any{f["variance_hours"], f["variance_ratio"], f["variance_cost"]}
+	}
+	rows := rest.attr("rows").([]any)
+	require.Len(t, rows, 4)
+	assert.Equal(t, []any{"2.50", "0.1563", "225.00"}, variances(rows[0].(map[string]any)), "Assessment: 18.5 of 16 hours")
+	for _, r := range rows[1:] { // its subservices and Firewall deployment: nothing recorded
+		assert.Equal(t, []any{nil, nil, nil}, variances(r.(map[string]any)), "%v", r)
+	}
+	total := rest.attr("total").(map[string]any)
+	assert.Equal(t, []any{"2.50", "0.1563", "225.00"}, variances(total), "the total: the lines with actual hours")
+	assert.Equal(t, "40.75", total["estimated_hours"], "the estimate is still every line's")
+
+	md := mergeData(t, e.get(mergeDataPath(s.ProjectID, "?version=2"), tok), s.ProjectID, 2)
+	ev := md["delivery"].(map[string]any)["estimate_vs_actual"].(map[string]any)
+	assert.Equal(t, rest.attr("rows"), ev["rows"], "merge data: the same rows")
+	assert.Equal(t, rest.attr("total"), ev["total"])
+	assert.Equal(t, rest.attr("phases"), ev["phases"])
+
+	var out struct {
+		Rows  []map[string]any `json:"rows"`
+		Total map[string]any   `json:"total"`
+	}
+	call(t, e.mcpSession(tok), mcpadapter.ToolEstimateVsActual, map[string]any{"project_id": s.ProjectID}, &out)
+	require.Len(t, out.Rows, 4)
+	for i, r := range rows {
+		assert.Equal(t, variances(r.(map[string]any)), variances(out.Rows[i]), "MCP row %d", i)
+	}
+	assert.Equal(t, variances(total), variances(out.Total))
 }

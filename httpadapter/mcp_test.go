@@ -112,7 +112,8 @@ func TestMCPTools(t *testing.T) {
 		mcpadapter.ToolApplySurvey, mcpadapter.ToolCalculateSurvey, mcpadapter.ToolCreateProject,
 		mcpadapter.ToolDeliveryRollup, mcpadapter.ToolEstimateVsActual, mcpadapter.ToolGenerateDocument, mcpadapter.ToolGetDocument,
 		mcpadapter.ToolGetDocumentText, mcpadapter.ToolGetProject, mcpadapter.ToolSurveyQuestions, mcpadapter.ToolListProjectItems,
-		mcpadapter.ToolListQuestionnaires, mcpadapter.ToolReviewProjectScope, mcpadapter.ToolSearchProjects, mcpadapter.ToolUpdateProject}, names)
+		mcpadapter.ToolListQuestionnaires, mcpadapter.ToolRemoveProjectItem, mcpadapter.ToolReviewProjectScope, mcpadapter.ToolSearchProjects,
+		mcpadapter.ToolUpdateProject, mcpadapter.ToolUpdateProjectService}, names)
 	assert.Equal(t, []string{mcpadapter.ToolCalculateSurvey, mcpadapter.ToolDeliveryRollup, mcpadapter.ToolEstimateVsActual,
 		mcpadapter.ToolGetDocument, mcpadapter.ToolGetDocumentText, mcpadapter.ToolGetProject, mcpadapter.ToolSurveyQuestions,
 		mcpadapter.ToolListProjectItems, mcpadapter.ToolListQuestionnaires, mcpadapter.ToolReviewProjectScope,

@@ -1,6 +1,7 @@
 package httpadapter
 
 import (
+	"fmt"
 	"slices"
 	"sort"
 	"strings"
@@ -263,8 +264,22 @@ func attrSchema(a *engine.AttrDef) obj {
 		s = obj{"type": "string", "enum": e}
 	case engine.KindDecimal:
 		s = obj{"type": "string", "pattern": `^-?[0-9]+(\.[0-9]+)?$`, "description": "a decimal; numbers are accepted on input"}
+		if limit, places, ok := a.Bound(); ok && !a.Computed {
+			lo := "0"
+			if a.Signed {
+				lo = "-" + limit.String()
+			}
+			s["description"] = fmt.Sprintf("a decimal from %s to %s with at most %d digits after the point (422 past them); numbers are accepted on input",
+				lo, limit.String(), places)
+		}
 	case engine.KindInt:
 		s = obj{"type": "integer"}
+		if limit, _, ok := a.Bound(); ok && !a.Computed {
+			s["maximum"], s["minimum"] = limit.IntPart(), int64(0)
+			if a.Signed {
+				s["minimum"] = -limit.IntPart()
+			}
+		}
 	case engine.KindBool:
 		s = obj{"type": "boolean"}
 	case engine.KindDate:
@@ -307,7 +322,7 @@ func resourceSchema(def *engine.TypeDef, write bool) obj {
 	}
 	rels := obj{}
 	for _, r := range def.Rels {
-		if write && (!r.Stored() || r.ReadOnly) {
+		if write && !r.Writable() {
 			continue
 		}
 		linkage := obj{"type": "object", "properties": obj{"type": obj{"type": "string", "enum": []any{r.Type}}, "id": str()}}
@@ -317,7 +332,7 @@ func resourceSchema(def *engine.TypeDef, write bool) obj {
 		}
 		rel := obj{"type": "object", "properties": obj{"data": data,
 			"links": obj{"type": "object", "properties": obj{"related": str()}}}}
-		if !r.Stored() || r.ReadOnly {
+		if !r.Writable() {
 			rel["readOnly"] = true
 		}
 		rels[r.Name] = rel

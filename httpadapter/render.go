@@ -19,6 +19,8 @@ type view struct {
 	prefix string
 	v2     bool
 	fields map[string][]string
+	// cache, when set, serves records rendered before (rendercache.go).
+	cache *renderCache
 
 	// urls holds the links of the resources rendered so far: each link is
 	// a substring of one growing buffer rather than an allocation of its
@@ -132,7 +134,7 @@ var linkMaps = sync.Pool{New: func() any { return make(jsonapi.Links, 1) }}
 func writeRendered(w http.ResponseWriter, r *http.Request, status int, doc *jsonapi.Document) {
 	writeDoc(w, r, status, doc)
 	release := func(res *jsonapi.Resource) {
-		if res == nil {
+		if res == nil || res.Links == nil { // a rendered one has none
 			return
 		}
 		clear(res.Links)
@@ -158,10 +160,51 @@ func (v *view) resources(recs []*engine.Record) []*jsonapi.Resource {
 	objs := make([]jsonapi.Resource, len(recs))
 	fields := make([]recordFields, len(recs))
 	for i, rec := range recs {
-		v.resource(rec, &objs[i], &fields[i])
 		out[i] = &objs[i]
+		if v.cached(rec, &objs[i]) {
+			continue
+		}
+		v.resource(rec, &objs[i], &fields[i])
+		v.keep(rec, &objs[i])
 	}
 	return out
+}
+
+// cached sets res to the JSON of rec rendered before, when the cache has
+// it as rec now is (and the request asks for all its fields).
+func (v *view) cached(rec *engine.Record, res *jsonapi.Resource) bool {
+	if v.cache == nil || v.fields[rec.Type] != nil {
+		return false
+	}
+	def, ok := v.schema.Lookup(rec.Type)
+	if !ok {
+		return false
+	}
+	b, ok := v.cache.get(v.prefix, def, rec)
+	if ok {
+		*res = jsonapi.Resource{Type: rec.Type, ID: rec.ID, Rendered: b}
+	}
+	return ok
+}
+
+// keep renders res, made by resource from rec, once, for this answer and
+// for the cache.
+func (v *view) keep(rec *engine.Record, res *jsonapi.Resource) {
+	if v.cache == nil || v.fields[rec.Type] != nil {
+		return
+	}
+	def, ok := v.schema.Lookup(rec.Type)
+	if !ok {
+		return
+	}
+	b, err := jsonapi.EncodeResource(res)
+	if err != nil {
+		return // the document's encoding reports it
+	}
+	v.cache.put(v.prefix, def, rec, b)
+	clear(res.Links)
+	linkMaps.Put(res.Links)
+	*res = jsonapi.Resource{Type: rec.Type, ID: rec.ID, Rendered: b}
 }
 
 // document renders a read result: a single resource (or null), or a list

@@ -73,10 +73,10 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, v2 bool, h fun
 	// 403 (docs/auth.md "Accounts are walls")
 	if slug := params.ByName("slug"); slug != "" {
 		c.actor, err = s.Svc.ActorFor(ctx, p.UserID, p.AccountID, slug)
-		c.view = &view{schema: s.schema(), prefix: base + "/" + url.PathEscape(slug) + "/v1"}
+		c.view = &view{schema: s.schema(), prefix: base + "/" + url.PathEscape(slug) + "/v1", cache: s.renderCache()}
 	} else {
 		c.actor, err = s.Svc.ActorForAccount(ctx, p.UserID, p.AccountID)
-		c.view = &view{schema: s.schema(), prefix: base + "/v2", v2: true}
+		c.view = &view{schema: s.schema(), prefix: base + "/v2", v2: true, cache: s.renderCache()}
 		if !v2 {
 			c.view.prefix = base + "/" + url.PathEscape(c.accountSlug()) + "/v1"
 		}
@@ -135,7 +135,8 @@ func (c *call) typeDef() (*engine.TypeDef, error) {
 }
 
 func (c *call) listParams() engine.ListParams {
-	p := engine.ListParams{Filters: c.q.Filters, PageNumber: c.q.PageNumber, PageSize: c.q.PageSize, Include: c.q.Include}
+	// Shared: the handlers that read with these only render what they get
+	p := engine.ListParams{Filters: c.q.Filters, PageNumber: c.q.PageNumber, PageSize: c.q.PageSize, Include: c.q.Include, Shared: true}
 	for _, s := range c.q.Sort {
 		p.Sort = append(p.Sort, engine.SortSpec{Field: s.Field, Desc: s.Desc})
 	}

@@ -77,6 +77,15 @@ type Server struct {
 	DocumentThrottle DocumentThrottle
 	docThrottleOnce  sync.Once
 	docThrottle      *throttle
+
+	rendersOnce sync.Once
+	renders     *renderCache // rendered records (rendercache.go)
+}
+
+// renderCache returns the server's cache of rendered records.
+func (s *Server) renderCache() *renderCache {
+	s.rendersOnce.Do(func() { s.renders = newRenderCache() })
+	return s.renders
 }
 
 // APIHandler serves the API host ({base_url}).

@@ -74,6 +74,16 @@ type Resource struct {
 	// of the two maps. Only a Document's encoding reads it (encoding/json
 	// does not), so resources that use it are encoded inside a Document.
 	Fields FieldSource `json:"-"`
+	// Rendered, when set, is the whole resource object as EncodeResource
+	// wrote it before; a Document's encoding copies it in place of every
+	// other member (Type and ID still name the resource, for included).
+	Rendered Raw `json:"-"`
+}
+
+// EncodeResource returns r's resource object as a Document writes it,
+// for a caller that serves the same resource again (Resource.Rendered).
+func EncodeResource(r *Resource) (Raw, error) {
+	return marshalWith(func(e *encoder) error { return e.resource(r) })
 }
 
 // ErrorSource says which part of the request an error is about.

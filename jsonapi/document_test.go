@@ -335,3 +335,23 @@ func BenchmarkWriteList250(b *testing.B) {
 		}
 	}
 }
+
+// Ensure a resource encoded once (EncodeResource) and served as Rendered
+// writes the same document as the resource itself, in a list and as
+// included (which Type and ID still dedupe).
+func TestRenderedResource(t *testing.T) {
+	res := func() *jsonapi.Resource {
+		return &jsonapi.Resource{Type: "clients", ID: "9", Attributes: map[string]any{"name": "Globex <&>", "n": 3},
+			Links: jsonapi.Links{"self": "http://x/clients/9"}}
+	}
+	b, err := jsonapi.EncodeResource(res())
+	require.NoError(t, err)
+	doc := func(r *jsonapi.Resource) string {
+		var buf bytes.Buffer
+		require.NoError(t, jsonapi.Write(&buf, &jsonapi.Document{List: true, DataList: []*jsonapi.Resource{r}, Included: []*jsonapi.Resource{r}}))
+		return buf.String()
+	}
+	want := doc(res())
+	assert.Equal(t, want, doc(&jsonapi.Resource{Type: "clients", ID: "9", Rendered: b}))
+	assert.JSONEq(t, `{"type":"clients","id":"9","attributes":{"n":3,"name":"Globex \u003c\u0026\u003e"},"links":{"self":"http://x/clients/9"}}`, string(b))
+}

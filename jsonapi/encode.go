@@ -51,8 +51,10 @@ func sameKeys[V any](order []string, m map[string]V) bool {
 	return true
 }
 
-// flushAt is the buffered size after which a streaming encoder writes out.
-const flushAt = 32 << 10
+// flushAt is the buffered size after which a streaming encoder writes
+// out: a page of 250 projects (350 KB) goes out in two writes, where
+// every write to a socket is a system call of its own.
+const flushAt = 256 << 10
 
 // flush writes the buffer out when streaming and it is large enough.
 func (e *encoder) flush() {
@@ -189,6 +191,10 @@ func (e *encoder) included(rs []*Resource, seen map[Identifier]bool) error {
 func (e *encoder) resource(r *Resource) error {
 	if r == nil {
 		e.buf = append(e.buf, "null"...)
+		return nil
+	}
+	if r.Rendered != nil {
+		e.buf = append(e.buf, r.Rendered...)
 		return nil
 	}
 	e.buf = append(e.buf, `{"type":`...)

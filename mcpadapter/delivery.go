@@ -5,13 +5,11 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/scopekit/scopekit/pricing"
-	"github.com/scopekit/scopekit/scoping/views"
 )
 
 // The delivery tools: the figures of pricing.DeliveryFigures, as REST
-// serves them, except that the estimate-versus-actual table leaves the
-// variances of a line that has no actual hours recorded null: a service
-// not started is not 100 % under its estimate.
+// and merge data serve them (a line without actual hours recorded has no
+// variance: null).
 
 // DeliveryRollupOutput is a project's delivery rollup.
 type DeliveryRollupOutput struct {
@@ -53,20 +51,11 @@ type PhaseEstimate struct {
 type EstimateTotals struct {
 	EstimatedHours pricing.Fixed  `json:"estimated_hours"`
 	ActualHours    pricing.Fixed  `json:"actual_hours"`
-	VarianceHours  *pricing.Fixed `json:"variance_hours" jsonschema:"actual - estimated hours; null without actual hours"`
-	VarianceRatio  *pricing.Fixed `json:"variance_ratio" jsonschema:"variance / estimated hours; null without actual hours"`
+	VarianceHours  *pricing.Fixed `json:"variance_hours" jsonschema:"actual - estimated hours of the lines with actual hours; null without actual hours"`
+	VarianceRatio  *pricing.Fixed `json:"variance_ratio" jsonschema:"variance / estimated hours of the lines with actual hours; null without actual hours"`
 	EstimatedCost  pricing.Fixed  `json:"estimated_cost"`
 	ActualCost     pricing.Fixed  `json:"actual_cost"`
-	VarianceCost   *pricing.Fixed `json:"variance_cost" jsonschema:"actual - estimated cost; null without actual hours"`
-}
-
-func estimateTotals(e pricing.EstimateTotals, actual bool) EstimateTotals {
-	out := EstimateTotals{EstimatedHours: e.EstimatedHours, ActualHours: e.ActualHours,
-		EstimatedCost: e.EstimatedCost, ActualCost: e.ActualCost}
-	if actual {
-		out.VarianceHours, out.VarianceRatio, out.VarianceCost = &e.VarianceHours, &e.VarianceRatio, &e.VarianceCost
-	}
-	return out
+	VarianceCost   *pricing.Fixed `json:"variance_cost" jsonschema:"actual - estimated cost of the lines with actual hours; null without actual hours"`
 }
 
 func (t *tools) deliveryRollup(ctx context.Context, req *mcp.CallToolRequest, in ProjectInput) (*mcp.CallToolResult, DeliveryRollupOutput, error) {
@@ -86,32 +75,19 @@ func (t *tools) estimateVsActual(ctx context.Context, req *mcp.CallToolRequest, 
 	if err != nil {
 		return nil, EstimateVsActualOutput{}, err
 	}
-	// the snapshot: the figures and the lines they come from, in one read
-	snap, err := t.s.Svc.Snapshot(ctx, a, id, t.guard(views.TypeProjects))
+	d, err := t.s.Svc.Delivery(ctx, a, id)
 	if err != nil {
 		return nil, EstimateVsActualOutput{}, t.fail(err)
 	}
-	recorded := map[[2]string]bool{} // lines with actual hours, by service and subservice id
-	for i, sv := range snap.Services {
-		recorded[[2]string{sv.ID, ""}] = sv.Attrs[views.NameActualHours] != nil
-		for _, sub := range snap.Subservices[i] {
-			recorded[[2]string{sv.ID, sub.ID}] = sub.Attrs[views.NameActualHours] != nil
-		}
-	}
-	ev := snap.Delivery.EstimateVsActual
-	out := EstimateVsActualOutput{ProjectID: id, Currency: snap.Delivery.Currency.Code,
-		Rows: make([]EstimateRow, 0, len(ev.Rows)), Phases: make([]PhaseEstimate, 0, len(ev.Phases))}
-	phases, anyActual := map[string]bool{}, false
+	ev := d.EstimateVsActual
+	out := EstimateVsActualOutput{ProjectID: id, Currency: d.Currency.Code,
+		Rows: make([]EstimateRow, 0, len(ev.Rows)), Phases: make([]PhaseEstimate, 0, len(ev.Phases)), Total: EstimateTotals(ev.Total)}
 	for _, r := range ev.Rows {
-		actual := recorded[[2]string{r.ServiceID, r.SubserviceID}]
-		phases[r.PhaseID] = phases[r.PhaseID] || actual
-		anyActual = anyActual || actual
 		out.Rows = append(out.Rows, EstimateRow{ServiceID: r.ServiceID, SubserviceID: r.SubserviceID, Name: r.Name,
-			PhaseID: r.PhaseID, Status: r.Status, HourlyCost: r.HourlyCost, EstimateTotals: estimateTotals(r.EstimateTotals, actual)})
+			PhaseID: r.PhaseID, Status: r.Status, HourlyCost: r.HourlyCost, EstimateTotals: EstimateTotals(r.EstimateTotals)})
 	}
 	for _, p := range ev.Phases {
-		out.Phases = append(out.Phases, PhaseEstimate{PhaseID: p.PhaseID, Name: p.Name, EstimateTotals: estimateTotals(p.EstimateTotals, phases[p.PhaseID])})
+		out.Phases = append(out.Phases, PhaseEstimate{PhaseID: p.PhaseID, Name: p.Name, EstimateTotals: EstimateTotals(p.EstimateTotals)})
 	}
-	out.Total = estimateTotals(ev.Total, anyActual)
 	return nil, out, nil
 }

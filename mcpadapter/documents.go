@@ -37,6 +37,8 @@ type Document struct {
 	// API, with the same bearer token.
 	DownloadURL string `json:"download_url,omitempty"`
 	PDFURL      string `json:"pdf_url,omitempty"`
+	// Matched says which template a name picked (generate_document).
+	Matched []NameMatch `json:"matched,omitempty" jsonschema:"which record each name argument picked"`
 }
 
 // document turns a project-documents record into a Document, with the

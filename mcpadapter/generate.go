@@ -29,7 +29,7 @@ var pollEvery = 200 * time.Millisecond
 type GenerateDocumentInput struct {
 	ProjectID ID     `json:"project_id" jsonschema:"the project's id"`
 	Type      string `json:"type,omitempty" jsonschema:"sow (default), pricing or breakdown"`
-	Template  ID     `json:"template,omitempty" jsonschema:"a SOW's document template: its id, or its exact or unambiguous name (every account has \"Standard SOW\"); none for a workbook"`
+	Template  ID     `json:"template,omitempty" jsonschema:"a SOW's document template: its id, or its name, or the start of the only name that begins with it (the answer's matched says which it picked) (every account has \"Standard SOW\"); none for a workbook"`
 	PDF       bool   `json:"pdf,omitempty" jsonschema:"also make a PDF of a SOW"`
 	Wait      int    `json:"wait,omitempty" jsonschema:"seconds to wait for the document to finish, 0 to 25 (default 0: answer at once with the queued document)"`
 }
@@ -56,8 +56,9 @@ func (t *tools) generateDocument(ctx context.Context, req *mcp.CallToolRequest, 
 	if in.PDF {
 		w.Attrs[views.NameGeneratePdf] = json.RawMessage("true")
 	}
+	var matched []NameMatch
 	if in.Template != "" {
-		tpl, err := t.resolve(ctx, a, lookup{arg: "template", what: "document template", typ: views.TypeDocumentTemplates}, in.Template)
+		tpl, err := t.resolve(ctx, a, lookup{arg: "template", what: "document template", typ: views.TypeDocumentTemplates, matched: &matched}, in.Template)
 		if err != nil {
 			return nil, Document{}, err
 		}
@@ -71,6 +72,7 @@ func (t *tools) generateDocument(ctx context.Context, req *mcp.CallToolRequest, 
 	if err != nil {
 		return nil, Document{}, t.fail(err)
 	}
+	d.Matched = matched
 	return nil, d, nil
 }
 

@@ -13,7 +13,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/scopekit/scopekit/auth"
+	sdkauth "github.com/modelcontextprotocol/go-sdk/auth"
 )
 
 // front checks a request to Path before the SDK's handler sees it, so
@@ -43,12 +43,12 @@ func front(sdk http.Handler, limiter *callLimiter) http.Handler {
 		if rerr == nil {
 			calls = len(msgs)
 		}
-		token, _ := auth.BearerToken(r.Header.Get("Authorization"))
-		if wait := limiter.take(token, calls, time.Now()); wait > 0 {
-			secs := retryAfter(wait)
+		userID, clientID := caller(r)
+		if refused := limiter.take(userID, clientID, calls, time.Now()); refused != nil {
+			secs := retryAfter(refused.wait)
 			w.Header().Set("Retry-After", strconv.Itoa(secs))
 			e := &rpcError{status: http.StatusTooManyRequests, code: CodeRateLimited, data: map[string]int{"retryAfter": secs},
-				message: fmt.Sprintf("rate limit exceeded: at most %g calls per second per access token; retry after %d s", float64(limiter.rate), secs)}
+				message: refused.message(secs)}
 			if !batch && len(msgs) == 1 {
 				e.id = msgs[0].id
 			}
@@ -68,6 +68,17 @@ func front(sdk http.Handler, limiter *callLimiter) http.Handler {
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		sdk.ServeHTTP(w, r)
 	})
+}
+
+// caller returns the user and the OAuth client of the request's token, as
+// the bearer check (Server.verify) found them.
+func caller(r *http.Request) (userID, clientID string) {
+	ti := sdkauth.TokenInfoFromContext(r.Context())
+	if ti == nil {
+		return "", ""
+	}
+	clientID, _ = ti.Extra[clientKey].(string)
+	return ti.UserID, clientID
 }
 
 // readBody reads the request body, up to MaxBodyBytes: a body that misses

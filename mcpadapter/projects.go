@@ -6,7 +6,6 @@ import (
 	"fmt"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/scopekit/scopekit"
 	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/pricing"
 	"github.com/scopekit/scopekit/scoping/views"
@@ -25,6 +24,8 @@ type ProjectDetail struct {
 	OutOfScope       string         `json:"out_of_scope,omitempty"`
 	LineOfBusinessID string         `json:"line_of_business_id,omitempty"`
 	Pricing          PricingSummary `json:"pricing"`
+	// Matched says which records name arguments picked (create and update).
+	Matched []NameMatch `json:"matched,omitempty" jsonschema:"which record each name argument picked"`
 }
 
 // PricingSummary is the top of a project's pricing breakdown (the REST
@@ -119,7 +120,7 @@ type ProjectFields struct {
 // CreateProjectInput are the arguments of scopekit_create_project.
 type CreateProjectInput struct {
 	Name   string `json:"name" jsonschema:"the project's name"`
-	Client ID     `json:"client" jsonschema:"the client: its id, or its exact or unambiguous name"`
+	Client ID     `json:"client" jsonschema:"the client: its id, or its name, or the start of the only name that begins with it (the answer's matched says which it picked)"`
 	ProjectFields
 }
 
@@ -127,7 +128,7 @@ type CreateProjectInput struct {
 type UpdateProjectInput struct {
 	ProjectID ID      `json:"project_id" jsonschema:"the project's id"`
 	Name      *string `json:"name,omitempty" jsonschema:"a new name"`
-	Client    *ID     `json:"client,omitempty" jsonschema:"another client: its id, or its exact or unambiguous name"`
+	Client    *ID     `json:"client,omitempty" jsonschema:"another client: its id, or its name, or the start of the only name that begins with it (the answer's matched says which it picked)"`
 	ProjectFields
 }
 
@@ -139,7 +140,7 @@ var projectArgs = map[string]string{views.NameProjectName: "name", views.NameCli
 
 // projectInput is the write of the fields given; names of related
 // records are resolved.
-func (t *tools) projectInput(ctx context.Context, a *engine.Actor, name *string, client *ID, f ProjectFields) (*engine.Input, error) {
+func (t *tools) projectInput(ctx context.Context, a *engine.Actor, name *string, client *ID, f ProjectFields, matched *[]NameMatch) (*engine.Input, error) {
 	in := &engine.Input{Attrs: map[string]json.RawMessage{}, Rels: map[string]engine.RelInput{}}
 	for attr, v := range map[string]*string{views.NameProjectName: name, views.NameExecutiveSummary: f.ExecutiveSummary,
 		views.NameSolutionSummary: f.SolutionSummary, views.NameOutOfScope: f.OutOfScope} {
@@ -158,7 +159,7 @@ func (t *tools) projectInput(ctx context.Context, a *engine.Actor, name *string,
 		case *r.v == "" && r.rel != views.NameClient:
 			in.Rels[r.rel] = engine.RelInput{} // none
 		default:
-			rec, err := t.resolve(ctx, a, lookup{arg: projectArgs[r.rel], what: r.what, typ: r.typ}, *r.v)
+			rec, err := t.resolve(ctx, a, lookup{arg: projectArgs[r.rel], what: r.what, typ: r.typ, matched: matched}, *r.v)
 			if err != nil {
 				return nil, err
 			}
@@ -176,7 +177,8 @@ func (t *tools) createProject(ctx context.Context, req *mcp.CallToolRequest, in 
 	if _, err := t.s.Svc.WritableType(a, views.TypeProjects); err != nil {
 		return nil, ProjectDetail{}, t.fail(err)
 	}
-	w, err := t.projectInput(ctx, a, &in.Name, &in.Client, in.ProjectFields)
+	var matched []NameMatch
+	w, err := t.projectInput(ctx, a, &in.Name, &in.Client, in.ProjectFields, &matched)
 	if err != nil {
 		return nil, ProjectDetail{}, err
 	}
@@ -184,16 +186,13 @@ func (t *tools) createProject(ctx context.Context, req *mcp.CallToolRequest, in 
 	if err != nil {
 		return nil, ProjectDetail{}, t.failWrite(err, projectArgs)
 	}
-	id := res.Records[0].ID
-	out, err := t.projectDetail(ctx, a, id)
-	switch scopekit.ErrorCode(err) {
-	case "":
-		return nil, out, nil
-	case scopekit.ENOTFOUND: // an "assigned" role sees only the projects it is a teammate of
-		return nil, out, fmt.Errorf("created project %s, but you cannot see it: your role sees only the projects "+
-			"you are a teammate of (someone who manages the project's team can add you)", id)
+	// an "assigned" role sees it too: its creator became a teammate
+	out, err := t.projectDetail(ctx, a, res.Records[0].ID)
+	if err != nil {
+		return nil, out, t.fail(err)
 	}
-	return nil, out, t.fail(err)
+	out.Matched = matched
+	return nil, out, nil
 }
 
 // projectWrite starts a tool that writes records of type typ on a
@@ -221,7 +220,8 @@ func (t *tools) updateProject(ctx context.Context, req *mcp.CallToolRequest, in 
 	if err != nil {
 		return nil, ProjectDetail{}, err
 	}
-	w, err := t.projectInput(ctx, a, in.Name, in.Client, in.ProjectFields)
+	var matched []NameMatch
+	w, err := t.projectInput(ctx, a, in.Name, in.Client, in.ProjectFields, &matched)
 	if err != nil {
 		return nil, ProjectDetail{}, err
 	}
@@ -236,5 +236,6 @@ func (t *tools) updateProject(ctx context.Context, req *mcp.CallToolRequest, in 
 	if err != nil {
 		return nil, out, t.fail(err)
 	}
+	out.Matched = matched
 	return nil, out, nil
 }

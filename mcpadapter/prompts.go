@@ -64,11 +64,11 @@ func scopeProjectPrompt(_ context.Context, req *mcp.GetPromptRequest) (*mcp.GetP
 
 1. Call %s with the query of the project's likely name to make sure it does not exist yet.
 2. Call %s with the name %s, the client %q and an executive_summary of the description. If the client is ambiguous or unknown, the error lists the clients: ask me which one.
-3. If a catalog blueprint fits the work, call %s; then call %s for each other catalog service the work needs, with a quantity (an unknown service name is an error listing the catalog's services).
-4. Call %s and fix what you can: services with 0 hours or no resource (%s with a resource), missing governance, services that differ from the catalog. Tell me about a margin below an approval threshold and the approval steps the project will need.
+3. If a catalog blueprint fits the work, call %s; then call %s for each other catalog service the work needs, with a quantity (an unknown service name is an error listing the catalog's services). Check each answer's matched: a name you gave only the start of picks the one catalog name that begins with it.
+4. Call %s and fix what you can by changing or removing lines, never by adding another line beside a wrong one: a wrong quantity, hours, phase, resource or location with %s; a line that should not be there, or a duplicate_line finding, with %s (after raising the quantity of the line you keep); missing governance; services that differ from the catalog. Tell me about a margin below an approval threshold and the approval steps the project will need, with their approvers.
 5. Report the project's id, its services and its price (total_contract_value, margin) from the review's pricing.`,
 		client, desc, ToolSearchProjects, ToolCreateProject, name, client, ToolApplyBlueprint, ToolAddServiceToProject,
-		ToolReviewProjectScope, ToolAddServiceToProject)
+		ToolReviewProjectScope, ToolUpdateProjectService, ToolRemoveProjectItem)
 	return promptResult("Scope a project from a description", text), nil
 }
 
@@ -84,11 +84,11 @@ func reviewProjectPrompt(_ context.Context, req *mcp.GetPromptRequest) (*mcp.Get
 	text := fmt.Sprintf(`Review the ScopeKit project %q before its SOW is sent.
 
 1. If %q is not an id, find the project with %s (query).
-2. Call %s. For each finding, say what it means and fix it where a tool can (%s, %s); ask me before changing what the client will see.
+2. Call %s. For each finding, say what it means and fix it where a tool can, changing or removing the line at fault rather than adding another (%s, %s, %s); ask me before changing what the client will see.
 3. Tell me the approval steps submitting it will need and whether its margin is below an approval threshold.
 4. Call %s with type sow, template %q and wait 25; when it is finished, call %s with its id.
 5. Check the SOW's text: the project name, the services and the total agree with %s (total_contract_value). Report what you found and the document's id.`,
-		project, project, ToolSearchProjects, ToolReviewProjectScope, ToolUpdateProject, ToolAddServiceToProject,
+		project, project, ToolSearchProjects, ToolReviewProjectScope, ToolUpdateProject, ToolUpdateProjectService, ToolRemoveProjectItem,
 		ToolGenerateDocument, template, ToolGetDocumentText, ToolGetProject)
 	return promptResult("Review a project before sending its SOW", text), nil
 }

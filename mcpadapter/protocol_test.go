@@ -11,7 +11,9 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/scopekit/scopekit/auth"
 	"github.com/scopekit/scopekit/mcpadapter"
+	"github.com/scopekit/scopekit/scoping"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -202,9 +204,10 @@ func TestProtocolErrors(t *testing.T) {
 	})
 }
 
-// Ensure each token's calls are rate limited, a batch counting each of
-// its messages, with 429, Retry-After and a JSON-RPC error carrying the
-// request's id; another token keeps its own budget.
+// Ensure the calls of each person are rate limited, whatever token they
+// send them with (minting another token buys no more), a batch counting
+// each of its messages, with 429, Retry-After and a JSON-RPC error
+// carrying the request's id; another person keeps its own budget.
 func TestRateLimit(t *testing.T) {
 	f := newFixture(t)
 	_, other := f.user("acme", "other@acme.test", "Account Admin")
@@ -222,7 +225,7 @@ func TestRateLimit(t *testing.T) {
 		require.NoError(t, json.Unmarshal([]byte(body[strings.Index(body, `"id":`)+5:strings.Index(body, `,"method"`)]), &id))
 		e := rpcErr(t, w, id)
 		assert.Equal(t, mcpadapter.CodeRateLimited, e.Code)
-		assert.Contains(t, e.Message, "rate limit exceeded")
+		assert.Equal(t, "rate limit exceeded: at most 0.001 calls per second per person (all of a user's access tokens together); retry after 1000 s", e.Message)
 		assert.Equal(t, "1000", w.Header().Get("Retry-After"))
 		assert.Equal(t, float64(1000), e.Data["retryAfter"])
 	}
@@ -231,7 +234,59 @@ func TestRateLimit(t *testing.T) {
 	assert.Equal(t, http.StatusTooManyRequests, w.Code)
 	assert.Equal(t, mcpadapter.CodeRateLimited, rpcErr(t, w, nil).Code)
 
-	assert.Equal(t, http.StatusOK, send(h, http.MethodPost, other, ping, nil).Code, "another token has its own budget")
+	// a fresh token of the same person: the same budget
+	tok, err := f.auth.Token(context.Background(), &auth.TokenRequest{GrantType: "client_credentials",
+		ClientID: "cid-acme-admin@acme.test", ClientSecret: "secret-admin@acme.test"})
+	require.NoError(t, err)
+	require.NotEqual(t, f.admin, tok.AccessToken)
+	assert.Equal(t, http.StatusTooManyRequests, send(h, http.MethodPost, tok.AccessToken, ping, nil).Code, "minting a token buys no calls")
+
+	assert.Equal(t, http.StatusOK, send(h, http.MethodPost, other, ping, nil).Code, "another person has its own budget")
+}
+
+// Ensure the calls through one OAuth client are limited together, whoever
+// they are for: an application many people sign in through has one
+// budget (ClientCallRate), which a person calling through another client
+// does not share.
+func TestClientRateLimit(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	require.NoError(t, f.auth.RegisterApplication(ctx, f.accts["acme"], "Portal", "portal", "portal-secret", nil))
+	signIn := func(email string) string {
+		t.Helper()
+		var id string
+		require.NoError(t, f.svc.Setup(ctx, func(a *scoping.Admin) error {
+			u, err := a.EnsureMember(f.accts["acme"], scoping.Member{Email: email, Name: email, UserType: "standard", Role: "Account Admin", Status: "active"})
+			if u != nil {
+				id = u.ID
+			}
+			return err
+		}))
+		require.NoError(t, f.auth.SetPassword(ctx, id, "a long enough password"))
+		tok, err := f.auth.Token(ctx, &auth.TokenRequest{GrantType: "password", ClientID: "portal", ClientSecret: "portal-secret",
+			Username: email, Password: "a long enough password"})
+		require.NoError(t, err)
+		return tok.AccessToken
+	}
+	ann, bob := signIn("ann@acme.test"), signIn("bob@acme.test")
+	s := f.server("")
+	s.ClientCallRate, s.ClientCallBurst = 0.001, 1
+	h := s.HTTPHandler()
+
+	require.Equal(t, http.StatusOK, send(h, http.MethodPost, ann, batchOf(mcpadapter.MaxBatch), nil).Code)
+	w := send(h, http.MethodPost, bob, ping, nil)
+	require.Equal(t, http.StatusTooManyRequests, w.Code, "bob signed in through the same application")
+	assert.Equal(t, "rate limit exceeded: at most 0.001 calls per second per OAuth client (all of its access tokens together); retry after 1000 s",
+		rpcErr(t, w, 7).Message)
+	assert.Equal(t, http.StatusOK, send(h, http.MethodPost, f.admin, ping, nil).Code, "a service account is a client of its own")
+	// a refused call took nothing from the person's own bucket either
+	s2 := f.server("")
+	s2.CallRate, s2.CallBurst = 0.001, 1
+	s2.ClientCallRate, s2.ClientCallBurst = 0.001, 1
+	h2 := s2.HTTPHandler()
+	require.Equal(t, http.StatusOK, send(h2, http.MethodPost, ann, batchOf(mcpadapter.MaxBatch-1), nil).Code)
+	assert.Equal(t, http.StatusTooManyRequests, send(h2, http.MethodPost, bob, batchOf(2), nil).Code, "the client's bucket has 1 call left")
+	assert.Equal(t, http.StatusOK, send(h2, http.MethodPost, bob, ping, nil).Code, "bob's own bucket was not charged for the refused batch")
 }
 
 // Ensure the server declares only what a stateless JSON-only server can

@@ -2,6 +2,7 @@ package mcpadapter
 
 import (
 	"context"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/scopekit/scopekit/scoping/views"
@@ -25,7 +26,7 @@ type ReviewOutput struct {
 
 // Finding is one thing the review found.
 type Finding struct {
-	Kind     string `json:"kind" jsonschema:"zero_hours, no_resource, empty_phase, missing_governance, margin_below or differs_from_catalog"`
+	Kind     string `json:"kind" jsonschema:"zero_hours, no_resource, duplicate_line, empty_phase, missing_governance, margin_below or differs_from_catalog"`
 	Message  string `json:"message"`
 	LineType string `json:"line_type,omitempty" jsonschema:"the type of the line at fault (services, subservices, phases, resources, or catalog governances); empty for the project"`
 	LineID   string `json:"line_id,omitempty"`
@@ -34,11 +35,17 @@ type Finding struct {
 
 // ApprovalStep is an approval step a submission would create.
 type ApprovalStep struct {
-	LevelID           string   `json:"level_id"`
-	Kind              string   `json:"kind" jsonschema:"technical, sales or business"`
-	Position          int      `json:"position"`
-	Approvers         []string `json:"approvers" jsonschema:"user ids"`
-	RequiredApprovals int      `json:"required_approvals" jsonschema:"approvals needed; 0: every approver"`
+	LevelID           string     `json:"level_id"`
+	Kind              string     `json:"kind" jsonschema:"technical, sales or business"`
+	Position          int        `json:"position"`
+	Approvers         []Approver `json:"approvers" jsonschema:"who may approve the step"`
+	RequiredApprovals int        `json:"required_approvals" jsonschema:"approvals needed; 0: every approver"`
+}
+
+// Approver is a user who may approve a step.
+type Approver struct {
+	ID   string `json:"id"`
+	Name string `json:"name" jsonschema:"empty when your role cannot view users"`
 }
 
 // MarginThreshold is an approval level's margin condition.
@@ -81,14 +88,23 @@ func (t *tools) reviewProjectScope(ctx context.Context, req *mcp.CallToolRequest
 		out.Findings = append(out.Findings, Finding{Kind: f.Kind, Message: f.Message, LineType: lineTypes[f.Type], LineID: f.ID, LineName: f.Name})
 	}
 	for _, s := range rv.Approvals {
-		out.Approvals = append(out.Approvals, ApprovalStep{LevelID: s.LevelID, Kind: s.Kind, Position: s.Position,
-			Approvers: s.Approvers, RequiredApprovals: s.RequiredApprovals})
+		step := ApprovalStep{LevelID: s.LevelID, Kind: s.Kind, Position: s.Position,
+			Approvers: make([]Approver, 0, len(s.Approvers)), RequiredApprovals: s.RequiredApprovals}
+		for _, id := range s.Approvers {
+			step.Approvers = append(step.Approvers, Approver{ID: id, Name: rv.ApproverNames[id]})
+		}
+		out.Approvals = append(out.Approvals, step)
 	}
 	for _, m := range rv.MarginThresholds {
 		out.MarginThresholds = append(out.MarginThresholds, MarginThreshold(m))
 	}
+	var notes []string
 	if rv.SettingsHidden {
-		out.Note = "your role cannot view settings: the approval levels' margin thresholds are not shown"
+		notes = append(notes, "your role cannot view settings: the approval levels' margin thresholds are not shown")
 	}
+	if rv.UsersHidden && len(rv.Approvals) > 0 {
+		notes = append(notes, "your role cannot view users: approvers are shown by id, without their names")
+	}
+	out.Note = strings.Join(notes, "; ")
 	return nil, out, nil
 }

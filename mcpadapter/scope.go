@@ -19,7 +19,7 @@ import (
 // AddServiceInput are the arguments of scopekit_add_service_to_project.
 type AddServiceInput struct {
 	ProjectID ID      `json:"project_id" jsonschema:"the project's id"`
-	Service   ID      `json:"service" jsonschema:"a catalog service: its id, or its exact or unambiguous name"`
+	Service   ID      `json:"service" jsonschema:"a catalog service: its id, or its name, or the start of the only name that begins with it (the answer's matched says which it picked)"`
 	Quantity  Decimal `json:"quantity,omitempty" jsonschema:"how many times the service is delivered (default 1)"`
 	Phase     ID      `json:"phase,omitempty" jsonschema:"a phase of the project or of the catalog, by id or name (default: the catalog service's)"`
 	Resource  ID      `json:"resource,omitempty" jsonschema:"a resource of the project or of the catalog, by id or name (default: the catalog service's)"`
@@ -29,7 +29,7 @@ type AddServiceInput struct {
 // ApplyBlueprintInput are the arguments of scopekit_apply_blueprint.
 type ApplyBlueprintInput struct {
 	ProjectID ID `json:"project_id" jsonschema:"the project's id"`
-	Blueprint ID `json:"blueprint" jsonschema:"a catalog blueprint: its id, or its exact or unambiguous name"`
+	Blueprint ID `json:"blueprint" jsonschema:"a catalog blueprint: its id, or its name, or the start of the only name that begins with it (the answer's matched says which it picked)"`
 }
 
 // ScopeOutput is what scoping added to a project.
@@ -39,6 +39,8 @@ type ScopeOutput struct {
 	// The project's figures after the change.
 	ContractRevenue string `json:"contract_revenue"`
 	Currency        string `json:"currency"`
+	// Matched says which records name arguments picked.
+	Matched []NameMatch `json:"matched,omitempty" jsonschema:"which record each name argument picked"`
 }
 
 // ServiceLine is a project service with the names of what it is on.
@@ -66,7 +68,8 @@ func (t *tools) addService(ctx context.Context, req *mcp.CallToolRequest, in Add
 	if err != nil {
 		return nil, ScopeOutput{}, err
 	}
-	svc, err := t.resolve(ctx, a, lookup{arg: "service", what: "catalog service", typ: views.TypeServices}, in.Service)
+	var matched []NameMatch
+	svc, err := t.resolve(ctx, a, lookup{arg: "service", what: "catalog service", typ: views.TypeServices, matched: &matched}, in.Service)
 	if err != nil {
 		return nil, ScopeOutput{}, err
 	}
@@ -78,19 +81,19 @@ func (t *tools) addService(ctx context.Context, req *mcp.CallToolRequest, in Add
 	own := map[string]string{views.NameProject: pid}
 	var phase, resource *engine.Record // of the catalog, for the project to get
 	if in.Phase != "" {
-		if phase, err = t.projectOrCatalog(ctx, a, w, lookup{arg: "phase", what: "phase", typ: views.TypeProjectPhases, filters: own},
+		if phase, err = t.projectOrCatalog(ctx, a, w, lookup{arg: "phase", what: "phase", typ: views.TypeProjectPhases, filters: own, matched: &matched},
 			views.NameProjectPhase, views.TypePhases, in.Phase); err != nil {
 			return nil, ScopeOutput{}, err
 		}
 	}
 	if in.Resource != "" {
-		if resource, err = t.projectOrCatalog(ctx, a, w, lookup{arg: "resource", what: "resource", typ: views.TypeProjectResources, filters: own},
+		if resource, err = t.projectOrCatalog(ctx, a, w, lookup{arg: "resource", what: "resource", typ: views.TypeProjectResources, filters: own, matched: &matched},
 			views.NameProjectResource, views.TypeResources, in.Resource); err != nil {
 			return nil, ScopeOutput{}, err
 		}
 	}
 	if in.Location != "" {
-		loc, err := t.resolve(ctx, a, lookup{arg: "location", what: "location of the project", typ: views.TypeProjectLocations, filters: own}, in.Location)
+		loc, err := t.resolve(ctx, a, lookup{arg: "location", what: "location of the project", typ: views.TypeProjectLocations, filters: own, matched: &matched}, in.Location)
 		if err != nil {
 			return nil, ScopeOutput{}, err
 		}
@@ -98,21 +101,8 @@ func (t *tools) addService(ctx context.Context, req *mcp.CallToolRequest, in Add
 	}
 	var created *engine.Record
 	_, err = t.s.Svc.Write(ctx, a, opts, nil, func(c *engine.Call) error {
-		// the project's own phase and resource for catalog ones, made in
-		// the same transaction
-		if phase != nil {
-			id, err := ensureLine(ctx, c, pid, views.TypeProjectPhases, views.NamePhase, phase, views.NameName, views.NamePosition, views.NameSowLanguage)
-			if err != nil {
-				return err
-			}
-			w.Rels[views.NameProjectPhase] = ref(views.TypeProjectPhases, id)
-		}
-		if resource != nil {
-			id, err := ensureLine(ctx, c, pid, views.TypeProjectResources, views.NameResource, resource)
-			if err != nil {
-				return err
-			}
-			w.Rels[views.NameProjectResource] = ref(views.TypeProjectResources, id)
+		if err := ownLines(ctx, c, pid, w, phase, resource); err != nil {
+			return err
 		}
 		created, _, err = c.CreateRecord(ctx, psDef, w)
 		return err
@@ -121,23 +111,67 @@ func (t *tools) addService(ctx context.Context, req *mcp.CallToolRequest, in Add
 		return nil, ScopeOutput{}, t.failWrite(err, serviceArgs)
 	}
 	out, err := t.scopeOutput(ctx, a, pid, []string{created.ID})
+	out.Matched = matched
 	return nil, out, err
 }
 
 // projectOrCatalog resolves an argument naming a record of the project
 // (l) or of the catalog (type catalogType): the project's is set as
 // relationship rel of w; the catalog's is returned, for the project to
-// get its own.
+// get its own. Ids first, then exact names (the project's before the
+// catalog's), then prefixes.
 func (t *tools) projectOrCatalog(ctx context.Context, a *engine.Actor, w *engine.Input, l lookup, rel, catalogType string, v ID) (*engine.Record, error) {
-	rec, err := t.find(ctx, a, l, v)
+	cl := lookup{arg: l.arg, what: l.what + " of the project or the catalog", typ: catalogType, matched: l.matched}
+	own, pn, err := t.lookupNamed(ctx, a, l, v)
 	if err != nil {
 		return nil, err
 	}
-	if rec != nil {
-		w.Rels[rel] = ref(l.typ, rec.ID)
+	if own != nil {
+		w.Rels[rel] = ref(l.typ, own.ID)
 		return nil, nil
 	}
-	return t.resolve(ctx, a, lookup{arg: l.arg, what: l.what + " of the project or the catalog", typ: catalogType}, v)
+	cat, cn, err := t.lookupNamed(ctx, a, cl, v)
+	if cat != nil || err != nil {
+		return cat, err
+	}
+	for _, step := range []struct {
+		l     lookup
+		found []*engine.Record
+		by    string
+	}{{l, pn.exact, ByName}, {cl, cn.exact, ByName}, {l, pn.prefix, ByPrefix}, {cl, cn.prefix, ByPrefix}} {
+		rec, err := pick(step.l, v, step.found, step.by)
+		switch {
+		case err != nil:
+			return nil, err
+		case rec != nil && step.l.typ == l.typ:
+			w.Rels[rel] = ref(l.typ, rec.ID)
+			return nil, nil
+		case rec != nil:
+			return rec, nil
+		}
+	}
+	return nil, t.unknown(ctx, a, cl, v, append(pn.holding, cn.holding...))
+}
+
+// ownLines points w at the project's own phase and resource for the
+// catalog's phase and resource (nil: none given), made in the call's
+// transaction when the project has none.
+func ownLines(ctx context.Context, c *engine.Call, pid string, w *engine.Input, phase, resource *engine.Record) error {
+	if phase != nil {
+		id, err := ensureLine(ctx, c, pid, views.TypeProjectPhases, views.NamePhase, phase, views.NameName, views.NamePosition, views.NameSowLanguage)
+		if err != nil {
+			return err
+		}
+		w.Rels[views.NameProjectPhase] = ref(views.TypeProjectPhases, id)
+	}
+	if resource != nil {
+		id, err := ensureLine(ctx, c, pid, views.TypeProjectResources, views.NameResource, resource)
+		if err != nil {
+			return err
+		}
+		w.Rels[views.NameProjectResource] = ref(views.TypeProjectResources, id)
+	}
+	return nil
 }
 
 // ensureLine returns the project's record of type typ for the catalog
@@ -178,7 +212,8 @@ func (t *tools) applyBlueprint(ctx context.Context, req *mcp.CallToolRequest, in
 	if err != nil {
 		return nil, ScopeOutput{}, err
 	}
-	bp, err := t.resolve(ctx, a, lookup{arg: "blueprint", what: "blueprint", typ: views.TypeBlueprints}, in.Blueprint)
+	var matched []NameMatch
+	bp, err := t.resolve(ctx, a, lookup{arg: "blueprint", what: "blueprint", typ: views.TypeBlueprints, matched: &matched}, in.Blueprint)
 	if err != nil {
 		return nil, ScopeOutput{}, err
 	}
@@ -191,6 +226,7 @@ func (t *tools) applyBlueprint(ctx context.Context, req *mcp.CallToolRequest, in
 		ids = append(ids, r.ID)
 	}
 	out, err := t.scopeOutput(ctx, a, pid, ids)
+	out.Matched = matched
 	return nil, out, err
 }
 

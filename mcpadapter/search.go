@@ -18,7 +18,7 @@ import (
 type SearchProjectsInput struct {
 	Query          string `json:"query,omitempty" jsonschema:"case-insensitive substring of the project name"`
 	Status         string `json:"status,omitempty" jsonschema:"project status: draft, pending_approval, approved, won, lost or canceled"`
-	Client         ID     `json:"client,omitempty" jsonschema:"the client: its id (the client_id of a project), or its exact or unambiguous name"`
+	Client         ID     `json:"client,omitempty" jsonschema:"the client: its id (the client_id of a project), or its name, or the start of the only name that begins with it (the answer's matched says which it picked)"`
 	CreatedAfter   string `json:"created_after,omitempty" jsonschema:"created at or after this RFC 3339 date or time, e.g. 2026-11-01 or 2026-11-01T09:00:00Z"`
 	CreatedBefore  string `json:"created_before,omitempty" jsonschema:"created at or before this RFC 3339 date or time"`
 	ApprovedAfter  string `json:"approved_after,omitempty" jsonschema:"approved (through the approval workflow) at or after this RFC 3339 date or time"`
@@ -36,6 +36,8 @@ type SearchProjectsOutput struct {
 	// and id.
 	Filters map[string]string `json:"filters" jsonschema:"the filters that applied, by argument"`
 	Note    string            `json:"note,omitempty" jsonschema:"when nothing matched: which filters applied"`
+	// Matched says which client a name picked.
+	Matched []NameMatch `json:"matched,omitempty" jsonschema:"which record each name argument picked"`
 }
 
 // ProjectSummary is a project as search results show it.
@@ -106,7 +108,7 @@ func (t *tools) searchProjects(ctx context.Context, req *mcp.CallToolRequest, in
 		}
 	}
 	if v := filters[views.NameClient]; v != "" {
-		c, err := t.client(ctx, a, v)
+		c, err := t.client(ctx, a, v, &out.Matched)
 		if err != nil {
 			return nil, out, err
 		}
@@ -157,11 +159,11 @@ func (c clientRef) String() string {
 // client resolves the client argument of a search: by id or name for a
 // user who can see clients, else as an id (the project filter needs only
 // projects view).
-func (t *tools) client(ctx context.Context, a *engine.Actor, v string) (clientRef, error) {
+func (t *tools) client(ctx context.Context, a *engine.Actor, v string, matched *[]NameMatch) (clientRef, error) {
 	if !a.Can(t.guard(views.TypeClients), false) {
 		return clientRef{id: v}, nil
 	}
-	rec, err := t.resolve(ctx, a, lookup{arg: "client", what: "client", typ: views.TypeClients}, ID(v))
+	rec, err := t.resolve(ctx, a, lookup{arg: "client", what: "client", typ: views.TypeClients, matched: matched}, ID(v))
 	if err != nil {
 		return clientRef{}, err
 	}

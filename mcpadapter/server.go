@@ -9,7 +9,8 @@
 // exist for the tools either). Two transports: streamable HTTP (stateless,
 // so any instance answers), behind the API's bearer token validation, with
 // OAuth 2.0 protected resource metadata, every refusal a JSON-RPC error
-// object and each token's calls rate limited (httpfront.go, jsonrpc.go);
+// object and the calls of each person and each OAuth client rate limited
+// (httpfront.go, jsonrpc.go, ratelimit.go);
 // and stdio (Run with a token) for local assistants.
 package mcpadapter
 
@@ -57,12 +58,18 @@ type Server struct {
 	// BaseURL.
 	AuthURL string
 	Logger  *slog.Logger
-	// CallRate is the JSON-RPC messages per second each access token may
-	// send to the HTTP transport, and CallBurst the size of its bucket;
-	// over them a request gets 429 with Retry-After. Defaults
-	// DefaultCallRate and DefaultCallBurst (at least MaxBatch).
-	CallRate  float64
-	CallBurst int
+	// CallRate is the JSON-RPC messages per second each person (a user,
+	// all of its access tokens together) may send to the HTTP transport,
+	// and CallBurst the size of its bucket; ClientCallRate and
+	// ClientCallBurst are those of each OAuth client (all the tokens
+	// issued to it, whoever they are for). Over either a request gets 429
+	// with Retry-After. Defaults DefaultCallRate, DefaultCallBurst,
+	// DefaultClientCallRate and DefaultClientCallBurst; bursts are at
+	// least MaxBatch.
+	CallRate        float64
+	CallBurst       int
+	ClientCallRate  float64
+	ClientCallBurst int
 }
 
 func (s *Server) log() *slog.Logger {
@@ -108,12 +115,13 @@ func (s *Server) newServer(ses session) *mcp.Server {
 // need a bearer token that the API would accept; without one they get 401
 // with a WWW-Authenticate header pointing at MetadataPath. Every refusal
 // is a JSON-RPC error object (jsonrpc.go); the calls of a token are rate
-// limited (CallRate, CallBurst) and a batch holds at most MaxBatch.
+// limited per person and per client (CallRate, ClientCallRate) and a
+// batch holds at most MaxBatch.
 func (s *Server) HTTPHandler() http.Handler {
 	srv := s.newServer(httpSession{s})
 	sdk := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
 		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true, Logger: s.log(), MaxRequestBodyBytes: MaxBodyBytes})
-	checked := front(sdk, newCallLimiter(s.CallRate, s.CallBurst))
+	checked := front(sdk, newCallLimiter(s.CallRate, s.CallBurst, s.ClientCallRate, s.ClientCallBurst))
 	return jsonrpcErrors(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		opts := &sdkauth.RequireBearerTokenOptions{ResourceMetadataURL: s.base(r) + MetadataPath}
 		sdkauth.RequireBearerToken(s.verify, opts)(checked).ServeHTTP(w, r)
@@ -168,10 +176,14 @@ func (s *Server) verify(ctx context.Context, token string, _ *http.Request) (*sd
 		return nil, errors.New("internal error")
 	}
 	return &sdkauth.TokenInfo{UserID: p.UserID, Expiration: p.ExpiresAt,
-		Extra: map[string]any{accountKey: a.AccountID()}}, nil
+		Extra: map[string]any{accountKey: a.AccountID(), clientKey: p.ClientID}}, nil
 }
 
-const accountKey = "scopekit_account_id"
+// Keys of what verify puts in a token's TokenInfo.Extra.
+const (
+	accountKey = "scopekit_account_id"
+	clientKey  = "scopekit_client_id"
+)
 
 // authenticate resolves a bearer token to its principal and actor;
 // EUNAUTHORIZED for any token the API would refuse.

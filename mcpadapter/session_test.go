@@ -76,7 +76,9 @@ func TestSession(t *testing.T) {
 	var project mcpadapter.ProjectDetail
 	c.call(t, mcpadapter.ToolCreateProject, map[string]any{"name": "Globex branch offices", "client": "globex",
 		"executive_summary": "Connect Globex's branch offices."}, &project)
-	assert.Equal(t, "Globex Corporation", project.Client, "the client by a part of its name")
+	assert.Equal(t, "Globex Corporation", project.Client, "the client by the start of its name")
+	assert.Equal(t, []mcpadapter.NameMatch{{Argument: "client", Value: "globex", Name: "Globex Corporation", ID: project.ClientID, By: "prefix"}},
+		project.Matched, "the answer says what the start of a name picked")
 	assert.Equal(t, "draft", project.Status)
 	assert.Equal(t, "Connect Globex's branch offices.", project.ExecutiveSummary)
 	assert.Equal(t, "2.00", project.Pricing.GovernanceHours.String(), "the required governance came with it: Kickoff's 2 hours (and 15 % of no service hours)")
@@ -121,13 +123,37 @@ func TestSession(t *testing.T) {
 	assert.Equal(t, map[string][]string{
 		"zero_hours":           {"Cabling"},
 		"no_resource":          {"Cabling"},
+		"duplicate_line":       {"Assessment"}, // added, then again by the blueprint
 		"empty_phase":          {"Closing"},
 		"missing_governance":   {"Security review"},
 		"margin_below":         {""},
 		"differs_from_catalog": {"Firewall deployment", "Firewall deployment"},
 	}, found)
 	require.Len(t, review.Approvals, 1)
-	assert.Equal(t, mcpadapter.ApprovalStep{LevelID: level, Kind: "business", Position: 1, Approvers: []string{f.adminID}}, review.Approvals[0])
+	assert.Equal(t, mcpadapter.ApprovalStep{LevelID: level, Kind: "business", Position: 1,
+		Approvers: []mcpadapter.Approver{{ID: f.adminID, Name: "admin@acme.test"}}}, review.Approvals[0], "approvers by name")
+	assert.Empty(t, review.Note)
+
+	// the assistant fixes the doubled line: one line of 3, not two
+	var dup mcpadapter.Finding
+	for _, fd := range review.Findings {
+		if fd.Kind == "duplicate_line" {
+			dup = fd
+		}
+	}
+	c.call(t, mcpadapter.ToolListProjectItems, map[string]any{"project_id": pid, "type": "services"}, &items)
+	first := items.Items[0].ID // Assessment, added first
+	require.NotEqual(t, first, dup.LineID)
+	var fixed mcpadapter.ScopeOutput
+	c.call(t, mcpadapter.ToolUpdateProjectService, map[string]any{"project_id": pid, "line": first, "quantity": 3}, &fixed)
+	assert.Equal(t, "3", fixed.Services[0].Quantity)
+	var removed mcpadapter.RemoveItemOutput
+	c.call(t, mcpadapter.ToolRemoveProjectItem, map[string]any{"project_id": pid, "type": "services", "item": dup.LineID}, &removed)
+	assert.Equal(t, mcpadapter.ItemRef{ID: dup.LineID, Name: "Assessment"}, removed.Removed)
+	c.call(t, mcpadapter.ToolReviewProjectScope, map[string]any{"project_id": pid}, &review)
+	for _, fd := range review.Findings {
+		assert.NotEqual(t, "duplicate_line", fd.Kind)
+	}
 	require.Len(t, review.MarginThresholds, 1)
 	assert.True(t, review.MarginThresholds[0].Below)
 
@@ -163,6 +189,8 @@ func TestSession(t *testing.T) {
 			{mcpadapter.ToolAddServiceToProject, map[string]any{"project_id": pid, "service": "Assessment"}, manage("projects")},
 			{mcpadapter.ToolApplyBlueprint, map[string]any{"project_id": pid, "blueprint": "Firewall project"}, manage("projects")},
 			{mcpadapter.ToolGenerateDocument, map[string]any{"project_id": pid, "template": "Standard SOW"}, manage("documents")},
+			{mcpadapter.ToolUpdateProjectService, map[string]any{"project_id": pid, "line": "Cabling", "quantity": 2}, manage("projects")},
+			{mcpadapter.ToolRemoveProjectItem, map[string]any{"project_id": pid, "type": "services", "item": "Cabling"}, manage("projects")},
 		} {
 			assert.Equal(t, tc.want, ro.fail(t, tc.tool, tc.args), tc.tool)
 		}
@@ -171,6 +199,8 @@ func TestSession(t *testing.T) {
 		ro.call(t, mcpadapter.ToolGetDocumentText, map[string]any{"document_id": doc.ID}, &again)
 		assert.Equal(t, text, again)
 		ro.call(t, mcpadapter.ToolReviewProjectScope, map[string]any{"project_id": pid}, &review)
+		assert.Equal(t, []mcpadapter.Approver{{ID: f.adminID}}, review.Approvals[0].Approvers, "no users view: ids only")
+		assert.Contains(t, review.Note, "your role cannot view users: approvers are shown by id")
 		assert.Equal(t, f.counts(), before, "nothing was written")
 	})
 
@@ -187,6 +217,8 @@ func TestSession(t *testing.T) {
 			{mcpadapter.ToolApplyBlueprint, map[string]any{"project_id": pid, "blueprint": "Firewall project"}, notFound},
 			{mcpadapter.ToolReviewProjectScope, map[string]any{"project_id": pid}, notFound},
 			{mcpadapter.ToolGenerateDocument, map[string]any{"project_id": pid, "template": "Standard SOW"}, notFound},
+			{mcpadapter.ToolUpdateProjectService, map[string]any{"project_id": pid, "line": "Cabling", "quantity": 2}, notFound},
+			{mcpadapter.ToolRemoveProjectItem, map[string]any{"project_id": pid, "type": "services", "item": "Cabling"}, notFound},
 			{mcpadapter.ToolGetDocumentText, map[string]any{"document_id": doc.ID}, "not found: project-documents " + doc.ID + " not found"},
 		} {
 			assert.Equal(t, tc.want, g.fail(t, tc.tool, tc.args), tc.tool)

@@ -213,16 +213,18 @@ func (t *tools) survey(ctx context.Context, req *mcp.CallToolRequest, in SurveyI
 		return "", "", nil, err
 	}
 	l := lookup{arg: "questionnaire", what: "questionnaire", typ: views.TypeQuestionnaires}
-	q, err := t.find(ctx, a, l, in.Questionnaire)
+	q, n, err := t.lookupNamed(ctx, a, l, in.Questionnaire)
 	if err != nil {
 		return "", "", nil, err
 	}
-	if q == nil { // a slug
+	if q == nil && len(n.exact) == 0 { // perhaps a slug
 		res, err := t.s.Svc.List(ctx, a, views.TypeQuestionnaires, engine.ListParams{
 			Filters: map[string]string{views.NameSlug: strings.TrimSpace(string(in.Questionnaire))}, PageSize: 1, PageNumber: 1}, opts)
 		if err == nil && len(res.Records) == 1 {
 			return pid, res.Records[0].ID, a, nil
 		}
+	}
+	if q == nil {
 		if q, err = t.resolve(ctx, a, l, in.Questionnaire); err != nil {
 			return "", "", nil, err
 		}

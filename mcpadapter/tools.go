@@ -36,6 +36,9 @@ const (
 	ToolReviewProjectScope  = "scopekit_review_project_scope"
 	ToolGenerateDocument    = "scopekit_generate_document"
 	ToolGetDocumentText     = "scopekit_get_document_text"
+
+	ToolUpdateProjectService = "scopekit_update_project_service"
+	ToolRemoveProjectItem    = "scopekit_remove_project_item"
 )
 
 // Response formats of the tools that take response_format.
@@ -64,6 +67,8 @@ var (
 	additive = &mcp.ToolAnnotations{DestructiveHint: new(false), OpenWorldHint: new(false)}
 	// overwrites what it is given; calling it again changes nothing more
 	overwrites = &mcp.ToolAnnotations{DestructiveHint: new(true), IdempotentHint: true, OpenWorldHint: new(false)}
+	// removes a record; calling it again finds nothing to remove
+	removes = &mcp.ToolAnnotations{DestructiveHint: new(true), OpenWorldHint: new(false)}
 )
 
 func (t *tools) register(srv *mcp.Server) {
@@ -110,8 +115,8 @@ func (t *tools) register(srv *mcp.Server) {
 // what they made.
 func (t *tools) registerWrites(srv *mcp.Server, checks map[string]enums) {
 	addTool(srv, checks, &mcp.Tool{Name: ToolCreateProject, Annotations: additive,
-		Description: "Create a draft project for a client (the client's id, or its exact or unambiguous name; an " +
-			"ambiguous name is an error listing the candidates). The account's required governance items, default " +
+		Description: "Create a draft project for a client (the client's id, its name, or the start of the only name that " +
+			"begins with it; otherwise an error lists the candidates). The account's required governance items, default " +
 			"rate table and payment term come with it. Returns the project with its pricing summary."},
 		t.createProject, nil)
 	addTool(srv, checks, &mcp.Tool{Name: ToolUpdateProject, Annotations: overwrites,
@@ -126,15 +131,27 @@ func (t *tools) registerWrites(srv *mcp.Server, checks map[string]enums) {
 			"(a location of the project) replace what the catalog gives, each by id or name. Returns the new line " +
 			"and the project's new contract revenue."},
 		t.addService, nil)
+	addTool(srv, checks, &mcp.Tool{Name: ToolUpdateProjectService, Annotations: overwrites,
+		Description: "Change a service line of a project: its quantity, unit hours, phase, resource or location " +
+			"(phase and resource of the project or of the catalog, location of the project, each by id or name; an empty " +
+			"one clears it). Fix a wrong or doubled line with this or " + ToolRemoveProjectItem + ", never by adding " +
+			"another line. The line is its id, or its name when no other line has it. Returns the line and the " +
+			"project's new contract revenue."},
+		t.updateProjectService, nil)
+	addTool(srv, checks, &mcp.Tool{Name: ToolRemoveProjectItem, Annotations: removes,
+		Description: "Remove an item from a project: a service line (with its subservices), a phase, a location, a " +
+			"governance line, an expense or a product, by its id (from " + ToolListProjectItems + ") or its name when " +
+			"no other item of the type has it. Returns what was removed and the project's new contract revenue."},
+		t.removeProjectItem, enums{"type": removableTypes()})
 	addTool(srv, checks, &mcp.Tool{Name: ToolApplyBlueprint, Annotations: additive,
 		Description: "Add every active service of a catalog blueprint (its id or name) to a project, each with the " +
 			"blueprint's quantity. Returns the new lines and the project's new contract revenue."},
 		t.applyBlueprint, nil)
 	addTool(srv, checks, &mcp.Tool{Name: ToolReviewProjectScope, Annotations: readOnly,
 		Description: "Review a project's scope before its SOW is sent: findings to act on (service lines with 0 " +
-			"hours or no resource, phases without services, missing governance, a margin below an approval " +
-			"threshold, hours or rates that differ from the catalog), the approval steps submitting it would " +
-			"need, and its price."},
+			"hours or no resource, service lines that repeat another, phases without services, missing governance, a " +
+			"margin below an approval threshold, hours or rates that differ from the catalog), the approval steps " +
+			"submitting it would need with their approvers, and its price. ready is true only without findings."},
 		t.reviewProjectScope, nil)
 	addTool(srv, checks, &mcp.Tool{Name: ToolGenerateDocument, Annotations: additive,
 		Description: "Generate a project document: a SOW from a document template (its id or name; every account " +

@@ -34,6 +34,7 @@ func TestToolSchemas(t *testing.T) {
 		mcpadapter.ToolListQuestionnaires: {readOnly: true, idempotent: true}, mcpadapter.ToolSurveyQuestions: {readOnly: true, idempotent: true},
 		mcpadapter.ToolCalculateSurvey: {readOnly: true, idempotent: true},
 		mcpadapter.ToolAnswerSurvey:    {destructive: true, idempotent: true}, mcpadapter.ToolApplySurvey: {destructive: true, idempotent: true},
+		mcpadapter.ToolUpdateProjectService: {destructive: true, idempotent: true}, mcpadapter.ToolRemoveProjectItem: {destructive: true},
 	}
 	schemas := map[string][2]*jsonschema.Schema{}
 	for _, tl := range res.Tools {
@@ -61,6 +62,7 @@ func TestToolSchemas(t *testing.T) {
 		{mcpadapter.ToolGetDocumentText, "document_id"}, {mcpadapter.ToolReviewProjectScope, "project_id"},
 		{mcpadapter.ToolSurveyQuestions, "questionnaire"}, {mcpadapter.ToolAnswerSurvey, "project_id"},
 		{mcpadapter.ToolCalculateSurvey, "project_id"}, {mcpadapter.ToolApplySurvey, "questionnaire"},
+		{mcpadapter.ToolUpdateProjectService, "line"}, {mcpadapter.ToolRemoveProjectItem, "item"},
 	} {
 		require.Contains(t, schemas, tc.tool)
 		assert.Equal(t, []string{"string", "integer"}, schemas[tc.tool][0].Properties[tc.arg].Types, "%s %s", tc.tool, tc.arg)

@@ -12,26 +12,36 @@ import (
 )
 
 // Ensure names resolve as documented: an id first, then the exact name
-// (case-insensitively), then the one name holding the value; an ambiguous
-// name lists its candidates.
+// (in any case), then the only name that starts with the value, which
+// the answer names; a value that is only inside names, or the start of
+// several, picks nothing and lists the candidates.
 func TestNames(t *testing.T) {
 	f := newFixture(t)
 	initech := f.create("acme", "clients", map[string]any{"name": "Initech"}, nil)
-	f.create("acme", "clients", map[string]any{"name": "Initech Labs"}, nil)
+	labs := f.create("acme", "clients", map[string]any{"name": "Initech Labs"}, nil)
 	labs2 := f.create("acme", "clients", map[string]any{"name": "Globex Labs"}, nil)
 	c := f.connect(t, f.admin)
 
 	var p mcpadapter.ProjectDetail
-	for _, tc := range []struct{ client, want string }{
-		{"initech", initech},               // exact, though "Initech Labs" holds it too
-		{f.acme.ClientID, f.acme.ClientID}, // an id
-		{"corporation", f.acme.ClientID},   // the only name holding it
+	for _, tc := range []struct {
+		client, want string
+		matched      []mcpadapter.NameMatch
+	}{
+		{"initech", initech, []mcpadapter.NameMatch{{Argument: "client", Value: "initech", Name: "Initech", ID: initech, By: "name"}}}, // exact, though "Initech Labs" starts with it too
+		{f.acme.ClientID, f.acme.ClientID, nil}, // an id
+		{"initech l", labs, []mcpadapter.NameMatch{{Argument: "client", Value: "initech l", Name: "Initech Labs", ID: labs, By: "prefix"}}},
 	} {
+		p = mcpadapter.ProjectDetail{}
 		c.call(t, mcpadapter.ToolCreateProject, map[string]any{"name": "P " + tc.client, "client": tc.client}, &p)
 		assert.Equal(t, tc.want, p.ClientID, tc.client)
+		assert.Equal(t, tc.matched, p.Matched, tc.client)
 	}
 	msg := c.fail(t, mcpadapter.ToolCreateProject, map[string]any{"name": "P", "client": "labs"})
-	assert.Equal(t, `invalid argument client: "labs" names 2 clients: "Globex Labs" (id `+labs2+`), "Initech Labs" (id 4); pass the id or the exact name`, msg)
+	assert.Equal(t, `invalid argument client: no client has the id or name "labs", nor a name starting with it; names that hold it: "Globex Labs" (id `+labs2+`), "Initech Labs" (id `+labs+`); pass the id or the exact name`, msg)
+	msg = c.fail(t, mcpadapter.ToolCreateProject, map[string]any{"name": "P", "client": "corporation"})
+	assert.Contains(t, msg, `names that hold it: "Globex Corporation" (id `+f.acme.ClientID+`)`, "a part of a name picks nothing")
+	msg = c.fail(t, mcpadapter.ToolCreateProject, map[string]any{"name": "P", "client": "ini"})
+	assert.Equal(t, `invalid argument client: "ini" is how 2 clients' names start: "Initech Labs" (id `+labs+`), "Initech" (id `+initech+`); pass the id or the exact name`, msg)
 
 	var found mcpadapter.SearchProjectsOutput
 	c.call(t, mcpadapter.ToolSearchProjects, map[string]any{"client": "Initech", "status": "draft"}, &found)
@@ -68,8 +78,8 @@ func TestNames(t *testing.T) {
 }
 
 // Ensure update_project changes what it is given only, by name where it
-// takes names, on an archived project too; and that a project a role
-// cannot see after creating it is said to be created.
+// takes names, on an archived project too; and that a role that sees only
+// its teammates' projects sees the one it creates.
 func TestUpdateProject(t *testing.T) {
 	f := newFixture(t)
 	initech := f.create("acme", "clients", map[string]any{"name": "Initech"}, nil)
@@ -93,8 +103,16 @@ func TestUpdateProject(t *testing.T) {
 	_, eng := f.user("acme", "eng@acme.test", "Engineer")
 	e := f.connect(t, eng)
 	assert.Equal(t, "not found: projects "+p+" not found", e.fail(t, mcpadapter.ToolUpdateProject, map[string]any{"project_id": p, "name": "x"}))
-	msg := e.fail(t, mcpadapter.ToolCreateProject, map[string]any{"name": "Engineer's", "client": "Initech"})
-	assert.Contains(t, msg, "but you cannot see it: your role sees only the projects you are a teammate of")
+	// an Engineer sees only its teammates' projects: it becomes the
+	// teammate of the one it creates
+	var mine mcpadapter.ProjectDetail
+	e.call(t, mcpadapter.ToolCreateProject, map[string]any{"name": "Engineer's", "client": "Initech"}, &mine)
+	var found mcpadapter.SearchProjectsOutput
+	e.call(t, mcpadapter.ToolSearchProjects, map[string]any{}, &found)
+	require.Len(t, found.Projects, 1)
+	assert.Equal(t, mine.ID, found.Projects[0].ID)
+	e.call(t, mcpadapter.ToolUpdateProject, map[string]any{"project_id": mine.ID, "out_of_scope": "Cabling."}, &out)
+	assert.Equal(t, "Cabling.", out.OutOfScope)
 }
 
 // Ensure add_service_to_project puts the service on the phase, resource
@@ -211,13 +229,15 @@ func TestPrompts(t *testing.T) {
 		has   []string
 	}{
 		{mcpadapter.PromptScopeProject, map[string]string{"description": "Ten branch firewalls", "client": "Globex"},
-			[]string{mcpadapter.ToolCreateProject, mcpadapter.ToolAddServiceToProject, mcpadapter.ToolApplyBlueprint, mcpadapter.ToolReviewProjectScope},
-			[]string{"Ten branch firewalls", `"Globex"`}},
+			[]string{mcpadapter.ToolCreateProject, mcpadapter.ToolAddServiceToProject, mcpadapter.ToolApplyBlueprint, mcpadapter.ToolReviewProjectScope,
+				mcpadapter.ToolUpdateProjectService, mcpadapter.ToolRemoveProjectItem},
+			[]string{"Ten branch firewalls", `"Globex"`, "never by adding another line beside a wrong one", "duplicate_line", "matched"}},
 		{mcpadapter.PromptScopeProject, map[string]string{"description": "x", "client": "Globex", "name": "Branches"},
 			nil, []string{"the name Branches"}},
 		{mcpadapter.PromptReviewProject, map[string]string{"project": "Globex firewall refresh"},
-			[]string{mcpadapter.ToolReviewProjectScope, mcpadapter.ToolGenerateDocument, mcpadapter.ToolGetDocumentText},
-			[]string{`"Globex firewall refresh"`, `template "Standard SOW"`}},
+			[]string{mcpadapter.ToolReviewProjectScope, mcpadapter.ToolGenerateDocument, mcpadapter.ToolGetDocumentText,
+				mcpadapter.ToolUpdateProjectService, mcpadapter.ToolRemoveProjectItem},
+			[]string{`"Globex firewall refresh"`, `template "Standard SOW"`, "rather than adding another"}},
 		{mcpadapter.PromptReviewProject, map[string]string{"project": "1", "template": "Short SOW"}, nil, []string{`template "Short SOW"`}},
 	} {
 		res, err := c.ses.GetPrompt(ctx, &mcp.GetPromptParams{Name: tc.name, Arguments: tc.args})

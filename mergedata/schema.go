@@ -52,6 +52,14 @@ var (
 
 // schemaOf describes the JSON encoding of values of type t.
 func schemaOf(t reflect.Type) (map[string]any, error) {
+	if t.Kind() == reflect.Pointer { // a value or null, whatever encodes the value
+		s, err := schemaOf(t.Elem())
+		if err != nil {
+			return nil, err
+		}
+		s["type"] = []any{s["type"], "null"}
+		return s, nil
+	}
 	switch t {
 	case fixedType:
 		return map[string]any{"type": "string", "format": "decimal"}, nil
@@ -77,13 +85,6 @@ func schemaOf(t reflect.Type) (map[string]any, error) {
 		return nil, fmt.Errorf("mergedata: schema: %s encodes itself; describe it in schemaOf", t)
 	}
 	switch t.Kind() {
-	case reflect.Pointer:
-		s, err := schemaOf(t.Elem())
-		if err != nil {
-			return nil, err
-		}
-		s["type"] = []any{s["type"], "null"}
-		return s, nil
 	case reflect.String:
 		return map[string]any{"type": "string"}, nil
 	case reflect.Bool:

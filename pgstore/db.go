@@ -82,6 +82,7 @@ type DB struct {
 
 	appCache bounded.Decoded[auth.Application] // auth.go
 	gets     map[string]getStatement           // by type of the schema; read only after Open
+	pages    *pageRecords                      // pages.go
 }
 
 // Created reports whether this Open created the database's tables (it
@@ -138,7 +139,7 @@ func Open(ctx context.Context, url string, schema *engine.Schema, opts ...Option
 		// of the queries themselves
 		cfg.ConnConfig.RuntimeParams["plan_cache_mode"] = "force_generic_plan"
 	}
-	db := &DB{schema: schema, Now: func() time.Time { return time.Now().UTC() }, seqs: map[string]bool{}}
+	db := &DB{schema: schema, Now: func() time.Time { return time.Now().UTC() }, seqs: map[string]bool{}, pages: newPageRecords()}
 	for _, o := range opts {
 		o(db)
 	}

@@ -127,12 +127,21 @@ type listed struct {
 	total int
 	cond  string
 	args  args
+	// stale: a row came without its text (its version was known) and the
+	// text kept for it was gone: the list must be read again, in full.
+	stale bool
 }
 
 // listStatement builds the statement of q: the page with the count of all
 // matches when paged (an uncorrelated subquery, computed once and
-// answered by an index).
+// answered by an index). A page of a read names the row versions of the
+// page cache (pageRecords.known), and rows at those versions come
+// without their text, which the cache fills in.
 func (t *tx) listStatement(q *engine.Query) (*query, *listed, error) {
+	return t.listStatementOf(q, true)
+}
+
+func (t *tx) listStatementOf(q *engine.Query, useKnown bool) (*query, *listed, error) {
 	def, ok := t.db.schema.Lookup(q.Type)
 	if !ok {
 		return nil, nil, scopekit.Errorf(scopekit.ENOTFOUND, "no resource type %q", q.Type)
@@ -162,7 +171,19 @@ func (t *tx) listStatement(q *engine.Query) (*query, *listed, error) {
 	}
 	order = append(order, "id")
 	cond := strings.Join(where, " AND ")
-	tail := " FROM records WHERE " + cond + " ORDER BY " + strings.Join(order, ", ")
+	condArgs := append(args(nil), a...) // what cond alone takes (a count of it)
+	cols, whereKnown, known := recordCols, "", false
+	if useKnown && !q.AllAccounts && q.Limit > 0 && !t.write() {
+		if versions := t.db.pages.known(q.Type, q.AccountID); versions != "" {
+			known = true
+			// an object of versions by id: each row's lookup is a search
+			// of its sorted keys (a join was planned as a nested loop)
+			p := a.add(versions) + "::jsonb"
+			cols = strings.ReplaceAll(knownCols, "$known", p)
+			whereKnown = " AND " + p + " IS NOT NULL" // the check statement takes the same arguments
+		}
+	}
+	tail := " FROM records WHERE " + cond + whereKnown + " ORDER BY " + strings.Join(order, ", ")
 	if q.Limit > 0 {
 		tail += " LIMIT " + strconv.Itoa(q.Limit)
 	}
@@ -173,8 +194,8 @@ func (t *tx) listStatement(q *engine.Query) (*query, *listed, error) {
 	if q.Limit > 0 {
 		count = ", (SELECT count(*) FROM records WHERE " + cond + ")"
 	}
-	res := &listed{q: q, total: -1, cond: cond, args: a}
-	stmt := &query{sql: "SELECT " + recordCols + count + tail, check: "SELECT " + checkCols + count + tail, args: a}
+	res := &listed{q: q, total: -1, cond: cond, args: condArgs}
+	stmt := &query{sql: "SELECT " + cols + count + tail, check: "SELECT " + checkCols + count + tail, args: a}
 	if !q.AllAccounts && q.Limit > 0 && q.Limit <= maxSharedPage {
 		stmt.page = q.Type + "\x00" + q.AccountID
 	}
@@ -187,8 +208,13 @@ func (t *tx) listStatement(q *engine.Query) (*query, *listed, error) {
 		if count != "" {
 			extra = []*int64{&n}
 		}
+		var slab []stored // the rows' records, a chunk at a time
 		for rows.Next() {
-			k, s, err := t.scanStored(rows, stmt, extra...)
+			if len(slab) == cap(slab) {
+				slab = make([]stored, 0, min(max(q.Limit, 16), 256))
+			}
+			slab = slab[:len(slab)+1]
+			k, s, err := t.scanStoredInto(rows, stmt, engine.Key{Type: q.Type, AccountID: q.AccountID}, &slab[len(slab)-1], extra...)
 			if err != nil {
 				return err
 			}
@@ -197,6 +223,9 @@ func (t *tx) listStatement(q *engine.Query) (*query, *listed, error) {
 			if count != "" {
 				res.total = int(n)
 			}
+		}
+		if known && !t.db.pages.fill(res.rows, q.Type, q.AccountID) {
+			res.stale = true // rows sent without their text, which is gone
 		}
 		if res.total > maxSharedMatches && stmt.page != "" {
 			t.db.bigPages.Store(stmt.page, true)
@@ -218,23 +247,19 @@ func (t *tx) List(q *engine.Query) ([]*engine.Record, int, error) {
 		return recs, total, nil
 	}
 	res, ok := t.takeList(q)
-	if !ok {
-		stmt, r, err := t.listStatement(q)
+	for known := true; !ok || res.stale; known = false {
+		stmt, r, err := t.listStatementOf(q, known)
 		if err != nil {
 			return nil, 0, err
 		}
 		if err := t.roundTrip(stmt); err != nil {
 			return nil, 0, fmt.Errorf("list %s: %w", q.Type, err)
 		}
-		res = r
+		res, ok = r, true
 	}
-	out := make([]*engine.Record, len(res.rows))
-	for i, s := range res.rows {
-		r, err := s.record(q.Type, res.accts[i])
-		if err != nil {
-			return nil, 0, err
-		}
-		out[i] = r
+	out, err := t.db.pages.records(res.rows, res.accts, q.Type, q.Shared, !t.write())
+	if err != nil {
+		return nil, 0, err
 	}
 	total := res.total
 	if total < 0 {

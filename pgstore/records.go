@@ -100,13 +100,21 @@ func parseID(id string) (int64, bool) {
 // Record rows: every query that returns records selects recordCols, and
 // its check selects checkCols (the row's id and version).
 const (
-	recordCols = "type, account_id, id, xmin::text::int8, attrs, rels, created_at, updated_at"
-	checkCols  = "id, xmin::text::int8"
+	recordCols = "type, account_id, id, records.xmin::text::int8, attrs, rels, created_at, updated_at"
+	checkCols  = "id, records.xmin::text::int8"
+	// knownCols are recordCols of a page statement that names the row
+	// versions the page cache holds ($known: a jsonb object of versions by
+	// id, listStatement): a row at such a version comes without its text
+	// (NULL).
+	knownCols = "type, account_id, id, records.xmin::text::int8, " +
+		"CASE WHEN ($known ->> id::text) = records.xmin::text THEN NULL ELSE attrs END, " +
+		"CASE WHEN ($known ->> id::text) = records.xmin::text THEN NULL ELSE rels END, created_at, updated_at"
 )
 
 // stored is a record row as read, decoded when it is taken.
 type stored struct {
 	id                   int64
+	xmin                 int64 // the row's version
 	attrs, rels          []byte
 	createdAt, updatedAt string
 }
@@ -120,21 +128,41 @@ func (s *stored) record(typ, accountID string) (*engine.Record, error) {
 // optimistic read it adds the row's identity (and extra) to q's
 // fingerprint.
 func (t *tx) scanStored(rows pgx.Rows, q *query, extra ...*int64) (engine.Key, *stored, error) {
-	var k engine.Key
-	var s stored
-	var xmin int64
-	dest := append([]any{&k.Type, &k.AccountID, &s.id, &xmin, &s.attrs, &s.rels, &s.createdAt, &s.updatedAt}, anys(extra)...)
+	return t.scanStoredInto(rows, q, engine.Key{}, &stored{}, extra...)
+}
+
+// scanStoredInto is scanStored into s, for a row whose type and account
+// are likely k's (their strings are then shared).
+func (t *tx) scanStoredInto(rows pgx.Rows, q *query, k engine.Key, s *stored, extra ...*int64) (engine.Key, *stored, error) {
+	ok, err := scanRecordRow(rows.FieldDescriptions(), rows.RawValues(), &k.Type, &k.AccountID, s, extra)
+	if err != nil {
+		return k, nil, err
+	}
+	if ok {
+		if _, isCopied := rows.(*copiedRows); !isCopied {
+			// a connection's rows: the values are its buffer's until Next
+			s.attrs, s.rels = bytes.Clone(s.attrs), bytes.Clone(s.rels)
+		}
+		return t.scanned(k, s, q, extra)
+	}
+	dest := append([]any{&k.Type, &k.AccountID, &s.id, &s.xmin, &s.attrs, &s.rels, &s.createdAt, &s.updatedAt}, anys(extra)...)
 	if err := rows.Scan(dest...); err != nil {
 		return k, nil, err
 	}
+	return t.scanned(k, s, q, extra)
+}
+
+// scanned completes scanStored for a row read: its key, and in an
+// optimistic read its identity (and extra) in q's fingerprint.
+func (t *tx) scanned(k engine.Key, s *stored, q *query, extra []*int64) (engine.Key, *stored, error) {
 	k.ID = strconv.FormatInt(s.id, 10)
 	if t.mode == modeOptimistic {
-		q.fp = append(q.fp, s.id, xmin)
+		q.fp = append(q.fp, s.id, s.xmin)
 		for _, e := range extra {
 			q.fp = append(q.fp, *e)
 		}
 	}
-	return k, &s, nil
+	return k, s, nil
 }
 
 func anys(ps []*int64) []any {

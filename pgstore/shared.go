@@ -30,8 +30,9 @@ import (
 // connection as before: an error is always the read's own.
 //
 // A statement on the listener holds up every request's Sync behind it,
-// so only statements whose cost is small ride on it: reads by primary
-// key, and pages of at most maxSharedPage records of an account and
+// and the listener's statements run one after another on one server
+// process, so only statements whose cost is small ride on it: reads by
+// primary key, and pages of at most maxSharedPage records of an account and
 // type whose matches were never found above maxSharedMatches (the page
 // counts them). The listener's statements end after sharedTimeout
 // (statement_timeout of its session); a list page that took that long
@@ -39,7 +40,7 @@ import (
 
 const (
 	maxSharedReads   = 64                     // reads of one listener round
-	maxSharedPage    = 500                    // records of a page that may be shared
+	maxSharedPage    = 100                    // records of a page that may be shared
 	maxSharedMatches = 2000                   // matches of a list whose pages are not shared
 	sharedTimeout    = 250 * time.Millisecond // statement_timeout of the listener's session
 )
@@ -107,10 +108,17 @@ func sendReads(conn *pgx.Conn, reads []*sharedRead) error {
 			sr.fields = append([]pgconn.FieldDescription(nil), rows.FieldDescriptions()...)
 			for rows.Next() {
 				raw := rows.RawValues()
+				n := 0
+				for _, v := range raw {
+					n += len(v)
+				}
+				buf := make([]byte, 0, n) // a row's values: one allocation
 				row := make([][]byte, len(raw))
 				for i, v := range raw {
 					if v != nil {
-						row[i] = append(make([]byte, 0, len(v)), v...)
+						start := len(buf)
+						buf = append(buf, v...)
+						row[i] = buf[start:len(buf):len(buf)]
 					}
 				}
 				sr.rows = append(sr.rows, row)
@@ -195,6 +203,9 @@ func (r *copiedRows) Next() bool {
 }
 
 func (r *copiedRows) Scan(dest ...any) error {
+	if ok, err := scanCopied(r.fields, r.RawValues(), dest); ok || err != nil {
+		return err
+	}
 	return pgx.ScanRow(r.tm, r.fields, r.RawValues(), dest...)
 }
 

@@ -91,9 +91,11 @@ func BenchmarkDeliveryLargeProject(b *testing.B) {
 	statuses := []string{pricing.StatusNotStarted, pricing.StatusInProgress, pricing.StatusOnHold, pricing.StatusComplete, pricing.StatusCanceled}
 	for i := range p.Services {
 		s := &p.Services[i]
-		s.Status, s.ActualHours = statuses[i%5], decimal.New(int64(i%40*25), -2)
+		actual := decimal.New(int64(i%40*25), -2)
+		s.Status, s.ActualHours = statuses[i%5], &actual
 		for j := range s.Subservices {
-			s.Subservices[j].ActualHours = decimal.New(int64(j*50), -2)
+			sub := decimal.New(int64(j*50), -2)
+			s.Subservices[j].ActualHours = &sub
 		}
 	}
 	r, err := pricing.Price(p)

@@ -93,18 +93,23 @@ type PhaseEstimate struct {
 	EstimateTotals
 }
 
-// EstimateTotals are the figures of a row or a total. VarianceHours is
-// ActualHours − EstimatedHours, VarianceRatio VarianceHours / EstimatedHours
-// (4 places; 0 when nothing was estimated), VarianceCost ActualCost −
-// EstimatedCost.
+// EstimateTotals are the figures of a row or a total. A row's variances
+// are nil (JSON null) while the line has no actual hours recorded: a
+// service not started is not 100 % under its estimate. Otherwise
+// VarianceHours is ActualHours − EstimatedHours, VarianceRatio
+// VarianceHours / EstimatedHours (4 places; 0 when nothing was
+// estimated), VarianceCost ActualCost − EstimatedCost. A total's
+// variances are those of the rows that have them, summed (the ratio over
+// those rows' estimated hours); nil when no row has them. EstimatedHours,
+// ActualHours and the costs of a total sum every row.
 type EstimateTotals struct {
-	EstimatedHours Fixed `json:"estimated_hours"`
-	ActualHours    Fixed `json:"actual_hours"`
-	VarianceHours  Fixed `json:"variance_hours"`
-	VarianceRatio  Fixed `json:"variance_ratio"`
-	EstimatedCost  Fixed `json:"estimated_cost"`
-	ActualCost     Fixed `json:"actual_cost"`
-	VarianceCost   Fixed `json:"variance_cost"`
+	EstimatedHours Fixed  `json:"estimated_hours"`
+	ActualHours    Fixed  `json:"actual_hours"`
+	VarianceHours  *Fixed `json:"variance_hours"`
+	VarianceRatio  *Fixed `json:"variance_ratio"`
+	EstimatedCost  Fixed  `json:"estimated_cost"`
+	ActualCost     Fixed  `json:"actual_cost"`
+	VarianceCost   *Fixed `json:"variance_cost"`
 }
 
 // DeliveryFigures returns the delivery figures of p, whose pricing run is
@@ -245,23 +250,24 @@ func (a *rollupAcc) merge(b *rollupAcc) {
 	a.countable.addTo(b.countable)
 }
 
-// tableAcc sums rows: hours in hundredths, money in minor units.
+// tableAcc sums rows: hours in hundredths, money in minor units; the
+// recorded sums and count are those of the rows with actual hours.
 type tableAcc struct {
 	estimated, actual, estimatedCost, actualCost num
+	recorded                                     int
+	recordedEstimated, recordedEstimatedCost     num
 }
 
-func (a *tableAcc) add(row *deliveryRow) {
-	a.estimated.addTo(row.estimated)
-	a.actual.addTo(row.actual)
-	a.estimatedCost.addTo(row.estimatedCost)
-	a.actualCost.addTo(row.actualCost)
-}
+func (a *tableAcc) add(row *deliveryRow) { a.merge(&row.tableAcc) }
 
 func (a *tableAcc) merge(b *tableAcc) {
 	a.estimated.addTo(b.estimated)
 	a.actual.addTo(b.actual)
 	a.estimatedCost.addTo(b.estimatedCost)
 	a.actualCost.addTo(b.actualCost)
+	a.recorded += b.recorded
+	a.recordedEstimated.addTo(b.recordedEstimated)
+	a.recordedEstimatedCost.addTo(b.recordedEstimatedCost)
 }
 
 // deliveryRow is a row with its figures as scaled integers.
@@ -273,17 +279,20 @@ type deliveryRow struct {
 var one = operand{c: 1}
 
 // row builds the figures of one line: estimated hours and cost as Price
-// computed them, actual hours as given (rounded to 2 places), priced with
-// the hourly cost of resource id.
-func (d *deliverer) row(at lineRef, actualHours decimal.Decimal, estimated, estimatedCost num, resource string) (deliveryRow, error) {
-	a, ok := opOf(actualHours)
-	if !ok {
-		if actualHours.Sign() < 0 {
-			return deliveryRow{}, at.invalid("actual_hours", "actual_hours must be zero or positive")
+// computed them, actual hours as given (rounded to 2 places; none: nil),
+// priced with the hourly cost of resource id.
+func (d *deliverer) row(at lineRef, actualHours *decimal.Decimal, estimated, estimatedCost num, resource string) (deliveryRow, error) {
+	var actual num
+	if actualHours != nil {
+		a, ok := opOf(*actualHours)
+		if !ok {
+			if actualHours.Sign() < 0 {
+				return deliveryRow{}, at.invalid("actual_hours", "actual_hours must be zero or positive")
+			}
+			return deliveryRow{}, at.invalid("actual_hours", "actual_hours is out of range")
 		}
-		return deliveryRow{}, at.invalid("actual_hours", "actual_hours is out of range")
+		actual = mulRound(a, one, -2)
 	}
-	actual := mulRound(a, one, -2)
 	minor := d.r.minor
 	hourlyCost := Fixed{zeros[minor]}
 	var actualCost num
@@ -296,22 +305,28 @@ func (d *deliverer) row(at lineRef, actualHours decimal.Decimal, estimated, esti
 		hourlyCost = c.shown
 	}
 	row := deliveryRow{tableAcc: tableAcc{estimated: estimated, actual: actual, estimatedCost: estimatedCost, actualCost: actualCost}}
+	if actualHours != nil {
+		row.recorded, row.recordedEstimated, row.recordedEstimatedCost = 1, estimated, estimatedCost
+	}
 	row.HourlyCost = hourlyCost
 	row.EstimateTotals = d.totals(&row.tableAcc)
 	return row, nil
 }
 
 func (d *deliverer) totals(a *tableAcc) EstimateTotals {
-	variance := a.actual.sub(a.estimated)
-	return EstimateTotals{
+	t := EstimateTotals{
 		EstimatedHours: hoursFixed(a.estimated),
 		ActualHours:    hoursFixed(a.actual),
-		VarianceHours:  hoursFixed(variance),
-		VarianceRatio:  ratio4(variance, a.estimated),
 		EstimatedCost:  d.money(a.estimatedCost),
 		ActualCost:     d.money(a.actualCost),
-		VarianceCost:   d.money(a.actualCost.sub(a.estimatedCost)),
 	}
+	if a.recorded > 0 {
+		// rows without actual hours have none to subtract from
+		variance := a.actual.sub(a.recordedEstimated)
+		hours, r, cost := hoursFixed(variance), ratio4(variance, a.recordedEstimated), d.money(a.actualCost.sub(a.recordedEstimatedCost))
+		t.VarianceHours, t.VarianceRatio, t.VarianceCost = &hours, &r, &cost
+	}
+	return t
 }
 
 func (d *deliverer) money(n num) Fixed { return Fixed{n.dec(d.r.minor)} }

@@ -5,8 +5,26 @@ import (
 
 	"github.com/scopekit/scopekit"
 	"github.com/scopekit/scopekit/pricing"
+	"github.com/shopspring/decimal"
 	"github.com/stretchr/testify/require"
 )
+
+// actual is actual hours as recorded: nil for "" (none recorded).
+func actual(s string) *decimal.Decimal {
+	if s == "" {
+		return nil
+	}
+	v := d(s)
+	return &v
+}
+
+// opt shows a variance, "null" for none.
+func opt(f *pricing.Fixed) string {
+	if f == nil {
+		return "null"
+	}
+	return f.String()
+}
 
 // deliveryProject is a two-phase project priced with an Engineer (cost 90)
 // and an Architect (cost 120); services are added per case.
@@ -29,9 +47,9 @@ func mustDeliver(t *testing.T, p *pricing.Project) *pricing.Delivery {
 	return del
 }
 
-func svc(id, phase, status, hours, actual string, subs ...pricing.Subservice) pricing.Service {
+func svc(id, phase, status, hours, recorded string, subs ...pricing.Subservice) pricing.Service {
 	return pricing.Service{ID: id, Name: "S" + id, PhaseID: phase, Status: status, ResourceID: "1",
-		Quantity: d("1"), UnitHours: d(hours), ActualHours: d(actual), Subservices: subs}
+		Quantity: d("1"), UnitHours: d(hours), ActualHours: actual(recorded), Subservices: subs}
 }
 
 // Ensure the rollup counts services by status, and that percent complete is
@@ -59,8 +77,8 @@ func TestDeliveryRollup(t *testing.T) {
 		{name: "subservices count in the service's estimate and actual hours",
 			services: []pricing.Service{
 				svc("1", "10", "complete", "16", "12",
-					pricing.Subservice{ID: "11", Quantity: d("3"), UnitHours: d("1.5"), ActualHours: d("4.5")},
-					pricing.Subservice{ID: "12", Quantity: d("1"), UnitHours: d("4"), ResourceID: "2", ActualHours: d("5.25")}),
+					pricing.Subservice{ID: "11", Quantity: d("3"), UnitHours: d("1.5"), ActualHours: actual("4.5")},
+					pricing.Subservice{ID: "12", Quantity: d("1"), UnitHours: d("4"), ResourceID: "2", ActualHours: actual("5.25")}),
 				svc("2", "20", "not_started", "4.5", "0")},
 			count: 2, complete: 1, estimated: "29.00", actual: "21.75", percent: "0.8448",
 			phases: []string{"1.0000", "0.0000"}},
@@ -71,7 +89,7 @@ func TestDeliveryRollup(t *testing.T) {
 		{name: "managed services are not delivery lines",
 			services: []pricing.Service{svc("1", "10", "complete", "2", "2"),
 				{ID: "2", Type: pricing.TypeManagedServices, Status: "in_progress", ResourceID: "1", PhaseID: "10",
-					Quantity: d("1"), UnitHours: d("40"), ActualHours: d("7")}},
+					Quantity: d("1"), UnitHours: d("40"), ActualHours: actual("7")}},
 			count: 1, complete: 1, estimated: "2.00", actual: "2.00", percent: "1.0000",
 			phases: []string{"1.0000", "0.0000"}},
 	} {
@@ -119,10 +137,19 @@ func TestEstimateVsActual(t *testing.T) {
 			services: []pricing.Service{svc("1", "10", "in_progress", "0", "3")},
 			rows:     []row{{"1", "0.00", "3.00", "3.00", "0.0000", "0.00", "270.00", "270.00"}},
 			total:    row{"", "0.00", "3.00", "3.00", "0.0000", "0.00", "270.00", "270.00"}},
-		{name: "no actual hours yet",
-			services: []pricing.Service{svc("1", "10", "not_started", "2", "0")},
+		{name: "no actual hours yet: no variance",
+			services: []pricing.Service{svc("1", "10", "not_started", "2", "")},
+			rows:     []row{{"1", "2.00", "0.00", "null", "null", "180.00", "0.00", "null"}},
+			total:    row{"", "2.00", "0.00", "null", "null", "180.00", "0.00", "null"}},
+		{name: "0 actual hours recorded: 100 % under",
+			services: []pricing.Service{svc("1", "10", "complete", "2", "0")},
 			rows:     []row{{"1", "2.00", "0.00", "-2.00", "-1.0000", "180.00", "0.00", "-180.00"}},
 			total:    row{"", "2.00", "0.00", "-2.00", "-1.0000", "180.00", "0.00", "-180.00"}},
+		{name: "totals: the variance of the lines with actual hours",
+			services: []pricing.Service{svc("1", "10", "complete", "8", "10"), svc("2", "20", "not_started", "4", "")},
+			rows: []row{{"1", "8.00", "10.00", "2.00", "0.2500", "720.00", "900.00", "180.00"},
+				{"2", "4.00", "0.00", "null", "null", "360.00", "0.00", "null"}},
+			total: row{"", "12.00", "10.00", "2.00", "0.2500", "1080.00", "900.00", "180.00"}},
 		{name: "canceled services keep their rows",
 			services: []pricing.Service{svc("1", "10", "canceled", "4", "1"), svc("2", "20", "complete", "1", "1")},
 			rows: []row{{"1", "4.00", "1.00", "-3.00", "-0.7500", "360.00", "90.00", "-270.00"},
@@ -130,14 +157,14 @@ func TestEstimateVsActual(t *testing.T) {
 			total: row{"", "5.00", "2.00", "-3.00", "-0.6000", "450.00", "180.00", "-270.00"}},
 		{name: "subservices: own rows, own or inherited resource",
 			services: []pricing.Service{svc("1", "10", "in_progress", "16", "12",
-				pricing.Subservice{ID: "11", Quantity: d("3"), UnitHours: d("1.5"), ActualHours: d("6")},
-				pricing.Subservice{ID: "12", Quantity: d("1"), UnitHours: d("4"), ResourceID: "2", ActualHours: d("5")})},
+				pricing.Subservice{ID: "11", Quantity: d("3"), UnitHours: d("1.5"), ActualHours: actual("6")},
+				pricing.Subservice{ID: "12", Quantity: d("1"), UnitHours: d("4"), ResourceID: "2", ActualHours: actual("5")})},
 			rows: []row{{"1", "16.00", "12.00", "-4.00", "-0.2500", "1440.00", "1080.00", "-360.00"},
 				{"11", "4.50", "6.00", "1.50", "0.3333", "405.00", "540.00", "135.00"},
 				{"12", "4.00", "5.00", "1.00", "0.2500", "480.00", "600.00", "120.00"}},
 			total: row{"", "24.50", "23.00", "-1.50", "-0.0612", "2325.00", "2220.00", "-105.00"}},
 		{name: "a line without a resource costs nothing",
-			services: []pricing.Service{{ID: "1", PhaseID: "10", Quantity: d("1"), UnitHours: d("2"), ActualHours: d("3")}},
+			services: []pricing.Service{{ID: "1", PhaseID: "10", Quantity: d("1"), UnitHours: d("2"), ActualHours: actual("3")}},
 			rows:     []row{{"1", "2.00", "3.00", "1.00", "0.5000", "0.00", "0.00", "0.00"}},
 			total:    row{"", "2.00", "3.00", "1.00", "0.5000", "0.00", "0.00", "0.00"}},
 	} {
@@ -148,8 +175,8 @@ func TestEstimateVsActual(t *testing.T) {
 			require.NoError(t, err)
 			ev := del.EstimateVsActual
 			figs := func(id string, f pricing.EstimateTotals) row {
-				return row{id, f.EstimatedHours.String(), f.ActualHours.String(), f.VarianceHours.String(), f.VarianceRatio.String(),
-					f.EstimatedCost.String(), f.ActualCost.String(), f.VarianceCost.String()}
+				return row{id, f.EstimatedHours.String(), f.ActualHours.String(), opt(f.VarianceHours), opt(f.VarianceRatio),
+					f.EstimatedCost.String(), f.ActualCost.String(), opt(f.VarianceCost)}
 			}
 			var rows []row
 			for _, r := range ev.Rows {
@@ -179,8 +206,8 @@ func TestEstimateVsActual(t *testing.T) {
 // Ensure the worked example's table matches its priced lines.
 func TestEstimateVsActual_WorkedExample(t *testing.T) {
 	p := workedExample()
-	p.Services[0].Status, p.Services[0].ActualHours = pricing.StatusComplete, d("17.5")
-	p.Services[0].Subservices[1].ActualHours = d("3")
+	p.Services[0].Status, p.Services[0].ActualHours = pricing.StatusComplete, actual("17.5")
+	p.Services[0].Subservices[1].ActualHours = actual("3")
 	res := mustPrice(t, p)
 	del, err := pricing.DeliveryFigures(p, res)
 	require.NoError(t, err)
@@ -210,8 +237,8 @@ func TestDeliveryFigures_Errors(t *testing.T) {
 		field string
 	}{
 		{"unknown status", func(p *pricing.Project) { p.Services[1].Status = "done" }, "services[1].status"},
-		{"negative actual hours", func(p *pricing.Project) { p.Services[0].ActualHours = d("-1") }, "services[0].actual_hours"},
-		{"negative subservice actual hours", func(p *pricing.Project) { p.Services[0].Subservices[1].ActualHours = d("-0.5") },
+		{"negative actual hours", func(p *pricing.Project) { p.Services[0].ActualHours = actual("-1") }, "services[0].actual_hours"},
+		{"negative subservice actual hours", func(p *pricing.Project) { p.Services[0].Subservices[1].ActualHours = actual("-0.5") },
 			"services[0].subservices[1].actual_hours"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

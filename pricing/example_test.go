@@ -100,15 +100,16 @@ func ExampleResult_warnings() {
 // services by status and the share of the estimate complete; the table
 // prices actual hours at each line's hourly cost.
 func ExampleDeliveryFigures() {
+	hours := func(s string) *decimal.Decimal { h := decimal.RequireFromString(s); return &h } // actual hours recorded
 	p := &pricing.Project{
 		Currency:  pricing.Currency{Code: "USD", MinorUnits: 2},
 		Resources: []pricing.Resource{{ID: "1", Name: "Engineer", HourlyRate: decimal.NewFromInt(200), HourlyCost: decimal.NewFromInt(90)}},
 		Phases:    []pricing.Phase{{ID: "p1", Name: "Plan", Position: 1}, {ID: "p2", Name: "Implement", Position: 2}},
 		Services: []pricing.Service{
 			{ID: "10", Name: "Assessment", PhaseID: "p1", ResourceID: "1", Status: pricing.StatusComplete,
-				Quantity: decimal.NewFromInt(1), UnitHours: decimal.NewFromInt(8), ActualHours: decimal.NewFromInt(10)},
+				Quantity: decimal.NewFromInt(1), UnitHours: decimal.NewFromInt(8), ActualHours: hours("10")},
 			{ID: "20", Name: "Deployment", PhaseID: "p2", ResourceID: "1", Status: pricing.StatusInProgress,
-				Quantity: decimal.NewFromInt(1), UnitHours: decimal.NewFromInt(24), ActualHours: decimal.RequireFromString("6.5")},
+				Quantity: decimal.NewFromInt(1), UnitHours: decimal.NewFromInt(24), ActualHours: hours("6.5")},
 			{ID: "30", Name: "Training", PhaseID: "p2", ResourceID: "1", Status: pricing.StatusCanceled,
 				Quantity: decimal.NewFromInt(1), UnitHours: decimal.NewFromInt(4)},
 		},
@@ -128,16 +129,20 @@ func ExampleDeliveryFigures() {
 	}
 	fmt.Println("project", del.Rollup.Project.PercentComplete, "complete,", del.Rollup.Project.StatusCounts.Canceled, "canceled")
 	for _, row := range del.EstimateVsActual.Rows {
-		fmt.Println(row.Name, row.VarianceHours, row.VarianceRatio, row.EstimatedCost, row.ActualCost)
+		if row.VarianceHours == nil { // no actual hours recorded: no variance yet
+			fmt.Println(row.Name, "no actual hours", row.EstimatedCost)
+			continue
+		}
+		fmt.Println(row.Name, *row.VarianceHours, *row.VarianceRatio, row.EstimatedCost, row.ActualCost)
 	}
 	t := del.EstimateVsActual.Total
-	fmt.Println("total", t.EstimatedHours, t.ActualHours, t.VarianceCost)
+	fmt.Println("total", t.EstimatedHours, t.ActualHours, *t.VarianceCost)
 	// Output:
 	// Plan 1 services 8.00 h estimated 10.00 h actual 1.0000 complete
 	// Implement 2 services 28.00 h estimated 6.50 h actual 0.0000 complete
 	// project 0.2500 complete, 1 canceled
 	// Assessment 2.00 0.2500 720.00 900.00
 	// Deployment -17.50 -0.7292 2160.00 585.00
-	// Training -4.00 -1.0000 360.00 0.00
-	// total 36.00 16.50 -1755.00
+	// Training no actual hours 360.00
+	// total 36.00 16.50 -1395.00
 }

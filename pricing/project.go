@@ -142,10 +142,11 @@ type Service struct {
 	Subservices      []Subservice
 	// Status is the delivery status (StatusNotStarted, or empty, which
 	// means the same; StatusInProgress, StatusOnHold, StatusComplete,
-	// StatusCanceled) and ActualHours the hours spent on this line so far.
-	// Price ignores both; DeliveryFigures reads them.
+	// StatusCanceled) and ActualHours the hours spent on this line so far,
+	// nil while none are recorded. Price ignores both; DeliveryFigures
+	// reads them.
 	Status      string
-	ActualHours decimal.Decimal
+	ActualHours *decimal.Decimal
 }
 
 // Subservice is a project subservice. It shares its parent's type, phase,
@@ -156,8 +157,9 @@ type Subservice struct {
 	Quantity   decimal.Decimal // not multiplied by the parent's quantity
 	UnitHours  decimal.Decimal
 	ResourceID string // empty: the parent's resource
-	// ActualHours are the hours spent on this line so far (DeliveryFigures).
-	ActualHours decimal.Decimal
+	// ActualHours are the hours spent on this line so far, nil while none
+	// are recorded (DeliveryFigures).
+	ActualHours *decimal.Decimal
 }
 
 // Governance is a project governance item.

@@ -23,10 +23,10 @@ func declareCatalog(s *engine.Schema) {
 	register(s, &engine.TypeDef{Name: "expense-categories", Guard: "catalog", Archives: true,
 		Attrs: []engine.AttrDef{required(str("name"))}, Filters: named()})
 	register(s, &engine.TypeDef{Name: "products", Guard: "catalog", Archives: true,
-		Attrs: []engine.AttrDef{required(str("name")), str("sku"), dec("unit-price"), dec("unit-cost")}, Filters: named()})
+		Attrs: []engine.AttrDef{required(str("name")), str("sku"), perUnit("unit-price"), perUnit("unit-cost")}, Filters: named()})
 
 	register(s, &engine.TypeDef{Name: "services", Guard: "catalog", Archives: true, V2: true,
-		Attrs: cat([]engine.AttrDef{unique(str("name")), text("description"), str("sku"), dec("hours"),
+		Attrs: cat([]engine.AttrDef{unique(str("name")), text("description"), str("sku"), hours("hours"),
 			enum("service-type", "professional_services", serviceTypes...),
 			enum("payment-frequency", "one_time", paymentFrequencies...),
 			num("position"), obj("user-defined-fields")},
@@ -48,13 +48,13 @@ func declareCatalog(s *engine.Schema) {
 			AfterWrite: newServiceVersion,
 		}})
 	register(s, &engine.TypeDef{Name: "subservices", Guard: "catalog", Archives: true, V2: true,
-		Attrs:   []engine.AttrDef{required(str("name")), dec("hours"), withDefault(dec("quantity"), "1"), num("position")},
+		Attrs:   []engine.AttrDef{required(str("name")), hours("hours"), withDefault(quantity("quantity"), "1"), num("position")},
 		Rels:    []engine.RelDef{owner("service", "services"), to1("resource", "resources")},
 		Filters: eq("service")})
 
 	register(s, &engine.TypeDef{Name: "resources", Guard: "rate_tables", Archives: true, V2: true,
 		Attrs: []engine.AttrDef{unique(str("name")), str("external-name"), text("description"),
-			dec("hourly-rate"), dec("hourly-cost")}, Filters: named()})
+			perUnit("hourly-rate"), perUnit("hourly-cost")}, Filters: named()})
 	register(s, &engine.TypeDef{Name: "rate-tables", Guard: "rate_tables", Archives: true, V2: true,
 		Attrs: []engine.AttrDef{required(str("name")), str("currency"), flag("default", false)}, Filters: named(),
 		Hooks: engine.Hooks{
@@ -72,14 +72,14 @@ func declareCatalog(s *engine.Schema) {
 			},
 		}})
 	register(s, &engine.TypeDef{Name: "resource-rates", Guard: "rate_tables",
-		Attrs:   []engine.AttrDef{dec("hourly-rate"), dec("hourly-cost")},
+		Attrs:   []engine.AttrDef{perUnit("hourly-rate"), perUnit("hourly-cost")},
 		Rels:    []engine.RelDef{owner("rate-table", "rate-tables"), owner("resource", "resources")},
 		Filters: eq("rate-table", "resource"),
 		Hooks: engine.Hooks{Validate: func(_ context.Context, c *engine.Call, rec, _ *engine.Record) []error {
 			return []error{uniquePair(c, rec, "rate-table", "resource")}
 		}}})
 	register(s, &engine.TypeDef{Name: "currencies", Guard: "rate_tables",
-		Attrs: []engine.AttrDef{unique(str("code")), str("name"), required(dec("conversion-rate")),
+		Attrs: []engine.AttrDef{unique(str("code")), str("name"), required(withBound(dec("conversion-rate"), "1000000000", 12)),
 			{Name: "minor-units", Kind: engine.KindInt, NotNull: true}}, // absent: from ISO 4217
 		Hooks: engine.Hooks{Defaults: currencyDefaults, Validate: validateCurrency, Delete: deleteCurrency}})
 
@@ -89,7 +89,7 @@ func declareCatalog(s *engine.Schema) {
 			{Name: "services", Type: "services", ToMany: true, ReadOnly: true,
 				Through: "blueprint-items", From: "blueprint", To: "service"}}})
 	register(s, &engine.TypeDef{Name: "blueprint-items", Guard: "catalog",
-		Attrs:   []engine.AttrDef{withDefault(dec("quantity"), "1"), num("position")},
+		Attrs:   []engine.AttrDef{withDefault(quantity("quantity"), "1"), num("position")},
 		Rels:    []engine.RelDef{owner("blueprint", "blueprints"), owner("service", "services")},
 		Filters: eq("blueprint", "service")})
 
@@ -99,7 +99,7 @@ func declareCatalog(s *engine.Schema) {
 
 	register(s, &engine.TypeDef{Name: "governances", Guard: "governance", Archives: true,
 		Attrs: []engine.AttrDef{required(str("name")),
-			enum("calculation-type", "percent_of_total", calculationTypes...), dec("rate"), dec("fixed-hours"),
+			enum("calculation-type", "percent_of_total", calculationTypes...), withBound(dec("rate"), "", 6), hours("fixed-hours"),
 			enum("allocation-method", "prorate_phases_by_effort", allocationMethods...),
 			enum("filter-type", "all_services", filterTypes...),
 			{Name: "required", Kind: engine.KindBool, Default: false, Index: true}, num("position")},

@@ -153,7 +153,9 @@ func (curCase) Generate(r *rand.Rand, _ int) reflect.Value {
 	c := codes[r.Intn(len(codes))]
 	cs := curCase{Code: c.code, Minor: c.minor, Rate: decimal.NewFromInt(1), Table: map[string]int{}}
 	if c.code != "USD" {
-		cs.Rate = decimal.New(int64(1+r.Intn(2_000_000)), -int32(r.Intn(5))) // 0.0001 to 2,000,000
+		// 0.0001 to 200,000: the catalog amounts converted stay within the
+		// bound of an amount per unit (10^9, docs/limits.md)
+		cs.Rate = decimal.New(int64(1+r.Intn(200_000)), -int32(r.Intn(5)))
 	}
 	for _, name := range []string{"Engineer", "Architect", "Project Manager"} {
 		cs.Table[name] = r.Intn(3)

@@ -11,6 +11,22 @@ func str(name string) engine.AttrDef  { return engine.AttrDef{Name: name, Kind: 
 func text(name string) engine.AttrDef { return engine.AttrDef{Name: name, Kind: engine.KindText} }
 func dec(name string) engine.AttrDef  { return engine.AttrDef{Name: name, Kind: engine.KindDecimal} }
 func num(name string) engine.AttrDef  { return engine.AttrDef{Name: name, Kind: engine.KindInt} }
+
+// The bounds of the numbers a line carries (docs/limits.md), each with at
+// most 4 digits after the point: a quantity at most a million, hours at
+// most 100,000, an amount per unit (a rate, a price, a cost) at most a
+// billion. A line's figures then stay far within what the stores and the
+// documents hold; the project's totals are checked when it is priced
+// (maxFigure).
+func quantity(name string) engine.AttrDef { return withBound(dec(name), "1000000", 4) }
+func hours(name string) engine.AttrDef    { return withBound(dec(name), "100000", 4) }
+func perUnit(name string) engine.AttrDef  { return withBound(dec(name), "1000000000", 4) }
+
+// withBound declares a number's bound and, for a decimal, its places.
+func withBound(a engine.AttrDef, max string, places int32) engine.AttrDef {
+	a.Max, a.Places = max, places
+	return a
+}
 func flag(name string, def bool) engine.AttrDef {
 	return engine.AttrDef{Name: name, Kind: engine.KindBool, Default: def}
 }

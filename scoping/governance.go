@@ -16,9 +16,9 @@ var (
 )
 
 func declareGovernance(s *engine.Schema) {
-	register(s, &engine.TypeDef{Name: "project-governances", Guard: "projects", ScopeRel: "project",
+	register(s, &engine.TypeDef{Name: "project-governances", ComputeCopies: true, Guard: "projects", ScopeRel: "project",
 		Attrs: cat([]engine.AttrDef{required(str("name")), text("description"),
-			enum("calculation-type", "percent_of_total", calculationTypes...), dec("rate"), dec("fixed-hours"),
+			enum("calculation-type", "percent_of_total", calculationTypes...), withBound(dec("rate"), "", 6), hours("fixed-hours"),
 			enum("allocation-method", "prorate_phases_by_effort", allocationMethods...),
 			enum("filter-type", "all_services", filterTypes...), num("position")},
 			computed(dec("hours"), dec("revenue"), dec("cost"), str("survey-rule"))),

@@ -306,12 +306,12 @@ func pricingInput(acct, proj *engine.Record, g func(string) []*engine.Record, ta
 		line := pricing.Service{ID: s.ID, Name: s.Str(views.NameName), Type: s.Str(views.NameServiceType),
 			PaymentFrequency: s.Str(views.NamePaymentFrequency), Quantity: s.Dec(views.NameQuantity), UnitHours: s.Dec(views.NameUnitHours),
 			ResourceID: s.Rel(views.NameProjectResource), PhaseID: s.Rel(views.NameProjectPhase), LocationID: s.Rel(views.NameProjectLocation),
-			CategoryID: s.Rel(views.NameServiceCategory), Status: s.Str(views.NameStatus), ActualHours: s.Dec(views.NameActualHours)}
+			CategoryID: s.Rel(views.NameServiceCategory), Status: s.Str(views.NameStatus), ActualHours: actualHours(s)}
 		for j, sub := range subsOf[s.ID] {
 			pp.sub[sub.ID] = [2]int{i, j}
 			line.Subservices = append(line.Subservices, pricing.Subservice{ID: sub.ID, Name: sub.Str(views.NameName),
 				Quantity: sub.Dec(views.NameQuantity), UnitHours: sub.Dec(views.NameUnitHours), ResourceID: sub.Rel(views.NameProjectResource),
-				ActualHours: sub.Dec(views.NameActualHours)})
+				ActualHours: actualHours(sub)})
 		}
 		in.Services = append(in.Services, line)
 	}
@@ -346,7 +346,7 @@ func pricingInput(acct, proj *engine.Record, g func(string) []*engine.Record, ta
 // stale (storedprices.go) are priced, once per request, and their records'
 // figures set from that run. Custom hours compare with the catalog.
 func computePrices(_ context.Context, c *engine.Call, recs []*engine.Record) error {
-	projects := map[string]*engine.Record{}
+	projects := make(map[string]*engine.Record, len(recs))
 	var want []string
 	for _, r := range recs {
 		if r.Type == views.TypeProjects {
@@ -384,8 +384,16 @@ func computePrices(_ context.Context, c *engine.Call, recs []*engine.Record) err
 		}
 	}
 	var catalog map[string]*engine.Record // catalog hours, for custom-hours
-	for _, r := range recs {
+	for i, r := range recs {
+		copied := false
+		change := func() { // a copy: the records may be shared (engine.TypeDef.ComputeCopies)
+			if !copied {
+				r, copied = r.Clone(), true
+				recs[i] = r
+			}
+		}
 		if stale[projectOfPriced(r)] {
+			change()
 			setFigures(c, r)
 		}
 		if r.Type == views.TypeProjectServices || r.Type == views.TypeProjectSubservices {
@@ -395,6 +403,7 @@ func computePrices(_ context.Context, c *engine.Call, recs []*engine.Record) err
 					return err
 				}
 			}
+			change()
 			r.Attrs[views.NameCustomHours] = customHours(r, catalog)
 		}
 	}
@@ -540,53 +549,4 @@ func lineFigures(r *engine.Record, pp *pricedProject, put func(string, pricing.F
 			put(views.NameCost, f.Cost)
 		}
 	}
-}
-
-// catalogLines loads the catalog services and subservices the lines of
-// recs were added from.
-func catalogLines(c *engine.Call, recs []*engine.Record) (map[string]*engine.Record, error) {
-	var sids, subids []string
-	for _, r := range recs {
-		switch r.Type {
-		case views.TypeProjectServices:
-			if id := r.Rel(views.NameService); id != "" {
-				sids = append(sids, id)
-			}
-		case views.TypeProjectSubservices:
-			if id := r.Rel(views.NameSubservice); id != "" {
-				subids = append(subids, id)
-			}
-		}
-	}
-	out := map[string]*engine.Record{}
-	for _, q := range []struct {
-		typ string
-		ids []string
-	}{{views.TypeServices, sids}, {views.TypeSubservices, subids}} {
-		if len(q.ids) == 0 {
-			continue
-		}
-		found, err := c.Find(q.typ, engine.Eq("id", q.ids...))
-		if err != nil {
-			return nil, err
-		}
-		for _, f := range found {
-			out[q.typ+"/"+f.ID] = f
-		}
-	}
-	return out, nil
-}
-
-// customHours reports whether a line's unit hours differ from those of the
-// catalog service or subservice it was added from (false without one).
-func customHours(r *engine.Record, catalog map[string]*engine.Record) bool {
-	key := views.TypeServices + "/" + r.Rel(views.NameService)
-	if r.Type == views.TypeProjectSubservices {
-		key = views.TypeSubservices + "/" + r.Rel(views.NameSubservice)
-	}
-	src, ok := catalog[key]
-	if !ok {
-		return false
-	}
-	return !r.Dec(views.NameUnitHours).Equal(src.Dec(views.NameHours))
 }

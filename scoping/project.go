@@ -13,14 +13,14 @@ import (
 var projectStatuses = []string{"draft", "pending_approval", "approved", "won", "lost", "canceled"}
 
 func declareProjects(s *engine.Schema) {
-	register(s, &engine.TypeDef{Name: "projects", Guard: "projects", Archives: true, V2: true, ScopeRel: "id",
+	register(s, &engine.TypeDef{Name: "projects", ComputeCopies: true, Guard: "projects", Archives: true, V2: true, ScopeRel: "id",
 		Attrs: cat([]engine.AttrDef{required(str("project-name")),
 			text("executive-summary"), text("solution-summary"), text("our-responsibilities"),
 			text("client-responsibilities"), text("out-of-scope"), date("msa-date"),
 			{Name: "tag-list", Kind: engine.KindList},
-			{Name: "revenue-adjustment", Kind: engine.KindDecimal, Signed: true},
-			{Name: "cost-adjustment", Kind: engine.KindDecimal, Signed: true},
-			withDefault(num("mrr-terms"), int64(12)), obj("user-defined-fields"),
+			{Name: "revenue-adjustment", Kind: engine.KindDecimal, Signed: true, Places: 4},
+			{Name: "cost-adjustment", Kind: engine.KindDecimal, Signed: true, Places: 4},
+			withDefault(withBound(num("mrr-terms"), "1200", 0), int64(12)), obj("user-defined-fields"),
 			enum("status", "draft", projectStatuses...)},
 			computed(str("currency"), dec("total-hours"),
 				dec("contract-revenue"), dec("contract-cost"), dec("contract-profit"), dec("contract-margin"),
@@ -30,7 +30,7 @@ func declareProjects(s *engine.Schema) {
 			{Name: "client", Type: "clients", Required: true}, to1("rate-table", "rate-tables"),
 			to1("payment-term", "payment-terms"), to1("line-of-business", "lines-of-business"),
 			to1("sales-executive", "users"), to1("presales-engineer", "users"),
-			{Name: "teammates", Type: "users", ToMany: true, ReadOnly: true, Through: "project-teammates", From: "project", To: "user",
+			{Name: "teammates", Type: "users", ToMany: true, Through: "project-teammates", From: "project", To: "user",
 				ThroughWhere: []engine.Cond{{Field: "removed-at", Op: engine.OpNull}}},
 			inverse("project-teammates", "project-teammates", "project"),
 			inverse("project-locations", "project-locations", "project"),
@@ -98,15 +98,15 @@ func declareProjects(s *engine.Schema) {
 	register(s, &engine.TypeDef{Name: "project-phases", Guard: "projects", ScopeRel: "project",
 		Attrs: []engine.AttrDef{required(str("name")), num("position"), text("sow-language")},
 		Rels:  []engine.RelDef{owner("project", "projects"), to1("phase", "phases")}, Filters: eq("project")})
-	register(s, &engine.TypeDef{Name: "project-resources", Guard: "projects", ScopeRel: "project",
-		Attrs: cat([]engine.AttrDef{str("name"), str("external-name"), str("code"), dec("hourly-rate"), dec("hourly-cost")},
+	register(s, &engine.TypeDef{Name: "project-resources", ComputeCopies: true, Guard: "projects", ScopeRel: "project",
+		Attrs: cat([]engine.AttrDef{str("name"), str("external-name"), str("code"), perUnit("hourly-rate"), perUnit("hourly-cost")},
 			computed(dec("total-hours"), dec("revenue"), dec("cost"))),
 		Rels:    []engine.RelDef{owner("project", "projects"), to1("resource", "resources"), to1("line-of-business", "lines-of-business")},
 		Filters: eq("project"),
 		Hooks:   engine.Hooks{Defaults: projectResourceDefaults, Compute: computePrices, Prefetch: accountAhead}})
 
-	register(s, &engine.TypeDef{Name: "project-services", Guard: "projects", ScopeRel: "project", V2: true,
-		Attrs: cat([]engine.AttrDef{str("name"), withDefault(dec("quantity"), "1"), dec("unit-hours"), dec("actual-hours"),
+	register(s, &engine.TypeDef{Name: "project-services", ComputeCopies: true, Guard: "projects", ScopeRel: "project", V2: true,
+		Attrs: cat([]engine.AttrDef{str("name"), withDefault(quantity("quantity"), "1"), hours("unit-hours"), hours("actual-hours"),
 			enum("service-type", "professional_services", serviceTypes...),
 			enum("payment-frequency", "one_time", paymentFrequencies...),
 			text("service-description"), str("sku"), num("position"),
@@ -121,8 +121,8 @@ func declareProjects(s *engine.Schema) {
 		Filters: eq("project", "project-phase", "project-location", "service", "survey"),
 		Hooks:   engine.Hooks{Defaults: projectServiceDefaults, AfterWrite: afterProjectServiceWrite, Compute: computePrices, Prefetch: accountAhead}})
 
-	register(s, &engine.TypeDef{Name: "project-subservices", Guard: "projects", ScopeRel: "project", V2: true,
-		Attrs: cat([]engine.AttrDef{str("name"), withDefault(dec("quantity"), "1"), dec("unit-hours"), dec("actual-hours"), num("position")},
+	register(s, &engine.TypeDef{Name: "project-subservices", ComputeCopies: true, Guard: "projects", ScopeRel: "project", V2: true,
+		Attrs: cat([]engine.AttrDef{str("name"), withDefault(quantity("quantity"), "1"), hours("unit-hours"), hours("actual-hours"), num("position")},
 			computed(dec("extended-hours"), engine.AttrDef{Name: "custom-hours", Kind: engine.KindBool}, dec("revenue"), dec("cost"))),
 		Rels: []engine.RelDef{owner("project-service", "project-services"), to1("subservice", "subservices"),
 			to1("project-resource", "project-resources"),
@@ -132,8 +132,8 @@ func declareProjects(s *engine.Schema) {
 			return inheritProject(c, rec, "project-services", "project-service")
 		}}})
 
-	register(s, &engine.TypeDef{Name: "project-expenses", Guard: "projects", ScopeRel: "project",
-		Attrs: cat([]engine.AttrDef{required(str("description")), withDefault(dec("quantity"), "1"), required(dec("rate")), dec("unit-cost")},
+	register(s, &engine.TypeDef{Name: "project-expenses", ComputeCopies: true, Guard: "projects", ScopeRel: "project",
+		Attrs: cat([]engine.AttrDef{required(str("description")), withDefault(quantity("quantity"), "1"), required(perUnit("rate")), perUnit("unit-cost")},
 			computed(dec("revenue"), dec("cost"), dec("profit"), str("survey-rule"))),
 		Rels: []engine.RelDef{owner("project", "projects"), to1("expense-category", "expense-categories"),
 			to1("project-phase", "project-phases"), to1("project-service", "project-services"), surveyLink},
@@ -146,8 +146,8 @@ func declareProjects(s *engine.Schema) {
 			}
 			return nil
 		}}})
-	register(s, &engine.TypeDef{Name: "project-products", Guard: "projects", ScopeRel: "project",
-		Attrs: cat([]engine.AttrDef{str("name"), str("sku"), withDefault(dec("quantity"), "1"), dec("unit-price"), dec("unit-cost")},
+	register(s, &engine.TypeDef{Name: "project-products", ComputeCopies: true, Guard: "projects", ScopeRel: "project",
+		Attrs: cat([]engine.AttrDef{str("name"), str("sku"), withDefault(quantity("quantity"), "1"), perUnit("unit-price"), perUnit("unit-cost")},
 			computed(dec("revenue"), dec("cost"), dec("profit"), str("survey-rule"))),
 		Rels:    []engine.RelDef{owner("project", "projects"), to1("product", "products"), surveyLink},
 		Filters: eq("project", "survey"),
@@ -219,6 +219,23 @@ func inheritProject(c *engine.Call, rec *engine.Record, parentType, parentRel st
 			rec.SetRel(views.NameProject, p.Rel(views.NameProject))
 		}
 	}
+	return nil
+}
+
+// joinCreatedProject makes a person who sees only the projects they are a
+// teammate of ("assigned" visibility) a teammate of the project they
+// create, so that they see what they made; for the rest of the call too.
+func joinCreatedProject(c *engine.Call, proj *engine.Record) error {
+	if c.Actor.AllScopes || c.Actor.UserID == "" {
+		return nil
+	}
+	tm := engine.NewRecord(views.TypeProjectTeammates, proj.AccountID)
+	tm.SetRel(views.NameProject, proj.ID)
+	tm.SetRel(views.NameUser, c.Actor.UserID)
+	if err := c.Tx.Insert(tm); err != nil {
+		return err
+	}
+	c.AddScope(proj.ID)
 	return nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/scopekit/scopekit/approval"
 	"github.com/scopekit/scopekit/engine"
@@ -20,6 +21,7 @@ import (
 const (
 	FindingZeroHours          = "zero_hours"           // a service line of 0 hours
 	FindingNoResource         = "no_resource"          // a service line without a resource: priced at 0
+	FindingDuplicate          = "duplicate_line"       // a service line that repeats another
 	FindingEmptyPhase         = "empty_phase"          // a phase without services
 	FindingMissingGovernance  = "missing_governance"   // no governance, or a required item is missing
 	FindingMarginBelow        = "margin_below"         // the margin is below an approval level's threshold
@@ -41,6 +43,12 @@ type ScopeReview struct {
 	// SettingsHidden is true when the actor cannot view settings: the
 	// levels' conditions are left out, as the API would not show them.
 	SettingsHidden bool
+	// ApproverNames are the names of the Approvals' users by id; nil when
+	// UsersHidden.
+	ApproverNames map[string]string
+	// UsersHidden is true when the actor cannot view users: approvers are
+	// known by id only, as the API shows them.
+	UsersHidden bool
 }
 
 // Finding is one thing a review found. Type and ID name the line at fault
@@ -60,7 +68,8 @@ type MarginThreshold struct {
 }
 
 // ReviewScope reviews a project: service lines of 0 hours or without a
-// resource, phases without services, missing governance (none at all, or
+// resource, service lines that repeat another (the same service, phase and
+// location), phases without services, missing governance (none at all, or
 // a required catalog item absent), hours and resource rates that differ
 // from the catalog's (a resource's through the project's rate table), the
 // approval levels its submission would go through and the margin
@@ -73,7 +82,7 @@ func (s *Service) ReviewScope(ctx context.Context, a *engine.Actor, projectID st
 	if err := a.Require("projects", false); err != nil {
 		return nil, err
 	}
-	rv := &ScopeReview{SettingsHidden: !a.Can("settings", false)}
+	rv := &ScopeReview{SettingsHidden: !a.Can("settings", false), UsersHidden: !a.Can("users", false)}
 	err := s.read(ctx, a, func(c *engine.Call) error {
 		snap, err := s.snapshotIn(ctx, c, projectID)
 		if err != nil {
@@ -81,7 +90,7 @@ func (s *Service) ReviewScope(ctx context.Context, a *engine.Actor, projectID st
 		}
 		rv.Snapshot = snap
 		r := reviewer{c: c, snap: snap, rv: rv}
-		for _, step := range []func() error{r.lines, r.phases, r.governance, r.approvals, r.catalog} {
+		for _, step := range []func() error{r.lines, r.duplicates, r.phases, r.governance, r.approvals, r.approverNames, r.catalog} {
 			if err := step(); err != nil {
 				return err
 			}
@@ -114,7 +123,7 @@ func (r *reviewer) add(kind string, rec *engine.Record, name, format string, arg
 // sorted returns the findings by kind, in the order of the constants,
 // keeping the order of the lines within a kind.
 func (r *reviewer) sorted() []Finding {
-	order := []string{FindingZeroHours, FindingNoResource, FindingEmptyPhase, FindingMissingGovernance,
+	order := []string{FindingZeroHours, FindingNoResource, FindingDuplicate, FindingEmptyPhase, FindingMissingGovernance,
 		FindingMarginBelow, FindingDiffersFromCatalog}
 	out := slices.Clone(r.found)
 	slices.SortStableFunc(out, func(a, b Finding) int { return slices.Index(order, a.Kind) - slices.Index(order, b.Kind) })
@@ -137,6 +146,68 @@ func (r *reviewer) lines() error {
 				r.add(FindingNoResource, sub.Record, sub.Name(), "subservice %q of %q has no resource, nor has its service: its hours are priced at 0",
 					sub.Name(), sv.Name())
 			}
+		}
+	}
+	return nil
+}
+
+// duplicates finds service lines that repeat an earlier one: the same
+// catalog service (or, without one, the same name in any case) in the
+// same phase and location. Two such lines are what adding a service again
+// makes, where changing the first line's quantity was meant.
+func (r *reviewer) duplicates() error {
+	phases, locations := map[string]string{}, map[string]string{} // names by id: ids are per type
+	for _, ph := range r.snap.Phases {
+		phases[ph.ID] = ph.Name()
+	}
+	for _, l := range r.snap.Locations {
+		locations[l.ID] = l.Name()
+	}
+	first := map[[3]string]views.ProjectService{}
+	for _, sv := range r.snap.Services {
+		what := "service " + sv.Service()
+		if sv.Service() == "" {
+			what = "name " + strings.ToLower(strings.TrimSpace(sv.Name()))
+		}
+		k := [3]string{what, sv.ProjectPhase(), sv.ProjectLocation()}
+		orig, seen := first[k]
+		if !seen {
+			first[k] = sv
+			continue
+		}
+		where := "without a phase"
+		if ph := sv.ProjectPhase(); ph != "" {
+			where = fmt.Sprintf("in phase %q", phases[ph])
+		}
+		if loc := sv.ProjectLocation(); loc != "" {
+			where += fmt.Sprintf(" at %q", locations[loc])
+		}
+		r.add(FindingDuplicate, sv.Record, sv.Name(), "service line %s (%q) repeats line %s %s: if one line was meant, "+
+			"change line %s's quantity and remove line %s", sv.ID, sv.Name(), orig.ID, where, orig.ID, sv.ID)
+	}
+	return nil
+}
+
+// approverNames reads the names of the approvers of the review's steps,
+// for an actor that may view users.
+func (r *reviewer) approverNames() error {
+	if r.rv.UsersHidden || len(r.rv.Approvals) == 0 {
+		return nil
+	}
+	r.rv.ApproverNames = map[string]string{}
+	for _, p := range r.rv.Approvals {
+		for _, id := range p.Approvers {
+			if _, ok := r.rv.ApproverNames[id]; ok {
+				continue
+			}
+			u, err := r.c.Get(views.TypeUsers, id)
+			if err != nil {
+				if absent(err) == nil {
+					continue
+				}
+				return err
+			}
+			r.rv.ApproverNames[id] = views.User{Record: u}.Name()
 		}
 	}
 	return nil

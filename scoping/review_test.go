@@ -1,6 +1,7 @@
 package scoping_test
 
 import (
+	"encoding/json"
 	"testing"
 
 	"github.com/scopekit/scopekit"
@@ -117,4 +118,55 @@ func TestReviewScope(t *testing.T) {
 		_, err = w.svc.ReviewScope(w.ctx, other, p)
 		assert.Equal(t, scopekit.ENOTFOUND, scopekit.ErrorCode(err))
 	})
+}
+
+// Ensure a service line that repeats another (the same catalog service,
+// or name, in the same phase and location) is a finding, whatever its
+// quantity, so that the review is not ready; and that the approvers of
+// the steps are named for an actor who may view users, not for others.
+func TestReviewDuplicatesAndApprovers(t *testing.T) {
+	w := newWfWorld(t)
+	c := w.ccCatalog()
+	p := w.ccProject("Doubled", c.table)
+	line := func(attrs map[string]json.RawMessage, rels map[string]engine.RelInput) string {
+		rels["project"] = rel("projects", p)
+		return w.create(w.sys, "project-services", attrs, rels).ID
+	}
+	first := line(nil, map[string]engine.RelInput{"service": rel("services", c.design)})
+	again := line(attrs("quantity", `"3"`), map[string]engine.RelInput{"service": rel("services", c.design)})
+	third := line(nil, map[string]engine.RelInput{"service": rel("services", c.design)})
+	site := w.create(w.sys, "project-locations", attrs("name", `"Site"`), map[string]engine.RelInput{"project": rel("projects", p)})
+	atSite := line(nil, map[string]engine.RelInput{"service": rel("services", c.design), "project-location": rel("project-locations", site.ID)}) // elsewhere: not the same
+	siteAgain := line(nil, map[string]engine.RelInput{"service": rel("services", c.design), "project-location": rel("project-locations", site.ID)})
+	named := line(attrs("name", `"Cabling"`, "unit-hours", `"2"`), map[string]engine.RelInput{})
+	copyOf := line(attrs("name", `" cabling"`, "unit-hours", `"3"`), map[string]engine.RelInput{})
+	w.level("Everyone", "business", 1, `[]`, "", 0, w.adminID)
+
+	rv, err := w.svc.ReviewScope(w.ctx, w.admin, p)
+	require.NoError(t, err)
+	var dups [][2]string
+	for _, f := range rv.Findings {
+		if f.Kind == scoping.FindingDuplicate {
+			dups = append(dups, [2]string{f.ID, f.Message})
+		}
+	}
+	where := `without a phase`
+	assert.Equal(t, [][2]string{
+		{again, `service line ` + again + ` ("Design") repeats line ` + first + ` in phase "Plan": if one line was meant, change line ` + first + `'s quantity and remove line ` + again},
+		{third, `service line ` + third + ` ("Design") repeats line ` + first + ` in phase "Plan": if one line was meant, change line ` + first + `'s quantity and remove line ` + third},
+		{siteAgain, `service line ` + siteAgain + ` ("Design") repeats line ` + atSite + ` in phase "Plan" at "Site": if one line was meant, change line ` + atSite + `'s quantity and remove line ` + siteAgain},
+		{copyOf, `service line ` + copyOf + ` (" cabling") repeats line ` + named + ` ` + where + `: if one line was meant, change line ` + named + `'s quantity and remove line ` + copyOf},
+	}, dups)
+
+	require.Len(t, rv.Approvals, 1)
+	assert.Equal(t, map[string]string{w.adminID: "admin@acme.test"}, rv.ApproverNames)
+	assert.False(t, rv.UsersHidden)
+
+	w.role("No users", map[string]string{"projects": "view"}, "all")
+	_, a := w.member("nu@acme.test", "No users")
+	rv, err = w.svc.ReviewScope(w.ctx, a, p)
+	require.NoError(t, err)
+	assert.True(t, rv.UsersHidden)
+	assert.Nil(t, rv.ApproverNames)
+	assert.Equal(t, []string{w.adminID}, rv.Approvals[0].Approvers, "known by id")
 }

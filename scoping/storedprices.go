@@ -312,8 +312,16 @@ func (t *pricingTx) flush(ctx context.Context) error {
 				none[id] = true
 			}
 		}
-		if err := t.svc.storePrices(ctx, t.Tx, acctID, ids, none); err != nil {
+		priced, err := t.svc.storePrices(ctx, t.Tx, acctID, ids, none)
+		if err != nil {
 			return err
+		}
+		for _, id := range ids { // a write may not bring a project's sums past MaxFigure
+			if pp := priced[id]; pp != nil && pp.res != nil {
+				if err := checkFigures(pp.res); err != nil {
+					return err
+				}
+			}
 		}
 	}
 	return nil
@@ -323,20 +331,20 @@ func (t *pricingTx) flush(ctx context.Context) error {
 // and writes the figures that changed, with the account's current epoch.
 // The projects in childless have no lines (a project just created): their
 // lines are not looked for.
-func (s *Service) storePrices(ctx context.Context, tx engine.Tx, accountID string, ids []string, childless map[string]bool) error {
+func (s *Service) storePrices(ctx context.Context, tx engine.Tx, accountID string, ids []string, childless map[string]bool) (map[string]*pricedProject, error) {
 	acct, err := tx.Get(views.TypeAccounts, "", accountID)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	epoch, _ := epochOf(acct, priceEpochAttr)
 	c := &engine.Call{Ctx: ctx, Engine: s.Engine, Tx: tx, Actor: &engine.Actor{Account: acct, AllScopes: true},
 		Ext: &callState{svc: s, acct: acct, pricedCache: map[string]*pricedProject{}, childless: childless}}
 	d, err := loadProjectData(c, ids, nil)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if err := priceData(c, d, ids); err != nil {
-		return err
+		return nil, err
 	}
 	for _, proj := range d[views.TypeProjects] {
 		changed := setFigures(c, proj)
@@ -346,7 +354,7 @@ func (s *Service) storePrices(ctx context.Context, tx engine.Tx, accountID strin
 		}
 		if changed {
 			if err := tx.Replace(proj); err != nil {
-				return err
+				return nil, err
 			}
 		}
 	}
@@ -357,12 +365,12 @@ func (s *Service) storePrices(ctx context.Context, tx engine.Tx, accountID strin
 		for _, r := range d[typ] {
 			if setFigures(c, r) {
 				if err := tx.Replace(r); err != nil {
-					return err
+					return nil, err
 				}
 			}
 		}
 	}
-	return nil
+	return state(c).pricedCache, nil
 }
 
 // RefreshPrices re-prices the projects of an account whose stored figures
@@ -393,7 +401,8 @@ func (s *Service) RefreshPrices(ctx context.Context, accountID string) error {
 			if len(stale) == 0 {
 				return nil
 			}
-			return s.storePrices(ctx, tx, accountID, stale, nil)
+			_, err = s.storePrices(ctx, tx, accountID, stale, nil)
+			return err
 		})
 		if err != nil || n < refreshChunk {
 			return err

@@ -63,6 +63,9 @@ func validateProjectStatus(c *engine.Call, rec, old *engine.Record) error {
 // status never sets approved-at.
 func afterProjectWrite(ctx context.Context, c *engine.Call, rec, old *engine.Record) error {
 	if old == nil {
+		if err := joinCreatedProject(c, rec); err != nil {
+			return err
+		}
 		return addRequiredGovernance(ctx, c, rec, old)
 	}
 	from, to := old.Str(views.NameStatus), rec.Str(views.NameStatus)

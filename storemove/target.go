@@ -33,8 +33,10 @@ CREATE TABLE IF NOT EXISTS scopekit_move_progress (
 )`
 
 // moveLock is the session advisory lock a move holds on its target, so
-// that two moves into one database do not run at once.
-const moveLock = 0x5c09e_0002
+// that two moves into one schema do not run at once; it is taken as the
+// pair (moveLock, the hash of the target's schema), so that moves into
+// other schemas of the database (other instances' stores) go on.
+const moveLock = 0x5c09_e002
 
 // target is the session a move holds on its database.
 type target struct{ conn *pgx.Conn }
@@ -59,13 +61,13 @@ func openTarget(ctx context.Context, url string) (*target, error) {
 		return nil, fmt.Errorf("connect to the target: %w", err)
 	}
 	var got bool
-	if err := conn.QueryRow(ctx, "SELECT pg_try_advisory_lock($1)", int64(moveLock)).Scan(&got); err != nil {
+	if err := conn.QueryRow(ctx, "SELECT pg_try_advisory_lock($1, hashtext(coalesce(current_schema(), '')))", int32(moveLock)).Scan(&got); err != nil {
 		conn.Close(ctx)
 		return nil, err
 	}
 	if !got {
 		conn.Close(ctx)
-		return nil, fmt.Errorf("%w: another migration into this database is running", ErrRefused)
+		return nil, fmt.Errorf("%w: another migration into this database schema is running", ErrRefused)
 	}
 	return &target{conn: conn}, nil
 }

@@ -64,3 +64,30 @@ func TestDecoded(t *testing.T) {
 	require.Equal(t, "One", v)
 	require.Equal(t, 2, calls)
 }
+
+// Ensure a Map with a Limit starts over at it, and a Sharded holds at
+// most its limit in all and returns what was put.
+func TestLimits(t *testing.T) {
+	m := Map[int, int]{Limit: 3}
+	for i := range 3 {
+		m.Put(i, i)
+	}
+	require.Len(t, m.m, 3)
+	m.Put(3, 3)
+	require.Len(t, m.m, 1, "full: started over")
+
+	s := NewSharded[string, int](64)
+	for i := range 1000 {
+		s.Put(string(rune('a'+i%26))+string(rune(i)), i)
+	}
+	total := 0
+	for i := range s.m {
+		total += len(s.m[i].m)
+		require.LessOrEqual(t, len(s.m[i].m), 64/shards)
+	}
+	require.LessOrEqual(t, total, 64)
+	s.Put("k", 7)
+	v, ok := s.Get("k")
+	require.True(t, ok)
+	require.Equal(t, 7, v)
+}

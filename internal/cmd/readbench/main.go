@@ -15,7 +15,9 @@
 //
 // PostgreSQL runs get a schema of their own in -database (dropped at the
 // end unless -keep), so each starts from the demo data as a new bbolt file
-// does. Needs wrk (apt-get install -y wrk).
+// does. Each store then gets -projects projects (300 by default; none
+// for -url unless asked), so that the list route reads a real page of 250
+// as ../shared/tools/readbench does. Needs wrk (apt-get install -y wrk).
 package main
 
 import (
@@ -38,6 +40,7 @@ type options struct {
 	creates, keep, noBbolt          bool
 	soak                            time.Duration
 	poolConns                       int
+	projects                        int // to create on each store first; -1: the default of the mode
 }
 
 // defaultRoutes are the reads of docs/scale-out.md and BENCHMARKS.md.
@@ -60,6 +63,7 @@ func main() {
 	flag.DurationVar(&o.soak, "soak", 0, "read the first route for this long on the first store, printing the rate of each -d")
 	flag.BoolVar(&o.keep, "keep", false, "keep the PostgreSQL schema (its name is printed)")
 	flag.BoolVar(&o.noBbolt, "no-bbolt", false, "skip the bbolt store")
+	flag.IntVar(&o.projects, "projects", -1, "`projects` to create on each store before reading, for a real list page (default 300; 0 with -url)")
 	flag.Parse()
 	o.routes = strings.Split(routes, ",")
 	if _, err := exec.LookPath("wrk"); err != nil {
@@ -82,10 +86,16 @@ func run(ctx context.Context, o *options) error {
 	defer func() { fmt.Printf("load average at end: %s\n", loadAvg()) }()
 	if o.url != "" {
 		t, err := newTarget(ctx, "server", []string{strings.TrimRight(o.url, "/")}, o)
+		if err == nil {
+			err = seedProjects(ctx, t, max(o.projects, 0))
+		}
 		if err != nil {
 			return err
 		}
 		return measure(ctx, o, []*target{t})
+	}
+	if o.projects < 0 {
+		o.projects = defaultProjects
 	}
 	w, err := newWorkspace(ctx)
 	if err != nil {
@@ -95,6 +105,9 @@ func run(ctx context.Context, o *options) error {
 	var ts []*target
 	if !o.noBbolt {
 		t, err := w.bbolt(ctx, o)
+		if err == nil {
+			err = seedProjects(ctx, t, o.projects)
+		}
 		if err != nil {
 			return err
 		}
@@ -114,6 +127,9 @@ func run(ctx context.Context, o *options) error {
 			return err
 		}
 		t, err := newTarget(ctx, "pgstore", bases[:1], o)
+		if err == nil {
+			err = seedProjects(ctx, t, o.projects) // the instances share the database
+		}
 		if err != nil {
 			return err
 		}

@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
@@ -137,6 +140,35 @@ func readRatios(ctx context.Context, o *options, ts []*target) error {
 			}
 			fmt.Println(line)
 		}
+	}
+	return nil
+}
+
+// defaultProjects are the projects created on each store before reading:
+// the list route's page of 250 is then a real page (the demo has one
+// project).
+const defaultProjects = 300
+
+// seedProjects creates n projects on t (with createBody), as
+// ../shared/tools/readbench does before it reads.
+func seedProjects(ctx context.Context, t *target, n int) error {
+	for i := range n {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, t.bases[0]+"/v2/projects", strings.NewReader(createBody))
+		req.Header.Set("Authorization", "Bearer "+t.token)
+		req.Header.Set("Accept", "application/vnd.api+json")
+		req.Header.Set("Content-Type", "application/vnd.api+json")
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return err
+		}
+		b, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if res.StatusCode != http.StatusCreated {
+			return fmt.Errorf("%s: creating project %d of %d answered %d %s", t.name, i+1, n, res.StatusCode, b)
+		}
+	}
+	if n > 0 {
+		fmt.Printf("%s: %d projects created\n", t.name, n)
 	}
 	return nil
 }
