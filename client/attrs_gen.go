@@ -40,6 +40,7 @@ const (
 	TypeProjectServices         = "project-services"
 	TypeProjectSubservices      = "project-subservices"
 	TypeProjectTeammates        = "project-teammates"
+	TypeProjectVersions         = "project-versions"
 	TypeProjects                = "projects"
 	TypeRateTables              = "rate-tables"
 	TypeResourceRates           = "resource-rates"
@@ -98,12 +99,14 @@ const (
 	NameCostAdjustment          = "cost-adjustment"
 	NameCountry                 = "country"
 	NameCreatedAt               = "created-at"
+	NameCreatedBy               = "created-by"
 	NameCurrency                = "currency"
 	NameCustomHours             = "custom-hours"
 	NameDefault                 = "default"
 	NameDefaultRole             = "default-role"
 	NameDescription             = "description"
 	NameDestinationURL          = "destination-url"
+	NameDigest                  = "digest"
 	NameDisabledReason          = "disabled-reason"
 	NameDocumentTemplate        = "document-template"
 	NameDocumentType            = "document-type"
@@ -145,6 +148,7 @@ const (
 	NameMsaDate                 = "msa-date"
 	NameName                    = "name"
 	NameNextAttemptAt           = "next-attempt-at"
+	NameNumber                  = "number"
 	NameOptions                 = "options"
 	NameOurResponsibilities     = "our-responsibilities"
 	NameOutOfScope              = "out-of-scope"
@@ -180,10 +184,12 @@ const (
 	NameProjectServices         = "project-services"
 	NameProjectSubservices      = "project-subservices"
 	NameProjectTeammates        = "project-teammates"
+	NameProjectVersions         = "project-versions"
 	NameProjectVisibility       = "project-visibility"
 	NameQuantity                = "quantity"
 	NameRate                    = "rate"
 	NameRateTable               = "rate-table"
+	NameReason                  = "reason"
 	NameRegion                  = "region"
 	NameRemote                  = "remote"
 	NameRemovedAt               = "removed-at"
@@ -619,6 +625,24 @@ type ProjectTeammateAttributes struct {
 	RemovedAt *time.Time `json:"removed-at"` // computed: read-only
 	CreatedAt *time.Time `json:"created-at"` // computed: read-only
 	UpdatedAt *time.Time `json:"updated-at"` // computed: read-only
+}
+
+// ProjectVersionAttributes are the attributes of a record of type project-versions.
+type ProjectVersionAttributes struct {
+	Name            string     `json:"name"`
+	Comment         string     `json:"comment"`
+	Number          int64      `json:"number"`           // computed: read-only
+	Reason          string     `json:"reason"`           // computed: read-only
+	Digest          string     `json:"digest"`           // computed: read-only
+	Size            int64      `json:"size"`             // computed: read-only
+	Currency        string     `json:"currency"`         // computed: read-only
+	TotalHours      string     `json:"total-hours"`      // computed: read-only
+	ContractRevenue string     `json:"contract-revenue"` // computed: read-only
+	ContractCost    string     `json:"contract-cost"`    // computed: read-only
+	ContractProfit  string     `json:"contract-profit"`  // computed: read-only
+	ContractMargin  string     `json:"contract-margin"`  // computed: read-only
+	CreatedAt       *time.Time `json:"created-at"`       // computed: read-only
+	UpdatedAt       *time.Time `json:"updated-at"`       // computed: read-only
 }
 
 // ProjectAttributes are the attributes of a record of type projects.

@@ -3,6 +3,7 @@ package httpadapter
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"net/http"
 	"sync"
 
@@ -17,7 +18,7 @@ import (
 // actions are the POST routes /{type}/{id}/{name} beyond plain CRUD, keyed
 // by "type/name".
 func (s *Server) actions() map[string]func(c *call) error {
-	return map[string]func(c *call) error{
+	m := map[string]func(c *call) error{
 		"projects/apply-blueprint":     s.applyBlueprint,
 		"services/submit-for-approval": s.recordAction(s.Svc.SubmitService),
 		"services/approve":             s.recordAction(s.Svc.ApproveService),
@@ -29,6 +30,8 @@ func (s *Server) actions() map[string]func(c *call) error {
 		"approval-steps/decline":       s.stepAction("decline"),
 		"approval-steps/rescope":       s.stepAction("rescope"),
 	}
+	maps.Copy(m, s.lifecycleActions()) // lifecycle.go
+	return m
 }
 
 // actionDocs describe the actions for the API reference, keyed as in
@@ -108,7 +111,7 @@ func figuresDoc(typ string, members ...string) obj {
 // reads are the GET routes /{type}/{id}/{name} that are not relationships,
 // keyed by "type/name".
 func (s *Server) reads() map[string]func(c *call) error {
-	return map[string]func(c *call) error{
+	m := map[string]func(c *call) error{
 		"projects/pricing": s.projectFigures("project-pricings", "pricing", func(c *call, id string) (any, error) {
 			return s.Svc.Pricing(c.r.Context(), c.actor, id)
 		}),
@@ -129,6 +132,8 @@ func (s *Server) reads() map[string]func(c *call) error {
 		"document-templates/file":    s.templateFile,
 		"project-documents/download": s.downloadDocument,
 	}
+	maps.Copy(m, s.lifecycleReads()) // lifecycle.go
+	return m
 }
 
 func (s *Server) action(c *call) error {
@@ -136,7 +141,7 @@ func (s *Server) action(c *call) error {
 	if err != nil {
 		return err
 	}
-	if h, ok := s.actions()[def.Name+"/"+c.params.ByName("rel")]; ok {
+	if h, ok := s.actions()[def.Name+"/"+c.params.ByName("rel")]; ok && !(c.v2 && v1Only(def.Name+"/"+c.params.ByName("rel"))) {
 		return h(c)
 	}
 	if allow := s.resourceAllow([]string{def.Name, c.params.ByName("id"), c.params.ByName("rel")}, c.v2); allow != "" {
@@ -365,23 +370,6 @@ func (s *Server) projectFigures(typ, name string, fetch func(c *call, id string)
 		if err != nil {
 			return err
 		}
-		raw, err := json.Marshal(v)
-		if err != nil {
-			return err
-		}
-		var attrs map[string]json.RawMessage
-		if err := json.Unmarshal(raw, &attrs); err != nil {
-			return err
-		}
-		out := make(map[string]any, len(attrs))
-		for k, v := range attrs {
-			out[k] = v
-		}
-		self := c.view.prefix + "/projects/" + id + "/" + name
-		writeDoc(c.w, c.r, http.StatusOK, &jsonapi.Document{
-			Data:  &jsonapi.Resource{Type: typ, ID: id, Attributes: out, Links: jsonapi.Links{"self": self}},
-			Links: jsonapi.Links{"self": self},
-		})
-		return nil
+		return c.figures(typ, id, "/projects/"+id+"/"+name, v)
 	}
 }

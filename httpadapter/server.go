@@ -197,6 +197,7 @@ func (s *Server) apiRouter(extra func(*router)) http.Handler {
 
 func (s *Server) resourceRoutes(r *router, prefix string, v2 bool) {
 	coll, one, rel, relOne := prefix+"/:type", prefix+"/:type/:id", prefix+"/:type/:id/:rel", prefix+"/:type/:id/:rel/:relid"
+	deep := relOne + "/:sub/:subid" // deepReads (lifecycle.go)
 	r.Handler(http.MethodGet, coll, s.route(coll, s.api(v2, s.list)))
 	r.Handler(http.MethodPost, coll, s.route(coll, s.api(v2, s.create)))
 	r.Handler(http.MethodGet, one, s.route(one, s.api(v2, s.show)))
@@ -206,6 +207,9 @@ func (s *Server) resourceRoutes(r *router, prefix string, v2 bool) {
 	r.Handler(http.MethodPost, rel, s.route(rel, s.api(v2, s.action)))
 	r.Handler(http.MethodPut, rel, s.route(rel, s.api(v2, s.put)))
 	r.Handler(http.MethodGet, relOne, s.route(relOne, s.api(v2, s.relatedOne)))
+	if !v2 {
+		r.Handler(http.MethodGet, deep, s.route(deep, s.api(v2, s.deepRead)))
+	}
 }
 
 // router is an httprouter.Router that records the routes it is given, so

@@ -218,6 +218,12 @@ func matrixRequests(t *testing.T, e *testEnv, ids map[string]string) (otherSlug,
 						tails[i] += "/1"
 					}
 				}
+			case "/:type/:id/:rel/:relid/:sub/:subid":
+				for k, p := range s.DeepReads() {
+					if typ, _, _ := strings.Cut(k, "/"); typ == def.Name {
+						tails = append(tails, strings.NewReplacer("/{id}", "", "{relid}", "1", "{subid}", "1").Replace(p))
+					}
+				}
 			default:
 				t.Fatalf("route %s: the matrix does not know how to expand it", route)
 			}

@@ -41,6 +41,7 @@ func declareProjects(s *engine.Schema) {
 			inverse("project-expenses", "project-expenses", "project"),
 			inverse("project-products", "project-products", "project"),
 			inverse("project-documents", "project-documents", "project"),
+			inverse("project-versions", "project-versions", "project"),
 		},
 		Filters: with(with(with(with(with(with(with(with(
 			eq("status", "client", "line-of-business", "sales-executive", "presales-engineer"),

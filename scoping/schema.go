@@ -20,6 +20,7 @@ var declarations = []func(*engine.Schema){
 	declareServiceApproval,
 	declareSingleSignOn,
 	declareUDF,
+	declareVersions,
 	declareWebhooks,
 }
 

@@ -91,6 +91,9 @@ func follow(c *engine.Call, step *engine.Record, out approval.Outcome) error {
 	case out == approval.Completed:
 		return advance(c, proj, int(step.Int(views.NamePosition)))
 	}
+	if out == approval.Rescoped {
+		versionAtCommit(c, proj.ID, VersionRescoped)
+	}
 	delete(proj.Attrs, views.NameApprovalStage)
 	return setProjectStatus(c, proj, "draft")
 }

@@ -63,6 +63,7 @@ func validateProjectStatus(c *engine.Call, rec, old *engine.Record) error {
 // status never sets approved-at.
 func afterProjectWrite(ctx context.Context, c *engine.Call, rec, old *engine.Record) error {
 	if old == nil {
+		versionAtCommit(c, rec.ID, VersionCreated)
 		return addRequiredGovernance(ctx, c, rec, old)
 	}
 	from, to := old.Str(views.NameStatus), rec.Str(views.NameStatus)
@@ -117,6 +118,7 @@ func (s *Service) Submit(ctx context.Context, a *engine.Actor, projectID string)
 		if err := restoreTeammate(c, mustLookup(s.Schema(), views.TypeProjects), proj); err != nil {
 			return err
 		}
+		versionAtCommit(c, proj.ID, VersionSubmitted)
 		return advance(c, proj, math.MinInt)
 	})
 }

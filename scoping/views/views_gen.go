@@ -385,6 +385,24 @@ func (v ProjectTeammate) RemovedAt() string { return v.Str(NameRemovedAt) }
 func (v ProjectTeammate) Project() string   { return v.Rel(NameProject) }
 func (v ProjectTeammate) User() string      { return v.Rel(NameUser) }
 
+// ProjectVersion is a typed view of a record of type project-versions.
+type ProjectVersion struct{ *engine.Record }
+
+func (v ProjectVersion) Name() string                     { return v.Str(NameName) }
+func (v ProjectVersion) Comment() string                  { return v.Str(NameComment) }
+func (v ProjectVersion) Number() int64                    { return v.Int(NameNumber) }
+func (v ProjectVersion) Reason() string                   { return v.Str(NameReason) }
+func (v ProjectVersion) Digest() string                   { return v.Str(NameDigest) }
+func (v ProjectVersion) Size() int64                      { return v.Int(NameSize) }
+func (v ProjectVersion) Currency() string                 { return v.Str(NameCurrency) }
+func (v ProjectVersion) TotalHours() decimal.Decimal      { return v.Dec(NameTotalHours) }
+func (v ProjectVersion) ContractRevenue() decimal.Decimal { return v.Dec(NameContractRevenue) }
+func (v ProjectVersion) ContractCost() decimal.Decimal    { return v.Dec(NameContractCost) }
+func (v ProjectVersion) ContractProfit() decimal.Decimal  { return v.Dec(NameContractProfit) }
+func (v ProjectVersion) ContractMargin() decimal.Decimal  { return v.Dec(NameContractMargin) }
+func (v ProjectVersion) Project() string                  { return v.Rel(NameProject) }
+func (v ProjectVersion) CreatedBy() string                { return v.Rel(NameCreatedBy) }
+
 // Project is a typed view of a record of type projects.
 type Project struct{ *engine.Record }
 

@@ -1,0 +1,172 @@
+package httpadapter
+
+import (
+	"encoding/json"
+	"maps"
+	"net/http"
+
+	"github.com/scopekit/scopekit"
+	"github.com/scopekit/scopekit/jsonapi"
+	"github.com/scopekit/scopekit/scoping/views"
+)
+
+// The routes of a scope's life after its first SOW (docs/lifecycle.md):
+// versions and their diffs, revert, change orders, share links. The
+// actions and reads here join actions() and reads() (actions.go).
+
+func (s *Server) lifecycleActions() map[string]func(c *call) error {
+	return map[string]func(c *call) error{
+		"projects/versions": s.takeVersion,
+	}
+}
+
+func (s *Server) lifecycleReads() map[string]func(c *call) error {
+	return map[string]func(c *call) error{
+		"projects/versions": s.projectVersions,
+	}
+}
+
+// deepReads are the GET routes /{type}/{id}/{rel}/{relid}/{sub}/{subid},
+// keyed by "type/rel/sub".
+func (s *Server) deepReads() map[string]func(c *call) error {
+	return map[string]func(c *call) error{
+		"projects/versions/diff": s.diffVersions,
+	}
+}
+
+// v1Only reports whether an action is served on v1 only (those of
+// types outside v2's curated set, and the lifecycle's).
+func v1Only(key string) bool {
+	_, ok := lifecycleActionDocs[key]
+	return ok
+}
+
+func init() { // the reference describes them with the others
+	maps.Copy(actionDocs, lifecycleActionDocs)
+	maps.Copy(readDocs, lifecycleReadDocs)
+}
+
+var lifecycleActionDocs = map[string]routeDoc{
+	"projects/versions": {Summary: "Take a version of the project's scope",
+		Description: "Freezes the project's whole scope and its pricing result (docs/lifecycle.md). Optional `meta.name` and `meta.comment`. " +
+			"Answers 201 with the new version, or 200 with the latest version when it already holds this scope (same digest). Needs `projects` manage.",
+		Body: actionMetaBody(), Status: "201", Response: singleDoc(views.TypeProjectVersions)},
+}
+
+var lifecycleReadDocs = map[string]routeDoc{
+	"projects/versions": {Summary: "The project's versions, oldest first",
+		Description: "The same list as /projects/{id}/project-versions. Needs `projects` view.",
+		Response:    listDoc(views.TypeProjectVersions)},
+}
+
+// deepReadDocs describe the deep reads, keyed as in deepReads, with their
+// path after the type's collection.
+var deepReadDocs = map[string]struct {
+	Path string
+	Doc  routeDoc
+}{
+	"projects/versions/diff": {Path: "/{id}/versions/{relid}/diff/{subid}", Doc: routeDoc{
+		Summary: "What changed between two versions, or from a version to the current scope",
+		Description: "`relid` and `subid` are version numbers (1, 2, …); `subid` may be `current`. Lines added, removed and changed, " +
+			"matched by identity, each changed attribute with its value before and after, and the price deltas (revenue, cost, profit, hours) " +
+			"per line, per phase and for the contract: each the exact difference of the two pricing results. One resource of type " +
+			"project-version-diffs. Needs `projects` view.",
+		Response: figuresDoc("project-version-diffs", "from", "to", "currency", "project", "added", "removed", "changed", "phases", "total")}},
+}
+
+// takeVersion serves POST /projects/{id}/versions with an optional
+// {"meta": {"name", "comment"}}.
+func (s *Server) takeVersion(c *call) error {
+	meta, err := c.actionMeta()
+	if err != nil {
+		return err
+	}
+	name, err := metaString(meta, "name")
+	if err != nil {
+		return err
+	}
+	comment, err := metaString(meta, "comment")
+	if err != nil {
+		return err
+	}
+	res, created, err := s.Svc.TakeVersion(c.r.Context(), c.actor, c.params.ByName("id"), name, comment)
+	if err != nil {
+		return err
+	}
+	status := http.StatusOK
+	r := res.Records[0]
+	if created {
+		status = http.StatusCreated
+		c.w.Header().Set("Location", c.view.prefix+"/"+r.Type+"/"+r.ID)
+	}
+	writeRendered(c.w, c.r, status, c.view.document(res, c.view.prefix+"/"+r.Type+"/"+r.ID, nil, c.q))
+	return nil
+}
+
+// metaString reads an optional string member of an action's meta.
+func metaString(meta map[string]any, name string) (string, error) {
+	v, ok := meta[name]
+	if !ok || v == nil {
+		return "", nil
+	}
+	s, ok := v.(string)
+	if !ok {
+		return "", scopekit.FieldErrorf(scopekit.EBADREQUEST, "/meta/"+name, "meta.%s must be a string", name)
+	}
+	return s, nil
+}
+
+// projectVersions serves GET /projects/{id}/versions.
+func (s *Server) projectVersions(c *call) error {
+	res, err := s.Svc.Related(c.r.Context(), c.actor, views.TypeProjects, c.params.ByName("id"), views.TypeProjectVersions, c.listParams(), c.opts())
+	if err != nil {
+		return err
+	}
+	return c.respond(http.StatusOK, res)
+}
+
+// deepRead serves GET /{type}/{id}/{rel}/{relid}/{sub}/{subid}.
+func (s *Server) deepRead(c *call) error {
+	def, err := c.typeDef()
+	if err != nil {
+		return err
+	}
+	key := def.Name + "/" + c.params.ByName("rel") + "/" + c.params.ByName("sub")
+	if h, ok := s.deepReads()[key]; ok && !c.v2 {
+		return h(c)
+	}
+	return scopekit.Errorf(scopekit.ENOTFOUND, "no route for %s %s", c.r.Method, c.r.URL.Path)
+}
+
+// diffVersions serves GET /projects/{id}/versions/{a}/diff/{b}.
+func (s *Server) diffVersions(c *call) error {
+	id, from, to := c.params.ByName("id"), c.params.ByName("relid"), c.params.ByName("subid")
+	d, err := s.Svc.DiffVersions(c.r.Context(), c.actor, id, from, to)
+	if err != nil {
+		return err
+	}
+	return c.figures("project-version-diffs", id+":"+from+".."+to, "/projects/"+id+"/versions/"+from+"/diff/"+to, d)
+}
+
+// figures answers one computed resource of type typ whose attributes are
+// the JSON members of v.
+func (c *call) figures(typ, id, path string, v any) error {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	var attrs map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &attrs); err != nil {
+		return err
+	}
+	out := make(map[string]any, len(attrs))
+	for k, v := range attrs {
+		out[k] = v
+	}
+	self := c.view.prefix + path
+	writeDoc(c.w, c.r, http.StatusOK, &jsonapi.Document{
+		Data:  &jsonapi.Resource{Type: typ, ID: id, Attributes: out, Links: jsonapi.Links{"self": self}},
+		Links: jsonapi.Links{"self": self},
+	})
+	return nil
+}

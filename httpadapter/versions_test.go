@@ -1,0 +1,75 @@
+package httpadapter_test
+
+import (
+	"context"
+	"net/http"
+	"testing"
+
+	"github.com/scopekit/scopekit/internal/demodata"
+	"github.com/stretchr/testify/require"
+)
+
+// demoProject seeds the worked example into acme and returns its id.
+func (e *testEnv) demoProject() string {
+	e.t.Helper()
+	sys, err := e.svc.SystemActor(context.Background(), e.accts["acme"])
+	require.NoError(e.t, err)
+	seeded, err := demodata.Seed(context.Background(), e.svc, sys, "")
+	require.NoError(e.t, err)
+	return seeded.ProjectID
+}
+
+// Ensure versions over HTTP: the list, taking one (201, then 200 for the
+// same scope), the diff between two and with the current scope, 404 for a
+// version the project does not have, and the guards (a Read Only user
+// reads but cannot take one).
+func TestVersionsHTTP(t *testing.T) {
+	e := mustEnv(t)
+	tok := e.admin()
+	pid := e.demoProject()
+	base := "/acme/v1/projects/" + pid
+
+	r := e.get(base+"/versions", tok)
+	require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
+	require.Len(t, r.list(), 1)
+	require.Equal(t, "created", r.list()[0]["attributes"].(map[string]any)["reason"])
+
+	r = e.req(http.MethodPost, base+"/versions", tok, `{"meta":{"name":"Quote sent","comment":"as mailed"}}`)
+	require.Equal(t, http.StatusCreated, r.Status, "%s", r.Body)
+	require.Equal(t, "Quote sent", r.attr("name"))
+	require.EqualValues(t, 2, r.attr("number"))
+	require.NotEmpty(t, r.Header.Get("Location"))
+	r = e.req(http.MethodPost, base+"/versions", tok, "")
+	require.Equal(t, http.StatusOK, r.Status, "the same scope: the latest version")
+	require.EqualValues(t, 2, r.attr("number"))
+	r = e.req(http.MethodPost, base+"/versions", tok, `{"meta":{"name":7}}`)
+	assertError(t, r, http.StatusBadRequest, "/meta/name")
+
+	svcs := e.get("/acme/v1/project-services?filter[project]="+pid, tok).list()
+	e.patch("/acme/v1/project-services/"+svcs[0]["id"].(string), tok, "project-services", svcs[0]["id"].(string), `{"quantity":"5"}`)
+	r = e.get(base+"/versions/2/diff/current", tok)
+	require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
+	require.Equal(t, "project-version-diffs", r.data()["type"])
+	changed := r.attr("changed").([]any)
+	require.Len(t, changed, 4, "the service, the governance item that follows it, and their two resources: %s", r.Body)
+	total := r.attr("total").(map[string]any)
+	require.NotEqual(t, "0.00", total["delta"].(map[string]any)["revenue"])
+
+	r = e.req(http.MethodPost, base+"/versions", tok, "")
+	require.Equal(t, http.StatusCreated, r.Status)
+	diff := e.get(base+"/versions/2/diff/3", tok)
+	require.Equal(t, http.StatusOK, diff.Status)
+	require.Equal(t, total["delta"], diff.attr("total").(map[string]any)["delta"], "the version holds what the current scope was")
+
+	require.Equal(t, http.StatusNotFound, e.get(base+"/versions/9/diff/current", tok).Status)
+	require.Equal(t, http.StatusNotFound, e.get("/acme/v1/projects/999/versions/1/diff/current", tok).Status)
+	require.Equal(t, http.StatusNotFound, e.get("/acme/v1/projects/"+pid+"/other/1/diff/2", tok).Status)
+	require.Equal(t, http.StatusNotFound, e.get("/v2/projects/"+pid+"/versions/1/diff/2", tok).Status)
+
+	readOnly := e.token("acme", "ro@acme.test", "Read Only")
+	require.Equal(t, http.StatusOK, e.get(base+"/versions/1/diff/2", readOnly).Status)
+	require.Equal(t, http.StatusForbidden, e.req(http.MethodPost, base+"/versions", readOnly, "").Status)
+	v1 := e.get(base+"/versions", tok).list()[0]["id"].(string)
+	r = e.req(http.MethodDelete, "/acme/v1/project-versions/"+v1, tok, "")
+	require.Equal(t, http.StatusConflict, r.Status, "versions are never deleted: %s", r.Body)
+}
