@@ -184,6 +184,7 @@ const (
 	NameProjectServices         = "project-services"
 	NameProjectSubservices      = "project-subservices"
 	NameProjectTeammates        = "project-teammates"
+	NameProjectVersion          = "project-version"
 	NameProjectVersions         = "project-versions"
 	NameProjectVisibility       = "project-visibility"
 	NameQuantity                = "quantity"
@@ -243,6 +244,7 @@ const (
 	NameVerifiedAt              = "verified-at"
 	NameVerifiedBy              = "verified-by"
 	NameVersion                 = "version"
+	NameVersionDigest           = "version-digest"
 	NameWebhookPublications     = "webhook-publications"
 	NameWebhookSubscription     = "webhook-subscription"
 )
@@ -478,20 +480,21 @@ type ProductAttributes struct {
 
 // ProjectDocumentAttributes are the attributes of a record of type project-documents.
 type ProjectDocumentAttributes struct {
-	DocumentType string     `json:"document-type"`
-	GeneratePdf  bool       `json:"generate-pdf"`
-	Status       string     `json:"status"`       // computed: read-only
-	ErrorText    string     `json:"error-text"`   // computed: read-only
-	Filename     string     `json:"filename"`     // computed: read-only
-	ContentType  string     `json:"content-type"` // computed: read-only
-	Size         int64      `json:"size"`         // computed: read-only
-	PdfSize      int64      `json:"pdf-size"`     // computed: read-only
-	DocumentURL  string     `json:"document-url"` // computed: read-only
-	PdfURL       string     `json:"pdf-url"`      // computed: read-only
-	GeneratedAt  *time.Time `json:"generated-at"` // computed: read-only
-	CreatedAt    *time.Time `json:"created-at"`   // computed: read-only
-	UpdatedAt    *time.Time `json:"updated-at"`   // computed: read-only
-	Active       bool       `json:"active"`
+	DocumentType  string     `json:"document-type"`
+	GeneratePdf   bool       `json:"generate-pdf"`
+	Status        string     `json:"status"`         // computed: read-only
+	ErrorText     string     `json:"error-text"`     // computed: read-only
+	Filename      string     `json:"filename"`       // computed: read-only
+	ContentType   string     `json:"content-type"`   // computed: read-only
+	Size          int64      `json:"size"`           // computed: read-only
+	PdfSize       int64      `json:"pdf-size"`       // computed: read-only
+	DocumentURL   string     `json:"document-url"`   // computed: read-only
+	PdfURL        string     `json:"pdf-url"`        // computed: read-only
+	GeneratedAt   *time.Time `json:"generated-at"`   // computed: read-only
+	VersionDigest string     `json:"version-digest"` // computed: read-only
+	CreatedAt     *time.Time `json:"created-at"`     // computed: read-only
+	UpdatedAt     *time.Time `json:"updated-at"`     // computed: read-only
+	Active        bool       `json:"active"`
 }
 
 // ProjectDownloadTypeAttributes are the attributes of a record of type project-download-types.

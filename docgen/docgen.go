@@ -355,6 +355,7 @@ func (p *Pool) Generate(ctx context.Context, job *scoping.DocumentJob) (out *sco
 		return out
 	}
 	name := snap.Project.ProjectName()
+	out.Version = snap.Version
 	switch dt := doc.DocumentType(); dt {
 	case scoping.DocumentSOW:
 		if len(job.Template) == 0 {

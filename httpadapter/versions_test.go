@@ -73,3 +73,41 @@ func TestVersionsHTTP(t *testing.T) {
 	r = e.req(http.MethodDelete, "/acme/v1/project-versions/"+v1, tok, "")
 	require.Equal(t, http.StatusConflict, r.Status, "versions are never deleted: %s", r.Body)
 }
+
+// standardSOW returns the id of acme's built-in Standard SOW template.
+func (e *testEnv) standardSOW(tok string) string {
+	e.t.Helper()
+	r := e.get("/acme/v1/document-templates?filter[name]=Standard%20SOW", tok)
+	require.Len(e.t, r.list(), 1)
+	return r.list()[0]["id"].(string)
+}
+
+// Ensure a generated document records the version it was made from (a
+// scope no version held gets one) and its digest, and that merge data
+// names the version that holds the current scope, and none once the
+// scope has changed.
+func TestDocumentRecordsItsVersion(t *testing.T) {
+	e := mustEnv(t)
+	tok := e.admin()
+	pid := e.demoProject()
+	id := e.generate("/acme/v1", tok, `{"document-type":"sow"}`, "project", "projects", pid, "document-template", "document-templates", e.standardSOW(tok))
+	r := e.await("/acme/v1", tok, id)
+	require.Equal(t, "finished", r.attr("status"), "%s", r.Body)
+	vid := r.rel("project-version")
+	require.NotEmpty(t, vid)
+	v := e.get("/acme/v1/project-versions/"+vid, tok)
+	require.Equal(t, v.attr("digest"), r.attr("version-digest"))
+	require.EqualValues(t, 2, v.attr("number"), "the seed changed the scope after its creation version")
+	require.Equal(t, "manual", v.attr("reason"))
+
+	md := e.get("/acme/v1/projects/"+pid+"/merge-data?version=2", tok)
+	pv := md.attr("merge-data").(map[string]any)["project"].(map[string]any)["project_version"].(map[string]any)
+	require.EqualValues(t, 2, pv["number"])
+	require.Equal(t, v.attr("digest"), pv["digest"])
+
+	svcs := e.get("/acme/v1/project-services?filter[project]="+pid, tok).list()
+	e.patch("/acme/v1/project-services/"+svcs[0]["id"].(string), tok, "project-services", svcs[0]["id"].(string), `{"quantity":"3"}`)
+	md = e.get("/acme/v1/projects/"+pid+"/merge-data?version=2", tok)
+	pv = md.attr("merge-data").(map[string]any)["project"].(map[string]any)["project_version"].(map[string]any)
+	require.Nil(t, pv["number"], "no version holds the changed scope")
+}

@@ -80,6 +80,17 @@ type V2Project struct {
 	PaymentTerm            PaymentTerm    `json:"payment_term"`
 	UserDefinedFields      map[string]any `json:"user_defined_fields"`
 	ServiceCount           int            `json:"service_count"` // the project's services, managed ones included
+	// ProjectVersion is the version of the project the data was built
+	// from (docs/lifecycle.md); its number is null when no version holds
+	// the scope.
+	ProjectVersion ProjectVersion `json:"project_version"`
+}
+
+// ProjectVersion names a version of a project's scope.
+type ProjectVersion struct {
+	Number *int64 `json:"number"`
+	Name   string `json:"name"`
+	Digest string `json:"digest"`
 }
 
 // PaymentTerm is the project's payment term. A project without one is
@@ -153,6 +164,10 @@ func projectV2(snap *views.Snapshot, now time.Time) V2Project {
 	}
 	for i, u := range snap.Teammates {
 		out.Teammates[i] = personOf(u)
+	}
+	if v := snap.Version; v != nil {
+		n := v.Number()
+		out.ProjectVersion = ProjectVersion{Number: &n, Name: v.Name(), Digest: v.Digest()}
 	}
 	if t := snap.PaymentTerm; t != nil {
 		out.PaymentTerm = PaymentTerm{Name: t.Name(), PricingModel: t.PricingModel(),

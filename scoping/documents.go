@@ -115,9 +115,9 @@ func declareDocuments(s *engine.Schema) {
 				text("error-text"), str("filename"), str("content-type"), num("size"), num("pdf-size"),
 				engine.AttrDef{Name: "document-url", Kind: engine.KindString, Link: true},
 				engine.AttrDef{Name: "pdf-url", Kind: engine.KindString, Link: true},
-				engine.AttrDef{Name: "generated-at", Kind: engine.KindTime})),
+				engine.AttrDef{Name: "generated-at", Kind: engine.KindTime}, str("version-digest"))),
 		Rels: []engine.RelDef{owner("project", "projects"), to1("document-template", "document-templates"),
-			{Name: "requested-by", Type: "users", ReadOnly: true}},
+			{Name: "requested-by", Type: "users", ReadOnly: true}, {Name: "project-version", Type: "project-versions", ReadOnly: true}},
 		Filters: eq("project", "document-type", "status", "document-template"),
 		Blobs:   []string{BlobDocumentFile, BlobDocumentPDF},
 		Hooks: engine.Hooks{

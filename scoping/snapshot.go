@@ -65,6 +65,11 @@ func (s *Service) snapshotIn(ctx context.Context, c *engine.Call, projectID stri
 	for i, subs := range pp.subs {
 		snap.Subservices[i] = views.Of[views.ProjectSubservice](subs)
 	}
+	held, err := heldVersion(c, proj, pp)
+	if err != nil {
+		return nil, err
+	}
+	snap.Version = viewOf[views.ProjectVersion](held)
 	return snap, fillSnapshot(c, snap)
 }
 

@@ -200,6 +200,20 @@ func takeVersion(c *engine.Call, proj *engine.Record, reason, name, comment stri
 	return v, err == nil, err
 }
 
+// heldVersion returns the project's latest version when it holds the
+// scope priced in pp (nil otherwise).
+func heldVersion(c *engine.Call, proj *engine.Record, pp *pricedProject) (*engine.Record, error) {
+	raw, err := freezeScope(c.Engine.Schema(), proj, pp, nil)
+	if err != nil {
+		return nil, err
+	}
+	latest, err := latestVersion(c, proj.ID)
+	if err != nil || latest == nil || latest.Str(views.NameDigest) != digestOf(raw) {
+		return nil, err
+	}
+	return latest, nil
+}
+
 // latestVersion returns the project's version with the highest number
 // (nil when it has none).
 func latestVersion(c *engine.Call, projectID string) (*engine.Record, error) {

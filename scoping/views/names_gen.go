@@ -188,6 +188,7 @@ const (
 	NameProjectServices         = "project-services"
 	NameProjectSubservices      = "project-subservices"
 	NameProjectTeammates        = "project-teammates"
+	NameProjectVersion          = "project-version"
 	NameProjectVersions         = "project-versions"
 	NameProjectVisibility       = "project-visibility"
 	NamePsa                     = "psa?"
@@ -251,6 +252,7 @@ const (
 	NameVerifiedAt              = "verified-at"
 	NameVerifiedBy              = "verified-by"
 	NameVersion                 = "version"
+	NameVersionDigest           = "version-digest"
 	NameWebhookPublications     = "webhook-publications"
 	NameWebhookSubscription     = "webhook-subscription"
 )

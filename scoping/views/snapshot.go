@@ -49,6 +49,9 @@ type Snapshot struct {
 	// Delivery are the project's delivery figures, from the same pricing
 	// run.
 	Delivery *pricing.Delivery
+	// Version is the version that holds this scope (its digest is the
+	// scope's), nil when no version does.
+	Version *ProjectVersion
 }
 
 // Catalog is the catalog records a snapshot's lines refer to, each type by

@@ -238,9 +238,11 @@ func (v ProjectDocument) PdfSize() int64           { return v.Int(NamePdfSize) }
 func (v ProjectDocument) DocumentURL() string      { return v.Str(NameDocumentURL) }
 func (v ProjectDocument) PdfURL() string           { return v.Str(NamePdfURL) }
 func (v ProjectDocument) GeneratedAt() string      { return v.Str(NameGeneratedAt) }
+func (v ProjectDocument) VersionDigest() string    { return v.Str(NameVersionDigest) }
 func (v ProjectDocument) Project() string          { return v.Rel(NameProject) }
 func (v ProjectDocument) DocumentTemplate() string { return v.Rel(NameDocumentTemplate) }
 func (v ProjectDocument) RequestedBy() string      { return v.Rel(NameRequestedBy) }
+func (v ProjectDocument) ProjectVersion() string   { return v.Rel(NameProjectVersion) }
 
 // ProjectDownloadType is a typed view of a record of type project-download-types.
 type ProjectDownloadType struct{ *engine.Record }
