@@ -39,8 +39,7 @@ func (s *Server) actions() map[string]func(c *call) error {
 var actionDocs = map[string]routeDoc{
 	"projects/apply-blueprint": {Summary: "Add a blueprint's services to the project",
 		Description: "Copies each service of the blueprint with its subservices, priced from the project's rate table. Answers the created project services.",
-		Body: obj{"required": true, "content": obj{"application/vnd.api+json": obj{"schema": obj{"type": "object", "required": []any{"data"},
-			"properties": obj{"data": obj{"type": "object", "properties": obj{"type": obj{"type": "string", "enum": []any{views.TypeBlueprints}}, "id": str()}}}}}}},
+		Body:     identifierBody(views.TypeBlueprints),
 		Response: listDoc(views.TypeProjectServices)},
 	"projects/submit": {Summary: "Submit a draft project for approval",
 		Description: "Creates the approval steps of the applicable levels (docs/approval.md); a project no level applies to is approved at once. 409 unless the project is a draft.",
@@ -216,18 +215,11 @@ func (s *Server) stepAction(action string) func(c *call) error {
 // {"data": {"type": "blueprints", "id": "<id>"}}: 200 with the created
 // project services.
 func (s *Server) applyBlueprint(c *call) error {
-	if err := checkContentType(c.r); err != nil {
-		return err
-	}
-	b, err := c.body()
+	id, err := c.identifier(views.TypeBlueprints)
 	if err != nil {
 		return err
 	}
-	id, err := jsonapi.DecodeIdentifier(b, views.TypeBlueprints)
-	if err != nil {
-		return err
-	}
-	res, err := s.Svc.ApplyBlueprint(c.r.Context(), c.actor, c.params.ByName("id"), id.ID)
+	res, err := s.Svc.ApplyBlueprint(c.r.Context(), c.actor, c.params.ByName("id"), id)
 	if err != nil {
 		return err
 	}

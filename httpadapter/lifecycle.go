@@ -17,6 +17,7 @@ import (
 func (s *Server) lifecycleActions() map[string]func(c *call) error {
 	return map[string]func(c *call) error{
 		"projects/versions": s.takeVersion,
+		"projects/revert":   s.revert,
 	}
 }
 
@@ -51,6 +52,16 @@ var lifecycleActionDocs = map[string]routeDoc{
 		Description: "Freezes the project's whole scope and its pricing result (docs/lifecycle.md). Optional `meta.name` and `meta.comment`. " +
 			"Answers 201 with the new version, or 200 with the latest version when it already holds this scope (same digest). Needs `projects` manage.",
 		Body: actionMetaBody(), Status: "201", Response: singleDoc(views.TypeProjectVersions)},
+	"projects/revert": {Summary: "Make the project's scope that of one of its versions again",
+		Description: "The body names the version: `{\"data\": {\"type\": \"project-versions\", \"id\": \"7\"}}`. Lines changed since are set back, " +
+			"lines deleted since are recreated with new ids, lines added since are removed, and a new version records it (reason `reverted`). " +
+			"409 unless the project is a draft; 422 for a version of another project. Answers 200 with the project. Needs `projects` manage.",
+		Body: identifierBody(views.TypeProjectVersions), Response: singleDoc(views.TypeProjects)},
+}
+
+func identifierBody(typ string) obj {
+	return obj{"required": true, "content": obj{"application/vnd.api+json": obj{"schema": obj{"type": "object", "required": []any{"data"},
+		"properties": obj{"data": obj{"type": "object", "properties": obj{"type": obj{"type": "string", "enum": []any{typ}}, "id": str()}}}}}}}
 }
 
 var lifecycleReadDocs = map[string]routeDoc{
@@ -101,6 +112,37 @@ func (s *Server) takeVersion(c *call) error {
 	}
 	writeRendered(c.w, c.r, status, c.view.document(res, c.view.prefix+"/"+r.Type+"/"+r.ID, nil, c.q))
 	return nil
+}
+
+// revert serves POST /projects/{id}/revert with the body
+// {"data": {"type": "project-versions", "id": "<id>"}}: 200 with the
+// project.
+func (s *Server) revert(c *call) error {
+	id, err := c.identifier(views.TypeProjectVersions)
+	if err != nil {
+		return err
+	}
+	res, err := s.Svc.Revert(c.r.Context(), c.actor, c.params.ByName("id"), id)
+	if err != nil {
+		return err
+	}
+	return c.respondOne(res)
+}
+
+// identifier reads an action's body that names one record of typ.
+func (c *call) identifier(typ string) (string, error) {
+	if err := checkContentType(c.r); err != nil {
+		return "", err
+	}
+	b, err := c.body()
+	if err != nil {
+		return "", err
+	}
+	id, err := jsonapi.DecodeIdentifier(b, typ)
+	if err != nil {
+		return "", err
+	}
+	return id.ID, nil
 }
 
 // metaString reads an optional string member of an action's meta.

@@ -111,3 +111,37 @@ func TestDocumentRecordsItsVersion(t *testing.T) {
 	pv = md.attr("merge-data").(map[string]any)["project"].(map[string]any)["project_version"].(map[string]any)
 	require.Nil(t, pv["number"], "no version holds the changed scope")
 }
+
+// Ensure POST /projects/{id}/revert: the scope of the version again (200
+// with the project), 422 for another project's version, 400 for a body
+// that names no version, 409 once the project is not a draft, 403 for a
+// role that cannot manage projects.
+func TestRevertHTTP(t *testing.T) {
+	e := mustEnv(t)
+	tok := e.admin()
+	pid := e.demoProject()
+	base := "/acme/v1/projects/" + pid
+	r := e.req(http.MethodPost, base+"/versions", tok, "")
+	require.Equal(t, http.StatusCreated, r.Status)
+	vid := r.data()["id"].(string)
+	revenue := e.get(base, tok).attr("contract-revenue")
+	e.patch(base, tok, "projects", pid, `{"revenue-adjustment":"500"}`)
+	require.NotEqual(t, revenue, e.get(base, tok).attr("contract-revenue"))
+	require.Equal(t, http.StatusCreated, e.req(http.MethodPost, base+"/versions", tok, "").Status)
+
+	body := `{"data":{"type":"project-versions","id":"` + vid + `"}}`
+	require.Equal(t, http.StatusForbidden, e.req(http.MethodPost, base+"/revert", e.token("acme", "ro@acme.test", "Read Only"), body).Status)
+	r = e.req(http.MethodPost, base+"/revert", tok, body)
+	require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
+	require.Equal(t, "projects", r.data()["type"])
+	require.Equal(t, revenue, r.attr("contract-revenue"))
+	versions := e.get(base+"/versions", tok).list()
+	last := versions[len(versions)-1]["attributes"].(map[string]any)
+	require.Equal(t, "reverted", last["reason"])
+	require.Equal(t, e.get("/acme/v1/project-versions/"+vid, tok).attr("digest"), last["digest"], "the scope of the version again")
+
+	assertError(t, e.req(http.MethodPost, base+"/revert", tok, `{"data":{"type":"project-versions","id":"999"}}`), http.StatusUnprocessableEntity, "/data/id")
+	require.Equal(t, http.StatusBadRequest, e.req(http.MethodPost, base+"/revert", tok, `{"meta":{}}`).Status)
+	require.Equal(t, http.StatusOK, e.req(http.MethodPost, base+"/submit", tok, "").Status)
+	require.Equal(t, http.StatusConflict, e.req(http.MethodPost, base+"/revert", tok, body).Status)
+}

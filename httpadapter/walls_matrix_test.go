@@ -254,6 +254,8 @@ func requestFor(method, typ, id, tail string, ids map[string]string) wallsReques
 	switch {
 	case method == http.MethodPost && tail == "/apply-blueprint":
 		rq.body = `{"data":{"type":"blueprints","id":"` + ids["blueprints"] + `"}}`
+	case method == http.MethodPost && tail == "/revert":
+		rq.body = `{"data":{"type":"project-versions","id":"` + ids["project-versions"] + `"}}`
 	case method == http.MethodPost && tail != "":
 		rq.body = `{"meta":{}}`
 	case method == http.MethodPut:

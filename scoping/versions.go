@@ -341,3 +341,73 @@ func diffEnd(v *engine.Record, currency string) DiffEnd {
 	e.Number, e.Name, e.Digest = &n, v.Str(views.NameName), v.Str(views.NameDigest)
 	return e
 }
+
+// Revert makes the project's scope that of one of its versions again:
+// its attributes and lines as the version froze them, lines deleted since
+// recreated (with new ids), lines added since removed; a new version
+// records it (reason reverted). Only a project being built (draft) can be
+// reverted.
+//
+// Errors: EFORBIDDEN without projects manage; ENOTFOUND for a project
+// missing or outside the actor's visibility; EINVALID (field /data/id)
+// for a version that is not the project's; ECONFLICT for a project that is
+// not a draft.
+func (s *Service) Revert(ctx context.Context, a *engine.Actor, projectID, versionID string) (*engine.Result, error) {
+	return s.recordAction(ctx, a, "projects", true, views.TypeProjects, projectID, func(c *engine.Call, proj *engine.Record) error {
+		if st := proj.Str(views.NameStatus); st != "draft" {
+			return scopekit.Errorf(scopekit.ECONFLICT, "only a project being built (draft) can be reverted; this one is %s", st)
+		}
+		v, err := c.Get(views.TypeProjectVersions, versionID)
+		if err != nil || v.Rel(views.NameProject) != proj.ID {
+			return engine.Invalid("/data/id", "project-versions %s is not a version of projects %s", versionID, proj.ID)
+		}
+		blob, err := c.Tx.Blob(v.AccountID, BlobVersionSnapshot, v.ID)
+		if err != nil {
+			return err
+		}
+		stored, err := readSnapshot(blob, v.Str(views.NameDigest))
+		if err != nil {
+			return err
+		}
+		lines, err := frozenLines(stored)
+		if err != nil {
+			return err
+		}
+		existing, err := scopeRecords(c, proj.ID)
+		if err != nil {
+			return err
+		}
+		if _, err := applyScope(c, scopeTarget{projectID: proj.ID, existing: existing}, lines); err != nil {
+			return err
+		}
+		def := mustLookup(s.Schema(), views.TypeProjects)
+		present, err := catalogPresent(c, map[string][]*snapLine{views.TypeProjects: {&stored.Project}})
+		if err != nil {
+			return err
+		}
+		setScopeFields(def, proj, &stored.Project, func(rd *engine.RelDef, id string) string {
+			if present[rd.Type][id] {
+				return id
+			}
+			return ""
+		})
+		if err := c.Tx.Replace(proj); err != nil {
+			return err
+		}
+		versionAtCommit(c, proj.ID, VersionReverted)
+		return nil
+	})
+}
+
+// scopeRecords reads the project's own lines, by type and id.
+func scopeRecords(c *engine.Call, projectID string) (map[string]map[string]*engine.Record, error) {
+	out := map[string]map[string]*engine.Record{}
+	for _, typ := range projectInputTypes {
+		recs, err := c.Find(typ, engine.Eq(views.NameProject, projectID))
+		if err != nil {
+			return nil, err
+		}
+		out[typ] = byID(recs)
+	}
+	return out, nil
+}

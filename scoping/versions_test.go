@@ -112,3 +112,76 @@ func TestVersionsAtSubmitAndRescope(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, versions(t, svc, a, pid), 2)
 }
+
+// Ensure a revert gives the project the version's scope again: changed
+// lines and attributes as they were, deleted lines recreated (with new
+// ids, their subservices under them), added lines removed, the same price
+// to the cent, and a new version (reverted); only a draft reverts, and
+// only to a version of its own.
+func TestRevert(t *testing.T) {
+	ctx := context.Background()
+	svc, a, pid := seededProject(t)
+	res, _, err := svc.TakeVersion(ctx, a, pid, "before", "")
+	require.NoError(t, err)
+	v := res.Records[0]
+	before, err := svc.Pricing(ctx, a, pid)
+	require.NoError(t, err)
+
+	list := func(typ string) []*engine.Record {
+		r, err := svc.List(ctx, a, typ, engine.ListParams{Filters: map[string]string{"project": pid}}, engine.Options{})
+		require.NoError(t, err)
+		return r.Records
+	}
+	services := list("project-services")
+	require.Len(t, services, 2)
+	withSubs := services[0]
+	require.Len(t, list("project-subservices"), 2)
+	require.NoError(t, svc.Delete(ctx, a, "project-services", withSubs.ID, engine.Options{}))
+	_, err = svc.Update(ctx, a, "project-services", services[1].ID, &engine.Input{Attrs: attrs("quantity", `"9"`, "name", `"Renamed"`)}, engine.Options{})
+	require.NoError(t, err)
+	_, err = svc.Create(ctx, a, "project-expenses", &engine.Input{Attrs: attrs("description", `"Hotel"`, "rate", `"100"`),
+		Rels: map[string]engine.RelInput{"project": rel("projects", pid)}}, engine.Options{})
+	require.NoError(t, err)
+	_, err = svc.Update(ctx, a, "projects", pid, &engine.Input{Attrs: attrs("project-name", `"Other name"`, "revenue-adjustment", `"0"`)}, engine.Options{})
+	require.NoError(t, err)
+
+	out, err := svc.Revert(ctx, a, pid, v.ID)
+	require.NoError(t, err)
+	require.Equal(t, "Globex firewall refresh", out.Records[0].Str("project-name"))
+	require.Equal(t, before.TotalContractValue.String(), out.Records[0].Str("contract-revenue"))
+	after, err := svc.Pricing(ctx, a, pid)
+	require.NoError(t, err)
+	require.Equal(t, before.TotalContractValue.String(), after.TotalContractValue.String())
+	require.Equal(t, before.TotalContractCost.String(), after.TotalContractCost.String())
+	byName := map[string]*engine.Record{}
+	for _, s := range list("project-services") {
+		byName[s.Str("name")] = s
+	}
+	require.Len(t, byName, 2)
+	require.Equal(t, services[1].ID, byName["Firewall deployment"].ID, "a changed line keeps its id")
+	require.Equal(t, "1", byName["Firewall deployment"].Str("quantity"))
+	recreated := byName[withSubs.Str("name")]
+	require.NotEqual(t, withSubs.ID, recreated.ID, "a deleted line comes back with a new id")
+	require.Equal(t, withSubs.Str("quantity"), recreated.Str("quantity"))
+	subs := list("project-subservices")
+	require.Len(t, subs, 2)
+	for _, s := range subs {
+		require.Equal(t, recreated.ID, s.Rel("project-service"), "subservices hang under the recreated service")
+	}
+	require.Len(t, list("project-expenses"), 2, "the hotel added since is gone")
+
+	vs := versions(t, svc, a, pid)
+	last := vs[len(vs)-1]
+	require.Equal(t, scoping.VersionReverted, last.Str("reason"))
+	d, err := svc.DiffVersions(ctx, a, pid, "2", scoping.Current)
+	require.NoError(t, err)
+	require.Equal(t, "0.00", d.Total.Delta.Revenue)
+	require.Empty(t, d.Project)
+
+	_, err = svc.Revert(ctx, a, pid, "999")
+	require.Equal(t, scopekit.EINVALID, scopekit.ErrorCode(err))
+	_, err = svc.Submit(ctx, a, pid)
+	require.NoError(t, err)
+	_, err = svc.Revert(ctx, a, pid, v.ID)
+	require.Equal(t, scopekit.ECONFLICT, scopekit.ErrorCode(err), "an approved project is not reverted")
+}
