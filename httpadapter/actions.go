@@ -39,8 +39,8 @@ func (s *Server) actions() map[string]func(c *call) error {
 var actionDocs = map[string]routeDoc{
 	"projects/apply-blueprint": {Summary: "Add a blueprint's services to the project",
 		Description: "Copies each service of the blueprint with its subservices, priced from the project's rate table. Answers the created project services.",
-		Body:     identifierBody(views.TypeBlueprints),
-		Response: listDoc(views.TypeProjectServices)},
+		Body:        identifierBody(views.TypeBlueprints),
+		Response:    listDoc(views.TypeProjectServices)},
 	"projects/submit": {Summary: "Submit a draft project for approval",
 		Description: "Creates the approval steps of the applicable levels (docs/approval.md); a project no level applies to is approved at once. 409 unless the project is a draft.",
 		Body:        actionMetaBody(), Response: singleDoc(views.TypeProjects)},

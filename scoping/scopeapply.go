@@ -168,4 +168,3 @@ func catalogPresent(c *engine.Call, lines map[string][]*snapLine) (map[string]ma
 	}
 	return out, nil
 }
-
