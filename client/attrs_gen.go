@@ -16,6 +16,7 @@ const (
 	TypeApprovedSubservices     = "approved-subservices"
 	TypeBlueprintItems          = "blueprint-items"
 	TypeBlueprints              = "blueprints"
+	TypeChangeOrders            = "change-orders"
 	TypeClients                 = "clients"
 	TypeCurrencies              = "currencies"
 	TypeDocumentTemplates       = "document-templates"
@@ -60,6 +61,8 @@ const (
 // The attribute and relationship names of the served types, for writes
 // (Write.Attributes, Write.Relationships) and reads of Resource.
 const (
+	NameAcceptedAt              = "accepted-at"
+	NameAcceptedVersion         = "accepted-version"
 	NameActive                  = "active"
 	NameActualHours             = "actual-hours"
 	NameAddress                 = "address"
@@ -68,17 +71,21 @@ const (
 	NameApprovalRequirements    = "approval-requirements"
 	NameApprovalStage           = "approval-stage"
 	NameApprovalStep            = "approval-step"
+	NameApprovalSteps           = "approval-steps"
 	NameApprovedAt              = "approved-at"
 	NameApprovedBy              = "approved-by"
 	NameApprovedService         = "approved-service"
 	NameApprovedSubservices     = "approved-subservices"
 	NameApprovers               = "approvers"
 	NameAttempt                 = "attempt"
+	NameBaseVersion             = "base-version"
 	NameBlueprint               = "blueprint"
 	NameBlueprintItems          = "blueprint-items"
 	NameBody                    = "body"
 	NameBuiltin                 = "builtin"
 	NameCalculationType         = "calculation-type"
+	NameChangeOrder             = "change-order"
+	NameChangeOrders            = "change-orders"
 	NameCity                    = "city"
 	NameClient                  = "client"
 	NameClientID                = "client-id"
@@ -104,6 +111,11 @@ const (
 	NameCustomHours             = "custom-hours"
 	NameDefault                 = "default"
 	NameDefaultRole             = "default-role"
+	NameDeltaCost               = "delta-cost"
+	NameDeltaHours              = "delta-hours"
+	NameDeltaMargin             = "delta-margin"
+	NameDeltaProfit             = "delta-profit"
+	NameDeltaRevenue            = "delta-revenue"
 	NameDescription             = "description"
 	NameDestinationURL          = "destination-url"
 	NameDigest                  = "digest"
@@ -331,6 +343,33 @@ type BlueprintAttributes struct {
 	CreatedAt   *time.Time `json:"created-at"` // computed: read-only
 	UpdatedAt   *time.Time `json:"updated-at"` // computed: read-only
 	Active      bool       `json:"active"`
+}
+
+// ChangeOrderAttributes are the attributes of a record of type change-orders.
+type ChangeOrderAttributes struct {
+	Title             string     `json:"title"`
+	Reason            string     `json:"reason"`
+	RevenueAdjustment string     `json:"revenue-adjustment"`
+	CostAdjustment    string     `json:"cost-adjustment"`
+	Number            int64      `json:"number"`           // computed: read-only
+	Status            string     `json:"status"`           // computed: read-only
+	Currency          string     `json:"currency"`         // computed: read-only
+	TotalHours        string     `json:"total-hours"`      // computed: read-only
+	ContractRevenue   string     `json:"contract-revenue"` // computed: read-only
+	ContractCost      string     `json:"contract-cost"`    // computed: read-only
+	ContractProfit    string     `json:"contract-profit"`  // computed: read-only
+	ContractMargin    string     `json:"contract-margin"`  // computed: read-only
+	DeltaRevenue      string     `json:"delta-revenue"`    // computed: read-only
+	DeltaCost         string     `json:"delta-cost"`       // computed: read-only
+	DeltaProfit       string     `json:"delta-profit"`     // computed: read-only
+	DeltaMargin       string     `json:"delta-margin"`     // computed: read-only
+	DeltaHours        string     `json:"delta-hours"`      // computed: read-only
+	SubmittedAt       *time.Time `json:"submitted-at"`     // computed: read-only
+	ApprovedAt        *time.Time `json:"approved-at"`      // computed: read-only
+	AcceptedAt        *time.Time `json:"accepted-at"`      // computed: read-only
+	ApprovalStage     string     `json:"approval-stage"`   // computed: read-only
+	CreatedAt         *time.Time `json:"created-at"`       // computed: read-only
+	UpdatedAt         *time.Time `json:"updated-at"`       // computed: read-only
 }
 
 // ClientAttributes are the attributes of a record of type clients.

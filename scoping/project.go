@@ -42,6 +42,7 @@ func declareProjects(s *engine.Schema) {
 			inverse("project-products", "project-products", "project"),
 			inverse("project-documents", "project-documents", "project"),
 			inverse("project-versions", "project-versions", "project"),
+			inverse("change-orders", "change-orders", "project"),
 		},
 		Filters: with(with(with(with(with(with(with(with(
 			eq("status", "client", "line-of-business", "sales-executive", "presales-engineer"),
@@ -159,8 +160,9 @@ func declareProjects(s *engine.Schema) {
 			engine.AttrDef{Name: "legacy", Kind: engine.KindBool}, engine.AttrDef{Name: "completed-at", Kind: engine.KindTime}, text("comment")),
 		Rels: []engine.RelDef{owner("project", "projects"), to1("approval-level", "approval-levels"),
 			inverse("approval-requirements", "approval-requirements", "approval-step"),
-			{Name: "required-approvers", Type: "users", ToMany: true, ReadOnly: true}},
-		Filters: eq("project", "status")})
+			{Name: "required-approvers", Type: "users", ToMany: true, ReadOnly: true},
+			{Name: "change-order", Type: "change-orders", ReadOnly: true, Cascade: true}},
+		Filters: eq("project", "status", "change-order")})
 	register(s, &engine.TypeDef{Name: "approval-requirements", Guard: "projects", ScopeRel: "project", ReadOnly: true,
 		Attrs: computed(enum("status", "pending", "pending", "signed", "downgraded"), engine.AttrDef{Name: "signed-at", Kind: engine.KindTime}),
 		Rels: []engine.RelDef{owner("approval-step", "approval-steps"), to1("user", "users"),
@@ -280,14 +282,14 @@ func addRequiredGovernance(_ context.Context, c *engine.Call, rec, old *engine.R
 			pg.SetRel(views.NameServiceCategory, sc)
 		}
 		if r := g.Rel(views.NameResource); r != "" {
-			id, err := ensureProjectResource(c, rec.ID, r)
+			id, err := ensureProjectResource(c, lineScope{project: rec.ID}, r)
 			if err != nil {
 				return err
 			}
 			pg.SetRel(views.NameProjectResource, id)
 		}
 		if ph := g.Rel(views.NamePhase); ph != "" {
-			id, err := ensureProjectPhase(c, rec.ID, ph)
+			id, err := ensureProjectPhase(c, lineScope{project: rec.ID}, ph)
 			if err != nil {
 				return err
 			}

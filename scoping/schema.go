@@ -1,6 +1,7 @@
 package scoping
 
 import (
+	"slices"
 	"sync"
 
 	"github.com/scopekit/scopekit/engine"
@@ -11,6 +12,7 @@ import (
 // of each area of the domain; NewSchema calls them in this order.
 var declarations = []func(*engine.Schema){
 	declareAccounts,
+	declareChangeOrders,
 	declareCatalog,
 	declareDocuments,
 	declareDomains,
@@ -72,6 +74,9 @@ var sortedByDefault = map[string]bool{views.NameName: true, views.NamePosition: 
 func register(s *engine.Schema, t *engine.TypeDef) *engine.TypeDef {
 	if _, priced := figureAttrs[t.Name]; priced {
 		t.Reread = true
+	}
+	if slices.Contains(projectInputTypes, t.Name) {
+		scopeLine(t) // changeorders.go
 	}
 	for i := range t.Attrs {
 		if sortedByDefault[t.Attrs[i].Name] {

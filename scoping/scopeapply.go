@@ -18,6 +18,10 @@ import (
 // scopeTarget says where a frozen scope goes.
 type scopeTarget struct {
 	projectID string
+	// changeOrder is the change order whose copy receives the lines ("":
+	// the project's own lines); a line it gets anew keeps the identity it
+	// stands for as its origin.
+	changeOrder string
 	// existing are the records already there, by type and by the identity
 	// of the frozen line they stand for.
 	existing map[string]map[string]*engine.Record
@@ -70,6 +74,10 @@ func applyScope(c *engine.Call, t scopeTarget, lines map[string][]*snapLine) (ma
 				return ""
 			})
 			rec.SetRel(views.NameProject, t.projectID)
+			rec.SetRel(views.NameChangeOrder, t.changeOrder)
+			if t.changeOrder != "" && isNew {
+				rec.Attrs[attrOrigin] = l.ID
+			}
 			if isNew {
 				err = c.Tx.Insert(rec)
 			} else {

@@ -399,11 +399,12 @@ func (s *Service) Revert(ctx context.Context, a *engine.Actor, projectID, versio
 	})
 }
 
-// scopeRecords reads the project's own lines, by type and id.
+// scopeRecords reads the project's own lines (not its change orders'),
+// by type and id.
 func scopeRecords(c *engine.Call, projectID string) (map[string]map[string]*engine.Record, error) {
 	out := map[string]map[string]*engine.Record{}
 	for _, typ := range projectInputTypes {
-		recs, err := c.Find(typ, engine.Eq(views.NameProject, projectID))
+		recs, err := c.Find(typ, lineScope{project: projectID}.where()...)
 		if err != nil {
 			return nil, err
 		}

@@ -58,8 +58,9 @@ var notScope = map[string][]string{
 }
 
 // notScopeRels are relationships that a frozen line does not keep: its
-// project is the version's.
-var notScopeRels = []string{views.NameProject}
+// project is the version's, and a change order's copy is told apart by
+// identity (changeorders.go).
+var notScopeRels = []string{views.NameProject, views.NameChangeOrder}
 
 // appendLine appends rec as a frozen line in canonical JSON: its id
 // first, then attributes, relationships and figures, each by name. id

@@ -48,6 +48,7 @@ func (v ApprovalStep) Comment() string             { return v.Str(NameComment) }
 func (v ApprovalStep) Project() string             { return v.Rel(NameProject) }
 func (v ApprovalStep) ApprovalLevel() string       { return v.Rel(NameApprovalLevel) }
 func (v ApprovalStep) RequiredApprovers() []string { return v.Rels[NameRequiredApprovers] }
+func (v ApprovalStep) ChangeOrder() string         { return v.Rel(NameChangeOrder) }
 
 // ApprovedService is a typed view of a record of type approved-services.
 type ApprovedService struct{ *engine.Record }
@@ -96,6 +97,34 @@ type Blueprint struct{ *engine.Record }
 
 func (v Blueprint) Name() string        { return v.Str(NameName) }
 func (v Blueprint) Description() string { return v.Str(NameDescription) }
+
+// ChangeOrder is a typed view of a record of type change-orders.
+type ChangeOrder struct{ *engine.Record }
+
+func (v ChangeOrder) Title() string                      { return v.Str(NameTitle) }
+func (v ChangeOrder) Reason() string                     { return v.Str(NameReason) }
+func (v ChangeOrder) RevenueAdjustment() decimal.Decimal { return v.Dec(NameRevenueAdjustment) }
+func (v ChangeOrder) CostAdjustment() decimal.Decimal    { return v.Dec(NameCostAdjustment) }
+func (v ChangeOrder) Number() int64                      { return v.Int(NameNumber) }
+func (v ChangeOrder) Status() string                     { return v.Str(NameStatus) }
+func (v ChangeOrder) Currency() string                   { return v.Str(NameCurrency) }
+func (v ChangeOrder) TotalHours() decimal.Decimal        { return v.Dec(NameTotalHours) }
+func (v ChangeOrder) ContractRevenue() decimal.Decimal   { return v.Dec(NameContractRevenue) }
+func (v ChangeOrder) ContractCost() decimal.Decimal      { return v.Dec(NameContractCost) }
+func (v ChangeOrder) ContractProfit() decimal.Decimal    { return v.Dec(NameContractProfit) }
+func (v ChangeOrder) ContractMargin() decimal.Decimal    { return v.Dec(NameContractMargin) }
+func (v ChangeOrder) DeltaRevenue() decimal.Decimal      { return v.Dec(NameDeltaRevenue) }
+func (v ChangeOrder) DeltaCost() decimal.Decimal         { return v.Dec(NameDeltaCost) }
+func (v ChangeOrder) DeltaProfit() decimal.Decimal       { return v.Dec(NameDeltaProfit) }
+func (v ChangeOrder) DeltaMargin() decimal.Decimal       { return v.Dec(NameDeltaMargin) }
+func (v ChangeOrder) DeltaHours() decimal.Decimal        { return v.Dec(NameDeltaHours) }
+func (v ChangeOrder) SubmittedAt() string                { return v.Str(NameSubmittedAt) }
+func (v ChangeOrder) ApprovedAt() string                 { return v.Str(NameApprovedAt) }
+func (v ChangeOrder) AcceptedAt() string                 { return v.Str(NameAcceptedAt) }
+func (v ChangeOrder) ApprovalStage() string              { return v.Str(NameApprovalStage) }
+func (v ChangeOrder) Project() string                    { return v.Rel(NameProject) }
+func (v ChangeOrder) BaseVersion() string                { return v.Rel(NameBaseVersion) }
+func (v ChangeOrder) AcceptedVersion() string            { return v.Rel(NameAcceptedVersion) }
 
 // Client is a typed view of a record of type clients.
 type Client struct{ *engine.Record }
@@ -266,6 +295,7 @@ func (v ProjectExpense) Project() string           { return v.Rel(NameProject) }
 func (v ProjectExpense) ExpenseCategory() string   { return v.Rel(NameExpenseCategory) }
 func (v ProjectExpense) ProjectPhase() string      { return v.Rel(NameProjectPhase) }
 func (v ProjectExpense) ProjectService() string    { return v.Rel(NameProjectService) }
+func (v ProjectExpense) ChangeOrder() string       { return v.Rel(NameChangeOrder) }
 
 // ProjectGovernance is a typed view of a record of type project-governances.
 type ProjectGovernance struct{ *engine.Record }
@@ -286,18 +316,20 @@ func (v ProjectGovernance) Governance() string          { return v.Rel(NameGover
 func (v ProjectGovernance) ProjectResource() string     { return v.Rel(NameProjectResource) }
 func (v ProjectGovernance) ProjectPhase() string        { return v.Rel(NameProjectPhase) }
 func (v ProjectGovernance) ServiceCategory() string     { return v.Rel(NameServiceCategory) }
+func (v ProjectGovernance) ChangeOrder() string         { return v.Rel(NameChangeOrder) }
 
 // ProjectLocation is a typed view of a record of type project-locations.
 type ProjectLocation struct{ *engine.Record }
 
-func (v ProjectLocation) Name() string       { return v.Str(NameName) }
-func (v ProjectLocation) Address() string    { return v.Str(NameAddress) }
-func (v ProjectLocation) City() string       { return v.Str(NameCity) }
-func (v ProjectLocation) Region() string     { return v.Str(NameRegion) }
-func (v ProjectLocation) Country() string    { return v.Str(NameCountry) }
-func (v ProjectLocation) PostalCode() string { return v.Str(NamePostalCode) }
-func (v ProjectLocation) Remote() bool       { return v.Bool(NameRemote) }
-func (v ProjectLocation) Project() string    { return v.Rel(NameProject) }
+func (v ProjectLocation) Name() string        { return v.Str(NameName) }
+func (v ProjectLocation) Address() string     { return v.Str(NameAddress) }
+func (v ProjectLocation) City() string        { return v.Str(NameCity) }
+func (v ProjectLocation) Region() string      { return v.Str(NameRegion) }
+func (v ProjectLocation) Country() string     { return v.Str(NameCountry) }
+func (v ProjectLocation) PostalCode() string  { return v.Str(NamePostalCode) }
+func (v ProjectLocation) Remote() bool        { return v.Bool(NameRemote) }
+func (v ProjectLocation) Project() string     { return v.Rel(NameProject) }
+func (v ProjectLocation) ChangeOrder() string { return v.Rel(NameChangeOrder) }
 
 // ProjectPhase is a typed view of a record of type project-phases.
 type ProjectPhase struct{ *engine.Record }
@@ -307,6 +339,7 @@ func (v ProjectPhase) Position() int64     { return v.Int(NamePosition) }
 func (v ProjectPhase) SowLanguage() string { return v.Str(NameSowLanguage) }
 func (v ProjectPhase) Project() string     { return v.Rel(NameProject) }
 func (v ProjectPhase) Phase() string       { return v.Rel(NamePhase) }
+func (v ProjectPhase) ChangeOrder() string { return v.Rel(NameChangeOrder) }
 
 // ProjectProduct is a typed view of a record of type project-products.
 type ProjectProduct struct{ *engine.Record }
@@ -321,6 +354,7 @@ func (v ProjectProduct) Cost() decimal.Decimal      { return v.Dec(NameCost) }
 func (v ProjectProduct) Profit() decimal.Decimal    { return v.Dec(NameProfit) }
 func (v ProjectProduct) Project() string            { return v.Rel(NameProject) }
 func (v ProjectProduct) Product() string            { return v.Rel(NameProduct) }
+func (v ProjectProduct) ChangeOrder() string        { return v.Rel(NameChangeOrder) }
 
 // ProjectResource is a typed view of a record of type project-resources.
 type ProjectResource struct{ *engine.Record }
@@ -336,6 +370,7 @@ func (v ProjectResource) Cost() decimal.Decimal       { return v.Dec(NameCost) }
 func (v ProjectResource) Project() string             { return v.Rel(NameProject) }
 func (v ProjectResource) Resource() string            { return v.Rel(NameResource) }
 func (v ProjectResource) LineOfBusiness() string      { return v.Rel(NameLineOfBusiness) }
+func (v ProjectResource) ChangeOrder() string         { return v.Rel(NameChangeOrder) }
 
 // ProjectService is a typed view of a record of type project-services.
 type ProjectService struct{ *engine.Record }
@@ -362,6 +397,7 @@ func (v ProjectService) ProjectLocation() string        { return v.Rel(NameProje
 func (v ProjectService) ProjectResource() string        { return v.Rel(NameProjectResource) }
 func (v ProjectService) LineOfBusiness() string         { return v.Rel(NameLineOfBusiness) }
 func (v ProjectService) ServiceCategory() string        { return v.Rel(NameServiceCategory) }
+func (v ProjectService) ChangeOrder() string            { return v.Rel(NameChangeOrder) }
 
 // ProjectSubservice is a typed view of a record of type project-subservices.
 type ProjectSubservice struct{ *engine.Record }
@@ -379,6 +415,7 @@ func (v ProjectSubservice) ProjectService() string         { return v.Rel(NamePr
 func (v ProjectSubservice) Subservice() string             { return v.Rel(NameSubservice) }
 func (v ProjectSubservice) ProjectResource() string        { return v.Rel(NameProjectResource) }
 func (v ProjectSubservice) Project() string                { return v.Rel(NameProject) }
+func (v ProjectSubservice) ChangeOrder() string            { return v.Rel(NameChangeOrder) }
 
 // ProjectTeammate is a typed view of a record of type project-teammates.
 type ProjectTeammate struct{ *engine.Record }
