@@ -16,14 +16,19 @@ import (
 
 func (s *Server) lifecycleActions() map[string]func(c *call) error {
 	return map[string]func(c *call) error{
-		"projects/versions": s.takeVersion,
-		"projects/revert":   s.revert,
+		"projects/versions":    s.takeVersion,
+		"projects/revert":      s.revert,
+		"change-orders/submit": s.changeOrderAction("submit"),
+		"change-orders/cancel": s.changeOrderAction("cancel"),
+		"change-orders/accept": s.changeOrderAction("accept"),
+		"change-orders/rebase": s.changeOrderAction("rebase"),
 	}
 }
 
 func (s *Server) lifecycleReads() map[string]func(c *call) error {
 	return map[string]func(c *call) error{
-		"projects/versions": s.projectVersions,
+		"projects/versions":    s.projectVersions,
+		"change-orders/deltas": s.changeOrderDeltas,
 	}
 }
 
@@ -57,6 +62,21 @@ var lifecycleActionDocs = map[string]routeDoc{
 			"lines deleted since are recreated with new ids, lines added since are removed, and a new version records it (reason `reverted`). " +
 			"409 unless the project is a draft; 422 for a version of another project. Answers 200 with the project. Needs `projects` manage.",
 		Body: identifierBody(views.TypeProjectVersions), Response: singleDoc(views.TypeProjects)},
+	"change-orders/submit": {Summary: "Submit a draft change order for approval",
+		Description: "The account's approval levels apply as to a project; their conditions also read `delta_revenue`, `delta_cost` and `delta_margin` " +
+			"(the change against the base version). A change order no level applies to is approved at once. 409 unless it is a draft. Needs `projects` manage.",
+		Body: actionMetaBody(), Response: singleDoc(views.TypeChangeOrders)},
+	"change-orders/cancel": {Summary: "Cancel a change order that is not accepted (its pending steps with it)",
+		Body: actionMetaBody(), Response: singleDoc(views.TypeChangeOrders)},
+	"change-orders/accept": {Summary: "Accept an approved change order into its project",
+		Description: "The project's scope becomes the change order's and a version is taken (reason `accepted`, the change order's `accepted-version`). " +
+			"409 unless the change order is approved, and while its base version is not the project's latest (another change order was accepted since: " +
+			"the detail names the newer version; rebase it). Needs `project_approvals` manage; a client accepts through a share link (docs/lifecycle.md).",
+		Body: actionMetaBody(), Response: singleDoc(views.TypeChangeOrders)},
+	"change-orders/rebase": {Summary: "Base a change order on the project's latest version",
+		Description: "Its copy becomes the latest version's scope with the change order's own changes made again (where both changed a line, the change order's wins); " +
+			"it is a draft again, to be submitted anew. 409 for a change order pending approval, accepted or canceled. Needs `projects` manage.",
+		Body: actionMetaBody(), Response: singleDoc(views.TypeChangeOrders)},
 }
 
 func identifierBody(typ string) obj {
@@ -68,6 +88,11 @@ var lifecycleReadDocs = map[string]routeDoc{
 	"projects/versions": {Summary: "The project's versions, oldest first",
 		Description: "The same list as /projects/{id}/project-versions. Needs `projects` view.",
 		Response:    listDoc(views.TypeProjectVersions)},
+	"change-orders/deltas": {Summary: "The change order priced as the difference against its base version",
+		Description: "As a version diff (docs/lifecycle.md): lines added, removed and changed (a line of the copy named by the project line it stands for), " +
+			"each with its price before, after and the delta, per phase, and the contract's totals before, after and changed. " +
+			"One resource of type change-order-deltas. Needs `projects` view.",
+		Response: figuresDoc("change-order-deltas", "from", "to", "currency", "project", "added", "removed", "changed", "phases", "total")},
 }
 
 // deepReadDocs describe the deep reads, keyed as in deepReads, with their
@@ -143,6 +168,31 @@ func (c *call) identifier(typ string) (string, error) {
 		return "", err
 	}
 	return id.ID, nil
+}
+
+// changeOrderAction serves POST /change-orders/{id}/{action}: 200 with
+// the change order.
+func (s *Server) changeOrderAction(action string) func(c *call) error {
+	return func(c *call) error {
+		if _, err := c.actionMeta(); err != nil {
+			return err
+		}
+		res, err := s.Svc.ChangeOrderAction(c.r.Context(), c.actor, c.params.ByName("id"), action)
+		if err != nil {
+			return err
+		}
+		return c.respondOne(res)
+	}
+}
+
+// changeOrderDeltas serves GET /change-orders/{id}/deltas.
+func (s *Server) changeOrderDeltas(c *call) error {
+	id := c.params.ByName("id")
+	d, err := s.Svc.ChangeOrderDeltas(c.r.Context(), c.actor, id)
+	if err != nil {
+		return err
+	}
+	return c.figures("change-order-deltas", id, "/change-orders/"+id+"/deltas", d)
 }
 
 // metaString reads an optional string member of an action's meta.

@@ -59,6 +59,12 @@ func seedGlobex(t *testing.T, e *testEnv) map[string]string {
 	e.seed("globex", "users", `{"name":"`+wallsMarker+` user","email":"marker@globex.test"}`)
 	r := e.req(http.MethodPost, "/globex/v1/projects/"+seeded.ProjectID+"/submit", tok, "")
 	require.Contains(t, []int{http.StatusOK, http.StatusCreated}, r.Status, "%s", r.Body)
+	// a won project with a change order (docs/lifecycle.md)
+	won := e.create("/globex/v1/projects", tok, "projects", `{"project-name":"`+wallsMarker+` won"}`, "client", "clients", seeded.ClientID)
+	for _, st := range []string{"approved", "won"} {
+		e.patch("/globex/v1/projects/"+won, tok, "projects", won, `{"status":"`+st+`"}`)
+	}
+	e.create("/globex/v1/change-orders", tok, "change-orders", `{"title":"`+wallsMarker+` change"}`, "project", "projects", won)
 
 	ids := map[string]string{}
 	for _, def := range e.svc.Schema().Types() {
