@@ -109,8 +109,9 @@ func New(svc *scoping.Service) *Pool {
 }
 
 // Config returns the scoping configuration that validates templates with
-// package documents, gives every account the built-in Standard SOW and
-// Standard proposal and wakes this pool when a document is queued.
+// package documents, gives every account the built-in Standard SOW,
+// Standard proposal and Standard change order and wakes this pool when a
+// document is queued.
 func (p *Pool) Config() scoping.DocumentConfig {
 	return scoping.DocumentConfig{
 		Tags:            documents.TagsFormat,
@@ -119,7 +120,8 @@ func (p *Pool) Config() scoping.DocumentConfig {
 		Builtins: []scoping.BuiltinTemplate{{Name: documents.StandardSOWName, Filename: "Standard SOW.docx",
 			File: documents.StandardSOW()},
 			{Name: documents.StandardProposalName, Format: documents.FormatPPTX, Filename: "Standard proposal.pptx",
-				File: documents.StandardProposal()}},
+				File: documents.StandardProposal()},
+			{Name: documents.StandardChangeOrderName, Filename: "Standard change order.docx", File: documents.StandardChangeOrder()}},
 		Notify: p.Notify,
 	}
 }
@@ -357,7 +359,7 @@ func (p *Pool) Generate(ctx context.Context, job *scoping.DocumentJob) (out *sco
 	name := snap.Project.ProjectName()
 	out.Version = snap.Version
 	switch dt := doc.DocumentType(); dt {
-	case scoping.DocumentSOW:
+	case scoping.DocumentSOW, scoping.DocumentChangeOrder:
 		if len(job.Template) == 0 {
 			out.Failure = "the document template has no file"
 			return out
@@ -377,7 +379,11 @@ func (p *Pool) Generate(ctx context.Context, job *scoping.DocumentJob) (out *sco
 			return out
 		}
 		out.File, out.ContentType = file, documents.ContentType(format)
-		out.Filename = scoping.DocumentFilename(name, "SOW", format)
+		what := "SOW"
+		if co := snap.ChangeOrder; co != nil {
+			what = fmt.Sprintf("Change order %d", co.Number())
+		}
+		out.Filename = scoping.DocumentFilename(name, what, format)
 		if doc.GeneratePdf() {
 			out.PDF, out.Failure = p.pdf(ctx, file, strings.ToUpper(format))
 		}

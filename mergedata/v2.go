@@ -17,6 +17,7 @@ type V2 struct {
 	ProjectPricing ProjectPricing `json:"project_pricing"`
 	Delivery       Delivery       `json:"delivery"`
 	GeneralTerms   []Term         `json:"general_terms"` // the account's, by position
+	ChangeOrder    *ChangeOrder   `json:"change_order"`  // the change order a document is made for (changeorder.go)
 }
 
 // Term is one of the account's general terms: a clause every statement of
@@ -143,6 +144,7 @@ func BuildV2(snap *views.Snapshot, now time.Time) *V2 {
 		},
 		Delivery:     deliveryOf(snap),
 		GeneralTerms: termsOf(snap),
+		ChangeOrder:  changeOrderOf(snap),
 	}
 }
 

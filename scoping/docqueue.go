@@ -79,7 +79,7 @@ func (s *Service) ClaimDocument(ctx context.Context, lease time.Duration) (*Docu
 			return err
 		}
 		job = &DocumentJob{Document: doc.Clone(), Account: acct, Claim: claim}
-		if tid := doc.Rel(views.NameDocumentTemplate); tid != "" && doc.Str(views.NameDocumentType) == DocumentSOW {
+		if tid := doc.Rel(views.NameDocumentTemplate); tid != "" && templated(doc.Str(views.NameDocumentType)) {
 			if t, terr := c.Tx.Get(views.TypeDocumentTemplates, doc.AccountID, tid); terr == nil {
 				job.TemplateFormat = templateFormat(t)
 			}
@@ -117,6 +117,11 @@ func (s *Service) JobSnapshot(ctx context.Context, job *DocumentJob) (*views.Sna
 	a := &engine.Actor{UserID: doc.RequestedBy(), Account: job.Account, AllScopes: true}
 	var snap *views.Snapshot
 	_, err := s.write(ctx, a, func(c *engine.Call) error {
+		if co := doc.ChangeOrder(); co != "" {
+			var err error
+			snap, err = changeOrderSnapshot(c, co)
+			return err
+		}
 		proj, err := c.Get(views.TypeProjects, doc.Project())
 		if err != nil {
 			return err

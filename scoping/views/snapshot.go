@@ -50,8 +50,13 @@ type Snapshot struct {
 	// run.
 	Delivery *pricing.Delivery
 	// Version is the version that holds this scope (its digest is the
-	// scope's), nil when no version does.
+	// scope's), nil when no version does; for a change order's scope, its
+	// base version.
 	Version *ProjectVersion
+	// ChangeOrder is set for a change order's scope: the change order,
+	// and its deltas from its base version.
+	ChangeOrder     *ChangeOrder
+	ChangeOrderDiff *VersionDiff
 }
 
 // Catalog is the catalog records a snapshot's lines refer to, each type by

@@ -272,6 +272,7 @@ func (v ProjectDocument) Project() string          { return v.Rel(NameProject) }
 func (v ProjectDocument) DocumentTemplate() string { return v.Rel(NameDocumentTemplate) }
 func (v ProjectDocument) RequestedBy() string      { return v.Rel(NameRequestedBy) }
 func (v ProjectDocument) ProjectVersion() string   { return v.Rel(NameProjectVersion) }
+func (v ProjectDocument) ChangeOrder() string      { return v.Rel(NameChangeOrder) }
 
 // ProjectDownloadType is a typed view of a record of type project-download-types.
 type ProjectDownloadType struct{ *engine.Record }
