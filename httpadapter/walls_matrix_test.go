@@ -321,7 +321,8 @@ func TestWallsCrossAccountMatrix(t *testing.T) {
 // mcpIDTypes maps a tool argument named <x>_id to the type of its record.
 var mcpIDTypes = map[string]string{"project": "projects", "document": "project-documents", "service": "services",
 	"blueprint": "blueprints", "client": "clients", "template": "document-templates", "phase": "phases",
-	"line_of_business": "lines-of-business", "level": "approval-levels", "line": "project-services"}
+	"line_of_business": "lines-of-business", "level": "approval-levels", "line": "project-services",
+	"change_order": "change-orders", "version": "project-versions", "acceptance": "acceptances", "acceptance_request": "acceptance-requests"}
 
 // wallsMCP calls every MCP tool and prompt with globex's record ids where
 // it takes an id: each answers a tool error, or nothing of globex.

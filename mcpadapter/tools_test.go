@@ -69,7 +69,7 @@ func TestToolSchemas(t *testing.T) {
 		{mcpadapter.ToolListProjectItems, "type", []any{"documents", "services", "phases", "locations", "governance", "expenses", "products"}},
 		{mcpadapter.ToolListProjectItems, "response_format", []any{"", "concise", "detailed"}},
 		{mcpadapter.ToolGetDocument, "response_format", []any{"", "concise", "detailed"}},
-		{mcpadapter.ToolGenerateDocument, "type", []any{"", "sow", "pricing", "breakdown"}},
+		{mcpadapter.ToolGenerateDocument, "type", []any{"", "sow", "pricing", "breakdown", "change_order"}},
 	} {
 		assert.Equal(t, tc.values, schemas[tc.tool][0].Properties[tc.arg].Enum, "%s %s", tc.tool, tc.arg)
 	}

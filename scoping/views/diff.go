@@ -86,4 +86,3 @@ type ContractFigures struct {
 	PriceFigures
 	Margin string `json:"margin"`
 }
-
