@@ -357,3 +357,45 @@ func onlyProgress(typ string, in *engine.Input) bool {
 	}
 	return len(in.Rels) == 0
 }
+
+// coCopies are the change orders of some scopes, and for each the
+// project record its copy is priced as (the project's, under the scope's
+// id, with the change order's adjustments).
+type coCopies struct{ orders, projects []*engine.Record }
+
+func changeOrderScopes(c *engine.Call, ids []string) (coCopies, error) {
+	var out coCopies
+	orders, err := c.Find(views.TypeChangeOrders, engine.Eq("id", ids...))
+	if err != nil {
+		return out, err
+	}
+	var pids []string
+	for _, o := range orders {
+		pids = append(pids, o.Rel(views.NameProject))
+	}
+	if len(pids) == 0 {
+		return out, nil
+	}
+	projects, err := c.Find(views.TypeProjects, engine.Eq("id", pids...))
+	if err != nil {
+		return out, err
+	}
+	byProj := byID(projects)
+	for _, o := range orders {
+		p := byProj[o.Rel(views.NameProject)]
+		if p == nil {
+			continue
+		}
+		cp := p.Clone()
+		cp.ID = coScope(o.ID)
+		for _, a := range changeOrderInputs {
+			if v, ok := o.Attrs[a]; ok {
+				cp.Attrs[a] = v
+			} else {
+				delete(cp.Attrs, a)
+			}
+		}
+		out.orders, out.projects = append(out.orders, o), append(out.projects, cp)
+	}
+	return out, nil
+}

@@ -228,48 +228,6 @@ func byProject(recs []*engine.Record) map[string][]*engine.Record {
 	return m
 }
 
-// coCopies are the change orders of some scopes, and for each the
-// project record its copy is priced as (the project's, under the scope's
-// id, with the change order's adjustments).
-type coCopies struct{ orders, projects []*engine.Record }
-
-func changeOrderScopes(c *engine.Call, ids []string) (coCopies, error) {
-	var out coCopies
-	orders, err := c.Find(views.TypeChangeOrders, engine.Eq("id", ids...))
-	if err != nil {
-		return out, err
-	}
-	var pids []string
-	for _, o := range orders {
-		pids = append(pids, o.Rel(views.NameProject))
-	}
-	if len(pids) == 0 {
-		return out, nil
-	}
-	projects, err := c.Find(views.TypeProjects, engine.Eq("id", pids...))
-	if err != nil {
-		return out, err
-	}
-	byProj := byID(projects)
-	for _, o := range orders {
-		p := byProj[o.Rel(views.NameProject)]
-		if p == nil {
-			continue
-		}
-		cp := p.Clone()
-		cp.ID = coScope(o.ID)
-		for _, a := range changeOrderInputs {
-			if v, ok := o.Attrs[a]; ok {
-				cp.Attrs[a] = v
-			} else {
-				delete(cp.Attrs, a)
-			}
-		}
-		out.orders, out.projects = append(out.orders, o), append(out.projects, cp)
-	}
-	return out, nil
-}
-
 func priceProjects(c *engine.Call, ids []string, known []*engine.Record) error {
 	d, err := loadProjectData(c, ids, known)
 	if err != nil {
@@ -622,53 +580,4 @@ func lineFigures(r *engine.Record, pp *pricedProject, put func(string, pricing.F
 			put(views.NameCost, f.Cost)
 		}
 	}
-}
-
-// catalogLines loads the catalog services and subservices the lines of
-// recs were added from.
-func catalogLines(c *engine.Call, recs []*engine.Record) (map[string]*engine.Record, error) {
-	var sids, subids []string
-	for _, r := range recs {
-		switch r.Type {
-		case views.TypeProjectServices:
-			if id := r.Rel(views.NameService); id != "" {
-				sids = append(sids, id)
-			}
-		case views.TypeProjectSubservices:
-			if id := r.Rel(views.NameSubservice); id != "" {
-				subids = append(subids, id)
-			}
-		}
-	}
-	out := map[string]*engine.Record{}
-	for _, q := range []struct {
-		typ string
-		ids []string
-	}{{views.TypeServices, sids}, {views.TypeSubservices, subids}} {
-		if len(q.ids) == 0 {
-			continue
-		}
-		found, err := c.Find(q.typ, engine.Eq("id", q.ids...))
-		if err != nil {
-			return nil, err
-		}
-		for _, f := range found {
-			out[q.typ+"/"+f.ID] = f
-		}
-	}
-	return out, nil
-}
-
-// customHours reports whether a line's unit hours differ from those of the
-// catalog service or subservice it was added from (false without one).
-func customHours(r *engine.Record, catalog map[string]*engine.Record) bool {
-	key := views.TypeServices + "/" + r.Rel(views.NameService)
-	if r.Type == views.TypeProjectSubservices {
-		key = views.TypeSubservices + "/" + r.Rel(views.NameSubservice)
-	}
-	src, ok := catalog[key]
-	if !ok {
-		return false
-	}
-	return !r.Dec(views.NameUnitHours).Equal(src.Dec(views.NameHours))
 }

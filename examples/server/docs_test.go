@@ -99,6 +99,8 @@ var docFigures = map[string][]string{
 	"docs/auth.md": {`"token_type":"Bearer"`, `"refresh_token":"`, `"email":"bot@demo.test"`, "\n204\n", `"client-secret":"`,
 		`"mfa-required":true`, `"error":"mfa_required"`, "/callback?code=", `"code_challenge_methods_supported":["S256"]`},
 	"docs/webhooks.md": {`"secret":"whsec_`},
+	"docs/lifecycle.md": {`"reason":"created"`, `"name":"Quote sent"`, `"type":"project-version-diffs"`, `"field":"quantity","before":"2","after":"3"`,
+		"\n409\n", `"type":"change-order-deltas"`, `"type":"change-orders"`},
 	"docs/mcp.md": {`"resource_name":"ScopeKit"`, `"approved_at":"20`, `"total_contract_value":"10794.25"`,
 		`"percent_complete":"0.6012"`, `"variance_ratio":"-0.3006"`, `invalid argument created_after`,
 		`"download_url":"http://`, `"status":"finished"`, "200 application/vnd.openxmlformats-officedocument.wordprocessingml.document",

@@ -29,6 +29,7 @@ var modules = map[string][]string{
 	"approval workflow":          {"workflow.go", "steps.go", "serviceapproval.go"},
 	"documents queue":            {"documents.go", "docqueue.go", "doctemplates.go"},
 	"webhooks":                   {"webhooks.go", "events.go"},
+	"lifecycle":                  {"versions.go", "versionsnap.go", "versiondiff.go", "scopeapply.go", "changeorders.go", "changeflow.go", "changeorderdoc.go"},
 	"wiring":                     {"service.go", "schema.go", "decl.go", "trace.go"},
 }
 
