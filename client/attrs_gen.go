@@ -9,6 +9,8 @@ import (
 
 // The record types the server serves (the type of a resource object).
 const (
+	TypeAcceptanceRequests      = "acceptance-requests"
+	TypeAcceptances             = "acceptances"
 	TypeApprovalLevels          = "approval-levels"
 	TypeApprovalRequirements    = "approval-requirements"
 	TypeApprovalSteps           = "approval-steps"
@@ -18,6 +20,7 @@ const (
 	TypeBlueprints              = "blueprints"
 	TypeChangeOrders            = "change-orders"
 	TypeClients                 = "clients"
+	TypeConsentTexts            = "consent-texts"
 	TypeCurrencies              = "currencies"
 	TypeDocumentTemplates       = "document-templates"
 	TypeExpenseCategories       = "expense-categories"
@@ -61,11 +64,14 @@ const (
 // The attribute and relationship names of the served types, for writes
 // (Write.Attributes, Write.Relationships) and reads of Resource.
 const (
+	NameAcceptance              = "acceptance"
+	NameAcceptanceRequest       = "acceptance-request"
 	NameAcceptedAt              = "accepted-at"
 	NameAcceptedVersion         = "accepted-version"
 	NameActive                  = "active"
 	NameActualHours             = "actual-hours"
 	NameAddress                 = "address"
+	NameAgreed                  = "agreed"
 	NameAllocationMethod        = "allocation-method"
 	NameApprovalLevel           = "approval-level"
 	NameApprovalRequirements    = "approval-requirements"
@@ -84,6 +90,7 @@ const (
 	NameBody                    = "body"
 	NameBuiltin                 = "builtin"
 	NameCalculationType         = "calculation-type"
+	NameCertificateURL          = "certificate-url"
 	NameChangeOrder             = "change-order"
 	NameChangeOrders            = "change-orders"
 	NameCity                    = "city"
@@ -96,6 +103,8 @@ const (
 	NameCompletedAt             = "completed-at"
 	NameConditions              = "conditions"
 	NameConnected               = "connected"
+	NameConsentText             = "consent-text"
+	NameConsentVersion          = "consent-version"
 	NameContentType             = "content-type"
 	NameContractCost            = "contract-cost"
 	NameContractMargin          = "contract-margin"
@@ -109,6 +118,9 @@ const (
 	NameCreatedBy               = "created-by"
 	NameCurrency                = "currency"
 	NameCustomHours             = "custom-hours"
+	NameDecidedAt               = "decided-at"
+	NameDecision                = "decision"
+	NameDeclineComment          = "decline-comment"
 	NameDefault                 = "default"
 	NameDefaultRole             = "default-role"
 	NameDeltaCost               = "delta-cost"
@@ -120,6 +132,8 @@ const (
 	NameDestinationURL          = "destination-url"
 	NameDigest                  = "digest"
 	NameDisabledReason          = "disabled-reason"
+	NameDocumentFilename        = "document-filename"
+	NameDocumentSha256          = "document-sha256"
 	NameDocumentTemplate        = "document-template"
 	NameDocumentType            = "document-type"
 	NameDocumentURL             = "document-url"
@@ -132,6 +146,7 @@ const (
 	NameEventType               = "event-type"
 	NameExecutiveSummary        = "executive-summary"
 	NameExpenseCategory         = "expense-category"
+	NameExpiresAt               = "expires-at"
 	NameExtendedHours           = "extended-hours"
 	NameExternalName            = "external-name"
 	NameFieldType               = "field-type"
@@ -147,6 +162,7 @@ const (
 	NameHours                   = "hours"
 	NameIncludeExpenses         = "include-expenses"
 	NameIncludeHardware         = "include-hardware"
+	NameIpAddress               = "ip-address"
 	NameIssuerURL               = "issuer-url"
 	NameJitProvisioning         = "jit-provisioning"
 	NameKind                    = "kind"
@@ -181,6 +197,7 @@ const (
 	NameProduct                 = "product"
 	NameProfit                  = "profit"
 	NameProject                 = "project"
+	NameProjectDocument         = "project-document"
 	NameProjectDocuments        = "project-documents"
 	NameProjectExpenses         = "project-expenses"
 	NameProjectGovernances      = "project-governances"
@@ -215,6 +232,7 @@ const (
 	NameResponseStatus          = "response-status"
 	NameRevenue                 = "revenue"
 	NameRevenueAdjustment       = "revenue-adjustment"
+	NameRevokedAt               = "revoked-at"
 	NameRoles                   = "roles"
 	NameSalesExecutive          = "sales-executive"
 	NameSecret                  = "secret"
@@ -225,7 +243,11 @@ const (
 	NameServiceType             = "service-type"
 	NameServices                = "services"
 	NameSha256                  = "sha256"
+	NameSignature               = "signature"
 	NameSignedAt                = "signed-at"
+	NameSignerEmail             = "signer-email"
+	NameSignerName              = "signer-name"
+	NameSignerTitle             = "signer-title"
 	NameSize                    = "size"
 	NameSku                     = "sku"
 	NameSolutionSummary         = "solution-summary"
@@ -247,7 +269,9 @@ const (
 	NameUnitHours               = "unit-hours"
 	NameUnitPrice               = "unit-price"
 	NameUpdatedAt               = "updated-at"
+	NameURL                     = "url"
 	NameUser                    = "user"
+	NameUserAgent               = "user-agent"
 	NameUserDefinedFields       = "user-defined-fields"
 	NameUserType                = "user-type"
 	NameUsers                   = "users"
@@ -265,6 +289,43 @@ const (
 // (money, hours, quantities) and dates as strings, exactly as sent (parse
 // decimals with a decimal library, never into float64); times as
 // *time.Time (nil when null). Computed attributes are read-only.
+
+// AcceptanceRequestAttributes are the attributes of a record of type acceptance-requests.
+type AcceptanceRequestAttributes struct {
+	Status         string     `json:"status"`          // computed: read-only
+	DocumentType   string     `json:"document-type"`   // computed: read-only
+	ExpiresAt      *time.Time `json:"expires-at"`      // computed: read-only
+	DocumentSha256 string     `json:"document-sha256"` // computed: read-only
+	VersionDigest  string     `json:"version-digest"`  // computed: read-only
+	DeclineComment string     `json:"decline-comment"` // computed: read-only
+	DecidedAt      *time.Time `json:"decided-at"`      // computed: read-only
+	RevokedAt      *time.Time `json:"revoked-at"`      // computed: read-only
+	URL            string     `json:"url"`             // computed: read-only
+	CreatedAt      *time.Time `json:"created-at"`      // computed: read-only
+	UpdatedAt      *time.Time `json:"updated-at"`      // computed: read-only
+}
+
+// AcceptanceAttributes are the attributes of a record of type acceptances.
+type AcceptanceAttributes struct {
+	Decision         string     `json:"decision"`          // computed: read-only
+	SignerName       string     `json:"signer-name"`       // computed: read-only
+	SignerTitle      string     `json:"signer-title"`      // computed: read-only
+	SignerEmail      string     `json:"signer-email"`      // computed: read-only
+	Signature        string     `json:"signature"`         // computed: read-only
+	Agreed           bool       `json:"agreed"`            // computed: read-only
+	Comment          string     `json:"comment"`           // computed: read-only
+	ConsentText      string     `json:"consent-text"`      // computed: read-only
+	ConsentVersion   int64      `json:"consent-version"`   // computed: read-only
+	DecidedAt        *time.Time `json:"decided-at"`        // computed: read-only
+	IpAddress        string     `json:"ip-address"`        // computed: read-only
+	UserAgent        string     `json:"user-agent"`        // computed: read-only
+	DocumentSha256   string     `json:"document-sha256"`   // computed: read-only
+	VersionDigest    string     `json:"version-digest"`    // computed: read-only
+	DocumentFilename string     `json:"document-filename"` // computed: read-only
+	CertificateURL   string     `json:"certificate-url"`   // computed: read-only
+	CreatedAt        *time.Time `json:"created-at"`        // computed: read-only
+	UpdatedAt        *time.Time `json:"updated-at"`        // computed: read-only
+}
 
 // ApprovalLevelAttributes are the attributes of a record of type approval-levels.
 type ApprovalLevelAttributes struct {
@@ -381,6 +442,14 @@ type ClientAttributes struct {
 	CreatedAt         *time.Time     `json:"created-at"` // computed: read-only
 	UpdatedAt         *time.Time     `json:"updated-at"` // computed: read-only
 	Active            bool           `json:"active"`
+}
+
+// ConsentTextAttributes are the attributes of a record of type consent-texts.
+type ConsentTextAttributes struct {
+	Body      string     `json:"body"`
+	Version   int64      `json:"version"`    // computed: read-only
+	CreatedAt *time.Time `json:"created-at"` // computed: read-only
+	UpdatedAt *time.Time `json:"updated-at"` // computed: read-only
 }
 
 // CurrencyAttributes are the attributes of a record of type currencies.

@@ -122,7 +122,8 @@ func (p *Pool) Config() scoping.DocumentConfig {
 			{Name: documents.StandardProposalName, Format: documents.FormatPPTX, Filename: "Standard proposal.pptx",
 				File: documents.StandardProposal()},
 			{Name: documents.StandardChangeOrderName, Filename: "Standard change order.docx", File: documents.StandardChangeOrder()}},
-		Notify: p.Notify,
+		Certificate: func(d scoping.CertificateData) ([]byte, error) { return documents.CertificatePDF(d.Title, d.Rows) },
+		Notify:      p.Notify,
 	}
 }
 

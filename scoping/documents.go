@@ -97,6 +97,9 @@ type DocumentConfig struct {
 	// Builtins are created in every new account, and by
 	// EnsureBuiltinTemplates in accounts that have none of them.
 	Builtins []BuiltinTemplate
+	// Certificate makes the PDF of an acceptance certificate (acceptance
+	// docs/lifecycle.md); without it an acceptance has no certificate.
+	Certificate func(CertificateData) ([]byte, error)
 	// Notify is called after a transaction that queued a document commits,
 	// so the workers can start at once instead of at their next poll. It
 	// must not block.
@@ -125,7 +128,7 @@ func declareDocuments(s *engine.Schema) {
 				engine.AttrDef{Name: "generated-at", Kind: engine.KindTime}, str("version-digest"))),
 		Rels: []engine.RelDef{owner("project", "projects"), to1("document-template", "document-templates"),
 			{Name: "requested-by", Type: "users", ReadOnly: true}, {Name: "project-version", Type: "project-versions", ReadOnly: true},
-			to1("change-order", "change-orders")},
+			to1("change-order", "change-orders"), {Name: "acceptance", Type: "acceptances", ReadOnly: true}},
 		Filters: eq("project", "document-type", "status", "document-template", "change-order"),
 		Blobs:   []string{BlobDocumentFile, BlobDocumentPDF},
 		Hooks: engine.Hooks{
@@ -135,6 +138,12 @@ func declareDocuments(s *engine.Schema) {
 				return nil
 			},
 			Validate: validateProjectDocument,
+			Delete: func(_ context.Context, c *engine.Call, rec *engine.Record) error {
+				if rec.Rel(views.NameAcceptance) != "" { // what the client accepted stays as it was
+					return scopekit.Errorf(scopekit.ECONFLICT, "project-documents %s was accepted by the client: it is kept as it was accepted (archive it instead)", rec.ID)
+				}
+				return c.Remove(mustLookup(c.Engine.Schema(), views.TypeProjectDocuments), rec)
+			},
 			AfterWrite: func(_ context.Context, c *engine.Call, rec, old *engine.Record) error {
 				if old != nil {
 					return nil

@@ -66,7 +66,7 @@ func declareProjects(s *engine.Schema) {
 			}}),
 			"active", engine.FilterDef{Op: engine.OpIn, Kind: engine.KindBool}),
 		Hooks: engine.Hooks{Defaults: projectDefaults, AfterWrite: afterProjectWrite,
-			Compute: computePrices, Prefetch: accountAhead,
+			Compute: computePrices, Prefetch: accountAhead, Delete: deleteProject,
 			Validate: func(_ context.Context, c *engine.Call, rec, old *engine.Record) []error {
 				return append(validateUDFs(c, "projects", rec), validateProjectStatus(c, rec, old))
 			}},
@@ -300,4 +300,18 @@ func addRequiredGovernance(_ context.Context, c *engine.Call, rec, old *engine.R
 		}
 	}
 	return nil
+}
+
+// deleteProject removes a project as the engine does, unless a client's
+// decision was recorded on it: evidence is kept (archive the project
+// instead).
+func deleteProject(_ context.Context, c *engine.Call, rec *engine.Record) error {
+	ev, err := c.Find(views.TypeAcceptances, engine.Eq(views.NameProject, rec.ID))
+	if err != nil {
+		return err
+	}
+	if len(ev) > 0 {
+		return scopekit.Errorf(scopekit.ECONFLICT, "projects %s holds a client's recorded decision, which is kept: archive the project instead", rec.ID)
+	}
+	return c.Remove(mustLookup(c.Engine.Schema(), views.TypeProjects), rec)
 }

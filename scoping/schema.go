@@ -11,6 +11,7 @@ import (
 // declarations lists, in one place, the functions that declare the types
 // of each area of the domain; NewSchema calls them in this order.
 var declarations = []func(*engine.Schema){
+	declareAcceptance,
 	declareAccounts,
 	declareChangeOrders,
 	declareCatalog,

@@ -51,7 +51,7 @@ const (
 )
 
 var eventTypes = []string{views.EventProjectStatusChanged, views.EventServiceStatusChanged, views.EventDocumentStatusChanged,
-	views.EventChangeOrderStatusChanged}
+	views.EventChangeOrderStatusChanged, views.EventAcceptanceStatusChanged}
 
 func declareWebhooks(s *engine.Schema) {
 	register(s, &engine.TypeDef{Name: "webhook-subscriptions", Guard: "settings.webhooks", V2: true,

@@ -12,6 +12,9 @@ const (
 	// EventChangeOrderStatusChanged fires when a change order moves to a
 	// new status (docs/lifecycle.md).
 	EventChangeOrderStatusChanged = "change_order_status_changed"
+	// EventAcceptanceStatusChanged fires when a client's acceptance
+	// request moves to a new status: accepted, declined or revoked.
+	EventAcceptanceStatusChanged = "acceptance_status_changed"
 )
 
 // Statuses of a delivery (webhook-deliveries) and of a publication (an

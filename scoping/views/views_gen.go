@@ -7,6 +7,48 @@ import (
 	"github.com/shopspring/decimal"
 )
 
+// AcceptanceRequest is a typed view of a record of type acceptance-requests.
+type AcceptanceRequest struct{ *engine.Record }
+
+func (v AcceptanceRequest) Status() string          { return v.Str(NameStatus) }
+func (v AcceptanceRequest) DocumentType() string    { return v.Str(NameDocumentType) }
+func (v AcceptanceRequest) ExpiresAt() string       { return v.Str(NameExpiresAt) }
+func (v AcceptanceRequest) DocumentSha256() string  { return v.Str(NameDocumentSha256) }
+func (v AcceptanceRequest) VersionDigest() string   { return v.Str(NameVersionDigest) }
+func (v AcceptanceRequest) DeclineComment() string  { return v.Str(NameDeclineComment) }
+func (v AcceptanceRequest) DecidedAt() string       { return v.Str(NameDecidedAt) }
+func (v AcceptanceRequest) RevokedAt() string       { return v.Str(NameRevokedAt) }
+func (v AcceptanceRequest) URL() string             { return v.Str(NameURL) }
+func (v AcceptanceRequest) Project() string         { return v.Rel(NameProject) }
+func (v AcceptanceRequest) ProjectDocument() string { return v.Rel(NameProjectDocument) }
+func (v AcceptanceRequest) ChangeOrder() string     { return v.Rel(NameChangeOrder) }
+func (v AcceptanceRequest) RequestedBy() string     { return v.Rel(NameRequestedBy) }
+func (v AcceptanceRequest) Acceptance() string      { return v.Rel(NameAcceptance) }
+
+// Acceptance is a typed view of a record of type acceptances.
+type Acceptance struct{ *engine.Record }
+
+func (v Acceptance) Decision() string          { return v.Str(NameDecision) }
+func (v Acceptance) SignerName() string        { return v.Str(NameSignerName) }
+func (v Acceptance) SignerTitle() string       { return v.Str(NameSignerTitle) }
+func (v Acceptance) SignerEmail() string       { return v.Str(NameSignerEmail) }
+func (v Acceptance) Signature() string         { return v.Str(NameSignature) }
+func (v Acceptance) Agreed() bool              { return v.Bool(NameAgreed) }
+func (v Acceptance) Comment() string           { return v.Str(NameComment) }
+func (v Acceptance) ConsentText() string       { return v.Str(NameConsentText) }
+func (v Acceptance) ConsentVersion() int64     { return v.Int(NameConsentVersion) }
+func (v Acceptance) DecidedAt() string         { return v.Str(NameDecidedAt) }
+func (v Acceptance) IpAddress() string         { return v.Str(NameIpAddress) }
+func (v Acceptance) UserAgent() string         { return v.Str(NameUserAgent) }
+func (v Acceptance) DocumentSha256() string    { return v.Str(NameDocumentSha256) }
+func (v Acceptance) VersionDigest() string     { return v.Str(NameVersionDigest) }
+func (v Acceptance) DocumentFilename() string  { return v.Str(NameDocumentFilename) }
+func (v Acceptance) CertificateURL() string    { return v.Str(NameCertificateURL) }
+func (v Acceptance) Project() string           { return v.Rel(NameProject) }
+func (v Acceptance) ProjectDocument() string   { return v.Rel(NameProjectDocument) }
+func (v Acceptance) AcceptanceRequest() string { return v.Rel(NameAcceptanceRequest) }
+func (v Acceptance) ChangeOrder() string       { return v.Rel(NameChangeOrder) }
+
 // Account is a typed view of a record of type accounts.
 type Account struct{ *engine.Record }
 
@@ -133,6 +175,12 @@ func (v Client) Name() string                      { return v.Str(NameName) }
 func (v Client) Domain() string                    { return v.Str(NameDomain) }
 func (v Client) MsaDate() string                   { return v.Str(NameMsaDate) }
 func (v Client) UserDefinedFields() map[string]any { return v.Object(NameUserDefinedFields) }
+
+// ConsentText is a typed view of a record of type consent-texts.
+type ConsentText struct{ *engine.Record }
+
+func (v ConsentText) Body() string   { return v.Str(NameBody) }
+func (v ConsentText) Version() int64 { return v.Int(NameVersion) }
 
 // Currency is a typed view of a record of type currencies.
 type Currency struct{ *engine.Record }
@@ -273,6 +321,7 @@ func (v ProjectDocument) DocumentTemplate() string { return v.Rel(NameDocumentTe
 func (v ProjectDocument) RequestedBy() string      { return v.Rel(NameRequestedBy) }
 func (v ProjectDocument) ProjectVersion() string   { return v.Rel(NameProjectVersion) }
 func (v ProjectDocument) ChangeOrder() string      { return v.Rel(NameChangeOrder) }
+func (v ProjectDocument) Acceptance() string       { return v.Rel(NameAcceptance) }
 
 // ProjectDownloadType is a typed view of a record of type project-download-types.
 type ProjectDownloadType struct{ *engine.Record }
