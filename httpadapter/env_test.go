@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/scopekit/scopekit/acceptpage"
 	"github.com/scopekit/scopekit/auth"
 	"github.com/scopekit/scopekit/boltstore"
 	"github.com/scopekit/scopekit/docgen"
@@ -58,6 +59,19 @@ type testEnv struct {
 	// the token service's access-token lifetime and clock (zero: defaults)
 	tokenTTL time.Duration
 	now      func() time.Time
+
+	// the share links' pages: their throttle (posts per minute of a link;
+	// zero: the default) and where the logs go (nil: nowhere)
+	acceptRate float64
+	logs       io.Writer
+}
+
+// logger is the server's logger: to e.logs when set.
+func (e *testEnv) logger(discard *slog.Logger) *slog.Logger {
+	if e.logs == nil {
+		return discard
+	}
+	return slog.New(slog.NewTextHandler(e.logs, nil))
 }
 
 // envOption configures a test API before it starts.
@@ -125,10 +139,15 @@ func (e *testEnv) open() {
 		assert.NoError(e.t, pool.Run(ctx))
 	}()
 	e.stopDocs = func() { cancel(); <-done }
-	s := &httpadapter.Server{Svc: e.svc, Auth: e.auth, Logger: logger, DocumentThrottle: e.docThrottle}
+	s := &httpadapter.Server{Svc: e.svc, Auth: e.auth, Logger: e.logger(logger), DocumentThrottle: e.docThrottle}
 	// The MCP endpoint, mounted as the example server mounts it.
 	m := &mcpadapter.Server{Svc: e.svc, Auth: e.auth, Logger: logger}
 	s.Mounts = map[string]http.Handler{mcpadapter.Path: m.HTTPHandler(), mcpadapter.MetadataPath: m.MetadataHandler()}
+	// the share links' pages, mounted as the example server mounts them
+	pages, err := acceptpage.New(acceptpage.Config{Svc: e.svc, Key: []byte(strings.Repeat("k", 32)), Logger: e.logger(logger),
+		LinkRate: e.acceptRate, LinkBurst: e.acceptRate, AddressRate: e.acceptRate * 4, AddressBurst: e.acceptRate * 4})
+	require.NoError(e.t, err)
+	s.Mounts[acceptpage.Path] = pages
 	h := s.Handler()
 	if e.wrap != nil {
 		h = e.wrap(h)

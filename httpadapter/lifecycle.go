@@ -16,19 +16,22 @@ import (
 
 func (s *Server) lifecycleActions() map[string]func(c *call) error {
 	return map[string]func(c *call) error{
-		"projects/versions":    s.takeVersion,
-		"projects/revert":      s.revert,
-		"change-orders/submit": s.changeOrderAction("submit"),
-		"change-orders/cancel": s.changeOrderAction("cancel"),
-		"change-orders/accept": s.changeOrderAction("accept"),
-		"change-orders/rebase": s.changeOrderAction("rebase"),
+		"projects/versions":          s.takeVersion,
+		"projects/revert":            s.revert,
+		"change-orders/submit":       s.changeOrderAction("submit"),
+		"change-orders/cancel":       s.changeOrderAction("cancel"),
+		"change-orders/accept":       s.changeOrderAction("accept"),
+		"change-orders/rebase":       s.changeOrderAction("rebase"),
+		"project-documents/share":    s.share,
+		"acceptance-requests/revoke": s.recordAction(s.Svc.Revoke),
 	}
 }
 
 func (s *Server) lifecycleReads() map[string]func(c *call) error {
 	return map[string]func(c *call) error{
-		"projects/versions":    s.projectVersions,
-		"change-orders/deltas": s.changeOrderDeltas,
+		"projects/versions":       s.projectVersions,
+		"change-orders/deltas":    s.changeOrderDeltas,
+		"acceptances/certificate": s.certificate,
 	}
 }
 
@@ -77,6 +80,13 @@ var lifecycleActionDocs = map[string]routeDoc{
 		Description: "Its copy becomes the latest version's scope with the change order's own changes made again (where both changed a line, the change order's wins); " +
 			"it is a draft again, to be submitted anew. 409 for a change order pending approval, accepted or canceled. Needs `projects` manage.",
 		Body: actionMetaBody(), Response: singleDoc(views.TypeChangeOrders)},
+	"project-documents/share": {Summary: "Share a finished SOW or change order document with the client for acceptance",
+		Description: "Needs a finished document with a PDF, of an approved project (or an approved change order). The PDF is frozen with its SHA-256; " +
+			"the link expires after `meta.expires-in` days (1 to 365, default 30). Answers 201 with the acceptance request, whose `url` (the public " +
+			"page of the link) is shown this once: the token is kept only as its digest. 409 for another document or state. Needs `documents` manage.",
+		Body: actionMetaBody(), Status: "201", Response: singleDoc(views.TypeAcceptanceRequests)},
+	"acceptance-requests/revoke": {Summary: "Withdraw a pending acceptance request: its link stops working",
+		Description: "409 for a request decided or revoked already. Needs `documents` manage.", Body: actionMetaBody(), Response: singleDoc(views.TypeAcceptanceRequests)},
 }
 
 func identifierBody(typ string) obj {
@@ -93,6 +103,8 @@ var lifecycleReadDocs = map[string]routeDoc{
 			"each with its price before, after and the delta, per phase, and the contract's totals before, after and changed. " +
 			"One resource of type change-order-deltas. Needs `projects` view.",
 		Response: figuresDoc("change-order-deltas", "from", "to", "currency", "project", "added", "removed", "changed", "phases", "total")},
+	"acceptances/certificate": fileDoc("Download the acceptance certificate (PDF)",
+		"The evidence of the client's acceptance and the accepted document's SHA-256. 404 for a decline (no certificate). Needs `documents` view."),
 }
 
 // deepReadDocs describe the deep reads, keyed as in deepReads, with their
@@ -193,6 +205,52 @@ func (s *Server) changeOrderDeltas(c *call) error {
 		return err
 	}
 	return c.figures("change-order-deltas", id, "/change-orders/"+id+"/deltas", d)
+}
+
+// share serves POST /project-documents/{id}/share with an optional
+// {"meta": {"expires-in": days}}: 201 with the acceptance request, its url
+// shown this once.
+func (s *Server) share(c *call) error {
+	meta, err := c.actionMeta()
+	if err != nil {
+		return err
+	}
+	days := 0
+	if v, ok := meta["expires-in"]; ok {
+		n, isNum := v.(json.Number)
+		i, err := n.Int64()
+		if !isNum || err != nil || i > 1<<20 || i < -1<<20 {
+			return scopekit.FieldErrorf(scopekit.EBADREQUEST, "/meta/expires-in", "meta.expires-in must be a whole number of days")
+		}
+		days = int(i)
+		if days == 0 {
+			days = -1 // given as 0: refused, not the default
+		}
+	}
+	res, token, err := s.Svc.Share(c.r.Context(), c.actor, c.params.ByName("id"), days)
+	if err != nil {
+		return err
+	}
+	r := res.Records[0].Clone()
+	r.Attrs[views.NameURL] = s.base(c.r) + AcceptPath + token
+	res.Records[0] = r
+	c.w.Header().Set("Location", c.view.prefix+"/"+r.Type+"/"+r.ID)
+	writeRendered(c.w, c.r, http.StatusCreated, c.view.document(res, c.view.prefix+"/"+r.Type+"/"+r.ID, nil, c.q))
+	return nil
+}
+
+// AcceptPath is where the public page of a share link is served: the
+// link is AcceptPath and its token (package acceptpage).
+const AcceptPath = "/app/accept/"
+
+// certificate serves GET /acceptances/{id}/certificate.
+func (s *Server) certificate(c *call) error {
+	f, err := s.Svc.Certificate(c.r.Context(), c.actor, c.params.ByName("id"))
+	if err != nil {
+		return err
+	}
+	serveFile(c.w, f)
+	return nil
 }
 
 // metaString reads an optional string member of an action's meta.

@@ -50,10 +50,12 @@ type Server struct {
 	// (observe.go); nil measures nothing.
 	Metrics Metrics
 
-	// Mounts are further handlers of the API host at exact paths (the
-	// composition root mounts the MCP endpoint and its resource metadata
-	// there). They get the request id, access log and timeout of every
-	// route; their own handlers do the rest, authentication included.
+	// Mounts are further handlers of the API host at exact paths, or
+	// under a path when the key ends in a slash (the composition root
+	// mounts the MCP endpoint and its resource metadata, and the share
+	// links' pages under /app/accept/). They get the request id, access log
+	// (with the mount's path as the route) and timeout of every route;
+	// their own handlers do the rest, authentication included.
 	Mounts map[string]http.Handler
 
 	docs openAPIDocs // the generated API references and their pages, built on first use
@@ -165,8 +167,8 @@ func (s *Server) apiRouter(extra func(*router)) http.Handler {
 	accountPatch := s.route(accountPattern, s.api(false, s.updateAccount))
 	s.record(http.MethodPatch, accountPattern)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if h, ok := s.Mounts[r.URL.Path]; ok {
-			s.route(r.URL.Path, h).ServeHTTP(w, r)
+		if path, h, ok := s.mount(r.URL.Path); ok {
+			s.route(path, h).ServeHTTP(w, r)
 			return
 		}
 		first, _, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/"), "/")
@@ -296,4 +298,23 @@ func (s *Server) route(pattern string, h http.Handler) http.Handler {
 		}
 		h.ServeHTTP(w, r)
 	})
+}
+
+// mount returns the mounted handler of path and the path it is mounted
+// at: an exact mount, else the longest mount ending in a slash that path
+// begins with.
+func (s *Server) mount(path string) (string, http.Handler, bool) {
+	if h, ok := s.Mounts[path]; ok {
+		return path, h, true
+	}
+	best := ""
+	for p := range s.Mounts {
+		if strings.HasSuffix(p, "/") && strings.HasPrefix(path, p) && len(p) > len(best) {
+			best = p
+		}
+	}
+	if best == "" {
+		return "", nil, false
+	}
+	return best, s.Mounts[best], true
 }

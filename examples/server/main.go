@@ -24,6 +24,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/scopekit/scopekit/acceptpage"
 	"github.com/scopekit/scopekit/auth"
 	"github.com/scopekit/scopekit/boltstore"
 	"github.com/scopekit/scopekit/engine"
@@ -234,6 +235,13 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	assistants := &mcpadapter.Server{Svc: svc, Auth: as, BaseURL: baseURL, AuthURL: authURL, Logger: logger,
 		CallRate: cfg.MCPRate, CallBurst: cfg.MCPBurst}
 	api.Mounts = map[string]http.Handler{mcpadapter.Path: assistants.HTTPHandler(), mcpadapter.MetadataPath: assistants.MetadataHandler()}
+	// share links' pages for clients (docs/lifecycle.md): forms signed
+	// with the secret key, which every instance shares
+	acceptPages, err := acceptpage.New(acceptpage.Config{Svc: svc, Key: key, Logger: logger})
+	if err != nil {
+		return err
+	}
+	api.Mounts[acceptpage.Path] = acceptPages
 	backupURL := mountBackup(api, db, cfg, baseURL, logger)
 	var servers []*http.Server
 	newServer := func(h http.Handler) *http.Server { return api.HTTPServer(tel.TraceHTTP(h)) }
