@@ -186,6 +186,9 @@ func TestAcceptanceHTTP(t *testing.T) {
 	require.Equal(t, http.StatusNotFound, status, "a made-up token")
 	status, _ = linkPage(t, e.srv.URL+"/app/accept/nonsense")
 	require.Equal(t, http.StatusNotFound, status)
+	_, rest, _ := strings.Cut(token, ".")
+	status, _ = linkPage(t, e.srv.URL+"/app/accept/"+e.accts["globex"]+"."+rest)
+	require.Equal(t, http.StatusNotFound, status, "acme's link under globex's account finds nothing")
 
 	// revoked
 	r := e.req(http.MethodPost, "/acme/v1/project-documents/"+docID+"/share", tok, "")

@@ -65,6 +65,21 @@ func seedGlobex(t *testing.T, e *testEnv) map[string]string {
 		e.patch("/globex/v1/projects/"+won, tok, "projects", won, `{"status":"`+st+`"}`)
 	}
 	e.create("/globex/v1/change-orders", tok, "change-orders", `{"title":"`+wallsMarker+` change"}`, "project", "projects", won)
+	e.create("/globex/v1/consent-texts", tok, "consent-texts", `{"body":"`+wallsMarker+` consent"}`)
+	// a share link's request and a decision's evidence, as the acceptance makes them
+	require.NoError(t, e.db.Update(ctx, func(tx engine.Tx) error {
+		req := engine.NewRecord("acceptance-requests", e.accts["globex"])
+		req.Attrs["status"], req.Attrs["decline-comment"] = "declined", wallsMarker+" comment"
+		req.SetRel("project", seeded.ProjectID)
+		if err := tx.Insert(req); err != nil {
+			return err
+		}
+		ev := engine.NewRecord("acceptances", e.accts["globex"])
+		ev.Attrs["decision"], ev.Attrs["signer-name"] = "declined", wallsMarker+" signer"
+		ev.SetRel("project", seeded.ProjectID)
+		ev.SetRel("acceptance-request", req.ID)
+		return tx.Insert(ev)
+	}))
 
 	ids := map[string]string{}
 	for _, def := range e.svc.Schema().Types() {
