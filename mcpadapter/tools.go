@@ -101,6 +101,7 @@ func (t *tools) register(srv *mcp.Server) {
 			"for the project. The variances are null where no actual hours were recorded."},
 		t.estimateVsActual, nil)
 	t.registerWrites(srv, checks)
+	t.registerLifecycle(srv, checks) // lifecycle.go
 	t.registerPrompts(srv)
 	srv.AddReceivingMiddleware(checkEnums(checks))
 }

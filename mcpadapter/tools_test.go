@@ -31,6 +31,9 @@ func TestToolSchemas(t *testing.T) {
 		mcpadapter.ToolReviewProjectScope: {readOnly: true, idempotent: true}, mcpadapter.ToolGetDocumentText: {readOnly: true, idempotent: true},
 		mcpadapter.ToolCreateProject: {}, mcpadapter.ToolAddServiceToProject: {}, mcpadapter.ToolApplyBlueprint: {},
 		mcpadapter.ToolGenerateDocument: {}, mcpadapter.ToolUpdateProject: {destructive: true, idempotent: true},
+		mcpadapter.ToolListVersions: {readOnly: true, idempotent: true}, mcpadapter.ToolDiffVersions: {readOnly: true, idempotent: true},
+		mcpadapter.ToolChangeOrderDeltas: {readOnly: true, idempotent: true}, mcpadapter.ToolTakeVersion: {},
+		mcpadapter.ToolOpenChangeOrder: {}, mcpadapter.ToolShareDocument: {},
 	}
 	schemas := map[string][2]*jsonschema.Schema{}
 	for _, tl := range res.Tools {
