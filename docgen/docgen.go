@@ -379,6 +379,12 @@ func (p *Pool) Generate(ctx context.Context, job *scoping.DocumentJob) (out *sco
 			out.Failure = "the template could not be filled: " + userText(err)
 			return out
 		}
+		if snap.Account.WatermarkDrafts() && draft(snap) {
+			if file, err = documents.WatermarkDraft(format, file); err != nil {
+				out.Failure = "the draft watermark could not be added: " + userText(err)
+				return out
+			}
+		}
 		out.File, out.ContentType = file, documents.ContentType(format)
 		what := "SOW"
 		if co := snap.ChangeOrder; co != nil {
@@ -403,6 +409,19 @@ func (p *Pool) Generate(ctx context.Context, job *scoping.DocumentJob) (out *sco
 		out.Failure = fmt.Sprintf("unknown document type %q", dt)
 	}
 	return out
+}
+
+// draft reports whether a document of snap is marked DRAFT (with the
+// account's watermark-drafts): its project is not approved yet (draft or
+// pending approval), or, for a change order's document, the change order
+// is not.
+func draft(snap *views.Snapshot) bool {
+	if co := snap.ChangeOrder; co != nil {
+		st := co.Status()
+		return st != scoping.ChangeOrderApproved && st != scoping.ChangeOrderAccepted
+	}
+	st := snap.Project.Status()
+	return st == "draft" || st == "pending_approval"
 }
 
 // step runs fn as a traced step of a job.

@@ -233,3 +233,28 @@ func TestAcceptanceLinksClosedAndThrottled(t *testing.T) {
 	require.Contains(t, codes, http.StatusTooManyRequests, "%v", codes)
 	require.Equal(t, http.StatusBadRequest, codes[0])
 }
+
+// Ensure the account setting watermark-drafts: off by default; on, a
+// draft project's SOW is marked DRAFT and an approved one's is not; only
+// settings manage turns it on.
+func TestWatermarkDrafts(t *testing.T) {
+	e := mustEnv(t)
+	tok := e.admin()
+	require.NotEqual(t, true, e.get("/acme/v1/account", tok).attr("watermark-drafts"), "off by default")
+	r := e.req(http.MethodPatch, "/acme/v1/account", e.token("acme", "sales@acme.test", "Sales"), doc("accounts", e.accts["acme"], `{"watermark-drafts":true}`))
+	require.Equal(t, http.StatusForbidden, r.Status)
+	r = e.req(http.MethodPatch, "/acme/v1/account", tok, doc("accounts", e.accts["acme"], `{"watermark-drafts":"yes"}`))
+	require.Equal(t, http.StatusBadRequest, r.Status)
+	r = e.req(http.MethodPatch, "/acme/v1/account", tok, doc("accounts", e.accts["acme"], `{"watermark-drafts":true}`))
+	require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
+	require.Equal(t, true, r.attr("watermark-drafts"))
+	pid := e.demoProject()
+	sow := func() string {
+		id := e.generate("/acme/v1", tok, `{"document-type":"sow"}`, "project", "projects", pid, "document-template", "document-templates", e.standardSOW(tok))
+		require.Equal(t, "finished", e.await("/acme/v1", tok, id).attr("status"))
+		return string(e.download("/acme/v1/project-documents/"+id+"/download", tok).Body)
+	}
+	require.Contains(t, sow(), "word/header_scopekit_draft.xml", "a draft's SOW is marked")
+	e.patch("/acme/v1/projects/"+pid, tok, "projects", pid, `{"status":"approved"}`)
+	require.NotContains(t, sow(), "word/header_scopekit_draft.xml", "an approved project's is not")
+}

@@ -31,6 +31,8 @@ func declareAccounts(s *engine.Schema) {
 		Attrs: cat([]engine.AttrDef{unique(str("slug")), required(str("name")), required(str("default-currency")),
 			// every user signing in to the account gives a second factor (auth.MFAPolicy)
 			flag("mfa-required", false),
+			// documents of projects not approved yet are marked DRAFT (docs/lifecycle.md)
+			flag("watermark-drafts", false),
 			{Name: "locale", Kind: engine.KindString, Default: DefaultLocale}},
 			computed(engine.AttrDef{Name: "psa?", Kind: engine.KindBool})),
 		Hooks: engine.Hooks{Validate: validateLocale, Compute: func(_ context.Context, c *engine.Call, recs []*engine.Record) error {

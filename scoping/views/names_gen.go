@@ -289,6 +289,7 @@ const (
 	NameVerifiedBy              = "verified-by"
 	NameVersion                 = "version"
 	NameVersionDigest           = "version-digest"
+	NameWatermarkDrafts         = "watermark-drafts"
 	NameWebhookPublications     = "webhook-publications"
 	NameWebhookSubscription     = "webhook-subscription"
 )

@@ -56,6 +56,7 @@ func (v Account) Slug() string            { return v.Str(NameSlug) }
 func (v Account) Name() string            { return v.Str(NameName) }
 func (v Account) DefaultCurrency() string { return v.Str(NameDefaultCurrency) }
 func (v Account) MfaRequired() bool       { return v.Bool(NameMfaRequired) }
+func (v Account) WatermarkDrafts() bool   { return v.Bool(NameWatermarkDrafts) }
 func (v Account) Locale() string          { return v.Str(NameLocale) }
 func (v Account) Psa() bool               { return v.Bool(NamePsa) }
 
