@@ -49,6 +49,7 @@ func Run(t *testing.T, open Opener) {
 		{"ConcurrentInserts", testConcurrentInserts},
 		{"UnknownType", testUnknownType},
 		{"Blobs", testBlobs},
+		{"Lifecycle", testLifecycle},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.fn(t, open) })
