@@ -117,17 +117,11 @@ func advanceChangeOrder(c *engine.Call, co *engine.Record, after int) error {
 // account's default currency; the lines of business of the project and of
 // the change order's services.
 func changeOrderFacts(c *engine.Call, co *engine.Record) (approval.Facts, error) {
-	key := coScope(co.ID)
-	delete(state(c).pricedCache, key)
-	runs, err := priced(c, []string{key}, nil)
+	pp, err := coRun(c, co)
 	if err != nil {
 		return approval.Facts{}, err
 	}
 	state(c).pricedCache = nil // the change order changes as the workflow runs
-	pp := runs[key]
-	if pp == nil || pp.err != nil {
-		return approval.Facts{}, pricingError(pp)
-	}
 	proj, err := c.Get(views.TypeProjects, co.Rel(views.NameProject))
 	if err != nil {
 		return approval.Facts{}, err
@@ -162,6 +156,21 @@ func changeOrderFacts(c *engine.Call, co *engine.Record) (approval.Facts, error)
 		}
 	}
 	return f, nil
+}
+
+// coRun prices a change order's copy as the call's transaction has it.
+func coRun(c *engine.Call, co *engine.Record) (*pricedProject, error) {
+	key := coScope(co.ID)
+	delete(state(c).pricedCache, key)
+	runs, err := priced(c, []string{key}, nil)
+	if err != nil {
+		return nil, err
+	}
+	pp := runs[key]
+	if pp == nil || pp.err != nil {
+		return nil, pricingError(pp)
+	}
+	return pp, nil
 }
 
 // pricingError is the error of a run that could not price its scope.
@@ -224,15 +233,7 @@ func acceptChangeOrder(c *engine.Call, co *engine.Record) error {
 	if err != nil {
 		return err
 	}
-	lines, err := frozenLines(frozen)
-	if err != nil {
-		return err
-	}
-	existing, err := scopeRecords(c, proj.ID)
-	if err != nil {
-		return err
-	}
-	if _, err := applyScope(c, scopeTarget{projectID: proj.ID, existing: existing}, lines); err != nil {
+	if err := applyToProject(c, proj.ID, frozen); err != nil {
 		return err
 	}
 	for _, a := range changeOrderInputs {
@@ -291,15 +292,9 @@ func onLatestVersion(c *engine.Call, co *engine.Record) error {
 // it: its lines named by the project lines they stand for (their origin),
 // those it adds by their own ids, and its pricing's phases likewise.
 func coFrozen(c *engine.Call, co *engine.Record) (*storedScope, error) {
-	key := coScope(co.ID)
-	delete(state(c).pricedCache, key)
-	runs, err := priced(c, []string{key}, nil)
+	pp, err := coRun(c, co)
 	if err != nil {
 		return nil, err
-	}
-	pp := runs[key]
-	if pp == nil || pp.err != nil {
-		return nil, pricingError(pp)
 	}
 	ident := map[string]map[string]string{}
 	note := func(r *engine.Record) {
@@ -361,11 +356,7 @@ func rebaseChangeOrder(c *engine.Call, co *engine.Record) error {
 		return err // on the latest version already
 	}
 	read := func(v *engine.Record) (map[string][]*snapLine, error) {
-		blob, err := c.Tx.Blob(v.AccountID, BlobVersionSnapshot, v.ID)
-		if err != nil {
-			return nil, err
-		}
-		stored, err := readSnapshot(blob, v.Str(views.NameDigest))
+		stored, err := storedVersion(c, v)
 		if err != nil {
 			return nil, err
 		}
@@ -503,11 +494,7 @@ func changeOrderDiff(c *engine.Call, co *engine.Record) (*VersionDiff, error) {
 	if err != nil {
 		return nil, err
 	}
-	blob, err := c.Tx.Blob(base.AccountID, BlobVersionSnapshot, base.ID)
-	if err != nil {
-		return nil, err
-	}
-	from, err := readSnapshot(blob, base.Str(views.NameDigest))
+	from, err := storedVersion(c, base)
 	if err != nil {
 		return nil, err
 	}

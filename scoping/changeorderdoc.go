@@ -22,15 +22,9 @@ func changeOrderSnapshot(c *engine.Call, coID string) (*views.Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	key := coScope(co.ID)
-	delete(state(c).pricedCache, key)
-	runs, err := priced(c, []string{key}, nil)
+	pp, err := coRun(c, co)
 	if err != nil {
 		return nil, err
-	}
-	pp := runs[key]
-	if pp == nil || pp.err != nil {
-		return nil, pricingError(pp)
 	}
 	scope := proj.Clone() // the project as the change order would make it
 	for _, a := range changeOrderInputs {

@@ -233,11 +233,7 @@ func createChangeOrder(ctx context.Context, c *engine.Call, in *engine.Input) (*
 // copyVersionInto makes the change order's copy the scope of the version
 // (its lines there now matched by origin: existing, nil for none).
 func copyVersionInto(c *engine.Call, co, version *engine.Record, existing map[string]map[string]*engine.Record) error {
-	blob, err := c.Tx.Blob(version.AccountID, BlobVersionSnapshot, version.ID)
-	if err != nil {
-		return err
-	}
-	stored, err := readSnapshot(blob, version.Str(views.NameDigest))
+	stored, err := storedVersion(c, version)
 	if err != nil {
 		return err
 	}

@@ -259,13 +259,32 @@ func versionOf(ctx context.Context, c *engine.Call, projectID, ref string) (*eng
 	if len(vs) == 0 {
 		return nil, nil, scopekit.Errorf(scopekit.ENOTFOUND, "projects %s has no version %s", projectID, ref)
 	}
-	v := vs[0]
+	snap, err := storedVersion(c, vs[0])
+	return vs[0], snap, err
+}
+
+// storedVersion reads a version's frozen scope, checked against its
+// digest.
+func storedVersion(c *engine.Call, v *engine.Record) (*storedScope, error) {
 	blob, err := c.Tx.Blob(v.AccountID, BlobVersionSnapshot, v.ID)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	snap, err := readSnapshot(blob, v.Str(views.NameDigest))
-	return v, snap, err
+	return readSnapshot(blob, v.Str(views.NameDigest))
+}
+
+// applyToProject makes the frozen lines the project's own lines.
+func applyToProject(c *engine.Call, projectID string, stored *storedScope) error {
+	lines, err := frozenLines(stored)
+	if err != nil {
+		return err
+	}
+	existing, err := scopeRecords(c, projectID)
+	if err != nil {
+		return err
+	}
+	_, err = applyScope(c, scopeTarget{projectID: projectID, existing: existing}, lines)
+	return err
 }
 
 // Current is the diff end that names the project's scope as it is now.
@@ -361,23 +380,11 @@ func (s *Service) Revert(ctx context.Context, a *engine.Actor, projectID, versio
 		if err != nil || v.Rel(views.NameProject) != proj.ID {
 			return engine.Invalid("/data/id", "project-versions %s is not a version of projects %s", versionID, proj.ID)
 		}
-		blob, err := c.Tx.Blob(v.AccountID, BlobVersionSnapshot, v.ID)
+		stored, err := storedVersion(c, v)
 		if err != nil {
 			return err
 		}
-		stored, err := readSnapshot(blob, v.Str(views.NameDigest))
-		if err != nil {
-			return err
-		}
-		lines, err := frozenLines(stored)
-		if err != nil {
-			return err
-		}
-		existing, err := scopeRecords(c, proj.ID)
-		if err != nil {
-			return err
-		}
-		if _, err := applyScope(c, scopeTarget{projectID: proj.ID, existing: existing}, lines); err != nil {
+		if err := applyToProject(c, proj.ID, stored); err != nil {
 			return err
 		}
 		def := mustLookup(s.Schema(), views.TypeProjects)
