@@ -39,7 +39,7 @@ func StandardProposal() []byte {
 	return append([]byte(nil), standardProposal...)
 }
 
-//go:generate go run ./internal/gensow -change-order -o standard_change_order.docx
+//go:generate go run ./internal/gensow -changeorder -o standard_change_order.docx
 
 // StandardChangeOrderName is the name of the built-in change order template.
 const StandardChangeOrderName = "Standard change order"

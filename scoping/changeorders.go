@@ -73,15 +73,15 @@ func declareChangeOrders(s *engine.Schema) {
 // filter, whose default lists the project's own lines only; a line given
 // a change order takes the change order's project.
 func scopeLine(t *engine.TypeDef) {
-	t.Rels = append(t.Rels, engine.RelDef{Name: "change-order", Type: "change-orders", Cascade: true})
+	t.Rels = append(t.Rels, engine.RelDef{Name: views.NameChangeOrder, Type: views.TypeChangeOrders, Cascade: true})
 	if t.Filters == nil {
 		t.Filters = map[string]engine.FilterDef{}
 	}
-	t.Filters["change-order"] = engine.FilterDef{Default: "none", Build: func(_ context.Context, _ *engine.Call, v string) ([]engine.Cond, error) {
+	t.Filters[views.NameChangeOrder] = engine.FilterDef{Default: "none", Build: func(_ context.Context, _ *engine.Call, v string) ([]engine.Cond, error) {
 		if v == "none" {
-			return []engine.Cond{{Field: "change-order", Op: engine.OpNull}}, nil
+			return []engine.Cond{{Field: views.NameChangeOrder, Op: engine.OpNull}}, nil
 		}
-		return []engine.Cond{engine.Eq("change-order", engine.SplitList(v)...)}, nil
+		return []engine.Cond{engine.Eq(views.NameChangeOrder, engine.SplitList(v)...)}, nil
 	}}
 	defaults, validate := t.Hooks.Defaults, t.Hooks.Validate
 	t.Hooks.Defaults = func(ctx context.Context, c *engine.Call, rec *engine.Record) error {

@@ -178,6 +178,15 @@ func (t *pricingTx) Insert(r *engine.Record) error {
 	return t.note(r, nil)
 }
 
+// InsertLate implements engine.LateInserter where the store does: r gets
+// its id at once and is written with the transaction's later writes.
+func (t *pricingTx) InsertLate(r *engine.Record) error {
+	if err := engine.InsertLate(t.Tx, r); err != nil {
+		return err
+	}
+	return t.note(r, nil)
+}
+
 // Replace implements Tx.
 func (t *pricingTx) Replace(r *engine.Record) error {
 	if !tracked(r.Type) {

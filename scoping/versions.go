@@ -144,6 +144,13 @@ func createVersion(ctx context.Context, c *engine.Call, in *engine.Input) (*engi
 func takeVersion(c *engine.Call, proj *engine.Record, reason, name, comment string) (*engine.Record, bool, error) {
 	_, end := svcOf(c).Span(c.Ctx, "versions.take")
 	delete(state(c).pricedCache, proj.ID) // priced as the transaction now has it
+	if t, ok := c.Tx.(*pricingTx); ok && t.childless[lineKey(proj.AccountID, proj.ID)] {
+		// created by this transaction, and no line written since: no line to look for
+		if state(c).childless == nil {
+			state(c).childless = map[string]bool{}
+		}
+		state(c).childless[proj.ID] = true
+	}
 	runs, err := priced(c, []string{proj.ID}, []*engine.Record{proj})
 	if err != nil {
 		end(err)
@@ -156,10 +163,13 @@ func takeVersion(c *engine.Call, proj *engine.Record, reason, name, comment stri
 		return nil, false, err
 	}
 	digest := digestOf(raw)
-	latest, err := latestVersion(c, proj.ID)
-	if err != nil || (latest != nil && latest.Str(views.NameDigest) == digest) {
-		end(err)
-		return latest, false, err
+	var latest *engine.Record
+	if reason != VersionCreated { // a project just created has none
+		latest, err = latestVersion(c, proj.ID)
+		if err != nil || (latest != nil && latest.Str(views.NameDigest) == digest) {
+			end(err)
+			return latest, false, err
+		}
 	}
 	blob, err := compressSnapshot(raw)
 	if err != nil {
@@ -191,7 +201,7 @@ func takeVersion(c *engine.Call, proj *engine.Record, reason, name, comment stri
 	if c.Actor.UserID != "" {
 		v.SetRel(views.NameCreatedBy, c.Actor.UserID)
 	}
-	if err := c.Tx.Insert(v); err != nil {
+	if err := engine.InsertLate(c.Tx, v); err != nil { // written with the commit where the store can
 		end(err)
 		return nil, false, err
 	}

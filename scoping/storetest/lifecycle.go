@@ -10,6 +10,7 @@ import (
 	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/internal/demodata"
 	"github.com/scopekit/scopekit/scoping"
+	"github.com/scopekit/scopekit/scoping/views"
 	"github.com/stretchr/testify/require"
 )
 
@@ -54,21 +55,21 @@ func testLifecycle(t *testing.T, open Opener) {
 	v2, created, err := svc.TakeVersion(ctx, a, pid, "second", "")
 	require.NoError(t, err)
 	require.True(t, created)
-	d, err := svc.DiffVersions(ctx, a, pid, fmt.Sprint(v1.Records[0].Int("number")), fmt.Sprint(v2.Records[0].Int("number")))
+	d, err := svc.DiffVersions(ctx, a, pid, fmt.Sprint(v1.Records[0].Int(views.NameNumber)), fmt.Sprint(v2.Records[0].Int(views.NameNumber)))
 	require.NoError(t, err)
 	require.Len(t, d.Project, 0)
 	require.NotEmpty(t, d.Changed)
-	require.Equal(t, v2.Records[0].Str("digest"), d.To.Digest)
+	require.Equal(t, v2.Records[0].Str(views.NameDigest), d.To.Digest)
 	again, created, err := svc.TakeVersion(ctx, a, pid, "", "")
 	require.NoError(t, err)
 	require.False(t, created, "the same digest is found again")
 	require.Equal(t, v2.Records[0].ID, again.Records[0].ID)
 
 	// approved, its SOW shared and accepted by the client
-	_, err = svc.Update(ctx, a, "projects", pid, in("status", `"approved"`), engine.Options{})
+	_, err = svc.Update(ctx, a, views.TypeProjects, pid, in("status", `"approved"`), engine.Options{})
 	require.NoError(t, err)
-	tmpl := engine.NewRecord("document-templates", acct)
-	tmpl.Attrs["name"], tmpl.Attrs["size"], tmpl.Attrs["active"] = "SOW", int64(1), true
+	tmpl := engine.NewRecord(views.TypeDocumentTemplates, acct)
+	tmpl.Attrs[views.NameName], tmpl.Attrs[views.NameSize], tmpl.Attrs[views.NameActive] = "SOW", int64(1), true
 	require.NoError(t, s.Update(ctx, func(tx engine.Tx) error {
 		if err := tx.Insert(tmpl); err != nil {
 			return err
@@ -76,7 +77,7 @@ func testLifecycle(t *testing.T, open Opener) {
 		return tx.PutBlob(acct, scoping.BlobTemplateFile, tmpl.ID, []byte("x"))
 	}))
 	doc, err := svc.Create(ctx, a, "project-documents", &engine.Input{Attrs: in("document-type", `"sow"`, "generate-pdf", `true`).Attrs,
-		Rels: map[string]engine.RelInput{"project": {Refs: []engine.Ref{{Type: "projects", ID: pid}}}, "document-template": {Refs: []engine.Ref{{Type: "document-templates", ID: tmpl.ID}}}}},
+		Rels: map[string]engine.RelInput{"project": {Refs: []engine.Ref{{Type: views.TypeProjects, ID: pid}}}, "document-template": {Refs: []engine.Ref{{Type: views.TypeDocumentTemplates, ID: tmpl.ID}}}}},
 		engine.Options{})
 	require.NoError(t, err)
 	job, err := svc.ClaimDocument(ctx, time.Minute)
@@ -99,15 +100,15 @@ func testLifecycle(t *testing.T, open Opener) {
 	for _, attr := range []string{"signer-name", "signer-email", "signature", "consent-text", "ip-address", "document-sha256", "version-digest", "decided-at"} {
 		require.Equal(t, ev.Str(attr), read.Records[0].Str(attr), attr)
 	}
-	require.EqualValues(t, 0, read.Records[0].Int("consent-version"))
-	require.True(t, read.Records[0].Bool("agreed"))
+	require.EqualValues(t, 0, read.Records[0].Int(views.NameConsentVersion))
+	require.True(t, read.Records[0].Bool(views.NameAgreed))
 	cert, err := svc.Certificate(ctx, a, ev.ID)
 	require.NoError(t, err)
 	require.Equal(t, "%PDF certificate", string(cert.Data))
 
 	// won: a change order's copy, filtered by its change order
 	co, err := svc.Create(ctx, a, "change-orders", &engine.Input{Attrs: in("title", `"More"`).Attrs,
-		Rels: map[string]engine.RelInput{"project": {Refs: []engine.Ref{{Type: "projects", ID: pid}}}}}, engine.Options{})
+		Rels: map[string]engine.RelInput{"project": {Refs: []engine.Ref{{Type: views.TypeProjects, ID: pid}}}}}, engine.Options{})
 	require.NoError(t, err)
 	copied, err := svc.List(ctx, a, "project-services", engine.ListParams{Filters: map[string]string{"change-order": co.Records[0].ID}}, engine.Options{})
 	require.NoError(t, err)

@@ -1,7 +1,7 @@
 // Command gensow writes the built-in "Standard SOW" template
 // (documents/standard_sow.docx) from the markup below, so the template is
 // reviewed as code and rebuilt with `go generate ./documents`; with
-// -change-order it writes the built-in "Standard change order"
+// -changeorder it writes the built-in "Standard change order"
 // (documents/standard_change_order.docx, changeorder.go) in the same
 // style. Their tags are v2 merge data paths; documents' tests check each
 // one exists.
@@ -20,7 +20,7 @@ import (
 
 func main() {
 	out := flag.String("o", "standard_sow.docx", "the file to write")
-	co := flag.Bool("change-order", false, "write the Standard change order instead")
+	co := flag.Bool("changeorder", false, "write the Standard change order instead")
 	flag.Parse()
 	if *co {
 		content, footerTitle, docTitle = changeOrderDocument, "Change order {change_order.number}", "Change order"
@@ -68,7 +68,7 @@ func build() ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// What build writes: the Standard SOW unless -change-order.
+// What build writes: the Standard SOW unless -changeorder.
 var (
 	content     = document
 	footerTitle = "Statement of Work"
