@@ -238,3 +238,21 @@ func TestChangeOrderApproval(t *testing.T) {
 	require.Equal(t, scoping.ChangeOrderApproved, again.Str("status"))
 	require.NotEmpty(t, again.Str("approved-at"))
 }
+
+// Ensure an approver's rescope takes a version of the scope sent back
+// (here changed while it was pending), reason rescoped.
+func TestRescopeTakesVersion(t *testing.T) {
+	w := newWfWorld(t)
+	approverID, approver := w.member("boss@acme.test", "Account Admin")
+	w.level("All", "business", 1, `[]`, "", 1, approverID)
+	_, err := w.svc.Submit(w.ctx, w.admin, w.project)
+	require.NoError(t, err)
+	line := w.list("project-services", map[string]string{"project": w.project})[0]
+	_, err = w.update(w.admin, "project-services", line.ID, attrs("quantity", `4`), nil)
+	require.NoError(t, err)
+	_, err = w.act(approver, w.pendingStep(w.project).ID, "rescope", "too big")
+	require.NoError(t, err)
+	vs := w.list("project-versions", map[string]string{"project": w.project})
+	require.Equal(t, scoping.VersionRescoped, vs[len(vs)-1].Str("reason"))
+	require.Equal(t, scoping.VersionSubmitted, vs[len(vs)-2].Str("reason"))
+}
