@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -15,7 +16,8 @@ const module = "github.com/scopekit/scopekit"
 
 // layers lists, for the packages whose place in the layering is a rule
 // (docs/architecture.md), every package of this module they may depend
-// on, directly or not. The root package is always allowed.
+// on, directly or not. The root package is always allowed, and so are the
+// internal packages, whose own dependencies are held to the same list.
 var layers = map[string][]string{
 	"engine":        {},
 	"scoping/views": {"engine", "pricing"},
@@ -23,22 +25,49 @@ var layers = map[string][]string{
 	"approval":      {},
 	"jsonapi":       {},
 	"client":        {"jsonapi"},
-	"documents":     {},
+	"expr":          {},
+	"documents":     {"expr"},
+	"office":        {},
 	"webhook":       {"engine", "scoping/views", "pricing"},
 	"mergedata":     {"engine", "scoping/views", "pricing"},
 	"workbook":      {"engine", "scoping/views", "pricing", "mergedata"},
 	"catalogimport": {"engine", "scoping/views", "pricing"},
+	// the workspace: an adapter over the use cases (scoping, auth, sso)
+	// that reads typed views and builds merge data; never a store, the
+	// engine's storage, another adapter or jsonapi
+	"webapp": {"scoping", "scoping/views", "engine", "pricing", "approval", "expr", "auth", "sso", "mergedata", "internal/bounded"},
+
+	// the stores persist what the engine, auth and webhook declare, for
+	// the schema they are opened with: no import of the domain
+	"boltstore": {"engine", "auth", "webhook", "scoping/views", "pricing"},
+	"pgstore":   {"engine", "auth", "webhook", "scoping/views", "pricing"},
+
+	// the adapters call the use cases; neither reaches a store
+	"httpadapter": {"scoping", "engine", "scoping/views", "pricing", "approval", "expr", "auth", "sso", "webhook",
+		"jsonapi", "mergedata", "catalogimport"},
+	"mcpadapter": {"scoping", "engine", "scoping/views", "pricing", "approval", "expr", "auth"},
 }
 
+// adapters are the packages that serve the use cases over a protocol; no
+// adapter depends on another.
+var adapters = []string{"httpadapter", "mcpadapter", "webapp"}
+
 // noHTTP are packages that must not import net/http, directly.
-var noHTTP = []string{"engine", "scoping", "scoping/views", "pricing", "approval", "mergedata", "documents", "catalogimport"}
+var noHTTP = []string{"engine", "scoping", "scoping/views", "pricing", "approval", "mergedata", "documents", "office", "catalogimport", "expr"}
 
 // Ensure each package depends only on the layers below it.
 func TestLayers(t *testing.T) {
 	for pkg, allowed := range layers {
 		for dep, importer := range deps(t, pkg) {
-			if dep != "" && !slices.Contains(allowed, dep) {
+			if dep != "" && !strings.HasPrefix(dep, "internal/") && !slices.Contains(allowed, dep) {
 				t.Errorf("%s depends on %s (imported by %s)", pkg, dep, importer)
+			}
+		}
+	}
+	for _, pkg := range adapters {
+		for dep, importer := range deps(t, pkg) {
+			if slices.Contains(adapters, dep) {
+				t.Errorf("adapter %s depends on adapter %s (imported by %s)", pkg, dep, importer)
 			}
 		}
 	}
@@ -113,6 +142,28 @@ func TestFileLength(t *testing.T) {
 		}
 		if n := bytes.Count(src, []byte("\n")); n > maxLines {
 			t.Errorf("%s has %d lines (at most %d)", path, n, maxLines)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Ensure the media types of the Office formats are written once, in
+// internal/ooxml, and named from there elsewhere.
+func TestMediaTypesOnce(t *testing.T) {
+	literal := regexp.MustCompile(`"application/vnd\.openxmlformats-officedocument\.\w+ml\.\w+"`)
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return err
+		}
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		if filepath.ToSlash(filepath.Dir(path)) != "internal/ooxml" && literal.Match(src) {
+			t.Errorf("%s spells an Office media type (%s): name it from internal/ooxml", path, literal.Find(src))
 		}
 		return nil
 	})

@@ -12,7 +12,8 @@ import (
 	"github.com/scopekit/scopekit/auth"
 	"github.com/scopekit/scopekit/boltstore"
 	"github.com/scopekit/scopekit/boltstore/bolttest"
-	"github.com/scopekit/scopekit/webhook"
+	"github.com/scopekit/scopekit/internal/seal"
+	"github.com/scopekit/scopekit/scoping"
 	"github.com/stretchr/testify/require"
 	"golang.org/x/crypto/bcrypt"
 )
@@ -144,7 +145,7 @@ const (
 
 // MustOpenDB opens a bbolt file in a temp dir and checks its consistency
 // when the test ends.
-func MustOpenDB(tb testing.TB) *boltstore.DB { return bolttest.Open(tb) }
+func MustOpenDB(tb testing.TB) *boltstore.DB { return bolttest.Open(tb, scoping.DefaultSchema()) }
 
 func NewFixture(tb testing.TB) *Fixture {
 	tb.Helper()
@@ -154,7 +155,7 @@ func NewFixture(tb testing.TB) *Fixture {
 		Dir:   NewDirectory(),
 		Clock: &Clock{t: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)},
 	}
-	sealer, err := webhook.NewSealer(bytes.Repeat([]byte{7}, webhook.KeySize))
+	sealer, err := seal.New(bytes.Repeat([]byte{7}, seal.KeySize))
 	require.NoError(tb, err)
 	f.Svc = &auth.Service{
 		Store:      f.DB.AuthStore(),

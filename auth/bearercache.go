@@ -27,7 +27,9 @@ type Versioned interface {
 // under an unchanged count is never older than its request. An error
 // means the counts cannot tell now: nothing kept is used. A store whose
 // counts are moved by its own writes only (one process) need not
-// implement it.
+// implement it; a store shared by processes that does not would let a
+// cache serve what another process changed, so it must not be Versioned
+// either.
 type Syncer interface {
 	Sync(ctx context.Context) error
 }

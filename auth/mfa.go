@@ -20,7 +20,7 @@ import (
 // person, like the password: one identity across accounts.
 
 // Sealer encrypts a value that must be read back later (the TOTP seed);
-// webhook.Sealer is one.
+// the server's internal/seal.Sealer is one.
 type Sealer interface {
 	Seal(plain []byte) ([]byte, error)
 	Open(sealed []byte) ([]byte, error)

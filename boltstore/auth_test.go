@@ -7,6 +7,8 @@ import (
 	"github.com/scopekit/scopekit/auth"
 	authstoretest "github.com/scopekit/scopekit/auth/storetest"
 	"github.com/scopekit/scopekit/boltstore"
+	"github.com/scopekit/scopekit/boltstore/bolttest"
+	"github.com/scopekit/scopekit/scoping"
 	"github.com/stretchr/testify/require"
 )
 
@@ -16,18 +18,11 @@ func TestAuthStoreConformance(t *testing.T) {
 	authstoretest.Run(t, func(t *testing.T) func() auth.Store {
 		path := filepath.Join(t.TempDir(), "t.db")
 		var db *boltstore.DB
-		t.Cleanup(func() {
-			if db != nil {
-				require.NoError(t, db.Close())
-			}
-		})
 		return func() auth.Store {
 			if db != nil {
 				require.NoError(t, db.Close())
 			}
-			var err error
-			db, err = boltstore.Open(path)
-			require.NoError(t, err)
+			db = bolttest.OpenFile(t, path, scoping.DefaultSchema())
 			return db.AuthStore()
 		}
 	})

@@ -18,6 +18,7 @@ import (
 	"github.com/scopekit/scopekit/boltstore"
 	"github.com/scopekit/scopekit/boltstore/bolttest"
 	"github.com/scopekit/scopekit/engine"
+	"github.com/scopekit/scopekit/internal/boltcheck"
 	"github.com/scopekit/scopekit/scoping"
 	"github.com/scopekit/scopekit/scoping/views"
 	"github.com/stretchr/testify/require"
@@ -56,15 +57,7 @@ func createClient(ctx context.Context, svc *scoping.Service, sys *engine.Actor, 
 // checkFile runs bbolt's consistency check on the database file at path.
 func checkFile(t *testing.T, path string) {
 	t.Helper()
-	db, err := bolt.Open(path, 0o600, &bolt.Options{ReadOnly: true, Timeout: time.Second})
-	require.NoError(t, err)
-	defer db.Close()
-	require.NoError(t, db.View(func(tx *bolt.Tx) error {
-		for err := range tx.Check() {
-			return err
-		}
-		return nil
-	}))
+	require.NoError(t, boltcheck.File(path))
 }
 
 // slowWriter lets writers run while a backup is under way: before the
@@ -92,7 +85,7 @@ func (s *slowWriter) Write(p []byte) (int, error) {
 // holding every record acknowledged before the backup began.
 func TestBackupWhileWriting(t *testing.T) {
 	ctx := context.Background()
-	db := bolttest.Open(t)
+	db := bolttest.Open(t, scoping.DefaultSchema())
 	svc, sys := newAccount(t, db)
 
 	var (
@@ -149,9 +142,7 @@ func TestBackupWhileWriting(t *testing.T) {
 	require.Equal(t, n, fi.Size())
 	checkFile(t, copyPath)
 
-	cp, err := boltstore.Open(copyPath)
-	require.NoError(t, err)
-	defer cp.Close()
+	cp := bolttest.OpenFile(t, copyPath, scoping.DefaultSchema())
 	var inCopy int
 	require.NoError(t, cp.View(ctx, func(tx engine.Tx) error {
 		for _, id := range before {
@@ -171,7 +162,7 @@ func TestBackupWhileWriting(t *testing.T) {
 
 // Ensure a canceled context stops a backup.
 func TestBackupCanceled(t *testing.T) {
-	db := bolttest.Open(t)
+	db := bolttest.Open(t, scoping.DefaultSchema())
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	n, err := db.Backup(ctx, io.Discard)
@@ -184,7 +175,7 @@ func TestBackupCanceled(t *testing.T) {
 func backupOf(t *testing.T) (path, clientID, accountID string) {
 	t.Helper()
 	ctx := context.Background()
-	db := bolttest.Open(t)
+	db := bolttest.Open(t, scoping.DefaultSchema())
 	svc, sys := newAccount(t, db)
 	id, err := createClient(ctx, svc, sys, "Globex")
 	require.NoError(t, err)
@@ -214,8 +205,7 @@ func TestRestore(t *testing.T) {
 // the client Globex of backupOf.
 func requireGlobex(t *testing.T, path, accountID, id string) {
 	t.Helper()
-	db, err := boltstore.Open(path)
-	require.NoError(t, err)
+	db := bolttest.OpenFile(t, path, scoping.DefaultSchema())
 	defer db.Close()
 	require.NoError(t, db.View(context.Background(), func(tx engine.Tx) error {
 		rec, err := tx.Get(views.TypeClients, accountID, id)
@@ -263,7 +253,7 @@ func TestRestoreRefuses(t *testing.T) {
 		require.Equal(t, "keep me", string(got))
 	})
 	t.Run("the live database", func(t *testing.T) {
-		live := bolttest.Open(t)
+		live := bolttest.Open(t, scoping.DefaultSchema())
 		_, err := boltstore.Restore(ctx, backup, live.Path())
 		require.ErrorIs(t, err, boltstore.ErrExists)
 		// and a database being served is no source either

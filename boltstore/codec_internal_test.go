@@ -127,8 +127,7 @@ func TestBinaryFormFallsBackToJSON(t *testing.T) {
 // in the binary form when opened.
 func TestOpenRewritesJSONRecords(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "old.db")
-	db, err := Open(path)
-	require.NoError(t, err)
+	db := openTest(t, path)
 	rec := engine.NewRecord("clients", "3")
 	rec.Attrs["name"], rec.Attrs["active"] = "Globex", true
 	rec.Attrs["user-defined-fields"] = map[string]any{"tier": json.Number("2")}
@@ -146,8 +145,7 @@ func TestOpenRewritesJSONRecords(t *testing.T) {
 	}))
 	require.NoError(t, db.Close())
 
-	db, err = Open(path)
-	require.NoError(t, err)
+	db = openTest(t, path)
 	defer db.Close()
 	require.NoError(t, db.bolt.View(func(tx *bolt.Tx) error {
 		v := tx.Bucket(bucketRec).Bucket([]byte("clients")).Bucket([]byte("3")).Get(k)
@@ -190,9 +188,7 @@ func FuzzDecodeBinary(f *testing.F) {
 // Ensure the decoded-token cache follows the stored record: a replaced
 // token reads as replaced, a deleted one is gone, and callers get copies.
 func TestTokenCacheFollowsStore(t *testing.T) {
-	db, err := Open(filepath.Join(t.TempDir(), "t.db"))
-	require.NoError(t, err)
-	defer db.Close()
+	db := openTest(t, filepath.Join(t.TempDir(), "t.db"))
 	ctx, s := t.Context(), db.AuthStore()
 	tok := &auth.Token{Digest: []byte("digest"), Kind: auth.KindAccess, UserID: "1", AccountID: "2",
 		CreatedAt: time.Unix(100, 0).UTC(), ExpiresAt: time.Unix(200, 0).UTC()}

@@ -1,5 +1,6 @@
-// Package boltstore implements the Store interfaces of scoping and auth on
-// one embedded bbolt file. Filters, sort and paging are evaluated inside the
+// Package boltstore implements the Store interfaces of the engine, auth
+// and webhook on one embedded bbolt file, for the types of the schema it
+// is opened with. Filters, sort and paging are evaluated inside the
 // store's list call, writes that belong together commit in one bbolt
 // transaction, and a second process opening the same file fails fast.
 package boltstore
@@ -14,7 +15,6 @@ import (
 
 	"github.com/scopekit/scopekit/auth"
 	"github.com/scopekit/scopekit/engine"
-	"github.com/scopekit/scopekit/scoping"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -36,19 +36,17 @@ type DB struct {
 	versions   versions
 }
 
-// An Option configures Open.
-type Option func(*DB)
+// ErrNoSchema is returned by Open and OpenReadOnly without a schema.
+var ErrNoSchema = errors.New("boltstore: no schema given (ScopeKit's is scoping.DefaultSchema())")
 
-// WithSchema makes the store index and list the types of schema (by
-// default scoping.DefaultSchema()). A scoping.Service created over the
-// store serves the same schema unless given another.
-func WithSchema(schema *engine.Schema) Option { return func(db *DB) { db.schema = schema } }
-
-// Open opens (creating if missing) the bbolt file at path. It waits at most
-// one second for the file lock and then fails with ErrLocked, so that a
-// second server on the same file stops at once with one clear line.
-func Open(path string, opts ...Option) (*DB, error) {
-	db, err := open(path, false, opts)
+// Open opens (creating if missing) the bbolt file at path, indexing and
+// listing the types of schema (scoping.DefaultSchema() for ScopeKit's
+// own; a scoping.Service created over the store serves the same schema
+// unless given another). It waits at most one second for the file lock
+// and then fails with ErrLocked, so that a second server on the same file
+// stops at once with one clear line.
+func Open(path string, schema *engine.Schema) (*DB, error) {
+	db, err := open(path, false, schema)
 	if err != nil {
 		return nil, err
 	}
@@ -85,15 +83,18 @@ func Open(path string, opts ...Option) (*DB, error) {
 // both forms of every upgrade), and several readers may share the file.
 // A process that has it open for writing (a running server) makes it fail
 // with ErrLocked after one second. Writes through it fail.
-func OpenReadOnly(path string, opts ...Option) (*DB, error) {
+func OpenReadOnly(path string, schema *engine.Schema) (*DB, error) {
 	if _, err := os.Stat(path); err != nil {
 		return nil, err // read-only bbolt creates no file; say so in one clause
 	}
-	return open(path, true, opts)
+	return open(path, true, schema)
 }
 
-// open opens the bbolt file and applies opts.
-func open(path string, readOnly bool, opts []Option) (*DB, error) {
+// open opens the bbolt file for schema.
+func open(path string, readOnly bool, schema *engine.Schema) (*DB, error) {
+	if schema == nil {
+		return nil, ErrNoSchema
+	}
 	o := &bolt.Options{Timeout: time.Second, ReadOnly: readOnly}
 	if !readOnly {
 		o.InitialMmapSize = initialMmapSize
@@ -105,14 +106,7 @@ func open(path string, readOnly bool, opts []Option) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
-	db := &DB{bolt: b, path: path, Now: func() time.Time { return time.Now().UTC() }, versions: newVersions()}
-	for _, o := range opts {
-		o(db)
-	}
-	if db.schema == nil {
-		db.schema = scoping.DefaultSchema()
-	}
-	return db, nil
+	return &DB{bolt: b, path: path, schema: schema, Now: func() time.Time { return time.Now().UTC() }, versions: newVersions()}, nil
 }
 
 // initialMmapSize is the memory map bbolt starts with: address space, not

@@ -9,7 +9,9 @@ import (
 
 	"github.com/scopekit/scopekit/auth"
 	"github.com/scopekit/scopekit/boltstore"
+	"github.com/scopekit/scopekit/boltstore/bolttest"
 	"github.com/scopekit/scopekit/engine"
+	"github.com/scopekit/scopekit/scoping"
 	"github.com/stretchr/testify/require"
 	bolt "go.etcd.io/bbolt"
 )
@@ -19,24 +21,23 @@ import (
 // open fail fast with ErrLocked.
 func TestOpenReadOnly(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "t.db")
-	_, err := boltstore.OpenReadOnly(path)
+	_, err := boltstore.OpenReadOnly(path, scoping.DefaultSchema())
 	require.ErrorIs(t, err, os.ErrNotExist)
 	_, err = os.Stat(path)
 	require.ErrorIs(t, err, os.ErrNotExist, "no file is created")
 
-	db, err := boltstore.Open(path)
-	require.NoError(t, err)
+	db := bolttest.OpenFile(t, path, scoping.DefaultSchema())
 	ctx := context.Background()
 	require.NoError(t, db.Update(ctx, func(tx engine.Tx) error { return tx.Insert(engine.NewRecord("things", "1")) }))
-	_, err = boltstore.OpenReadOnly(path)
+	_, err = boltstore.OpenReadOnly(path, scoping.DefaultSchema())
 	require.ErrorIs(t, err, boltstore.ErrLocked)
 	require.NoError(t, db.Close())
 
 	before, err := os.ReadFile(path)
 	require.NoError(t, err)
-	a, err := boltstore.OpenReadOnly(path)
+	a, err := boltstore.OpenReadOnly(path, scoping.DefaultSchema())
 	require.NoError(t, err)
-	b, err := boltstore.OpenReadOnly(path)
+	b, err := boltstore.OpenReadOnly(path, scoping.DefaultSchema())
 	require.NoError(t, err, "readers share the file")
 	require.NoError(t, a.View(ctx, func(tx engine.Tx) error {
 		_, err := tx.Get("things", "1", "1")
@@ -55,8 +56,7 @@ func TestOpenReadOnly(t *testing.T) {
 // auth data as stored, and names buckets it does not know.
 func TestExport(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "t.db")
-	db, err := boltstore.Open(path)
-	require.NoError(t, err)
+	db := bolttest.OpenFile(t, path, scoping.DefaultSchema())
 	ctx := context.Background()
 	t0 := time.Date(2025, 3, 1, 9, 0, 0, 0, time.UTC)
 	require.NoError(t, db.Update(ctx, func(tx engine.Tx) error {
@@ -92,7 +92,7 @@ func TestExport(t *testing.T) {
 	}))
 	require.NoError(t, db.Close())
 
-	db, err = boltstore.OpenReadOnly(path)
+	db, err := boltstore.OpenReadOnly(path, scoping.DefaultSchema())
 	require.NoError(t, err)
 	defer db.Close()
 	require.NoError(t, db.Export(ctx, func(e *boltstore.Export) error {

@@ -16,9 +16,7 @@ import (
 // selects its candidates from the index: only the old records are read,
 // however many newer ones there are.
 func TestCreatedAtRangeUsesIndex(t *testing.T) {
-	db, err := Open(filepath.Join(t.TempDir(), "t.db"))
-	require.NoError(t, err)
-	defer db.Close()
+	db := openTest(t, filepath.Join(t.TempDir(), "t.db"))
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	require.NoError(t, db.Update(context.Background(), func(tx engine.Tx) error {
 		for i := range 500 {

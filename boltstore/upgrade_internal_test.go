@@ -20,8 +20,7 @@ import (
 func TestHashLongIndexKeys(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "old.db")
-	db, err := Open(path)
-	require.NoError(t, err)
+	db := openTest(t, path)
 	def, _ := db.Schema().Lookup("clients")
 	require.True(t, slices.Contains(def.IndexedFields(), "name"))
 
@@ -69,8 +68,7 @@ func TestHashLongIndexKeys(t *testing.T) {
 	require.NoError(t, db.Close())
 
 	for range 2 { // the upgrade, then an open that skips it
-		db, err = Open(path)
-		require.NoError(t, err)
+		db = openTest(t, path)
 		require.Equal(t, []string{id}, find(db, long))
 		require.Len(t, find(db, "globex"), 1)
 		require.NoError(t, db.Bolt().View(func(tx *bolt.Tx) error {
@@ -83,8 +81,7 @@ func TestHashLongIndexKeys(t *testing.T) {
 	}
 
 	// a rename after the upgrade leaves nothing under the old value
-	db, err = Open(path)
-	require.NoError(t, err)
+	db = openTest(t, path)
 	defer db.Close()
 	require.NoError(t, db.Update(ctx, func(tx engine.Tx) error {
 		r, err := tx.Get("clients", "1", id)
@@ -108,8 +105,7 @@ func TestHashLongIndexKeys(t *testing.T) {
 func TestMoveCredUserIndex(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "old.db")
-	db, err := Open(path)
-	require.NoError(t, err)
+	db := openTest(t, path)
 	cred := &auth.ServiceCredential{AccountID: "1", UserID: "7", ClientID: "bot-id"}
 	require.NoError(t, db.AuthStore().Update(ctx, func(tx auth.Tx) error { return tx.PutServiceCredential(cred) }))
 	// as an earlier version wrote it
@@ -128,8 +124,7 @@ func TestMoveCredUserIndex(t *testing.T) {
 	}))
 	require.NoError(t, db.Close())
 
-	db, err = Open(path)
-	require.NoError(t, err)
+	db = openTest(t, path)
 	defer db.Close()
 	require.NoError(t, db.AuthStore().Update(ctx, func(tx auth.Tx) error {
 		cs, err := tx.ServiceCredentials("1", "7")

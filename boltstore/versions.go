@@ -5,7 +5,7 @@ import (
 	"sync/atomic"
 
 	"github.com/scopekit/scopekit/auth"
-	"github.com/scopekit/scopekit/scoping"
+	"github.com/scopekit/scopekit/engine"
 )
 
 // versions counts, per record type, the committed transactions that wrote
@@ -14,7 +14,7 @@ import (
 // write goes through Update or the auth store, so an unchanged count
 // means unchanged data: callers keep what they derived from it (the
 // caller of a token, its account and role) for as long as the count
-// stays, and read again after any change (scoping.Versioned,
+// stays, and read again after any change (engine.Versioned,
 // auth.Versioned). A count moves after the commit, so whatever a reader
 // derived under a count is at least as new as that count. Writes made
 // through Bolt() are not counted.
@@ -51,11 +51,11 @@ func (v *versions) bump(name string) {
 }
 
 var (
-	_ scoping.Versioned = (*DB)(nil)
-	_ auth.Versioned    = authStore{}
+	_ engine.Versioned = (*DB)(nil)
+	_ auth.Versioned   = authStore{}
 )
 
-// TypeVersion implements scoping.Versioned.
+// TypeVersion implements engine.Versioned.
 func (db *DB) TypeVersion(typ string) uint64 { return db.versions.get(typ) }
 
 // Version implements auth.Versioned: the count of writes to the auth data.

@@ -116,6 +116,11 @@ func (im *importer) run() error {
 			keys[k] = append(keys[k], r)
 		}
 		im.byKey[s.kind.typ] = keys
+		// the ids of the records the sheet creates, at once: a store that
+		// asks a server for each id then sends the rows together
+		if err := engine.ReserveIDs(im.c.Tx, s.kind.typ, im.creates(s)); err != nil {
+			return err
+		}
 		for _, r := range s.rows {
 			if err := im.apply(r); err != nil {
 				return err
@@ -141,6 +146,47 @@ func (im *importer) loadNames(typ string) error {
 	}
 	im.byName[typ] = names
 	return nil
+}
+
+// creates counts the rows of s that will create a record: those whose key
+// names no record of the account.
+func (im *importer) creates(s *sheet) int {
+	n := 0
+	ids := make([]string, len(s.kind.cols))
+	for _, r := range s.rows {
+		if r.bad {
+			continue
+		}
+		for ci, c := range s.kind.cols {
+			if c.key && c.ref != "" {
+				ids[ci] = ""
+				if rec, _ := pick(im.byName[c.ref][fold(r.text[ci])]); rec != nil {
+					ids[ci] = rec.ID
+				}
+			}
+		}
+		if len(im.byKey[s.kind.typ][rowKey(r, ids)]) == 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// rowKey is the key of a row as recordKey is a record's: the folded names
+// of its key attributes and the ids its key relationships name (ids, by
+// column).
+func rowKey(r *row, ids []string) string {
+	var parts []string
+	for ci, c := range r.sheet.kind.cols {
+		switch {
+		case !c.key:
+		case c.attr != "":
+			parts = append(parts, fold(r.text[ci]))
+		default:
+			parts = append(parts, ids[ci])
+		}
+	}
+	return strings.Join(parts, "\x00")
 }
 
 // recordKey is the key of a record as its kind's rows key it: the folded
@@ -182,17 +228,7 @@ func (im *importer) apply(r *row) error {
 		counts.Refused++
 		return nil
 	}
-	var parts []string
-	for ci, c := range k.cols {
-		switch {
-		case !c.key:
-		case c.attr != "":
-			parts = append(parts, fold(r.text[ci]))
-		default:
-			parts = append(parts, ids[ci])
-		}
-	}
-	key := strings.Join(parts, "\x00")
+	key := rowKey(r, ids)
 	def, _ := im.c.Engine.Schema().Lookup(k.typ)
 	old, ok := pick(im.byKey[k.typ][key])
 	if !ok {

@@ -18,6 +18,7 @@ import (
 	"strings"
 
 	"github.com/scopekit/scopekit"
+	"github.com/scopekit/scopekit/internal/ooxml"
 )
 
 // Limits of an import file. A file over MaxFileBytes, or an archive that
@@ -48,7 +49,7 @@ const (
 
 // Media types of the formats.
 const (
-	MediaXLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+	MediaXLSX = ooxml.MediaXLSX
 	MediaCSV  = "text/csv"
 	MediaZip  = "application/zip"
 )

@@ -5,11 +5,10 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/scopekit/scopekit/boltstore"
+	"github.com/scopekit/scopekit/boltstore/bolttest"
 	"github.com/scopekit/scopekit/catalogimport"
 	"github.com/scopekit/scopekit/catalogimport/catalogtest"
 	"github.com/scopekit/scopekit/engine"
@@ -28,9 +27,12 @@ type env struct {
 
 func newEnv(t *testing.T) *env {
 	t.Helper()
-	db, err := boltstore.Open(filepath.Join(t.TempDir(), "t.db"))
-	require.NoError(t, err)
-	t.Cleanup(func() { db.Close() })
+	return newEnvOn(t, bolttest.Open(t, scoping.DefaultSchema()))
+}
+
+// newEnvOn is newEnv over the store db.
+func newEnvOn(t *testing.T, db engine.Store) *env {
+	t.Helper()
 	e := &env{t: t, svc: scoping.NewService(db), accts: map[string]string{}}
 	require.NoError(t, e.svc.Setup(context.Background(), func(a *scoping.Admin) error {
 		for _, slug := range []string{"acme", "globex"} {

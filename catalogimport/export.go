@@ -187,7 +187,8 @@ func write(schema *engine.Schema, format Format, sheets []out) ([]byte, error) {
 }
 
 // writeZipCSV writes one CSV file per sheet, named after its kind
-// (phases.csv, rate-tables.csv).
+// (phases.csv, rate-tables.csv), each cell a spreadsheet would run
+// neutralised (csvcells.go).
 func writeZipCSV(sheets []out) ([]byte, error) {
 	var buf bytes.Buffer
 	zw := zip.NewWriter(&buf)
@@ -204,8 +205,17 @@ func writeZipCSV(sheets []out) ([]byte, error) {
 		if err := cw.Write(header); err != nil {
 			return nil, err
 		}
-		if err := cw.WriteAll(s.rows); err != nil {
-			return nil, err
+		for _, row := range s.rows {
+			cells := make([]string, len(row))
+			for ci, v := range row {
+				cells[ci] = neutralise(v)
+			}
+			if err := cw.Write(cells); err != nil {
+				return nil, err
+			}
+		}
+		if cw.Flush(); cw.Error() != nil {
+			return nil, cw.Error()
 		}
 	}
 	if err := zw.Close(); err != nil {

@@ -31,7 +31,7 @@ type sheet struct {
 type row struct {
 	sheet *sheet
 	n     int
-	text  []string       // per column of the kind: the trimmed cell ("" blank or absent)
+	text  []string       // per column of the kind: the cell as written ("" blank or absent)
 	vals  map[string]any // per attribute given: its canonical value (nil: blank)
 	bad   bool           // refused (as read, or as applied)
 }
@@ -187,8 +187,8 @@ func (s *sheet) read(schema *engine.Schema, rep *Report, p *plan) {
 				continue
 			}
 			var txt string
-			if fc < len(l.cells) {
-				txt = strings.TrimSpace(l.cells[fc])
+			if fc < len(l.cells) && strings.TrimSpace(l.cells[fc]) != "" {
+				txt = l.cells[fc] // kept as written: a name may start with spaces
 			}
 			r.text[ci] = txt
 			switch {
@@ -255,9 +255,12 @@ func (s *sheet) checkKey(rep *Report, r *row, seen map[string]int, p *plan) {
 }
 
 // parseValue reads the text of a cell as the attribute's value: its
-// canonical form, or a message saying what is wrong.
-func parseValue(at *engine.AttrDef, txt string, upper bool) (any, string) {
+// canonical form, or a message saying what is wrong. Text is kept as
+// written; numbers, booleans, choices and codes are read without the
+// spaces around them.
+func parseValue(at *engine.AttrDef, cell string, upper bool) (any, string) {
 	var raw []byte
+	txt := strings.TrimSpace(cell)
 	switch at.Kind {
 	case engine.KindDecimal, engine.KindInt:
 		d, ok := parseNumber(txt)
@@ -283,10 +286,12 @@ func parseValue(at *engine.AttrDef, txt string, upper bool) (any, string) {
 		}
 	case engine.KindEnum:
 		raw, _ = json.Marshal(strings.ReplaceAll(strings.ToLower(txt), " ", "_"))
-	default:
+	case engine.KindString, engine.KindText:
 		if upper {
-			txt = strings.ToUpper(txt)
+			cell = strings.ToUpper(txt)
 		}
+		raw, _ = json.Marshal(cell)
+	default:
 		raw, _ = json.Marshal(txt)
 	}
 	v, e := engine.DecodeAttr(at, raw)

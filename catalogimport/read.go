@@ -2,9 +2,7 @@ package catalogimport
 
 import (
 	"bytes"
-	"encoding/csv"
 	"errors"
-	"io"
 	"path"
 	"strings"
 	"unicode/utf8"
@@ -133,49 +131,43 @@ func readZipCSV(data []byte) ([]*table, error) {
 
 // readCSV reads one CSV file: UTF-8 (a byte order mark is dropped),
 // separated by commas, or by semicolons or tabs when its first line has
-// more of those.
+// more of those; a cell the export neutralised is read as it was.
 func readCSV(name string, data []byte) (*table, error) {
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
 	if !utf8.Valid(data) {
 		return nil, invalid("%s is not UTF-8 text: save it as \"CSV UTF-8\"", name)
 	}
-	r := csv.NewReader(bytes.NewReader(data))
-	r.Comma = separator(data)
-	r.FieldsPerRecord = -1
+	recs, err := csvRecords(data, separator(data))
+	var ce *csvError
+	if errors.As(err, &ce) {
+		return nil, invalid("%s line %d is not valid CSV: %s", name, ce.line, ce.msg)
+	}
+	if err != nil {
+		return nil, invalid("%s cannot be read: %v", name, err)
+	}
 	t := &table{name: name}
 	cells := 0
-	for {
-		rec, err := r.Read()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		var pe *csv.ParseError
-		if errors.As(err, &pe) {
-			return nil, invalid("%s line %d is not valid CSV: %v", name, pe.Line, pe.Err)
-		}
-		if err != nil {
-			return nil, invalid("%s cannot be read: %v", name, err)
-		}
-		n, _ := r.FieldPos(0)
-		if cells += len(rec); cells > MaxCells {
+	for _, rec := range recs {
+		if cells += len(rec.cells); cells > MaxCells {
 			return nil, tooLarge("%s has more than %d cells: split it", name, MaxCells)
 		}
-		for i, v := range rec {
+		for i, v := range rec.cells {
 			if strings.HasPrefix(v, "=") { // a formula saved as text: values only
-				t.formulas = append(t.formulas, cellPos{n, i})
+				t.formulas = append(t.formulas, cellPos{rec.n, i})
 			}
+			rec.cells[i] = unneutralise(v)
 		}
-		t.rows = append(t.rows, line{n: n, cells: rec})
+		t.rows = append(t.rows, rec)
 	}
 	return t, nil
 }
 
 // separator guesses the CSV separator from the first line.
-func separator(data []byte) rune {
+func separator(data []byte) byte {
 	first, _, _ := bytes.Cut(data, []byte("\n"))
-	best, sep := bytes.Count(first, []byte(",")), ','
-	for _, c := range []rune{';', '\t'} {
-		if n := bytes.Count(first, []byte(string(c))); n > best {
+	best, sep := bytes.Count(first, []byte(",")), byte(',')
+	for _, c := range []byte{';', '\t'} {
+		if n := bytes.Count(first, []byte{c}); n > best {
 			best, sep = n, c
 		}
 	}

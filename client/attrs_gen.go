@@ -46,6 +46,7 @@ const (
 	TypeProjectTeammates        = "project-teammates"
 	TypeProjectVersions         = "project-versions"
 	TypeProjects                = "projects"
+	TypeQuestionnaires          = "questionnaires"
 	TypeRateTables              = "rate-tables"
 	TypeResourceRates           = "resource-rates"
 	TypeResources               = "resources"
@@ -54,6 +55,7 @@ const (
 	TypeServiceCategories       = "service-categories"
 	TypeServices                = "services"
 	TypeSubservices             = "subservices"
+	TypeSurveys                 = "surveys"
 	TypeUserDefinedFields       = "user-defined-fields"
 	TypeUsers                   = "users"
 	TypeVerifiedDomains         = "verified-domains"
@@ -73,6 +75,8 @@ const (
 	NameAddress                 = "address"
 	NameAgreed                  = "agreed"
 	NameAllocationMethod        = "allocation-method"
+	NameAnswers                 = "answers"
+	NameAppliedAt               = "applied-at"
 	NameApprovalLevel           = "approval-level"
 	NameApprovalRequirements    = "approval-requirements"
 	NameApprovalStage           = "approval-stage"
@@ -217,9 +221,12 @@ const (
 	NameProjectVersions         = "project-versions"
 	NameProjectVisibility       = "project-visibility"
 	NameQuantity                = "quantity"
+	NameQuestionnaire           = "questionnaire"
+	NameQuestions               = "questions"
 	NameRate                    = "rate"
 	NameRateTable               = "rate-table"
 	NameReason                  = "reason"
+	NameRecommendations         = "recommendations"
 	NameRegion                  = "region"
 	NameRemote                  = "remote"
 	NameRemovedAt               = "removed-at"
@@ -234,6 +241,7 @@ const (
 	NameRevenueAdjustment       = "revenue-adjustment"
 	NameRevokedAt               = "revoked-at"
 	NameRoles                   = "roles"
+	NameRules                   = "rules"
 	NameSalesExecutive          = "sales-executive"
 	NameSecret                  = "secret"
 	NameService                 = "service"
@@ -250,6 +258,7 @@ const (
 	NameSignerTitle             = "signer-title"
 	NameSize                    = "size"
 	NameSku                     = "sku"
+	NameSlug                    = "slug"
 	NameSolutionSummary         = "solution-summary"
 	NameSource                  = "source"
 	NameSowLanguage             = "sow-language"
@@ -259,6 +268,9 @@ const (
 	NameSubmitterApproves       = "submitter-approves"
 	NameSubservice              = "subservice"
 	NameSubservices             = "subservices"
+	NameSurvey                  = "survey"
+	NameSurveyRule              = "survey-rule"
+	NameSurveys                 = "surveys"
 	NameTagList                 = "tag-list"
 	NameTags                    = "tags"
 	NameTeammates               = "teammates"
@@ -621,11 +633,12 @@ type ProjectExpenseAttributes struct {
 	Quantity    string     `json:"quantity"`
 	Rate        string     `json:"rate"`
 	UnitCost    string     `json:"unit-cost"`
-	Revenue     string     `json:"revenue"`    // computed: read-only
-	Cost        string     `json:"cost"`       // computed: read-only
-	Profit      string     `json:"profit"`     // computed: read-only
-	CreatedAt   *time.Time `json:"created-at"` // computed: read-only
-	UpdatedAt   *time.Time `json:"updated-at"` // computed: read-only
+	Revenue     string     `json:"revenue"`     // computed: read-only
+	Cost        string     `json:"cost"`        // computed: read-only
+	Profit      string     `json:"profit"`      // computed: read-only
+	SurveyRule  string     `json:"survey-rule"` // computed: read-only
+	CreatedAt   *time.Time `json:"created-at"`  // computed: read-only
+	UpdatedAt   *time.Time `json:"updated-at"`  // computed: read-only
 }
 
 // ProjectGovernanceAttributes are the attributes of a record of type project-governances.
@@ -638,11 +651,12 @@ type ProjectGovernanceAttributes struct {
 	AllocationMethod string     `json:"allocation-method"`
 	FilterType       string     `json:"filter-type"`
 	Position         int64      `json:"position"`
-	Hours            string     `json:"hours"`      // computed: read-only
-	Revenue          string     `json:"revenue"`    // computed: read-only
-	Cost             string     `json:"cost"`       // computed: read-only
-	CreatedAt        *time.Time `json:"created-at"` // computed: read-only
-	UpdatedAt        *time.Time `json:"updated-at"` // computed: read-only
+	Hours            string     `json:"hours"`       // computed: read-only
+	Revenue          string     `json:"revenue"`     // computed: read-only
+	Cost             string     `json:"cost"`        // computed: read-only
+	SurveyRule       string     `json:"survey-rule"` // computed: read-only
+	CreatedAt        *time.Time `json:"created-at"`  // computed: read-only
+	UpdatedAt        *time.Time `json:"updated-at"`  // computed: read-only
 }
 
 // ProjectLocationAttributes are the attributes of a record of type project-locations.
@@ -669,16 +683,17 @@ type ProjectPhaseAttributes struct {
 
 // ProjectProductAttributes are the attributes of a record of type project-products.
 type ProjectProductAttributes struct {
-	Name      string     `json:"name"`
-	Sku       string     `json:"sku"`
-	Quantity  string     `json:"quantity"`
-	UnitPrice string     `json:"unit-price"`
-	UnitCost  string     `json:"unit-cost"`
-	Revenue   string     `json:"revenue"`    // computed: read-only
-	Cost      string     `json:"cost"`       // computed: read-only
-	Profit    string     `json:"profit"`     // computed: read-only
-	CreatedAt *time.Time `json:"created-at"` // computed: read-only
-	UpdatedAt *time.Time `json:"updated-at"` // computed: read-only
+	Name       string     `json:"name"`
+	Sku        string     `json:"sku"`
+	Quantity   string     `json:"quantity"`
+	UnitPrice  string     `json:"unit-price"`
+	UnitCost   string     `json:"unit-cost"`
+	Revenue    string     `json:"revenue"`     // computed: read-only
+	Cost       string     `json:"cost"`        // computed: read-only
+	Profit     string     `json:"profit"`      // computed: read-only
+	SurveyRule string     `json:"survey-rule"` // computed: read-only
+	CreatedAt  *time.Time `json:"created-at"`  // computed: read-only
+	UpdatedAt  *time.Time `json:"updated-at"`  // computed: read-only
 }
 
 // ProjectResourceAttributes are the attributes of a record of type project-resources.
@@ -712,6 +727,7 @@ type ProjectServiceAttributes struct {
 	CustomHours        bool       `json:"custom-hours"`   // computed: read-only
 	Revenue            string     `json:"revenue"`        // computed: read-only
 	Cost               string     `json:"cost"`           // computed: read-only
+	SurveyRule         string     `json:"survey-rule"`    // computed: read-only
 	CreatedAt          *time.Time `json:"created-at"`     // computed: read-only
 	UpdatedAt          *time.Time `json:"updated-at"`     // computed: read-only
 }
@@ -783,6 +799,19 @@ type ProjectAttributes struct {
 	CreatedAt              *time.Time     `json:"created-at"`       // computed: read-only
 	UpdatedAt              *time.Time     `json:"updated-at"`       // computed: read-only
 	Active                 bool           `json:"active"`
+}
+
+// QuestionnaireAttributes are the attributes of a record of type questionnaires.
+type QuestionnaireAttributes struct {
+	Name        string          `json:"name"`
+	Slug        string          `json:"slug"`
+	Description string          `json:"description"`
+	Tags        []string        `json:"tags"`
+	Questions   json.RawMessage `json:"questions"`
+	Rules       json.RawMessage `json:"rules"`
+	CreatedAt   *time.Time      `json:"created-at"` // computed: read-only
+	UpdatedAt   *time.Time      `json:"updated-at"` // computed: read-only
+	Active      bool            `json:"active"`
 }
 
 // RateTableAttributes are the attributes of a record of type rate-tables.
@@ -864,6 +893,17 @@ type SubserviceAttributes struct {
 	CreatedAt *time.Time `json:"created-at"` // computed: read-only
 	UpdatedAt *time.Time `json:"updated-at"` // computed: read-only
 	Active    bool       `json:"active"`
+}
+
+// SurveyAttributes are the attributes of a record of type surveys.
+type SurveyAttributes struct {
+	Answers         map[string]any  `json:"answers"`
+	Status          string          `json:"status"`          // computed: read-only
+	AppliedAt       *time.Time      `json:"applied-at"`      // computed: read-only
+	Problems        json.RawMessage `json:"problems"`        // computed: read-only
+	Recommendations json.RawMessage `json:"recommendations"` // computed: read-only
+	CreatedAt       *time.Time      `json:"created-at"`      // computed: read-only
+	UpdatedAt       *time.Time      `json:"updated-at"`      // computed: read-only
 }
 
 // UserDefinedFieldAttributes are the attributes of a record of type user-defined-fields.

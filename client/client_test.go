@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/scopekit/scopekit/auth"
-	"github.com/scopekit/scopekit/boltstore"
+	"github.com/scopekit/scopekit/boltstore/bolttest"
 	"github.com/scopekit/scopekit/client"
 	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/scoping"
@@ -266,8 +266,7 @@ func TestPaging(t *testing.T) {
 // n clients into a new database file, in one transaction.
 func seedBulk(t *testing.T, path string, n int) {
 	c := ctx(t)
-	db, err := boltstore.Open(path)
-	require.NoError(t, err)
+	db := bolttest.OpenFile(t, path, scoping.DefaultSchema())
 	defer db.Close()
 	svc := scoping.NewService(db)
 	var acct, uid string

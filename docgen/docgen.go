@@ -35,6 +35,7 @@ import (
 	"github.com/scopekit/scopekit/documents"
 	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/mergedata"
+	"github.com/scopekit/scopekit/office"
 	"github.com/scopekit/scopekit/scoping"
 	"github.com/scopekit/scopekit/scoping/views"
 	"github.com/scopekit/scopekit/workbook"
@@ -50,11 +51,18 @@ const DefaultPoll = 2 * time.Second
 // DefaultLease is how long a claim holds a document when Pool.Lease is 0.
 const DefaultLease = 2 * time.Minute
 
+// DefaultTimeLimit is how long one document may take to generate when
+// Pool.TimeLimit is 0.
+const DefaultTimeLimit = time.Minute
+
+// errTimeLimit is the cause of a generation stopped at its time limit.
+var errTimeLimit = errors.New("the document's time limit passed")
+
 // Pool is a bounded set of generation workers. Create it with New.
 type Pool struct {
 	svc *scoping.Service
 	// Converter turns DOCX into PDF; nil means PDFs cannot be made.
-	Converter documents.Converter
+	Converter office.Converter
 	// Workers bounds the documents generated at once; default 2.
 	Workers int
 	// Poll is how often idle workers check the queue; default DefaultPoll.
@@ -63,8 +71,12 @@ type Pool struct {
 	// worker renews it every third of Lease while it generates, and a
 	// document whose lease ran out (its instance died) is re-queued by any
 	// pool within a third of Lease. Default DefaultLease.
-	Lease  time.Duration
-	Logger *slog.Logger
+	Lease time.Duration
+	// TimeLimit bounds the generation of one document, its PDF included:
+	// past it the job ends in error, saying so, and its worker is free
+	// for the next. Default DefaultTimeLimit.
+	TimeLimit time.Duration
+	Logger    *slog.Logger
 	// BeforeGenerate, when set, runs before each document is rendered,
 	// with the claimed record (tests use it to hold a worker mid-job).
 	BeforeGenerate func(ctx context.Context, doc *engine.Record)
@@ -155,6 +167,13 @@ func (p *Pool) log() *slog.Logger {
 		return p.Logger
 	}
 	return slog.Default()
+}
+
+func (p *Pool) timeLimit() time.Duration {
+	if p.TimeLimit > 0 {
+		return p.TimeLimit
+	}
+	return DefaultTimeLimit
 }
 
 func (p *Pool) lease() time.Duration {
@@ -331,15 +350,26 @@ func (p *Pool) renew(ctx context.Context, job *scoping.DocumentJob, lost context
 
 // Generate renders a claimed document: the files and, when it fails, the
 // error text for the user. It never panics; a panic of a renderer becomes
-// an internal error of the document.
+// an internal error of the document. It stops at the pool's time limit:
+// the document fails saying so, keeping the file when only its PDF was
+// late.
 func (p *Pool) Generate(ctx context.Context, job *scoping.DocumentJob) (out *scoping.DocumentOutput) {
 	doc := views.ProjectDocument{Record: job.Document}
 	ctx, end := p.svc.Span(ctx, "docgen.generate", "document.id", doc.ID, "document.type", doc.DocumentType())
+	ctx, cancel := context.WithTimeoutCause(ctx, p.timeLimit(), errTimeLimit)
+	defer cancel()
 	out = &scoping.DocumentOutput{}
 	defer func() {
 		if r := recover(); r != nil {
 			p.log().Error("panic while generating", "document", job.Document.ID, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
 			out = &scoping.DocumentOutput{Failure: "internal error while generating the document"}
+		}
+		if out.Failure != "" && errors.Is(context.Cause(ctx), errTimeLimit) {
+			out.Failure = fmt.Sprintf("generating the document took longer than its time limit of %s and was stopped: "+
+				"the template's loops or expressions are too heavy for this project", p.timeLimit())
+			if len(out.File) > 0 {
+				out.Failure = fmt.Sprintf("no PDF was made within the document's time limit of %s; the file is available", p.timeLimit())
+			}
 		}
 		if out.Failure != "" {
 			end(errors.New(out.Failure))
@@ -389,6 +419,8 @@ func (p *Pool) Generate(ctx context.Context, job *scoping.DocumentJob) (out *sco
 		what := "SOW"
 		if co := snap.ChangeOrder; co != nil {
 			what = fmt.Sprintf("Change order %d", co.Number())
+		} else if format == documents.FormatPPTX {
+			what = "Proposal" // a deck: the Standard proposal's kind
 		}
 		out.Filename = scoping.DocumentFilename(name, what, format)
 		if doc.GeneratePdf() {
@@ -446,9 +478,11 @@ func (p *Pool) pdf(ctx context.Context, file []byte, what string) ([]byte, strin
 	case err == nil:
 		p.converted(ConvertOK, took)
 		return pdf, ""
-	case errors.Is(err, documents.ErrNoConverter):
+	case errors.Is(err, office.ErrNoConverter):
 		p.converted(ConvertUnavailable, took)
 		return nil, "no PDF was made: LibreOffice's soffice is not installed on this server; the " + what + " is available"
+	case errors.Is(context.Cause(ctx), errTimeLimit):
+		p.converted(ConvertTimeout, took) // Generate says why
 	case ctx.Err() != nil:
 		// stopped, or the claim was lost: the result is dropped, not counted
 	case errors.Is(err, context.DeadlineExceeded):

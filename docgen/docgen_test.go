@@ -7,17 +7,17 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/scopekit/scopekit/boltstore"
+	"github.com/scopekit/scopekit/boltstore/bolttest"
 	"github.com/scopekit/scopekit/docgen"
 	"github.com/scopekit/scopekit/documents"
 	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/internal/demodata"
-	"github.com/scopekit/scopekit/internal/docxtest"
+	"github.com/scopekit/scopekit/internal/ooxml"
+	"github.com/scopekit/scopekit/office"
 	"github.com/scopekit/scopekit/scoping"
 	"github.com/stretchr/testify/require"
 )
@@ -34,9 +34,7 @@ type env struct {
 
 func mustEnv(tb testing.TB) *env {
 	tb.Helper()
-	db, err := boltstore.Open(filepath.Join(tb.TempDir(), "t.db"))
-	require.NoError(tb, err)
-	tb.Cleanup(func() { db.Close() })
+	db := bolttest.Open(tb, scoping.DefaultSchema())
 	return mustEnvOn(tb, db)
 }
 
@@ -136,7 +134,7 @@ func TestGenerate(t *testing.T) {
 		name     string
 		docType  string
 		pdf      bool
-		conv     documents.Converter
+		conv     office.Converter
 		tamper   func(job *scoping.DocumentJob)
 		before   func(context.Context, *engine.Record)
 		file     string // content type of the file, "" for none
@@ -147,7 +145,7 @@ func TestGenerate(t *testing.T) {
 		{name: "sow", docType: "sow", file: documents.ContentTypeDOCX, filename: "Globex firewall refresh - SOW.docx"},
 		{name: "sow with PDF", docType: "sow", pdf: true, conv: fakeConverter{pdf: []byte("%PDF-1.7")}, file: documents.ContentTypeDOCX, hasPDF: true},
 		{name: "PDF without converter", docType: "sow", pdf: true, file: documents.ContentTypeDOCX, failure: "no PDF converter"},
-		{name: "PDF without soffice", docType: "sow", pdf: true, conv: fakeConverter{err: fmt.Errorf("x: %w", documents.ErrNoConverter)},
+		{name: "PDF without soffice", docType: "sow", pdf: true, conv: fakeConverter{err: fmt.Errorf("x: %w", office.ErrNoConverter)},
 			file: documents.ContentTypeDOCX, failure: "soffice is not installed"},
 		{name: "PDF conversion fails", docType: "sow", pdf: true, conv: fakeConverter{err: errors.New("soffice exited 81")},
 			file: documents.ContentTypeDOCX, failure: "the conversion failed (soffice exited 81); the DOCX is available"},
@@ -158,7 +156,7 @@ func TestGenerate(t *testing.T) {
 			tamper: func(j *scoping.DocumentJob) {
 				j.Template, j.TemplateFormat = documents.StandardProposal(), documents.FormatPPTX
 			},
-			file: documents.ContentTypePPTX, filename: "Globex firewall refresh - SOW.pptx", failure: "the conversion failed (soffice exited 81); the PPTX is available"},
+			file: documents.ContentTypePPTX, filename: "Globex firewall refresh - Proposal.pptx", failure: "the conversion failed (soffice exited 81); the PPTX is available"},
 		{name: "pricing", docType: "pricing", file: documents.ContentTypeXLSX, filename: "Globex firewall refresh - Pricing.xlsx"},
 		{name: "breakdown", docType: "breakdown", file: documents.ContentTypeXLSX, filename: "Globex firewall refresh - Breakdown.xlsx"},
 		{name: "a deleted project", docType: "pricing", tamper: func(j *scoping.DocumentJob) { j.Document.SetRel("project", "999999") },
@@ -186,7 +184,7 @@ func TestGenerate(t *testing.T) {
 				require.Equal(t, tc.filename, out.Filename)
 			}
 			if tc.file == documents.ContentTypeDOCX {
-				text, err := docxtest.Text(out.File)
+				text, _, err := ooxml.Markdown(out.File)
 				require.NoError(t, err)
 				require.Contains(t, text, demodata.ProjectName)
 			}
@@ -270,13 +268,13 @@ func BenchmarkPipeline(b *testing.B) {
 		b.Run(bc.name, func(b *testing.B) {
 			e := mustEnv(b)
 			if bc.pdf {
-				conv, err := documents.NewLibreOffice("")
+				conv, err := office.NewLibreOffice("")
 				if err != nil {
 					b.Skipf("LibreOffice is not installed: %v", err)
 				}
 				e.pool.Converter = conv
 				if bc.name == "sow+pdf-warm" {
-					warm, err := documents.NewOfficePool(conv)
+					warm, err := office.NewPool(conv)
 					if err != nil {
 						b.Skipf("no warm converter (Debian: python3-uno): %v", err)
 					}

@@ -3,13 +3,12 @@ package docgen_test
 import (
 	"context"
 	"os"
-	"path/filepath"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/scopekit/scopekit"
-	"github.com/scopekit/scopekit/boltstore"
+	"github.com/scopekit/scopekit/boltstore/bolttest"
 	"github.com/scopekit/scopekit/docgen"
 	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/pgstore"
@@ -30,16 +29,14 @@ func TestMain(m *testing.M) {
 // PostgreSQL database opened twice.
 func twoInstances(t *testing.T, fn func(t *testing.T, e *env, second engine.Store)) {
 	t.Run("bbolt", func(t *testing.T) {
-		db, err := boltstore.Open(filepath.Join(t.TempDir(), "t.db"))
-		require.NoError(t, err)
-		t.Cleanup(func() { db.Close() })
+		db := bolttest.Open(t, scoping.DefaultSchema())
 		fn(t, mustEnvOn(t, db), db)
 	})
 	t.Run("postgres", func(t *testing.T) {
 		url := pgtest.URL(t)
 		var dbs [2]*pgstore.DB
 		for i := range dbs {
-			db, err := pgstore.Open(context.Background(), url)
+			db, err := pgstore.Open(context.Background(), url, scoping.DefaultSchema())
 			require.NoError(t, err)
 			t.Cleanup(func() { db.Close() })
 			dbs[i] = db

@@ -6,7 +6,8 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
-	"strings"
+
+	"github.com/scopekit/scopekit/expr"
 )
 
 // A Schema describes the merge data templates are filled from, read from
@@ -142,7 +143,7 @@ func (l *linter) node(n *node) {
 		l.expr(n.tag, n.tag.expr)
 	case kSection:
 		sh := l.expr(n.tag, n.tag.expr)
-		if n.tag.op == '^' || !n.tag.expr.isPath() {
+		if n.tag.op == '^' || !n.tag.expr.IsPath() {
 			l.kids(n)
 			return
 		}
@@ -172,23 +173,23 @@ func (l *linter) kids(n *node) {
 
 // expr returns the shape of e's value (anyShape where it cannot tell),
 // noting the paths that do not resolve; nil for a path that does not.
-func (l *linter) expr(t *tag, e *expr) *shape {
-	switch e.op {
+func (l *linter) expr(t *tag, e *expr.Node) *shape {
+	switch e.Op {
 	case "path":
 		return l.path(t, e)
 	case "member":
-		a := l.expr(t, e.a)
+		a := l.expr(t, e.A)
 		if a == nil {
 			return nil
 		}
-		sh := a.field(e.path[0])
+		sh := a.field(e.Path[0])
 		if sh == nil {
-			l.problem(t, describe(e), a.names(describe(e.a)+"."))
+			l.problem(t, e.Describe(), a.names(e.A.Describe()+"."))
 		}
 		return sh
 	case "index":
-		a := l.expr(t, e.a)
-		l.expr(t, e.b)
+		a := l.expr(t, e.A)
+		l.expr(t, e.B)
 		if a == nil {
 			return nil
 		}
@@ -202,29 +203,29 @@ func (l *linter) expr(t *tag, e *expr) *shape {
 		}
 		return &shape{}
 	}
-	for _, k := range e.kids() {
+	for _, k := range e.Kids() {
 		l.expr(t, k)
 	}
-	if e.op == "?:" {
+	if e.Op == "?:" {
 		return anyShape
 	}
 	return &shape{}
 }
 
-func (l *linter) path(t *tag, e *expr) *shape {
-	if e.path == nil {
+func (l *linter) path(t *tag, e *expr.Node) *shape {
+	if e.Path == nil {
 		return l.scopes[len(l.scopes)-1]
 	}
 	var sh *shape
 	for i := len(l.scopes) - 1; i >= 0; i-- {
-		if sh = l.scopes[i].field(e.path[0]); sh != nil {
+		if sh = l.scopes[i].field(e.Path[0]); sh != nil {
 			break
 		}
-		if e.rel {
+		if e.Rel {
 			break
 		}
 	}
-	for _, seg := range e.path[1:] {
+	for _, seg := range e.Path[1:] {
 		if sh == nil {
 			break
 		}
@@ -234,11 +235,11 @@ func (l *linter) path(t *tag, e *expr) *shape {
 		var known []string
 		for i := len(l.scopes) - 1; i >= 0; i-- {
 			known = append(known, l.scopes[i].names("")...)
-			if e.rel {
+			if e.Rel {
 				break
 			}
 		}
-		l.problem(t, describe(e), known)
+		l.problem(t, e.Describe(), known)
 	}
 	return sh
 }
@@ -265,7 +266,7 @@ func (sh *shape) names(prefix string) []string {
 func (l *linter) problem(t *tag, path string, known []string) {
 	what := "path " + path
 	if t.op == '#' || t.op == '^' {
-		if t.expr.isPath() {
+		if t.expr.IsPath() {
 			what = "loop " + path
 		}
 	}
@@ -313,33 +314,4 @@ func levenshtein(a, b string) int {
 		prev, cur = cur, prev
 	}
 	return prev[len(rb)]
-}
-
-// describe writes an expression's path back as text: a.b.c, .a, a[0].b.
-func describe(e *expr) string {
-	switch e.op {
-	case "path":
-		if e.path == nil {
-			return "this"
-		}
-		s := strings.Join(e.path, ".")
-		if e.rel {
-			s = "." + s
-		}
-		return s
-	case "member":
-		return describe(e.a) + "." + e.path[0]
-	case "index":
-		return describe(e.a) + "[" + describe(e.b) + "]"
-	case "lit":
-		if s, ok := e.lit.(string); ok {
-			return strconv.Quote(s)
-		}
-		return text(e.lit)
-	case "$index":
-		return "$index"
-	case "filter":
-		return describe(e.a)
-	}
-	return "the expression"
 }

@@ -1,6 +1,7 @@
 // Package documents is the tag-template engine of ScopeKit: statements of
-// work and proposals filled from DOCX, PPTX and XLSX tag templates, the
-// built-in Standard SOW and Standard proposal, and PDF through a Converter.
+// work and proposals filled from DOCX, PPTX and XLSX tag templates, and
+// the built-in Standard SOW and Standard proposal. Making PDFs of them is
+// package office's (LibreOffice and its processes).
 //
 // One engine serves the three formats: it finds tags on a paragraph's
 // joined text and builds sections over runs, paragraphs and table rows,
@@ -15,9 +16,7 @@
 // template from a merge-data tree (any JSON-like value; the service passes
 // v2 merge data); Tags validates a template and lists the paths its tags
 // use; both take time linear in the template's size and stop when their
-// context ends. LibreOffice converts DOCX to PDF with a soffice per
-// document; OfficePool keeps soffice running and drives it through UNO
-// (office.py), falling back to LibreOffice. Templates compute nothing: every
+// context ends. Templates compute nothing: every
 // value comes from merge data, so a document always shows what the pricing
 // endpoint shows. The pricing and breakdown workbooks are the domain's
 // (package workbook).
@@ -47,15 +46,15 @@
 // the row.
 package documents
 
-import "errors"
+import "github.com/scopekit/scopekit/internal/ooxml"
 
-// Content types of the generated documents: DOCX and PDF from this
-// package, XLSX from package workbook.
+// Content types of the generated documents: DOCX, PPTX and XLSX from this
+// package (XLSX also from package workbook), PDF from package office.
 const (
-	ContentTypeDOCX = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
-	ContentTypePPTX = "application/vnd.openxmlformats-officedocument.presentationml.presentation"
+	ContentTypeDOCX = ooxml.MediaDOCX
+	ContentTypePPTX = ooxml.MediaPPTX
 	ContentTypePDF  = "application/pdf"
-	ContentTypeXLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+	ContentTypeXLSX = ooxml.MediaXLSX
 )
 
 // Limits of a template. A template over MaxTemplateSize, or whose entries
@@ -74,8 +73,3 @@ const (
 	// loops would keep a worker busy for hours.
 	MaxNesting = 50
 )
-
-// ErrNoConverter is returned (wrapped) by NewLibreOffice when soffice is
-// not installed, and by a nil Converter's callers when no converter is
-// configured.
-var ErrNoConverter = errors.New("documents: no PDF converter (LibreOffice soffice not found)")

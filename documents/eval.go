@@ -6,17 +6,20 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/scopekit/scopekit/expr"
 	"github.com/shopspring/decimal"
 )
 
 // env is where an expression is evaluated: the scopes (the merge data at
 // [0], the innermost section's value last), the index of each scope in
-// its loop (-1 for a scope that is not a list item), and the first error
-// a filter met (a required value missing).
+// its loop (-1 for a scope that is not a list item), the first error a
+// filter met (a required value missing), and what the filters found of
+// the locale.
 type env struct {
 	scopes []any
 	index  []int
 	err    error
+	loc    *localeData // what the filters read of the locale, found once
 }
 
 func (v *env) push(val any, index int) {
@@ -29,12 +32,12 @@ func (v *env) pop() {
 
 // eval evaluates e. Values are those of a decoded JSON tree:
 // map[string]any, []any, string, json.Number, bool, nil.
-func (e *expr) eval(v *env) any {
-	switch e.op {
+func eval(e *expr.Node, v *env) any {
+	switch e.Op {
 	case "path":
 		return resolve(e, v.scopes)
 	case "lit":
-		return e.lit
+		return e.Lit
 	case "$index":
 		for i := len(v.index) - 1; i >= 0; i-- {
 			if v.index[i] >= 0 {
@@ -43,40 +46,81 @@ func (e *expr) eval(v *env) any {
 		}
 		return nil
 	case "member":
-		return field(e.a.eval(v), e.path[0])
+		return field(eval(e.A, v), e.Path[0])
 	case "index":
-		return field(e.a.eval(v), text(e.b.eval(v)))
+		return field(eval(e.A, v), text(eval(e.B, v)))
 	case "!":
-		return !truthy(e.a.eval(v))
+		return !truthy(eval(e.A, v))
 	case "neg":
-		if d, ok := number(e.a.eval(v)); ok {
+		if d, ok := number(eval(e.A, v)); ok {
 			return json.Number(d.Neg().String())
 		}
 		return nil
 	case "&&":
-		if a := e.a.eval(v); !truthy(a) {
+		if a := eval(e.A, v); !truthy(a) {
 			return a
 		}
-		return e.b.eval(v)
+		return eval(e.B, v)
 	case "||":
-		if a := e.a.eval(v); truthy(a) {
+		if a := eval(e.A, v); truthy(a) {
 			return a
 		}
-		return e.b.eval(v)
+		return eval(e.B, v)
 	case "?:":
-		if truthy(e.a.eval(v)) {
-			return e.b.eval(v)
+		if truthy(eval(e.A, v)) {
+			return eval(e.B, v)
 		}
-		return e.c.eval(v)
+		return eval(e.C, v)
 	case "+":
-		return plus(e.a.eval(v), e.b.eval(v))
+		return v.join(e.Args)
 	case "filter":
-		return e.filter(v)
+		return filter(e, v)
 	case "===", "!==":
-		eq := strictEqual(e.a.eval(v), e.b.eval(v))
-		return eq == (e.op == "===")
+		eq := strictEqual(eval(e.A, v), eval(e.B, v))
+		return eq == (e.Op == "===")
 	}
-	return compare(e.op, e.a.eval(v), e.b.eval(v))
+	return compare(e.Op, eval(e.A, v), eval(e.B, v))
+}
+
+// maxJoined bounds the text one tag's + makes (1 MiB): past it the
+// rendering fails naming the tag, rather than building texts of
+// gigabytes from a few long values.
+const maxJoined = 1 << 20
+
+// errTooLong is the error of a tag whose + makes a text over maxJoined.
+type errTooLong struct{}
+
+func (errTooLong) Error() string { return "a joined text is too long" }
+
+// join is the operands of a + evaluated and joined from the left, as
+// plus joins two, in time linear in the text made: once the value is a
+// text every later operand but a missing one is appended to it.
+func (v *env) join(args []*expr.Node) any {
+	acc := eval(args[0], v)
+	var sb strings.Builder
+	s, joined := acc.(string)
+	sb.WriteString(s)
+	for _, x := range args[1:] {
+		b := eval(x, v)
+		switch {
+		case joined && b != nil:
+			sb.WriteString(text(b))
+		case !joined:
+			acc = plus(acc, b)
+			s, joined = acc.(string)
+			sb.WriteString(s)
+		}
+		if sb.Len() > maxJoined {
+			if v.err == nil {
+				v.err = errTooLong{}
+			}
+			return nil
+		}
+	}
+	if joined {
+		return sb.String()
+	}
+	return acc
 }
 
 // plus is the angular parser's "+": a missing side gives the other; two
@@ -128,30 +172,30 @@ func strictEqual(a, b any) bool {
 // resolve finds a path: its first segment in the innermost scope that has
 // it, then outward; the rest inside that value. "length" of a list or text
 // is its length, a number segment indexes a list. Missing is nil.
-func resolve(e *expr, scopes []any) any {
+func resolve(e *expr.Node, scopes []any) any {
 	if len(scopes) == 0 {
 		return nil
 	}
-	if e.path == nil {
+	if e.Path == nil {
 		return scopes[len(scopes)-1]
 	}
 	var cur any
 	found := false
 	for i := len(scopes) - 1; i >= 0; i-- {
 		if m, ok := scopes[i].(map[string]any); ok {
-			if v, ok := m[e.path[0]]; ok {
+			if v, ok := m[e.Path[0]]; ok {
 				cur, found = v, true
 				break
 			}
 		}
-		if e.rel {
+		if e.Rel {
 			break
 		}
 	}
 	if !found {
 		return nil
 	}
-	for _, seg := range e.path[1:] {
+	for _, seg := range e.Path[1:] {
 		cur = field(cur, seg)
 	}
 	return cur

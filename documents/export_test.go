@@ -30,11 +30,11 @@ func TagScopes(tpl []byte) ([]ScopedPath, error) {
 		var visit func(n *node, scopes []string)
 		visit = func(n *node, scopes []string) {
 			if n.kind == kValue || n.kind == kSection {
-				for _, p := range n.tag.expr.paths(nil) {
+				for _, p := range n.tag.expr.Paths(nil) {
 					out = append(out, ScopedPath{Path: p, Scopes: append([]string(nil), scopes...)})
 				}
 			}
-			if n.kind == kSection && n.tag.op == '#' && n.tag.expr.op == "path" && n.tag.expr.path != nil {
+			if n.kind == kSection && n.tag.op == '#' && n.tag.expr.Op == "path" && n.tag.expr.Path != nil {
 				scopes = append(scopes[:len(scopes):len(scopes)], n.tag.body)
 			}
 			for _, k := range n.kids {
@@ -60,20 +60,19 @@ func SetMaxNodes(t interface{ Cleanup(func()) }, n int) {
 	t.Cleanup(func() { maxNodes = old })
 }
 
-// OfficePIDs returns the soffice processes of p's listeners that are up.
-func OfficePIDs(p *OfficePool) []int {
-	var pids []int
-	p.listeners.Range(func(k, _ any) bool {
-		pids = append(pids, k.(*listener).soffice.Process.Pid)
-		return true
-	})
-	return pids
-}
-
 // HoldUnpackBudget takes the whole unpack budget until release is called.
 func HoldUnpackBudget() (release func()) {
 	if err := unpackBudget.Acquire(context.Background(), unpackBudgetBytes); err != nil {
 		panic(err)
 	}
 	return func() { unpackBudget.Release(unpackBudgetBytes) }
+}
+
+// CalendarKeys are the locales whose CLDR calendars the date filter has.
+func CalendarKeys() []string {
+	keys := make([]string, 0, len(calendars))
+	for k := range calendars {
+		keys = append(keys, k)
+	}
+	return keys
 }

@@ -6,20 +6,19 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
-	"unicode"
 
+	"github.com/scopekit/scopekit/expr"
 	"github.com/shopspring/decimal"
-	"golang.org/x/text/currency"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
 	xnumber "golang.org/x/text/number"
 )
 
 // Filters format a value where a tag shows it, in the anchor's syntax
-// ({x | money}, {x | number:2}, {d | date:"2 January 2006"}). Locale work
-// is golang.org/x/text's: the locale is merge data's `locale` (the
-// account's, a BCP 47 tag), the currency merge data's `currency`.
+// ({x | money}, {x | number:2}, {d | date:"2 January 2006"}), in merge
+// data's `locale` (the account's, a BCP 47 tag) by CLDR's data: numbers
+// through golang.org/x/text, money through bojanz/currency (money.go),
+// month and day names through go-playground/locales (dates.go).
 
 // filterArgs are the filters and how many arguments each takes (min, max).
 var filterArgs = map[string][2]int{
@@ -33,22 +32,22 @@ const filterNames = "money, number, percent, date, upper, lower, default, requir
 // checkFilter refuses an unknown filter, a wrong number of arguments, or
 // an argument the filter does not take (checked at upload: a template
 // computes nothing, so every argument is a literal).
-func checkFilter(f *expr) error {
-	name := f.path[0]
+func checkFilter(f *expr.Node) error {
+	name := f.Path[0]
 	n, ok := filterArgs[name]
 	if !ok {
 		return fmt.Errorf("unknown filter %q (the filters are %s)", name, filterNames)
 	}
-	if len(f.args) < n[0] || len(f.args) > n[1] {
+	if len(f.Args) < n[0] || len(f.Args) > n[1] {
 		if n[1] == 0 {
 			return fmt.Errorf("filter %s takes no argument", name)
 		}
 		return fmt.Errorf("filter %s takes %d argument(s), as in %s", name, n[1], filterExample[name])
 	}
-	if len(f.args) == 0 {
+	if len(f.Args) == 0 {
 		return nil
 	}
-	switch a := f.args[0]; name {
+	switch a := f.Args[0]; name {
 	case "number":
 		if !wholeLiteral(a, maxPlaces) {
 			return fmt.Errorf("filter number takes the number of decimals, a whole number from 0 to %d, as in %s", maxPlaces, filterExample[name])
@@ -58,7 +57,7 @@ func checkFilter(f *expr) error {
 			return fmt.Errorf("filter percent takes the number of decimals, 0 or 1, as in %s", filterExample[name])
 		}
 	case "date":
-		if _, ok := a.lit.(string); a.op != "lit" || !ok {
+		if _, ok := a.Lit.(string); a.Op != "lit" || !ok {
 			return fmt.Errorf("filter date takes a layout in quotes, as in %s", filterExample[name])
 		}
 	}
@@ -70,9 +69,9 @@ const maxPlaces = 20
 
 // wholeLiteral reports whether e is a number written in the tag, a whole
 // number from 0 to most.
-func wholeLiteral(e *expr, most int) bool {
-	s, ok := e.lit.(json.Number)
-	if e.op != "lit" || !ok {
+func wholeLiteral(e *expr.Node, most int) bool {
+	s, ok := e.Lit.(json.Number)
+	if e.Op != "lit" || !ok {
 		return false
 	}
 	n, err := strconv.Atoi(string(s))
@@ -85,28 +84,28 @@ var filterExample = map[string]string{
 }
 
 // hasFilter reports whether e applies a filter anywhere.
-func (e *expr) hasFilter() bool {
-	if e.op == "filter" {
+func hasFilter(e *expr.Node) bool {
+	if e.Op == "filter" {
 		return true
 	}
-	return slices.ContainsFunc(e.kids(), (*expr).hasFilter)
+	return slices.ContainsFunc(e.Kids(), hasFilter)
 }
 
 // errRequired is the error of a required value that is missing.
-type errRequired struct{ expr *expr }
+type errRequired struct{ expr *expr.Node }
 
 func (e errRequired) Error() string { return "a required value is missing" }
 
 // filter applies a filter expression.
-func (e *expr) filter(v *env) any {
-	val := e.a.eval(v)
+func filter(e *expr.Node, v *env) any {
+	val := eval(e.A, v)
 	arg := func(i int) any {
-		if i < len(e.args) {
-			return e.args[i].eval(v)
+		if i < len(e.Args) {
+			return eval(e.Args[i], v)
 		}
 		return nil
 	}
-	switch e.path[0] {
+	switch e.Path[0] {
 	case "upper":
 		return strings.ToUpper(text(val))
 	case "lower":
@@ -127,7 +126,7 @@ func (e *expr) filter(v *env) any {
 			return val
 		}
 		places, _ := number(arg(0))
-		if len(e.args) == 0 {
+		if len(e.Args) == 0 {
 			places = decimal.NewFromInt(2)
 		}
 		return formatNumber(locale(v), d, int(places.IntPart()))
@@ -145,17 +144,13 @@ func (e *expr) filter(v *env) any {
 		if !ok {
 			return val
 		}
-		return formatMoney(v, d)
+		return v.locale().money.format(locale(v), d)
 	case "date":
 		t, ok := dateOf(val)
 		if !ok {
 			return val
 		}
-		layout := text(arg(0))
-		if layout == "" {
-			layout = "January 2, 2006"
-		}
-		return t.Format(layout)
+		return formatDate(v, t, text(arg(0)))
 	}
 	return val
 }
@@ -163,19 +158,6 @@ func (e *expr) filter(v *env) any {
 // missing reports whether a value shows nothing: missing, null or "".
 func missing(v any) bool {
 	return v == nil || v == ""
-}
-
-// locale is merge data's locale (the account's), en-US when it has none
-// or one x/text does not read.
-func locale(v *env) language.Tag {
-	if m, ok := v.scopes[0].(map[string]any); ok {
-		if s, ok := m["locale"].(string); ok && s != "" {
-			if t, err := language.Parse(s); err == nil {
-				return t
-			}
-		}
-	}
-	return language.AmericanEnglish
 }
 
 // formatNumber writes d with places decimals and the locale's grouping,
@@ -215,68 +197,4 @@ func localDigits(p *message.Printer) (mark string, digits [10]string) {
 	}
 	half := p.Sprint(xnumber.Decimal(0.5, xnumber.Scale(1)))
 	return strings.TrimSuffix(strings.TrimPrefix(half, digits[0]), digits[5]), digits
-}
-
-// formatMoney writes d in merge data's currency: its symbol in the
-// locale, its minor units, the locale's grouping; the symbol follows the
-// amount (after a space) in locales that write a percent sign that way
-// (de, fr, ...), else it leads.
-func formatMoney(v *env, d decimal.Decimal) string {
-	tag := locale(v)
-	code, minor := "", -1
-	if m, ok := v.scopes[0].(map[string]any); ok {
-		if c, ok := m["currency"].(map[string]any); ok {
-			code = text(c["code"])
-			if n, ok := number(c["minor_units"]); ok {
-				minor = int(n.IntPart())
-			}
-		}
-	}
-	unit, err := currency.ParseISO(code)
-	if err != nil {
-		return formatNumber(tag, d, max(minor, 2))
-	}
-	if minor < 0 {
-		minor, _ = currency.Standard.Rounding(unit)
-	}
-	p := message.NewPrinter(tag)
-	sym := p.Sprint(currency.Symbol(unit))
-	num := formatNumber(tag, d.Abs(), minor)
-	sign := ""
-	if d.Round(int32(minor)).IsNegative() {
-		sign = "-"
-	}
-	if symbolAfter(p) {
-		return sign + num + "\u00a0" + sym
-	}
-	return sign + sym + num
-}
-
-// symbolAfter reports whether the locale writes a percent sign after the
-// number with a space between, as it writes a currency symbol.
-func symbolAfter(p *message.Printer) bool {
-	s := []rune(p.Sprint(xnumber.Percent(0.5)))
-	n := len(s)
-	return n >= 2 && s[n-1] == '%' && unicode.IsSpace(s[n-2])
-}
-
-// dateOf reads a date: merge data's date object ({"value": "2026-11-22",
-// ...}) or a text holding an ISO date or an RFC 3339 time.
-func dateOf(v any) (time.Time, bool) {
-	if m, ok := v.(map[string]any); ok {
-		v = m["value"]
-	}
-	s, ok := v.(string)
-	if !ok {
-		if n, ok := v.(json.Number); ok {
-			s = string(n)
-		}
-	}
-	if t, err := time.Parse("2006-01-02", s); err == nil {
-		return t, true
-	}
-	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
-		return t, true
-	}
-	return time.Time{}, false
 }

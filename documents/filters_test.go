@@ -33,7 +33,9 @@ func moneyData(code string, minor int, locale string) map[string]any {
 }
 
 // Ensure each filter formats with the currency's symbol and minor units
-// and the locale's marks, over USD, EUR in de-DE, JPY and accounts' locales (en-IN, fr-FR).
+// and the locale's marks, over USD, EUR in de-DE, JPY and accounts'
+// locales (en-IN, fr-FR); dates with the locale's names and long date
+// (TestCLDRLocales has 20 more).
 func TestFilters(t *testing.T) {
 	tags := []string{"{value | money}", "{neg | money}", "{big | number:2}", "{big | number}", "{value | number:0}",
 		"{margin | percent}", "{margin | percent:1}", `{when | date:"2 January 2006"}`, "{when | date}",
@@ -46,22 +48,22 @@ func TestFilters(t *testing.T) {
 		{"USD en-US", moneyData("USD", 2, "en-US"), []string{"$10,794.25", "-$250.00", "1,234,567.50", "1,234,567.50", "10,794",
 			"47%", "47.2%", "22 November 2026", "November 22, 2026", "GLOBEX", "globex", "n/a", "Globex", ""}},
 		{"EUR de-DE", moneyData("EUR", 2, "de-DE"), []string{"10.794,25\u00a0€", "-250,00\u00a0€", "1.234.567,50", "1.234.567,50", "10.794",
-			"47\u00a0%", "47,2\u00a0%", "22 November 2026", "November 22, 2026", "GLOBEX", "globex", "n/a", "Globex", ""}},
+			"47\u00a0%", "47,2\u00a0%", "22 November 2026", "22. November 2026", "GLOBEX", "globex", "n/a", "Globex", ""}},
 		{"JPY ja-JP", moneyData("JPY", 0, "ja-JP"), []string{"￥10,794", "-￥250", "1,234,567.50", "1,234,567.50", "10,794",
-			"47%", "47.2%", "22 November 2026", "November 22, 2026", "GLOBEX", "globex", "n/a", "Globex", ""}},
+			"47%", "47.2%", "22 11月 2026", "2026年11月22日", "GLOBEX", "globex", "n/a", "Globex", ""}},
 		{"JPY en-US", moneyData("JPY", 0, "en-US"), []string{"¥10,794", "-¥250", "1,234,567.50", "1,234,567.50", "10,794",
 			"47%", "47.2%", "22 November 2026", "November 22, 2026", "GLOBEX", "globex", "n/a", "Globex", ""}},
-		{"USD en-IN (the account's)", moneyData("USD", 2, "en-IN"), []string{"US$10,794.25", "-US$250.00", "12,34,567.50",
+		{"USD en-IN (the account's)", moneyData("USD", 2, "en-IN"), []string{"$10,794.25", "-$250.00", "12,34,567.50",
 			"12,34,567.50", "10,794", "47%", "47.2%", "22 November 2026", "November 22, 2026", "GLOBEX", "globex", "n/a", "Globex", ""}},
-		{"EUR fr-FR (the account's)", moneyData("EUR", 2, "fr-FR"), []string{"10\u00a0794,25\u00a0€", "-250,00\u00a0€",
-			"1\u00a0234\u00a0567,50", "1\u00a0234\u00a0567,50", "10\u00a0794", "47\u00a0%", "47,2\u00a0%", "22 November 2026",
-			"November 22, 2026", "GLOBEX", "globex", "n/a", "Globex", ""}},
+		{"EUR fr-FR (the account's)", moneyData("EUR", 2, "fr-FR"), []string{"10\u202f794,25\u00a0€", "-250,00\u00a0€",
+			"1\u00a0234\u00a0567,50", "1\u00a0234\u00a0567,50", "10\u00a0794", "47\u00a0%", "47,2\u00a0%", "22 novembre 2026",
+			"22 novembre 2026", "GLOBEX", "globex", "n/a", "Globex", ""}},
 		// locales whose digits are not ASCII: every digit is the locale's,
 		// the decimals too
 		{"USD mr (Devanagari digits)", moneyData("USD", 2, "mr"), []string{"$१०,७९४.२५", "-$२५०.००", "१२,३४,५६७.५०",
-			"१२,३४,५६७.५०", "१०,७९४", "४७%", "४७.२%", "22 November 2026", "November 22, 2026", "GLOBEX", "globex", "n/a", "Globex", ""}},
+			"१२,३४,५६७.५०", "१०,७९४", "४७%", "४७.२%", "२२ नोव्हेंबर २०२६", "२२ नोव्हेंबर, २०२६", "GLOBEX", "globex", "n/a", "Globex", ""}},
 		{"USD en-US-u-nu-arab", moneyData("USD", 2, "en-US-u-nu-arab"), []string{"$١٠٬٧٩٤٫٢٥", "-$٢٥٠٫٠٠", "١٬٢٣٤٬٥٦٧٫٥٠",
-			"١٬٢٣٤٬٥٦٧٫٥٠", "١٠٬٧٩٤", "٤٧٪\u061c", "٤٧٫٢٪\u061c", "22 November 2026", "November 22, 2026", "GLOBEX", "globex", "n/a", "Globex", ""}},
+			"١٬٢٣٤٬٥٦٧٫٥٠", "١٠٬٧٩٤", "٤٧٪\u061c", "٤٧٫٢٪\u061c", "٢٢ November ٢٠٢٦", "November ٢٢, ٢٠٢٦", "GLOBEX", "globex", "n/a", "Globex", ""}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			require.Equal(t, tc.wants, renderText(t, tc.data, tags...))

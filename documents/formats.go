@@ -1,13 +1,12 @@
 package documents
 
 import (
-	"archive/zip"
-	"bytes"
 	"context"
 	"path"
 	"strings"
 
 	"github.com/scopekit/scopekit"
+	"github.com/scopekit/scopekit/internal/ooxml"
 )
 
 // Template formats: the value of a document template's format.
@@ -32,6 +31,9 @@ type officeFormat struct {
 	prepare func(ctx context.Context, d *docx, name string, b []byte) ([]byte, error)
 	// finish returns the rendered part as it is written (nil: as it is)
 	finish func(d *docx, name string, b []byte) ([]byte, error)
+	// complete, once every part is finished, may change any part (in
+	// outs, by name) or the format's extra parts (nil: none)
+	complete func(ctx context.Context, d *docx, outs map[string][]byte) error
 }
 
 var formatDOCX = &officeFormat{name: FormatDOCX, title: "DOCX", contentType: ContentTypeDOCX, main: mainPart,
@@ -106,17 +108,4 @@ func numberedPart(name, dir, prefix string) bool {
 
 // Detect returns the format of an Office file (docx, pptx or xlsx) by
 // the main part it has, or "" when it is none of them (or not a zip).
-func Detect(file []byte) string {
-	zr, err := zip.NewReader(bytes.NewReader(file), int64(len(file)))
-	if err != nil {
-		return ""
-	}
-	for _, f := range zr.File {
-		for _, name := range []string{FormatDOCX, FormatPPTX, FormatXLSX} {
-			if f.Name == formats[name].main {
-				return name
-			}
-		}
-	}
-	return ""
-}
+func Detect(file []byte) string { return ooxml.Format(file) }

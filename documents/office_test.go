@@ -15,6 +15,7 @@ import (
 	"github.com/scopekit/scopekit/documents"
 	"github.com/scopekit/scopekit/internal/demodata"
 	"github.com/scopekit/scopekit/mergedata"
+	"github.com/scopekit/scopekit/office/officetest"
 	"github.com/stretchr/testify/require"
 )
 
@@ -84,14 +85,11 @@ func TestStandardProposalDemo(t *testing.T) {
 
 // pdfText converts an Office file to PDF (skipping without LibreOffice and
 // poppler) and returns the PDF's path and its text. The warm converter
-// (documents.OfficePool) converts it too, where python3-uno is installed,
+// (office.Pool) converts it too, where python3-uno is installed,
 // and its PDF must read the same.
 func pdfText(t *testing.T, file []byte) (string, string) {
 	t.Helper()
-	lo, err := documents.NewLibreOffice("")
-	if err != nil {
-		t.Skipf("no PDF converter: %v", err)
-	}
+	lo := officetest.Cold(t)
 	for _, prog := range []string{"pdftoppm", "pdftotext"} {
 		if _, err := exec.LookPath(prog); err != nil {
 			t.Skipf("%s not installed (Debian: poppler-utils)", prog)
@@ -108,7 +106,7 @@ func pdfText(t *testing.T, file []byte) (string, string) {
 	require.NoError(t, err)
 	path, txt := text(pdf)
 
-	pool := officePool(t, 1)
+	pool := officetest.Warm(t, 1)
 	pdf, err = pool.ToPDF(t.Context(), file)
 	require.NoError(t, err)
 	warm, cold := pool.Counts()

@@ -60,6 +60,11 @@ func render(ctx context.Context, f *officeFormat, template []byte, data any) ([]
 			}
 		}
 	}
+	if f.complete != nil {
+		if err := f.complete(ctx, d, outs); err != nil {
+			return nil, err
+		}
+	}
 	return d.write(outs)
 }
 
@@ -90,7 +95,7 @@ func tags(ctx context.Context, f *officeFormat, template []byte) ([]string, erro
 			return nil, err
 		}
 		for _, tg := range t.tags {
-			paths = tg.expr.paths(paths)
+			paths = tg.expr.Paths(paths)
 		}
 	}
 	slices.Sort(paths)
@@ -162,7 +167,11 @@ func (t *template) render(ctx context.Context, data any) ([]byte, error) {
 	}
 	if req, ok := r.env.err.(errRequired); ok {
 		return nil, scopekit.FieldErrorf(scopekit.EINVALID, "file",
-			"a required value is missing: %s in %s has no value (the data has nothing at %s)", r.at.src, r.at.where(), describe(req.expr.a))
+			"a required value is missing: %s in %s has no value (the data has nothing at %s)", r.at.src, r.at.where(), req.expr.A.Describe())
+	}
+	if _, ok := r.env.err.(errTooLong); ok {
+		return nil, scopekit.FieldErrorf(scopekit.EINVALID, "file",
+			"the text that %s in %s joins with + would be longer than %d MiB: join fewer or shorter values", quoteTag(r.at.src), r.at.where(), maxJoined>>20)
 	}
 	if errors.Is(r.w.err, errTooLarge) {
 		return nil, scopekit.FieldErrorf(scopekit.EINVALID, "file",
@@ -237,7 +246,7 @@ func (r *renderer) section(n *node) {
 		if !truthy(v) {
 			r.kids(n)
 		}
-	case !e.isPath():
+	case !e.IsPath():
 		if truthy(v) {
 			r.kids(n)
 		}
@@ -265,7 +274,7 @@ func (r *renderer) section(n *node) {
 // eval evaluates a tag's expression; a required value found missing
 // stops the rendering.
 func (r *renderer) eval(t *tag) any {
-	v := t.expr.eval(&r.env)
+	v := eval(t.expr, &r.env)
 	if r.env.err != nil && r.w.err == nil {
 		r.at, r.w.err = t, r.env.err
 	}

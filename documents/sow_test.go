@@ -14,6 +14,7 @@ import (
 	"github.com/scopekit/scopekit/documents"
 	"github.com/scopekit/scopekit/internal/demodata"
 	"github.com/scopekit/scopekit/mergedata"
+	"github.com/scopekit/scopekit/office/officetest"
 	"github.com/scopekit/scopekit/pricing"
 	"github.com/stretchr/testify/require"
 )
@@ -119,8 +120,9 @@ func missingPath(t *testing.T, tpl []byte) error {
 // Ensure the Standard SOW filled for the worked example of pricing.md
 // shows the project, its phases, services and subservices, and every
 // figure of the contract the client signs, each the pricing result's and
-// each total the sum of the rows above it: the phases' services,
-// governance and the -250 discount on lines of their own; and, being the
+// each total the sum of the rows above it: the phases' services and
+// subservices each with its hours and price, governance and the -250
+// adjustment on lines of their own; and, being the
 // client's copy, no cost, profit or margin.
 func TestStandardSOWDemo(t *testing.T) {
 	e := mustEnv(t)
@@ -132,9 +134,10 @@ func TestStandardSOWDemo(t *testing.T) {
 		"Assess Globex's network and replace its perimeter firewalls.",
 		"Plan", "Implement", "Assessment", "Site survey", "Report", "Firewall deployment",
 		"Project management", "Kickoff", "Airfare", "Per diem", "Firewall appliance",
-		"|Assessment|Engineer|2.00|24.50|$5,100.00", "|Phase total|||24.50|$5,100.00", "|Phase total|||16.25|$3,250.00",
+		"|Assessment|Engineer|2.00|16.00|$3,200.00", "|Site survey|Engineer|3.00|4.50|$900.00", "|Report|Architect|1.00|4.00|$1,000.00",
+		"|Phase total|||24.50|$5,100.00", "|Phase total|||16.25|$3,250.00",
 		"|Plan|24.50|$5,100.00", "|Implement|16.25|$3,250.00", "|Project governance|8.11|$1,569.25",
-		"|Discount||-$250.00", "|Professional services|48.86|$9,669.25", "|Travel and expense||$1,125.00",
+		"|Adjustment||-$250.00", "|Professional services|48.86|$9,669.25", "|Travel and expense||$1,125.00",
 		"|Total contract value||$10,794.25", "$3,999.98",
 		"Payment term: Fixed fee.", "Travel and expenses are part of the contract value.",
 		"Materials are quoted for information", "All amounts are in USD.",
@@ -252,10 +255,7 @@ func TestStandardSOWLarge(t *testing.T) {
 // person looks at: testdata/standard-sow-page1.png (the cover) and
 // testdata/standard-sow-pricing.png (the pricing summary's page).
 func TestStandardSOWPDF(t *testing.T) {
-	lo, err := documents.NewLibreOffice("")
-	if err != nil {
-		t.Skipf("no PDF converter: %v", err)
-	}
+	lo := officetest.Cold(t)
 	for _, prog := range []string{"pdftoppm", "pdftotext"} {
 		if _, err := exec.LookPath(prog); err != nil {
 			t.Skipf("%s not installed (Debian: poppler-utils)", prog)
@@ -272,7 +272,7 @@ func TestStandardSOWPDF(t *testing.T) {
 		}
 	}
 
-	pool := officePool(t, 1)
+	pool := officetest.Warm(t, 1)
 	pdf, err = pool.ToPDF(t.Context(), docx)
 	require.NoError(t, err)
 	warm, _ := pool.Counts()

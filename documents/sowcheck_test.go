@@ -209,24 +209,45 @@ func (s *sow) check(t *testing.T) []string {
 				assert.True(t, pt.ServiceHours.IsZero() && pt.ServiceRevenue.IsZero(), "phase %q has no total", ph.Name)
 				body, last = rows[1:], []string{"", "", "", "0.00", md.Currency.Unit + "0"}
 			}
-			var lines [][]string // the service rows: those with a figure
-			for _, r := range body {
-				if r[3] != "" || r[4] != "" {
-					lines = append(lines, r)
-				}
+			// a row per service, its own line, then one per subservice
+			i := 0
+			next := func() []string {
+				require.Less(t, i, len(body), "phase %q: a row per service and subservice", ph.Name)
+				i++
+				return body[i-1]
 			}
-			require.Len(t, lines, len(ph.Services), "phase %q: a row per service", ph.Name)
-			for i, r := range lines {
-				svc := ph.Services[i]
+			for _, svc := range ph.Services {
+				r := next()
 				assert.Equal(t, svc.Name, r[0])
-				if svc.ServiceType == "managed_services" {
+				managed := svc.ServiceType == "managed_services"
+				if managed {
 					assert.Equal(t, []string{"", "recurring"}, r[3:], "a managed service is priced in its own section")
-					continue
+				} else {
+					assert.Equal(t, svc.ExtendedHours, r[3], svc.Name)
+					assert.Equal(t, enUS(md.Currency.Unit, svc.ExtendedRevenue), r[4], svc.Name)
+					a.add(r[3], r[4])
 				}
-				assert.Equal(t, svc.TotalHours, r[3], svc.Name)
-				assert.Equal(t, enUS(md.Currency.Unit, svc.Revenue), r[4], svc.Name)
-				a.add(r[3], r[4])
+				own := newAdder()
+				if !managed {
+					own.add(r[3], r[4])
+				}
+				for _, sub := range svc.Subservices {
+					r := next()
+					assert.Equal(t, sub.Name, r[0])
+					if managed {
+						assert.Equal(t, []string{"", ""}, r[3:], "a managed service's subservice")
+						continue
+					}
+					assert.Equal(t, sub.ExtendedHours, r[3], sub.Name)
+					assert.Equal(t, enUS(md.Currency.Unit, sub.Revenue), r[4], sub.Name)
+					a.add(r[3], r[4])
+					own.add(r[3], r[4])
+				}
+				if !managed { // the service's rows add up to its total
+					own.sums(enUS(md.Currency.Unit, svc.TotalHours), enUS(md.Currency.Unit, svc.Revenue), svc.Name)
+				}
 			}
+			require.Equal(t, len(body), i, "phase %q: rows after its services", ph.Name)
 			a.sums(last[3], last[4], "phase "+ph.Name)
 			a.is(last[3], pt.ServiceHours, "phase "+ph.Name+" hours")
 			a.is(last[4], pt.ServiceRevenue, "phase "+ph.Name+" price")
@@ -323,7 +344,7 @@ func (s *sow) checkSummary(t *testing.T, newAdder func() *adder, phases []int, p
 	}
 	if adj := ps.RevenueAdjustment; !adj.IsZero() {
 		r := next()
-		assert.Equal(t, map[bool]string{true: "Discount", false: "Adjustment"}[adj.IsNegative()], r[0])
+		assert.Equal(t, "Adjustment", r[0], "one name for the line, whatever its sign")
 		a.is(r[2], adj, "adjustment")
 		a.add("", r[2])
 	}

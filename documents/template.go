@@ -7,17 +7,19 @@ import (
 	"fmt"
 	"strings"
 	"unicode"
+
+	"github.com/scopekit/scopekit/expr"
 )
 
 // tag is one tag of a template.
 type tag struct {
-	src  string // as written, braces included: {#phases}
-	op   byte   // 0 for a value, '#' a section, '^' an inverted section, '/' a close
-	body string // the expression text, spaces removed (what a close names)
-	expr *expr  // nil for a close
-	para int    // the paragraph it is in (1-based, in its part)
-	part string // the part it is in
-	at   string // the paragraph as messages name it ("paragraph 3", "cell B5 of Sheet1")
+	src  string     // as written, braces included: {#phases}
+	op   byte       // 0 for a value, '#' a section, '^' an inverted section, '/' a close
+	body string     // the expression text, spaces removed (what a close names)
+	expr *expr.Node // nil for a close
+	para int        // the paragraph it is in (1-based, in its part)
+	part string     // the part it is in
+	at   string     // the paragraph as messages name it ("paragraph 3", "cell B5 of Sheet1")
 }
 
 // where names the tag's paragraph for an error message.
@@ -36,7 +38,7 @@ func (t *tag) kindName() string {
 	switch {
 	case t.op == '^':
 		return "inverted section"
-	case t.expr != nil && t.expr.isPath():
+	case t.expr != nil && t.expr.IsPath():
 		return "loop"
 	}
 	return "condition"
@@ -423,7 +425,7 @@ func parseTag(src string, para int, part string) (*tag, error) {
 	if err != nil {
 		return nil, err
 	}
-	if t.op != 0 && e.hasFilter() {
+	if t.op != 0 && hasFilter(e) {
 		return nil, fmt.Errorf("a filter formats a value a tag shows ({x | money}); a loop, section or condition cannot use one")
 	}
 	t.expr = e

@@ -27,10 +27,12 @@ import (
 // number.
 
 var formatXLSX = &officeFormat{name: FormatXLSX, title: "XLSX", contentType: ContentTypeXLSX,
-	main:      "xl/workbook.xml",
-	tagPart:   func(name string) bool { return numberedPart(name, "xl/worksheets/", "sheet") },
-	extraPart: func(name string) bool { return name == sharedStringsPart },
-	dialect:   spreadsheetML, prepare: prepareSheet, finish: finishSheet}
+	main:    "xl/workbook.xml",
+	tagPart: func(name string) bool { return numberedPart(name, "xl/worksheets/", "sheet") },
+	extraPart: func(name string) bool {
+		return name == sharedStringsPart || name == workbookPart || name == workbookRels
+	},
+	dialect: spreadsheetML, prepare: prepareSheet, finish: finishSheet, complete: finishBook}
 
 const sharedStringsPart = "xl/sharedStrings.xml"
 
@@ -59,6 +61,7 @@ var spreadsheetML = &dialect{para: "c", run: "r", text: "t", runProps: "rPr", pr
 type xlsxState struct {
 	sst  [][]byte
 	rows map[string][]int
+	maps map[string]*rowMap // each finished sheet's rows
 }
 
 func attr(attrs []xml.Attr, name string) string {
@@ -90,7 +93,7 @@ func xlsxStateOf(d *docx) (*xlsxState, error) {
 	if st, ok := d.aux.(*xlsxState); ok {
 		return st, nil
 	}
-	st := &xlsxState{rows: map[string][]int{}}
+	st := &xlsxState{rows: map[string][]int{}, maps: map[string]*rowMap{}}
 	if b := d.extra[sharedStringsPart]; b != nil {
 		start := -1
 		err := tokens(context.Background(), &scanner{b: b}, func(tok xtoken) error {
@@ -124,6 +127,9 @@ func prepareSheet(ctx context.Context, d *docx, name string, b []byte) ([]byte, 
 	}
 	bad := func(err error) error {
 		return invalid("the template's %s is not well-formed XML: %v", name, err)
+	}
+	if b, err = expandShared(ctx, b); err != nil {
+		return nil, bad(err)
 	}
 	w := &out{}
 	w.Grow(len(b) + len(b)/8)
@@ -243,14 +249,16 @@ func tokens(ctx context.Context, s *scanner, fn func(xtoken) error) error {
 // cell is a cell element read by readCell: its end and the bytes of its
 // value (v) and inline string (is) contents.
 type cell struct {
-	end   int
-	v, is []byte
+	end    int
+	v, is  []byte
+	f      *string    // the formula's text, decoded (nil: none)
+	fAttrs []xml.Attr // the formula's attributes
 }
 
 // readCell reads the tokens of the cell that tok opens, up to its end.
 func readCell(s *scanner, tok xtoken) (cell, error) {
 	c := cell{}
-	depth, vStart, isStart := 1, -1, -1
+	depth, vStart, isStart, fStart := 1, -1, -1, -1
 	for depth > 0 {
 		t, err := s.next()
 		if err == io.EOF {
@@ -268,6 +276,12 @@ func readCell(s *scanner, tok xtoken) (cell, error) {
 			if depth == 2 && string(t.name) == "is" {
 				isStart = t.end
 			}
+			if depth == 2 && string(t.name) == "f" {
+				fStart, c.fAttrs = t.end, decodeAttrs(t.attrs)
+			}
+		case t.kind == tokStart && depth == 1 && string(t.name) == "f": // <f/>
+			empty := ""
+			c.f, c.fAttrs = &empty, decodeAttrs(t.attrs)
 		case t.kind == tokEnd:
 			depth--
 			if depth == 1 && string(t.name) == "v" && vStart >= 0 {
@@ -275,6 +289,10 @@ func readCell(s *scanner, tok xtoken) (cell, error) {
 			}
 			if depth == 1 && string(t.name) == "is" && isStart >= 0 {
 				c.is = s.b[isStart:t.start]
+			}
+			if depth == 1 && string(t.name) == "f" && fStart >= 0 {
+				text := decode(s.b[fStart:t.start])
+				c.f = &text
 			}
 			if depth == 0 && string(t.name) != "c" {
 				return c, s.errorf(t.start, "unexpected </%s>", t.name)
@@ -463,6 +481,7 @@ func finishSheet(d *docx, name string, b []byte) ([]byte, error) {
 			"too far for its PDF to be made in time; keep the sheet's cells nearer to A1", name, colName(maxCol), maxRow, maxRow, maxCol, maxSheetCells)
 	}
 	w.Write(b[copied:])
+	st.maps[name] = &rowMap{tpl: tpl, copies: copies}
 	res := w.Bytes()
 	if dimAt >= 0 {
 		dim := fmt.Sprintf(`<dimension ref="%s:%s%d"/>`, dimFrom, colName(max(maxCol, 1)), max(maxRow, 1))

@@ -71,7 +71,7 @@ func newEnv(t *testing.T, hooks engine.Hooks, cfg engine.Config) *env {
 
 func newEnvWith(t *testing.T, schema *engine.Schema, cfg engine.Config) *env {
 	t.Helper()
-	db := bolttest.Open(t, boltstore.WithSchema(schema))
+	db := bolttest.Open(t, schema)
 	return &env{t: t, e: engine.New(db, schema, cfg), db: db, admin: actor(engine.AccessManage, true)}
 }
 

@@ -1,8 +1,3 @@
-// Package scoping holds ScopeKit's domain records and their use cases: the
-// declarations of every resource type (attributes, relationships, filters,
-// guards, validation), the generic resource engine that serves them, the
-// permission and visibility rules, and the Store interface that adapters
-// implement. It knows nothing of HTTP or of any storage engine.
 package engine
 
 import (

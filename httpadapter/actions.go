@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"maps"
 	"net/http"
+	"slices"
 	"sync"
 
 	"github.com/scopekit/scopekit"
@@ -29,6 +30,8 @@ func (s *Server) actions() map[string]func(c *call) error {
 		"approval-steps/approve":       s.stepAction("approve"),
 		"approval-steps/decline":       s.stepAction("decline"),
 		"approval-steps/rescope":       s.stepAction("rescope"),
+		"surveys/calculate":            s.surveyOutcome("calculate", s.calculateSurvey),
+		"surveys/apply":                s.surveyOutcome("apply", s.applySurvey),
 	}
 	maps.Copy(m, s.lifecycleActions()) // lifecycle.go
 	return m
@@ -64,6 +67,8 @@ var actionDocs = map[string]routeDoc{
 		Body: actionMetaBody(), Response: singleDoc(views.TypeApprovalSteps)},
 	"approval-steps/decline": {Summary: "Decline a pending step (the project goes back to draft)", Body: actionMetaBody(), Response: singleDoc(views.TypeApprovalSteps)},
 	"approval-steps/rescope": {Summary: "Send a pending step back for rescoping", Body: actionMetaBody(), Response: singleDoc(views.TypeApprovalSteps)},
+	"surveys/calculate":      surveyDocs["surveys/calculate"],
+	"surveys/apply":          surveyDocs["surveys/apply"],
 }
 
 func actionMetaBody() obj {
@@ -93,6 +98,7 @@ var readDocs = map[string]routeDoc{
 	"projects/estimate-vs-actual": {Summary: "Estimated versus actual hours and cost, line by line",
 		Description: "One resource of type project-estimate-vs-actuals (attributes `currency`, `rows`, `phases`, `total`). Needs `projects` view.",
 		Response:    figuresDoc("project-estimate-vs-actuals", "currency", "rows", "phases", "total")},
+	"questionnaires/export": surveyDocs["questionnaires/export"],
 }
 
 // figuresDoc is the answer of a computed-figures read: one resource of
@@ -127,6 +133,8 @@ func (s *Server) reads() map[string]func(c *call) error {
 			}{d.Currency, d.EstimateVsActual}
 		})),
 		"projects/merge-data": s.projectMergeData,
+		// surveys.go
+		"questionnaires/export": s.exportQuestionnaire,
 		// documents.go
 		"document-templates/file":    s.templateFile,
 		"project-documents/download": s.downloadDocument,
@@ -362,6 +370,30 @@ func (s *Server) projectFigures(typ, name string, fetch func(c *call, id string)
 		if err != nil {
 			return err
 		}
-		return c.figures(typ, id, "/projects/"+id+"/"+name, v)
+		return c.writeFigures(typ, id, c.view.prefix+"/projects/"+id+"/"+name, v)
 	}
+}
+
+// writeFigures answers 200 with computed figures: one resource of type
+// typ whose attributes are the members of v's JSON, but those of drop.
+func (c *call) writeFigures(typ, id, self string, v any, drop ...string) error {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	var attrs map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &attrs); err != nil {
+		return err
+	}
+	out := make(map[string]any, len(attrs))
+	for k, v := range attrs {
+		if !slices.Contains(drop, k) {
+			out[k] = v
+		}
+	}
+	writeDoc(c.w, c.r, http.StatusOK, &jsonapi.Document{
+		Data:  &jsonapi.Resource{Type: typ, ID: id, Attributes: out, Links: jsonapi.Links{"self": self}},
+		Links: jsonapi.Links{"self": self},
+	})
+	return nil
 }

@@ -38,6 +38,10 @@ import (
 // role lacking the type's guard gets.
 var auditGuards = map[string]string{"projects/merge-data": "merge_data"}
 
+// auditReadActions are the POST actions that write nothing (a calculation):
+// a view-only role may call them.
+var auditReadActions = map[string]bool{"surveys/calculate": true}
+
 // auditRoute is one route of the audit.
 type auditRoute struct {
 	typ    *engine.TypeDef
@@ -238,7 +242,7 @@ func auditRoutes(srv *httpadapter.Server, ids map[string]string, v2 bool) []audi
 			case "projects/revert":
 				body = `{"data":{"type":"project-versions","id":"` + ids["project-versions"] + `"}}`
 			}
-			out = append(out, auditRoute{typ: def, method: "POST", path: one + "/" + name, body: body, write: true, byID: true})
+			out = append(out, auditRoute{typ: def, method: "POST", path: one + "/" + name, body: body, write: !auditReadActions[a], byID: true})
 		}
 		for _, rd := range reads {
 			typ, name, _ := strings.Cut(rd, "/")

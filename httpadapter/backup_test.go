@@ -13,8 +13,10 @@ import (
 	"time"
 
 	"github.com/scopekit/scopekit/boltstore"
+	"github.com/scopekit/scopekit/boltstore/bolttest"
 	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/httpadapter"
+	"github.com/scopekit/scopekit/scoping"
 	"github.com/scopekit/scopekit/scoping/views"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -74,9 +76,7 @@ func TestBackupDownload(t *testing.T) {
 	restored := filepath.Join(t.TempDir(), "restored.db")
 	_, err := boltstore.Restore(context.Background(), path, restored) // opens and checks it
 	require.NoError(t, err)
-	cp, err := boltstore.Open(restored)
-	require.NoError(t, err)
-	defer cp.Close()
+	cp := bolttest.OpenFile(t, restored, scoping.DefaultSchema())
 	require.NoError(t, cp.View(context.Background(), func(tx engine.Tx) error {
 		for _, id := range e.accts {
 			if _, err := tx.Get(views.TypeAccounts, "", id); err != nil {

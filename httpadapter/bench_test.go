@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"syscall"
@@ -17,7 +16,7 @@ import (
 	"time"
 
 	"github.com/scopekit/scopekit/auth"
-	"github.com/scopekit/scopekit/boltstore"
+	"github.com/scopekit/scopekit/boltstore/bolttest"
 	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/httpadapter"
 	"github.com/scopekit/scopekit/internal/demodata"
@@ -54,13 +53,9 @@ func newBenchEnv(b *testing.B, n int) *benchEnv {
 	ctx := context.Background()
 	var db benchDB
 	if onPostgres() {
-		db = pgtest.Open(b)
+		db = pgtest.Open(b, scoping.DefaultSchema())
 	} else {
-		bdb, err := boltstore.Open(filepath.Join(b.TempDir(), "bench.db"))
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.Cleanup(func() { bdb.Close() })
+		bdb := bolttest.Open(b, scoping.DefaultSchema())
 		db = bdb
 	}
 	tel := observe.New(observe.Config{Metrics: os.Getenv("SCOPEKIT_BENCH_METRICS") == "1"})

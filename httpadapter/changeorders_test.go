@@ -8,7 +8,7 @@ import (
 	"regexp"
 	"testing"
 
-	"github.com/scopekit/scopekit/documents"
+	"github.com/scopekit/scopekit/office/officetest"
 	"github.com/shopspring/decimal"
 	"github.com/stretchr/testify/require"
 	"golang.org/x/text/language"
@@ -105,9 +105,7 @@ func (e *testEnv) withLibreOffice() {
 			e.t.Skipf("%s is not installed (.ci/run installs it)", prog)
 		}
 	}
-	conv, err := documents.NewLibreOffice("")
-	require.NoError(e.t, err)
-	e.converter = conv
+	e.converter = officetest.Cold(e.t)
 	e.restart()
 }
 

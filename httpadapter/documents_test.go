@@ -17,6 +17,8 @@ import (
 	"github.com/scopekit/scopekit/documents"
 	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/internal/docxtest"
+	"github.com/scopekit/scopekit/internal/ooxml"
+	"github.com/scopekit/scopekit/office"
 	"github.com/scopekit/scopekit/scoping"
 	"github.com/scopekit/scopekit/scoping/views"
 	"github.com/shopspring/decimal"
@@ -96,7 +98,7 @@ func (e *testEnv) download(path, token string) *resp {
 
 func docxText(t *testing.T, b []byte) string {
 	t.Helper()
-	text, err := docxtest.Text(b)
+	text, _, err := ooxml.Markdown(b)
 	require.NoError(t, err)
 	return text
 }
@@ -395,13 +397,13 @@ func TestProjectDocumentPDF(t *testing.T) {
 	er := assertError(t, e.download("/acme/v1/project-documents/"+id+"/download?format=pdf", admin), http.StatusNotFound, "")
 	assert.Contains(t, er["detail"], "no PDF")
 
-	conv, err := documents.NewLibreOffice("")
+	conv, err := office.NewLibreOffice("")
 	if err != nil {
 		t.Skipf("LibreOffice (soffice) is not installed, so PDFs are not made here: %v", err)
 	}
 	// the same with the warm converter (LibreOffice kept running)
-	converters := []documents.Converter{conv}
-	warm, err := documents.NewOfficePool(conv)
+	converters := []office.Converter{conv}
+	warm, err := office.NewPool(conv)
 	if err == nil {
 		defer warm.Close()
 		require.NoError(t, warm.Ready(t.Context()))

@@ -16,13 +16,13 @@ import (
 
 	"github.com/scopekit/scopekit/acceptpage"
 	"github.com/scopekit/scopekit/auth"
-	"github.com/scopekit/scopekit/boltstore"
+	"github.com/scopekit/scopekit/boltstore/bolttest"
 	"github.com/scopekit/scopekit/docgen"
-	"github.com/scopekit/scopekit/documents"
 	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/httpadapter"
 	"github.com/scopekit/scopekit/internal/jsonapitest"
 	"github.com/scopekit/scopekit/mcpadapter"
+	"github.com/scopekit/scopekit/office"
 	"github.com/scopekit/scopekit/pgstore"
 	"github.com/scopekit/scopekit/pgstore/pgtest"
 	"github.com/scopekit/scopekit/scoping"
@@ -52,7 +52,7 @@ type testEnv struct {
 
 	// documents: the generation workers (stopped by close), the PDF
 	// converter they use (nil: none) and the generation throttle
-	converter   documents.Converter
+	converter   office.Converter
 	docThrottle httpadapter.DocumentThrottle
 	stopDocs    func()
 
@@ -85,7 +85,6 @@ func mustEnv(t *testing.T, opts ...envOption) *testEnv {
 		o(e)
 	}
 	e.open()
-	t.Cleanup(e.close)
 	require.NoError(t, e.svc.Setup(context.Background(), func(a *scoping.Admin) error {
 		for _, slug := range []string{"acme", "globex"} {
 			acct, err := a.EnsureAccount(slug, strings.ToUpper(slug[:1])+slug[1:], "USD")
@@ -117,11 +116,13 @@ func (e *testEnv) open() {
 		if e.pgURL == "" {
 			e.pgURL = pgtest.URL(e.t)
 		}
-		db, err = pgstore.Open(context.Background(), e.pgURL, e.pgOpts...)
+		db, err = pgstore.Open(context.Background(), e.pgURL, scoping.DefaultSchema(), e.pgOpts...)
+		require.NoError(e.t, err)
 	} else {
-		db, err = boltstore.Open(e.path)
+		// checked for consistency when the test ends, after e.close
+		db = bolttest.OpenFile(e.t, e.path, scoping.DefaultSchema())
 	}
-	require.NoError(e.t, err)
+	e.t.Cleanup(e.close) // again after a restart: it runs once
 	e.db = db
 	e.svc = scoping.NewService(db)
 	e.svc.Webhooks = scoping.WebhookConfig{Sealer: testSealer(e.t), CheckDestination: webhook.CheckDestination(true)}

@@ -20,7 +20,6 @@ func (e *testEnv) sibling() *testEnv {
 	e.t.Helper()
 	b := &testEnv{t: e.t, path: filepath.Join(e.t.TempDir(), "unused.db"), pg: true, pgURL: e.pgURL, accts: e.accts}
 	b.open()
-	e.t.Cleanup(b.close)
 	return b
 }
 

@@ -204,7 +204,7 @@ func (s *Server) changeOrderDeltas(c *call) error {
 	if err != nil {
 		return err
 	}
-	return c.figures("change-order-deltas", id, "/change-orders/"+id+"/deltas", d)
+	return c.writeFigures("change-order-deltas", id, c.view.prefix+"/change-orders/"+id+"/deltas", d)
 }
 
 // share serves POST /project-documents/{id}/share with an optional
@@ -295,28 +295,5 @@ func (s *Server) diffVersions(c *call) error {
 	if err != nil {
 		return err
 	}
-	return c.figures("project-version-diffs", id+":"+from+".."+to, "/projects/"+id+"/versions/"+from+"/diff/"+to, d)
-}
-
-// figures answers one computed resource of type typ whose attributes are
-// the JSON members of v.
-func (c *call) figures(typ, id, path string, v any) error {
-	raw, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-	var attrs map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &attrs); err != nil {
-		return err
-	}
-	out := make(map[string]any, len(attrs))
-	for k, v := range attrs {
-		out[k] = v
-	}
-	self := c.view.prefix + path
-	writeDoc(c.w, c.r, http.StatusOK, &jsonapi.Document{
-		Data:  &jsonapi.Resource{Type: typ, ID: id, Attributes: out, Links: jsonapi.Links{"self": self}},
-		Links: jsonapi.Links{"self": self},
-	})
-	return nil
+	return c.writeFigures("project-version-diffs", id+":"+from+".."+to, c.view.prefix+"/projects/"+id+"/versions/"+from+"/diff/"+to, d)
 }

@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -18,8 +17,9 @@ import (
 
 	"github.com/scopekit/scopekit"
 	"github.com/scopekit/scopekit/auth"
-	"github.com/scopekit/scopekit/boltstore"
+	"github.com/scopekit/scopekit/boltstore/bolttest"
 	"github.com/scopekit/scopekit/httpadapter"
+	"github.com/scopekit/scopekit/scoping"
 	"github.com/stretchr/testify/require"
 	"golang.org/x/crypto/bcrypt"
 	"golang.org/x/oauth2"
@@ -105,9 +105,7 @@ type oauthEnv struct {
 func newOAuthEnv(t *testing.T) *oauthEnv {
 	t.Helper()
 	ctx := context.Background()
-	db, err := boltstore.Open(filepath.Join(t.TempDir(), "t.db"))
-	require.NoError(t, err)
-	t.Cleanup(func() { require.NoError(t, db.Close()) })
+	db := bolttest.Open(t, scoping.DefaultSchema())
 	dir := &oauthDirectory{subjects: map[string]auth.Subject{}, memberships: map[[2]string]auth.Membership{}}
 	dir.add("ada", "ada@acme.test", false, auth.StatusActive, "1")
 	dir.add("ivy", "ivy@acme.test", false, auth.StatusInvited, "1")

@@ -51,6 +51,7 @@ var routeDocs = map[string]routeDoc{
 			"properties": obj{"dry-run": obj{"type": "boolean"}, "written": obj{"type": "boolean"}, "sheets": obj{"type": "object"},
 				"row-errors": obj{"type": "array"}, "more-row-errors": obj{"type": "integer"}}}}},
 		MoreErrors: []string{"413", "415"}},
+	"POST " + questionnaireImportPath: questionnaireImportDoc,
 	"GET " + templatePath: {Tag: "catalog import", Summary: "The template workbook of the import",
 		Description: "Every sheet with its columns and one example row. `format=zip` gives a zip of CSV files.",
 		Params:      []any{downloadFormat()}, Response: obj{"type": "string", "format": "binary"}, ResponseType: catalogimport.MediaXLSX, APIErrors: true},
@@ -145,6 +146,7 @@ var mountDocs = map[string]map[string]routeDoc{
 	"/.well-known/oauth-protected-resource": {"GET": {Tag: "mcp", Public: true,
 		Summary:  "OAuth 2.0 protected resource metadata of the MCP endpoint (RFC 9728)",
 		Response: obj{"type": "object"}, ResponseType: "application/json"}},
+	"/app/": {"GET": {Omit: "the workspace's web pages for people (docs/workspace.md), not part of the API"}},
 	BackupPath: {"GET": {Tag: "admin", Summary: "A consistent copy of the whole database file (operators only)",
 		Description: "Needs the server's operator token (`-admin-token`) as the bearer token, never an account's: 401 without a token, " +
 			"403 with another one. Streams the bbolt file (docs/operations.md, \"Backups\"); a transfer cut short is not a backup.",
@@ -170,6 +172,9 @@ func (s *Server) openAPI(v2 bool) map[string]any {
 	}
 	paths := doc["paths"].(obj)
 	for _, path := range sortedKeys(s.Mounts) {
+		if mountDocs[path]["GET"].Omit != "" {
+			continue
+		}
 		item := obj{}
 		for method, d := range mountDocs[path] {
 			item[strings.ToLower(method)] = op(d, nil)

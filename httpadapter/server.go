@@ -52,10 +52,10 @@ type Server struct {
 
 	// Mounts are further handlers of the API host at exact paths, or
 	// under a path when the key ends in a slash (the composition root
-	// mounts the MCP endpoint and its resource metadata, and the share
-	// links' pages under /app/accept/). They get the request id, access log
-	// (with the mount's path as the route) and timeout of every route;
-	// their own handlers do the rest, authentication included.
+	// mounts the MCP endpoint and its resource metadata, and the workspace
+	// under /app/, share links' pages included). They get the request id,
+	// access log and timeout of every route; their own handlers do the
+	// rest, authentication included.
 	Mounts map[string]http.Handler
 
 	docs openAPIDocs // the generated API references and their pages, built on first use
@@ -152,6 +152,7 @@ func (s *Server) apiRouter(extra func(*router)) http.Handler {
 	static.Handler(http.MethodPatch, "/v1/me", s.route("/v1/me", s.api(false, s.updateMe)))
 	s.referenceRoutes(static)
 	s.catalogRoutes(static)
+	s.questionnaireRoutes(static)
 	static.Handler(http.MethodGet, "/v1/merge-data/schema", s.route("/v1/merge-data/schema", http.HandlerFunc(serveMergeDataSchema)))
 	s.resourceRoutes(static, "/v2", true)
 	if extra != nil {

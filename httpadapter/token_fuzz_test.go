@@ -5,12 +5,11 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/scopekit/scopekit/auth"
-	"github.com/scopekit/scopekit/boltstore"
+	"github.com/scopekit/scopekit/boltstore/bolttest"
 	"github.com/scopekit/scopekit/httpadapter"
 	"github.com/scopekit/scopekit/scoping"
 	"golang.org/x/crypto/bcrypt"
@@ -34,11 +33,7 @@ func FuzzTokenForm(f *testing.F) {
 	} {
 		f.Add(s.body, s.basic)
 	}
-	db, err := boltstore.Open(filepath.Join(f.TempDir(), "fuzz.db"))
-	if err != nil {
-		f.Fatal(err)
-	}
-	f.Cleanup(func() { db.Close() })
+	db := bolttest.Open(f, scoping.DefaultSchema())
 	svc := scoping.NewService(db)
 	as := &auth.Service{Store: db.AuthStore(), Directory: scoping.Directory(db), BcryptCost: bcrypt.MinCost}
 	ctx := context.Background()

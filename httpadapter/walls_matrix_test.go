@@ -57,6 +57,9 @@ func seedGlobex(t *testing.T, e *testEnv) map[string]string {
 	e.seed("globex", "integrated-products", `{"name":"`+wallsMarker+` PSA","kind":"psa"}`)
 	e.seed("globex", "identity-providers", `{"name":"`+wallsMarker+` SSO","issuer-url":"https://login.globex.test","client-id":"x","client-secret":"y","email-domains":["globex.test"]}`)
 	e.seed("globex", "users", `{"name":"`+wallsMarker+` user","email":"marker@globex.test"}`)
+	e.patch("/globex/v1/questionnaires/"+seeded.IntakeID, tok, "questionnaires", seeded.IntakeID, `{"name":"`+wallsMarker+` intake"}`)
+	e.seed("globex", "surveys", `{"answers":{"users":20,"sites":2,"firewalls":1,"wifi":false,"cloud":"none","maintenance_window":true,"notes":"`+wallsMarker+`"}}`,
+		"project", "projects", seeded.ProjectID, "questionnaire", "questionnaires", seeded.IntakeID)
 	r := e.req(http.MethodPost, "/globex/v1/projects/"+seeded.ProjectID+"/submit", tok, "")
 	require.Contains(t, []int{http.StatusOK, http.StatusCreated}, r.Status, "%s", r.Body)
 	// a won project with a change order (docs/lifecycle.md)

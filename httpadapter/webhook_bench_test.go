@@ -8,14 +8,15 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"slices"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/scopekit/scopekit/boltstore"
+	"github.com/scopekit/scopekit/boltstore/bolttest"
 	"github.com/scopekit/scopekit/engine"
+	"github.com/scopekit/scopekit/internal/seal"
 	"github.com/scopekit/scopekit/scoping"
 	"github.com/scopekit/scopekit/webhook"
 )
@@ -74,13 +75,9 @@ type hookBench struct {
 
 func newHookBench(b *testing.B, subs int) *hookBench {
 	ctx := context.Background()
-	db, err := boltstore.Open(filepath.Join(b.TempDir(), "bench.db"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { db.Close() })
+	db := bolttest.Open(b, scoping.DefaultSchema())
 	svc := scoping.NewService(db)
-	sealer, _ := webhook.NewSealer(testKey)
+	sealer, _ := seal.New(testKey)
 	h := &hookBench{db: db, svc: svc}
 	svc.Webhooks = scoping.WebhookConfig{Sealer: sealer, CheckDestination: webhook.CheckDestination(true),
 		Notify: func() {
@@ -94,6 +91,7 @@ func newHookBench(b *testing.B, subs int) *hookBench {
 		acct = r.ID
 		return err
 	}))
+	var err error
 	if h.actor, err = svc.SystemActor(ctx, acct); err != nil {
 		b.Fatal(err)
 	}

@@ -14,16 +14,18 @@ import (
 	"testing"
 	"time"
 
+	"github.com/scopekit/scopekit/internal/safehttp"
+	"github.com/scopekit/scopekit/internal/seal"
 	"github.com/scopekit/scopekit/webhook"
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
-var testKey = bytes.Repeat([]byte{7}, webhook.KeySize)
+var testKey = bytes.Repeat([]byte{7}, seal.KeySize)
 
-func testSealer(t testing.TB) *webhook.Sealer {
-	s, err := webhook.NewSealer(testKey)
+func testSealer(t testing.TB) *seal.Sealer {
+	s, err := seal.New(testKey)
 	require.NoError(t, err)
 	return s
 }
@@ -344,7 +346,7 @@ func TestWebhookRetries(t *testing.T) {
 		rc := newReceiver(t, func(int, http.ResponseWriter) { time.Sleep(300 * time.Millisecond) })
 		sub, _ := f.subscribe("service_status_changed", rc.URL)
 		startDispatcher(t, f.e, func(d *webhook.Dispatcher) {
-			d.Client = webhook.NewClient(100*time.Millisecond, true)
+			d.Client = safehttp.NewClient(100*time.Millisecond, true)
 			d.Schedule = d.Schedule[:1]
 		})
 		f.setStatus("in_progress")

@@ -175,8 +175,8 @@ func TestValidatorResponseVectors(t *testing.T) {
 }
 
 // Ensure Validator skips, with a message naming where it looked, when the
-// schema is absent: the test binary runs itself in a directory with a go.mod
-// and no ../shared beside it.
+// schema is absent, and fails instead under CI: the test binary runs itself
+// in a directory with a go.mod and no ../shared beside it.
 func TestValidatorSkipsWithoutSchema(t *testing.T) {
 	if os.Getenv("JSONAPITEST_CHILD") == "1" {
 		jsonapitest.Validator(t)
@@ -186,12 +186,20 @@ func TestValidatorSkipsWithoutSchema(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/x\n"), 0o644))
 	cmd := exec.Command(os.Args[0], "-test.run=^TestValidatorSkipsWithoutSchema$", "-test.v")
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "JSONAPITEST_CHILD=1")
+	cmd.Env = append(os.Environ(), "JSONAPITEST_CHILD=1", "CI=")
 	out, err := cmd.CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	want := filepath.Join(filepath.Dir(dir), "shared", "jsonapi-schema", "schema.json")
 	assert.Contains(t, string(out), "JSON:API schema not found at "+want)
 	assert.Contains(t, string(out), "--- SKIP: TestValidatorSkipsWithoutSchema")
+
+	cmd = exec.Command(os.Args[0], "-test.run=^TestValidatorSkipsWithoutSchema$", "-test.v")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "JSONAPITEST_CHILD=1", "CI=true")
+	out, err = cmd.CombinedOutput()
+	require.Error(t, err, "%s", out)
+	assert.Contains(t, string(out), "JSON:API schema at "+want)
+	assert.Contains(t, string(out), "CI is set: the JSON:API schema must be there")
 }
 
 // wire types mirror the shapes this package produces, strictly: a vector

@@ -117,8 +117,8 @@ func TestDocuments(t *testing.T) {
 }
 
 // Ensure the text of a SOW made from a PowerPoint or Excel template is
-// refused with an answer that says only DOCX SOWs are read as text, and
-// that such a request logs no error: nothing failed.
+// read as the DOCX's is: the slides under their headings, the sheet as a
+// table, and nothing is logged as an error.
 func TestDocumentTextOfOtherFormats(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
@@ -131,16 +131,22 @@ func TestDocumentTextOfOtherFormats(t *testing.T) {
 	require.NoError(t, err)
 
 	c := f.connect(t, f.admin)
-	for _, tc := range []struct{ template, kind string }{
-		{documents.StandardProposalName, "PPTX"},
-		{"Figures sheet", "XLSX"},
+	for _, tc := range []struct {
+		template string
+		want     []string
+	}{
+		{documents.StandardProposalName, []string{"## Slide 1\n\nPROPOSAL", "## Slide 4"}},
+		{"Figures sheet", []string{"## Sheet1\n\n| Total | 10794.25 |\n| --- | --- |"}},
 	} {
 		var sow mcpadapter.Document
 		c.call(t, mcpadapter.ToolGenerateDocument, map[string]any{"project_id": f.acme.ProjectID, "template": tc.template}, &sow)
 		f.generate()
-		assert.Equal(t, "invalid argument document_id: document "+sow.ID+" is a SOW in "+tc.kind+"; only DOCX SOWs can be read as text: "+
-			"download the file instead (scopekit_get_document with response_format detailed gives its download_url)",
-			c.fail(t, mcpadapter.ToolGetDocumentText, map[string]any{"document_id": sow.ID}), tc.template)
+		var text mcpadapter.DocumentTextOutput
+		c.call(t, mcpadapter.ToolGetDocumentText, map[string]any{"document_id": sow.ID}, &text)
+		for _, want := range tc.want {
+			assert.Contains(t, text.Markdown, want, tc.template)
+		}
+		assert.False(t, text.Truncated)
 	}
 	assert.NotContains(t, f.logged(), "level=ERROR")
 }

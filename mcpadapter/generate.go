@@ -9,6 +9,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/scopekit/scopekit/engine"
+	"github.com/scopekit/scopekit/internal/ooxml"
 	"github.com/scopekit/scopekit/scoping"
 	"github.com/scopekit/scopekit/scoping/views"
 )
@@ -126,25 +127,21 @@ func (t *tools) getDocumentText(ctx context.Context, req *mcp.CallToolRequest, i
 			"(%s shows it, or pass wait to %s)", id, d.Status, ToolGetDocument, ToolGenerateDocument)
 	case d.Size == 0:
 		return nil, DocumentTextOutput{}, fmt.Errorf("conflict: document %s failed and has no file: %s", id, d.ErrorText)
-	case d.ContentType != scoping.ContentTypeDOCX:
-		// a SOW made from a PowerPoint or Excel template: there is no reader of its text
-		return nil, DocumentTextOutput{}, argError("document_id", "document %s is a SOW in %s; only DOCX SOWs can be read as text: "+
-			"download the file instead (%s with response_format detailed gives its download_url)", id, fileKind(d), ToolGetDocument)
 	}
 	f, err := t.s.Svc.DocumentFile(ctx, a, id, "", anyActive, opts)
 	if err != nil {
 		return nil, DocumentTextOutput{}, t.fail(err)
 	}
-	md, truncated, err := docxMarkdown(f.Data)
+	md, truncated, err := ooxml.Markdown(f.Data)
 	if err != nil {
 		t.s.log().Error("mcp: reading a document's text", "document", id, "err", err)
-		return nil, DocumentTextOutput{}, fmt.Errorf("document %s could not be read as a DOCX file", id)
+		return nil, DocumentTextOutput{}, fmt.Errorf("document %s could not be read as a %s file", id, fileKind(d))
 	}
 	return nil, DocumentTextOutput{DocumentID: id, ProjectID: d.ProjectID, Filename: d.Filename, Template: d.Template,
 		Markdown: md, Truncated: truncated}, nil
 }
 
-// fileKind names the format of a document's file (PPTX, XLSX) by its
+// fileKind names the format of a document's file (DOCX, PPTX, XLSX) by its
 // media type.
 func fileKind(d Document) string {
 	for format, ct := range scoping.TemplateFormats {

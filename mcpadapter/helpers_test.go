@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/scopekit/scopekit/auth"
 	"github.com/scopekit/scopekit/boltstore"
+	"github.com/scopekit/scopekit/boltstore/bolttest"
 	"github.com/scopekit/scopekit/docgen"
 	"github.com/scopekit/scopekit/documents"
 	"github.com/scopekit/scopekit/engine"
@@ -47,9 +48,7 @@ type fixture struct {
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
 	dir := t.TempDir()
-	db, err := boltstore.Open(filepath.Join(dir, "scopekit.db"))
-	require.NoError(t, err)
-	t.Cleanup(func() { db.Close() })
+	db := bolttest.OpenFile(t, filepath.Join(dir, "scopekit.db"), scoping.DefaultSchema())
 	logs, err := os.Create(filepath.Join(dir, "server.log"))
 	require.NoError(t, err)
 	t.Cleanup(func() { logs.Close() })

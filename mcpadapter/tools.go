@@ -101,6 +101,7 @@ func (t *tools) register(srv *mcp.Server) {
 			"for the project. The variances are null where no actual hours were recorded."},
 		t.estimateVsActual, nil)
 	t.registerWrites(srv, checks)
+	t.registerSurveys(srv, checks)
 	t.registerLifecycle(srv, checks) // lifecycle.go
 	t.registerPrompts(srv)
 	srv.AddReceivingMiddleware(checkEnums(checks))
@@ -144,7 +145,7 @@ func (t *tools) registerWrites(srv *mcp.Server, checks map[string]enums) {
 		t.generateDocument, enums{"type": t.enum(views.TypeProjectDocuments, views.NameDocumentType)})
 	addTool(srv, checks, &mcp.Tool{Name: ToolGetDocumentText, Annotations: readOnly,
 		Description: "The text of a finished SOW document as Markdown (headings and tables kept), to read back " +
-			"what was generated. Only a DOCX SOW has it; one made from a PowerPoint or Excel template is downloaded instead."},
+			"what was generated: a Word SOW's body, a PowerPoint SOW's slides, an Excel SOW's sheets."},
 		t.getDocumentText, nil)
 }
 
@@ -209,9 +210,9 @@ func (t *tools) guard(typ string) string {
 }
 
 // addTool registers a typed tool with the schemas of its Go types,
-// inferred as the SDK does but with three types described as they are on
+// inferred as the SDK does but with four types described as they are on
 // the wire: pricing.Fixed is a decimal string, an ID a string or an
-// integer, a Decimal a string or a number; arguments in en list their
+// integer, a Decimal a string or a number, an AnswerValue any value; arguments in en list their
 // allowed values (and "", as if not given, for an optional one), which
 // checks records for checkEnums.
 func addTool[In, Out any](srv *mcp.Server, checks map[string]enums, tool *mcp.Tool, h mcp.ToolHandlerFor[In, Out], en enums) {
@@ -219,6 +220,7 @@ func addTool[In, Out any](srv *mcp.Server, checks map[string]enums, tool *mcp.To
 		reflect.TypeFor[pricing.Fixed](): {Type: "string", Description: "a decimal number"},
 		reflect.TypeFor[ID]():            {Types: []string{"string", "integer"}},
 		reflect.TypeFor[Decimal]():       {Types: []string{"string", "number"}},
+		reflect.TypeFor[AnswerValue]():   {Description: "any JSON value"},
 	}}
 	in, err := jsonschema.For[In](opts)
 	if err != nil {

@@ -34,6 +34,9 @@ func TestToolSchemas(t *testing.T) {
 		mcpadapter.ToolListVersions: {readOnly: true, idempotent: true}, mcpadapter.ToolDiffVersions: {readOnly: true, idempotent: true},
 		mcpadapter.ToolChangeOrderDeltas: {readOnly: true, idempotent: true}, mcpadapter.ToolTakeVersion: {},
 		mcpadapter.ToolOpenChangeOrder: {}, mcpadapter.ToolShareDocument: {},
+		mcpadapter.ToolListQuestionnaires: {readOnly: true, idempotent: true}, mcpadapter.ToolSurveyQuestions: {readOnly: true, idempotent: true},
+		mcpadapter.ToolCalculateSurvey: {readOnly: true, idempotent: true},
+		mcpadapter.ToolAnswerSurvey:    {destructive: true, idempotent: true}, mcpadapter.ToolApplySurvey: {destructive: true, idempotent: true},
 	}
 	schemas := map[string][2]*jsonschema.Schema{}
 	for _, tl := range res.Tools {
@@ -59,6 +62,8 @@ func TestToolSchemas(t *testing.T) {
 		{mcpadapter.ToolCreateProject, "client"}, {mcpadapter.ToolAddServiceToProject, "service"},
 		{mcpadapter.ToolApplyBlueprint, "blueprint"}, {mcpadapter.ToolGenerateDocument, "template"},
 		{mcpadapter.ToolGetDocumentText, "document_id"}, {mcpadapter.ToolReviewProjectScope, "project_id"},
+		{mcpadapter.ToolSurveyQuestions, "questionnaire"}, {mcpadapter.ToolAnswerSurvey, "project_id"},
+		{mcpadapter.ToolCalculateSurvey, "project_id"}, {mcpadapter.ToolApplySurvey, "questionnaire"},
 	} {
 		require.Contains(t, schemas, tc.tool)
 		assert.Equal(t, []string{"string", "integer"}, schemas[tc.tool][0].Properties[tc.arg].Types, "%s %s", tc.tool, tc.arg)

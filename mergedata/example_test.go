@@ -62,7 +62,7 @@ func Example() {
 	v1 := mergedata.BuildV1(snap, today)
 	fmt.Println(v1.PrintedOn, v1.MSADate, v1.Pricing.TotalRevenue)
 	// Output:
-	// {"name":"Assessment","description":"","sku":"","service_type":"professional_services","quantity":"2.00","unit_hours":"8.00","extended_hours":"16.00","total_hours":"16.00","resource_name":"Engineer","location_name":"","revenue":"3200.00","cost":"1440.00","subservices":[]}
+	// {"name":"Assessment","description":"","sku":"","service_type":"professional_services","quantity":"2.00","unit_hours":"8.00","extended_hours":"16.00","total_hours":"16.00","resource_name":"Engineer","location_name":"","revenue":"3200.00","cost":"1440.00","extended_revenue":"3200.00","subservices":[]}
 	// Draft | November 22, 2026 | 03/05/2026
 	// € 3200.00 0.5500
 	// 11/22/2026 03/05/2026 3200.00

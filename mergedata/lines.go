@@ -54,19 +54,22 @@ type Phase struct {
 // and Revenue and Cost the contract's, as pricing reports them. Cost is
 // present in v2 only.
 type Service struct {
-	Name          string       `json:"name"`
-	Description   string       `json:"description"`
-	SKU           string       `json:"sku"`
-	ServiceType   string       `json:"service_type"`
-	Quantity      string       `json:"quantity"`
-	UnitHours     string       `json:"unit_hours"`
-	ExtendedHours string       `json:"extended_hours"` // this line: quantity × unit hours
-	TotalHours    string       `json:"total_hours"`    // with its subservices
-	ResourceName  string       `json:"resource_name"`
-	LocationName  string       `json:"location_name"`
-	Revenue       string       `json:"revenue"` // with its subservices
-	Cost          string       `json:"cost,omitempty"`
-	Subservices   []Subservice `json:"subservices"`
+	Name          string `json:"name"`
+	Description   string `json:"description"`
+	SKU           string `json:"sku"`
+	ServiceType   string `json:"service_type"`
+	Quantity      string `json:"quantity"`
+	UnitHours     string `json:"unit_hours"`
+	ExtendedHours string `json:"extended_hours"` // this line: quantity × unit hours
+	TotalHours    string `json:"total_hours"`    // with its subservices
+	ResourceName  string `json:"resource_name"`
+	LocationName  string `json:"location_name"`
+	Revenue       string `json:"revenue"` // with its subservices
+	Cost          string `json:"cost,omitempty"`
+	// ExtendedRevenue is this line's revenue, without its subservices
+	// (v2): beside extended_hours, the subservices' rows add up to revenue.
+	ExtendedRevenue string       `json:"extended_revenue,omitempty"`
+	Subservices     []Subservice `json:"subservices"`
 }
 
 // Subservice is a project subservice. Its ResourceName is the resource it
@@ -125,7 +128,7 @@ func lines(snap *views.Snapshot, withCost bool) ([]Location, []Phase) {
 			ExtendedHours: f.ExtendedHours.String(), TotalHours: f.TotalHours.String(),
 			ResourceName: resource, Revenue: f.Revenue.String()}
 		if withCost {
-			s.Cost = f.Cost.String()
+			s.Cost, s.ExtendedRevenue = f.Cost.String(), f.ExtendedRevenue.String()
 		}
 		if located {
 			s.LocationName = locations[loc].Name

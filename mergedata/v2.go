@@ -18,6 +18,40 @@ type V2 struct {
 	Delivery       Delivery       `json:"delivery"`
 	GeneralTerms   []Term         `json:"general_terms"` // the account's, by position
 	ChangeOrder    *ChangeOrder   `json:"change_order"`  // the change order a document is made for (changeorder.go)
+	// SurveyResponses are the answers of the project's surveys by
+	// question slug (docs/questionnaires.md).
+	SurveyResponses map[string]any `json:"survey_responses"`
+}
+
+// surveyResponses are the answers of the project's surveys by question
+// slug, as templates read them: a select's answer is its label (a list
+// of labels for a multi select), a number a decimal text, a date a
+// date; an unanswered question is "" ([] for a multi select, null for a
+// date), so that templates do not break. Where two surveys ask the same
+// slug, the later survey's answer stands.
+func surveyResponses(snap *views.Snapshot) map[string]any {
+	out := make(map[string]any, len(snap.SurveyAnswers))
+	for _, a := range snap.SurveyAnswers {
+		switch v := a.Value.(type) {
+		case nil:
+			switch a.Kind {
+			case "multi_select":
+				out[a.Slug] = []string{}
+			case "date":
+				out[a.Slug] = (*Date)(nil)
+			default:
+				out[a.Slug] = ""
+			}
+		case string:
+			out[a.Slug] = v
+			if a.Kind == "date" {
+				out[a.Slug] = dateAttr(v)
+			}
+		default:
+			out[a.Slug] = v
+		}
+	}
+	return out
 }
 
 // Term is one of the account's general terms: a clause every statement of
@@ -142,9 +176,10 @@ func BuildV2(snap *views.Snapshot, now time.Time) *V2 {
 			TotalContractProfit:  res.TotalContractProfit,
 			TotalContractMargin:  res.TotalContractMargin,
 		},
-		Delivery:     deliveryOf(snap),
-		GeneralTerms: termsOf(snap),
-		ChangeOrder:  changeOrderOf(snap),
+		Delivery:        deliveryOf(snap),
+		GeneralTerms:    termsOf(snap),
+		ChangeOrder:     changeOrderOf(snap),
+		SurveyResponses: surveyResponses(snap),
 	}
 }
 

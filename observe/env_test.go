@@ -8,12 +8,12 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/scopekit/scopekit/auth"
 	"github.com/scopekit/scopekit/boltstore"
+	"github.com/scopekit/scopekit/boltstore/bolttest"
 	"github.com/scopekit/scopekit/docgen"
 	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/httpadapter"
@@ -48,9 +48,7 @@ type env struct {
 func newEnv(t *testing.T) *env {
 	t.Helper()
 	ctx := context.Background()
-	db, err := boltstore.Open(filepath.Join(t.TempDir(), "t.db"))
-	require.NoError(t, err)
-	t.Cleanup(func() { db.Close() })
+	db := bolttest.Open(t, scoping.DefaultSchema())
 	e := &env{db: db, spans: tracetest.NewInMemoryExporter(), log: &bytes.Buffer{}}
 	e.tel = observe.New(observe.Config{Metrics: true, Spans: e.spans})
 	t.Cleanup(func() { _ = e.tel.Shutdown(context.Background()) })
@@ -63,7 +61,7 @@ func newEnv(t *testing.T) *env {
 
 	// the account and its service account, as the bootstrap file makes them
 	as := &auth.Service{Store: db.AuthStore(), Directory: scoping.Directory(db), BcryptCost: bcrypt.MinCost}
-	_, err = provision.Provision(ctx, e.svc, as, &provision.Spec{
+	_, err := provision.Provision(ctx, e.svc, as, &provision.Spec{
 		Accounts: []provision.Account{{Slug: "acme", Name: "Acme", DefaultCurrency: "USD"}},
 		Users: []provision.User{{Email: "bot@acme.test", Name: "Bot", UserType: "service", ClientID: "bot", ClientSecret: "bot-secret",
 			Memberships: []provision.Membership{{Account: "acme", Role: "Account Admin"}}}}})

@@ -176,7 +176,7 @@ func (d documentMetrics) Converted(outcome string, elapsed time.Duration) {
 }
 
 // PDFListenerRestarts returns what counts the warm PDF converter's
-// listener restarts (documents.OfficePool's Restarted), nil when metrics
+// listener restarts (office.Pool's Restarted), nil when metrics
 // are off.
 func (t *Telemetry) PDFListenerRestarts() func(reason string) {
 	if t.m == nil {

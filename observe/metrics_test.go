@@ -11,8 +11,9 @@ import (
 	"time"
 
 	"github.com/scopekit/scopekit/docgen"
-	"github.com/scopekit/scopekit/documents"
+	"github.com/scopekit/scopekit/internal/seal"
 	"github.com/scopekit/scopekit/observe"
+	"github.com/scopekit/scopekit/office"
 	"github.com/scopekit/scopekit/scoping"
 	"github.com/scopekit/scopekit/webhook"
 	"github.com/stretchr/testify/require"
@@ -112,12 +113,12 @@ func TestDocumentMetrics(t *testing.T) {
 	require.Equal(t, 2.0, fams.Value("scopekit_document_generation_duration_seconds", "type", "sow", "outcome", "error"))
 	require.Equal(t, 1.0, fams.Value("scopekit_pdf_conversion_duration_seconds", "outcome", docgen.ConvertTimeout))
 	restarted := e.tel.PDFListenerRestarts()
-	restarted(documents.RestartExited)
-	restarted(documents.RestartExited)
-	restarted(documents.RestartRecycled)
+	restarted(office.RestartExited)
+	restarted(office.RestartExited)
+	restarted(office.RestartRecycled)
 	fams = scrape(t, e.tel.MetricsHandler(""))
-	require.Equal(t, 2.0, fams.Value("scopekit_pdf_listener_restarts_total", "reason", documents.RestartExited))
-	require.Equal(t, 1.0, fams.Value("scopekit_pdf_listener_restarts_total", "reason", documents.RestartRecycled))
+	require.Equal(t, 2.0, fams.Value("scopekit_pdf_listener_restarts_total", "reason", office.RestartExited))
+	require.Equal(t, 1.0, fams.Value("scopekit_pdf_listener_restarts_total", "reason", office.RestartRecycled))
 	require.Equal(t, 1.0, fams.Value("scopekit_pdf_conversion_duration_seconds", "outcome", docgen.ConvertFailed))
 }
 
@@ -128,7 +129,7 @@ func TestWebhookMetrics(t *testing.T) {
 	var received atomic.Int32
 	rc := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { received.Add(1) }))
 	defer rc.Close()
-	sealer, err := webhook.NewSealer(make([]byte, 32))
+	sealer, err := seal.New(make([]byte, 32))
 	require.NoError(t, err)
 	e.svc.Webhooks = scoping.WebhookConfig{CheckDestination: webhook.CheckDestination(true), Sealer: sealer}
 	e.tel.WebhookLag(func(ctx context.Context) (time.Duration, error) {

@@ -7,7 +7,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/scopekit/scopekit/auth"
 	"github.com/scopekit/scopekit/engine"
-	"github.com/scopekit/scopekit/scoping"
 	"go.opentelemetry.io/otel/trace"
 )
 
@@ -17,7 +16,7 @@ import (
 // are s's own: fn gets s's Tx, so what a Tx offers beyond engine.Tx
 // (engine.SharedReader, engine.Prefetcher) keeps working. The wrapper
 // reports s's schema (Schema), runs s's ViewRerun when s has one
-// (engine.Rerunner, timed as a view), and is a scoping.Versioned exactly
+// (engine.Rerunner, timed as a view), and is an engine.Versioned exactly
 // when s is one, syncing through s when s is an auth.Syncer, so that the
 // service's actor cache works over the wrapper as over s. With metrics and
 // tracing off it returns s itself.
@@ -29,7 +28,7 @@ func (t *Telemetry) Store(s engine.Store) engine.Store {
 	if t.m != nil {
 		ts.view, ts.update = t.m.storeView, t.m.storeWrite
 	}
-	if vs, ok := s.(scoping.Versioned); ok {
+	if vs, ok := s.(engine.Versioned); ok {
 		return versionedStore{ts, vs}
 	}
 	return ts
@@ -86,7 +85,7 @@ func (s *timedStore) run(ctx context.Context, name string, obs prometheus.Observ
 // Schema reports the wrapped store's schema (nil when it reports none),
 // which scoping.NewService serves by default.
 func (s *timedStore) Schema() *engine.Schema {
-	if st, ok := s.inner.(interface{ Schema() *engine.Schema }); ok {
+	if st, ok := s.inner.(engine.SchemaReporter); ok {
 		return st.Schema()
 	}
 	return nil
@@ -95,13 +94,13 @@ func (s *timedStore) Schema() *engine.Schema {
 // Unwrap returns the wrapped store.
 func (s *timedStore) Unwrap() engine.Store { return s.inner }
 
-// versionedStore is a timedStore over a scoping.Versioned store.
+// versionedStore is a timedStore over an engine.Versioned store.
 type versionedStore struct {
 	*timedStore
-	vs scoping.Versioned
+	vs engine.Versioned
 }
 
-// TypeVersion implements scoping.Versioned.
+// TypeVersion implements engine.Versioned.
 func (s versionedStore) TypeVersion(typ string) uint64 { return s.vs.TypeVersion(typ) }
 
 // Sync implements auth.Syncer: the wrapped store's sync, when it has one

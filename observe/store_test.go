@@ -2,12 +2,11 @@ package observe_test
 
 import (
 	"context"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/scopekit/scopekit/auth"
-	"github.com/scopekit/scopekit/boltstore"
+	"github.com/scopekit/scopekit/boltstore/bolttest"
 	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/observe"
 	"github.com/scopekit/scopekit/pgstore/pgtest"
@@ -20,13 +19,11 @@ import (
 // it: its schema, its versions (the actor cache) and its transactions'
 // own interfaces (shared records, blobs).
 func TestStoreKeepsTheStoresInterfaces(t *testing.T) {
-	db, err := boltstore.Open(filepath.Join(t.TempDir(), "t.db"))
-	require.NoError(t, err)
-	defer db.Close()
+	db := bolttest.Open(t, scoping.DefaultSchema())
 	tel := observe.New(observe.Config{Metrics: true, Spans: tracetest.NewInMemoryExporter()})
 	st := tel.Store(db)
 
-	vs, ok := st.(scoping.Versioned)
+	vs, ok := st.(engine.Versioned)
 	require.True(t, ok, "a wrapper hiding TypeVersion turns the actor cache off")
 	require.Equal(t, db.TypeVersion("users"), vs.TypeVersion("users"))
 	sch, ok := st.(interface{ Schema() *engine.Schema })
@@ -67,13 +64,13 @@ func TestActorCacheStaysOnOverTheWrappedStore(t *testing.T) {
 }
 
 // Ensure the wrapper keeps what the PostgreSQL store offers beyond
-// engine.Store: its counts (scoping.Versioned) and their sync
+// engine.Store: its counts (engine.Versioned) and their sync
 // (auth.Syncer), so that the actor cache stays right across instances,
 // and its re-runnable reads (engine.Rerunner).
 func TestStoreOverPostgresKeepsItsAbilities(t *testing.T) {
-	pg := pgtest.Open(t) // skips without SCOPEKIT_TEST_DATABASE
+	pg := pgtest.Open(t, scoping.DefaultSchema()) // skips without SCOPEKIT_TEST_DATABASE
 	st := observe.New(observe.Config{Metrics: true}).Store(pg)
-	vs, ok := st.(scoping.Versioned)
+	vs, ok := st.(engine.Versioned)
 	require.True(t, ok)
 	require.Equal(t, pg.TypeVersion("users"), vs.TypeVersion("users"))
 	sy, ok := st.(auth.Syncer)
@@ -90,8 +87,6 @@ func TestStoreOverPostgresKeepsItsAbilities(t *testing.T) {
 
 // Ensure telemetry that is off leaves the store as it is.
 func TestStoreUnwrappedWhenOff(t *testing.T) {
-	db, err := boltstore.Open(filepath.Join(t.TempDir(), "t.db"))
-	require.NoError(t, err)
-	defer db.Close()
+	db := bolttest.Open(t, scoping.DefaultSchema())
 	require.Same(t, engine.Store(db), observe.New(observe.Config{}).Store(db))
 }

@@ -1,4 +1,4 @@
-// Package pgstore implements the Store interfaces of scoping, auth and
+// Package pgstore implements the Store interfaces of the engine, auth and
 // webhook on PostgreSQL (github.com/jackc/pgx/v5), so that several
 // ScopeKit processes can serve one database.
 //
@@ -35,6 +35,7 @@ package pgstore
 import (
 	"context"
 	"embed"
+	"errors"
 	"fmt"
 	"io/fs"
 	"sort"
@@ -50,7 +51,6 @@ import (
 	"github.com/scopekit/scopekit/auth"
 	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/internal/bounded"
-	"github.com/scopekit/scopekit/scoping"
 )
 
 //go:embed migrations/*.sql
@@ -92,11 +92,6 @@ func (db *DB) Created() bool { return db.created }
 // An Option configures Open.
 type Option func(*DB)
 
-// WithSchema makes the store index and list the types of schema (by
-// default scoping.DefaultSchema()). A scoping.Service created over the
-// store serves the same schema unless given another.
-func WithSchema(schema *engine.Schema) Option { return func(db *DB) { db.schema = schema } }
-
 // WithTracer traces every statement the store's connections send (tests
 // count them; it may also implement pgx.BatchTracer).
 func WithTracer(t pgx.QueryTracer) Option { return func(db *DB) { db.tracer = t } }
@@ -106,11 +101,19 @@ func WithTracer(t pgx.QueryTracer) Option { return func(db *DB) { db.tracer = t 
 // the two or to keep the listener's connection to its notifications.
 func WithoutSharedReads() Option { return func(db *DB) { db.noShare = true } }
 
+// ErrNoSchema is returned by Open without a schema.
+var ErrNoSchema = errors.New("pgstore: no schema given (ScopeKit's is scoping.DefaultSchema())")
+
 // Open connects to the database at url (a postgres:// URL or key=value
 // string, as pgx accepts; pool_max_conns and search_path may be set in
 // it), applies the migrations it lacks, and creates the indexes and id
-// sequences of the types of its schema (WithSchema).
-func Open(ctx context.Context, url string, opts ...Option) (*DB, error) {
+// sequences of the types of schema (scoping.DefaultSchema() for
+// ScopeKit's own; a scoping.Service created over the store serves the
+// same schema unless given another).
+func Open(ctx context.Context, url string, schema *engine.Schema, opts ...Option) (*DB, error) {
+	if schema == nil {
+		return nil, ErrNoSchema
+	}
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		return nil, fmt.Errorf("pgstore: %w", err)
@@ -135,7 +138,7 @@ func Open(ctx context.Context, url string, opts ...Option) (*DB, error) {
 		// of the queries themselves
 		cfg.ConnConfig.RuntimeParams["plan_cache_mode"] = "force_generic_plan"
 	}
-	db := &DB{Now: func() time.Time { return time.Now().UTC() }, seqs: map[string]bool{}}
+	db := &DB{schema: schema, Now: func() time.Time { return time.Now().UTC() }, seqs: map[string]bool{}}
 	for _, o := range opts {
 		o(db)
 	}
@@ -145,9 +148,6 @@ func Open(ctx context.Context, url string, opts ...Option) (*DB, error) {
 		return nil, fmt.Errorf("pgstore: %w", err)
 	}
 	db.pool = pool
-	if db.schema == nil {
-		db.schema = scoping.DefaultSchema()
-	}
 	db.gets = map[string]getStatement{}
 	for _, def := range db.schema.Types() {
 		db.gets[def.Name] = newGetStatement(def.Name)
@@ -156,12 +156,12 @@ func Open(ctx context.Context, url string, opts ...Option) (*DB, error) {
 		pool.Close()
 		return nil, fmt.Errorf("pgstore: %w", err)
 	}
-	var schema string
-	if err := pool.QueryRow(ctx, "SELECT current_schema()").Scan(&schema); err != nil {
+	var sqlSchema string
+	if err := pool.QueryRow(ctx, "SELECT current_schema()").Scan(&sqlSchema); err != nil {
 		pool.Close()
 		return nil, fmt.Errorf("pgstore: %w", err)
 	}
-	db.versions.channel = channelName(schema)
+	db.versions.channel = channelName(sqlSchema)
 	lcfg := cfg.ConnConfig.Copy()
 	lcfg.Tracer = nil
 	// the listener's round trips are short: a shared read that is not

@@ -3,12 +3,14 @@ package pgstore_test
 import (
 	"context"
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/pgstore"
 	"github.com/scopekit/scopekit/pgstore/pgtest"
+	"github.com/scopekit/scopekit/scoping"
 	"github.com/scopekit/scopekit/scoping/views"
 	"github.com/stretchr/testify/require"
 )
@@ -19,7 +21,7 @@ import (
 // reads what was committed.
 func TestInsertLateWritesOnce(t *testing.T) {
 	c := &pgtest.Counter{}
-	db, err := pgstore.Open(context.Background(), pgtest.URL(t), pgstore.WithTracer(c))
+	db, err := pgstore.Open(context.Background(), pgtest.URL(t), scoping.DefaultSchema(), pgstore.WithTracer(c))
 	require.NoError(t, err)
 	t.Cleanup(func() { db.Close() })
 	ctx := c.Mark(context.Background())
@@ -67,6 +69,71 @@ func TestInsertLateWritesOnce(t *testing.T) {
 		require.Len(t, recs, 1)
 		require.Equal(t, kept, recs[0].ID)
 		require.Equal(t, "a2", recs[0].Str(views.NameName))
+		return nil
+	}))
+}
+
+// Ensure ids reserved ahead number the inserts that follow, in order, with
+// no round trip of their own (a batch of 600 goes out in a few), that the
+// transaction reads them back, that inserts past the reserved ids take
+// theirs one by one, and that a failed transaction keeps none of them.
+func TestReserveIDs(t *testing.T) {
+	c := &pgtest.Counter{}
+	db, err := pgstore.Open(context.Background(), pgtest.URL(t), scoping.DefaultSchema(), pgstore.WithTracer(c))
+	require.NoError(t, err)
+	t.Cleanup(func() { db.Close() })
+	ctx := c.Mark(context.Background())
+	phase := func(i int) *engine.Record {
+		r := engine.NewRecord(views.TypePhases, "1")
+		r.Attrs[views.NameName] = "Phase " + strconv.Itoa(i)
+		return r
+	}
+	all := &engine.Query{Type: views.TypePhases, AccountID: "1"}
+	var ids []string
+	require.NoError(t, db.Update(ctx, func(tx engine.Tx) error {
+		require.NoError(t, tx.Insert(phase(0))) // before: its id by itself
+		c.Reset()
+		require.NoError(t, engine.ReserveIDs(tx, views.TypePhases, 600))
+		for i := 1; i <= 601; i++ { // one more than reserved
+			r := phase(i)
+			require.NoError(t, tx.Insert(r))
+			ids = append(ids, r.ID)
+		}
+		trips, _ := c.Counts()
+		require.LessOrEqual(t, trips, 1+600/256+1, "the reserve, the full batches, the last insert's own id")
+		recs, total, err := tx.List(all)
+		require.NoError(t, err)
+		require.Equal(t, 602, total)
+		require.Equal(t, "Phase 601", recs[601].Str(views.NameName))
+		return nil
+	}))
+	for i := 1; i < len(ids); i++ {
+		prev, _ := strconv.Atoi(ids[i-1])
+		cur, _ := strconv.Atoi(ids[i])
+		require.Less(t, prev, cur, "ids in the order of the inserts")
+	}
+	require.NoError(t, db.View(context.Background(), func(tx engine.Tx) error {
+		r, err := tx.Get(views.TypePhases, "1", ids[299])
+		require.NoError(t, err)
+		require.Equal(t, "Phase 300", r.Str(views.NameName))
+		_, total, err := tx.List(all)
+		require.NoError(t, err)
+		require.Equal(t, 602, total)
+		return nil
+	}))
+
+	failed := errors.New("failed")
+	require.ErrorIs(t, db.Update(context.Background(), func(tx engine.Tx) error {
+		require.NoError(t, engine.ReserveIDs(tx, views.TypePhases, 10))
+		for i := range 10 {
+			require.NoError(t, tx.Insert(phase(1000+i)))
+		}
+		return failed
+	}), failed)
+	require.NoError(t, db.View(context.Background(), func(tx engine.Tx) error {
+		_, total, err := tx.List(all)
+		require.NoError(t, err)
+		require.Equal(t, 602, total, "nothing of the failed transaction")
 		return nil
 	}))
 }

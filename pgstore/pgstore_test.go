@@ -11,6 +11,7 @@ import (
 	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/pgstore"
 	"github.com/scopekit/scopekit/pgstore/pgtest"
+	"github.com/scopekit/scopekit/scoping"
 	"github.com/scopekit/scopekit/scoping/storetest"
 	webhookstoretest "github.com/scopekit/scopekit/webhook/storetest"
 	"github.com/stretchr/testify/require"
@@ -19,7 +20,7 @@ import (
 // Ensure the PostgreSQL store passes the store conformance suite.
 func TestConformance(t *testing.T) {
 	storetest.Run(t, func(t *testing.T, now func() time.Time) engine.Store {
-		db := pgtest.Open(t)
+		db := pgtest.Open(t, scoping.DefaultSchema())
 		db.Now = now
 		return db
 	})
@@ -41,7 +42,7 @@ func TestAuthStoreConformance(t *testing.T) {
 				db.Close()
 			}
 			var err error
-			db, err = pgstore.Open(context.Background(), url)
+			db, err = pgstore.Open(context.Background(), url, scoping.DefaultSchema())
 			require.NoError(t, err)
 			return db.AuthStore()
 		}
@@ -52,11 +53,18 @@ func TestAuthStoreConformance(t *testing.T) {
 // suite, claims included.
 func TestWebhookStoreConformance(t *testing.T) {
 	webhookstoretest.Run(t, func(t *testing.T, now func() time.Time) webhookstoretest.Stores {
-		db := pgtest.Open(t)
+		db := pgtest.Open(t, scoping.DefaultSchema())
 		db.Now = now
 		db.Claim = 30 * time.Second
 		return webhookstoretest.Stores{Records: db, Webhook: db, Claim: db.Claim}
 	})
+}
+
+// Ensure Open without a schema fails before it connects: the store knows
+// no types of its own.
+func TestOpenNeedsSchema(t *testing.T) {
+	_, err := pgstore.Open(context.Background(), "postgres://nobody@127.0.0.1:1/none", nil)
+	require.ErrorIs(t, err, pgstore.ErrNoSchema)
 }
 
 func TestMain(m *testing.M) {
@@ -70,7 +78,7 @@ func TestMain(m *testing.M) {
 // context expires, rather than waiting for the holder, and the Update
 // fails with the context's error having kept nothing.
 func TestContextStopsQueries(t *testing.T) {
-	db := pgtest.Open(t)
+	db := pgtest.Open(t, scoping.DefaultSchema())
 	holding, release := make(chan struct{}), make(chan struct{})
 	holder := make(chan error, 1)
 	go func() {

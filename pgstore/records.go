@@ -20,6 +20,7 @@ var (
 	_ engine.Rerunner     = (*DB)(nil)
 	_ engine.Prefetcher   = (*tx)(nil)
 	_ engine.LateInserter = (*tx)(nil)
+	_ engine.IDReserver   = (*tx)(nil)
 )
 
 // View implements engine.Store: one REPEATABLE READ, READ ONLY
@@ -411,6 +412,10 @@ func (t *tx) insert(r *engine.Record, late bool) error {
 	}
 	seq := seqName(r.Type)
 	var n int64
+	if ids := t.reserved[r.Type]; r.ID == "" && len(ids) > 0 && deferrable(attrs, rels) {
+		t.reserved[r.Type] = ids[1:]
+		return t.insertReserved(r, ids[0], late, attrs, rels, createdAt, updatedAt)
+	}
 	if late && r.ID == "" && deferrable(attrs, rels) {
 		return t.insertDeferred(r, attrs, rels, createdAt, updatedAt)
 	}
@@ -459,25 +464,6 @@ func scanInto(dest ...any) func(pgx.Rows) error {
 		}
 		return rows.Err()
 	}
-}
-
-// insertDeferred inserts r, which takes its id from its type's sequence:
-// the id now, the row when a statement names the type or at the COMMIT
-// (deferred.go).
-func (t *tx) insertDeferred(r *engine.Record, attrs, rels []byte, createdAt, updatedAt string) error {
-	var n int64
-	q := &query{sql: "SELECT nextval('" + seqName(r.Type) + "')", scan: scanInto(&n)}
-	if err := t.roundTrip(q); err != nil {
-		return err
-	}
-	r.ID, r.CreatedAt, r.UpdatedAt = strconv.FormatInt(n, 10), createdAt, updatedAt
-	k := engine.Key{Type: r.Type, AccountID: r.AccountID, ID: r.ID}
-	t.deferInsert(k, &query{sql: `INSERT INTO ` + t.db.table(r.Type) + ` (type, account_id, id, attrs, rels, created_at, updated_at)
-		VALUES (` + quoteLiteral(r.Type) + `, $1, $2, $3, $4, $5, $6)`,
-		args: []any{r.AccountID, n, string(attrs), string(rels), createdAt, updatedAt}})
-	t.remember(k, &stored{id: n, attrs: attrs, rels: rels, createdAt: createdAt, updatedAt: updatedAt})
-	t.wroteType(r.Type)
-	return nil
 }
 
 // Replace implements engine.Tx. A record this transaction has read or

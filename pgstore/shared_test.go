@@ -10,6 +10,7 @@ import (
 	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/pgstore"
 	"github.com/scopekit/scopekit/pgstore/pgtest"
+	"github.com/scopekit/scopekit/scoping"
 	"github.com/scopekit/scopekit/scoping/views"
 	"github.com/stretchr/testify/require"
 )
@@ -35,7 +36,7 @@ func getName(ctx context.Context, db *pgstore.DB, id string) (string, error) {
 // list page, while a list of all matches takes a pooled connection.
 func TestSharedReadsTakeNoConnection(t *testing.T) {
 	c := &pgtest.Counter{}
-	db, err := pgstore.Open(context.Background(), pgtest.URL(t), pgstore.WithTracer(c))
+	db, err := pgstore.Open(context.Background(), pgtest.URL(t), scoping.DefaultSchema(), pgstore.WithTracer(c))
 	require.NoError(t, err)
 	t.Cleanup(func() { db.Close() })
 	ids := make([]string, 40)
@@ -152,7 +153,7 @@ func TestSharedReadsAreFresh(t *testing.T) {
 // Ensure a shared read whose statement fails is sent again on its own
 // (ErrNotShared) and leaves the listener connected: its caches stay.
 func TestSharedReadFailureKeepsListener(t *testing.T) {
-	db := pgtest.Open(t)
+	db := pgtest.Open(t, scoping.DefaultSchema())
 	live, gen := pgstore.ListenerState(db)
 	require.True(t, live)
 	_, err := pgstore.SharedRead(db, "SELECT 1 / $1::int", 0)
@@ -168,7 +169,7 @@ func TestSharedReadFailureKeepsListener(t *testing.T) {
 // Ensure the pages of an account with many matches stop riding on the
 // listener once a page has counted them.
 func TestSharedPagesOfLargeAccounts(t *testing.T) {
-	db := pgtest.Open(t)
+	db := pgtest.Open(t, scoping.DefaultSchema())
 	ctx := context.Background()
 	require.NoError(t, db.Update(ctx, func(tx engine.Tx) error {
 		for i := range 2001 {
@@ -199,7 +200,7 @@ func TestSharedPagesOfLargeAccounts(t *testing.T) {
 // timeout ends, is sent again on its own, and leaves the listener
 // connected.
 func TestSharedReadTimeout(t *testing.T) {
-	db := pgtest.Open(t)
+	db := pgtest.Open(t, scoping.DefaultSchema())
 	_, gen := pgstore.ListenerState(db)
 	_, err := pgstore.SharedRead(db, "SELECT pg_sleep(0.4)")
 	require.ErrorIs(t, err, pgstore.ErrNotShared)

@@ -113,6 +113,9 @@ type tx struct {
 	// inserts are rows inserted with ids already taken, kept until a
 	// statement names their type or the COMMIT (deferred.go)
 	inserts []*deferredInsert
+	// reserved are ids taken ahead for the type's next inserts
+	// (engine.IDReserver), in order
+	reserved map[string][]int64
 	// unlocked: a write transaction that takes no account locks (the
 	// outbox claims)
 	unlocked bool

@@ -13,13 +13,13 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/scopekit/scopekit/auth"
-	"github.com/scopekit/scopekit/scoping"
+	"github.com/scopekit/scopekit/engine"
 )
 
 // versions counts, per Versioned record type (engine.TypeDef.Versioned)
 // and for the auth data, the committed writes of every process, so that
 // readers may keep what they derived from those records in memory
-// (scoping.Versioned, auth.Versioned: the actor cache, the token cache).
+// (engine.Versioned, auth.Versioned: the actor cache, the token cache).
 //
 // A transaction that writes them notifies the database's channel of this
 // schema (pg_notify, inside the transaction: PostgreSQL delivers it only
@@ -279,8 +279,8 @@ func channelName(schema string) string {
 }
 
 var (
-	_ scoping.Versioned = (*DB)(nil)
-	_ auth.Versioned    = authStore{}
+	_ engine.Versioned = (*DB)(nil)
+	_ auth.Versioned   = authStore{}
 )
 
 // versioned reports whether writes of typ are counted.
@@ -289,7 +289,7 @@ func (db *DB) versioned(typ string) bool {
 	return ok && def.Versioned
 }
 
-// TypeVersion implements scoping.Versioned for the types the schema
+// TypeVersion implements engine.Versioned for the types the schema
 // declares Versioned; any other type's count is new at every call.
 func (db *DB) TypeVersion(typ string) uint64 {
 	if !db.versioned(typ) {

@@ -9,6 +9,7 @@ import (
 	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/pgstore"
 	"github.com/scopekit/scopekit/pgstore/pgtest"
+	"github.com/scopekit/scopekit/scoping"
 	"github.com/scopekit/scopekit/scoping/views"
 	"github.com/stretchr/testify/require"
 )
@@ -18,10 +19,10 @@ func two(t *testing.T) (a, b *pgstore.DB) {
 	t.Helper()
 	url := pgtest.URL(t)
 	var err error
-	a, err = pgstore.Open(context.Background(), url)
+	a, err = pgstore.Open(context.Background(), url, scoping.DefaultSchema())
 	require.NoError(t, err)
 	t.Cleanup(func() { a.Close() })
-	b, err = pgstore.Open(context.Background(), url)
+	b, err = pgstore.Open(context.Background(), url, scoping.DefaultSchema())
 	require.NoError(t, err)
 	t.Cleanup(func() { b.Close() })
 	return a, b

@@ -471,6 +471,24 @@ func TestResult_ToDefault(t *testing.T) {
 	require.Equal(t, "10794.25", r.ToDefault(r.TotalContractValue.Decimal).String())
 }
 
+// Ensure catalog amounts convert into a project's currency: amount ×
+// rate, rounded half away from zero to the project currency's minor
+// units.
+func TestFromDefault(t *testing.T) {
+	jpy, eur, bhd := pricing.Currency{Code: "JPY"}, pricing.Currency{Code: "EUR", MinorUnits: 2}, pricing.Currency{Code: "BHD", MinorUnits: 3}
+	for _, tt := range []struct {
+		amount, rate string
+		cur          pricing.Currency
+		want         string
+	}{
+		{"175", "150", jpy, "26250"}, {"1999.99", "150", jpy, "299999"}, {"0.5", "1", jpy, "1"}, {"-0.5", "1", jpy, "-1"},
+		{"200", "0.9234", eur, "184.68"}, {"0.005", "1", eur, "0.01"}, {"1999.99", "0.376", bhd, "751.996"}, {"0", "150", jpy, "0"},
+	} {
+		got := pricing.FromDefault(d(tt.amount), d(tt.rate), tt.cur)
+		require.True(t, got.Equal(d(tt.want)), "FromDefault(%s, %s, %s) = %s, want %s", tt.amount, tt.rate, tt.cur.Code, got, tt.want)
+	}
+}
+
 // Ensure the JSON form uses merge data's names, quotes decimals, keeps the
 // currency's places and puts the total row last in resources.
 func TestResult_JSON(t *testing.T) {

@@ -61,6 +61,15 @@ type Currency struct {
 	MinorUnits int    `json:"minor_units"`
 }
 
+// FromDefault converts a catalog amount, in the account's default
+// currency, into the currency cur of a project: amount × rate (how many
+// units of cur one default unit buys), rounded half away from zero to
+// cur's minor units. A project's lines take catalog amounts through it
+// when they are created (pricing.md, "Currency").
+func FromDefault(amount, rate decimal.Decimal, cur Currency) decimal.Decimal {
+	return roundHalfAway(amount.Mul(rate), int32(min(max(cur.MinorUnits, 0), maxMinorUnits)))
+}
+
 // Project is what Price needs of a project: flat value types, ids being the
 // caller's record ids. Lines refer to resources, phases and locations by id;
 // an empty id means none.

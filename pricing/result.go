@@ -320,6 +320,9 @@ type LineFigures struct {
 	TotalHours    Fixed
 	Revenue       Fixed
 	Cost          Fixed
+	// ExtendedRevenue is the line's own revenue: a service's without its
+	// subservices (its Revenue is with them); a subservice's Revenue.
+	ExtendedRevenue Fixed
 }
 
 // ResourceFigures are the computed attributes of a project resource: its
@@ -371,10 +374,11 @@ func (r *Result) money(f fig) Fixed { return Fixed{r.num(f).dec(r.minor)} }
 func (r *Result) Service(i int) LineFigures {
 	s := &r.services[i]
 	return LineFigures{
-		ExtendedHours: r.hours(s.hours),
-		TotalHours:    r.hours(s.total.hours),
-		Revenue:       r.money(s.total.revenue),
-		Cost:          r.money(s.total.cost),
+		ExtendedHours:   r.hours(s.hours),
+		TotalHours:      r.hours(s.total.hours),
+		Revenue:         r.money(s.total.revenue),
+		Cost:            r.money(s.total.cost),
+		ExtendedRevenue: r.money(s.revenue),
 	}
 }
 
@@ -388,7 +392,7 @@ func (r *Result) Subservice(i, j int) LineFigures {
 	}
 	l := &r.subservices[int(s.subservices):end][j]
 	h := r.hours(l.hours)
-	return LineFigures{ExtendedHours: h, TotalHours: h, Revenue: r.money(l.revenue), Cost: r.money(l.cost)}
+	return LineFigures{ExtendedHours: h, TotalHours: h, Revenue: r.money(l.revenue), Cost: r.money(l.cost), ExtendedRevenue: r.money(l.revenue)}
 }
 
 // Resource returns the figures of Project.Resources[i].

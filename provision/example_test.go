@@ -25,7 +25,7 @@ func ExampleProvision() {
 		log.Fatal(err)
 	}
 	defer os.RemoveAll(dir)
-	db, err := boltstore.Open(filepath.Join(dir, "scopekit.db"))
+	db, err := boltstore.Open(filepath.Join(dir, "scopekit.db"), scoping.DefaultSchema())
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -26,7 +26,7 @@ import (
 // over it.
 func mustOpenDB(t *testing.T) (*boltstore.DB, *scoping.Service, *auth.Service) {
 	t.Helper()
-	db := bolttest.Open(t)
+	db := bolttest.Open(t, scoping.DefaultSchema())
 	return db, scoping.NewService(db), &auth.Service{Store: db.AuthStore(), Directory: scoping.Directory(db), BcryptCost: bcrypt.MinCost}
 }
 

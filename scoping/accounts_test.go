@@ -23,7 +23,7 @@ import (
 // the service (Documents, Webhooks, Now) before creating accounts.
 func acctService(t *testing.T) (*scoping.Service, *boltstore.DB) {
 	t.Helper()
-	db := bolttest.Open(t)
+	db := bolttest.Open(t, scoping.DefaultSchema())
 	return scoping.NewService(db), db
 }
 

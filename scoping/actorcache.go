@@ -8,20 +8,11 @@ import (
 	"github.com/scopekit/scopekit/scoping/views"
 )
 
-// Versioned is implemented by a Store that can tell cheaply whether the
-// records of a type may have changed: TypeVersion returns a count that
-// moves after every committed transaction that wrote a record of typ, by
-// any writer (a count that cannot tell is new at every call). A store
-// that other processes write as well learns of their writes by
-// notification and is an auth.Syncer: the count is synced once per
-// request before it is compared. Over a Versioned store the Service keeps
-// the actors it resolved (the account, user and role records every
-// request starts from, types declared Versioned) while the counts of
-// those three types have not moved, and the Directory reports the count
-// of users to auth (auth.Versioned).
-type Versioned interface {
-	TypeVersion(typ string) uint64
-}
+// Over a store that is engine.Versioned the Service keeps the actors it
+// resolved (the account, user and role records every request starts
+// from, types declared Versioned) while the counts of those three types
+// have not moved, and the Directory reports the count of users to auth
+// (auth.Versioned).
 
 // The types an actor is resolved from.
 const (
@@ -48,7 +39,7 @@ type actorEntry struct {
 // actorVersionsOf returns the current versions; ok is false when the
 // store cannot tell.
 func (s *Service) actorVersionsOf(ctx context.Context) (v actorVersions, ok bool) {
-	vs, ok := s.Store().(Versioned)
+	vs, ok := s.Store().(engine.Versioned)
 	if !ok || !auth.Synced(ctx, vs) {
 		return v, false
 	}
@@ -56,8 +47,8 @@ func (s *Service) actorVersionsOf(ctx context.Context) (v actorVersions, ok bool
 }
 
 // cachedActor resolves the actor addressed by k with resolve, through the
-// cache when the store is Versioned. Each call returns an Actor of its
-// own; the records in it are shared and must not be modified.
+// cache when the store is engine.Versioned. Each call returns an Actor of
+// its own; the records in it are shared and must not be modified.
 func (s *Service) cachedActor(ctx context.Context, k actorKey, resolve func() (*engine.Actor, error)) (*engine.Actor, error) {
 	v, ok := s.actorVersionsOf(ctx) // first: what resolve reads is at least as new
 	if !ok {

@@ -2,19 +2,19 @@ package scoping_test
 
 import (
 	"context"
-	"path/filepath"
 	"sync/atomic"
 	"testing"
 
 	"github.com/scopekit/scopekit"
 	"github.com/scopekit/scopekit/boltstore"
+	"github.com/scopekit/scopekit/boltstore/bolttest"
 	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/scoping"
 	"github.com/stretchr/testify/require"
 )
 
 // viewCounter is a bbolt store that counts read transactions; embedding
-// keeps its TypeVersion (scoping.Versioned) unless hidden.
+// keeps its TypeVersion (engine.Versioned) unless hidden.
 type viewCounter struct {
 	*boltstore.DB
 	views atomic.Int64
@@ -56,9 +56,7 @@ func seedAuditor(t *testing.T, svc *scoping.Service) (acct, role, user *engine.R
 func TestActorCache(t *testing.T) {
 	ctx := context.Background()
 	for _, versioned := range []bool{true, false} {
-		db, err := boltstore.Open(filepath.Join(t.TempDir(), "t.db"))
-		require.NoError(t, err)
-		t.Cleanup(func() { db.Close() })
+		db := bolttest.Open(t, scoping.DefaultSchema())
 		vc := &viewCounter{DB: db}
 		var store engine.Store = vc
 		if !versioned {
@@ -127,9 +125,7 @@ func TestActorCache(t *testing.T) {
 // and after each flip the actor resolved next has the new level.
 func TestActorCache_ConcurrentWrites(t *testing.T) {
 	ctx := context.Background()
-	db, err := boltstore.Open(filepath.Join(t.TempDir(), "t.db"))
-	require.NoError(t, err)
-	t.Cleanup(func() { db.Close() })
+	db := bolttest.Open(t, scoping.DefaultSchema())
 	svc := scoping.NewService(db)
 	acct, role, user, sys := seedAuditor(t, svc)
 

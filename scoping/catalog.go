@@ -18,7 +18,8 @@ func declareCatalog(s *engine.Schema) {
 	register(s, &engine.TypeDef{Name: "phases", Guard: "catalog", Archives: true, V2: true,
 		Attrs: []engine.AttrDef{required(str("name")), num("position"), text("sow-language")}})
 	register(s, &engine.TypeDef{Name: "service-categories", Guard: "catalog", Archives: true, V2: true,
-		Attrs: []engine.AttrDef{required(str("name"))}})
+		Attrs:   []engine.AttrDef{required(str("name"))},
+		Filters: map[string]engine.FilterDef{"name": {Op: engine.OpContains}}})
 	register(s, &engine.TypeDef{Name: "expense-categories", Guard: "catalog", Archives: true,
 		Attrs: []engine.AttrDef{required(str("name"))}})
 	register(s, &engine.TypeDef{Name: "products", Guard: "catalog", Archives: true,
@@ -33,8 +34,9 @@ func declareCatalog(s *engine.Schema) {
 		Rels: []engine.RelDef{to1("phase", "phases"), to1("line-of-business", "lines-of-business"),
 			to1("service-category", "service-categories"), to1("resource", "resources"),
 			inverse("subservices", "subservices", "service")},
-		Filters: with(with(eq("phase", "line-of-business", "service-category", "service-type", "state"),
-			"name", engine.FilterDef{Op: engine.OpContains}), "active", engine.FilterDef{Op: engine.OpIn, Kind: engine.KindBool}),
+		Filters: with(with(with(eq("phase", "line-of-business", "service-category", "service-type", "state"),
+			"name", engine.FilterDef{Op: engine.OpContains}), "sku", engine.FilterDef{Op: engine.OpContains}),
+			"active", engine.FilterDef{Op: engine.OpIn, Kind: engine.KindBool}),
 		Hooks: engine.Hooks{
 			Defaults: func(_ context.Context, _ *engine.Call, rec *engine.Record) error {
 				rec.Attrs["state"], rec.Attrs["version"] = "draft", int64(1)

@@ -16,11 +16,9 @@ import (
 // request sends wins over what is copied.
 
 // projectResourceDefaults fills a project resource from its catalog
-// resource: the name, and the rate and cost of the project's rate table
-// (else the resource's own).
+// resource (fromCatalogResource) where the request does not set it.
 func projectResourceDefaults(_ context.Context, c *engine.Call, rec *engine.Record) error {
-	pr := views.ProjectResource{Record: rec}
-	rid := pr.Resource()
+	rid := views.ProjectResource{Record: rec}.Resource()
 	if rid == "" {
 		return nil
 	}
@@ -28,20 +26,30 @@ func projectResourceDefaults(_ context.Context, c *engine.Call, rec *engine.Reco
 	if err != nil {
 		return nil // reported by the reference check
 	}
-	if !c.Given(views.NameName) {
+	return fromCatalogResource(c, rec, res, c.Given)
+}
+
+// fromCatalogResource sets what a project resource takes from its catalog
+// resource res: the name, the external name, and the rate and cost of the
+// project's rate table (else the resource's own), each unless given says
+// the request sets it. It is the one derivation of a project resource:
+// for an API create (projectResourceDefaults) and for the resources a
+// project derives (ensureProjectResource).
+func fromCatalogResource(c *engine.Call, rec, res *engine.Record, given func(attr string) bool) error {
+	if !given(views.NameName) {
 		rec.Attrs[views.NameName] = res.Attrs[views.NameName]
 	}
-	if !c.Given(views.NameExternalName) && res.Attrs[views.NameExternalName] != nil {
+	if !given(views.NameExternalName) && res.Attrs[views.NameExternalName] != nil {
 		rec.Attrs[views.NameExternalName] = res.Attrs[views.NameExternalName]
 	}
-	rate, cost, err := resourceRate(c, pr.Project(), res)
+	rate, cost, err := resourceRate(c, views.ProjectResource{Record: rec}.Project(), res)
 	if err != nil {
 		return err
 	}
-	if !c.Given(views.NameHourlyRate) && rate != nil {
+	if !given(views.NameHourlyRate) && rate != nil {
 		rec.Attrs[views.NameHourlyRate] = rate
 	}
-	if !c.Given(views.NameHourlyCost) && cost != nil {
+	if !given(views.NameHourlyCost) && cost != nil {
 		rec.Attrs[views.NameHourlyCost] = cost
 	}
 	return nil
@@ -49,18 +57,18 @@ func projectResourceDefaults(_ context.Context, c *engine.Call, rec *engine.Reco
 
 // resourceRate returns the rate and cost of a catalog resource for a
 // project: from the project's rate table when it has a rate for the
-// resource, else the resource's own.
+// resource, else the resource's own converted into the project's currency
+// (pricing.md, "Currency"). A table's rates are in its currency already.
 func resourceRate(c *engine.Call, projectID string, res *engine.Record) (rate, cost any, err error) {
-	rate, cost = res.Attrs[views.NameHourlyRate], res.Attrs[views.NameHourlyCost]
-	p, err := c.Get(views.TypeProjects, projectID)
+	conv, err := catalogConversion(c, projectID)
 	if err != nil {
+		return nil, nil, err
+	}
+	rate, cost = conv.of(res.Attrs[views.NameHourlyRate]), conv.of(res.Attrs[views.NameHourlyCost])
+	if conv.table == "" {
 		return rate, cost, nil
 	}
-	table := views.Project{Record: p}.RateTable()
-	if table == "" {
-		return rate, cost, nil
-	}
-	rates, err := c.Find(views.TypeResourceRates, engine.Eq(views.NameRateTable, table), engine.Eq(views.NameResource, res.ID))
+	rates, err := c.Find(views.TypeResourceRates, engine.Eq(views.NameRateTable, conv.table), engine.Eq(views.NameResource, res.ID))
 	if err != nil || len(rates) == 0 {
 		return rate, cost, err
 	}
@@ -97,9 +105,9 @@ func (s lineScope) stamp(r *engine.Record) {
 }
 
 // ensureProjectResource returns the scope's resource for a catalog
-// resource, creating it from the rate table when the scope has none.
+// resource, creating it when the scope has none: a derived record, built
+// whole (fromCatalogResource) and written raw (doc.go).
 func ensureProjectResource(c *engine.Call, scope lineScope, resourceID string) (string, error) {
-	projectID := scope.project
 	found, err := c.Find(views.TypeProjectResources, append(scope.where(), engine.Eq(views.NameResource, resourceID))...)
 	if err != nil || len(found) > 0 {
 		if len(found) > 0 {
@@ -114,19 +122,8 @@ func ensureProjectResource(c *engine.Call, scope lineScope, resourceID string) (
 	pr := engine.NewRecord(views.TypeProjectResources, c.AccountID())
 	scope.stamp(pr)
 	pr.SetRel(views.NameResource, resourceID)
-	pr.Attrs[views.NameName] = res.Attrs[views.NameName]
-	if v := res.Attrs[views.NameExternalName]; v != nil {
-		pr.Attrs[views.NameExternalName] = v
-	}
-	rate, cost, err := resourceRate(c, projectID, res)
-	if err != nil {
+	if err := fromCatalogResource(c, pr, res, func(string) bool { return false }); err != nil {
 		return "", err
-	}
-	if rate != nil {
-		pr.Attrs[views.NameHourlyRate] = rate
-	}
-	if cost != nil {
-		pr.Attrs[views.NameHourlyCost] = cost
 	}
 	if err := c.Tx.Insert(pr); err != nil {
 		return "", err

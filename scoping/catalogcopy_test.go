@@ -182,7 +182,9 @@ func TestCatalogCopyRequestWins(t *testing.T) {
 
 // Ensure a project resource named after a catalog resource takes its
 // name, external name and the project's rate table's rate (else the
-// resource's own); sent values win.
+// resource's own); sent values win. The resource a project derives when a
+// service adds it (ensureProjectResource) takes the same values as one
+// created through the API.
 func TestCatalogCopyProjectResource(t *testing.T) {
 	w := newWfWorld(t)
 	c := w.ccCatalog()
@@ -205,6 +207,17 @@ func TestCatalogCopyProjectResource(t *testing.T) {
 			assert.Equal(t, "Field engineer", pr.Str("external-name"))
 			assert.Equal(t, tc.rate, pr.Str("hourly-rate"))
 			assert.Equal(t, tc.cost, pr.Str("hourly-cost"))
+			if tc.at != nil {
+				return
+			}
+			derived := w.ccProject(tc.name+" derived", tc.table)
+			w.create(w.sys, "project-services", nil, map[string]engine.RelInput{
+				"project": rel("projects", derived), "service": rel("services", c.design)})
+			got := w.list("project-resources", map[string]string{"project": derived})
+			require.Len(t, got, 1)
+			for _, a := range []string{"name", "external-name", "hourly-rate", "hourly-cost"} {
+				assert.Equal(t, pr.Attrs[a], got[0].Attrs[a], a)
+			}
 		})
 	}
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/scopekit/scopekit"
 	"github.com/scopekit/scopekit/engine"
+	"github.com/scopekit/scopekit/pricing"
 	"github.com/scopekit/scopekit/scoping/views"
 	"github.com/shopspring/decimal"
 	"golang.org/x/text/currency"
@@ -69,4 +70,58 @@ func deleteCurrency(_ context.Context, c *engine.Call, rec *engine.Record) error
 		return scopekit.Errorf(scopekit.ECONFLICT, "%s is the account's default currency and cannot be deleted", code)
 	}
 	return c.Remove(mustLookup(c.Engine.Schema(), views.TypeCurrencies), rec)
+}
+
+// conversion is how a project's lines take catalog amounts, which are in
+// the account's default currency: converted into the currency of the
+// project's rate table with its from_default rate (pricing.md,
+// "Currency").
+type conversion struct {
+	table string          // the project's rate table ("" none)
+	rate  decimal.Decimal // zero: the project is priced in the default currency
+	cur   pricing.Currency
+}
+
+// catalogConversion returns the conversion of a project's catalog amounts.
+// A project or rate table not found converts nothing (the reference
+// checks report it), nor does a currency the account has no record of
+// (pricing takes its rate as 1 too).
+func catalogConversion(c *engine.Call, projectID string) (conversion, error) {
+	p, err := c.Get(views.TypeProjects, projectID)
+	if err != nil {
+		return conversion{}, absent(err)
+	}
+	conv := conversion{table: views.Project{Record: p}.RateTable()}
+	if conv.table == "" {
+		return conv, nil
+	}
+	t, err := c.Get(views.TypeRateTables, conv.table)
+	if err != nil {
+		return conv, absent(err)
+	}
+	acct, err := txAccount(c)
+	if err != nil {
+		return conv, err
+	}
+	code := views.RateTable{Record: t}.Currency()
+	if code == "" || code == (views.Account{Record: acct}).DefaultCurrency() {
+		return conv, nil
+	}
+	found, err := c.Find(views.TypeCurrencies, engine.Eq(views.NameCode, code))
+	if err != nil || len(found) == 0 {
+		return conv, err
+	}
+	cur := views.Currency{Record: found[0]}
+	conv.rate, conv.cur = cur.ConversionRate(), pricing.Currency{Code: code, MinorUnits: int(cur.MinorUnits())}
+	return conv, nil
+}
+
+// of returns a catalog amount (a stored decimal, or nil) in the project's
+// currency.
+func (v conversion) of(amount any) any {
+	d, ok := decimalOf(amount)
+	if !ok || v.rate.IsZero() {
+		return amount
+	}
+	return pricing.FromDefault(d, v.rate, v.cur).String()
 }

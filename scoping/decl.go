@@ -1,6 +1,9 @@
 package scoping
 
-import "github.com/scopekit/scopekit/engine"
+import (
+	"github.com/scopekit/scopekit/engine"
+	"github.com/scopekit/scopekit/scoping/views"
+)
 
 // Small constructors that keep the type declarations readable.
 
@@ -71,3 +74,8 @@ func cat(lists ...[]engine.AttrDef) []engine.AttrDef {
 	}
 	return out
 }
+
+// surveyLink is the relationship of a project line to the survey that
+// added it (its survey-rule names the rule); only applying the survey
+// sets it.
+var surveyLink = engine.RelDef{Name: views.NameSurvey, Type: views.TypeSurveys, ReadOnly: true}

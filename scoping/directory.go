@@ -42,7 +42,7 @@ func (d directory) UserByEmail(ctx context.Context, email string) (*auth.Subject
 // Version implements auth.Versioned: memberships are users records, so
 // their count is the store's count of users, when the store keeps one.
 func (d directory) Version() (uint64, bool) {
-	if vs, ok := d.s.(Versioned); ok {
+	if vs, ok := d.s.(engine.Versioned); ok {
 		return vs.TypeVersion(typeUsers), true
 	}
 	return 0, false

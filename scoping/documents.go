@@ -8,6 +8,7 @@ import (
 
 	"github.com/scopekit/scopekit"
 	"github.com/scopekit/scopekit/engine"
+	"github.com/scopekit/scopekit/internal/ooxml"
 	"github.com/scopekit/scopekit/scoping/views"
 )
 
@@ -56,9 +57,9 @@ const ContentTypePDF = "application/pdf"
 
 // Media types of the template formats' files.
 const (
-	ContentTypeDOCX = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
-	ContentTypePPTX = "application/vnd.openxmlformats-officedocument.presentationml.presentation"
-	ContentTypeXLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+	ContentTypeDOCX = ooxml.MediaDOCX
+	ContentTypePPTX = ooxml.MediaPPTX
+	ContentTypeXLSX = ooxml.MediaXLSX
 )
 
 // TemplateFormats are the formats of document templates with their

@@ -3,11 +3,10 @@ package scoping_test
 import (
 	"context"
 	"encoding/json"
-	"path/filepath"
 	"testing"
 
 	"github.com/scopekit/scopekit"
-	"github.com/scopekit/scopekit/boltstore"
+	"github.com/scopekit/scopekit/boltstore/bolttest"
 	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/scoping"
 	"github.com/stretchr/testify/require"
@@ -17,9 +16,7 @@ import (
 // returns the service and a system actor of that account.
 func mustSetup(t testing.TB) (*scoping.Service, *engine.Actor) {
 	t.Helper()
-	db, err := boltstore.Open(filepath.Join(t.TempDir(), "t.db"))
-	require.NoError(t, err)
-	t.Cleanup(func() { db.Close() })
+	db := bolttest.Open(t, scoping.DefaultSchema())
 	svc := scoping.NewService(db)
 	var acctID string
 	require.NoError(t, svc.Setup(context.Background(), func(a *scoping.Admin) error {

@@ -21,14 +21,62 @@ func declareGovernance(s *engine.Schema) {
 			enum("calculation-type", "percent_of_total", calculationTypes...), dec("rate"), dec("fixed-hours"),
 			enum("allocation-method", "prorate_phases_by_effort", allocationMethods...),
 			enum("filter-type", "all_services", filterTypes...), num("position")},
-			computed(dec("hours"), dec("revenue"), dec("cost"))),
+			computed(dec("hours"), dec("revenue"), dec("cost"), str("survey-rule"))),
 		Rels: []engine.RelDef{owner("project", "projects"), to1("governance", "governances"),
 			to1("project-resource", "project-resources"), to1("project-phase", "project-phases"),
-			to1("service-category", "service-categories")},
-		Filters: eq("project"),
-		Hooks: engine.Hooks{Compute: computePrices, Prefetch: accountAhead, Validate: func(_ context.Context, _ *engine.Call, rec, _ *engine.Record) []error {
-			return validateGovernance(rec, "project-phase")
-		}}})
+			to1("service-category", "service-categories"), surveyLink},
+		Filters: eq("project", "survey"),
+		Hooks: engine.Hooks{Compute: computePrices, Prefetch: accountAhead, Defaults: projectGovernanceDefaults,
+			Validate: func(_ context.Context, _ *engine.Call, rec, _ *engine.Record) []error {
+				return validateGovernance(rec, "project-phase")
+			}}})
+}
+
+// projectGovernanceDefaults copies the catalog governance item named by a
+// new project governance item; what the request sends wins.
+func projectGovernanceDefaults(_ context.Context, c *engine.Call, rec *engine.Record) error {
+	gid, pid := rec.Rel(views.NameGovernance), rec.Rel(views.NameProject)
+	if gid == "" || pid == "" {
+		return nil
+	}
+	g, err := c.Get(views.TypeGovernances, gid)
+	if err != nil {
+		return nil // reported by the reference check
+	}
+	if _, err := c.Get(views.TypeProjects, pid); err != nil {
+		return nil
+	}
+	return copyGovernance(c, scopeOfLine(rec), g, rec, c.Given)
+}
+
+// copyGovernance fills the governance item pg of a scope (a project's
+// own lines or a change order's copy) from its catalog item g: the
+// attributes governanceCopied, the category, and the scope's resource and
+// phase for the catalog's (made on demand), each unless given.
+func copyGovernance(c *engine.Call, scope lineScope, g, pg *engine.Record, given func(string) bool) error {
+	for _, a := range governanceCopied {
+		if v := g.Attrs[a]; v != nil && !given(a) {
+			pg.Attrs[a] = v
+		}
+	}
+	if sc := g.Rel(views.NameServiceCategory); sc != "" && !given(views.NameServiceCategory) {
+		pg.SetRel(views.NameServiceCategory, sc)
+	}
+	if r := g.Rel(views.NameResource); r != "" && !given(views.NameProjectResource) {
+		id, err := ensureProjectResource(c, scope, r)
+		if err != nil {
+			return err
+		}
+		pg.SetRel(views.NameProjectResource, id)
+	}
+	if ph := g.Rel(views.NamePhase); ph != "" && !given(views.NameProjectPhase) {
+		id, err := ensureProjectPhase(c, scope, ph)
+		if err != nil {
+			return err
+		}
+		pg.SetRel(views.NameProjectPhase, id)
+	}
+	return nil
 }
 
 // validateGovernance applies rules 2 and 3 of docs/resources.md to a catalog or

@@ -44,13 +44,15 @@ func declareProjects(s *engine.Schema) {
 			inverse("project-versions", "project-versions", "project"),
 			inverse("change-orders", "change-orders", "project"),
 		},
-		Filters: with(with(with(with(with(with(with(with(
+		Filters: with(with(with(with(with(with(with(with(with(with(
 			eq("status", "client", "line-of-business", "sales-executive", "presales-engineer"),
 			"name", engine.FilterDef{Field: "project-name", Op: engine.OpContains}),
 			"created-after", engine.FilterDef{Field: "created-at", Op: engine.OpGte, Kind: engine.KindTime}),
 			"created-before", engine.FilterDef{Field: "created-at", Op: engine.OpLte, Kind: engine.KindTime}),
 			"approved-after", engine.FilterDef{Field: "approved-at", Op: engine.OpGte, Kind: engine.KindTime}),
 			"approved-before", engine.FilterDef{Field: "approved-at", Op: engine.OpLte, Kind: engine.KindTime}),
+			"submitted-after", engine.FilterDef{Field: "submitted-at", Op: engine.OpGte, Kind: engine.KindTime}),
+			"submitted-before", engine.FilterDef{Field: "submitted-at", Op: engine.OpLte, Kind: engine.KindTime}),
 			"teammate", engine.FilterDef{Build: func(_ context.Context, c *engine.Call, v string) ([]engine.Cond, error) {
 				return projectsOfTeammates(c, engine.SplitList(v))
 			}}),
@@ -112,13 +114,13 @@ func declareProjects(s *engine.Schema) {
 			text("service-description"), str("sku"), num("position"),
 			enum("status", "not_started", "not_started", "in_progress", "on_hold", "complete", "canceled")},
 			computed(dec("extended-hours"), dec("total-hours"), engine.AttrDef{Name: "custom-hours", Kind: engine.KindBool},
-				dec("revenue"), dec("cost"))),
+				dec("revenue"), dec("cost"), str("survey-rule"))),
 		Rels: []engine.RelDef{owner("project", "projects"), to1("service", "services"),
 			to1("project-phase", "project-phases"), to1("project-location", "project-locations"),
 			to1("project-resource", "project-resources"), to1("line-of-business", "lines-of-business"),
 			to1("service-category", "service-categories"),
-			inverse("project-subservices", "project-subservices", "project-service")},
-		Filters: eq("project", "project-phase", "project-location", "service"),
+			inverse("project-subservices", "project-subservices", "project-service"), surveyLink},
+		Filters: eq("project", "project-phase", "project-location", "service", "survey"),
 		Hooks:   engine.Hooks{Defaults: projectServiceDefaults, AfterWrite: afterProjectServiceWrite, Compute: computePrices, Prefetch: accountAhead}})
 
 	register(s, &engine.TypeDef{Name: "project-subservices", Guard: "projects", ScopeRel: "project", V2: true,
@@ -134,10 +136,10 @@ func declareProjects(s *engine.Schema) {
 
 	register(s, &engine.TypeDef{Name: "project-expenses", Guard: "projects", ScopeRel: "project",
 		Attrs: cat([]engine.AttrDef{required(str("description")), withDefault(dec("quantity"), "1"), required(dec("rate")), dec("unit-cost")},
-			computed(dec("revenue"), dec("cost"), dec("profit"))),
+			computed(dec("revenue"), dec("cost"), dec("profit"), str("survey-rule"))),
 		Rels: []engine.RelDef{owner("project", "projects"), to1("expense-category", "expense-categories"),
-			to1("project-phase", "project-phases"), to1("project-service", "project-services")},
-		Filters: eq("project"),
+			to1("project-phase", "project-phases"), to1("project-service", "project-services"), surveyLink},
+		Filters: eq("project", "survey"),
 		Hooks: engine.Hooks{Compute: computePrices, Prefetch: accountAhead, Defaults: func(_ context.Context, _ *engine.Call, rec *engine.Record) error {
 			if _, ok := rec.DecOK("unit-cost"); !ok {
 				if r, ok := rec.Attrs["rate"]; ok {
@@ -148,9 +150,9 @@ func declareProjects(s *engine.Schema) {
 		}}})
 	register(s, &engine.TypeDef{Name: "project-products", Guard: "projects", ScopeRel: "project",
 		Attrs: cat([]engine.AttrDef{str("name"), str("sku"), withDefault(dec("quantity"), "1"), dec("unit-price"), dec("unit-cost")},
-			computed(dec("revenue"), dec("cost"), dec("profit"))),
-		Rels:    []engine.RelDef{owner("project", "projects"), to1("product", "products")},
-		Filters: eq("project"),
+			computed(dec("revenue"), dec("cost"), dec("profit"), str("survey-rule"))),
+		Rels:    []engine.RelDef{owner("project", "projects"), to1("product", "products"), surveyLink},
+		Filters: eq("project", "survey"),
 		Hooks:   engine.Hooks{Defaults: projectProductDefaults, Compute: computePrices, Prefetch: accountAhead}})
 
 	register(s, &engine.TypeDef{Name: "approval-steps", Guard: "projects", ScopeRel: "project", ReadOnly: true,
@@ -235,6 +237,9 @@ func upsertTeammate(_ context.Context, c *engine.Call, rec *engine.Record) (*eng
 	return ex, nil
 }
 
+// projectProductDefaults copies the catalog product named by a new
+// project product: its name and SKU, and its price and cost converted into
+// the project's currency.
 func projectProductDefaults(_ context.Context, c *engine.Call, rec *engine.Record) error {
 	pid := rec.Rel(views.NameProduct)
 	if pid == "" {
@@ -244,9 +249,16 @@ func projectProductDefaults(_ context.Context, c *engine.Call, rec *engine.Recor
 	if err != nil {
 		return nil // reported by the reference check
 	}
+	conv, err := catalogConversion(c, rec.Rel(views.NameProject))
+	if err != nil {
+		return err
+	}
 	for _, n := range []string{views.NameName, views.NameSku, views.NameUnitPrice, views.NameUnitCost} {
 		if !c.Given(n) && p.Attrs[n] != nil {
 			rec.Attrs[n] = p.Attrs[n]
+			if n == views.NameUnitPrice || n == views.NameUnitCost {
+				rec.Attrs[n] = conv.of(p.Attrs[n])
+			}
 		}
 	}
 	return nil
@@ -273,27 +285,8 @@ func addRequiredGovernance(_ context.Context, c *engine.Call, rec, old *engine.R
 		pg := engine.NewRecord(views.TypeProjectGovernances, c.AccountID())
 		pg.SetRel(views.NameProject, rec.ID)
 		pg.SetRel(views.NameGovernance, g.ID)
-		for _, a := range governanceCopied {
-			if v := g.Attrs[a]; v != nil {
-				pg.Attrs[a] = v
-			}
-		}
-		if sc := g.Rel(views.NameServiceCategory); sc != "" {
-			pg.SetRel(views.NameServiceCategory, sc)
-		}
-		if r := g.Rel(views.NameResource); r != "" {
-			id, err := ensureProjectResource(c, lineScope{project: rec.ID}, r)
-			if err != nil {
-				return err
-			}
-			pg.SetRel(views.NameProjectResource, id)
-		}
-		if ph := g.Rel(views.NamePhase); ph != "" {
-			id, err := ensureProjectPhase(c, lineScope{project: rec.ID}, ph)
-			if err != nil {
-				return err
-			}
-			pg.SetRel(views.NameProjectPhase, id)
+		if err := copyGovernance(c, lineScope{project: rec.ID}, g, pg, func(string) bool { return false }); err != nil {
+			return err
 		}
 		if err := c.Tx.Insert(pg); err != nil {
 			return err

@@ -20,8 +20,11 @@ var declarations = []func(*engine.Schema){
 	declareEvents,
 	declareGovernance,
 	declareProjects,
+	declareQuestionnaires,
 	declareServiceApproval,
+	declareSessions,
 	declareSingleSignOn,
+	declareSurveys,
 	declareUDF,
 	declareVersions,
 	declareWebhooks,
@@ -43,9 +46,10 @@ func NewSchema() (*engine.Schema, error) {
 }
 
 // DefaultSchema returns the schema NewSchema builds, built and checked on
-// the first call and shared afterwards. Stores opened and services created
-// without a schema of their own use it; it panics if the declarations are
-// inconsistent, which the test suite rules out.
+// the first call and shared afterwards. It is what the stores are opened
+// with for ScopeKit's types, and what services created without a schema
+// of their own serve; it panics if the declarations are inconsistent,
+// which the test suite rules out.
 var DefaultSchema = sync.OnceValue(func() *engine.Schema {
 	s, err := NewSchema()
 	if err != nil {

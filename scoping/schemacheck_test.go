@@ -1,10 +1,9 @@
 package scoping_test
 
 import (
-	"path/filepath"
 	"testing"
 
-	"github.com/scopekit/scopekit/boltstore"
+	"github.com/scopekit/scopekit/boltstore/bolttest"
 	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/scoping"
 )
@@ -52,11 +51,7 @@ func TestSchemaInjected(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	db, err := boltstore.Open(filepath.Join(t.TempDir(), "t.db"), boltstore.WithSchema(s))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := bolttest.Open(t, s)
 	if db.Schema() != s || scoping.NewService(db).Schema() != s {
 		t.Error("the service does not serve the schema its store was opened with")
 	}

@@ -44,7 +44,7 @@ type Service struct {
 
 	price func(*pricing.Project) (*pricing.Result, error) // pricing.Price; tests count calls
 
-	actors bounded.Map[actorKey, actorEntry] // resolved actors (Versioned)
+	actors bounded.Map[actorKey, actorEntry] // resolved actors (engine.Versioned)
 }
 
 // An Option configures NewService.
@@ -53,8 +53,8 @@ type Option func(*options)
 type options struct{ schema *engine.Schema }
 
 // WithSchema makes the service serve the types of schema. Without it the
-// service uses the store's schema when the store reports one (a Schema()
-// *Schema method, as boltstore and pgstore have), else DefaultSchema.
+// service uses the store's schema when the store reports one
+// (engine.SchemaReporter, as boltstore and pgstore do), else DefaultSchema.
 // The store must index the same schema.
 func WithSchema(schema *engine.Schema) Option { return func(o *options) { o.schema = schema } }
 
@@ -65,7 +65,7 @@ func NewService(store engine.Store, opts ...Option) *Service {
 		opt(&o)
 	}
 	if o.schema == nil {
-		if st, ok := store.(interface{ Schema() *engine.Schema }); ok {
+		if st, ok := store.(engine.SchemaReporter); ok {
 			o.schema = st.Schema()
 		}
 	}

@@ -144,7 +144,8 @@ func fillSnapshot(c *engine.Call, snap *views.Snapshot) error {
 	if len(curs) > 0 {
 		snap.Currency = &views.Currency{Record: curs[0]}
 	}
-	return nil
+	snap.SurveyAnswers, err = surveyAnswers(c, p.ID)
+	return err
 }
 
 // fillCatalog reads the catalog records the snapshot's lines refer to.

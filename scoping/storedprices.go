@@ -162,6 +162,9 @@ func (t *pricingTx) PrefetchVia(vias ...engine.Via) { engine.PrefetchVia(t.Tx, v
 // PrefetchList implements engine.Prefetcher for a Tx that reads ahead.
 func (t *pricingTx) PrefetchList(qs ...*engine.Query) { engine.PrefetchList(t.Tx, qs...) }
 
+// ReserveIDs implements engine.IDReserver for a Tx that reserves ids.
+func (t *pricingTx) ReserveIDs(typ string, n int) error { return engine.ReserveIDs(t.Tx, typ, n) }
+
 // Insert implements Tx.
 func (t *pricingTx) Insert(r *engine.Record) error {
 	newID := r.ID == ""

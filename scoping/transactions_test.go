@@ -2,10 +2,10 @@ package scoping_test
 
 import (
 	"context"
-	"path/filepath"
 	"testing"
 
 	"github.com/scopekit/scopekit/boltstore"
+	"github.com/scopekit/scopekit/boltstore/bolttest"
 	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/internal/demodata"
 	"github.com/scopekit/scopekit/scoping"
@@ -32,9 +32,7 @@ func (s *txCounter) Update(ctx context.Context, fn func(engine.Tx) error) error 
 // write, the prices it changes and the answer (with those prices).
 func TestWriteIsOneTransaction(t *testing.T) {
 	ctx := context.Background()
-	db, err := boltstore.Open(filepath.Join(t.TempDir(), "t.db"))
-	require.NoError(t, err)
-	t.Cleanup(func() { db.Close() })
+	db := bolttest.Open(t, scoping.DefaultSchema())
 	st := &txCounter{DB: db}
 	svc := scoping.NewService(st)
 	var acctID string

@@ -11,6 +11,7 @@ import (
 
 	"github.com/scopekit/scopekit"
 	"github.com/scopekit/scopekit/engine"
+	"github.com/scopekit/scopekit/internal/seal"
 	"github.com/scopekit/scopekit/scoping"
 	"github.com/scopekit/scopekit/webhook"
 	"github.com/stretchr/testify/require"
@@ -35,10 +36,10 @@ var hookClock = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 
 // hookService is a service with the webhook package's sealer, a fixed
 // clock and a Notify that counts its calls.
-func hookService(t *testing.T) (*scoping.Service, *webhook.Sealer, *atomic.Int64) {
+func hookService(t *testing.T) (*scoping.Service, *seal.Sealer, *atomic.Int64) {
 	t.Helper()
 	svc, _ := acctService(t)
-	sealer, err := webhook.NewSealer(make([]byte, webhook.KeySize))
+	sealer, err := seal.New(make([]byte, seal.KeySize))
 	require.NoError(t, err)
 	var notified atomic.Int64
 	svc.Webhooks = scoping.WebhookConfig{Sealer: sealer, FirstDelay: 5 * time.Second, Notify: func() { notified.Add(1) }}

@@ -4,16 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/scopekit/scopekit"
-	"github.com/scopekit/scopekit/boltstore"
+	"github.com/scopekit/scopekit/boltstore/bolttest"
 	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/scoping"
 	"github.com/stretchr/testify/require"
-	bolt "go.etcd.io/bbolt"
 )
 
 // The fixture of the approval workflow and projects modules' tests
@@ -26,17 +24,7 @@ import (
 // service (its clock fixed at wfNow) and a system actor of the account.
 func wfOpen(t *testing.T) (*scoping.Service, *engine.Actor) {
 	t.Helper()
-	db, err := boltstore.Open(filepath.Join(t.TempDir(), "t.db"))
-	require.NoError(t, err)
-	t.Cleanup(func() {
-		require.NoError(t, db.Bolt().View(func(tx *bolt.Tx) error {
-			for err := range tx.Check() {
-				return err
-			}
-			return nil
-		}))
-		require.NoError(t, db.Close())
-	})
+	db := bolttest.Open(t, scoping.DefaultSchema())
 	svc := scoping.NewService(db)
 	svc.Now = func() time.Time { return wfNow }
 	sys := wfAccount(t, svc, "acme", "USD")

@@ -22,7 +22,7 @@ import (
 
 	"github.com/coreos/go-oidc/v3/oidc"
 	"github.com/scopekit/scopekit/auth"
-	"github.com/scopekit/scopekit/webhook"
+	"github.com/scopekit/scopekit/internal/safehttp"
 	"golang.org/x/oauth2"
 )
 
@@ -40,7 +40,7 @@ var ErrBusy = errors.New("sso: too many sign-ins in progress; try again later")
 type RelyingParty struct {
 	// Client makes the requests to the providers (discovery, token, keys,
 	// user info). nil: a client with Timeout that follows no redirect and
-	// reaches only public addresses (webhook.NewClient).
+	// reaches only public addresses (safehttp.NewClient).
 	Client *http.Client
 	// Now is the clock of flows and ID tokens; default time.Now.
 	Now func() time.Time
@@ -106,7 +106,7 @@ func (rp *RelyingParty) httpClient() *http.Client {
 	rp.once.Do(func() {
 		rp.client = rp.Client
 		if rp.client == nil {
-			rp.client = webhook.NewClient(Timeout, false)
+			rp.client = safehttp.NewClient(Timeout, false)
 		}
 	})
 	return rp.client

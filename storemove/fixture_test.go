@@ -11,6 +11,7 @@ import (
 
 	"github.com/scopekit/scopekit/auth"
 	"github.com/scopekit/scopekit/boltstore"
+	"github.com/scopekit/scopekit/boltstore/bolttest"
 	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/internal/demodata"
 	"github.com/scopekit/scopekit/pgstore"
@@ -30,8 +31,7 @@ var t0 = time.Date(2025, 3, 1, 9, 0, 0, 0, time.UTC)
 // file's path, closed.
 func fixture(t *testing.T) string {
 	path := filepath.Join(t.TempDir(), "scopekit.db")
-	db, err := boltstore.Open(path)
-	require.NoError(t, err)
+	db := bolttest.OpenFile(t, path, scoping.DefaultSchema())
 	defer db.Close()
 	ctx := context.Background()
 	svc := scoping.NewService(db)
@@ -143,7 +143,7 @@ func fixture(t *testing.T) string {
 func requireSameData(t *testing.T, path string, dst *pgstore.DB) {
 	t.Helper()
 	ctx := context.Background()
-	src, err := boltstore.OpenReadOnly(path)
+	src, err := boltstore.OpenReadOnly(path, scoping.DefaultSchema())
 	require.NoError(t, err)
 	defer src.Close()
 	var seqs map[string]uint64

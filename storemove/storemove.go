@@ -28,6 +28,7 @@ import (
 	"time"
 
 	"github.com/scopekit/scopekit/boltstore"
+	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/pgstore"
 )
 
@@ -81,18 +82,20 @@ type Report struct {
 // one holding data of something else than this file.
 var ErrRefused = errors.New("target refused")
 
-// Move copies the bbolt file at path into the PostgreSQL database at url
-// (a postgres:// URL or key=value string; search_path in it picks a schema)
-// and checks the counts. See the package comment for what it copies and
-// refuses. A file held by a running server fails with boltstore.ErrLocked.
-func Move(ctx context.Context, path, url string, opts Options) (*Report, error) {
+// Move copies the bbolt file at path, holding the types of schema
+// (scoping.DefaultSchema() for ScopeKit's), into the PostgreSQL database
+// at url (a postgres:// URL or key=value string; search_path in it picks
+// a PostgreSQL schema) and checks the counts. See the package comment for
+// what it copies and refuses. A file held by a running server fails with
+// boltstore.ErrLocked.
+func Move(ctx context.Context, path, url string, schema *engine.Schema, opts Options) (*Report, error) {
 	if opts.Batch <= 0 {
 		opts.Batch = DefaultBatch
 	}
 	if opts.BatchBytes <= 0 {
 		opts.BatchBytes = DefaultBatchBytes
 	}
-	src, err := boltstore.OpenReadOnly(path)
+	src, err := boltstore.OpenReadOnly(path, schema)
 	if err != nil {
 		return nil, err
 	}
@@ -114,7 +117,7 @@ func Move(ctx context.Context, path, url string, opts Options) (*Report, error) 
 	if rep.Already {
 		return rep, nil
 	}
-	dst, err := pgstore.Open(ctx, url)
+	dst, err := pgstore.Open(ctx, url, schema)
 	if err != nil {
 		return nil, err
 	}

@@ -12,9 +12,11 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/scopekit/scopekit/boltstore"
+	"github.com/scopekit/scopekit/boltstore/bolttest"
 	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/pgstore"
 	"github.com/scopekit/scopekit/pgstore/pgtest"
+	"github.com/scopekit/scopekit/scoping"
 	"github.com/scopekit/scopekit/scoping/views"
 	"github.com/scopekit/scopekit/storemove"
 	"github.com/stretchr/testify/require"
@@ -28,7 +30,7 @@ func TestMain(m *testing.M) {
 
 func open(t *testing.T, url string) *pgstore.DB {
 	t.Helper()
-	db, err := pgstore.Open(context.Background(), url)
+	db, err := pgstore.Open(context.Background(), url, scoping.DefaultSchema())
 	require.NoError(t, err)
 	t.Cleanup(func() { db.Close() })
 	return db
@@ -42,7 +44,7 @@ func TestMove(t *testing.T) {
 	path := fixture(t)
 	ctx := context.Background()
 	var sets []string
-	rep, err := storemove.Move(ctx, path, url, storemove.Options{Progress: func(p storemove.Progress) {
+	rep, err := storemove.Move(ctx, path, url, scoping.DefaultSchema(), storemove.Options{Progress: func(p storemove.Progress) {
 		if p.Done {
 			sets = append(sets, p.Set)
 		}
@@ -58,7 +60,7 @@ func TestMove(t *testing.T) {
 	require.Contains(t, rep.Summary(), "blobs project-documents/pdf: 2")
 	requireSameData(t, path, open(t, url))
 
-	again, err := storemove.Move(ctx, path, url, storemove.Options{})
+	again, err := storemove.Move(ctx, path, url, scoping.DefaultSchema(), storemove.Options{})
 	require.NoError(t, err)
 	require.True(t, again.Already)
 	require.Zero(t, again.Rows)
@@ -72,7 +74,7 @@ func TestMoveResumes(t *testing.T) {
 	path := fixture(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	first, err := storemove.Move(ctx, path, url, storemove.Options{Batch: 200, BatchBytes: 1 << 10, Progress: func(p storemove.Progress) {
+	first, err := storemove.Move(ctx, path, url, scoping.DefaultSchema(), storemove.Options{Batch: 200, BatchBytes: 1 << 10, Progress: func(p storemove.Progress) {
 		if p.Rows >= 1000 {
 			cancel()
 		}
@@ -81,7 +83,7 @@ func TestMoveResumes(t *testing.T) {
 	require.GreaterOrEqual(t, first.Rows, 1000)
 
 	var resumed []storemove.Progress
-	second, err := storemove.Move(context.Background(), path, url, storemove.Options{Batch: 200, BatchBytes: 1 << 10, Progress: func(p storemove.Progress) {
+	second, err := storemove.Move(context.Background(), path, url, scoping.DefaultSchema(), storemove.Options{Batch: 200, BatchBytes: 1 << 10, Progress: func(p storemove.Progress) {
 		resumed = append(resumed, p)
 	}})
 	require.NoError(t, err)
@@ -111,7 +113,7 @@ func TestMoveRefuses(t *testing.T) {
 			r.Attrs[views.NameSlug] = "mine"
 			return tx.Insert(r)
 		}))
-		_, err := storemove.Move(ctx, path, url, storemove.Options{})
+		_, err := storemove.Move(ctx, path, url, scoping.DefaultSchema(), storemove.Options{})
 		require.ErrorIs(t, err, storemove.ErrRefused)
 		require.ErrorContains(t, err, "holds ScopeKit data already (rows: 1)")
 	})
@@ -119,9 +121,9 @@ func TestMoveRefuses(t *testing.T) {
 	t.Run("a copy of another file", func(t *testing.T) {
 		url := pgtest.URL(t)
 		other := fixture(t)
-		_, err := storemove.Move(ctx, other, url, storemove.Options{})
+		_, err := storemove.Move(ctx, other, url, scoping.DefaultSchema(), storemove.Options{})
 		require.NoError(t, err)
-		_, err = storemove.Move(ctx, path, url, storemove.Options{})
+		_, err = storemove.Move(ctx, path, url, scoping.DefaultSchema(), storemove.Options{})
 		require.ErrorIs(t, err, storemove.ErrRefused)
 		require.ErrorContains(t, err, "holds a copy of another file ("+other+", sha256 ")
 	})
@@ -133,22 +135,20 @@ func TestMoveRefuses(t *testing.T) {
 		defer conn.Close(ctx)
 		_, err = conn.Exec(ctx, "CREATE TABLE invoices (id int)")
 		require.NoError(t, err)
-		_, err = storemove.Move(ctx, path, url, storemove.Options{})
+		_, err = storemove.Move(ctx, path, url, scoping.DefaultSchema(), storemove.Options{})
 		require.ErrorIs(t, err, storemove.ErrRefused)
 		require.ErrorContains(t, err, "the schema holds tables of something else ([invoices])")
 	})
 
 	t.Run("a file in use", func(t *testing.T) {
 		url := pgtest.URL(t)
-		db, err := boltstore.Open(path)
-		require.NoError(t, err)
-		defer db.Close()
-		_, err = storemove.Move(ctx, path, url, storemove.Options{})
+		bolttest.OpenFile(t, path, scoping.DefaultSchema())
+		_, err := storemove.Move(ctx, path, url, scoping.DefaultSchema(), storemove.Options{})
 		require.ErrorIs(t, err, boltstore.ErrLocked)
 	})
 
 	t.Run("no file", func(t *testing.T) {
-		_, err := storemove.Move(ctx, path+".missing", pgtest.URL(t), storemove.Options{})
+		_, err := storemove.Move(ctx, path+".missing", pgtest.URL(t), scoping.DefaultSchema(), storemove.Options{})
 		require.True(t, errors.Is(err, os.ErrNotExist), "%v", err)
 		_, err = os.Stat(path + ".missing")
 		require.ErrorIs(t, err, os.ErrNotExist, "nothing is created")

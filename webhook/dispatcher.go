@@ -8,12 +8,12 @@ import (
 	"io"
 	"log/slog"
 	"math/rand/v2"
-	"net"
 	"net/http"
 	"strconv"
 	"sync"
 	"time"
 
+	"github.com/scopekit/scopekit/internal/safehttp"
 	"github.com/scopekit/scopekit/scoping/views"
 )
 
@@ -110,7 +110,7 @@ func (d *Dispatcher) init() {
 		d.wake = make(chan struct{}, 1)
 		d.inflight, d.perSub = map[string]*Delivery{}, map[string]int{}
 		if d.Client == nil {
-			d.Client = NewClient(DefaultTimeout, d.AllowPrivate)
+			d.Client = safehttp.NewClient(DefaultTimeout, d.AllowPrivate)
 		}
 		if len(d.Schedule) == 0 {
 			d.Schedule = DefaultSchedule
@@ -140,26 +140,6 @@ func (d *Dispatcher) init() {
 			d.Logger = slog.Default()
 		}
 	})
-}
-
-// NewClient returns the HTTP client of deliveries: the timeout, no
-// redirects, no proxy, and unless allowPrivate a dialer that refuses
-// non-public addresses.
-func NewClient(timeout time.Duration, allowPrivate bool) *http.Client {
-	dialer := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
-	if !allowPrivate {
-		dialer.Control = guardDial
-	}
-	tr := &http.Transport{
-		DialContext:           dialer.DialContext,
-		MaxIdleConnsPerHost:   64,
-		IdleConnTimeout:       90 * time.Second,
-		TLSHandshakeTimeout:   10 * time.Second,
-		ResponseHeaderTimeout: timeout,
-		ForceAttemptHTTP2:     true,
-	}
-	return &http.Client{Timeout: timeout, Transport: tr,
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 }
 
 // Notify wakes the dispatcher to look for due deliveries now (after a

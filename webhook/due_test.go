@@ -3,12 +3,12 @@ package webhook_test
 import (
 	"context"
 	"encoding/base64"
-	"path/filepath"
 	"testing"
 	"time"
 
-	"github.com/scopekit/scopekit/boltstore"
+	"github.com/scopekit/scopekit/boltstore/bolttest"
 	"github.com/scopekit/scopekit/engine"
+	"github.com/scopekit/scopekit/scoping"
 	"github.com/scopekit/scopekit/scoping/views"
 	"github.com/scopekit/scopekit/webhook"
 	"github.com/stretchr/testify/require"
@@ -36,9 +36,7 @@ func (s *claimSpy) RenewClaims(context.Context, time.Time, []*webhook.Delivery) 
 // claim them for its ClaimTTL.
 func TestDue(t *testing.T) {
 	ctx := context.Background()
-	db, err := boltstore.Open(filepath.Join(t.TempDir(), "t.db"))
-	require.NoError(t, err)
-	t.Cleanup(func() { require.NoError(t, db.Close()) })
+	db := bolttest.Open(t, scoping.DefaultSchema())
 	now := time.Date(2026, 4, 1, 10, 0, 0, 0, time.UTC)
 	ids := map[string]string{}
 	require.NoError(t, db.Update(ctx, func(tx engine.Tx) error {

@@ -97,6 +97,10 @@ type DeliveryQuery struct {
 // attempt or a slow commit never lets another process attempt the same
 // delivery while this one still works on it: a claim runs out only when
 // its process has died.
+//
+// Without it, nothing is claimed: fine for a store one process serves
+// (bbolt); two dispatchers on a shared store could attempt a delivery
+// twice.
 type ClaimRenewer interface {
 	// ClaimTTL is how long a claim lasts (the dispatcher's ClaimUntil is
 	// now plus ClaimTTL).

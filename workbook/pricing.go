@@ -41,7 +41,7 @@ func Pricing(snap *views.Snapshot) ([]byte, error) {
 	b.header(1, "Section", "Revenue", "Cost", "Profit", "Hours", "In contract")
 	b.line(b.text("Services"), b.money(ps.ServiceRevenue), b.money(ps.ServiceCost), b.money(diff(ps.ServiceRevenue, ps.ServiceCost)), b.hours(ps.ServiceHours), b.text("Yes"))
 	b.line(b.text("Project governance"), b.money(ps.PMRevenue), b.money(ps.PMCost), b.money(res.ProjectGovernance.Profit), b.hours(ps.PMHours), b.text("Yes"))
-	b.line(b.text("Adjustments"), b.money(ps.RevenueAdjustment), b.money(ps.CostAdjustment),
+	b.line(b.text("Adjustment"), b.money(ps.RevenueAdjustment), b.money(ps.CostAdjustment),
 		b.money(diff(ps.RevenueAdjustment, ps.CostAdjustment)), cell{}, b.text("Yes"))
 	b.line(cell{"Professional services", st.subText}, cell{ps.PSRevenue.Decimal, st.subMoney}, cell{ps.PSCost.Decimal, st.subMoney},
 		cell{ps.PSProfit.Decimal, st.subMoney}, cell{ps.Hours.Decimal, st.subHours}, cell{"Yes", st.subText})

@@ -89,7 +89,7 @@ func addsUp(t *testing.T, e *snapshottest.Env, pid string) (cases []string) {
 	s := sheets["Summary"]
 	s.expect("Services", ps.ServiceRevenue, ps.ServiceCost, sub(ps.ServiceRevenue, ps.ServiceCost), ps.ServiceHours)
 	s.expect("Project governance", ps.PMRevenue, ps.PMCost, res.ProjectGovernance.Profit, ps.PMHours)
-	s.expect("Adjustments", ps.RevenueAdjustment, ps.CostAdjustment, sub(ps.RevenueAdjustment, ps.CostAdjustment))
+	s.expect("Adjustment", ps.RevenueAdjustment, ps.CostAdjustment, sub(ps.RevenueAdjustment, ps.CostAdjustment))
 	s.expect("Professional services", ps.PSRevenue, ps.PSCost, ps.PSProfit, ps.Hours)
 	s.expect("Total contract", res.TotalContractValue, res.TotalContractCost, res.TotalContractProfit)
 	s.expect("Contract margin", res.TotalContractMargin)

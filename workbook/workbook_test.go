@@ -90,7 +90,7 @@ func TestPricingWorkbook(t *testing.T) {
 	require.Equal(t, "Globex firewall refresh", sum.rows[0][0])
 	sum.figures("Services", "8350.00", "3787.50", "4562.50", "40.75")
 	sum.figures("Project governance", "1569.25", "728.80", "840.45", "8.11")
-	sum.figures("Adjustments", "-250.00", "100.00", "-350.00")
+	sum.figures("Adjustment", "-250.00", "100.00", "-350.00")
 	sum.figures("Professional services", "9669.25", "4616.30", "5052.95", "48.86")
 	sum.figures("Travel and expense", "1125.00", "1080.00", "45.00")
 	sum.figures("Materials", "3999.98", "3000.00", "999.98")

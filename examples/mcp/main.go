@@ -74,7 +74,7 @@ func run(ctx context.Context, args []string, t mcp.Transport, stderr io.Writer) 
 	if _, err := os.Stat(*data); errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("-data: no database at %s (start the example server once to create it)", *data)
 	}
-	db, err := boltstore.Open(*data)
+	db, err := boltstore.Open(*data, scoping.DefaultSchema())
 	if errors.Is(err, boltstore.ErrLocked) {
 		return fmt.Errorf("%w: another process (the example server?) holds it; stop it, or use the server's /mcp endpoint over HTTP", err)
 	}

@@ -9,7 +9,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/scopekit/scopekit/auth"
-	"github.com/scopekit/scopekit/boltstore"
+	"github.com/scopekit/scopekit/boltstore/bolttest"
 	"github.com/scopekit/scopekit/internal/demodata"
 	"github.com/scopekit/scopekit/mcpadapter"
 	"github.com/scopekit/scopekit/scoping"
@@ -23,8 +23,7 @@ func demoDB(t *testing.T) (data, tokenFile string) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	data = filepath.Join(dir, "scopekit.db")
-	db, err := boltstore.Open(data)
-	require.NoError(t, err)
+	db := bolttest.OpenFile(t, data, scoping.DefaultSchema())
 	defer db.Close()
 	svc := scoping.NewService(db)
 	as := &auth.Service{Store: db.AuthStore(), Directory: scoping.Directory(db)}
@@ -100,9 +99,7 @@ func TestRunErrors(t *testing.T) {
 		require.ErrorContains(t, err, tc.want, "%v", tc.args)
 	}
 	// a database held by another process (the example server)
-	db, err := boltstore.Open(data)
-	require.NoError(t, err)
-	defer db.Close()
+	bolttest.OpenFile(t, data, scoping.DefaultSchema())
 	serverT, _ := mcp.NewInMemoryTransports()
 	require.ErrorContains(t, run(context.Background(), []string{"-data", data, "-token-file", tokenFile}, serverT, io.Discard), "another process")
 }

@@ -11,9 +11,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/scopekit/scopekit/boltstore"
+	"github.com/scopekit/scopekit/boltstore/bolttest"
 	"github.com/scopekit/scopekit/httpadapter"
 	"github.com/scopekit/scopekit/pgstore/pgtest"
+	"github.com/scopekit/scopekit/scoping"
 	"github.com/stretchr/testify/require"
 )
 
@@ -99,9 +100,7 @@ func TestBackupAndRestore(t *testing.T) {
 	stdout, err = runCommand(t, "backup", "-data", s.Data, "-o", out)
 	require.NoError(t, err)
 	require.Contains(t, stdout, out+": a consistent copy of "+s.Data)
-	db, err := boltstore.Open(out)
-	require.NoError(t, err)
-	require.NoError(t, db.Close())
+	require.NoError(t, bolttest.OpenFile(t, out, scoping.DefaultSchema()).Close())
 }
 
 // Ensure the commands' flags fail in one line, and -h shows them.

@@ -29,6 +29,7 @@ func printBanner(w io.Writer, b banner) {
 	fmt.Fprintf(&s, "ScopeKit is serving %s (database %s)\n", b.BaseURL, b.Data)
 	fmt.Fprintf(&s, "OAuth token endpoint: %s/oauth/token\n", b.AuthURL)
 	fmt.Fprintf(&s, "MCP endpoint for AI assistants: %s/mcp (docs/mcp.md)\n", b.BaseURL)
+	fmt.Fprintf(&s, "Workspace for the people who scope: %s/app/ (docs/workspace.md)\n", b.BaseURL)
 	if b.BackupURL != "" {
 		fmt.Fprintf(&s, "Backup download for operators: %s with the -admin-token (docs/operations.md)\n", b.BackupURL)
 	}
@@ -48,6 +49,7 @@ func printBanner(w io.Writer, b banner) {
 		}
 		fmt.Fprintf(&s, "Demo account %q (%s), %s:\n", demoSlug, demoName, how)
 		fmt.Fprintf(&s, "  admin user       %s / %s (Account Admin)\n", demoAdminEmail, demoAdminPassword)
+		fmt.Fprintf(&s, "  workspace        %s/app/%s/projects: sign in as the admin user\n", b.BaseURL, demoSlug)
 		fmt.Fprintf(&s, "  service account  %s: client_id %s, client_secret %s\n", demoBotEmail, demoBotClientID, demoBotSecret)
 		fmt.Fprintf(&s, "  OAuth app        %s: client_id %s, client_secret %s, redirect URI %s\n\n",
 			demoAppName, demoAppClientID, demoAppSecret, demoAppRedirect)

@@ -10,7 +10,7 @@ import (
 
 	"github.com/scopekit/scopekit"
 	"github.com/scopekit/scopekit/auth"
-	"github.com/scopekit/scopekit/boltstore"
+	"github.com/scopekit/scopekit/boltstore/bolttest"
 	"github.com/scopekit/scopekit/scoping"
 )
 
@@ -32,11 +32,7 @@ func FuzzBootstrapFile(f *testing.F) {
 		`[`, `null`, `{"accounts":[{"currencies":[{"conversion-rate":" 1 "}]}]}`} {
 		f.Add([]byte(s))
 	}
-	db, err := boltstore.Open(filepath.Join(f.TempDir(), "fuzz.db"))
-	if err != nil {
-		f.Fatal(err)
-	}
-	f.Cleanup(func() { db.Close() })
+	db := bolttest.Open(f, scoping.DefaultSchema())
 	svc := scoping.NewService(db)
 	as := &auth.Service{Store: db.AuthStore(), Directory: scoping.Directory(db), BcryptCost: 4}
 	f.Fuzz(func(t *testing.T, data []byte) {

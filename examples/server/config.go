@@ -9,14 +9,16 @@ import (
 	"math"
 	"net"
 	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/scopekit/scopekit/docgen"
-	"github.com/scopekit/scopekit/documents"
 	"github.com/scopekit/scopekit/httpadapter"
 	"github.com/scopekit/scopekit/mcpadapter"
+	"github.com/scopekit/scopekit/office"
 	"github.com/scopekit/scopekit/pgstore"
 )
 
@@ -80,9 +82,12 @@ type config struct {
 	DocumentWorkers int
 	// DocumentLease is how long a worker's claim holds a document without
 	// renewal (docgen.Pool.Lease).
-	DocumentLease  time.Duration
-	DocumentsRate  float64
-	DocumentsBurst int
+	DocumentLease time.Duration
+	// DocumentTimeLimit bounds one document's generation
+	// (docgen.Pool.TimeLimit).
+	DocumentTimeLimit time.Duration
+	DocumentsRate     float64
+	DocumentsBurst    int
 	// PDFListeners is how many LibreOffice processes the warm PDF
 	// converter keeps running; 0 means one soffice per PDF.
 	PDFListeners int
@@ -180,6 +185,7 @@ type rawFlags struct {
 	readHeaderTimeout, bodyTimeout           string
 	idleTimeout, maxHeaderBytes              string
 	documentWorkers, documentLease           string
+	documentTimeLimit                        string
 	documentsRate, documentsBurst            string
 	pdfListeners                             string
 	adminToken                               string
@@ -195,7 +201,7 @@ func newFlagSet(out io.Writer) (*flag.FlagSet, *rawFlags) {
 	fs.StringVar(&r.authAddr, "auth-addr", "", "separate listener `host:port` for /oauth/* (the auth host)")
 	fs.StringVar(&r.baseURL, "base-url", "", "the base `URL` used in links (default http://<addr>)")
 	fs.StringVar(&r.data, "data", "./scopekit.db", "bbolt database `file` (created if missing)")
-	fs.StringVar(&r.database, "database", "", "PostgreSQL `URL` (postgres://user:password@host/db) to use instead of the bbolt file; several instances may share it")
+	fs.StringVar(&r.database, "database", "", "PostgreSQL `URL` (postgres://user:password@host/db, postgres:///db?host=/socket/folder, or key=value settings) to use instead of the bbolt file; several instances may share it")
 	fs.StringVar(&r.webhookClaim, "webhook-claim", pgstore.DefaultClaim.String(), "with -database: how long (a `duration`) an instance keeps a due webhook delivery from the others; after it (the instance died) another one attempts it")
 	fs.StringVar(&r.bootstrap, "bootstrap", "", "apply this bootstrap `file` (JSON) before serving; idempotent")
 	fs.BoolVar(&r.demo, "demo", false, "create the demo account and data (default: true when the database is new and no -bootstrap is given)")
@@ -217,7 +223,8 @@ func newFlagSet(out io.Writer) (*flag.FlagSet, *rawFlags) {
 	fs.StringVar(&r.idleTimeout, "idle-timeout", httpadapter.DefaultIdleTimeout.String(), "how long (a `duration`) an idle keep-alive connection stays open")
 	fs.StringVar(&r.maxHeaderBytes, "max-header-bytes", strconv.Itoa(httpadapter.DefaultMaxHeaderBytes), "largest request line and headers (a `count` of bytes); 431 above")
 	fs.StringVar(&r.documentWorkers, "document-workers", "2", "documents generated at once (a `count` of workers)")
-	fs.StringVar(&r.pdfListeners, "pdf-listeners", strconv.Itoa(documents.DefaultPDFConcurrent), "LibreOffice processes (a `count`) kept running to make PDFs, started with the first PDF; 0 starts a soffice per PDF")
+	fs.StringVar(&r.pdfListeners, "pdf-listeners", strconv.Itoa(office.DefaultPDFConcurrent), "LibreOffice processes (a `count`) kept running to make PDFs, started with the first PDF; 0 starts a soffice per PDF")
+	fs.StringVar(&r.documentTimeLimit, "document-time-limit", docgen.DefaultTimeLimit.String(), "how long (a `duration`) one document may take to generate, its PDF included; past it the document ends in error, saying so, and its worker takes the next")
 	fs.StringVar(&r.documentLease, "document-lease", docgen.DefaultLease.String(), "how long (a `duration`) a worker's claim holds a generating document without renewal; workers renew it every third, and a document whose instance died is re-queued once it runs out")
 	fs.StringVar(&r.documentsRate, "documents-rate", "1", "document generations per second (a `rate`) per client IP and per account")
 	fs.StringVar(&r.documentsBurst, "documents-burst", "20", "burst (a `count`) of the document generation buckets")
@@ -329,6 +336,9 @@ func (r *rawFlags) validate(source map[string]string) (*config, error) {
 	if c.DocumentLease, err = positiveDuration(r.documentLease); err != nil {
 		return nil, bad("document-lease", r.documentLease, "%v", err)
 	}
+	if c.DocumentTimeLimit, err = positiveDuration(r.documentTimeLimit); err != nil {
+		return nil, bad("document-time-limit", r.documentTimeLimit, "%v", err)
+	}
 	if c.DocumentsRate, err = positiveFloat(r.documentsRate); err != nil {
 		return nil, bad("documents-rate", r.documentsRate, "%v", err)
 	}
@@ -374,16 +384,35 @@ func (c *config) throttle() httpadapter.Throttle {
 	}
 }
 
-// checkDatabaseURL accepts a postgres:// URL with a host.
+// checkDatabaseURL accepts what pgx connects with (pgconn.ParseConfig): a
+// postgres:// URL, its host in the authority or in the query (a unix
+// socket's folder: postgres:///scopekit?host=/var/run/postgresql) or
+// left to PGHOST and the default socket, or key=value settings
+// (host=/var/run/postgresql dbname=scopekit).
 func checkDatabaseURL(raw string) error {
-	if u, err := url.Parse(raw); err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") || u.Host == "" {
-		return errors.New("must be a postgres:// URL such as postgres://scopekit:secret@127.0.0.1:5432/scopekit")
+	const want = "must be a postgres:// URL such as postgres://scopekit:secret@127.0.0.1:5432/scopekit " +
+		"(on a unix socket: postgres:///scopekit?host=/var/run/postgresql) or key=value settings such as " +
+		"host=/var/run/postgresql dbname=scopekit"
+	if strings.Contains(raw, "://") {
+		if u, err := url.Parse(raw); err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
+			return errors.New(want)
+		}
+	}
+	if _, err := pgconn.ParseConfig(raw); err != nil {
+		return errors.New(want) // pgx's reason may quote the password
 	}
 	return nil
 }
 
-// redactURL hides the password of a database URL in messages.
+// keyValuePassword is a password in key=value settings.
+var keyValuePassword = regexp.MustCompile(`(\bpassword\s*=\s*)('(?:[^'\\]|\\.)*'|\S*)`)
+
+// redactURL hides the password of a database URL or key=value settings in
+// messages.
 func redactURL(raw string) string {
+	if !strings.Contains(raw, "://") {
+		return keyValuePassword.ReplaceAllString(raw, "${1}xxxxx")
+	}
 	u, err := url.Parse(raw)
 	if err != nil {
 		return "(unparsable URL)"

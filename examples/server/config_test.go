@@ -23,7 +23,7 @@ func TestConfigDefaults(t *testing.T) {
 		WebhookClaim: time.Minute,
 		Limits: httpadapter.Limits{ReadHeaderTimeout: 10 * time.Second, BodyTimeout: 20 * time.Second,
 			IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 64 << 10},
-		DocumentWorkers: 2, DocumentLease: 2 * time.Minute, DocumentsRate: 1, DocumentsBurst: 20, PDFListeners: 2,
+		DocumentWorkers: 2, DocumentLease: 2 * time.Minute, DocumentTimeLimit: time.Minute, DocumentsRate: 1, DocumentsBurst: 20, PDFListeners: 2,
 		MCPRate: 10, MCPBurst: 60,
 	}, c)
 }
@@ -36,7 +36,7 @@ func TestConfigEnvironment(t *testing.T) {
 		"SCOPEKIT_TOKEN_BLOCK_WINDOW=1m", "SCOPEKIT_TOKEN_BLOCK_FOR=2h", "SCOPEKIT_TOKEN_GLOBAL_RATE=50",
 		"SCOPEKIT_WEBHOOK_ALLOW_PRIVATE=true", "SCOPEKIT_WEBHOOK_RETRY_SCHEDULE=1s, 2s",
 		"SCOPEKIT_READ_HEADER_TIMEOUT=3s", "SCOPEKIT_BODY_TIMEOUT=4s", "SCOPEKIT_IDLE_TIMEOUT=5s", "SCOPEKIT_MAX_HEADER_BYTES=8192",
-		"SCOPEKIT_DOCUMENT_WORKERS=4", "SCOPEKIT_DOCUMENT_LEASE=45s", "SCOPEKIT_DOCUMENTS_RATE=0.5", "SCOPEKIT_DOCUMENTS_BURST=3",
+		"SCOPEKIT_DOCUMENT_WORKERS=4", "SCOPEKIT_DOCUMENT_LEASE=45s", "SCOPEKIT_DOCUMENT_TIME_LIMIT=90s", "SCOPEKIT_DOCUMENTS_RATE=0.5", "SCOPEKIT_DOCUMENTS_BURST=3",
 		"SCOPEKIT_PDF_LISTENERS=0", "SCOPEKIT_DATABASE=postgres://sk:pw@db.test:5432/sk", "SCOPEKIT_WEBHOOK_CLAIM=30s", "SCOPEKIT_MCP_RATE=2", "SCOPEKIT_MCP_BURST=25")
 	c, err := parseConfig(nil, getenv)
 	require.NoError(t, err)
@@ -47,7 +47,7 @@ func TestConfigEnvironment(t *testing.T) {
 		TokenGlobalRate: 50, WebhookAllowPrivate: true, WebhookRetrySchedule: []time.Duration{time.Second, 2 * time.Second},
 		Limits: httpadapter.Limits{ReadHeaderTimeout: 3 * time.Second, BodyTimeout: 4 * time.Second,
 			IdleTimeout: 5 * time.Second, MaxHeaderBytes: 8192},
-		DocumentWorkers: 4, DocumentLease: 45 * time.Second, DocumentsRate: 0.5, DocumentsBurst: 3, PDFListeners: 0, MCPRate: 2, MCPBurst: 25,
+		DocumentWorkers: 4, DocumentLease: 45 * time.Second, DocumentTimeLimit: 90 * time.Second, DocumentsRate: 0.5, DocumentsBurst: 3, PDFListeners: 0, MCPRate: 2, MCPBurst: 25,
 	}, c)
 
 	c, err = parseConfig([]string{"-addr", "127.0.0.1:1", "-demo=false", "-token-rate", "3", "-token-burst=9"}, getenv)
@@ -87,10 +87,13 @@ func TestConfigValidation(t *testing.T) {
 		{"-document-workers=0", `invalid value "0" for -document-workers: must be a positive whole number`},
 		{"-pdf-listeners=-1", `invalid value "-1" for -pdf-listeners: must be a whole number, 0 or more`},
 		{"-document-lease=0s", `invalid value "0s" for -document-lease: must be a positive duration`},
+		{"-document-time-limit=-1s", `invalid value "-1s" for -document-time-limit: must be a positive duration`},
 		{"-documents-rate=-1", `invalid value "-1" for -documents-rate: must be a positive number`},
 		{"-documents-burst=x", `invalid value "x" for -documents-burst: not a whole number`},
-		{"-database=mysql://u:secret@h/db", `invalid value "mysql://u:xxxxx@h/db" for -database: must be a postgres:// URL such as postgres://scopekit:secret@127.0.0.1:5432/scopekit`},
-		{"-database=/var/db", `invalid value "/var/db" for -database: must be a postgres:// URL such as postgres://scopekit:secret@127.0.0.1:5432/scopekit`},
+		{"-database=mysql://u:secret@h/db", `invalid value "mysql://u:xxxxx@h/db" for -database: must be a postgres:// URL such as postgres://scopekit:secret@127.0.0.1:5432/scopekit (on a unix socket: postgres:///scopekit?host=/var/run/postgresql) or key=value settings such as host=/var/run/postgresql dbname=scopekit`},
+		{"-database=/var/db", `invalid value "/var/db" for -database: must be a postgres:// URL such as postgres://scopekit:secret@127.0.0.1:5432/scopekit (on a unix socket: postgres:///scopekit?host=/var/run/postgresql) or key=value settings such as host=/var/run/postgresql dbname=scopekit`},
+		{"-database=postgres://u:secret@h:port/db", `invalid value "(unparsable URL)" for -database: must be a postgres:// URL such as postgres://scopekit:secret@127.0.0.1:5432/scopekit (on a unix socket: postgres:///scopekit?host=/var/run/postgresql) or key=value settings such as host=/var/run/postgresql dbname=scopekit`},
+		{"-database=host=h password='s e' port=x", `invalid value "host=h password=xxxxx port=x" for -database: must be a postgres:// URL such as postgres://scopekit:secret@127.0.0.1:5432/scopekit (on a unix socket: postgres:///scopekit?host=/var/run/postgresql) or key=value settings such as host=/var/run/postgresql dbname=scopekit`},
 		{"-webhook-claim=0s", `invalid value "0s" for -webhook-claim: must be a positive duration`},
 		{"-admin-token=short-secret", `invalid value "(not shown)" for -admin-token: must be 32 or more printable ASCII characters without spaces, e.g. from openssl rand -hex 32`},
 		{"-admin-token=" + strings.Repeat("s", 31) + " ", `invalid value "(not shown)" for -admin-token: must be 32 or more printable ASCII characters without spaces, e.g. from openssl rand -hex 32`},
@@ -99,5 +102,24 @@ func TestConfigValidation(t *testing.T) {
 	} {
 		_, err := parseConfig([]string{tc.arg}, env())
 		require.EqualError(t, err, tc.want, tc.arg)
+	}
+}
+
+// Ensure -database takes every form pgx connects with: the host in the
+// URL, in its query (a unix socket's folder), or left to PGHOST and the
+// default socket, several hosts, and key=value settings.
+func TestDatabaseURLForms(t *testing.T) {
+	for _, raw := range []string{
+		"postgres://scopekit:secret@127.0.0.1:5432/scopekit",
+		"postgresql://127.0.0.1/scopekit?sslmode=disable&search_path=tenant1",
+		"postgres:///scopekit?host=/var/run/postgresql",
+		"postgres:///scopekit",
+		"postgres://a.example:5432,b.example:5433/scopekit?target_session_attrs=read-write",
+		"host=/var/run/postgresql dbname=scopekit",
+		"host=127.0.0.1 port=5432 user=scopekit password='s e cret' dbname=scopekit",
+	} {
+		c, err := parseConfig([]string{"-database", raw}, env())
+		require.NoError(t, err, raw)
+		require.Equal(t, raw, c.Database)
 	}
 }

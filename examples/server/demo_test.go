@@ -17,7 +17,7 @@ import (
 // checks the file's consistency when the test ends.
 func mustOpenDB(t *testing.T) (*boltstore.DB, *scoping.Service, *auth.Service) {
 	t.Helper()
-	db := bolttest.Open(t)
+	db := bolttest.Open(t, scoping.DefaultSchema())
 	return db, scoping.NewService(db), &auth.Service{Store: db.AuthStore(), Directory: scoping.Directory(db), BcryptCost: bcryptCost}
 }
 

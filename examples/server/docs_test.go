@@ -18,6 +18,9 @@ package main
 //     another program or a placeholder value) is preceded by a comment
 //     line of the form  <!-- not-run: the reason -->  (the reason is
 //     required).
+//   - A block preceded by  <!-- postgres: a note -->  runs on its own, from
+//     the repository's root, against the PostgreSQL server of
+//     SCOPEKIT_TEST_DATABASE (docs_pg_test.go): it starts its own servers.
 //   - docs/import.md's server also has the bootstrap file of
 //     operations.md (the account acme) beside the demo (docServerArgs).
 //   - A block passes when bash exits 0 and its output holds no JSON:API
@@ -32,6 +35,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -44,12 +48,16 @@ import (
 
 // docBlock is one runnable ```sh block.
 type docBlock struct {
-	file string
-	line int // of the opening fence
-	code string
+	file     string
+	line     int // of the opening fence
+	code     string
+	postgres bool // it runs on its own against PostgreSQL
 }
 
-var notRun = regexp.MustCompile(`^<!--\s*not-run:\s*(\S.*?)\s*-->$`)
+var (
+	notRun     = regexp.MustCompile(`^<!--\s*not-run:\s*(\S.*?)\s*-->$`)
+	onPostgres = regexp.MustCompile(`^<!--\s*postgres:\s*(\S.*?)\s*-->$`)
+)
 
 // shellBlocks extracts the runnable sh blocks of a Markdown file.
 func shellBlocks(t *testing.T, path string) []docBlock {
@@ -78,10 +86,13 @@ func shellBlocks(t *testing.T, path string) []docBlock {
 			body = append(body, l)
 		}
 		require.Less(t, i, len(lines), "%s:%d: an unclosed code fence", path, start+1)
-		if lang == "sh" && !strings.HasPrefix(prev, "<!--") {
+		switch {
+		case lang == "sh" && !strings.HasPrefix(prev, "<!--"):
 			out = append(out, docBlock{file: path, line: start + 1, code: strings.Join(body, "\n")})
-		} else if lang == "sh" {
-			require.Regexp(t, notRun, prev, "%s:%d: a comment before an sh block must be <!-- not-run: reason -->", path, start+1)
+		case lang == "sh" && onPostgres.MatchString(prev):
+			out = append(out, docBlock{file: path, line: start + 1, code: strings.Join(body, "\n"), postgres: true})
+		case lang == "sh":
+			require.Regexp(t, notRun, prev, "%s:%d: a comment before an sh block must be <!-- not-run: reason --> or <!-- postgres: note -->", path, start+1)
 		}
 		prev = trimmed
 	}
@@ -108,17 +119,27 @@ var docFigures = map[string][]string{
 		`"grant_types_supported":["authorization_code","client_credentials"`, `{"code":-32601,"message":"method \"resources/list\" not found"}`,
 		"401 Bearer resource_metadata=\"http://",
 		`"note":"no project you can see matched`, `"kind":"empty_phase"`, `"kind":"margin_below"`, `"kind":"differs_from_catalog"`,
-		`"template":"Standard SOW"`, "\n## Executive summary\n", "\n| Total contract value |  | $"},
+		`"template":"Standard SOW"`, "\n## Executive summary\n", "\n| Total contract value |  | $",
+		`"problem":"cloud must be one of none, aws, azure, gcp, not \"Microsoft Azure\"","prompt"`,
+		`"prompt":"How many access points are needed?","required":false,"slug":"access_points"`,
+		`"name":"Wireless deployment","quantity":"3"`, "\n\"applied\":true\n\"contract_revenue_after\":\"28577.75\"\n\"total_contract_value\":\"28577.75\"\n"},
 	"docs/documents.md": {`"tags":["`, "status: finished\n", "Globex firewall refresh - SOW.docx"},
-	"docs/import.md": {`"sheets":{"lines-of-business":{"rows":0,"created":2`, `"services":{"rows":2,"created":2,`, `},"written":true}}`,
-		`"services":{"rows":2,"created":0,"updated":0,"unchanged":2,"refused":0}`, `"rates":{"rows":1,"created":0,"updated":1`,
+	"docs/import.md": {`"sheets":{"lines-of-business":{"rows":0,"created":2`, `"services":{"rows":6,"created":6,`, `},"written":true}}`,
+		`"services":{"rows":6,"created":0,"updated":0,"unchanged":6,"refused":0}`, `"rates":{"rows":1,"created":0,"updated":1`,
 		"422\nservices row 2, Hours (B2): \\\"eight\\\" is not a number"},
+	"docs/questionnaires.md": {`"detail":"sites must be a number, not \"three\"","problem":"kind","question":"sites"`, "\n\"problems\":[]\n",
+		`{"rule":"wifi_deployment","kind":"service","name":"Wireless deployment","quantity":"3","action":"add","line":null,"hours":"4.50","revenue":"900.00"`,
+		`"contract-revenue-after":"28577.75"`, `"total_contract_value":"28577.75"`, `"survey-rule":"cutover"`,
+		`"survey_responses":{"access_points":"","cloud":"Microsoft Azure"`, `"name":"Assessment","quantity":"2","action":"update"`,
+		`"name":"Cloud connectivity","rule":"cloud"},"recommended":"removed"`, `"name":"Wireless site survey","rule":"wifi_survey"`,
+		`"detail":"rule per_diem: no expense category is named \"Per diem\" in this account"`, "\n422\n", "\n\"name\":\"Network refresh intake\"\n201\n"},
 }
 
 // docServerArgs are further flags of the server a file's blocks run
 // against.
 var docServerArgs = map[string][]string{
-	"docs/import.md": {"-bootstrap", filepath.Join("testdata", "bootstrap.json"), "-demo"},
+	"docs/import.md":         {"-bootstrap", filepath.Join("testdata", "bootstrap.json"), "-demo"},
+	"docs/questionnaires.md": {"-bootstrap", filepath.Join("testdata", "bootstrap.json"), "-demo"},
 }
 
 func TestDocsShellBlocks(t *testing.T) {
@@ -135,7 +156,7 @@ func TestDocsShellBlocks(t *testing.T) {
 		files = append(files, filepath.ToSlash(strings.TrimPrefix(d, root+string(filepath.Separator))))
 	}
 	for _, name := range files {
-		blocks := shellBlocks(t, filepath.Join(root, name))
+		blocks := slices.DeleteFunc(shellBlocks(t, filepath.Join(root, name)), func(b docBlock) bool { return b.postgres })
 		if len(blocks) == 0 {
 			continue
 		}

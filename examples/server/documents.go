@@ -5,8 +5,8 @@ import (
 	"log/slog"
 
 	"github.com/scopekit/scopekit/docgen"
-	"github.com/scopekit/scopekit/documents"
 	"github.com/scopekit/scopekit/engine"
+	"github.com/scopekit/scopekit/office"
 	"github.com/scopekit/scopekit/scoping"
 )
 
@@ -14,13 +14,13 @@ import (
 // rendered.
 var beforeGenerate func(ctx context.Context, doc *engine.Record)
 
-// newDocumentPool makes the document worker pool of -document-workers
-// and -document-lease, and plugs it into svc; its PDF converter is
-// newPDFConverter's.
+// newDocumentPool makes the document worker pool of -document-workers,
+// -document-lease and -document-time-limit, and plugs it into svc; its
+// PDF converter is newPDFConverter's.
 func newDocumentPool(svc *scoping.Service, cfg *config, logger *slog.Logger) *docgen.Pool {
 	pool := docgen.New(svc)
 	pool.Workers, pool.Logger, pool.BeforeGenerate = cfg.DocumentWorkers, logger, beforeGenerate
-	pool.Lease = cfg.DocumentLease
+	pool.Lease, pool.TimeLimit = cfg.DocumentLease, cfg.DocumentTimeLimit
 	svc.Documents = pool.Config()
 	return pool
 }
@@ -29,18 +29,18 @@ func newDocumentPool(svc *scoping.Service, cfg *config, logger *slog.Logger) *do
 // left (a customer's document in them) and returns the PDF converter:
 // LibreOffice when soffice is installed (nil without it: a PDF request
 // then ends in error and the DOCX is still served), with -pdf-listeners
-// soffice processes kept running (documents.OfficePool, when python3-uno
+// soffice processes kept running (office.Pool, when python3-uno
 // is installed too), else a soffice per PDF. It logs which, as
 // documents.md says; restarted (nil: none) counts the listeners' restarts.
 // stop ends the LibreOffice processes.
-func newPDFConverter(cfg *config, logger *slog.Logger, restarted func(reason string)) (conv documents.Converter, stop func()) {
+func newPDFConverter(cfg *config, logger *slog.Logger, restarted func(reason string)) (conv office.Converter, stop func()) {
 	stop = func() {}
-	if n, err := documents.RemoveStaleTempDirs(""); err != nil {
+	if n, err := office.RemoveStaleTempDirs(""); err != nil {
 		logger.Warn("could not remove the PDF converter's stale work folders", "err", err)
 	} else if n > 0 {
 		logger.Info("removed the PDF converter's work folders a stopped server left", "folders", n)
 	}
-	lo, err := documents.NewLibreOffice("")
+	lo, err := office.NewLibreOffice("")
 	if err != nil {
 		logger.Warn("PDF generation unavailable: soffice (LibreOffice) not found; PDF requests will end in error with the DOCX kept", "err", err)
 		return nil, stop
@@ -49,13 +49,13 @@ func newPDFConverter(cfg *config, logger *slog.Logger, restarted func(reason str
 		logger.Info("PDF converter: LibreOffice found; a soffice per PDF (-pdf-listeners 0)", "soffice", lo.Path)
 		return lo, stop
 	}
-	office, err := documents.NewOfficePool(lo)
+	pool, err := office.NewPool(lo)
 	if err != nil {
 		logger.Warn("PDF converter: LibreOffice found, but no UNO bridge to keep it running; a soffice per PDF", "soffice", lo.Path, "err", err)
 		return lo, stop
 	}
-	office.Listeners, office.Logger, office.Restarted = cfg.PDFListeners, logger, restarted
+	pool.Listeners, pool.Logger, pool.Restarted = cfg.PDFListeners, logger, restarted
 	logger.Info("PDF converter: LibreOffice found; soffice listeners start with the first PDF and keep running",
-		"soffice", lo.Path, "python", office.Python, "listeners", cfg.PDFListeners)
-	return office, func() { office.Close() }
+		"soffice", lo.Path, "python", pool.Python, "listeners", cfg.PDFListeners)
+	return pool, func() { pool.Close() }
 }

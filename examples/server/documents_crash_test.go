@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/scopekit/scopekit/internal/docxtest"
+	"github.com/scopekit/scopekit/internal/ooxml"
 	"github.com/stretchr/testify/require"
 )
 
@@ -88,7 +88,7 @@ func TestDocumentGenerationSurvivesSIGKILL(t *testing.T) {
 	body, _ := io.ReadAll(res.Body)
 	res.Body.Close()
 	require.Equal(t, http.StatusOK, res.StatusCode, "%s", body)
-	text, err := docxtest.Text(body)
+	text, _, err := ooxml.Markdown(body)
 	require.NoError(t, err)
 	require.Contains(t, text, demoProjectName)
 

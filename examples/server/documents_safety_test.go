@@ -17,13 +17,14 @@ import (
 
 	"github.com/scopekit/scopekit/documents"
 	"github.com/scopekit/scopekit/internal/docxtest"
+	"github.com/scopekit/scopekit/office"
 	"github.com/stretchr/testify/require"
 )
 
 // Ensure the server says at start whether it found LibreOffice's soffice
 // (documents.md), and which converter makes the PDFs.
 func TestStartLogsPDFConverter(t *testing.T) {
-	if _, err := documents.NewLibreOffice(""); err == nil {
+	if _, err := office.NewLibreOffice(""); err == nil {
 		s := startServer(t, "", nil)
 		require.Regexp(t, `msg="PDF converter: LibreOffice found; (soffice listeners start with the first PDF|a soffice per PDF)[^"]*" soffice=`, s.Stderr.String())
 		s.stop(t)
@@ -43,15 +44,15 @@ func TestStartRemovesStaleConverterFolders(t *testing.T) {
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp)
 	old := time.Now().Add(-time.Hour)
-	for _, dir := range []string{documents.TempPrefix + "1234", documents.TempPrefix + "5678"} {
+	for _, dir := range []string{office.TempPrefix + "1234", office.TempPrefix + "5678"} {
 		path := filepath.Join(tmp, dir)
 		require.NoError(t, os.MkdirAll(filepath.Join(path, "out"), 0o700))
 		require.NoError(t, os.WriteFile(filepath.Join(path, "document.docx"), []byte("a customer's SOW"), 0o600))
 		require.NoError(t, os.Chtimes(path, old, old))
 	}
 	// one with the lock file of a process that died: stale at once
-	require.NoError(t, os.WriteFile(filepath.Join(tmp, documents.TempPrefix+"5678", ".lock"), nil, 0o600))
-	require.NoError(t, os.Chtimes(filepath.Join(tmp, documents.TempPrefix+"5678"), time.Now(), time.Now()))
+	require.NoError(t, os.WriteFile(filepath.Join(tmp, office.TempPrefix+"5678", ".lock"), nil, 0o600))
+	require.NoError(t, os.Chtimes(filepath.Join(tmp, office.TempPrefix+"5678"), time.Now(), time.Now()))
 	require.NoError(t, os.WriteFile(filepath.Join(tmp, "other.txt"), []byte("not ours"), 0o600))
 
 	s := startServer(t, "", nil)

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/scopekit/scopekit/internal/boltcheck"
 	"github.com/scopekit/scopekit/pgstore/pgtest"
 	"github.com/stretchr/testify/require"
 	"golang.org/x/crypto/bcrypt"
@@ -78,7 +79,7 @@ func env(pairs ...string) func(string) string {
 
 // startServer runs the server on 127.0.0.1:0 with the database data (a
 // new file in a temp dir when ""), waits until it serves, and stops it
-// when the test ends.
+// when the test ends, then checks the file for consistency.
 func startServer(t *testing.T, data string, getenv func(string) string, args ...string) *testServer {
 	t.Helper()
 	s, err := tryStart(t, data, getenv, args...)
@@ -109,7 +110,12 @@ func tryStart(t *testing.T, data string, getenv func(string) string, args ...str
 		cancel()
 		t.Fatal("server did not start within 30 s")
 	}
-	t.Cleanup(func() { s.stop(t) })
+	t.Cleanup(func() {
+		s.stop(t)
+		if _, err := os.Stat(data); err == nil { // a server on bbolt: check its file
+			require.NoError(t, boltcheck.File(data))
+		}
+	})
 	return s, nil
 }
 

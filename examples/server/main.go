@@ -29,12 +29,15 @@ import (
 	"github.com/scopekit/scopekit/boltstore"
 	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/httpadapter"
+	"github.com/scopekit/scopekit/internal/safehttp"
+	"github.com/scopekit/scopekit/internal/seal"
 	"github.com/scopekit/scopekit/mcpadapter"
 	"github.com/scopekit/scopekit/observe"
 	"github.com/scopekit/scopekit/pgstore"
 	"github.com/scopekit/scopekit/provision"
 	"github.com/scopekit/scopekit/scoping"
 	"github.com/scopekit/scopekit/sso"
+	"github.com/scopekit/scopekit/webapp"
 	"github.com/scopekit/scopekit/webhook"
 )
 
@@ -152,7 +155,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if err != nil {
 		return err
 	}
-	sealer, err := webhook.NewSealer(key)
+	sealer, err := seal.New(key)
 	if err != nil {
 		return err
 	}
@@ -163,7 +166,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	// single sign-on: providers are reached with the guarded client of
 	// webhook deliveries, for discovery when one is registered as for
 	// sign-ins (the callback is on the auth host)
-	relyingParty := &sso.RelyingParty{Client: webhook.NewClient(sso.Timeout, cfg.SSOAllowPrivate)}
+	// single sign-on: the callback is on the auth host; providers are
+	// reached with the guarded client of webhook deliveries
+	relyingParty := &sso.RelyingParty{Client: safehttp.NewClient(sso.Timeout, cfg.SSOAllowPrivate)}
 	svc.SSO = scoping.SSOConfig{CheckIssuer: relyingParty.CheckIssuer, Resolver: sso.DNSResolver(cfg.DNSServer)}
 	docs := newDocumentPool(svc, cfg, logger)
 	instrument(tel, db, docs, dispatcher, svc.QueuedDocuments)
@@ -235,6 +240,14 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	assistants := &mcpadapter.Server{Svc: svc, Auth: as, BaseURL: baseURL, AuthURL: authURL, Logger: logger,
 		CallRate: cfg.MCPRate, CallBurst: cfg.MCPBurst}
 	api.Mounts = map[string]http.Handler{mcpadapter.Path: assistants.HTTPHandler(), mcpadapter.MetadataPath: assistants.MetadataHandler()}
+	// The workspace (docs/workspace.md) at /app/: its OAuth clients are
+	// derived from the secret key, which every instance shares.
+	workspace, err := webapp.New(webapp.Config{Svc: svc, Auth: as, BaseURL: baseURL, AuthURL: authURL, Key: key, Logger: logger,
+		DocumentRate: cfg.DocumentsRate, DocumentBurst: cfg.DocumentsBurst})
+	if err != nil {
+		return err
+	}
+	api.Mounts[webapp.Path] = workspace.Handler()
 	// share links' pages for clients (docs/lifecycle.md): forms signed
 	// with the secret key, which every instance shares
 	acceptPages, err := acceptpage.New(acceptpage.Config{Svc: svc, Key: key, Logger: logger})
@@ -347,7 +360,7 @@ type store interface {
 // demo's default).
 func openStore(ctx context.Context, cfg *config, schema *engine.Schema) (db store, isNew bool, err error) {
 	if cfg.Database != "" {
-		pg, err := pgstore.Open(ctx, cfg.Database, pgstore.WithSchema(schema))
+		pg, err := pgstore.Open(ctx, cfg.Database, schema)
 		if err != nil {
 			return nil, false, fmt.Errorf("database %s: %w", cfg.where(), err)
 		}
@@ -355,7 +368,7 @@ func openStore(ctx context.Context, cfg *config, schema *engine.Schema) (db stor
 		return pg, pg.Created(), nil
 	}
 	_, statErr := os.Stat(cfg.Data)
-	bdb, err := boltstore.Open(cfg.Data, boltstore.WithSchema(schema))
+	bdb, err := boltstore.Open(cfg.Data, schema)
 	if err != nil {
 		return nil, false, err
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/scopekit/scopekit/boltstore"
+	"github.com/scopekit/scopekit/scoping"
 	"github.com/scopekit/scopekit/storemove"
 )
 
@@ -63,7 +64,7 @@ func runMigrate(ctx context.Context, args []string, getenv func(string) string, 
 	where := redactURL(*to)
 	fmt.Fprintf(stderr, "migrate: copying %s into %s\n", *data, where)
 	start := time.Now()
-	rep, err := storemove.Move(ctx, *data, *to, storemove.Options{Batch: *batch, Progress: func(p storemove.Progress) {
+	rep, err := storemove.Move(ctx, *data, *to, scoping.DefaultSchema(), storemove.Options{Batch: *batch, Progress: func(p storemove.Progress) {
 		if p.Done {
 			fmt.Fprintf(stderr, "migrate: %s: %d\n", p.Set, p.Copied)
 		}

@@ -19,8 +19,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/scopekit/scopekit/internal/seal"
 	"github.com/scopekit/scopekit/pgstore/pgtest"
-	"github.com/scopekit/scopekit/webhook"
 	"github.com/stretchr/testify/require"
 )
 
@@ -41,7 +41,7 @@ const claim = 10 * time.Second
 func startInstances(t testing.TB, n int, dbURL string) []*instance {
 	dir := t.TempDir()
 	keyFile := filepath.Join(dir, "secret.key")
-	key := make([]byte, webhook.KeySize)
+	key := make([]byte, seal.KeySize)
 	_, _ = rand.Read(key)
 	require.NoError(t, os.WriteFile(keyFile, []byte(base64.StdEncoding.EncodeToString(key)+"\n"), 0o600))
 	out := make([]*instance, n)

@@ -9,7 +9,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/scopekit/scopekit/webhook"
+	"github.com/scopekit/scopekit/internal/seal"
 )
 
 // loadOrCreateKey reads the key that seals webhook secrets from path (the
@@ -20,7 +20,7 @@ import (
 func loadOrCreateKey(path string) ([]byte, error) {
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		key := make([]byte, webhook.KeySize)
+		key := make([]byte, seal.KeySize)
 		if _, err := rand.Read(key); err != nil {
 			return nil, err
 		}
@@ -42,8 +42,8 @@ func loadOrCreateKey(path string) ([]byte, error) {
 		return nil, fmt.Errorf("read secret key file: %w", err)
 	}
 	key, err := base64.StdEncoding.DecodeString(strings.TrimSpace(string(b)))
-	if err != nil || len(key) != webhook.KeySize {
-		return nil, fmt.Errorf("secret key file %s must hold %d bytes in base64 on one line", path, webhook.KeySize)
+	if err != nil || len(key) != seal.KeySize {
+		return nil, fmt.Errorf("secret key file %s must hold %d bytes in base64 on one line", path, seal.KeySize)
 	}
 	return key, nil
 }

@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/scopekit/scopekit/boltstore"
+	"github.com/scopekit/scopekit/boltstore/bolttest"
+	"github.com/scopekit/scopekit/scoping"
 	"github.com/stretchr/testify/require"
 )
 
@@ -191,9 +193,7 @@ func TestGracefulShutdown(t *testing.T) {
 		t.Fatal("run did not return after the request finished")
 	}
 	// The store is closed: the file can be opened again at once.
-	db, err := boltstore.Open(s.Data)
-	require.NoError(t, err)
-	require.NoError(t, db.Close())
+	require.NoError(t, bolttest.OpenFile(t, s.Data, scoping.DefaultSchema()).Close())
 	require.Contains(t, s.Stderr.String(), "shutting down")
 }
 
@@ -261,6 +261,8 @@ func TestDemoDefaults(t *testing.T) {
 		s.stop(t)
 		s = startServer(t, path, nil, "-demo=true")
 		require.Contains(t, s.Stdout.String(), `Demo account "demo" (Demo IT Services), in this database:`)
+		require.Contains(t, s.Stdout.String(), "Workspace for the people who scope: "+s.URL+"/app/ (docs/workspace.md)")
+		require.Contains(t, s.Stdout.String(), "  workspace        "+s.URL+"/app/demo/projects: sign in as the admin user")
 		tok := token(t, s.URL, demoBotClientID, demoBotSecret)
 		status, doc := getDoc(t, s.URL+"/demo/v1/clients", tok)
 		require.Equal(t, http.StatusOK, status)

@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/scopekit/scopekit/internal/boltcheck"
 	"github.com/stretchr/testify/require"
 )
 
@@ -109,13 +110,17 @@ func TestWebhookDeliveriesSurviveSIGKILL(t *testing.T) {
 
 // startBinary runs the server binary bin on addr and the database data
 // with the extra args, waits until it serves, and kills it when the test
-// ends.
+// ends; a file killed with it must still pass bbolt's check.
 func startBinary(t *testing.T, bin, addr, data string, args ...string) *exec.Cmd {
 	t.Helper()
 	cmd := exec.Command(bin, append([]string{"-addr", addr, "-data", data}, args...)...)
 	cmd.Stdout, cmd.Stderr = io.Discard, os.Stderr
 	require.NoError(t, cmd.Start())
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		require.NoError(t, boltcheck.File(data))
+	})
 	require.Eventually(t, func() bool {
 		res, err := http.Get("http://" + addr + "/v2/projects")
 		if err == nil {

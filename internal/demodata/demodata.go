@@ -1,7 +1,8 @@
 // Package demodata creates the worked example of docs/pricing.md: a small
 // catalog (phases, lines of business, resources, a default USD rate table,
 // services with subservices, required governance, expense categories, a
-// product, a blueprint, the account's general terms) and the project "Globex firewall refresh", through
+// product, a blueprint, the account's general terms), the project "Globex firewall refresh" and the
+// questionnaire "Network refresh intake" (intake.go), through
 // the generic resource engine exactly as API clients would. The example
 // server seeds its demo account with it and tests use it as a fixture.
 package demodata
@@ -23,6 +24,8 @@ type Seeded struct {
 	ProjectID   string
 	ClientID    string
 	BlueprintID string
+	// IntakeID is the questionnaire "Network refresh intake".
+	IntakeID string
 }
 
 // Seed creates the catalog and the worked example project in the actor's
@@ -159,7 +162,8 @@ func (s *seeder) catalogAndProject(adminID string) *Seeded {
 		rels{"project": {"projects", project}, "expense-category": {"expense-categories", perDiem}})
 	s.create("project-products", attrs{"quantity": "2"},
 		rels{"project": {"projects", project}, "product": {"products", appliance}})
-	return &Seeded{ProjectID: project, ClientID: globex, BlueprintID: blueprint}
+	intake := s.intake(phase, resourceIDs)
+	return &Seeded{ProjectID: project, ClientID: globex, BlueprintID: blueprint, IntakeID: intake}
 }
 
 // generalTerms are the demo account's general terms (name, body): sample

@@ -1,12 +1,11 @@
-// Package docxtest builds minimal DOCX files for tests and reads the text
-// back out of generated ones.
+// Package docxtest builds minimal DOCX files for tests (internal/ooxml's
+// Markdown reads the text back out of generated ones).
 package docxtest
 
 import (
 	"archive/zip"
 	"bytes"
 	"encoding/xml"
-	"fmt"
 	"io"
 	"strings"
 )
@@ -32,10 +31,21 @@ func Build(paragraphs ...string) []byte {
 		xml.EscapeText(&body, []byte(p)) //nolint:errcheck // a strings.Builder does not fail
 		body.WriteString(`</w:t></w:r></w:p>`)
 	}
+	return Raw(body.String(), nil)
+}
+
+// Raw returns a DOCX whose body is the WordprocessingML body (w: and r:
+// are declared), with the further entries parts (name to content).
+func Raw(body string, parts map[string]string) []byte {
 	doc := `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>` +
-		`<w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body>` +
-		body.String() + `<w:sectPr/></w:body></w:document>`
-	return Zip(map[string]string{"[Content_Types].xml": contentTypes, "_rels/.rels": rels, "word/document.xml": doc})
+		`<w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main" ` +
+		`xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><w:body>` +
+		body + `<w:sectPr/></w:body></w:document>`
+	files := map[string]string{"[Content_Types].xml": contentTypes, "_rels/.rels": rels, "word/document.xml": doc}
+	for name, content := range parts {
+		files[name] = content
+	}
+	return Zip(files)
 }
 
 // Zip returns a zip archive of the named files, in name order.
@@ -58,59 +68,4 @@ func Zip(files map[string]string) []byte {
 	}
 	zw.Close()
 	return buf.Bytes()
-}
-
-// Text returns the text of a DOCX's main document: the text of each
-// paragraph on its own line, tabs and breaks as spaces.
-func Text(docx []byte) (string, error) {
-	zr, err := zip.NewReader(bytes.NewReader(docx), int64(len(docx)))
-	if err != nil {
-		return "", err
-	}
-	for _, f := range zr.File {
-		if f.Name != "word/document.xml" {
-			continue
-		}
-		rc, err := f.Open()
-		if err != nil {
-			return "", err
-		}
-		defer rc.Close()
-		return paragraphs(xml.NewDecoder(rc))
-	}
-	return "", fmt.Errorf("no word/document.xml")
-}
-
-func paragraphs(dec *xml.Decoder) (string, error) {
-	var out strings.Builder
-	inText := false
-	for {
-		tok, err := dec.Token()
-		if err == io.EOF {
-			return out.String(), nil
-		}
-		if err != nil {
-			return "", err
-		}
-		switch t := tok.(type) {
-		case xml.StartElement:
-			switch t.Name.Local {
-			case "t":
-				inText = true
-			case "tab", "br":
-				out.WriteByte(' ')
-			}
-		case xml.EndElement:
-			switch t.Name.Local {
-			case "t":
-				inText = false
-			case "p":
-				out.WriteByte('\n')
-			}
-		case xml.CharData:
-			if inText {
-				out.Write(t)
-			}
-		}
-	}
 }

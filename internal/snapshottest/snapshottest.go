@@ -8,11 +8,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/scopekit/scopekit/boltstore"
+	"github.com/scopekit/scopekit/boltstore/bolttest"
 	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/internal/demodata"
 	"github.com/scopekit/scopekit/scoping"
@@ -36,9 +36,7 @@ type Env struct {
 // New opens a fresh Env; the file is closed when the test ends.
 func New(tb testing.TB) *Env {
 	tb.Helper()
-	db, err := boltstore.Open(filepath.Join(tb.TempDir(), "scopekit.db"))
-	require.NoError(tb, err)
-	tb.Cleanup(func() { db.Close() })
+	db := bolttest.Open(tb, scoping.DefaultSchema())
 	e := &Env{TB: tb, DB: db, Svc: scoping.NewService(db)}
 	e.Svc.Now = func() time.Time { return Now }
 	ctx := context.Background()
@@ -50,8 +48,9 @@ func New(tb testing.TB) *Env {
 		e.Acct = acct.ID
 		return nil
 	}))
-	e.Actor, err = e.Svc.SystemActor(ctx, e.Acct)
+	actor, err := e.Svc.SystemActor(ctx, e.Acct)
 	require.NoError(tb, err)
+	e.Actor = actor
 	return e
 }
 

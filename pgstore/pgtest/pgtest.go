@@ -21,6 +21,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/pgstore"
 )
 
@@ -131,12 +132,13 @@ func withSchema(base, schema string) string {
 	}
 }
 
-// Open returns a store on an empty schema; it is closed when tb ends
-// (before the schema is emptied).
-func Open(tb testing.TB) *pgstore.DB {
+// Open returns a store for the types of schema (scoping.DefaultSchema()
+// for ScopeKit's) on an empty PostgreSQL schema; it is closed when tb ends
+// (before the PostgreSQL schema is emptied).
+func Open(tb testing.TB, schema *engine.Schema) *pgstore.DB {
 	tb.Helper()
 	url := URL(tb)
-	db, err := pgstore.Open(context.Background(), url)
+	db, err := pgstore.Open(context.Background(), url, schema)
 	if err != nil {
 		tb.Fatalf("pgstore.Open: %v", err)
 	}

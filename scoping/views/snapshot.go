@@ -57,6 +57,22 @@ type Snapshot struct {
 	// and its deltas from its base version.
 	ChangeOrder     *ChangeOrder
 	ChangeOrderDiff *VersionDiff
+	// SurveyAnswers are the questions of the project's surveys with their
+	// answers: the oldest survey first, each questionnaire's questions in
+	// order.
+	SurveyAnswers []SurveyAnswer
+}
+
+// SurveyAnswer is one question of a project's survey with its answer as
+// documents show it.
+type SurveyAnswer struct {
+	Slug string
+	Kind string // the question's kind: text, number, integer, boolean, single_select, multi_select, date
+	// Value is nil when the question is not answered (or not asked);
+	// else a text (text; a number's decimal text; a date's YYYY-MM-DD;
+	// a single select's label), a bool, or a multi select's labels
+	// ([]string).
+	Value any
 }
 
 // Catalog is the catalog records a snapshot's lines refer to, each type by

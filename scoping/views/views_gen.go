@@ -342,10 +342,12 @@ func (v ProjectExpense) UnitCost() decimal.Decimal { return v.Dec(NameUnitCost) 
 func (v ProjectExpense) Revenue() decimal.Decimal  { return v.Dec(NameRevenue) }
 func (v ProjectExpense) Cost() decimal.Decimal     { return v.Dec(NameCost) }
 func (v ProjectExpense) Profit() decimal.Decimal   { return v.Dec(NameProfit) }
+func (v ProjectExpense) SurveyRule() string        { return v.Str(NameSurveyRule) }
 func (v ProjectExpense) Project() string           { return v.Rel(NameProject) }
 func (v ProjectExpense) ExpenseCategory() string   { return v.Rel(NameExpenseCategory) }
 func (v ProjectExpense) ProjectPhase() string      { return v.Rel(NameProjectPhase) }
 func (v ProjectExpense) ProjectService() string    { return v.Rel(NameProjectService) }
+func (v ProjectExpense) Survey() string            { return v.Rel(NameSurvey) }
 func (v ProjectExpense) ChangeOrder() string       { return v.Rel(NameChangeOrder) }
 
 // ProjectGovernance is a typed view of a record of type project-governances.
@@ -362,11 +364,13 @@ func (v ProjectGovernance) Position() int64             { return v.Int(NamePosit
 func (v ProjectGovernance) Hours() decimal.Decimal      { return v.Dec(NameHours) }
 func (v ProjectGovernance) Revenue() decimal.Decimal    { return v.Dec(NameRevenue) }
 func (v ProjectGovernance) Cost() decimal.Decimal       { return v.Dec(NameCost) }
+func (v ProjectGovernance) SurveyRule() string          { return v.Str(NameSurveyRule) }
 func (v ProjectGovernance) Project() string             { return v.Rel(NameProject) }
 func (v ProjectGovernance) Governance() string          { return v.Rel(NameGovernance) }
 func (v ProjectGovernance) ProjectResource() string     { return v.Rel(NameProjectResource) }
 func (v ProjectGovernance) ProjectPhase() string        { return v.Rel(NameProjectPhase) }
 func (v ProjectGovernance) ServiceCategory() string     { return v.Rel(NameServiceCategory) }
+func (v ProjectGovernance) Survey() string              { return v.Rel(NameSurvey) }
 func (v ProjectGovernance) ChangeOrder() string         { return v.Rel(NameChangeOrder) }
 
 // ProjectLocation is a typed view of a record of type project-locations.
@@ -403,8 +407,10 @@ func (v ProjectProduct) UnitCost() decimal.Decimal  { return v.Dec(NameUnitCost)
 func (v ProjectProduct) Revenue() decimal.Decimal   { return v.Dec(NameRevenue) }
 func (v ProjectProduct) Cost() decimal.Decimal      { return v.Dec(NameCost) }
 func (v ProjectProduct) Profit() decimal.Decimal    { return v.Dec(NameProfit) }
+func (v ProjectProduct) SurveyRule() string         { return v.Str(NameSurveyRule) }
 func (v ProjectProduct) Project() string            { return v.Rel(NameProject) }
 func (v ProjectProduct) Product() string            { return v.Rel(NameProduct) }
+func (v ProjectProduct) Survey() string             { return v.Rel(NameSurvey) }
 func (v ProjectProduct) ChangeOrder() string        { return v.Rel(NameChangeOrder) }
 
 // ProjectResource is a typed view of a record of type project-resources.
@@ -441,6 +447,7 @@ func (v ProjectService) TotalHours() decimal.Decimal    { return v.Dec(NameTotal
 func (v ProjectService) CustomHours() bool              { return v.Bool(NameCustomHours) }
 func (v ProjectService) Revenue() decimal.Decimal       { return v.Dec(NameRevenue) }
 func (v ProjectService) Cost() decimal.Decimal          { return v.Dec(NameCost) }
+func (v ProjectService) SurveyRule() string             { return v.Str(NameSurveyRule) }
 func (v ProjectService) Project() string                { return v.Rel(NameProject) }
 func (v ProjectService) Service() string                { return v.Rel(NameService) }
 func (v ProjectService) ProjectPhase() string           { return v.Rel(NameProjectPhase) }
@@ -448,6 +455,7 @@ func (v ProjectService) ProjectLocation() string        { return v.Rel(NameProje
 func (v ProjectService) ProjectResource() string        { return v.Rel(NameProjectResource) }
 func (v ProjectService) LineOfBusiness() string         { return v.Rel(NameLineOfBusiness) }
 func (v ProjectService) ServiceCategory() string        { return v.Rel(NameServiceCategory) }
+func (v ProjectService) Survey() string                 { return v.Rel(NameSurvey) }
 func (v ProjectService) ChangeOrder() string            { return v.Rel(NameChangeOrder) }
 
 // ProjectSubservice is a typed view of a record of type project-subservices.
@@ -525,6 +533,16 @@ func (v Project) LineOfBusiness() string             { return v.Rel(NameLineOfBu
 func (v Project) SalesExecutive() string             { return v.Rel(NameSalesExecutive) }
 func (v Project) PresalesEngineer() string           { return v.Rel(NamePresalesEngineer) }
 
+// Questionnaire is a typed view of a record of type questionnaires.
+type Questionnaire struct{ *engine.Record }
+
+func (v Questionnaire) Name() string        { return v.Str(NameName) }
+func (v Questionnaire) Slug() string        { return v.Str(NameSlug) }
+func (v Questionnaire) Description() string { return v.Str(NameDescription) }
+func (v Questionnaire) Tags() []string      { return v.Strings(NameTags) }
+func (v Questionnaire) Questions() any      { return v.Attrs[NameQuestions] }
+func (v Questionnaire) Rules() any          { return v.Attrs[NameRules] }
+
 // RateTable is a typed view of a record of type rate-tables.
 type RateTable struct{ *engine.Record }
 
@@ -595,6 +613,17 @@ func (v Subservice) Position() int64           { return v.Int(NamePosition) }
 func (v Subservice) Service() string           { return v.Rel(NameService) }
 func (v Subservice) Resource() string          { return v.Rel(NameResource) }
 
+// Survey is a typed view of a record of type surveys.
+type Survey struct{ *engine.Record }
+
+func (v Survey) Answers() map[string]any { return v.Object(NameAnswers) }
+func (v Survey) Status() string          { return v.Str(NameStatus) }
+func (v Survey) AppliedAt() string       { return v.Str(NameAppliedAt) }
+func (v Survey) Problems() any           { return v.Attrs[NameProblems] }
+func (v Survey) Recommendations() any    { return v.Attrs[NameRecommendations] }
+func (v Survey) Project() string         { return v.Rel(NameProject) }
+func (v Survey) Questionnaire() string   { return v.Rel(NameQuestionnaire) }
+
 // UserDefinedField is a typed view of a record of type user-defined-fields.
 type UserDefinedField struct{ *engine.Record }
 
@@ -654,3 +683,12 @@ func (v WebhookSubscription) DestinationURL() string { return v.Str(NameDestinat
 func (v WebhookSubscription) Description() string    { return v.Str(NameDescription) }
 func (v WebhookSubscription) Secret() string         { return v.Str(NameSecret) }
 func (v WebhookSubscription) DisabledReason() string { return v.Str(NameDisabledReason) }
+
+// WorkspaceSession is a typed view of a record of type workspace-sessions.
+type WorkspaceSession struct{ *engine.Record }
+
+func (v WorkspaceSession) Digest() string     { return v.Str(NameDigest) }
+func (v WorkspaceSession) Policy() string     { return v.Str(NamePolicy) }
+func (v WorkspaceSession) SignedInAt() string { return v.Str(NameSignedInAt) }
+func (v WorkspaceSession) ExpiresAt() string  { return v.Str(NameExpiresAt) }
+func (v WorkspaceSession) User() string       { return v.Rel(NameUser) }

@@ -13,6 +13,8 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	"github.com/scopekit/scopekit/documents/internal/mdpaths"
 )
 
 func main() {
@@ -146,14 +148,27 @@ func titleSlide() string {
 			para("l", 0, run("{#project.sales_executive.name}{project.sales_executive.name} · {project.sales_executive.email}{/}", 14, grey, false)))
 }
 
+// summarySlide sums the proposal up: the executive summary, the
+// contract total, the effort and the scope, the phases with their hours,
+// and the solution when the project has one.
 func summarySlide() string {
-	return heading("Executive summary") +
-		textBox("Summary", margin, 1447800, slideW-2*margin, 4572000, "t",
-			para("l", 12, run("{project.executive_summary}{^project.executive_summary}{project.account_name} proposes the services below to {project.client_name}.{/project.executive_summary}", 18, "262626", false)),
-			para("l", 0, run("{#project.solution_summary}", 16, grey, false)),
-			para("l", 6, run("Our solution", 18, navy, true)),
-			para("l", 0, run("{project.solution_summary}", 16, "262626", false)),
-			para("l", 0, run("{/project.solution_summary}", 16, grey, false))) +
+	box := func(name string, x int, figure, label string) string {
+		w := (slideW - 2*margin - 2*228600) / 3
+		return rect(name+"Box", x, 2971800, w, 1143000, light) +
+			textBox(name, x+152400, 3048000, w-304800, 990600, "ctr",
+				para("l", 4, run(figure, 26, navy, true)),
+				para("l", 0, run(label, 13, grey, false)))
+	}
+	third := (slideW - 2*margin - 2*228600) / 3
+	return heading("Summary") +
+		textBox("Summary", margin, 1447800, slideW-2*margin, 1371600, "t",
+			para("l", 0, run("{project.executive_summary}{^project.executive_summary}{project.account_name} proposes the services below to {project.client_name}.{/project.executive_summary}", 18, "262626", false))) +
+		box("Investment", margin, "{project_pricing.total_contract_value | money}", "contract total ({currency.code})") +
+		box("Effort", margin+third+228600, "{project_pricing.professional_services.hours | number:2}", "hours of professional services") +
+		box("Scope", margin+2*(third+228600), "{project.service_count | number:0}", "services scoped") +
+		textBox("Phases", margin, 4343400, slideW-2*margin, 1143000, "t",
+			para("l", 4, run("{#phases}{#"+mdpaths.Priced+"}{#$index > 0} · {/}"+mdpaths.PhaseName+": {service_hours | number:2} hours{/}{/phases}", 14, grey, false)),
+			para("l", 0, run("{#project.solution_summary}Our solution: {project.solution_summary}{/project.solution_summary}", 14, "262626", false))) +
 		footer()
 }
 
@@ -186,27 +201,48 @@ func table(name string, x, y int, widths []int, rows ...string) string {
 
 func row(cells ...string) string { return `<a:tr h="320040">` + strings.Join(cells, "") + `</a:tr>` }
 
+// servicesSlide lists the services by phase (each phase by its total
+// alone when the project has more than fit a slide), then project
+// governance and the adjustment, each under a heading row of its own, so
+// that neither reads as part of the last phase; the rows add up to
+// professional services.
 func servicesSlide() string {
 	widths := []int{6400800, 1371600, 1371600, 1828800}
+	const (
+		few     = "project.service_count <= 8"
+		many    = "project.service_count > 8"
+		priced  = mdpaths.Priced
+		gov     = mdpaths.Gov
+		hasGov  = mdpaths.HasGov
+		adj     = mdpaths.PS + ".revenue_adjustment"
+		ink     = "262626"
+		section = 12
+	)
+	plain := func(cells ...string) string {
+		return row(cell(cells[0], 11, ink, false, "l", ""), cell(cells[1], 11, ink, false, "r", ""),
+			cell(cells[2], 11, ink, false, "r", ""), cell(cells[3], 11, ink, false, "r", ""))
+	}
+	head := func(cells ...string) string {
+		return row(cell(cells[0], section, navy, true, "l", light), cell(cells[1], section, navy, true, "r", light),
+			cell(cells[2], section, navy, true, "r", light), cell(cells[3], section, navy, true, "r", light))
+	}
 	return heading("Services") +
-		table("Services", margin, 1447800, widths,
+		table("Services", margin, 1371600, widths,
 			row(cell("Service", 12, "FFFFFF", true, "l", navy), cell("Quantity", 12, "FFFFFF", true, "r", navy),
 				cell("Hours", 12, "FFFFFF", true, "r", navy), cell("Price", 12, "FFFFFF", true, "r", navy)),
-			row(cell("{#phases}{name}", 12, navy, true, "l", light), cell("", 12, navy, true, "r", light),
-				cell("", 12, navy, true, "r", light), cell("", 12, navy, true, "r", light)),
-			row(cell("{#services}{name}", 11, "262626", false, "l", ""), cell("{quantity}", 11, "262626", false, "r", ""),
-				cell("{total_hours}", 11, "262626", false, "r", ""), cell("{revenue | money}{/services}{/phases}", 11, "262626", false, "r", "")),
-			row(cell("{#project_pricing.project_governance.revenue > 0}Project management", 11, "262626", false, "l", ""), cell("", 11, "262626", false, "r", ""),
-				cell("{project_pricing.project_governance.hours}", 11, "262626", false, "r", ""),
-				cell("{project_pricing.project_governance.revenue | money}{/}", 11, "262626", false, "r", "")),
-			row(cell("{#project_pricing.professional_services.revenue_adjustment != 0}Adjustments", 11, "262626", false, "l", ""), cell("", 11, "262626", false, "r", ""),
-				cell("", 11, "262626", false, "r", ""),
-				cell("{project_pricing.professional_services.revenue_adjustment | money}{/}", 11, "262626", false, "r", "")),
-			row(cell("Professional services", 12, navy, true, "l", light), cell("", 12, navy, true, "r", light),
-				cell("{project_pricing.professional_services.hours}", 12, navy, true, "r", light),
-				cell("{project_pricing.professional_services.ps_revenue | money}", 12, navy, true, "r", light))) +
-		textBox("None", margin, 5257800, slideW-2*margin, 457200, "t",
-			para("l", 0, run("{^phases}No services are scoped yet.{/phases}", 16, grey, false))) +
+			// a few services: each phase, then its services (with their subservices' work)
+			head("{#"+few+"}{#phases}{#"+priced+"}"+mdpaths.PhaseName+"", "", "", "{/}"),
+			plain(`{#services}{#service_type != "managed_services"}{name}`, "{quantity}", "{total_hours | number:2}", "{revenue | money}{/}{/services}{/phases}{/}"),
+			// many: each phase with its total
+			plain("{#"+many+"}{#phases}{#"+priced+"}"+mdpaths.PhaseName+"", "", "{service_hours | number:2}", "{service_revenue | money}{/}{/phases}{/}"),
+			head("{#"+hasGov+"}Project governance", "", "", ""),
+			plain("{#"+gov+".items}{#hours != 0 || revenue != 0}{name}", "", "{hours | number:2}", "{revenue | money}{/}{/"+gov+".items}{/}"),
+			head("{#"+adj+" != 0}Adjustment", "", "", "{"+adj+" | money}{/}"),
+			row(cell("Professional services", 12, "FFFFFF", true, "l", navy), cell("", 12, "FFFFFF", true, "r", navy),
+				cell("{project_pricing.professional_services.hours | number:2}", 12, "FFFFFF", true, "r", navy),
+				cell("{project_pricing.professional_services.ps_revenue | money}", 12, "FFFFFF", true, "r", navy))) +
+		textBox("Note", margin, 6019800, slideW-2*margin, 304800, "t",
+			para("l", 0, run("{^phases}No services are scoped yet.{/phases}{#"+many+"}The statement of work lists the {project.service_count | number:0} services, phase by phase.{/}", 12, grey, false))) +
 		footer()
 }
 
@@ -217,14 +253,16 @@ func investmentSlide() string {
 	}
 	return heading("Investment") +
 		table("Investment", margin, 1447800, widths,
-			line("Professional services ({project_pricing.professional_services.hours} hours)", "{project_pricing.professional_services.ps_revenue | money}"),
-			line("{#project.payment_term.include_expenses}Travel and expense", "{project_pricing.travel_and_expense.revenue | money}{/project.payment_term.include_expenses}"),
-			line("{#project.payment_term.include_hardware}Materials", "{project_pricing.materials.revenue | money}{/project.payment_term.include_hardware}"),
+			line("Professional services ({project_pricing.professional_services.hours | number:2} hours)", "{project_pricing.professional_services.ps_revenue | money}"),
+			line("{#project.payment_term.include_expenses && project_pricing.travel_and_expense.items.length > 0}Travel and expense", "{project_pricing.travel_and_expense.revenue | money}{/}"),
+			line("{#project.payment_term.include_hardware && project_pricing.materials.items.length > 0}Hardware and materials", "{project_pricing.materials.revenue | money}{/}"),
 			line("{#project_pricing.managed_services.revenue > 0}Managed services", "{project_pricing.managed_services.revenue | money}{/}"),
 			row(cell("Contract total ({currency.code})", 16, "FFFFFF", true, "l", navy),
 				cell("{project_pricing.total_contract_value | money}", 16, "FFFFFF", true, "r", navy))) +
 		textBox("Terms", margin, 4114800, slideW-2*margin, 1371600, "t",
-			para("l", 6, run("Payment terms: {project.payment_term.name}", 14, grey, false)),
+			para("l", 6, run("{#project_pricing.materials.items.length > 0}{^project.payment_term.include_hardware}Hardware and materials are quoted separately, "+
+				"not part of the contract total: {project_pricing.materials.revenue | money}.{/}{/}", 14, "262626", false)),
+			para("l", 6, run("{#project.payment_term.name}Payment terms: {project.payment_term.name}{/project.payment_term.name}", 14, grey, false)),
 			para("l", 0, run(`{#project.payment_term.pricing_model == "fixed_fee"}A fixed fee, invoiced as the payment terms say.{/}{#project.payment_term.pricing_model == "time_and_materials"}Time and materials: hours are billed as worked; the figures above are an estimate.{/}`, 14, grey, false))) +
 		footer()
 }

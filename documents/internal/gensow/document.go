@@ -1,6 +1,10 @@
 package main
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/scopekit/scopekit/documents/internal/mdpaths"
+)
 
 // The Standard SOW's body, section by section. A section a project has
 // nothing for is left out, not printed empty; every figure is one of merge
@@ -10,19 +14,14 @@ import "strings"
 const (
 	client    = "{project.client_name}"
 	account   = "{project.account_name}"
-	gov       = "project_pricing.project_governance"
-	ps        = "project_pricing.professional_services"
+	gov       = mdpaths.Gov
+	ps        = mdpaths.PS
 	expenses  = "project_pricing.travel_and_expense"
 	materials = "project_pricing.materials"
 	managed   = "project_pricing.managed_services"
-	// hasGov holds when governance has hours or a price.
-	hasGov = gov + ".hours != 0 || " + gov + ".revenue != 0"
-	// phaseName is a phase's name; services without a phase are listed
-	// under an entry without one.
-	phaseName = "{name}{^name}Services without a phase{/name}"
-	// priced holds for a phase whose professional services have hours or
-	// a price (managed services are priced in their own section).
-	priced = "service_hours != 0 || service_revenue != 0"
+	hasGov    = mdpaths.HasGov
+	phaseName = mdpaths.PhaseName
+	priced    = mdpaths.Priced
 )
 
 func document() string {
@@ -80,17 +79,17 @@ func summary() string {
 		each("project.solution_summary", t("Heading2", "Solution"), t("", "{project.solution_summary}"))
 }
 
-// scope shows, per phase with services, a table of its services: their
-// hours and price include the subservices listed under them, and the
-// phase total adds up the service rows. Managed services are listed
-// where they are delivered and priced in their own section.
+// scope shows, per phase with services, a table of its services and
+// under each its subservices, every row with its own hours and price, and
+// the phase total adding up the rows. Managed services are listed where
+// they are delivered and priced in their own section.
 func scope() string {
 	svc := []col{{3780, false}, {1980, false}, {1080, true}, {1080, true}, {1440, true}}
 	const professional = `service_type != "managed_services"`
 	return when("project.service_count > 0",
 		t("Heading1", "Scope of work"),
-		lead("The work is organised in the phases below. Each service shows the resource doing it, its quantity, "+
-			"its estimated hours and its price; the hours and price of a service include the work listed under it. "+
+		lead("The work is organised in the phases below. Each service, and each part of it listed under it, shows "+
+			"the resource doing it, its quantity, its estimated hours and its price; the phase total adds them up. "+
 			"Project governance is priced for the project as a whole, apart from the phases."),
 		each("phases", when("services.length > 0",
 			t("Heading2", phaseName),
@@ -98,11 +97,13 @@ func scope() string {
 			table(svc,
 				row(svc, header, r("Service"), r("Resource"), r("Quantity"), r("Hours"), r("Price")),
 				row(svc, body, r("{#services}{name}", bold), r("{resource_name}"), r("{quantity}"),
-					r("{#"+professional+"}{total_hours | number:2}{/}"),
-					r("{#"+professional+"}{revenue | money}{/}{#service_type == \"managed_services\"}recurring{/}")),
+					r("{#"+professional+"}{extended_hours | number:2}{/}"),
+					r("{#"+professional+"}{extended_revenue | money}{/}{#service_type == \"managed_services\"}recurring{/}")),
 				// The closing tags share a cell with text: a cell of tags alone
 				// renders two empty paragraphs, which makes the row taller.
-				row(svc, sub, r("{#subservices}{name}"), r("{resource_name}"), r("{quantity}{/subservices}{/services}"), r(""), r("")),
+				// A subservice's service_type is its service's.
+				row(svc, sub, r("{#subservices}{name}"), r("{resource_name}"), r("{quantity}"),
+					r("{#"+professional+"}{extended_hours | number:2}{/}"), r("{#"+professional+"}{revenue | money}{/}{/subservices}{/services}")),
 				row(svc, total, r("{#"+priced+"}Phase total"), r(""), r(""), r("{service_hours | number:2}"), r("{service_revenue | money}{/}")),
 			))))
 }
@@ -241,8 +242,7 @@ func pricingSummary() string {
 			row(cols, header, r("Item"), r("Hours"), r("Amount")),
 			row(cols, body|keep, r("{#phases}{#"+priced+"}"+phaseName), r("{service_hours | number:2}"), r("{service_revenue | money}{/}{/phases}")),
 			line(hasGov, "Project governance", "{"+gov+".hours | number:2}", "{"+gov+".revenue | money}"),
-			line(adj+" < 0", "Discount", "", "{"+adj+" | money}"),
-			line(adj+" > 0", "Adjustment", "", "{"+adj+" | money}"),
+			line(adj+" != 0", "Adjustment", "", "{"+adj+" | money}"),
 			row(cols, subtotal|keep, r("Professional services"), r("{"+ps+".hours | number:2}"), money(ps+".ps_revenue")),
 			line("project.payment_term.include_expenses && "+expenses+".items.length > 0", "Travel and expense", "", "{"+expenses+".revenue | money}"),
 			line("project.payment_term.include_hardware && "+materials+".items.length > 0", "Materials", "", "{"+materials+".revenue | money}"),

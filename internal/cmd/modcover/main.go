@@ -1,6 +1,7 @@
 // Command modcover checks that each module of the domain (package scoping,
-// docs/architecture.md) is covered by scoping's own tests at least to a
-// threshold. It reads a coverage profile:
+// the table of docs/architecture.md, internal/modtable) is covered by
+// scoping's own tests at least to a threshold. It reads a coverage
+// profile, from the repository's root:
 //
 //	go test -coverprofile=scoping.cover ./scoping/
 //	go run ./internal/cmd/modcover -min 85 scoping.cover
@@ -18,39 +19,33 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-)
 
-// modules maps each module of scoping to its files (docs/architecture.md,
-// "The domain's modules"); the shared wiring is a module of its own.
-var modules = map[string][]string{
-	"accounts and people":        {"account.go", "admin.go", "permission.go", "actorcache.go", "directory.go", "invitation.go", "sso.go", "domains.go", "grants.go", "person.go", "email.go", "signinpolicy.go"},
-	"catalog":                    {"catalog.go", "currency.go", "governance.go", "udf.go"},
-	"projects and their pricing": {"project.go", "catalogcopy.go", "pricing.go", "storedprices.go", "snapshot.go", "review.go"},
-	"approval workflow":          {"workflow.go", "steps.go", "serviceapproval.go"},
-	"documents queue":            {"documents.go", "docqueue.go", "doctemplates.go"},
-	"webhooks":                   {"webhooks.go", "events.go"},
-	"lifecycle":                  {"versions.go", "versionsnap.go", "versiondiff.go", "scopeapply.go", "changeorders.go", "changeflow.go", "changeorderdoc.go"},
-	"wiring":                     {"service.go", "schema.go", "decl.go", "trace.go"},
-}
+	"github.com/scopekit/scopekit/internal/modtable"
+)
 
 func main() {
 	min := flag.Float64("min", 85, "the lowest coverage a module may have, in percent")
+	table := flag.String("table", "docs/architecture.md", "the `file` holding the table of the modules")
 	flag.Parse()
 	if flag.NArg() != 1 {
-		fmt.Fprintln(os.Stderr, "usage: modcover [-min percent] PROFILE")
+		fmt.Fprintln(os.Stderr, "usage: modcover [-min percent] [-table file] PROFILE")
 		os.Exit(2)
 	}
-	if err := check(flag.Arg(0), *min); err != nil {
+	mods, err := modtable.Read(*table)
+	if err == nil {
+		err = check(mods, flag.Arg(0), *min)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "modcover: "+err.Error())
 		os.Exit(1)
 	}
 }
 
-func check(profile string, min float64) error {
+func check(mods []modtable.Module, profile string, min float64) error {
 	moduleOf := map[string]string{}
-	for m, files := range modules {
-		for _, f := range files {
-			moduleOf[f] = m
+	for _, m := range mods {
+		for _, f := range m.Files {
+			moduleOf[f] = m.Name
 		}
 	}
 	f, err := os.Open(profile)
@@ -80,7 +75,7 @@ func check(profile string, min float64) error {
 		if !ok {
 			if !seen[file] {
 				seen[file] = true
-				return fmt.Errorf("scoping/%s belongs to no module: add it to modcover's modules and docs/architecture.md", file)
+				return fmt.Errorf("scoping/%s belongs to no module: add it to the table of docs/architecture.md", file)
 			}
 			continue
 		}
@@ -94,9 +89,9 @@ func check(profile string, min float64) error {
 	if err := sc.Err(); err != nil {
 		return err
 	}
-	names := make([]string, 0, len(modules))
-	for m := range modules {
-		names = append(names, m)
+	names := make([]string, 0, len(mods))
+	for _, m := range mods {
+		names = append(names, m.Name)
 	}
 	sort.Strings(names)
 	var low []string

@@ -1,0 +1,70 @@
+package webapp_test
+
+import (
+	"encoding/json"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/require"
+)
+
+// axeEnv names axe-core's axe.min.js (npm axe-core, pinned in .ci/run).
+const axeEnv = "SCOPEKIT_AXE"
+
+type axeViolation struct {
+	ID     string `json:"id"`
+	Impact string `json:"impact"`
+	Help   string `json:"help"`
+	Nodes  []struct {
+		Target []any `json:"target"`
+	} `json:"nodes"`
+}
+
+// Ensure axe-core finds no serious or critical accessibility violation
+// on any page of the workspace, at both sizes, for an editor (every
+// control shown) and on the sign-in.
+func TestAccessibility(t *testing.T) {
+	skipWithoutChromium(t)
+	path := os.Getenv(axeEnv)
+	if path == "" {
+		t.Skipf("skipping the accessibility test: set %s to axe-core's axe.min.js (npm install axe-core@4.10.3; .ci/run does)", axeEnv)
+	}
+	src, err := os.ReadFile(path)
+	require.NoError(t, err)
+	e := newEnv(t)
+	pid := e.screenshotState(t)
+	browser := startChromium(t, 4*time.Minute)
+	check := func(page string) {
+		t.Helper()
+		require.NoError(t, chromedp.Do(browser, chromedp.Evaluate[chromedp.Void](string(src))))
+		raw, err := chromedp.Run(browser, chromedp.Evaluate[[]byte](
+			`axe.run(document, {resultTypes: ["violations"]}).then(r => r.violations)`, chromedp.EvalAwaitPromise))
+		require.NoError(t, err)
+		var vs []axeViolation
+		require.NoError(t, json.Unmarshal(raw, &vs))
+		for _, v := range vs {
+			if v.Impact == "serious" || v.Impact == "critical" {
+				t.Errorf("%s: %s (%s): %s, at %v", page, v.ID, v.Impact, v.Help, v.Nodes)
+			}
+		}
+	}
+	pages := []string{"/app/acme/projects", "/app/acme/projects?status=draft", "/app/acme/projects/new", "/app/acme/projects/" + pid,
+		"/app/acme/projects/" + pid + "/pricing", "/app/acme/projects/" + pid + "/review", "/app/acme/projects/" + pid + "/approval",
+		"/app/acme/projects/" + pid + "/documents", "/app/acme/projects/" + pid + "/merge-data", "/app/acme/approvals",
+		"/app/acme/catalog?q=a&project=" + pid}
+	for _, size := range [][2]int64{{1440, 900}, {390, 844}} {
+		viewport(t, browser, size[0], size[1])
+		e.visit(t, browser, "/app/?account=acme")
+		check("sign-in")
+	}
+	e.browserSignIn(t, browser, "acme", "amy@acme.test")
+	for _, size := range [][2]int64{{1440, 900}, {390, 844}} {
+		viewport(t, browser, size[0], size[1])
+		for _, p := range pages {
+			e.visit(t, browser, p)
+			check(p)
+		}
+	}
+}
