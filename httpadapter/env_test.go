@@ -14,7 +14,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/scopekit/scopekit/acceptpage"
 	"github.com/scopekit/scopekit/auth"
 	"github.com/scopekit/scopekit/boltstore/bolttest"
 	"github.com/scopekit/scopekit/docgen"
@@ -60,10 +59,8 @@ type testEnv struct {
 	tokenTTL time.Duration
 	now      func() time.Time
 
-	// the share links' pages: their throttle (posts per minute of a link;
-	// zero: the default) and where the logs go (nil: nowhere)
-	acceptRate float64
-	logs       io.Writer
+	// where the server's logs go (nil: nowhere)
+	logs io.Writer
 }
 
 // logger is the server's logger: to e.logs when set.
@@ -144,11 +141,6 @@ func (e *testEnv) open() {
 	// The MCP endpoint, mounted as the example server mounts it.
 	m := &mcpadapter.Server{Svc: e.svc, Auth: e.auth, Logger: logger}
 	s.Mounts = map[string]http.Handler{mcpadapter.Path: m.HTTPHandler(), mcpadapter.MetadataPath: m.MetadataHandler()}
-	// the share links' pages, mounted as the example server mounts them
-	pages, err := acceptpage.New(acceptpage.Config{Svc: e.svc, Key: []byte(strings.Repeat("k", 32)), Logger: e.logger(logger),
-		LinkRate: e.acceptRate, LinkBurst: e.acceptRate, AddressRate: e.acceptRate * 4, AddressBurst: e.acceptRate * 4})
-	require.NoError(e.t, err)
-	s.Mounts[acceptpage.Path] = pages
 	h := s.Handler()
 	if e.wrap != nil {
 		h = e.wrap(h)

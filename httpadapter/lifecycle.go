@@ -240,7 +240,7 @@ func (s *Server) share(c *call) error {
 }
 
 // AcceptPath is where the public page of a share link is served: the
-// link is AcceptPath and its token (package acceptpage).
+// link is AcceptPath and its token (webapp.AcceptPath).
 const AcceptPath = "/app/accept/"
 
 // certificate serves GET /acceptances/{id}/certificate.

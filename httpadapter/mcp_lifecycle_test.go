@@ -3,12 +3,12 @@ package httpadapter_test
 import (
 	"context"
 	"encoding/json"
-	"net/http"
 	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/scopekit/scopekit/mcpadapter"
+	"github.com/scopekit/scopekit/office/officetest"
 	"github.com/stretchr/testify/require"
 )
 
@@ -34,7 +34,7 @@ func callJSON(t *testing.T, ses *mcp.ClientSession, tool string, args map[string
 // opened on a won project only, and its deltas read; a share link made
 // for a finished SOW with a PDF, once, that opens the client's page.
 func TestMCPLifecycleTools(t *testing.T) {
-	e := mustEnv(t, func(e *testEnv) { e.converter = fixedConverter{} })
+	e := mustEnv(t, func(e *testEnv) { e.converter = officetest.Fixed(sowPDF) })
 	tok := e.admin()
 	ses := e.mcpSession(tok)
 	pid := e.demoProject()
@@ -86,6 +86,7 @@ func TestMCPLifecycleTools(t *testing.T) {
 	require.Contains(t, msg, "expires_in")
 	callJSON(t, ses, mcpadapter.ToolShareDocument, map[string]any{"document_id": doc}, &share)
 	require.True(t, strings.HasPrefix(share.URL, e.srv.URL+"/app/accept/"), share.URL)
-	status, _ := linkPage(t, share.URL)
-	require.Equal(t, http.StatusOK, status, "the link opens the client's page")
+	l, err := e.svc.AcceptanceLink(context.Background(), strings.TrimPrefix(share.URL, e.srv.URL+"/app/accept/"))
+	require.NoError(t, err, "the link's token opens the client's page")
+	require.Equal(t, "Second", l.ProjectName)
 }

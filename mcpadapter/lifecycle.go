@@ -255,5 +255,5 @@ func (t *tools) shareDocument(ctx context.Context, req *mcp.CallToolRequest, in 
 		ExpiresAt: r.Str(views.NameExpiresAt), DocumentSHA256: r.Str(views.NameDocumentSha256)}, nil
 }
 
-// AcceptPath is where a share link's page is served (acceptpage.Path).
+// AcceptPath is where a share link's page is served (webapp.AcceptPath).
 const AcceptPath = "/app/accept/"

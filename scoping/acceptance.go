@@ -25,7 +25,7 @@ import (
 // and can be revoked. A decision records immutable evidence (acceptances)
 // and, for an acceptance, a certificate PDF; an accepted SOW moves the
 // project to won, an accepted change order's scope becomes the project's.
-// The public page is an adapter's (package acceptpage); it calls
+// The public page is an adapter's (package webapp); it calls
 // AcceptanceLink, AcceptanceDocument and Decide with the token.
 
 // Statuses of an acceptance request.

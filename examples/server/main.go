@@ -24,7 +24,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/scopekit/scopekit/acceptpage"
 	"github.com/scopekit/scopekit/auth"
 	"github.com/scopekit/scopekit/boltstore"
 	"github.com/scopekit/scopekit/engine"
@@ -240,21 +239,15 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	assistants := &mcpadapter.Server{Svc: svc, Auth: as, BaseURL: baseURL, AuthURL: authURL, Logger: logger,
 		CallRate: cfg.MCPRate, CallBurst: cfg.MCPBurst}
 	api.Mounts = map[string]http.Handler{mcpadapter.Path: assistants.HTTPHandler(), mcpadapter.MetadataPath: assistants.MetadataHandler()}
-	// The workspace (docs/workspace.md) at /app/: its OAuth clients are
-	// derived from the secret key, which every instance shares.
+	// The workspace (docs/workspace.md) at /app/, with the share links'
+	// public pages (docs/lifecycle.md): its OAuth clients and the pages'
+	// forms are derived from the secret key, which every instance shares.
 	workspace, err := webapp.New(webapp.Config{Svc: svc, Auth: as, BaseURL: baseURL, AuthURL: authURL, Key: key, Logger: logger,
 		DocumentRate: cfg.DocumentsRate, DocumentBurst: cfg.DocumentsBurst})
 	if err != nil {
 		return err
 	}
 	api.Mounts[webapp.Path] = workspace.Handler()
-	// share links' pages for clients (docs/lifecycle.md): forms signed
-	// with the secret key, which every instance shares
-	acceptPages, err := acceptpage.New(acceptpage.Config{Svc: svc, Key: key, Logger: logger})
-	if err != nil {
-		return err
-	}
-	api.Mounts[acceptpage.Path] = acceptPages
 	backupURL := mountBackup(api, db, cfg, baseURL, logger)
 	var servers []*http.Server
 	newServer := func(h http.Handler) *http.Server { return api.HTTPServer(tel.TraceHTTP(h)) }

@@ -1,4 +1,4 @@
-package acceptpage
+package webapp
 
 import (
 	"sync"
