@@ -25,6 +25,7 @@ import (
 	"github.com/scopekit/scopekit/pgstore"
 	"github.com/scopekit/scopekit/pgstore/pgtest"
 	"github.com/scopekit/scopekit/scoping"
+	"github.com/scopekit/scopekit/webapp"
 	"github.com/scopekit/scopekit/webhook"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -145,7 +146,14 @@ func (e *testEnv) open() {
 	if e.wrap != nil {
 		h = e.wrap(h)
 	}
-	e.srv = httptest.NewServer(h)
+	e.srv = httptest.NewUnstartedServer(h)
+	// the workspace with the share links' public pages, mounted as the
+	// example server mounts it
+	ws, err := webapp.New(webapp.Config{Svc: e.svc, Auth: e.auth, BaseURL: "http://" + e.srv.Listener.Addr().String(),
+		Key: []byte(strings.Repeat("k", 32)), Logger: e.logger(logger)})
+	require.NoError(e.t, err)
+	s.Mounts[webapp.Path] = ws.Handler()
+	e.srv.Start()
 	m.BaseURL = e.srv.URL // for the absolute download links of documents
 }
 

@@ -77,7 +77,13 @@ func TestVersionsHTTP(t *testing.T) {
 // standardSOW returns the id of acme's built-in Standard SOW template.
 func (e *testEnv) standardSOW(tok string) string {
 	e.t.Helper()
-	r := e.get("/acme/v1/document-templates?filter[name]=Standard%20SOW", tok)
+	return e.standardSOWOf("acme", tok)
+}
+
+// standardSOWOf is the id of the account's built-in Standard SOW.
+func (e *testEnv) standardSOWOf(slug, tok string) string {
+	e.t.Helper()
+	r := e.get("/"+slug+"/v1/document-templates?filter[name]=Standard%20SOW", tok)
 	require.Len(e.t, r.list(), 1)
 	return r.list()[0]["id"].(string)
 }
