@@ -13,7 +13,8 @@ import (
 // Ensure a won project's page shows and edits the project's own lines
 // only: a change order's copy (lines of the same project, told apart by
 // their change order) is neither listed on the scope tab nor reachable
-// through the project's line paths (404).
+// through the project's line paths (404); a change order's document is
+// named as one on the documents tab.
 func TestProjectPageLeavesChangeOrdersOut(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
@@ -45,4 +46,15 @@ func TestProjectPageLeavesChangeOrdersOut(t *testing.T) {
 	require.Equal(t, http.StatusNotFound, p.Status, p.Body)
 	require.Equal(t, len(copies.Records), e.count("acme", "project-services", "change-order", co), "the copy is untouched")
 	require.Equal(t, before, e.apiRecord("acme", "project-services", line)["quantity"])
+
+	tmpl, err := e.svc.List(ctx, ada, "document-templates", engine.ListParams{Filters: map[string]string{"name": "Standard change order"},
+		PageSize: 1, PageNumber: 1}, engine.Options{})
+	require.NoError(t, err)
+	require.Len(t, tmpl.Records, 1)
+	e.create(ada, "project-documents", map[string]string{"document-type": `"change_order"`}, map[string]engine.Ref{
+		"project": {Type: "projects", ID: pid}, "change-order": {Type: "change-orders", ID: co},
+		"document-template": {Type: "document-templates", ID: tmpl.Records[0].ID}})
+	docs := b.get("/app/acme/projects/" + pid + "/documents")
+	require.Equal(t, http.StatusOK, docs.Status)
+	require.Contains(t, docs.Body, "<td>Change order</td>")
 }
