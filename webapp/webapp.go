@@ -12,7 +12,8 @@
 // every way the login page signs people in (password, second factor,
 // single sign-on) signs them in here. The code is exchanged in the
 // server through auth.Service and ends in a session (scoping.Session) of
-// one account, kept in a cookie.
+// one account, kept in a cookie. A client with a share link needs no
+// sign-in: the link's public page (accept.go) is the workspace's too.
 package webapp
 
 import (
