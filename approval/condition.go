@@ -20,6 +20,12 @@ const (
 	FieldLineOfBusiness  = "line_of_business"
 	FieldClient          = "client"
 	FieldPaymentTerm     = "payment_term"
+	// The change a submission makes to the contract before it: a change
+	// order's against its base version; a project's against no contract
+	// at all (its own figures).
+	FieldDeltaRevenue = "delta_revenue"
+	FieldDeltaCost    = "delta_cost"
+	FieldDeltaMargin  = "delta_margin" // the new margin less the old
 )
 
 // The operators of a condition.
@@ -35,14 +41,15 @@ const (
 // Fields lists every field a condition can read, in the order of
 // docs/approval.md.
 var Fields = []string{FieldContractRevenue, FieldContractCost, FieldContractProfit,
-	FieldContractMargin, FieldTotalHours, FieldLineOfBusiness, FieldClient, FieldPaymentTerm}
+	FieldContractMargin, FieldTotalHours, FieldLineOfBusiness, FieldClient, FieldPaymentTerm,
+	FieldDeltaRevenue, FieldDeltaCost, FieldDeltaMargin}
 
 // Operators lists every operator; id fields accept only eq and ne.
 var Operators = []string{OpGt, OpGte, OpLt, OpLte, OpEq, OpNe}
 
 // MoneyFields lists the money fields: the caller converts them into the
 // account's default currency before Next compares them (docs/approval.md rule 3).
-var MoneyFields = []string{FieldContractRevenue, FieldContractCost, FieldContractProfit}
+var MoneyFields = []string{FieldContractRevenue, FieldContractCost, FieldContractProfit, FieldDeltaRevenue, FieldDeltaCost}
 
 // maxExponent bounds the exponent of a numeric value: comparing decimals
 // rescales them, and a value such as 1e999999999 would make that rescaling
@@ -191,6 +198,8 @@ func (c Condition) holds(f *Facts) (bool, error) {
 	switch c.Field {
 	case FieldContractMargin:
 		got = f.ContractMargin
+	case FieldDeltaMargin:
+		got = f.DeltaMargin
 	case FieldTotalHours:
 		got = f.TotalHours
 	default:
@@ -230,7 +239,7 @@ func parseNumber(s string) (decimal.Decimal, error) {
 }
 
 func isNumeric(field string) bool {
-	return slices.Contains(MoneyFields, field) || field == FieldContractMargin || field == FieldTotalHours
+	return slices.Contains(MoneyFields, field) || field == FieldContractMargin || field == FieldTotalHours || field == FieldDeltaMargin
 }
 
 func isID(field string) bool {

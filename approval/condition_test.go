@@ -7,6 +7,7 @@ import (
 
 	"github.com/scopekit/scopekit"
 	"github.com/scopekit/scopekit/approval"
+	"github.com/shopspring/decimal"
 )
 
 // applies reports whether a level with conds, covering every line, applies
@@ -259,5 +260,31 @@ func TestConditionHolds(t *testing.T) {
 	f.Money = nil
 	if _, err := (approval.Condition{Field: "contract_cost", Operator: "lt", Value: "1"}).Holds(f); scopekit.ErrorCode(err) != scopekit.EINTERNAL {
 		t.Fatalf("a missing money fact: %v", err)
+	}
+}
+
+// Ensure conditions on a change's deltas: money deltas compare as the
+// caller converted them (Facts.Money), the margin delta as it is; a
+// negative value is a valid threshold.
+func TestDeltaConditions(t *testing.T) {
+	f := approval.Facts{Money: map[string]decimal.Decimal{"delta_revenue": decimal.RequireFromString("-1200.50"),
+		"delta_cost": decimal.RequireFromString("300")}, DeltaMargin: decimal.RequireFromString("-0.0512")}
+	for _, tc := range []struct {
+		c    approval.Condition
+		want bool
+	}{
+		{approval.Condition{Field: "delta_revenue", Operator: "lt", Value: "-1000"}, true},
+		{approval.Condition{Field: "delta_revenue", Operator: "gt", Value: "0"}, false},
+		{approval.Condition{Field: "delta_cost", Operator: "gte", Value: "300"}, true},
+		{approval.Condition{Field: "delta_margin", Operator: "lt", Value: "-0.05"}, true},
+		{approval.Condition{Field: "delta_margin", Operator: "lt", Value: "-0.06"}, false},
+	} {
+		got, err := tc.c.Holds(f)
+		if err != nil || got != tc.want {
+			t.Errorf("%+v: %v, %v; want %v", tc.c, got, err, tc.want)
+		}
+	}
+	if err := (approval.Condition{Field: "delta_margin", Operator: "eq", Value: "x"}).Validate(); err == nil {
+		t.Error("a non-numeric delta_margin value is refused")
 	}
 }

@@ -32,6 +32,7 @@ const Start = math.MinInt
 type Facts struct {
 	Money           map[string]decimal.Decimal
 	ContractMargin  decimal.Decimal
+	DeltaMargin     decimal.Decimal // the contract margin less the margin of the contract before
 	TotalHours      decimal.Decimal
 	LineOfBusiness  string   // the project's own; line_of_business conditions read it
 	LinesOfBusiness []string // the project's own plus those of its services; coverage reads them

@@ -80,7 +80,7 @@ func TestRule2LegacyStepApproves(t *testing.T) {
 // amount crosses a threshold its unconverted figure does not, and that
 // non-money facts are compared as they are.
 func TestRule3MoneyConditionsOnly(t *testing.T) {
-	if !slices.Equal(approval.MoneyFields, []string{"contract_revenue", "contract_cost", "contract_profit"}) {
+	if !slices.Equal(approval.MoneyFields, []string{"contract_revenue", "contract_cost", "contract_profit", "delta_revenue", "delta_cost"}) {
 		t.Fatalf("MoneyFields = %v", approval.MoneyFields)
 	}
 	// A project priced at 9,500.00 EUR, 1 EUR = 1.10 USD (the default).

@@ -9,6 +9,8 @@ import (
 
 // The record types the server serves (the type of a resource object).
 const (
+	TypeAcceptanceRequests      = "acceptance-requests"
+	TypeAcceptances             = "acceptances"
 	TypeApprovalLevels          = "approval-levels"
 	TypeApprovalRequirements    = "approval-requirements"
 	TypeApprovalSteps           = "approval-steps"
@@ -16,7 +18,9 @@ const (
 	TypeApprovedSubservices     = "approved-subservices"
 	TypeBlueprintItems          = "blueprint-items"
 	TypeBlueprints              = "blueprints"
+	TypeChangeOrders            = "change-orders"
 	TypeClients                 = "clients"
+	TypeConsentTexts            = "consent-texts"
 	TypeCurrencies              = "currencies"
 	TypeDocumentTemplates       = "document-templates"
 	TypeExpenseCategories       = "expense-categories"
@@ -40,6 +44,7 @@ const (
 	TypeProjectServices         = "project-services"
 	TypeProjectSubservices      = "project-subservices"
 	TypeProjectTeammates        = "project-teammates"
+	TypeProjectVersions         = "project-versions"
 	TypeProjects                = "projects"
 	TypeQuestionnaires          = "questionnaires"
 	TypeRateTables              = "rate-tables"
@@ -61,9 +66,14 @@ const (
 // The attribute and relationship names of the served types, for writes
 // (Write.Attributes, Write.Relationships) and reads of Resource.
 const (
+	NameAcceptance              = "acceptance"
+	NameAcceptanceRequest       = "acceptance-request"
+	NameAcceptedAt              = "accepted-at"
+	NameAcceptedVersion         = "accepted-version"
 	NameActive                  = "active"
 	NameActualHours             = "actual-hours"
 	NameAddress                 = "address"
+	NameAgreed                  = "agreed"
 	NameAllocationMethod        = "allocation-method"
 	NameAnswers                 = "answers"
 	NameAppliedAt               = "applied-at"
@@ -71,17 +81,22 @@ const (
 	NameApprovalRequirements    = "approval-requirements"
 	NameApprovalStage           = "approval-stage"
 	NameApprovalStep            = "approval-step"
+	NameApprovalSteps           = "approval-steps"
 	NameApprovedAt              = "approved-at"
 	NameApprovedBy              = "approved-by"
 	NameApprovedService         = "approved-service"
 	NameApprovedSubservices     = "approved-subservices"
 	NameApprovers               = "approvers"
 	NameAttempt                 = "attempt"
+	NameBaseVersion             = "base-version"
 	NameBlueprint               = "blueprint"
 	NameBlueprintItems          = "blueprint-items"
 	NameBody                    = "body"
 	NameBuiltin                 = "builtin"
 	NameCalculationType         = "calculation-type"
+	NameCertificateURL          = "certificate-url"
+	NameChangeOrder             = "change-order"
+	NameChangeOrders            = "change-orders"
 	NameCity                    = "city"
 	NameClient                  = "client"
 	NameClientID                = "client-id"
@@ -92,6 +107,8 @@ const (
 	NameCompletedAt             = "completed-at"
 	NameConditions              = "conditions"
 	NameConnected               = "connected"
+	NameConsentText             = "consent-text"
+	NameConsentVersion          = "consent-version"
 	NameContentType             = "content-type"
 	NameContractCost            = "contract-cost"
 	NameContractMargin          = "contract-margin"
@@ -102,13 +119,25 @@ const (
 	NameCostAdjustment          = "cost-adjustment"
 	NameCountry                 = "country"
 	NameCreatedAt               = "created-at"
+	NameCreatedBy               = "created-by"
 	NameCurrency                = "currency"
 	NameCustomHours             = "custom-hours"
+	NameDecidedAt               = "decided-at"
+	NameDecision                = "decision"
+	NameDeclineComment          = "decline-comment"
 	NameDefault                 = "default"
 	NameDefaultRole             = "default-role"
+	NameDeltaCost               = "delta-cost"
+	NameDeltaHours              = "delta-hours"
+	NameDeltaMargin             = "delta-margin"
+	NameDeltaProfit             = "delta-profit"
+	NameDeltaRevenue            = "delta-revenue"
 	NameDescription             = "description"
 	NameDestinationURL          = "destination-url"
+	NameDigest                  = "digest"
 	NameDisabledReason          = "disabled-reason"
+	NameDocumentFilename        = "document-filename"
+	NameDocumentSha256          = "document-sha256"
 	NameDocumentTemplate        = "document-template"
 	NameDocumentType            = "document-type"
 	NameDocumentURL             = "document-url"
@@ -121,6 +150,7 @@ const (
 	NameEventType               = "event-type"
 	NameExecutiveSummary        = "executive-summary"
 	NameExpenseCategory         = "expense-category"
+	NameExpiresAt               = "expires-at"
 	NameExtendedHours           = "extended-hours"
 	NameExternalName            = "external-name"
 	NameFieldType               = "field-type"
@@ -136,6 +166,7 @@ const (
 	NameHours                   = "hours"
 	NameIncludeExpenses         = "include-expenses"
 	NameIncludeHardware         = "include-hardware"
+	NameIpAddress               = "ip-address"
 	NameIssuerURL               = "issuer-url"
 	NameJitProvisioning         = "jit-provisioning"
 	NameKind                    = "kind"
@@ -149,6 +180,7 @@ const (
 	NameMsaDate                 = "msa-date"
 	NameName                    = "name"
 	NameNextAttemptAt           = "next-attempt-at"
+	NameNumber                  = "number"
 	NameOptions                 = "options"
 	NameOurResponsibilities     = "our-responsibilities"
 	NameOutOfScope              = "out-of-scope"
@@ -169,6 +201,7 @@ const (
 	NameProduct                 = "product"
 	NameProfit                  = "profit"
 	NameProject                 = "project"
+	NameProjectDocument         = "project-document"
 	NameProjectDocuments        = "project-documents"
 	NameProjectExpenses         = "project-expenses"
 	NameProjectGovernances      = "project-governances"
@@ -184,12 +217,15 @@ const (
 	NameProjectServices         = "project-services"
 	NameProjectSubservices      = "project-subservices"
 	NameProjectTeammates        = "project-teammates"
+	NameProjectVersion          = "project-version"
+	NameProjectVersions         = "project-versions"
 	NameProjectVisibility       = "project-visibility"
 	NameQuantity                = "quantity"
 	NameQuestionnaire           = "questionnaire"
 	NameQuestions               = "questions"
 	NameRate                    = "rate"
 	NameRateTable               = "rate-table"
+	NameReason                  = "reason"
 	NameRecommendations         = "recommendations"
 	NameRegion                  = "region"
 	NameRemote                  = "remote"
@@ -203,6 +239,7 @@ const (
 	NameResponseStatus          = "response-status"
 	NameRevenue                 = "revenue"
 	NameRevenueAdjustment       = "revenue-adjustment"
+	NameRevokedAt               = "revoked-at"
 	NameRoles                   = "roles"
 	NameRules                   = "rules"
 	NameSalesExecutive          = "sales-executive"
@@ -214,7 +251,11 @@ const (
 	NameServiceType             = "service-type"
 	NameServices                = "services"
 	NameSha256                  = "sha256"
+	NameSignature               = "signature"
 	NameSignedAt                = "signed-at"
+	NameSignerEmail             = "signer-email"
+	NameSignerName              = "signer-name"
+	NameSignerTitle             = "signer-title"
 	NameSize                    = "size"
 	NameSku                     = "sku"
 	NameSlug                    = "slug"
@@ -240,7 +281,9 @@ const (
 	NameUnitHours               = "unit-hours"
 	NameUnitPrice               = "unit-price"
 	NameUpdatedAt               = "updated-at"
+	NameURL                     = "url"
 	NameUser                    = "user"
+	NameUserAgent               = "user-agent"
 	NameUserDefinedFields       = "user-defined-fields"
 	NameUserType                = "user-type"
 	NameUsers                   = "users"
@@ -249,6 +292,7 @@ const (
 	NameVerifiedAt              = "verified-at"
 	NameVerifiedBy              = "verified-by"
 	NameVersion                 = "version"
+	NameVersionDigest           = "version-digest"
 	NameWebhookPublications     = "webhook-publications"
 	NameWebhookSubscription     = "webhook-subscription"
 )
@@ -257,6 +301,43 @@ const (
 // (money, hours, quantities) and dates as strings, exactly as sent (parse
 // decimals with a decimal library, never into float64); times as
 // *time.Time (nil when null). Computed attributes are read-only.
+
+// AcceptanceRequestAttributes are the attributes of a record of type acceptance-requests.
+type AcceptanceRequestAttributes struct {
+	Status         string     `json:"status"`          // computed: read-only
+	DocumentType   string     `json:"document-type"`   // computed: read-only
+	ExpiresAt      *time.Time `json:"expires-at"`      // computed: read-only
+	DocumentSha256 string     `json:"document-sha256"` // computed: read-only
+	VersionDigest  string     `json:"version-digest"`  // computed: read-only
+	DeclineComment string     `json:"decline-comment"` // computed: read-only
+	DecidedAt      *time.Time `json:"decided-at"`      // computed: read-only
+	RevokedAt      *time.Time `json:"revoked-at"`      // computed: read-only
+	URL            string     `json:"url"`             // computed: read-only
+	CreatedAt      *time.Time `json:"created-at"`      // computed: read-only
+	UpdatedAt      *time.Time `json:"updated-at"`      // computed: read-only
+}
+
+// AcceptanceAttributes are the attributes of a record of type acceptances.
+type AcceptanceAttributes struct {
+	Decision         string     `json:"decision"`          // computed: read-only
+	SignerName       string     `json:"signer-name"`       // computed: read-only
+	SignerTitle      string     `json:"signer-title"`      // computed: read-only
+	SignerEmail      string     `json:"signer-email"`      // computed: read-only
+	Signature        string     `json:"signature"`         // computed: read-only
+	Agreed           bool       `json:"agreed"`            // computed: read-only
+	Comment          string     `json:"comment"`           // computed: read-only
+	ConsentText      string     `json:"consent-text"`      // computed: read-only
+	ConsentVersion   int64      `json:"consent-version"`   // computed: read-only
+	DecidedAt        *time.Time `json:"decided-at"`        // computed: read-only
+	IpAddress        string     `json:"ip-address"`        // computed: read-only
+	UserAgent        string     `json:"user-agent"`        // computed: read-only
+	DocumentSha256   string     `json:"document-sha256"`   // computed: read-only
+	VersionDigest    string     `json:"version-digest"`    // computed: read-only
+	DocumentFilename string     `json:"document-filename"` // computed: read-only
+	CertificateURL   string     `json:"certificate-url"`   // computed: read-only
+	CreatedAt        *time.Time `json:"created-at"`        // computed: read-only
+	UpdatedAt        *time.Time `json:"updated-at"`        // computed: read-only
+}
 
 // ApprovalLevelAttributes are the attributes of a record of type approval-levels.
 type ApprovalLevelAttributes struct {
@@ -337,6 +418,33 @@ type BlueprintAttributes struct {
 	Active      bool       `json:"active"`
 }
 
+// ChangeOrderAttributes are the attributes of a record of type change-orders.
+type ChangeOrderAttributes struct {
+	Title             string     `json:"title"`
+	Reason            string     `json:"reason"`
+	RevenueAdjustment string     `json:"revenue-adjustment"`
+	CostAdjustment    string     `json:"cost-adjustment"`
+	Number            int64      `json:"number"`           // computed: read-only
+	Status            string     `json:"status"`           // computed: read-only
+	Currency          string     `json:"currency"`         // computed: read-only
+	TotalHours        string     `json:"total-hours"`      // computed: read-only
+	ContractRevenue   string     `json:"contract-revenue"` // computed: read-only
+	ContractCost      string     `json:"contract-cost"`    // computed: read-only
+	ContractProfit    string     `json:"contract-profit"`  // computed: read-only
+	ContractMargin    string     `json:"contract-margin"`  // computed: read-only
+	DeltaRevenue      string     `json:"delta-revenue"`    // computed: read-only
+	DeltaCost         string     `json:"delta-cost"`       // computed: read-only
+	DeltaProfit       string     `json:"delta-profit"`     // computed: read-only
+	DeltaMargin       string     `json:"delta-margin"`     // computed: read-only
+	DeltaHours        string     `json:"delta-hours"`      // computed: read-only
+	SubmittedAt       *time.Time `json:"submitted-at"`     // computed: read-only
+	ApprovedAt        *time.Time `json:"approved-at"`      // computed: read-only
+	AcceptedAt        *time.Time `json:"accepted-at"`      // computed: read-only
+	ApprovalStage     string     `json:"approval-stage"`   // computed: read-only
+	CreatedAt         *time.Time `json:"created-at"`       // computed: read-only
+	UpdatedAt         *time.Time `json:"updated-at"`       // computed: read-only
+}
+
 // ClientAttributes are the attributes of a record of type clients.
 type ClientAttributes struct {
 	Name              string         `json:"name"`
@@ -346,6 +454,14 @@ type ClientAttributes struct {
 	CreatedAt         *time.Time     `json:"created-at"` // computed: read-only
 	UpdatedAt         *time.Time     `json:"updated-at"` // computed: read-only
 	Active            bool           `json:"active"`
+}
+
+// ConsentTextAttributes are the attributes of a record of type consent-texts.
+type ConsentTextAttributes struct {
+	Body      string     `json:"body"`
+	Version   int64      `json:"version"`    // computed: read-only
+	CreatedAt *time.Time `json:"created-at"` // computed: read-only
+	UpdatedAt *time.Time `json:"updated-at"` // computed: read-only
 }
 
 // CurrencyAttributes are the attributes of a record of type currencies.
@@ -484,20 +600,21 @@ type ProductAttributes struct {
 
 // ProjectDocumentAttributes are the attributes of a record of type project-documents.
 type ProjectDocumentAttributes struct {
-	DocumentType string     `json:"document-type"`
-	GeneratePdf  bool       `json:"generate-pdf"`
-	Status       string     `json:"status"`       // computed: read-only
-	ErrorText    string     `json:"error-text"`   // computed: read-only
-	Filename     string     `json:"filename"`     // computed: read-only
-	ContentType  string     `json:"content-type"` // computed: read-only
-	Size         int64      `json:"size"`         // computed: read-only
-	PdfSize      int64      `json:"pdf-size"`     // computed: read-only
-	DocumentURL  string     `json:"document-url"` // computed: read-only
-	PdfURL       string     `json:"pdf-url"`      // computed: read-only
-	GeneratedAt  *time.Time `json:"generated-at"` // computed: read-only
-	CreatedAt    *time.Time `json:"created-at"`   // computed: read-only
-	UpdatedAt    *time.Time `json:"updated-at"`   // computed: read-only
-	Active       bool       `json:"active"`
+	DocumentType  string     `json:"document-type"`
+	GeneratePdf   bool       `json:"generate-pdf"`
+	Status        string     `json:"status"`         // computed: read-only
+	ErrorText     string     `json:"error-text"`     // computed: read-only
+	Filename      string     `json:"filename"`       // computed: read-only
+	ContentType   string     `json:"content-type"`   // computed: read-only
+	Size          int64      `json:"size"`           // computed: read-only
+	PdfSize       int64      `json:"pdf-size"`       // computed: read-only
+	DocumentURL   string     `json:"document-url"`   // computed: read-only
+	PdfURL        string     `json:"pdf-url"`        // computed: read-only
+	GeneratedAt   *time.Time `json:"generated-at"`   // computed: read-only
+	VersionDigest string     `json:"version-digest"` // computed: read-only
+	CreatedAt     *time.Time `json:"created-at"`     // computed: read-only
+	UpdatedAt     *time.Time `json:"updated-at"`     // computed: read-only
+	Active        bool       `json:"active"`
 }
 
 // ProjectDownloadTypeAttributes are the attributes of a record of type project-download-types.
@@ -635,6 +752,24 @@ type ProjectTeammateAttributes struct {
 	RemovedAt *time.Time `json:"removed-at"` // computed: read-only
 	CreatedAt *time.Time `json:"created-at"` // computed: read-only
 	UpdatedAt *time.Time `json:"updated-at"` // computed: read-only
+}
+
+// ProjectVersionAttributes are the attributes of a record of type project-versions.
+type ProjectVersionAttributes struct {
+	Name            string     `json:"name"`
+	Comment         string     `json:"comment"`
+	Number          int64      `json:"number"`           // computed: read-only
+	Reason          string     `json:"reason"`           // computed: read-only
+	Digest          string     `json:"digest"`           // computed: read-only
+	Size            int64      `json:"size"`             // computed: read-only
+	Currency        string     `json:"currency"`         // computed: read-only
+	TotalHours      string     `json:"total-hours"`      // computed: read-only
+	ContractRevenue string     `json:"contract-revenue"` // computed: read-only
+	ContractCost    string     `json:"contract-cost"`    // computed: read-only
+	ContractProfit  string     `json:"contract-profit"`  // computed: read-only
+	ContractMargin  string     `json:"contract-margin"`  // computed: read-only
+	CreatedAt       *time.Time `json:"created-at"`       // computed: read-only
+	UpdatedAt       *time.Time `json:"updated-at"`       // computed: read-only
 }
 
 // ProjectAttributes are the attributes of a record of type projects.

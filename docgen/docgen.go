@@ -121,8 +121,9 @@ func New(svc *scoping.Service) *Pool {
 }
 
 // Config returns the scoping configuration that validates templates with
-// package documents, gives every account the built-in Standard SOW and
-// Standard proposal and wakes this pool when a document is queued.
+// package documents, gives every account the built-in Standard SOW,
+// Standard proposal and Standard change order and wakes this pool when a
+// document is queued.
 func (p *Pool) Config() scoping.DocumentConfig {
 	return scoping.DocumentConfig{
 		Tags:            documents.TagsFormat,
@@ -132,8 +133,10 @@ func (p *Pool) Config() scoping.DocumentConfig {
 		Builtins: []scoping.BuiltinTemplate{{Name: documents.StandardSOWName, Filename: "Standard SOW.docx",
 			File: documents.StandardSOW()},
 			{Name: documents.StandardProposalName, Format: documents.FormatPPTX, Filename: "Standard proposal.pptx",
-				File: documents.StandardProposal()}},
-		Notify: p.Notify,
+				File: documents.StandardProposal()},
+			{Name: documents.StandardChangeOrderName, Filename: "Standard change order.docx", File: documents.StandardChangeOrder()}},
+		Certificate: func(d scoping.CertificateData) ([]byte, error) { return documents.CertificatePDF(d.Title, d.Rows) },
+		Notify:      p.Notify,
 	}
 }
 
@@ -395,8 +398,9 @@ func (p *Pool) Generate(ctx context.Context, job *scoping.DocumentJob) (out *sco
 		return out
 	}
 	name := snap.Project.ProjectName()
+	out.Version = snap.Version
 	switch dt := doc.DocumentType(); dt {
-	case scoping.DocumentSOW:
+	case scoping.DocumentSOW, scoping.DocumentChangeOrder:
 		if len(job.Template) == 0 {
 			out.Failure = "the document template has no file"
 			return out
@@ -415,9 +419,17 @@ func (p *Pool) Generate(ctx context.Context, job *scoping.DocumentJob) (out *sco
 			out.Failure = "the template could not be filled: " + userText(err)
 			return out
 		}
+		if snap.Account.WatermarkDrafts() && draft(snap) {
+			if file, err = documents.WatermarkDraft(format, file); err != nil {
+				out.Failure = "the draft watermark could not be added: " + userText(err)
+				return out
+			}
+		}
 		out.File, out.ContentType = file, documents.ContentType(format)
 		what := "SOW"
-		if format == documents.FormatPPTX {
+		if co := snap.ChangeOrder; co != nil {
+			what = fmt.Sprintf("Change order %d", co.Number())
+		} else if format == documents.FormatPPTX {
 			what = "Proposal" // a deck: the Standard proposal's kind
 		}
 		out.Filename = scoping.DocumentFilename(name, what, format)
@@ -439,6 +451,19 @@ func (p *Pool) Generate(ctx context.Context, job *scoping.DocumentJob) (out *sco
 		out.Failure = fmt.Sprintf("unknown document type %q", dt)
 	}
 	return out
+}
+
+// draft reports whether a document of snap is marked DRAFT (with the
+// account's watermark-drafts): its project is not approved yet (draft or
+// pending approval), or, for a change order's document, the change order
+// is not.
+func draft(snap *views.Snapshot) bool {
+	if co := snap.ChangeOrder; co != nil {
+		st := co.Status()
+		return st != scoping.ChangeOrderApproved && st != scoping.ChangeOrderAccepted
+	}
+	st := snap.Project.Status()
+	return st == "draft" || st == "pending_approval"
 }
 
 // step runs fn as a traced step of a job.

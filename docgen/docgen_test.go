@@ -70,9 +70,9 @@ func mustEnvOn(tb testing.TB, db engine.Store) *env {
 	e.project = seeded.ProjectID
 	res, err := e.svc.List(ctx, e.actor, "document-templates", engine.ListParams{}, engine.Options{})
 	require.NoError(tb, err)
-	require.Len(tb, res.Records, 2) // the built-in Standard SOW and Standard proposal
+	require.Len(tb, res.Records, 3) // the built-in Standard SOW, Standard proposal and Standard change order
 	for _, r := range res.Records {
-		if r.Str("format") == documents.FormatDOCX {
+		if r.Str("name") == documents.StandardSOWName {
 			e.template = r.ID
 		}
 	}

@@ -38,3 +38,21 @@ var standardProposal []byte
 func StandardProposal() []byte {
 	return append([]byte(nil), standardProposal...)
 }
+
+//go:generate go run ./internal/gensow -changeorder -o standard_change_order.docx
+
+// StandardChangeOrderName is the name of the built-in change order template.
+const StandardChangeOrderName = "Standard change order"
+
+//go:embed standard_change_order.docx
+var standardChangeOrder []byte
+
+// StandardChangeOrder returns the built-in "Standard change order"
+// template, a DOCX in the Standard SOW's style filled from v2 merge data's
+// change_order: the change order's number, title and reason, each line it
+// adds, changes or removes with its price before and after and the change,
+// the contract value before and after, and a signature block. The slice is
+// a copy.
+func StandardChangeOrder() []byte {
+	return append([]byte(nil), standardChangeOrder...)
+}

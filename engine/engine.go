@@ -84,7 +84,13 @@ type Call struct {
 	prepared     scopekit.Errors
 	beforeCommit []func(ctx context.Context) error
 	afterCommit  []func(ctx context.Context)
+	existing     bool // a Create hook answered a record that existed
 }
+
+// Existing tells the engine that the type's Create hook answers a record
+// that existed before the call rather than a new one: the create answers
+// 200, not 201.
+func (c *Call) Existing() { c.existing = true }
 
 // BeforeCommit adds a step that runs, in order, after the use case and
 // before its transaction commits; an error rolls the transaction back.

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -340,6 +341,17 @@ func (e *Engine) Related(ctx context.Context, a *Actor, typ, id, relName string,
 func (c *Call) inverse(ctx context.Context, def, target *TypeDef, rel *RelDef, id string, p ListParams, res **Result) error {
 	Prefetch(c.Tx, Key{Type: def.Name, AccountID: c.AccountID(), ID: id})
 	c.prefetch(def)
+	if f, ok := target.Filters[rel.Inverse]; ok && f.Default != "" {
+		// the back-reference's own filter, with a default, is given by
+		// the relationship: its default does not apply
+		p.Filters = maps.Clone(p.Filters)
+		if p.Filters == nil {
+			p.Filters = map[string]string{}
+		}
+		if _, given := p.Filters[rel.Inverse]; !given {
+			p.Filters[rel.Inverse] = id
+		}
+	}
 	list, err := c.list(ctx, target, []Cond{Eq(rel.Inverse, id)}, p)
 	if _, oerr := c.GetVisible(ctx, def, id, nil); oerr != nil {
 		return oerr
@@ -407,7 +419,7 @@ func (c *Call) finish(ctx context.Context, def *TypeDef, res *Result, include []
 				ids[i] = r.ID
 			}
 			var where []Cond
-			if where, err = c.defaultConds(ctx, target, nil); err != nil {
+			if where, err = c.defaultConds(ctx, target, map[string]string{rel.Inverse: ""}); err != nil {
 				return err
 			}
 			recs, err = c.Find(target.Name, append(where, Eq(rel.Inverse, ids...))...)

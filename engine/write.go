@@ -50,10 +50,10 @@ func (e *Engine) Create(ctx context.Context, a *Actor, typ string, in *Input, op
 func (c *Call) CreateRecord(ctx context.Context, def *TypeDef, in *Input) (*Record, bool, error) {
 	if def.Hooks.Create != nil {
 		prev := c.Input
-		c.Input = in
+		c.Input, c.existing = in, false
 		defer func() { c.Input = prev }()
 		rec, err := def.Hooks.Create(ctx, c, in)
-		return rec, err == nil, err
+		return rec, err == nil && !c.existing, err
 	}
 	rec := NewRecord(def.Name, c.AccountID())
 	for _, at := range def.Attrs {

@@ -3,6 +3,7 @@ package httpadapter
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"net/http"
 	"slices"
 	"sync"
@@ -18,7 +19,7 @@ import (
 // actions are the POST routes /{type}/{id}/{name} beyond plain CRUD, keyed
 // by "type/name".
 func (s *Server) actions() map[string]func(c *call) error {
-	return map[string]func(c *call) error{
+	m := map[string]func(c *call) error{
 		"projects/apply-blueprint":     s.applyBlueprint,
 		"services/submit-for-approval": s.recordAction(s.Svc.SubmitService),
 		"services/approve":             s.recordAction(s.Svc.ApproveService),
@@ -32,6 +33,8 @@ func (s *Server) actions() map[string]func(c *call) error {
 		"surveys/calculate":            s.surveyOutcome("calculate", s.calculateSurvey),
 		"surveys/apply":                s.surveyOutcome("apply", s.applySurvey),
 	}
+	maps.Copy(m, s.lifecycleActions()) // lifecycle.go
+	return m
 }
 
 // actionDocs describe the actions for the API reference, keyed as in
@@ -39,9 +42,8 @@ func (s *Server) actions() map[string]func(c *call) error {
 var actionDocs = map[string]routeDoc{
 	"projects/apply-blueprint": {Summary: "Add a blueprint's services to the project",
 		Description: "Copies each service of the blueprint with its subservices, priced from the project's rate table. Answers the created project services.",
-		Body: obj{"required": true, "content": obj{"application/vnd.api+json": obj{"schema": obj{"type": "object", "required": []any{"data"},
-			"properties": obj{"data": obj{"type": "object", "properties": obj{"type": obj{"type": "string", "enum": []any{views.TypeBlueprints}}, "id": str()}}}}}}},
-		Response: listDoc(views.TypeProjectServices)},
+		Body:        identifierBody(views.TypeBlueprints),
+		Response:    listDoc(views.TypeProjectServices)},
 	"projects/submit": {Summary: "Submit a draft project for approval",
 		Description: "Creates the approval steps of the applicable levels (docs/approval.md); a project no level applies to is approved at once. 409 unless the project is a draft.",
 		Body:        actionMetaBody(), Response: singleDoc(views.TypeProjects)},
@@ -114,7 +116,7 @@ func figuresDoc(typ string, members ...string) obj {
 // reads are the GET routes /{type}/{id}/{name} that are not relationships,
 // keyed by "type/name".
 func (s *Server) reads() map[string]func(c *call) error {
-	return map[string]func(c *call) error{
+	m := map[string]func(c *call) error{
 		"projects/pricing": s.projectFigures("project-pricings", "pricing", func(c *call, id string) (any, error) {
 			return s.Svc.Pricing(c.r.Context(), c.actor, id)
 		}),
@@ -137,6 +139,8 @@ func (s *Server) reads() map[string]func(c *call) error {
 		"document-templates/file":    s.templateFile,
 		"project-documents/download": s.downloadDocument,
 	}
+	maps.Copy(m, s.lifecycleReads()) // lifecycle.go
+	return m
 }
 
 func (s *Server) action(c *call) error {
@@ -144,7 +148,7 @@ func (s *Server) action(c *call) error {
 	if err != nil {
 		return err
 	}
-	if h, ok := s.actions()[def.Name+"/"+c.params.ByName("rel")]; ok {
+	if h, ok := s.actions()[def.Name+"/"+c.params.ByName("rel")]; ok && !(c.v2 && v1Only(def.Name+"/"+c.params.ByName("rel"))) {
 		return h(c)
 	}
 	if allow := s.resourceAllow([]string{def.Name, c.params.ByName("id"), c.params.ByName("rel")}, c.v2); allow != "" {
@@ -219,18 +223,11 @@ func (s *Server) stepAction(action string) func(c *call) error {
 // {"data": {"type": "blueprints", "id": "<id>"}}: 200 with the created
 // project services.
 func (s *Server) applyBlueprint(c *call) error {
-	if err := checkContentType(c.r); err != nil {
-		return err
-	}
-	b, err := c.body()
+	id, err := c.identifier(views.TypeBlueprints)
 	if err != nil {
 		return err
 	}
-	id, err := jsonapi.DecodeIdentifier(b, views.TypeBlueprints)
-	if err != nil {
-		return err
-	}
-	res, err := s.Svc.ApplyBlueprint(c.r.Context(), c.actor, c.params.ByName("id"), id.ID)
+	res, err := s.Svc.ApplyBlueprint(c.r.Context(), c.actor, c.params.ByName("id"), id)
 	if err != nil {
 		return err
 	}

@@ -57,16 +57,23 @@ func (s *Server) resourceAllow(segs []string, v2 bool) string {
 	case 3:
 		name := def.Name + "/" + segs[2]
 		_, isAction := s.actions()[name]
+		isAction = isAction && !(v2 && v1Only(name))
 		_, isRead := s.reads()[name]
 		_, isRel := def.Rel(segs[2])
 		_, isUpload := s.uploads()[name]
 		switch {
+		case isAction && isRead && !v2: // a list beside the action that adds to it
+			m = append(m, http.MethodPost)
 		case isAction:
 			m = []string{http.MethodPost}
 		case isUpload && !v2:
 			m = append(m, http.MethodPut)
 		case isRel || (isRead && (!v2 || v2Reads[name])):
 		default:
+			return ""
+		}
+	case 6:
+		if _, ok := s.deepReads()[def.Name+"/"+segs[2]+"/"+segs[4]]; !ok || v2 {
 			return ""
 		}
 	}

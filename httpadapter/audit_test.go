@@ -117,6 +117,16 @@ func auditFixtures(t *testing.T, e *testEnv, slug string) map[string]string {
 				in.Rels[rd.Name] = engine.RelInput{Refs: []engine.Ref{{Type: rd.Type, ID: ensure(rd.Type)}}}
 			}
 		}
+		if name == "change-orders" { // of a won project of its own
+			won, err := e.svc.Create(ctx, actor, "projects", &engine.Input{Attrs: map[string]json.RawMessage{"project-name": json.RawMessage(`"Won"`)},
+				Rels: map[string]engine.RelInput{"client": {Refs: []engine.Ref{{Type: "clients", ID: ensure("clients")}}}}}, engine.Options{})
+			require.NoError(t, err)
+			for _, st := range []string{"approved", "won"} {
+				_, err := e.svc.Update(ctx, actor, "projects", won.Records[0].ID, &engine.Input{Attrs: map[string]json.RawMessage{"status": json.RawMessage(`"` + st + `"`)}}, engine.Options{})
+				require.NoError(t, err)
+			}
+			in.Rels["project"] = engine.RelInput{Refs: []engine.Ref{{Type: "projects", ID: won.Records[0].ID}}}
+		}
 		if !def.ReadOnly || def.Hooks.Create != nil {
 			res, err := e.svc.Create(ctx, actor, name, in, engine.Options{})
 			if err == nil {
@@ -222,9 +232,15 @@ func auditRoutes(srv *httpadapter.Server, ids map[string]string, v2 bool) []audi
 			if typ != def.Name {
 				continue
 			}
+			if v2 && httpadapter.V1OnlyAction(a) {
+				continue
+			}
 			body := ""
-			if a == "projects/apply-blueprint" {
+			switch a {
+			case "projects/apply-blueprint":
 				body = `{"data":{"type":"blueprints","id":"` + ids["blueprints"] + `"}}`
+			case "projects/revert":
+				body = `{"data":{"type":"project-versions","id":"` + ids["project-versions"] + `"}}`
 			}
 			out = append(out, auditRoute{typ: def, method: "POST", path: one + "/" + name, body: body, write: !auditReadActions[a], byID: true})
 		}

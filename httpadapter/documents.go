@@ -33,7 +33,8 @@ func (s *Server) uploads() map[string]func(c *call) error {
 
 // fileReads are the reads that answer a file, not a JSON:API document:
 // any Accept is fine (their errors are still JSON:API documents).
-var fileReads = map[string]bool{"document-templates/file": true, "project-documents/download": true, "questionnaires/export": true}
+var fileReads = map[string]bool{"document-templates/file": true, "project-documents/download": true,
+	"questionnaires/export": true, "acceptances/certificate": true}
 
 // isFileRead reports whether r is a GET (or HEAD) of a file read.
 func isFileRead(r *http.Request) bool {

@@ -572,7 +572,7 @@ func TestBuiltinTemplatesForExistingAccounts(t *testing.T) {
 		assert.Equal(t, true, attrs["builtin"])
 		assert.Equal(t, float64(len(documents.StandardSOW())), attrs["size"])
 	}
-	assert.Len(t, e.get("/acme/v1/document-templates?filter[active]=true,false", e.admin()).list(), 2, "acme already had them (with the Standard proposal)")
+	assert.Len(t, e.get("/acme/v1/document-templates?filter[active]=true,false", e.admin()).list(), 3, "acme already had them (with the Standard proposal and change order)")
 
 	id := e.get(all, tok).ids()[0]
 	e.patch("/initech/v1/document-templates/"+id, tok, "document-templates", id, `{"active":false}`)

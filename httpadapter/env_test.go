@@ -25,6 +25,7 @@ import (
 	"github.com/scopekit/scopekit/pgstore"
 	"github.com/scopekit/scopekit/pgstore/pgtest"
 	"github.com/scopekit/scopekit/scoping"
+	"github.com/scopekit/scopekit/webapp"
 	"github.com/scopekit/scopekit/webhook"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -58,6 +59,17 @@ type testEnv struct {
 	// the token service's access-token lifetime and clock (zero: defaults)
 	tokenTTL time.Duration
 	now      func() time.Time
+
+	// where the server's logs go (nil: nowhere)
+	logs io.Writer
+}
+
+// logger is the server's logger: to e.logs when set.
+func (e *testEnv) logger(discard *slog.Logger) *slog.Logger {
+	if e.logs == nil {
+		return discard
+	}
+	return slog.New(slog.NewTextHandler(e.logs, nil))
 }
 
 // envOption configures a test API before it starts.
@@ -126,7 +138,7 @@ func (e *testEnv) open() {
 		assert.NoError(e.t, pool.Run(ctx))
 	}()
 	e.stopDocs = func() { cancel(); <-done }
-	s := &httpadapter.Server{Svc: e.svc, Auth: e.auth, Logger: logger, DocumentThrottle: e.docThrottle}
+	s := &httpadapter.Server{Svc: e.svc, Auth: e.auth, Logger: e.logger(logger), DocumentThrottle: e.docThrottle}
 	// The MCP endpoint, mounted as the example server mounts it.
 	m := &mcpadapter.Server{Svc: e.svc, Auth: e.auth, Logger: logger}
 	s.Mounts = map[string]http.Handler{mcpadapter.Path: m.HTTPHandler(), mcpadapter.MetadataPath: m.MetadataHandler()}
@@ -134,7 +146,14 @@ func (e *testEnv) open() {
 	if e.wrap != nil {
 		h = e.wrap(h)
 	}
-	e.srv = httptest.NewServer(h)
+	e.srv = httptest.NewUnstartedServer(h)
+	// the workspace with the share links' public pages, mounted as the
+	// example server mounts it
+	ws, err := webapp.New(webapp.Config{Svc: e.svc, Auth: e.auth, BaseURL: "http://" + e.srv.Listener.Addr().String(),
+		Key: []byte(strings.Repeat("k", 32)), Logger: e.logger(logger)})
+	require.NoError(e.t, err)
+	s.Mounts[webapp.Path] = ws.Handler()
+	e.srv.Start()
 	m.BaseURL = e.srv.URL // for the absolute download links of documents
 }
 

@@ -49,3 +49,17 @@ func (s *Server) UploadRoutes() []string {
 
 // V2Read reports whether a read is served on v2 too.
 func V2Read(key string) bool { return v2Reads[key] }
+
+// DeepReads lists the GET routes /{type}/{id}/{rel}/{relid}/{sub}/{subid}
+// as "type/rel/sub", each with its path after the type's collection as the
+// reference names it.
+func (s *Server) DeepReads() map[string]string {
+	out := map[string]string{}
+	for k := range s.deepReads() {
+		out[k] = deepReadDocs[k].Path
+	}
+	return out
+}
+
+// V1OnlyAction reports whether an action is served on v1 only.
+func V1OnlyAction(key string) bool { return v1Only(key) }

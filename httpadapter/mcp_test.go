@@ -109,15 +109,16 @@ func TestMCPTools(t *testing.T) {
 	sort.Strings(names)
 	sort.Strings(readOnly)
 	assert.Equal(t, []string{mcpadapter.ToolAddServiceToProject, mcpadapter.ToolAnswerSurvey, mcpadapter.ToolApplyBlueprint,
-		mcpadapter.ToolApplySurvey, mcpadapter.ToolCalculateSurvey, mcpadapter.ToolCreateProject,
-		mcpadapter.ToolDeliveryRollup, mcpadapter.ToolEstimateVsActual, mcpadapter.ToolGenerateDocument, mcpadapter.ToolGetDocument,
-		mcpadapter.ToolGetDocumentText, mcpadapter.ToolGetProject, mcpadapter.ToolSurveyQuestions, mcpadapter.ToolListProjectItems,
-		mcpadapter.ToolListQuestionnaires, mcpadapter.ToolRemoveProjectItem, mcpadapter.ToolReviewProjectScope, mcpadapter.ToolSearchProjects,
-		mcpadapter.ToolUpdateProject, mcpadapter.ToolUpdateProjectService}, names)
-	assert.Equal(t, []string{mcpadapter.ToolCalculateSurvey, mcpadapter.ToolDeliveryRollup, mcpadapter.ToolEstimateVsActual,
+		mcpadapter.ToolApplySurvey, mcpadapter.ToolCalculateSurvey, mcpadapter.ToolChangeOrderDeltas, mcpadapter.ToolCreateProject,
+		mcpadapter.ToolDeliveryRollup, mcpadapter.ToolDiffVersions, mcpadapter.ToolEstimateVsActual, mcpadapter.ToolGenerateDocument,
 		mcpadapter.ToolGetDocument, mcpadapter.ToolGetDocumentText, mcpadapter.ToolGetProject, mcpadapter.ToolSurveyQuestions,
-		mcpadapter.ToolListProjectItems, mcpadapter.ToolListQuestionnaires, mcpadapter.ToolReviewProjectScope,
-		mcpadapter.ToolSearchProjects}, readOnly)
+		mcpadapter.ToolListProjectItems, mcpadapter.ToolListQuestionnaires, mcpadapter.ToolListVersions, mcpadapter.ToolOpenChangeOrder,
+		mcpadapter.ToolRemoveProjectItem, mcpadapter.ToolReviewProjectScope, mcpadapter.ToolSearchProjects, mcpadapter.ToolShareDocument,
+		mcpadapter.ToolTakeVersion, mcpadapter.ToolUpdateProject, mcpadapter.ToolUpdateProjectService}, names)
+	assert.Equal(t, []string{mcpadapter.ToolCalculateSurvey, mcpadapter.ToolChangeOrderDeltas, mcpadapter.ToolDeliveryRollup,
+		mcpadapter.ToolDiffVersions, mcpadapter.ToolEstimateVsActual, mcpadapter.ToolGetDocument, mcpadapter.ToolGetDocumentText,
+		mcpadapter.ToolGetProject, mcpadapter.ToolSurveyQuestions, mcpadapter.ToolListProjectItems, mcpadapter.ToolListQuestionnaires,
+		mcpadapter.ToolListVersions, mcpadapter.ToolReviewProjectScope, mcpadapter.ToolSearchProjects}, readOnly)
 
 	pricing := e.get("/acme/v1/projects/"+s.ProjectID+"/pricing", tok)
 	require.Equal(t, http.StatusOK, pricing.Status)

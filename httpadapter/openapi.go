@@ -504,13 +504,20 @@ func addTypePaths(schema *engine.Schema, paths obj, prefix string, def *engine.T
 		paths[prefix+"/"+t+"/{id}/"+r.Name+"/{relid}"] = obj{"get": op(routeDoc{Tag: t, Summary: "One of the related " + r.Name + " (404 unless it belongs to this record)",
 			Response: singleDoc(r.Type)}, append(slices.Clone(withID), pathParam("relid"), includeParam(target)))}
 	}
+	for _, key := range sortedKeys(deepReadDocs) {
+		if typ, _, _ := strings.Cut(key, "/"); typ == t && !v2 {
+			d := deepReadDocs[key]
+			d.Doc.Tag = t
+			paths[prefix+"/"+t+d.Path] = obj{"get": op(d.Doc, append(slices.Clone(withID), pathParam("relid"), pathParam("subid")))}
+		}
+	}
 	for _, kind := range []struct {
 		method string
 		docs   map[string]routeDoc
 	}{{"post", actionDocs}, {"get", readDocs}, {"put", uploadDocs}} {
 		for _, key := range sortedKeys(kind.docs) {
 			typ, name, _ := strings.Cut(key, "/")
-			if typ != t || (v2 && kind.method != "post" && !v2Reads[key]) { // reads and uploads are v1 only unless v2Reads says
+			if typ != t || (v2 && kind.method != "post" && !v2Reads[key]) || (v2 && v1Only(key)) { // reads and uploads are v1 only unless v2Reads says
 				continue
 			}
 			d := kind.docs[key]

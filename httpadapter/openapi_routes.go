@@ -24,14 +24,14 @@ var routeDocs = map[string]routeDoc{
 				"attributes": obj{"type": "object", "properties": obj{"settings-design": obj{"type": "string", "enum": []any{"classic", "modern"}}}}}}}}}}},
 		Response: obj{"type": "object", "properties": obj{"data": ref("me")}}},
 
-	"PATCH /:slug/v1/account": {Tag: views.TypeAccounts, Summary: "Change the account's settings (mfa-required, locale)",
-		Description: "Needs `settings` manage. Only `mfa-required` and `locale` may be set. `mfa-required` true makes every user signing in to the account give a second factor " +
+	"PATCH /:slug/v1/account": {Tag: views.TypeAccounts, Summary: "Change the account's settings (mfa-required, locale, watermark-drafts)",
+		Description: "Needs `settings` manage. Only `mfa-required`, `locale` and `watermark-drafts` may be set (`watermark-drafts` true marks documents of projects not approved yet DRAFT on every page, docs/lifecycle.md). `mfa-required` true makes every user signing in to the account give a second factor " +
 			"(docs/auth.md \"Two-step verification\"). `locale` is a BCP 47 language tag (`en-US`, `de-DE`), stored in its canonical form: " +
 			"the locale documents format money, numbers and percentages in (422 naming `locale` for another value; `null` sets it back to `en-US`).",
 		Body: obj{"required": true, "content": obj{"application/vnd.api+json": obj{"schema": obj{"type": "object", "properties": obj{"data": obj{
 			"type": "object", "properties": obj{"type": obj{"type": "string", "enum": []any{views.TypeAccounts}}, "id": str(),
 				"attributes": obj{"type": "object", "properties": obj{"mfa-required": obj{"type": "boolean"},
-					"locale": obj{"type": "string", "example": "de-DE"}}}}}}}}}},
+					"locale": obj{"type": "string", "example": "de-DE"}, "watermark-drafts": obj{"type": "boolean"}}}}}}}}}},
 		Response: singleDoc(views.TypeAccounts)},
 	"POST " + importPath: {Tag: "catalog import", Summary: "Import phases, resources, services, subservices, rate tables and rates from a file",
 		Description: "The body is the file (at most 10 MiB; 413 above): an XLSX workbook with one sheet per kind, one CSV file " +

@@ -193,7 +193,7 @@ func TestEveryRouteIsDescribed(t *testing.T) {
 					}
 				} else if method == http.MethodPost {
 					for _, k := range actions {
-						if typ, name, _ := strings.Cut(k, "/"); typ == def.Name {
+						if typ, name, _ := strings.Cut(k, "/"); typ == def.Name && !(isV2 && httpadapter.V1OnlyAction(k)) {
 							path := prefix + "/" + def.Name + "/{id}/" + name
 							assert.True(t, described(doc, method, path),
 								"POST %s is served but not in the reference: describe it in actionDocs (httpadapter/actions.go) under %q", path, k)
@@ -206,6 +206,13 @@ func TestEveryRouteIsDescribed(t *testing.T) {
 				for _, r := range def.Rels {
 					if target, ok := scoping.DefaultSchema().Lookup(r.Type); ok && r.ToMany && target.Served() && (!isV2 || target.V2) {
 						paths = append(paths, prefix+"/"+def.Name+"/{id}/"+r.Name+"/{relid}")
+					}
+				}
+			case "/:type/:id/:rel/:relid/:sub/:subid":
+				for k, p := range s.DeepReads() {
+					if typ, _, _ := strings.Cut(k, "/"); typ == def.Name {
+						require.NotEmpty(t, p, "deep read %s: describe it in deepReadDocs (httpadapter/lifecycle.go)", k)
+						paths = append(paths, prefix+"/"+def.Name+p)
 					}
 				}
 			default:

@@ -71,7 +71,11 @@ func (p *probeEnv) probe(def *engine.TypeDef) string {
 	var rels []string
 	for _, rd := range def.Rels {
 		if rd.Required && rd.Stored() && !rd.ReadOnly {
-			rels = append(rels, rd.Name, rd.Type, p.firstOf(rd.Type))
+			id := p.firstOf(rd.Type)
+			if def.Name == "change-orders" { // a change order is of a won project
+				id = p.wonProject()
+			}
+			rels = append(rels, rd.Name, rd.Type, id)
 		}
 	}
 	if def.Name == "project-subservices" { // owned through the project service
@@ -89,6 +93,17 @@ func (p *probeEnv) probe(def *engine.TypeDef) string {
 	}
 	require.Equal(p.t, want, r.Status, "probe %s: %s", def.Name, r.Body)
 	return r.data()["id"].(string)
+}
+
+// wonProject creates a project and sets it won.
+func (p *probeEnv) wonProject() string {
+	p.t.Helper()
+	id := p.create("/acme/v1/projects", p.tok, "projects", `{"project-name":"Won probe"}`, "client", "clients", p.firstOf("clients"))
+	for _, st := range []string{"approved", "won"} {
+		r := p.patch("/acme/v1/projects/"+id, p.tok, "projects", id, `{"status":"`+st+`"}`)
+		require.Equal(p.t, http.StatusOK, r.Status, "%s", r.Body)
+	}
+	return id
 }
 
 func (p *probeEnv) firstOf(typ string) string {

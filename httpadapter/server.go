@@ -53,8 +53,9 @@ type Server struct {
 	// Mounts are further handlers of the API host at exact paths, or
 	// under a path when the key ends in a slash (the composition root
 	// mounts the MCP endpoint and its resource metadata, and the workspace
-	// under /app/). They get the request id, access log and timeout of
-	// every route; their own handlers do the rest, authentication included.
+	// under /app/, share links' pages included). They get the request id,
+	// access log and timeout of every route; their own handlers do the
+	// rest, authentication included.
 	Mounts map[string]http.Handler
 
 	docs openAPIDocs // the generated API references and their pages, built on first use
@@ -208,6 +209,7 @@ func (s *Server) apiRouter(extra func(*router)) http.Handler {
 
 func (s *Server) resourceRoutes(r *router, prefix string, v2 bool) {
 	coll, one, rel, relOne := prefix+"/:type", prefix+"/:type/:id", prefix+"/:type/:id/:rel", prefix+"/:type/:id/:rel/:relid"
+	deep := relOne + "/:sub/:subid" // deepReads (lifecycle.go)
 	r.Handler(http.MethodGet, coll, s.route(coll, s.api(v2, s.list)))
 	r.Handler(http.MethodPost, coll, s.route(coll, s.api(v2, s.create)))
 	r.Handler(http.MethodGet, one, s.route(one, s.api(v2, s.show)))
@@ -217,6 +219,9 @@ func (s *Server) resourceRoutes(r *router, prefix string, v2 bool) {
 	r.Handler(http.MethodPost, rel, s.route(rel, s.api(v2, s.action)))
 	r.Handler(http.MethodPut, rel, s.route(rel, s.api(v2, s.put)))
 	r.Handler(http.MethodGet, relOne, s.route(relOne, s.api(v2, s.relatedOne)))
+	if !v2 {
+		r.Handler(http.MethodGet, deep, s.route(deep, s.api(v2, s.deepRead)))
+	}
 }
 
 // router is an httprouter.Router that records the routes it is given, so

@@ -13,6 +13,7 @@ import (
 	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/httpadapter"
 	"github.com/scopekit/scopekit/internal/demodata"
+	"github.com/scopekit/scopekit/office/officetest"
 	"github.com/scopekit/scopekit/scoping"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -40,8 +41,9 @@ const (
 )
 
 // seedGlobex fills globex with the worked example and a record of most
-// other types, names marked, and returns one record id per served type.
-func seedGlobex(t *testing.T, e *testEnv) map[string]string {
+// other types, names marked, and a live share link of an approved
+// project's SOW; it returns one record id per served type and the link.
+func seedGlobex(t *testing.T, e *testEnv) (map[string]string, globexLink) {
 	t.Helper()
 	ctx := context.Background()
 	sys, err := e.svc.SystemActor(ctx, e.accts["globex"])
@@ -62,6 +64,35 @@ func seedGlobex(t *testing.T, e *testEnv) map[string]string {
 		"project", "projects", seeded.ProjectID, "questionnaire", "questionnaires", seeded.IntakeID)
 	r := e.req(http.MethodPost, "/globex/v1/projects/"+seeded.ProjectID+"/submit", tok, "")
 	require.Contains(t, []int{http.StatusOK, http.StatusCreated}, r.Status, "%s", r.Body)
+	// a won project with a change order (docs/lifecycle.md)
+	won := e.create("/globex/v1/projects", tok, "projects", `{"project-name":"`+wallsMarker+` won"}`, "client", "clients", seeded.ClientID)
+	for _, st := range []string{"approved", "won"} {
+		e.patch("/globex/v1/projects/"+won, tok, "projects", won, `{"status":"`+st+`"}`)
+	}
+	e.create("/globex/v1/change-orders", tok, "change-orders", `{"title":"`+wallsMarker+` change"}`, "project", "projects", won)
+	e.create("/globex/v1/consent-texts", tok, "consent-texts", `{"body":"`+wallsMarker+` consent"}`)
+	// a share link's request and a decision's evidence, as the acceptance makes them
+	require.NoError(t, e.db.Update(ctx, func(tx engine.Tx) error {
+		req := engine.NewRecord("acceptance-requests", e.accts["globex"])
+		req.Attrs["status"], req.Attrs["decline-comment"] = "declined", wallsMarker+" comment"
+		req.SetRel("project", seeded.ProjectID)
+		if err := tx.Insert(req); err != nil {
+			return err
+		}
+		ev := engine.NewRecord("acceptances", e.accts["globex"])
+		ev.Attrs["decision"], ev.Attrs["signer-name"] = "declined", wallsMarker+" signer"
+		ev.SetRel("project", seeded.ProjectID)
+		ev.SetRel("acceptance-request", req.ID)
+		return tx.Insert(ev)
+	}))
+	shared := e.create("/globex/v1/projects", tok, "projects", `{"project-name":"`+wallsMarker+` shared"}`, "client", "clients", seeded.ClientID)
+	e.patch("/globex/v1/projects/"+shared, tok, "projects", shared, `{"status":"approved"}`)
+	link := globexLink{document: e.generate("/globex/v1", tok, `{"document-type":"sow","generate-pdf":true}`, "project", "projects", shared,
+		"document-template", "document-templates", e.standardSOWOf("globex", tok))}
+	require.Equal(t, "finished", e.await("/globex/v1", tok, link.document).attr("status"))
+	r = e.req(http.MethodPost, "/globex/v1/project-documents/"+link.document+"/share", tok, "")
+	require.Equal(t, http.StatusCreated, r.Status, "%s", r.Body)
+	link.request, link.token = r.data()["id"].(string), strings.TrimPrefix(r.attr("url").(string), e.srv.URL+httpadapter.AcceptPath)
 
 	ids := map[string]string{}
 	for _, def := range e.svc.Schema().Types() {
@@ -74,7 +105,44 @@ func seedGlobex(t *testing.T, e *testEnv) map[string]string {
 			ids[def.Name] = res.Records[0].ID
 		}
 	}
-	return ids
+	return ids, link
+}
+
+// globexLink is globex's live share link: its document, request and
+// token.
+type globexLink struct{ document, request, token string }
+
+// wallsShareLinks checks globex's share link against acme's tokens: its
+// request, document and evidence routes under acme's slug find nothing,
+// and the public page finds nothing for the token bound to acme's account
+// or with another secret (the link's token is the only key, whatever
+// bearer token comes with it).
+func wallsShareLinks(t *testing.T, e *testEnv, who, tok string, link globexLink) {
+	t.Helper()
+	for _, rq := range []wallsRequest{
+		{method: http.MethodGet, path: "/acme/v1/acceptance-requests/" + link.request},
+		{method: http.MethodPost, path: "/acme/v1/acceptance-requests/" + link.request + "/revoke", body: `{"meta":{}}`},
+		{method: http.MethodPost, path: "/acme/v1/project-documents/" + link.document + "/share", body: `{"meta":{}}`},
+		{method: http.MethodGet, path: "/acme/v1/project-documents/" + link.document + "/acceptance"},
+	} {
+		r := e.req(rq.method, rq.path, tok, rq.body)
+		assert.Equal(t, http.StatusNotFound, r.Status, "%s: %s %s: %s", who, rq.method, rq.path, r.Body)
+		assert.NotContains(t, string(r.Body), wallsMarker, "%s: %s %s", who, rq.method, rq.path)
+		assert.NotContains(t, string(r.Body), link.token, "%s: %s %s", who, rq.method, rq.path)
+	}
+	account, rest, _ := strings.Cut(link.token, ".")
+	require.Equal(t, e.accts["globex"], account)
+	secret := rest[strings.LastIndexByte(rest, '.')+1:]
+	for _, token := range []string{e.accts["acme"] + "." + rest, account + "." + strings.TrimSuffix(rest, secret) + strings.Repeat("A", len(secret))} {
+		for _, rq := range []wallsRequest{{method: http.MethodGet, path: httpadapter.AcceptPath + token},
+			{method: http.MethodGet, path: httpadapter.AcceptPath + token + "/document.pdf"},
+			{method: http.MethodPost, path: httpadapter.AcceptPath + token, body: "decision=accept&agree=yes",
+				headers: []string{"Content-Type", "application/x-www-form-urlencoded"}}} {
+			r := e.req(rq.method, rq.path, tok, rq.body, rq.headers...)
+			assert.Equal(t, http.StatusNotFound, r.Status, "%s: %s %s: %s", who, rq.method, rq.path, r.Body)
+			assert.NotContains(t, string(r.Body), wallsMarker, "%s: %s %s", who, rq.method, rq.path)
+		}
+	}
 }
 
 func activeFilter(def *engine.TypeDef) map[string]string {
@@ -221,6 +289,12 @@ func matrixRequests(t *testing.T, e *testEnv, ids map[string]string) (otherSlug,
 						tails[i] += "/1"
 					}
 				}
+			case "/:type/:id/:rel/:relid/:sub/:subid":
+				for k, p := range s.DeepReads() {
+					if typ, _, _ := strings.Cut(k, "/"); typ == def.Name {
+						tails = append(tails, strings.NewReplacer("/{id}", "", "{relid}", "1", "{subid}", "1").Replace(p))
+					}
+				}
 			default:
 				t.Fatalf("route %s: the matrix does not know how to expand it", route)
 			}
@@ -251,6 +325,8 @@ func requestFor(method, typ, id, tail string, ids map[string]string) wallsReques
 	switch {
 	case method == http.MethodPost && tail == "/apply-blueprint":
 		rq.body = `{"data":{"type":"blueprints","id":"` + ids["blueprints"] + `"}}`
+	case method == http.MethodPost && tail == "/revert":
+		rq.body = `{"data":{"type":"project-versions","id":"` + ids["project-versions"] + `"}}`
 	case method == http.MethodPost && tail != "":
 		rq.body = `{"meta":{}}`
 	case method == http.MethodPut:
@@ -273,8 +349,8 @@ func patchBody(method, typ, id string) string {
 }
 
 func TestWallsCrossAccountMatrix(t *testing.T) {
-	e := mustEnv(t)
-	ids := seedGlobex(t, e)
+	e := mustEnv(t, func(e *testEnv) { e.converter = officetest.Fixed(sowPDF) })
+	ids, link := seedGlobex(t, e)
 	require.Greater(t, len(ids), 25, "globex holds records of most types: %v", ids)
 	_, personTok := dualMember(t, e)
 	tokens := map[string]string{"acme's Account Admin": e.admin(), "a member of both signed in to acme": personTok}
@@ -303,6 +379,7 @@ func TestWallsCrossAccountMatrix(t *testing.T) {
 			assert.NotContains(t, string(r.Body), wallsMarker, "%s: GET %s", who, path)
 		}
 		wallsMCP(t, e, who, tok, ids)
+		wallsShareLinks(t, e, who, tok, link)
 	}
 	require.Equal(t, before, accountDump(t, e, "globex"), "globex's records are unchanged")
 }
@@ -310,7 +387,8 @@ func TestWallsCrossAccountMatrix(t *testing.T) {
 // mcpIDTypes maps a tool argument named <x>_id to the type of its record.
 var mcpIDTypes = map[string]string{"project": "projects", "document": "project-documents", "service": "services",
 	"blueprint": "blueprints", "client": "clients", "template": "document-templates", "phase": "phases",
-	"line_of_business": "lines-of-business", "level": "approval-levels", "line": "project-services"}
+	"line_of_business": "lines-of-business", "level": "approval-levels", "line": "project-services",
+	"change_order": "change-orders", "version": "project-versions", "acceptance": "acceptances", "acceptance_request": "acceptance-requests"}
 
 // wallsMCP calls every MCP tool and prompt with globex's record ids where
 // it takes an id: each answers a tool error, or nothing of globex.

@@ -156,7 +156,7 @@ func TestBadArguments(t *testing.T) {
 		{mcpadapter.ToolSearchProjects, map[string]any{"status": "aproved"},
 			`invalid argument status: "aproved" is not one of draft, pending_approval, approved, won, lost or canceled`},
 		{mcpadapter.ToolGenerateDocument, map[string]any{"project_id": p, "type": "invoice"},
-			`invalid argument type: "invoice" is not one of sow, pricing or breakdown`},
+			`invalid argument type: "invoice" is not one of sow, pricing, breakdown or change_order`},
 		{mcpadapter.ToolGenerateDocument, map[string]any{"project_id": p, "wait": 26}, "invalid argument wait: must be between 0 and 25 seconds, not 26"},
 		{mcpadapter.ToolSearchProjects, map[string]any{"client": "Umbrella"},
 			`invalid argument client: no client has the id or name "Umbrella"; there are "Globex Corporation" (id 1)`},

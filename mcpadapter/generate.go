@@ -27,16 +27,17 @@ var pollEvery = 200 * time.Millisecond
 
 // GenerateDocumentInput are the arguments of scopekit_generate_document.
 type GenerateDocumentInput struct {
-	ProjectID ID     `json:"project_id" jsonschema:"the project's id"`
-	Type      string `json:"type,omitempty" jsonschema:"sow (default), pricing or breakdown"`
-	Template  ID     `json:"template,omitempty" jsonschema:"a SOW's document template: its id, or its name, or the start of the only name that begins with it (the answer's matched says which it picked) (every account has \"Standard SOW\"); none for a workbook"`
-	PDF       bool   `json:"pdf,omitempty" jsonschema:"also make a PDF of a SOW"`
-	Wait      int    `json:"wait,omitempty" jsonschema:"seconds to wait for the document to finish, 0 to 25 (default 0: answer at once with the queued document)"`
+	ProjectID   ID     `json:"project_id" jsonschema:"the project's id"`
+	Type        string `json:"type,omitempty" jsonschema:"sow (default), pricing, breakdown or change_order"`
+	ChangeOrder ID     `json:"change_order_id,omitempty" jsonschema:"the change order a change_order document documents"`
+	Template    ID     `json:"template,omitempty" jsonschema:"a SOW's document template: its id, or its name, or the start of the only name that begins with it (the answer's matched says which it picked) (every account has \"Standard SOW\"); none for a workbook"`
+	PDF         bool   `json:"pdf,omitempty" jsonschema:"also make a PDF of a SOW"`
+	Wait        int    `json:"wait,omitempty" jsonschema:"seconds to wait for the document to finish, 0 to 25 (default 0: answer at once with the queued document)"`
 }
 
 // documentArgs names the arguments behind a document's fields.
 var documentArgs = map[string]string{views.NameDocumentType: "type", views.NameDocumentTemplate: "template",
-	views.NameGeneratePdf: "pdf"}
+	views.NameGeneratePdf: "pdf", views.NameChangeOrder: "change_order_id"}
 
 func (t *tools) generateDocument(ctx context.Context, req *mcp.CallToolRequest, in GenerateDocumentInput) (*mcp.CallToolResult, Document, error) {
 	if in.Wait < 0 || in.Wait > MaxWait {
@@ -55,6 +56,9 @@ func (t *tools) generateDocument(ctx context.Context, req *mcp.CallToolRequest, 
 		Rels: map[string]engine.RelInput{views.NameProject: ref(views.TypeProjects, pid)}}
 	if in.PDF {
 		w.Attrs[views.NameGeneratePdf] = json.RawMessage("true")
+	}
+	if in.ChangeOrder != "" {
+		w.Rels[views.NameChangeOrder] = ref(views.TypeChangeOrders, string(in.ChangeOrder))
 	}
 	var matched []NameMatch
 	if in.Template != "" {

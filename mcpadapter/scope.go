@@ -178,7 +178,8 @@ func ownLines(ctx context.Context, c *engine.Call, pid string, w *engine.Input, 
 // record src (relationship rel), creating it with src's attrs when the
 // project has none, as REST clients create one.
 func ensureLine(ctx context.Context, c *engine.Call, pid, typ, rel string, src *engine.Record, attrs ...string) (string, error) {
-	found, err := c.Find(typ, engine.Eq(views.NameProject, pid), engine.Eq(rel, src.ID))
+	// the project's own line, not a change order's copy of it
+	found, err := c.Find(typ, engine.Eq(views.NameProject, pid), engine.Cond{Field: views.NameChangeOrder, Op: engine.OpNull}, engine.Eq(rel, src.ID))
 	if err != nil || len(found) > 0 {
 		if len(found) > 0 {
 			return found[0].ID, nil

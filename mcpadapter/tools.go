@@ -107,6 +107,7 @@ func (t *tools) register(srv *mcp.Server) {
 		t.estimateVsActual, nil)
 	t.registerWrites(srv, checks)
 	t.registerSurveys(srv, checks)
+	t.registerLifecycle(srv, checks) // lifecycle.go
 	t.registerPrompts(srv)
 	srv.AddReceivingMiddleware(checkEnums(checks))
 }
@@ -155,7 +156,8 @@ func (t *tools) registerWrites(srv *mcp.Server, checks map[string]enums) {
 		t.reviewProjectScope, nil)
 	addTool(srv, checks, &mcp.Tool{Name: ToolGenerateDocument, Annotations: additive,
 		Description: "Generate a project document: a SOW from a document template (its id or name; every account " +
-			"has the built-in \"Standard SOW\"), optionally with a PDF, or a pricing or breakdown workbook. The " +
+			"has the built-in \"Standard SOW\"), optionally with a PDF, a pricing or breakdown workbook, or a change order's " +
+			"document (type change_order with change_order_id, from the built-in \"Standard change order\"). The " +
 			"document is queued; wait (seconds, at most 25) waits for it to finish. Returns the document."},
 		t.generateDocument, enums{"type": t.enum(views.TypeProjectDocuments, views.NameDocumentType)})
 	addTool(srv, checks, &mcp.Tool{Name: ToolGetDocumentText, Annotations: readOnly,

@@ -31,6 +31,9 @@ func TestToolSchemas(t *testing.T) {
 		mcpadapter.ToolReviewProjectScope: {readOnly: true, idempotent: true}, mcpadapter.ToolGetDocumentText: {readOnly: true, idempotent: true},
 		mcpadapter.ToolCreateProject: {}, mcpadapter.ToolAddServiceToProject: {}, mcpadapter.ToolApplyBlueprint: {},
 		mcpadapter.ToolGenerateDocument: {}, mcpadapter.ToolUpdateProject: {destructive: true, idempotent: true},
+		mcpadapter.ToolListVersions: {readOnly: true, idempotent: true}, mcpadapter.ToolDiffVersions: {readOnly: true, idempotent: true},
+		mcpadapter.ToolChangeOrderDeltas: {readOnly: true, idempotent: true}, mcpadapter.ToolTakeVersion: {},
+		mcpadapter.ToolOpenChangeOrder: {}, mcpadapter.ToolShareDocument: {},
 		mcpadapter.ToolListQuestionnaires: {readOnly: true, idempotent: true}, mcpadapter.ToolSurveyQuestions: {readOnly: true, idempotent: true},
 		mcpadapter.ToolCalculateSurvey: {readOnly: true, idempotent: true},
 		mcpadapter.ToolAnswerSurvey:    {destructive: true, idempotent: true}, mcpadapter.ToolApplySurvey: {destructive: true, idempotent: true},
@@ -76,7 +79,7 @@ func TestToolSchemas(t *testing.T) {
 		{mcpadapter.ToolListProjectItems, "type", []any{"documents", "services", "phases", "locations", "governance", "expenses", "products"}},
 		{mcpadapter.ToolListProjectItems, "response_format", []any{"", "concise", "detailed"}},
 		{mcpadapter.ToolGetDocument, "response_format", []any{"", "concise", "detailed"}},
-		{mcpadapter.ToolGenerateDocument, "type", []any{"", "sow", "pricing", "breakdown"}},
+		{mcpadapter.ToolGenerateDocument, "type", []any{"", "sow", "pricing", "breakdown", "change_order"}},
 	} {
 		assert.Equal(t, tc.values, schemas[tc.tool][0].Properties[tc.arg].Enum, "%s %s", tc.tool, tc.arg)
 	}

@@ -200,7 +200,7 @@ func TestGenerateDocument(t *testing.T) {
 		{map[string]any{"project_id": p, "type": "pricing", "template": "Standard SOW"},
 			"invalid argument template: pricing documents are built without a template; leave template empty"},
 		{map[string]any{"project_id": p, "type": "breakdown", "pdf": true},
-			"invalid argument pdf: pdf applies to sow documents only; breakdown documents are workbooks"},
+			"invalid argument pdf: pdf applies to sow and change_order documents only; breakdown documents are workbooks"},
 		{map[string]any{"project_id": "999"}, "not found: projects 999 not found"},
 	} {
 		assert.Contains(t, c.fail(t, mcpadapter.ToolGenerateDocument, tc.args), tc.want, tc.args)

@@ -17,6 +17,7 @@ type V2 struct {
 	ProjectPricing ProjectPricing `json:"project_pricing"`
 	Delivery       Delivery       `json:"delivery"`
 	GeneralTerms   []Term         `json:"general_terms"` // the account's, by position
+	ChangeOrder    *ChangeOrder   `json:"change_order"`  // the change order a document is made for (changeorder.go)
 	// SurveyResponses are the answers of the project's surveys by
 	// question slug (docs/questionnaires.md).
 	SurveyResponses map[string]any `json:"survey_responses"`
@@ -114,6 +115,17 @@ type V2Project struct {
 	PaymentTerm            PaymentTerm    `json:"payment_term"`
 	UserDefinedFields      map[string]any `json:"user_defined_fields"`
 	ServiceCount           int            `json:"service_count"` // the project's services, managed ones included
+	// ProjectVersion is the version of the project the data was built
+	// from (docs/lifecycle.md); its number is null when no version holds
+	// the scope.
+	ProjectVersion ProjectVersion `json:"project_version"`
+}
+
+// ProjectVersion names a version of a project's scope.
+type ProjectVersion struct {
+	Number *int64 `json:"number"`
+	Name   string `json:"name"`
+	Digest string `json:"digest"`
 }
 
 // PaymentTerm is the project's payment term. A project without one is
@@ -166,6 +178,7 @@ func BuildV2(snap *views.Snapshot, now time.Time) *V2 {
 		},
 		Delivery:        deliveryOf(snap),
 		GeneralTerms:    termsOf(snap),
+		ChangeOrder:     changeOrderOf(snap),
 		SurveyResponses: surveyResponses(snap),
 	}
 }
@@ -188,6 +201,10 @@ func projectV2(snap *views.Snapshot, now time.Time) V2Project {
 	}
 	for i, u := range snap.Teammates {
 		out.Teammates[i] = personOf(u)
+	}
+	if v := snap.Version; v != nil {
+		n := v.Number()
+		out.ProjectVersion = ProjectVersion{Number: &n, Name: v.Name(), Digest: v.Digest()}
 	}
 	if t := snap.PaymentTerm; t != nil {
 		out.PaymentTerm = PaymentTerm{Name: t.Name(), PricingModel: t.PricingModel(),

@@ -99,7 +99,8 @@ func TestRequestTraceJoinsTheCallersTrace(t *testing.T) {
 	require.Equal(t, "b7ad6b7169203331", reqs[0].Parent.SpanID().String())
 }
 
-// Ensure a document job is one trace: snapshot (with its pricing), merge
+// Ensure a document job is one trace: snapshot (with its pricing, read in
+// the write that takes the version the document is made from), merge
 // data, rendering and PDF conversion under the job's span.
 func TestDocumentJobTrace(t *testing.T) {
 	e := newEnv(t)
@@ -117,7 +118,7 @@ func TestDocumentJobTrace(t *testing.T) {
 	job := jobs[0]
 	require.Equal(t, doc, attr(job, "document.id"))
 	require.Equal(t, scoping.DocumentSOW, attr(job, "document.type"))
-	for _, name := range []string{"docgen.snapshot", "pricing", "mergedata.build", "documents.render", "documents.pdf", "store.view"} {
+	for _, name := range []string{"docgen.snapshot", "pricing", "mergedata.build", "documents.render", "documents.pdf", "versions.take", "store.update"} {
 		got := spansNamed(spans, name)
 		require.NotEmpty(t, got, name)
 		found := false

@@ -16,11 +16,11 @@ import (
 // users, roles").
 
 // reservedSlugs are the first path segments of the API's own routes
-// (/v1, /v2, /oauth, /docs) and of the workspace (/app, and static, its
-// files' segment after /app): an account slug is the first segment of
-// every other route, and the second of the workspace's, so no account may
-// take one of these.
-var reservedSlugs = map[string]bool{"v1": true, "v2": true, "oauth": true, "docs": true, "app": true, "static": true}
+// (/v1, /v2, /oauth, /docs) and of the workspace (/app, and static and
+// accept, its files' and its share links' segments after /app): an account
+// slug is the first segment of every other route, and the second of the
+// workspace's, so no account may take one of these.
+var reservedSlugs = map[string]bool{"v1": true, "v2": true, "oauth": true, "docs": true, "app": true, "static": true, "accept": true}
 
 // IsReservedSlug reports whether slug cannot name an account because a
 // route of the API begins with it.
@@ -31,6 +31,8 @@ func declareAccounts(s *engine.Schema) {
 		Attrs: cat([]engine.AttrDef{unique(str("slug")), required(str("name")), required(str("default-currency")),
 			// every user signing in to the account gives a second factor (auth.MFAPolicy)
 			flag("mfa-required", false),
+			// documents of projects not approved yet are marked DRAFT (docs/lifecycle.md)
+			flag("watermark-drafts", false),
 			{Name: "locale", Kind: engine.KindString, Default: DefaultLocale}},
 			computed(engine.AttrDef{Name: "psa?", Kind: engine.KindBool})),
 		Hooks: engine.Hooks{Validate: validateLocale, Compute: func(_ context.Context, c *engine.Call, recs []*engine.Record) error {

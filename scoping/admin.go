@@ -271,8 +271,8 @@ func (s *Service) UpdateAccount(ctx context.Context, a *engine.Actor, in *engine
 		return nil, err
 	}
 	for name := range in.Attrs {
-		if name != views.NameMfaRequired && name != views.NameLocale {
-			return nil, engine.BadAttr(name, "%s cannot be changed here; only %s and %s can", name, views.NameMfaRequired, views.NameLocale)
+		if name != views.NameMfaRequired && name != views.NameLocale && name != views.NameWatermarkDrafts {
+			return nil, engine.BadAttr(name, "%s cannot be changed here; only %s, %s and %s can", name, views.NameMfaRequired, views.NameLocale, views.NameWatermarkDrafts)
 		}
 	}
 	if len(in.Rels) > 0 {
@@ -308,6 +308,17 @@ func (s *Service) UpdateAccount(ctx context.Context, a *engine.Actor, in *engine
 			l, err := ParseLocale(given)
 			errs = append(errs, scopekit.List(err)...)
 			acct.Attrs[locale.Name] = l
+		}
+		if raw, ok := in.Attrs[views.NameWatermarkDrafts]; ok {
+			wm, _ := def.Attr(views.NameWatermarkDrafts)
+			switch v, err := engine.DecodeAttr(wm, raw); {
+			case err != nil:
+				return nil, err
+			case v == nil:
+				errs = append(errs, engine.Invalid(engine.AttrPointer(wm.Name), "%s must be true or false", wm.Name))
+			default:
+				acct.Attrs[wm.Name] = v
+			}
 		}
 		if err := errs.Err(); err != nil {
 			return nil, err

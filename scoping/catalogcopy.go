@@ -81,11 +81,34 @@ func resourceRate(c *engine.Call, projectID string, res *engine.Record) (rate, c
 	return rate, cost, nil
 }
 
-// ensureProjectResource returns the project's resource for a catalog
-// resource, creating it when the project has none: a derived record,
-// built whole (fromCatalogResource) and written raw (doc.go).
-func ensureProjectResource(c *engine.Call, projectID, resourceID string) (string, error) {
-	found, err := c.Find(views.TypeProjectResources, engine.Eq(views.NameProject, projectID), engine.Eq(views.NameResource, resourceID))
+// lineScope is the scope a line belongs to: a project's own lines, or a
+// change order's copy.
+type lineScope struct{ project, changeOrder string }
+
+// scopeOfLine returns the scope of a line.
+func scopeOfLine(r *engine.Record) lineScope {
+	return lineScope{project: r.Rel(views.NameProject), changeOrder: r.Rel(views.NameChangeOrder)}
+}
+
+// where are the conditions that find the scope's lines.
+func (s lineScope) where() []engine.Cond {
+	if s.changeOrder != "" {
+		return []engine.Cond{engine.Eq(views.NameChangeOrder, s.changeOrder)}
+	}
+	return []engine.Cond{engine.Eq(views.NameProject, s.project), {Field: views.NameChangeOrder, Op: engine.OpNull}}
+}
+
+// stamp puts a new line in the scope.
+func (s lineScope) stamp(r *engine.Record) {
+	r.SetRel(views.NameProject, s.project)
+	r.SetRel(views.NameChangeOrder, s.changeOrder)
+}
+
+// ensureProjectResource returns the scope's resource for a catalog
+// resource, creating it when the scope has none: a derived record, built
+// whole (fromCatalogResource) and written raw (doc.go).
+func ensureProjectResource(c *engine.Call, scope lineScope, resourceID string) (string, error) {
+	found, err := c.Find(views.TypeProjectResources, append(scope.where(), engine.Eq(views.NameResource, resourceID))...)
 	if err != nil || len(found) > 0 {
 		if len(found) > 0 {
 			return found[0].ID, nil
@@ -97,7 +120,7 @@ func ensureProjectResource(c *engine.Call, projectID, resourceID string) (string
 		return "", absent(err)
 	}
 	pr := engine.NewRecord(views.TypeProjectResources, c.AccountID())
-	pr.SetRel(views.NameProject, projectID)
+	scope.stamp(pr)
 	pr.SetRel(views.NameResource, resourceID)
 	if err := fromCatalogResource(c, pr, res, func(string) bool { return false }); err != nil {
 		return "", err
@@ -108,10 +131,10 @@ func ensureProjectResource(c *engine.Call, projectID, resourceID string) (string
 	return pr.ID, nil
 }
 
-// ensureProjectPhase returns the project's phase for a catalog phase,
-// creating it when the project has none.
-func ensureProjectPhase(c *engine.Call, projectID, phaseID string) (string, error) {
-	found, err := c.Find(views.TypeProjectPhases, engine.Eq(views.NameProject, projectID), engine.Eq(views.NamePhase, phaseID))
+// ensureProjectPhase returns the scope's phase for a catalog phase,
+// creating it when the scope has none.
+func ensureProjectPhase(c *engine.Call, scope lineScope, phaseID string) (string, error) {
+	found, err := c.Find(views.TypeProjectPhases, append(scope.where(), engine.Eq(views.NamePhase, phaseID))...)
 	if err != nil || len(found) > 0 {
 		if len(found) > 0 {
 			return found[0].ID, nil
@@ -123,7 +146,7 @@ func ensureProjectPhase(c *engine.Call, projectID, phaseID string) (string, erro
 		return "", absent(err)
 	}
 	pp := engine.NewRecord(views.TypeProjectPhases, c.AccountID())
-	pp.SetRel(views.NameProject, projectID)
+	scope.stamp(pp)
 	pp.SetRel(views.NamePhase, phaseID)
 	for _, a := range []string{views.NameName, views.NamePosition, views.NameSowLanguage} {
 		if v := ph.Attrs[a]; v != nil {
@@ -162,14 +185,14 @@ func projectServiceDefaults(_ context.Context, c *engine.Call, rec *engine.Recor
 		}
 	}
 	if ph := (views.Service{Record: svc}).Phase(); !c.Given(views.NameProjectPhase) && ph != "" {
-		id, err := ensureProjectPhase(c, pid, ph)
+		id, err := ensureProjectPhase(c, scopeOfLine(rec), ph)
 		if err != nil {
 			return err
 		}
 		rec.SetRel(views.NameProjectPhase, id)
 	}
 	if r := (views.Service{Record: svc}).Resource(); !c.Given(views.NameProjectResource) && r != "" {
-		id, err := ensureProjectResource(c, pid, r)
+		id, err := ensureProjectResource(c, scopeOfLine(rec), r)
 		if err != nil {
 			return err
 		}
@@ -203,7 +226,7 @@ func copySubservices(_ context.Context, c *engine.Call, rec, old *engine.Record)
 	for _, s := range subs {
 		ps := engine.NewRecord(views.TypeProjectSubservices, c.AccountID())
 		ps.SetRel(views.NameProjectService, rec.ID)
-		ps.SetRel(views.NameProject, psv.Project())
+		scopeOfLine(rec).stamp(ps)
 		ps.SetRel(views.NameSubservice, s.ID)
 		for dst, src := range subserviceCopies {
 			if v := s.Attrs[src]; v != nil {
@@ -211,7 +234,7 @@ func copySubservices(_ context.Context, c *engine.Call, rec, old *engine.Record)
 			}
 		}
 		if r := (views.Subservice{Record: s}).Resource(); r != "" {
-			id, err := ensureProjectResource(c, psv.Project(), r)
+			id, err := ensureProjectResource(c, scopeOfLine(rec), r)
 			if err != nil {
 				return err
 			}

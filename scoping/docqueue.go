@@ -79,7 +79,7 @@ func (s *Service) ClaimDocument(ctx context.Context, lease time.Duration) (*Docu
 			return err
 		}
 		job = &DocumentJob{Document: doc.Clone(), Account: acct, Claim: claim}
-		if tid := doc.Rel(views.NameDocumentTemplate); tid != "" && doc.Str(views.NameDocumentType) == DocumentSOW {
+		if tid := doc.Rel(views.NameDocumentTemplate); tid != "" && templated(doc.Str(views.NameDocumentType)) {
 			if t, terr := c.Tx.Get(views.TypeDocumentTemplates, doc.AccountID, tid); terr == nil {
 				job.TemplateFormat = templateFormat(t)
 			}
@@ -107,9 +107,32 @@ func (s *Service) QueuedDocuments(ctx context.Context) (int, error) {
 }
 
 // JobSnapshot reads the snapshot of a claimed document's project, as the
-// account sees it (no user's visibility applies to the worker).
+// account sees it (no user's visibility applies to the worker), with the
+// version that holds its scope: a scope that no version holds yet gets
+// one (manual, by the document's requester), in the same transaction as
+// the snapshot is read, so the document is made from what the version
+// freezes (docs/lifecycle.md).
 func (s *Service) JobSnapshot(ctx context.Context, job *DocumentJob) (*views.Snapshot, error) {
-	return s.snapshot(ctx, &engine.Actor{Account: job.Account, AllScopes: true}, views.ProjectDocument{Record: job.Document}.Project())
+	doc := views.ProjectDocument{Record: job.Document}
+	a := &engine.Actor{UserID: doc.RequestedBy(), Account: job.Account, AllScopes: true}
+	var snap *views.Snapshot
+	_, err := s.write(ctx, a, func(c *engine.Call) error {
+		if co := doc.ChangeOrder(); co != "" {
+			var err error
+			snap, err = changeOrderSnapshot(c, co)
+			return err
+		}
+		proj, err := c.Get(views.TypeProjects, doc.Project())
+		if err != nil {
+			return err
+		}
+		if _, _, err := takeVersion(c, proj, VersionManual, "", ""); err != nil {
+			return err
+		}
+		snap, err = s.snapshotIn(ctx, c, proj.ID)
+		return err
+	})
+	return snap, err
 }
 
 // DocumentOutput is what a worker produced for a job: the file (empty
@@ -122,6 +145,9 @@ type DocumentOutput struct {
 	File        []byte
 	PDF         []byte
 	Failure     string
+	// Version is the version of the project the document was made from
+	// (JobSnapshot's), recorded on the document.
+	Version *views.ProjectVersion
 }
 
 func leaseEnd(now time.Time, lease time.Duration) int64 { return now.Add(lease).UnixMilli() }
@@ -229,6 +255,10 @@ func (s *Service) FinishDocument(ctx context.Context, job *DocumentJob, out *Doc
 		}
 		if len(out.File) > 0 {
 			doc.Attrs[views.NameFilename], doc.Attrs[views.NameContentType] = out.Filename, out.ContentType
+		}
+		if v := out.Version; v != nil {
+			doc.SetRel(views.NameProjectVersion, v.ID)
+			doc.Attrs[views.NameVersionDigest] = v.Digest()
 		}
 		doc.Attrs[views.NameGeneratedAt] = engine.FormatTime(s.Now())
 		return setDocumentStatus(c, doc, status)

@@ -36,7 +36,14 @@ const (
 	DocumentSOW       = "sow"
 	DocumentPricing   = "pricing"
 	DocumentBreakdown = "breakdown"
+	// DocumentChangeOrder documents a change order (docs/lifecycle.md):
+	// filled from a template, as a sow, with the change order's merge data.
+	DocumentChangeOrder = "change_order"
 )
+
+// templated reports whether documents of a type are filled from a
+// template (the others are workbooks).
+func templated(dt string) bool { return dt == DocumentSOW || dt == DocumentChangeOrder }
 
 // Blob kinds of the document types.
 const (
@@ -96,6 +103,9 @@ type DocumentConfig struct {
 	// Builtins are created in every new account, and by
 	// EnsureBuiltinTemplates in accounts that have none of them.
 	Builtins []BuiltinTemplate
+	// Certificate makes the PDF of an acceptance certificate (acceptance
+	// docs/lifecycle.md); without it an acceptance has no certificate.
+	Certificate func(CertificateData) ([]byte, error)
 	// Notify is called after a transaction that queued a document commits,
 	// so the workers can start at once instead of at their next poll. It
 	// must not block.
@@ -115,16 +125,17 @@ func declareDocuments(s *engine.Schema) {
 
 	register(s, &engine.TypeDef{Name: "project-documents", Guard: "documents", Archives: true, V2: true, Async: true,
 		ScopeRel: "project",
-		Attrs: cat([]engine.AttrDef{required(enum("document-type", "", DocumentSOW, DocumentPricing, DocumentBreakdown)),
+		Attrs: cat([]engine.AttrDef{required(enum("document-type", "", DocumentSOW, DocumentPricing, DocumentBreakdown, DocumentChangeOrder)),
 			flag("generate-pdf", false)},
 			computed(enum("status", "", DocumentQueued, DocumentGenerating, DocumentFinished, DocumentError),
 				text("error-text"), str("filename"), str("content-type"), num("size"), num("pdf-size"),
 				engine.AttrDef{Name: "document-url", Kind: engine.KindString, Link: true},
 				engine.AttrDef{Name: "pdf-url", Kind: engine.KindString, Link: true},
-				engine.AttrDef{Name: "generated-at", Kind: engine.KindTime})),
+				engine.AttrDef{Name: "generated-at", Kind: engine.KindTime}, str("version-digest"))),
 		Rels: []engine.RelDef{owner("project", "projects"), to1("document-template", "document-templates"),
-			{Name: "requested-by", Type: "users", ReadOnly: true}},
-		Filters: eq("project", "document-type", "status", "document-template"),
+			{Name: "requested-by", Type: "users", ReadOnly: true}, {Name: "project-version", Type: "project-versions", ReadOnly: true},
+			to1("change-order", "change-orders"), {Name: "acceptance", Type: "acceptances", ReadOnly: true}},
+		Filters: eq("project", "document-type", "status", "document-template", "change-order"),
 		Blobs:   []string{BlobDocumentFile, BlobDocumentPDF},
 		Hooks: engine.Hooks{
 			Defaults: func(_ context.Context, c *engine.Call, rec *engine.Record) error {
@@ -133,6 +144,12 @@ func declareDocuments(s *engine.Schema) {
 				return nil
 			},
 			Validate: validateProjectDocument,
+			Delete: func(_ context.Context, c *engine.Call, rec *engine.Record) error {
+				if rec.Rel(views.NameAcceptance) != "" { // what the client accepted stays as it was
+					return scopekit.Errorf(scopekit.ECONFLICT, "project-documents %s was accepted by the client: it is kept as it was accepted (archive it instead)", rec.ID)
+				}
+				return c.Remove(mustLookup(c.Engine.Schema(), views.TypeProjectDocuments), rec)
+			},
 			AfterWrite: func(_ context.Context, c *engine.Call, rec, old *engine.Record) error {
 				if old != nil {
 					return nil
@@ -144,7 +161,7 @@ func declareDocuments(s *engine.Schema) {
 
 	register(s, &engine.TypeDef{Name: "project-download-types", Guard: "documents", Archives: true,
 		Attrs: []engine.AttrDef{required(str("name")),
-			required(enum("document-type", "", DocumentSOW, DocumentPricing, DocumentBreakdown)),
+			required(enum("document-type", "", DocumentSOW, DocumentPricing, DocumentBreakdown, DocumentChangeOrder)),
 			required(enum("format", "", "docx", "pdf", "xlsx"))},
 		Rels:    []engine.RelDef{to1("document-template", "document-templates")},
 		Filters: eq("document-type", "format"),
@@ -154,9 +171,10 @@ func declareDocuments(s *engine.Schema) {
 
 // formatsOf are the formats each document type can be downloaded in.
 var formatsOf = map[string][]string{
-	DocumentSOW:       {"docx", "pdf"},
-	DocumentPricing:   {"xlsx"},
-	DocumentBreakdown: {"xlsx"},
+	DocumentSOW:         {"docx", "pdf"},
+	DocumentPricing:     {"xlsx"},
+	DocumentBreakdown:   {"xlsx"},
+	DocumentChangeOrder: {"docx", "pdf"},
 }
 
 // checkTemplateUse checks the template relationship of a record of
@@ -165,14 +183,18 @@ var formatsOf = map[string][]string{
 func checkTemplateUse(c *engine.Call, dt string, rec *engine.Record) error {
 	tid := rec.Rel(views.NameDocumentTemplate)
 	p := engine.RelPointer(views.NameDocumentTemplate)
-	if dt != DocumentSOW {
+	if !templated(dt) {
 		if tid != "" {
 			return engine.Invalid(p, "%s documents are built without a template; leave document-template empty", dt)
 		}
 		return nil
 	}
 	if tid == "" {
-		return engine.Invalid(p, "a sow document needs a document-template (every account has the built-in %q)", "Standard SOW")
+		builtin := "Standard SOW"
+		if dt == DocumentChangeOrder {
+			builtin = "Standard change order"
+		}
+		return engine.Invalid(p, "a %s document needs a document-template (every account has the built-in %q)", dt, builtin)
 	}
 	t, err := c.Get(views.TypeDocumentTemplates, tid)
 	if err != nil {
@@ -218,7 +240,7 @@ func validateProjectDocument(_ context.Context, c *engine.Call, rec, old *engine
 				errs = append(errs, engine.Invalid(engine.AttrPointer(a), "a document cannot change its %s; create a new document instead", a))
 			}
 		}
-		for _, r := range []string{views.NameProject, views.NameDocumentTemplate} {
+		for _, r := range []string{views.NameProject, views.NameDocumentTemplate, views.NameChangeOrder} {
 			if rec.Rel(r) != old.Rel(r) {
 				errs = append(errs, engine.Invalid(engine.RelPointer(r), "a document cannot change its %s; create a new document instead", r))
 			}
@@ -231,13 +253,35 @@ func validateProjectDocument(_ context.Context, c *engine.Call, rec, old *engine
 		return nil
 	}
 	var errs []error
-	if doc.GeneratePdf() && dt != DocumentSOW {
-		errs = append(errs, engine.Invalid(engine.AttrPointer(views.NameGeneratePdf), "generate-pdf applies to sow documents only; %s documents are workbooks", dt))
+	if doc.GeneratePdf() && !templated(dt) {
+		errs = append(errs, engine.Invalid(engine.AttrPointer(views.NameGeneratePdf), "generate-pdf applies to sow and change_order documents only; %s documents are workbooks", dt))
+	}
+	if err := checkChangeOrderUse(c, dt, rec); err != nil {
+		errs = append(errs, err)
 	}
 	if err := checkTemplateUse(c, dt, rec); err != nil {
 		errs = append(errs, err)
 	}
 	return errs
+}
+
+// checkChangeOrderUse checks the change-order relationship of a new
+// document: a change_order document documents a change order of its
+// project; other documents name none.
+func checkChangeOrderUse(c *engine.Call, dt string, rec *engine.Record) error {
+	co, p := rec.Rel(views.NameChangeOrder), engine.RelPointer(views.NameChangeOrder)
+	switch {
+	case dt != DocumentChangeOrder && co != "":
+		return engine.Invalid(p, "only change_order documents name a change order")
+	case dt != DocumentChangeOrder:
+		return nil
+	case co == "":
+		return engine.Invalid(p, "a change_order document needs the change order it documents")
+	}
+	if r, err := c.Get(views.TypeChangeOrders, co); err == nil && r.Rel(views.NameProject) != rec.Rel(views.NameProject) {
+		return engine.Invalid(p, "change-orders %s is not a change order of projects %s", co, rec.Rel(views.NameProject))
+	}
+	return nil
 }
 
 func contains(list []string, s string) bool {
@@ -297,13 +341,13 @@ func (s *Service) DocumentFile(ctx context.Context, a *engine.Actor, id, format 
 		switch format {
 		case "", own:
 		case "pdf":
-			if doc.DocumentType() != DocumentSOW {
+			if !templated(doc.DocumentType()) {
 				return scopekit.ParamErrorf(scopekit.EBADREQUEST, "format", "%s documents are workbooks: format must be xlsx", doc.DocumentType())
 			}
 			kind, size = BlobDocumentPDF, doc.PdfSize()
 		default:
 			ok := formatsOf[doc.DocumentType()]
-			if doc.DocumentType() == DocumentSOW {
+			if templated(doc.DocumentType()) {
 				ok = []string{own, "pdf"}
 			}
 			return scopekit.ParamErrorf(scopekit.EBADREQUEST, "format", "format must be %s", strings.Join(ok, " or "))

@@ -327,7 +327,7 @@ func TestDocumentsCreate(t *testing.T) {
 		{[]string{"document-type", `"sow"`}, archived, "/data/relationships/document-template", "is archived"},
 		{[]string{"document-type", `"sow"`}, foreign, "/data/relationships/document-template", "does not exist in this account"},
 		{[]string{"document-type", `"pricing"`}, std, "/data/relationships/document-template", "pricing documents are built without a template"},
-		{[]string{"document-type", `"breakdown"`, "generate-pdf", `true`}, nil, "/data/attributes/generate-pdf", "generate-pdf applies to sow documents only"},
+		{[]string{"document-type", `"breakdown"`, "generate-pdf", `true`}, nil, "/data/attributes/generate-pdf", "generate-pdf applies to sow and change_order documents only"},
 		{[]string{"document-type", `"pdf"`}, nil, "/data/attributes/document-type", ""},
 		{[]string{"generate-pdf", `true`}, nil, "/data/attributes/document-type", ""},
 	} {

@@ -14,7 +14,7 @@ import (
 
 // mustSetup opens a real bbolt store in a temp dir with one account and
 // returns the service and a system actor of that account.
-func mustSetup(t *testing.T) (*scoping.Service, *engine.Actor) {
+func mustSetup(t testing.TB) (*scoping.Service, *engine.Actor) {
 	t.Helper()
 	db := bolttest.Open(t, scoping.DefaultSchema())
 	svc := scoping.NewService(db)

@@ -46,14 +46,14 @@ func projectGovernanceDefaults(_ context.Context, c *engine.Call, rec *engine.Re
 	if _, err := c.Get(views.TypeProjects, pid); err != nil {
 		return nil
 	}
-	return copyGovernance(c, pid, g, rec, c.Given)
+	return copyGovernance(c, scopeOfLine(rec), g, rec, c.Given)
 }
 
-// copyGovernance fills the project governance item pg of a project from
-// its catalog item g: the attributes governanceCopied, the category, and
-// the project's resource and phase for the catalog's (made on demand),
-// each unless given.
-func copyGovernance(c *engine.Call, projectID string, g, pg *engine.Record, given func(string) bool) error {
+// copyGovernance fills the governance item pg of a scope (a project's
+// own lines or a change order's copy) from its catalog item g: the
+// attributes governanceCopied, the category, and the scope's resource and
+// phase for the catalog's (made on demand), each unless given.
+func copyGovernance(c *engine.Call, scope lineScope, g, pg *engine.Record, given func(string) bool) error {
 	for _, a := range governanceCopied {
 		if v := g.Attrs[a]; v != nil && !given(a) {
 			pg.Attrs[a] = v
@@ -63,14 +63,14 @@ func copyGovernance(c *engine.Call, projectID string, g, pg *engine.Record, give
 		pg.SetRel(views.NameServiceCategory, sc)
 	}
 	if r := g.Rel(views.NameResource); r != "" && !given(views.NameProjectResource) {
-		id, err := ensureProjectResource(c, projectID, r)
+		id, err := ensureProjectResource(c, scope, r)
 		if err != nil {
 			return err
 		}
 		pg.SetRel(views.NameProjectResource, id)
 	}
 	if ph := g.Rel(views.NamePhase); ph != "" && !given(views.NameProjectPhase) {
-		id, err := ensureProjectPhase(c, projectID, ph)
+		id, err := ensureProjectPhase(c, scope, ph)
 		if err != nil {
 			return err
 		}

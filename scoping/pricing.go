@@ -106,8 +106,12 @@ type projectData map[string][]*engine.Record // type → records
 func loadProjectData(c *engine.Call, ids []string, known []*engine.Record) (projectData, error) {
 	d := projectData{}
 	want := make(map[string]bool, len(ids))
+	var cos []string // the change orders among the scopes
 	for _, id := range ids {
 		want[id] = true
+		if co := changeOrderOf(id); co != "" {
+			cos = append(cos, co)
+		}
 	}
 	have := map[string]bool{}
 	for _, p := range known {
@@ -118,7 +122,7 @@ func loadProjectData(c *engine.Call, ids []string, known []*engine.Record) (proj
 	}
 	var missing []string
 	for _, id := range ids {
-		if !have[id] {
+		if !have[id] && changeOrderOf(id) == "" {
 			missing = append(missing, id)
 		}
 	}
@@ -129,33 +133,47 @@ func loadProjectData(c *engine.Call, ids []string, known []*engine.Record) (proj
 		}
 		d[views.TypeProjects] = append(d[views.TypeProjects], projects...)
 	}
-	withLines := ids
-	if len(state(c).childless) > 0 {
-		withLines = make([]string, 0, len(ids))
-		for _, id := range ids {
-			if !state(c).childless[id] {
-				withLines = append(withLines, id)
-			}
+	if len(cos) > 0 {
+		copies, err := changeOrderScopes(c, cos)
+		if err != nil {
+			return nil, err
+		}
+		d[views.TypeChangeOrders] = copies.orders
+		d[views.TypeProjects] = append(d[views.TypeProjects], copies.projects...)
+	}
+	var withLines []string
+	for _, id := range ids {
+		if changeOrderOf(id) == "" && !state(c).childless[id] {
+			withLines = append(withLines, id)
 		}
 	}
 	// the lines of every type and the currencies in one round trip where
 	// the store reads ahead, then what the lines refer to in another
-	if len(withLines) > 0 {
-		for _, typ := range projectInputTypes {
-			c.FindAhead(typ, engine.Eq(views.NameProject, withLines...))
+	conds := func() [][]engine.Cond {
+		var out [][]engine.Cond
+		if len(withLines) > 0 {
+			out = append(out, []engine.Cond{engine.Eq(views.NameProject, withLines...), {Field: views.NameChangeOrder, Op: engine.OpNull}})
+		}
+		if len(cos) > 0 {
+			out = append(out, []engine.Cond{engine.Eq(views.NameChangeOrder, cos...)})
+		}
+		return out
+	}()
+	for _, typ := range projectInputTypes {
+		for _, where := range conds {
+			c.FindAhead(typ, where...)
 		}
 	}
 	c.FindAhead(views.TypeCurrencies)
 	for _, typ := range projectInputTypes {
-		if len(withLines) == 0 {
-			continue
+		for _, where := range conds {
+			recs, err := c.Find(typ, where...)
+			if err != nil {
+				return nil, err
+			}
+			d[typ] = append(d[typ], recs...)
 		}
-		recs, err := c.Find(typ, engine.Eq(views.NameProject, withLines...))
-		if err != nil {
-			return nil, err
-		}
-		sortByPosition(recs)
-		d[typ] = recs
+		sortByPosition(d[typ])
 	}
 	// what the lines refer to outside the project
 	refs := []struct{ typ, from, rel string }{
@@ -200,11 +218,12 @@ func byID(recs []*engine.Record) map[string]*engine.Record {
 	return m
 }
 
-// byProject groups records by their project.
+// byProject groups records by their pricing scope: a project's own lines
+// under its id, a change order's copy under coScope.
 func byProject(recs []*engine.Record) map[string][]*engine.Record {
 	m := map[string][]*engine.Record{}
 	for _, r := range recs {
-		m[r.Rel(views.NameProject)] = append(m[r.Rel(views.NameProject)], r)
+		m[projectOfPriced(r)] = append(m[projectOfPriced(r)], r)
 	}
 	return m
 }
@@ -349,20 +368,34 @@ func computePrices(_ context.Context, c *engine.Call, recs []*engine.Record) err
 	projects := make(map[string]*engine.Record, len(recs))
 	var want []string
 	for _, r := range recs {
-		if r.Type == views.TypeProjects {
-			projects[r.ID] = r
-		} else if pid := r.Rel(views.NameProject); pid != "" && !slices.Contains(want, pid) {
+		if r.Type == views.TypeProjects || r.Type == views.TypeChangeOrders {
+			projects[projectOfPriced(r)] = r
+		} else if pid := projectOfPriced(r); pid != "" && !slices.Contains(want, pid) {
 			want = append(want, pid)
 		}
 	}
 	want = slices.DeleteFunc(want, func(id string) bool { return projects[id] != nil })
-	if len(want) > 0 {
-		found, err := c.Find(views.TypeProjects, engine.Eq("id", want...))
+	var wantProjects, wantOrders []string
+	for _, id := range want {
+		if co := changeOrderOf(id); co != "" {
+			wantOrders = append(wantOrders, co)
+		} else {
+			wantProjects = append(wantProjects, id)
+		}
+	}
+	for _, q := range []struct {
+		typ string
+		ids []string
+	}{{views.TypeProjects, wantProjects}, {views.TypeChangeOrders, wantOrders}} {
+		if len(q.ids) == 0 {
+			continue
+		}
+		found, err := c.Find(q.typ, engine.Eq("id", q.ids...))
 		if err != nil {
 			return err
 		}
 		for _, p := range found {
-			projects[p.ID] = p
+			projects[projectOfPriced(p)] = p
 		}
 	}
 	acct, fromActor, err := figuresAccount(c)
@@ -441,7 +474,7 @@ func staleProjects(recs []*engine.Record, projects map[string]*engine.Record, ac
 		if p := projects[pid]; p == nil || !pricesFresh(p, epoch) {
 			stale[pid] = true
 			ids = append(ids, pid)
-			if p != nil {
+			if p != nil && p.Type == views.TypeProjects {
 				known = append(known, p)
 			}
 		}
@@ -449,10 +482,17 @@ func staleProjects(recs []*engine.Record, projects map[string]*engine.Record, ac
 	return stale, ids, known
 }
 
-// projectOfPriced returns the project a priced record belongs to.
+// projectOfPriced returns the pricing scope a priced record belongs to:
+// its project, or its change order's copy (coScope).
 func projectOfPriced(r *engine.Record) string {
-	if r.Type == views.TypeProjects {
+	switch r.Type {
+	case views.TypeProjects:
 		return r.ID
+	case views.TypeChangeOrders:
+		return coScope(r.ID)
+	}
+	if co := r.Rel(views.NameChangeOrder); co != "" {
+		return coScope(co)
 	}
 	return r.Rel(views.NameProject)
 }
@@ -465,7 +505,7 @@ func setFigures(c *engine.Call, r *engine.Record) bool {
 	var vals [6]any // by position in names; nil: no figure
 	put := func(name string, f pricing.Fixed) { vals[slices.Index(names, name)] = f.String() }
 	if pp := state(c).pricedCache[projectOfPriced(r)]; pp != nil {
-		if r.Type == views.TypeProjects && pp.in != nil {
+		if (r.Type == views.TypeProjects || r.Type == views.TypeChangeOrders) && pp.in != nil {
 			vals[0] = pp.in.Currency.Code
 		}
 		if pp.err == nil {
@@ -493,7 +533,7 @@ func setFigures(c *engine.Call, r *engine.Record) bool {
 func lineFigures(r *engine.Record, pp *pricedProject, put func(string, pricing.Fixed)) {
 	res := pp.res
 	switch r.Type {
-	case views.TypeProjects:
+	case views.TypeProjects, views.TypeChangeOrders:
 		put(views.NameTotalHours, res.TotalHours())
 		put(views.NameContractRevenue, res.TotalContractValue)
 		put(views.NameContractCost, res.TotalContractCost)

@@ -41,6 +41,8 @@ func declareProjects(s *engine.Schema) {
 			inverse("project-expenses", "project-expenses", "project"),
 			inverse("project-products", "project-products", "project"),
 			inverse("project-documents", "project-documents", "project"),
+			inverse("project-versions", "project-versions", "project"),
+			inverse("change-orders", "change-orders", "project"),
 		},
 		Filters: with(with(with(with(with(with(with(with(with(with(
 			eq("status", "client", "line-of-business", "sales-executive", "presales-engineer"),
@@ -66,7 +68,7 @@ func declareProjects(s *engine.Schema) {
 			}}),
 			"active", engine.FilterDef{Op: engine.OpIn, Kind: engine.KindBool}),
 		Hooks: engine.Hooks{Defaults: projectDefaults, AfterWrite: afterProjectWrite,
-			Compute: computePrices, Prefetch: accountAhead,
+			Compute: computePrices, Prefetch: accountAhead, Delete: deleteProject,
 			Validate: func(_ context.Context, c *engine.Call, rec, old *engine.Record) []error {
 				return append(validateUDFs(c, "projects", rec), validateProjectStatus(c, rec, old))
 			}},
@@ -160,8 +162,9 @@ func declareProjects(s *engine.Schema) {
 			engine.AttrDef{Name: "legacy", Kind: engine.KindBool}, engine.AttrDef{Name: "completed-at", Kind: engine.KindTime}, text("comment")),
 		Rels: []engine.RelDef{owner("project", "projects"), to1("approval-level", "approval-levels"),
 			inverse("approval-requirements", "approval-requirements", "approval-step"),
-			{Name: "required-approvers", Type: "users", ToMany: true, ReadOnly: true}},
-		Filters: eq("project", "status")})
+			{Name: "required-approvers", Type: "users", ToMany: true, ReadOnly: true},
+			{Name: "change-order", Type: "change-orders", ReadOnly: true, Cascade: true}},
+		Filters: eq("project", "status", "change-order")})
 	register(s, &engine.TypeDef{Name: "approval-requirements", Guard: "projects", ScopeRel: "project", ReadOnly: true,
 		Attrs: computed(enum("status", "pending", "pending", "signed", "downgraded"), engine.AttrDef{Name: "signed-at", Kind: engine.KindTime}),
 		Rels: []engine.RelDef{owner("approval-step", "approval-steps"), to1("user", "users"),
@@ -299,7 +302,7 @@ func addRequiredGovernance(_ context.Context, c *engine.Call, rec, old *engine.R
 		pg := engine.NewRecord(views.TypeProjectGovernances, c.AccountID())
 		pg.SetRel(views.NameProject, rec.ID)
 		pg.SetRel(views.NameGovernance, g.ID)
-		if err := copyGovernance(c, rec.ID, g, pg, func(string) bool { return false }); err != nil {
+		if err := copyGovernance(c, lineScope{project: rec.ID}, g, pg, func(string) bool { return false }); err != nil {
 			return err
 		}
 		if err := c.Tx.Insert(pg); err != nil {
@@ -307,4 +310,18 @@ func addRequiredGovernance(_ context.Context, c *engine.Call, rec, old *engine.R
 		}
 	}
 	return nil
+}
+
+// deleteProject removes a project as the engine does, unless a client's
+// decision was recorded on it: evidence is kept (archive the project
+// instead).
+func deleteProject(_ context.Context, c *engine.Call, rec *engine.Record) error {
+	ev, err := c.Find(views.TypeAcceptances, engine.Eq(views.NameProject, rec.ID))
+	if err != nil {
+		return err
+	}
+	if len(ev) > 0 {
+		return scopekit.Errorf(scopekit.ECONFLICT, "projects %s holds a client's recorded decision, which is kept: archive the project instead", rec.ID)
+	}
+	return c.Remove(mustLookup(c.Engine.Schema(), views.TypeProjects), rec)
 }

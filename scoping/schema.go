@@ -1,6 +1,7 @@
 package scoping
 
 import (
+	"slices"
 	"sync"
 
 	"github.com/scopekit/scopekit/engine"
@@ -10,7 +11,9 @@ import (
 // declarations lists, in one place, the functions that declare the types
 // of each area of the domain; NewSchema calls them in this order.
 var declarations = []func(*engine.Schema){
+	declareAcceptance,
 	declareAccounts,
+	declareChangeOrders,
 	declareCatalog,
 	declareDocuments,
 	declareDomains,
@@ -23,6 +26,7 @@ var declarations = []func(*engine.Schema){
 	declareSingleSignOn,
 	declareSurveys,
 	declareUDF,
+	declareVersions,
 	declareWebhooks,
 }
 
@@ -75,6 +79,9 @@ var sortedByDefault = map[string]bool{views.NameName: true, views.NamePosition: 
 func register(s *engine.Schema, t *engine.TypeDef) *engine.TypeDef {
 	if _, priced := figureAttrs[t.Name]; priced {
 		t.Reread = true
+	}
+	if slices.Contains(projectInputTypes, t.Name) {
+		scopeLine(t) // changeorders.go
 	}
 	for i := range t.Attrs {
 		if sortedByDefault[t.Attrs[i].Name] {

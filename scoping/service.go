@@ -74,9 +74,14 @@ func NewService(store engine.Store, opts ...Option) *Service {
 	}
 	s := &Service{Now: func() time.Time { return time.Now().UTC() }, price: pricing.Price}
 	s.Engine = engine.New(store, o.schema, engine.Config{
-		Scopes:  assignedProjects,
-		Begin:   s.begin,
-		Touched: restoreTeammate,
+		Scopes: assignedProjects,
+		Begin:  s.begin,
+		Touched: func(c *engine.Call, def *engine.TypeDef, rec *engine.Record) error {
+			if err := lockedScope(c, def, rec); err != nil { // changeorders.go
+				return err
+			}
+			return restoreTeammate(c, def, rec)
+		},
 	})
 	return s
 }

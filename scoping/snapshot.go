@@ -45,6 +45,21 @@ func (s *Service) snapshotIn(ctx context.Context, c *engine.Call, projectID stri
 		return nil, err
 	}
 	pp := runs[proj.ID]
+	snap, err := snapshotOf(c, proj, pp)
+	if err != nil {
+		return nil, err
+	}
+	held, err := heldVersion(c, proj, pp)
+	if err != nil {
+		return nil, err
+	}
+	snap.Version = viewOf[views.ProjectVersion](held)
+	return snap, fillSnapshot(c, snap)
+}
+
+// snapshotOf is the snapshot of proj's scope as the pricing run pp has it
+// (without the records around it: fillSnapshot).
+func snapshotOf(c *engine.Call, proj *engine.Record, pp *pricedProject) (*views.Snapshot, error) {
 	if pp.err != nil {
 		return nil, pp.err
 	}
@@ -65,7 +80,7 @@ func (s *Service) snapshotIn(ctx context.Context, c *engine.Call, projectID stri
 	for i, subs := range pp.subs {
 		snap.Subservices[i] = views.Of[views.ProjectSubservice](subs)
 	}
-	return snap, fillSnapshot(c, snap)
+	return snap, nil
 }
 
 // fillSnapshot reads the records around the project: one query per type,

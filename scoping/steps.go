@@ -81,6 +81,9 @@ func follow(c *engine.Call, step *engine.Record, out approval.Outcome) error {
 	if out != approval.Completed && out != approval.Declined && out != approval.Rescoped {
 		return nil
 	}
+	if step.Rel(views.NameChangeOrder) != "" {
+		return followChangeOrder(c, step, out) // changeflow.go
+	}
 	proj, err := c.Get(views.TypeProjects, step.Rel(views.NameProject))
 	if err != nil {
 		return err
@@ -90,6 +93,9 @@ func follow(c *engine.Call, step *engine.Record, out approval.Outcome) error {
 		return completeWorkflow(c, proj)
 	case out == approval.Completed:
 		return advance(c, proj, int(step.Int(views.NamePosition)))
+	}
+	if out == approval.Rescoped {
+		versionAtCommit(c, proj.ID, VersionRescoped)
 	}
 	delete(proj.Attrs, views.NameApprovalStage)
 	return setProjectStatus(c, proj, "draft")

@@ -46,6 +46,8 @@ const (
 var figureAttrs = map[string][]string{
 	views.TypeProjects: {views.NameCurrency, views.NameTotalHours, views.NameContractRevenue, views.NameContractCost,
 		views.NameContractProfit, views.NameContractMargin},
+	views.TypeChangeOrders: {views.NameCurrency, views.NameTotalHours, views.NameContractRevenue, views.NameContractCost,
+		views.NameContractProfit, views.NameContractMargin},
 	views.TypeProjectServices:    {views.NameExtendedHours, views.NameTotalHours, views.NameRevenue, views.NameCost},
 	views.TypeProjectSubservices: {views.NameExtendedHours, views.NameRevenue, views.NameCost},
 	views.TypeProjectGovernances: {views.NameHours, views.NameRevenue, views.NameCost},
@@ -148,7 +150,7 @@ func (t *pricingTx) markDirty(accountID, projectID string) {
 // tracked reports whether writes of typ may change prices.
 func tracked(typ string) bool {
 	_, shared := sharedInputs[typ]
-	return typ == views.TypeProjects || shared || slices.Contains(projectInputTypes, typ)
+	return typ == views.TypeProjects || typ == views.TypeChangeOrders || shared || slices.Contains(projectInputTypes, typ)
 }
 
 // Prefetch implements engine.Prefetcher for a Tx that reads ahead.
@@ -179,6 +181,15 @@ func (t *pricingTx) Insert(r *engine.Record) error {
 	return t.note(r, nil)
 }
 
+// InsertLate implements engine.LateInserter where the store does: r gets
+// its id at once and is written with the transaction's later writes.
+func (t *pricingTx) InsertLate(r *engine.Record) error {
+	if err := engine.InsertLate(t.Tx, r); err != nil {
+		return err
+	}
+	return t.note(r, nil)
+}
+
 // Replace implements Tx.
 func (t *pricingTx) Replace(r *engine.Record) error {
 	if !tracked(r.Type) {
@@ -200,9 +211,9 @@ func (t *pricingTx) Replace(r *engine.Record) error {
 			t.bumped[r.ID], t.touched = true, true
 		}
 		r.Attrs[priceEpochAttr] = e
-	case views.TypeProjects:
+	case views.TypeProjects, views.TypeChangeOrders:
 		// figures survive a rewrite of the record that does not carry them
-		for _, a := range append([]string{pricedEpochAttr}, figureAttrs[views.TypeProjects]...) {
+		for _, a := range append([]string{pricedEpochAttr}, figureAttrs[r.Type]...) {
 			if _, ok := r.Attrs[a]; !ok && old.Attrs[a] != nil {
 				r.Attrs[a] = old.Attrs[a]
 			}
@@ -216,7 +227,7 @@ func (t *pricingTx) Replace(r *engine.Record) error {
 
 // Delete implements Tx.
 func (t *pricingTx) Delete(typ, accountID, id string) error {
-	if !tracked(typ) || typ == views.TypeProjects {
+	if !tracked(typ) || typ == views.TypeProjects || typ == views.TypeChangeOrders {
 		return t.Tx.Delete(typ, accountID, id)
 	}
 	old, err := t.Tx.Get(typ, accountID, id)
@@ -241,10 +252,14 @@ func (t *pricingTx) note(cur, old *engine.Record) error {
 		if old == nil || cur != nil && !sameAttrs(old, cur, projectInputs) {
 			t.markDirty(some.AccountID, some.ID)
 		}
+	case typ == views.TypeChangeOrders:
+		if old == nil || cur != nil && !sameAttrs(old, cur, changeOrderInputs) {
+			t.markDirty(some.AccountID, coScope(some.ID))
+		}
 	case slices.Contains(projectInputTypes, typ):
 		for _, r := range []*engine.Record{old, cur} {
 			if r != nil {
-				t.markDirty(r.AccountID, r.Rel(views.NameProject))
+				t.markDirty(r.AccountID, projectOfPriced(r))
 				delete(t.childless, lineKey(r.AccountID, r.Rel(views.NameProject)))
 			}
 		}
@@ -346,14 +361,20 @@ func (s *Service) storePrices(ctx context.Context, tx engine.Tx, accountID strin
 	if err := priceData(c, d, ids); err != nil {
 		return nil, err
 	}
+	owners := d[views.TypeChangeOrders] // a change order holds its copy's figures
 	for _, proj := range d[views.TypeProjects] {
-		changed := setFigures(c, proj)
-		if e, ok := epochOf(proj, pricedEpochAttr); !ok || e != epoch {
-			proj.Attrs[pricedEpochAttr] = epoch
+		if changeOrderOf(proj.ID) == "" {
+			owners = append(owners, proj)
+		}
+	}
+	for _, owner := range owners {
+		changed := setFigures(c, owner)
+		if e, ok := epochOf(owner, pricedEpochAttr); !ok || e != epoch {
+			owner.Attrs[pricedEpochAttr] = epoch
 			changed = true
 		}
 		if changed {
-			if err := tx.Replace(proj); err != nil {
+			if err := tx.Replace(owner); err != nil {
 				return nil, err
 			}
 		}
@@ -391,11 +412,16 @@ func (s *Service) RefreshPrices(ctx context.Context, accountID string) error {
 			if err != nil {
 				return err
 			}
-			n = len(projects)
+			// change orders after the projects, in chunks of their own
+			orders, _, err := tx.List(&engine.Query{Type: views.TypeChangeOrders, AccountID: accountID, Limit: refreshChunk, Offset: off})
+			if err != nil {
+				return err
+			}
+			n = max(len(projects), len(orders))
 			var stale []string
-			for _, p := range projects {
+			for _, p := range append(projects, orders...) {
 				if !pricesFresh(p, epoch) {
-					stale = append(stale, p.ID)
+					stale = append(stale, projectOfPriced(p))
 				}
 			}
 			if len(stale) == 0 {

@@ -406,14 +406,14 @@ func (p *surveyPlanner) input(f firing, t ruleTarget, rate string, cur *engine.R
 	case "service":
 		setRel(views.NameService, views.TypeServices, t.rec.ID)
 		if t.phase != nil {
-			id, err := ensureProjectPhase(p.c, p.pid, t.phase.ID)
+			id, err := ensureProjectPhase(p.c, lineScope{project: p.pid}, t.phase.ID)
 			if err != nil {
 				return nil, err
 			}
 			setRel(views.NameProjectPhase, views.TypeProjectPhases, id)
 		}
 		if t.resource != nil {
-			id, err := ensureProjectResource(p.c, p.pid, t.resource.ID)
+			id, err := ensureProjectResource(p.c, lineScope{project: p.pid}, t.resource.ID)
 			if err != nil {
 				return nil, err
 			}
@@ -457,7 +457,7 @@ func (p *surveyPlanner) rate(f firing) (string, error) {
 // location returns the project's location of that name, made when the
 // project has none.
 func (p *surveyPlanner) location(name string) (string, error) {
-	found, err := p.c.Find(views.TypeProjectLocations, engine.Eq(views.NameProject, p.pid), engine.Eq(views.NameName, name))
+	found, err := p.c.Find(views.TypeProjectLocations, append(lineScope{project: p.pid}.where(), engine.Eq(views.NameName, name))...)
 	if err != nil || len(found) > 0 {
 		if len(found) > 0 {
 			slices.SortFunc(found, func(a, b *engine.Record) int { return engine.CompareIDs(a.ID, b.ID) })

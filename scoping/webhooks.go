@@ -50,7 +50,8 @@ const (
 	webhookSecretByteSize = 24
 )
 
-var eventTypes = []string{views.EventProjectStatusChanged, views.EventServiceStatusChanged, views.EventDocumentStatusChanged}
+var eventTypes = []string{views.EventProjectStatusChanged, views.EventServiceStatusChanged, views.EventDocumentStatusChanged,
+	views.EventChangeOrderStatusChanged, views.EventAcceptanceStatusChanged}
 
 func declareWebhooks(s *engine.Schema) {
 	register(s, &engine.TypeDef{Name: "webhook-subscriptions", Guard: "settings.webhooks", V2: true,

@@ -66,6 +66,7 @@ func afterProjectWrite(ctx context.Context, c *engine.Call, rec, old *engine.Rec
 		if err := joinCreatedProject(c, rec); err != nil {
 			return err
 		}
+		versionAtCommit(c, rec.ID, VersionCreated)
 		return addRequiredGovernance(ctx, c, rec, old)
 	}
 	from, to := old.Str(views.NameStatus), rec.Str(views.NameStatus)
@@ -120,6 +121,7 @@ func (s *Service) Submit(ctx context.Context, a *engine.Actor, projectID string)
 		if err := restoreTeammate(c, mustLookup(s.Schema(), views.TypeProjects), proj); err != nil {
 			return err
 		}
+		versionAtCommit(c, proj.ID, VersionSubmitted)
 		return advance(c, proj, math.MinInt)
 	})
 }
@@ -142,20 +144,27 @@ func advance(c *engine.Call, proj *engine.Record, after int) error {
 	if !ok {
 		return completeWorkflow(c, proj)
 	}
-	step := engine.NewRecord(views.TypeApprovalSteps, proj.AccountID)
-	step.Attrs[views.NameKind], step.Attrs[views.NamePosition], step.Attrs[views.NameStatus], step.Attrs[views.NameLegacy] = plan.Kind, int64(plan.Position), approval.StepPending, false
-	step.Attrs[views.NameRequiredApprovals], step.Attrs[views.NameSubmitterApproves] = int64(plan.RequiredApprovals), plan.SubmitterApproves
-	step.Attrs[attrSubmitter] = proj.Str(attrSubmitter)
-	step.SetRel(views.NameProject, proj.ID)
-	step.SetRel(views.NameApprovalLevel, plan.LevelID)
-	if len(plan.Approvers) > 0 {
-		step.Rels[views.NameRequiredApprovers] = slices.Clone(plan.Approvers)
-	}
-	if err := insertStep(c, step); err != nil {
+	if err := insertPlannedStep(c, plan, proj.ID, "", proj.Str(attrSubmitter)); err != nil {
 		return err
 	}
 	proj.Attrs[views.NameApprovalStage] = plan.Kind
 	return c.Tx.Replace(proj)
+}
+
+// insertPlannedStep stores the step of a plan for a project, or for one of
+// its change orders (changeOrder not empty).
+func insertPlannedStep(c *engine.Call, plan approval.Plan, projectID, changeOrder, submitter string) error {
+	step := engine.NewRecord(views.TypeApprovalSteps, c.AccountID())
+	step.Attrs[views.NameKind], step.Attrs[views.NamePosition], step.Attrs[views.NameStatus], step.Attrs[views.NameLegacy] = plan.Kind, int64(plan.Position), approval.StepPending, false
+	step.Attrs[views.NameRequiredApprovals], step.Attrs[views.NameSubmitterApproves] = int64(plan.RequiredApprovals), plan.SubmitterApproves
+	step.Attrs[attrSubmitter] = submitter
+	step.SetRel(views.NameProject, projectID)
+	step.SetRel(views.NameChangeOrder, changeOrder)
+	step.SetRel(views.NameApprovalLevel, plan.LevelID)
+	if len(plan.Approvers) > 0 {
+		step.Rels[views.NameRequiredApprovers] = slices.Clone(plan.Approvers)
+	}
+	return insertStep(c, step)
 }
 
 // insertStep stores a step and one pending requirement per required
@@ -184,12 +193,19 @@ func completeWorkflow(c *engine.Call, proj *engine.Record) error {
 	return setProjectStatus(c, proj, "approved")
 }
 
-// cancelPendingSteps cancels the project's pending steps.
+// cancelPendingSteps cancels the project's pending steps (its own, not
+// those of its change orders).
 func cancelPendingSteps(c *engine.Call, projectID string) error {
-	steps, err := c.Find(views.TypeApprovalSteps, engine.Eq(views.NameProject, projectID), engine.Eq(views.NameStatus, approval.StepPending))
+	steps, err := c.Find(views.TypeApprovalSteps, engine.Eq(views.NameProject, projectID), engine.Eq(views.NameStatus, approval.StepPending),
+		engine.Cond{Field: views.NameChangeOrder, Op: engine.OpNull})
 	if err != nil {
 		return err
 	}
+	return cancelSteps(c, steps)
+}
+
+// cancelSteps cancels steps.
+func cancelSteps(c *engine.Call, steps []*engine.Record) error {
 	for _, st := range steps {
 		st.Attrs[views.NameStatus], st.Attrs[views.NameCompletedAt] = approval.StepCanceled, engine.FormatTime(svcOf(c).Now())
 		if err := c.Tx.Replace(st); err != nil {
@@ -258,13 +274,17 @@ func approvalFacts(c *engine.Call, proj *engine.Record) (approval.Facts, error) 
 		return approval.Facts{}, pp.err
 	}
 	res := pp.res
+	// a project changes the contract from none: its deltas are its figures
 	f := approval.Facts{
 		Money: map[string]decimal.Decimal{
-			"contract_revenue": res.ToDefault(res.TotalContractValue.Decimal).Decimal,
-			"contract_cost":    res.ToDefault(res.TotalContractCost.Decimal).Decimal,
-			"contract_profit":  res.ToDefault(res.TotalContractProfit.Decimal).Decimal,
+			approval.FieldContractRevenue: res.ToDefault(res.TotalContractValue.Decimal).Decimal,
+			approval.FieldContractCost:    res.ToDefault(res.TotalContractCost.Decimal).Decimal,
+			approval.FieldContractProfit:  res.ToDefault(res.TotalContractProfit.Decimal).Decimal,
+			approval.FieldDeltaRevenue:    res.ToDefault(res.TotalContractValue.Decimal).Decimal,
+			approval.FieldDeltaCost:       res.ToDefault(res.TotalContractCost.Decimal).Decimal,
 		},
 		ContractMargin: res.TotalContractMargin.Decimal,
+		DeltaMargin:    res.TotalContractMargin.Decimal,
 		TotalHours:     res.TotalHours().Decimal,
 		LineOfBusiness: proj.Rel(views.NameLineOfBusiness),
 		Client:         proj.Rel(views.NameClient),

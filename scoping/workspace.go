@@ -111,7 +111,11 @@ func (s *Service) MoveLine(ctx context.Context, a *engine.Actor, typ, id string,
 		if err != nil {
 			return err
 		}
-		sibs, err := c.Find(typ, engine.Eq(parent, rec.Rel(parent)))
+		where := []engine.Cond{engine.Eq(parent, rec.Rel(parent))}
+		if parent == views.NameProject {
+			where = scopeOfLine(rec).where() // a change order's copy is a scope of its own
+		}
+		sibs, err := c.Find(typ, where...)
 		if err != nil {
 			return err
 		}

@@ -80,3 +80,16 @@ func TestAccessibility(t *testing.T) {
 		}
 	}
 }
+
+// axeSourceIfSet is axe-core's source when the accessibility checks run
+// (nil when they do not), for a test that goes on without them.
+func axeSourceIfSet(t *testing.T) []byte {
+	t.Helper()
+	path := os.Getenv(axeEnv)
+	if path == "" {
+		return nil
+	}
+	src, err := os.ReadFile(path)
+	require.NoError(t, err)
+	return src
+}

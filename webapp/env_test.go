@@ -64,8 +64,16 @@ type env struct {
 	accts  map[string]string // slug -> id
 	users  map[string]string // email -> id
 	seeded map[string]*demodata.Seeded
-	pdf    bool // documents get PDFs (LibreOffice is installed)
+	pdf    bool // documents get PDFs (LibreOffice is installed, or converter is set)
 	dns    *fakeDNS
+
+	// set by an option before the server starts: the documents' PDF
+	// converter (nil: LibreOffice when installed), where the server's
+	// logs go besides the test's (every level), and the share links'
+	// pages' throttle (posts per minute of a link; zero: the default)
+	converter  office.Converter
+	logs       io.Writer
+	acceptRate float64
 }
 
 // fakeDNS answers the TXT lookups of domain verification from a map.
@@ -100,13 +108,16 @@ func (e *env) instance(pgURL string) *env {
 	return o
 }
 
-func newEnv(t testing.TB) *env { return newEnvOn(t, "") }
+func newEnv(t testing.TB, opts ...func(*env)) *env { return newEnvOn(t, "", opts...) }
 
 // newEnvOn is newEnv on the PostgreSQL database of pgURL ("" for the
 // default store).
-func newEnvOn(t testing.TB, pgURL string) *env {
+func newEnvOn(t testing.TB, pgURL string, opts ...func(*env)) *env {
 	t.Helper()
 	e := &env{t: t, accts: map[string]string{}, users: map[string]string{}, seeded: map[string]*demodata.Seeded{}}
+	for _, o := range opts {
+		o(e)
+	}
 	e.db = openStore(t, pgURL)
 	e.start()
 	ctx := context.Background()
@@ -173,9 +184,14 @@ func (e *env) start() {
 	e.auth = &auth.Service{Store: e.db.AuthStore(), Directory: scoping.Directory(e.db), Providers: scoping.IdentityProviders(e.svc),
 		BcryptCost: bcrypt.MinCost, Sealer: sealer}
 	logger := slog.New(slog.NewTextHandler(testLog{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	if e.logs != nil {
+		logger = slog.New(slog.NewTextHandler(io.MultiWriter(testLog{t}, e.logs), nil))
+	}
 	pool := docgen.New(e.svc)
 	pool.Logger, pool.Poll = logger, 50*time.Millisecond
-	if lo, err := office.NewLibreOffice(""); err == nil {
+	if e.converter != nil {
+		pool.Converter, e.pdf = e.converter, true
+	} else if lo, err := office.NewLibreOffice(""); err == nil {
 		pool.Converter, e.pdf = lo, true
 	}
 	e.svc.Documents = pool.Config()
@@ -189,7 +205,8 @@ func (e *env) start() {
 	// single sign-on reaches the test's provider on loopback
 	api := &httpadapter.Server{Svc: e.svc, Auth: e.auth, Logger: logger, SSO: &sso.RelyingParty{Client: &http.Client{Timeout: 10 * time.Second}}}
 	e.srv = httptest.NewUnstartedServer(nil)
-	ws, err := webapp.New(webapp.Config{Svc: e.svc, Auth: e.auth, BaseURL: "http://" + e.srv.Listener.Addr().String(), Key: testKey, Logger: logger})
+	ws, err := webapp.New(webapp.Config{Svc: e.svc, Auth: e.auth, BaseURL: "http://" + e.srv.Listener.Addr().String(), Key: testKey, Logger: logger,
+		AcceptLinkRate: e.acceptRate, AcceptLinkBurst: e.acceptRate, AcceptAddressRate: e.acceptRate * 4, AcceptAddressBurst: e.acceptRate * 4})
 	require.NoError(t, err)
 	api.Mounts = map[string]http.Handler{webapp.Path: ws.Handler()}
 	e.srv.Config.Handler = api.Handler()

@@ -102,8 +102,8 @@ func contains(list []string, v string) bool {
 }
 
 // lineOfPath reads the line of the path, of the kind the path names, and
-// checks that it belongs to the path's project (404 otherwise, as for a
-// line one cannot see).
+// checks that it is one of the path's project's own lines (404 otherwise,
+// as for a line one cannot see): a change order's copy is not.
 func (w *Workspace) lineOfPath(c *call) (lineKind, *engine.Record, error) {
 	k, err := kindOf(c)
 	if err != nil {
@@ -114,7 +114,7 @@ func (w *Workspace) lineOfPath(c *call) (lineKind, *engine.Record, error) {
 		return k, nil, err
 	}
 	rec := res.Records[0]
-	if rec.Rel(views.NameProject) != c.r.PathValue("id") {
+	if rec.Rel(views.NameProject) != c.r.PathValue("id") || rec.Rel(views.NameChangeOrder) != "" {
 		return k, nil, scopekit.Errorf(scopekit.ENOTFOUND, "no such line on this project")
 	}
 	return k, rec, nil

@@ -140,7 +140,7 @@ func (w *Workspace) stepAction(c *call) error {
 
 // docTypes name the document types for people.
 var docTypes = map[string]string{scoping.DocumentSOW: "Statement of work", scoping.DocumentPricing: "Pricing workbook",
-	scoping.DocumentBreakdown: "Breakdown workbook"}
+	scoping.DocumentBreakdown: "Breakdown workbook", scoping.DocumentChangeOrder: "Change order"}
 
 type docsView struct {
 	Docs      []docRow

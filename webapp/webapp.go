@@ -12,7 +12,8 @@
 // every way the login page signs people in (password, second factor,
 // single sign-on) signs them in here. The code is exchanged in the
 // server through auth.Service and ends in a session (scoping.Session) of
-// one account, kept in a cookie.
+// one account, kept in a cookie. A client with a share link needs no
+// sign-in: the link's public page (accept.go) is the workspace's too.
 package webapp
 
 import (
@@ -58,6 +59,12 @@ type Config struct {
 	// bursts of 20): the workspace is no way around the API's limit.
 	DocumentRate  float64
 	DocumentBurst int
+	// AcceptLinkRate and AcceptLinkBurst bound the form posts of one share
+	// link, and AcceptAddressRate and AcceptAddressBurst every request of
+	// one address to the share links' pages (per minute; defaults 6 and
+	// 6, 60 and 30).
+	AcceptLinkRate, AcceptLinkBurst       float64
+	AcceptAddressRate, AcceptAddressBurst float64
 }
 
 // Workspace serves the workspace's pages.
@@ -75,6 +82,8 @@ type Workspace struct {
 	docRate   rate.Limit
 	docBurst  int
 	generated sync.Map // account id -> *rate.Limiter of its document generations
+
+	acceptPages *acceptPages // accept.go
 }
 
 // New returns the workspace of cfg.
@@ -102,18 +111,24 @@ func New(cfg Config) (*Workspace, error) {
 	if w.docBurst <= 0 {
 		w.docBurst = 20
 	}
+	w.acceptPages = newAcceptPages(cfg)
 	w.routes()
 	return w, nil
 }
 
 // Handler returns the workspace's handler, for the paths under Path.
-// The static files are under /app/static/ (no account of the workspace
-// is slugged static: scoping reserves the name).
+// The static files are under /app/static/ and the share links' public
+// pages under AcceptPath (no account of the workspace is slugged static
+// or accept: scoping reserves the names).
 func (w *Workspace) Handler() http.Handler {
 	static := staticHandler()
 	return http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
 		if strings.HasPrefix(r.URL.Path, "/app/static/") && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
 			static.ServeHTTP(rw, r)
+			return
+		}
+		if strings.HasPrefix(r.URL.Path, AcceptPath) {
+			w.accept(rw, r)
 			return
 		}
 		w.mux.ServeHTTP(rw, r)

@@ -239,8 +239,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	assistants := &mcpadapter.Server{Svc: svc, Auth: as, BaseURL: baseURL, AuthURL: authURL, Logger: logger,
 		CallRate: cfg.MCPRate, CallBurst: cfg.MCPBurst}
 	api.Mounts = map[string]http.Handler{mcpadapter.Path: assistants.HTTPHandler(), mcpadapter.MetadataPath: assistants.MetadataHandler()}
-	// The workspace (docs/workspace.md) at /app/: its OAuth clients are
-	// derived from the secret key, which every instance shares.
+	// The workspace (docs/workspace.md) at /app/, with the share links'
+	// public pages (docs/lifecycle.md): its OAuth clients and the pages'
+	// forms are derived from the secret key, which every instance shares.
 	workspace, err := webapp.New(webapp.Config{Svc: svc, Auth: as, BaseURL: baseURL, AuthURL: authURL, Key: key, Logger: logger,
 		DocumentRate: cfg.DocumentsRate, DocumentBurst: cfg.DocumentsBurst})
 	if err != nil {

@@ -5,6 +5,7 @@
 package officetest
 
 import (
+	"bytes"
 	"context"
 	"testing"
 	"time"
@@ -56,3 +57,10 @@ func Ready(tb testing.TB, pool *office.Pool) {
 		tb.Fatalf("the warm converter's listeners did not start: %v", err)
 	}
 }
+
+// Fixed is a converter that makes the same PDF of every document: for
+// tests of what is done with a PDF, without LibreOffice.
+type Fixed []byte
+
+// ToPDF answers a copy of f.
+func (f Fixed) ToPDF(context.Context, []byte) ([]byte, error) { return bytes.Clone(f), nil }

@@ -50,6 +50,7 @@ func Run(t *testing.T, open Opener) {
 		{"UnknownType", testUnknownType},
 		{"Blobs", testBlobs},
 		{"PagesFollowWrites", testPagesFollowWrites},
+		{"Lifecycle", testLifecycle},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.fn(t, open) })

@@ -9,6 +9,12 @@ const (
 	EventProjectStatusChanged  = "project_status_changed"
 	EventServiceStatusChanged  = "service_status_changed"
 	EventDocumentStatusChanged = "document_status_changed"
+	// EventChangeOrderStatusChanged fires when a change order moves to a
+	// new status (docs/lifecycle.md).
+	EventChangeOrderStatusChanged = "change_order_status_changed"
+	// EventAcceptanceStatusChanged fires when a client's acceptance
+	// request moves to a new status: accepted, declined or revoked.
+	EventAcceptanceStatusChanged = "acceptance_status_changed"
 )
 
 // Statuses of a delivery (webhook-deliveries) and of a publication (an

@@ -49,6 +49,14 @@ type Snapshot struct {
 	// Delivery are the project's delivery figures, from the same pricing
 	// run.
 	Delivery *pricing.Delivery
+	// Version is the version that holds this scope (its digest is the
+	// scope's), nil when no version does; for a change order's scope, its
+	// base version.
+	Version *ProjectVersion
+	// ChangeOrder is set for a change order's scope: the change order,
+	// and its deltas from its base version.
+	ChangeOrder     *ChangeOrder
+	ChangeOrderDiff *VersionDiff
 	// SurveyAnswers are the questions of the project's surveys with their
 	// answers: the oldest survey first, each questionnaire's questions in
 	// order.

@@ -7,6 +7,48 @@ import (
 	"github.com/shopspring/decimal"
 )
 
+// AcceptanceRequest is a typed view of a record of type acceptance-requests.
+type AcceptanceRequest struct{ *engine.Record }
+
+func (v AcceptanceRequest) Status() string          { return v.Str(NameStatus) }
+func (v AcceptanceRequest) DocumentType() string    { return v.Str(NameDocumentType) }
+func (v AcceptanceRequest) ExpiresAt() string       { return v.Str(NameExpiresAt) }
+func (v AcceptanceRequest) DocumentSha256() string  { return v.Str(NameDocumentSha256) }
+func (v AcceptanceRequest) VersionDigest() string   { return v.Str(NameVersionDigest) }
+func (v AcceptanceRequest) DeclineComment() string  { return v.Str(NameDeclineComment) }
+func (v AcceptanceRequest) DecidedAt() string       { return v.Str(NameDecidedAt) }
+func (v AcceptanceRequest) RevokedAt() string       { return v.Str(NameRevokedAt) }
+func (v AcceptanceRequest) URL() string             { return v.Str(NameURL) }
+func (v AcceptanceRequest) Project() string         { return v.Rel(NameProject) }
+func (v AcceptanceRequest) ProjectDocument() string { return v.Rel(NameProjectDocument) }
+func (v AcceptanceRequest) ChangeOrder() string     { return v.Rel(NameChangeOrder) }
+func (v AcceptanceRequest) RequestedBy() string     { return v.Rel(NameRequestedBy) }
+func (v AcceptanceRequest) Acceptance() string      { return v.Rel(NameAcceptance) }
+
+// Acceptance is a typed view of a record of type acceptances.
+type Acceptance struct{ *engine.Record }
+
+func (v Acceptance) Decision() string          { return v.Str(NameDecision) }
+func (v Acceptance) SignerName() string        { return v.Str(NameSignerName) }
+func (v Acceptance) SignerTitle() string       { return v.Str(NameSignerTitle) }
+func (v Acceptance) SignerEmail() string       { return v.Str(NameSignerEmail) }
+func (v Acceptance) Signature() string         { return v.Str(NameSignature) }
+func (v Acceptance) Agreed() bool              { return v.Bool(NameAgreed) }
+func (v Acceptance) Comment() string           { return v.Str(NameComment) }
+func (v Acceptance) ConsentText() string       { return v.Str(NameConsentText) }
+func (v Acceptance) ConsentVersion() int64     { return v.Int(NameConsentVersion) }
+func (v Acceptance) DecidedAt() string         { return v.Str(NameDecidedAt) }
+func (v Acceptance) IpAddress() string         { return v.Str(NameIpAddress) }
+func (v Acceptance) UserAgent() string         { return v.Str(NameUserAgent) }
+func (v Acceptance) DocumentSha256() string    { return v.Str(NameDocumentSha256) }
+func (v Acceptance) VersionDigest() string     { return v.Str(NameVersionDigest) }
+func (v Acceptance) DocumentFilename() string  { return v.Str(NameDocumentFilename) }
+func (v Acceptance) CertificateURL() string    { return v.Str(NameCertificateURL) }
+func (v Acceptance) Project() string           { return v.Rel(NameProject) }
+func (v Acceptance) ProjectDocument() string   { return v.Rel(NameProjectDocument) }
+func (v Acceptance) AcceptanceRequest() string { return v.Rel(NameAcceptanceRequest) }
+func (v Acceptance) ChangeOrder() string       { return v.Rel(NameChangeOrder) }
+
 // Account is a typed view of a record of type accounts.
 type Account struct{ *engine.Record }
 
@@ -14,6 +56,7 @@ func (v Account) Slug() string            { return v.Str(NameSlug) }
 func (v Account) Name() string            { return v.Str(NameName) }
 func (v Account) DefaultCurrency() string { return v.Str(NameDefaultCurrency) }
 func (v Account) MfaRequired() bool       { return v.Bool(NameMfaRequired) }
+func (v Account) WatermarkDrafts() bool   { return v.Bool(NameWatermarkDrafts) }
 func (v Account) Locale() string          { return v.Str(NameLocale) }
 func (v Account) Psa() bool               { return v.Bool(NamePsa) }
 
@@ -48,6 +91,7 @@ func (v ApprovalStep) Comment() string             { return v.Str(NameComment) }
 func (v ApprovalStep) Project() string             { return v.Rel(NameProject) }
 func (v ApprovalStep) ApprovalLevel() string       { return v.Rel(NameApprovalLevel) }
 func (v ApprovalStep) RequiredApprovers() []string { return v.Rels[NameRequiredApprovers] }
+func (v ApprovalStep) ChangeOrder() string         { return v.Rel(NameChangeOrder) }
 
 // ApprovedService is a typed view of a record of type approved-services.
 type ApprovedService struct{ *engine.Record }
@@ -97,6 +141,34 @@ type Blueprint struct{ *engine.Record }
 func (v Blueprint) Name() string        { return v.Str(NameName) }
 func (v Blueprint) Description() string { return v.Str(NameDescription) }
 
+// ChangeOrder is a typed view of a record of type change-orders.
+type ChangeOrder struct{ *engine.Record }
+
+func (v ChangeOrder) Title() string                      { return v.Str(NameTitle) }
+func (v ChangeOrder) Reason() string                     { return v.Str(NameReason) }
+func (v ChangeOrder) RevenueAdjustment() decimal.Decimal { return v.Dec(NameRevenueAdjustment) }
+func (v ChangeOrder) CostAdjustment() decimal.Decimal    { return v.Dec(NameCostAdjustment) }
+func (v ChangeOrder) Number() int64                      { return v.Int(NameNumber) }
+func (v ChangeOrder) Status() string                     { return v.Str(NameStatus) }
+func (v ChangeOrder) Currency() string                   { return v.Str(NameCurrency) }
+func (v ChangeOrder) TotalHours() decimal.Decimal        { return v.Dec(NameTotalHours) }
+func (v ChangeOrder) ContractRevenue() decimal.Decimal   { return v.Dec(NameContractRevenue) }
+func (v ChangeOrder) ContractCost() decimal.Decimal      { return v.Dec(NameContractCost) }
+func (v ChangeOrder) ContractProfit() decimal.Decimal    { return v.Dec(NameContractProfit) }
+func (v ChangeOrder) ContractMargin() decimal.Decimal    { return v.Dec(NameContractMargin) }
+func (v ChangeOrder) DeltaRevenue() decimal.Decimal      { return v.Dec(NameDeltaRevenue) }
+func (v ChangeOrder) DeltaCost() decimal.Decimal         { return v.Dec(NameDeltaCost) }
+func (v ChangeOrder) DeltaProfit() decimal.Decimal       { return v.Dec(NameDeltaProfit) }
+func (v ChangeOrder) DeltaMargin() decimal.Decimal       { return v.Dec(NameDeltaMargin) }
+func (v ChangeOrder) DeltaHours() decimal.Decimal        { return v.Dec(NameDeltaHours) }
+func (v ChangeOrder) SubmittedAt() string                { return v.Str(NameSubmittedAt) }
+func (v ChangeOrder) ApprovedAt() string                 { return v.Str(NameApprovedAt) }
+func (v ChangeOrder) AcceptedAt() string                 { return v.Str(NameAcceptedAt) }
+func (v ChangeOrder) ApprovalStage() string              { return v.Str(NameApprovalStage) }
+func (v ChangeOrder) Project() string                    { return v.Rel(NameProject) }
+func (v ChangeOrder) BaseVersion() string                { return v.Rel(NameBaseVersion) }
+func (v ChangeOrder) AcceptedVersion() string            { return v.Rel(NameAcceptedVersion) }
+
 // Client is a typed view of a record of type clients.
 type Client struct{ *engine.Record }
 
@@ -104,6 +176,12 @@ func (v Client) Name() string                      { return v.Str(NameName) }
 func (v Client) Domain() string                    { return v.Str(NameDomain) }
 func (v Client) MsaDate() string                   { return v.Str(NameMsaDate) }
 func (v Client) UserDefinedFields() map[string]any { return v.Object(NameUserDefinedFields) }
+
+// ConsentText is a typed view of a record of type consent-texts.
+type ConsentText struct{ *engine.Record }
+
+func (v ConsentText) Body() string   { return v.Str(NameBody) }
+func (v ConsentText) Version() int64 { return v.Int(NameVersion) }
 
 // Currency is a typed view of a record of type currencies.
 type Currency struct{ *engine.Record }
@@ -238,9 +316,13 @@ func (v ProjectDocument) PdfSize() int64           { return v.Int(NamePdfSize) }
 func (v ProjectDocument) DocumentURL() string      { return v.Str(NameDocumentURL) }
 func (v ProjectDocument) PdfURL() string           { return v.Str(NamePdfURL) }
 func (v ProjectDocument) GeneratedAt() string      { return v.Str(NameGeneratedAt) }
+func (v ProjectDocument) VersionDigest() string    { return v.Str(NameVersionDigest) }
 func (v ProjectDocument) Project() string          { return v.Rel(NameProject) }
 func (v ProjectDocument) DocumentTemplate() string { return v.Rel(NameDocumentTemplate) }
 func (v ProjectDocument) RequestedBy() string      { return v.Rel(NameRequestedBy) }
+func (v ProjectDocument) ProjectVersion() string   { return v.Rel(NameProjectVersion) }
+func (v ProjectDocument) ChangeOrder() string      { return v.Rel(NameChangeOrder) }
+func (v ProjectDocument) Acceptance() string       { return v.Rel(NameAcceptance) }
 
 // ProjectDownloadType is a typed view of a record of type project-download-types.
 type ProjectDownloadType struct{ *engine.Record }
@@ -266,6 +348,7 @@ func (v ProjectExpense) ExpenseCategory() string   { return v.Rel(NameExpenseCat
 func (v ProjectExpense) ProjectPhase() string      { return v.Rel(NameProjectPhase) }
 func (v ProjectExpense) ProjectService() string    { return v.Rel(NameProjectService) }
 func (v ProjectExpense) Survey() string            { return v.Rel(NameSurvey) }
+func (v ProjectExpense) ChangeOrder() string       { return v.Rel(NameChangeOrder) }
 
 // ProjectGovernance is a typed view of a record of type project-governances.
 type ProjectGovernance struct{ *engine.Record }
@@ -288,18 +371,20 @@ func (v ProjectGovernance) ProjectResource() string     { return v.Rel(NameProje
 func (v ProjectGovernance) ProjectPhase() string        { return v.Rel(NameProjectPhase) }
 func (v ProjectGovernance) ServiceCategory() string     { return v.Rel(NameServiceCategory) }
 func (v ProjectGovernance) Survey() string              { return v.Rel(NameSurvey) }
+func (v ProjectGovernance) ChangeOrder() string         { return v.Rel(NameChangeOrder) }
 
 // ProjectLocation is a typed view of a record of type project-locations.
 type ProjectLocation struct{ *engine.Record }
 
-func (v ProjectLocation) Name() string       { return v.Str(NameName) }
-func (v ProjectLocation) Address() string    { return v.Str(NameAddress) }
-func (v ProjectLocation) City() string       { return v.Str(NameCity) }
-func (v ProjectLocation) Region() string     { return v.Str(NameRegion) }
-func (v ProjectLocation) Country() string    { return v.Str(NameCountry) }
-func (v ProjectLocation) PostalCode() string { return v.Str(NamePostalCode) }
-func (v ProjectLocation) Remote() bool       { return v.Bool(NameRemote) }
-func (v ProjectLocation) Project() string    { return v.Rel(NameProject) }
+func (v ProjectLocation) Name() string        { return v.Str(NameName) }
+func (v ProjectLocation) Address() string     { return v.Str(NameAddress) }
+func (v ProjectLocation) City() string        { return v.Str(NameCity) }
+func (v ProjectLocation) Region() string      { return v.Str(NameRegion) }
+func (v ProjectLocation) Country() string     { return v.Str(NameCountry) }
+func (v ProjectLocation) PostalCode() string  { return v.Str(NamePostalCode) }
+func (v ProjectLocation) Remote() bool        { return v.Bool(NameRemote) }
+func (v ProjectLocation) Project() string     { return v.Rel(NameProject) }
+func (v ProjectLocation) ChangeOrder() string { return v.Rel(NameChangeOrder) }
 
 // ProjectPhase is a typed view of a record of type project-phases.
 type ProjectPhase struct{ *engine.Record }
@@ -309,6 +394,7 @@ func (v ProjectPhase) Position() int64     { return v.Int(NamePosition) }
 func (v ProjectPhase) SowLanguage() string { return v.Str(NameSowLanguage) }
 func (v ProjectPhase) Project() string     { return v.Rel(NameProject) }
 func (v ProjectPhase) Phase() string       { return v.Rel(NamePhase) }
+func (v ProjectPhase) ChangeOrder() string { return v.Rel(NameChangeOrder) }
 
 // ProjectProduct is a typed view of a record of type project-products.
 type ProjectProduct struct{ *engine.Record }
@@ -325,6 +411,7 @@ func (v ProjectProduct) SurveyRule() string         { return v.Str(NameSurveyRul
 func (v ProjectProduct) Project() string            { return v.Rel(NameProject) }
 func (v ProjectProduct) Product() string            { return v.Rel(NameProduct) }
 func (v ProjectProduct) Survey() string             { return v.Rel(NameSurvey) }
+func (v ProjectProduct) ChangeOrder() string        { return v.Rel(NameChangeOrder) }
 
 // ProjectResource is a typed view of a record of type project-resources.
 type ProjectResource struct{ *engine.Record }
@@ -340,6 +427,7 @@ func (v ProjectResource) Cost() decimal.Decimal       { return v.Dec(NameCost) }
 func (v ProjectResource) Project() string             { return v.Rel(NameProject) }
 func (v ProjectResource) Resource() string            { return v.Rel(NameResource) }
 func (v ProjectResource) LineOfBusiness() string      { return v.Rel(NameLineOfBusiness) }
+func (v ProjectResource) ChangeOrder() string         { return v.Rel(NameChangeOrder) }
 
 // ProjectService is a typed view of a record of type project-services.
 type ProjectService struct{ *engine.Record }
@@ -368,6 +456,7 @@ func (v ProjectService) ProjectResource() string        { return v.Rel(NameProje
 func (v ProjectService) LineOfBusiness() string         { return v.Rel(NameLineOfBusiness) }
 func (v ProjectService) ServiceCategory() string        { return v.Rel(NameServiceCategory) }
 func (v ProjectService) Survey() string                 { return v.Rel(NameSurvey) }
+func (v ProjectService) ChangeOrder() string            { return v.Rel(NameChangeOrder) }
 
 // ProjectSubservice is a typed view of a record of type project-subservices.
 type ProjectSubservice struct{ *engine.Record }
@@ -385,6 +474,7 @@ func (v ProjectSubservice) ProjectService() string         { return v.Rel(NamePr
 func (v ProjectSubservice) Subservice() string             { return v.Rel(NameSubservice) }
 func (v ProjectSubservice) ProjectResource() string        { return v.Rel(NameProjectResource) }
 func (v ProjectSubservice) Project() string                { return v.Rel(NameProject) }
+func (v ProjectSubservice) ChangeOrder() string            { return v.Rel(NameChangeOrder) }
 
 // ProjectTeammate is a typed view of a record of type project-teammates.
 type ProjectTeammate struct{ *engine.Record }
@@ -392,6 +482,24 @@ type ProjectTeammate struct{ *engine.Record }
 func (v ProjectTeammate) RemovedAt() string { return v.Str(NameRemovedAt) }
 func (v ProjectTeammate) Project() string   { return v.Rel(NameProject) }
 func (v ProjectTeammate) User() string      { return v.Rel(NameUser) }
+
+// ProjectVersion is a typed view of a record of type project-versions.
+type ProjectVersion struct{ *engine.Record }
+
+func (v ProjectVersion) Name() string                     { return v.Str(NameName) }
+func (v ProjectVersion) Comment() string                  { return v.Str(NameComment) }
+func (v ProjectVersion) Number() int64                    { return v.Int(NameNumber) }
+func (v ProjectVersion) Reason() string                   { return v.Str(NameReason) }
+func (v ProjectVersion) Digest() string                   { return v.Str(NameDigest) }
+func (v ProjectVersion) Size() int64                      { return v.Int(NameSize) }
+func (v ProjectVersion) Currency() string                 { return v.Str(NameCurrency) }
+func (v ProjectVersion) TotalHours() decimal.Decimal      { return v.Dec(NameTotalHours) }
+func (v ProjectVersion) ContractRevenue() decimal.Decimal { return v.Dec(NameContractRevenue) }
+func (v ProjectVersion) ContractCost() decimal.Decimal    { return v.Dec(NameContractCost) }
+func (v ProjectVersion) ContractProfit() decimal.Decimal  { return v.Dec(NameContractProfit) }
+func (v ProjectVersion) ContractMargin() decimal.Decimal  { return v.Dec(NameContractMargin) }
+func (v ProjectVersion) Project() string                  { return v.Rel(NameProject) }
+func (v ProjectVersion) CreatedBy() string                { return v.Rel(NameCreatedBy) }
 
 // Project is a typed view of a record of type projects.
 type Project struct{ *engine.Record }

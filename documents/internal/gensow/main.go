@@ -1,7 +1,10 @@
 // Command gensow writes the built-in "Standard SOW" template
 // (documents/standard_sow.docx) from the markup below, so the template is
-// reviewed as code and rebuilt with `go generate ./documents`. Its tags are
-// v2 merge data paths; documents' tests check each one exists.
+// reviewed as code and rebuilt with `go generate ./documents`; with
+// -changeorder it writes the built-in "Standard change order"
+// (documents/standard_change_order.docx, changeorder.go) in the same
+// style. Their tags are v2 merge data paths; documents' tests check each
+// one exists.
 package main
 
 import (
@@ -17,7 +20,11 @@ import (
 
 func main() {
 	out := flag.String("o", "standard_sow.docx", "the file to write")
+	co := flag.Bool("changeorder", false, "write the Standard change order instead")
 	flag.Parse()
+	if *co {
+		content, footerTitle, docTitle = changeOrderDocument, "Change order {change_order.number}", "Change order"
+	}
 	b, err := build()
 	if err != nil {
 		log.Fatal(err)
@@ -32,9 +39,9 @@ func build() ([]byte, error) {
 	parts := []struct{ name, body string }{
 		{"[Content_Types].xml", contentTypes},
 		{"_rels/.rels", rootRels},
-		{"docProps/core.xml", core},
+		{"docProps/core.xml", strings.Replace(core, "Statement of Work", docTitle, 1)},
 		{"docProps/app.xml", app},
-		{"word/document.xml", document()},
+		{"word/document.xml", content()},
 		{"word/styles.xml", stylesXML},
 		{"word/settings.xml", settings},
 		{"word/fontTable.xml", fontTable},
@@ -60,6 +67,13 @@ func build() ([]byte, error) {
 	}
 	return buf.Bytes(), nil
 }
+
+// What build writes: the Standard SOW unless -changeorder.
+var (
+	content     = document
+	footerTitle = "Statement of Work"
+	docTitle    = "Statement of Work"
+)
 
 const xmlHeader = `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>` + "\n"
 
@@ -238,7 +252,7 @@ func field(instr string) string {
 func footer() string {
 	return `<w:ftr ` + nsW + `>` +
 		pp("Footer", `<w:tabs><w:tab w:val="right" w:pos="9360"/></w:tabs>`,
-			r("{project.project_name} · Statement of Work"), `<w:r><w:tab/></w:r>`, r("Page "), field("PAGE"), r(" of "), field("NUMPAGES")) +
+			r("{project.project_name} · "+footerTitle), `<w:r><w:tab/></w:r>`, r("Page "), field("PAGE"), r(" of "), field("NUMPAGES")) +
 		`</w:ftr>`
 }
 
