@@ -66,6 +66,26 @@ type env struct {
 	seeded map[string]*demodata.Seeded
 	pdf    bool // documents get PDFs (LibreOffice is installed)
 	dns    *fakeDNS
+	logs   *logBuffer // everything the server logged, at every level
+}
+
+// logBuffer keeps what the server logs, for the tests that check what it
+// never logs.
+type logBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *logBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *logBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
 
 // fakeDNS answers the TXT lookups of domain verification from a map.
@@ -172,7 +192,9 @@ func (e *env) start() {
 	e.svc.SSO = scoping.SSOConfig{Resolver: e.dns}
 	e.auth = &auth.Service{Store: e.db.AuthStore(), Directory: scoping.Directory(e.db), Providers: scoping.IdentityProviders(e.svc),
 		BcryptCost: bcrypt.MinCost, Sealer: sealer}
-	logger := slog.New(slog.NewTextHandler(testLog{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	e.logs = &logBuffer{}
+	logger := slog.New(slog.NewMultiHandler(slog.NewTextHandler(testLog{t}, &slog.HandlerOptions{Level: slog.LevelWarn}),
+		slog.NewTextHandler(e.logs, &slog.HandlerOptions{Level: slog.LevelDebug})))
 	pool := docgen.New(e.svc)
 	pool.Logger, pool.Poll = logger, 50*time.Millisecond
 	if lo, err := office.NewLibreOffice(""); err == nil {
@@ -189,7 +211,8 @@ func (e *env) start() {
 	// single sign-on reaches the test's provider on loopback
 	api := &httpadapter.Server{Svc: e.svc, Auth: e.auth, Logger: logger, SSO: &sso.RelyingParty{Client: &http.Client{Timeout: 10 * time.Second}}}
 	e.srv = httptest.NewUnstartedServer(nil)
-	ws, err := webapp.New(webapp.Config{Svc: e.svc, Auth: e.auth, BaseURL: "http://" + e.srv.Listener.Addr().String(), Key: testKey, Logger: logger})
+	ws, err := webapp.New(webapp.Config{Svc: e.svc, Auth: e.auth, BaseURL: "http://" + e.srv.Listener.Addr().String(), Key: testKey, Logger: logger,
+		AdmitAuth: api.AdmitAuth})
 	require.NoError(t, err)
 	api.Mounts = map[string]http.Handler{webapp.Path: ws.Handler()}
 	e.srv.Config.Handler = api.Handler()

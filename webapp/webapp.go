@@ -58,6 +58,10 @@ type Config struct {
 	// bursts of 20): the workspace is no way around the API's limit.
 	DocumentRate  float64
 	DocumentBurst int
+	// AdmitAuth throttles the invitation page as the API host throttles
+	// its own accept route (httpadapter.Server.AdmitAuth: nil to go on,
+	// else an error with code ERATELIMITED or EFORBIDDEN); nil for none.
+	AdmitAuth func(*http.Request) error
 }
 
 // Workspace serves the workspace's pages.
@@ -75,6 +79,8 @@ type Workspace struct {
 	docRate   rate.Limit
 	docBurst  int
 	generated sync.Map // account id -> *rate.Limiter of its document generations
+
+	admitAuth func(*http.Request) error
 }
 
 // New returns the workspace of cfg.
@@ -88,7 +94,7 @@ func New(cfg Config) (*Workspace, error) {
 		return nil, errors.New("webapp: Key must have at least 32 bytes")
 	}
 	w := &Workspace{svc: cfg.Svc, auth: cfg.Auth, base: strings.TrimRight(cfg.BaseURL, "/"),
-		authURL: strings.TrimRight(cfg.AuthURL, "/"), key: cfg.Key, log: cfg.Logger}
+		authURL: strings.TrimRight(cfg.AuthURL, "/"), key: cfg.Key, log: cfg.Logger, admitAuth: cfg.AdmitAuth}
 	if w.authURL == "" {
 		w.authURL = w.base
 	}
@@ -107,13 +113,21 @@ func New(cfg Config) (*Workspace, error) {
 }
 
 // Handler returns the workspace's handler, for the paths under Path.
-// The static files are under /app/static/ (no account of the workspace
-// is slugged static: scoping reserves the name).
+// The static files are under /app/static/ and the invitation pages under
+// /app/invitations/ (no account is slugged static or invitations:
+// scoping reserves the names).
 func (w *Workspace) Handler() http.Handler {
 	static := staticHandler()
+	invitations := http.NewServeMux() // beside the mux: its paths would overlap /app/{slug}/projects
+	invitations.HandleFunc("GET "+invitationPath+"{token}", w.invitation)
+	invitations.HandleFunc("POST "+invitationPath+"{token}", w.acceptInvitation)
 	return http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
 		if strings.HasPrefix(r.URL.Path, "/app/static/") && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
 			static.ServeHTTP(rw, r)
+			return
+		}
+		if strings.HasPrefix(r.URL.Path, invitationPath) {
+			invitations.ServeHTTP(rw, r)
 			return
 		}
 		w.mux.ServeHTTP(rw, r)

@@ -242,7 +242,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	// The workspace (docs/workspace.md) at /app/: its OAuth clients are
 	// derived from the secret key, which every instance shares.
 	workspace, err := webapp.New(webapp.Config{Svc: svc, Auth: as, BaseURL: baseURL, AuthURL: authURL, Key: key, Logger: logger,
-		DocumentRate: cfg.DocumentsRate, DocumentBurst: cfg.DocumentsBurst})
+		DocumentRate: cfg.DocumentsRate, DocumentBurst: cfg.DocumentsBurst, AdmitAuth: api.AdmitAuth})
 	if err != nil {
 		return err
 	}
