@@ -163,6 +163,7 @@ func (w *Workspace) routes() {
 	m.HandleFunc("POST /app/{slug}/projects/{id}/submit", w.action(w.submit))
 	m.HandleFunc("POST /app/{slug}/projects/{id}/documents", w.action(w.generate))
 	m.HandleFunc("POST /app/{slug}/steps/{step}/{act}", w.action(w.stepAction))
+	w.surveyRoutes(m)
 	w.settingsRoutes(m)
 	w.mux = m
 }
