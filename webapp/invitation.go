@@ -148,8 +148,11 @@ func (w *Workspace) invitationFailed(rw http.ResponseWriter, err error) {
 		rw.Header().Set("Retry-After", ra)
 	}
 	head := titles[status]
-	if status == http.StatusNotFound {
+	switch status {
+	case http.StatusNotFound:
 		head = "This invitation cannot be used"
+	case http.StatusForbidden: // only the throttle's block refuses a page that needs no role
+		head = "Too many attempts"
 	}
 	w.render(rw, status, "error", "page", &problem{L: &layout{Title: head, Errors: msgs}, Status: status, Head: head})
 }

@@ -124,6 +124,13 @@ func TestSurveyPage(t *testing.T) {
 	require.Contains(t, p.Body, "Apply again")
 	require.Equal(t, after, e.pricing("acme", pid)["total_contract_value"])
 	require.Contains(t, p.Body, `id="h-revenue" data-figure="total_contract_value">`+group(after)+`<`, "the header too")
+	require.Contains(t, p.Body, `id="revenue-before">`+group(after)+`<`, "now is what was announced")
+	got = nil
+	for _, m := range pageRevenues.FindAllStringSubmatch(p.Body, -1) {
+		got = append(got, m[1])
+	}
+	require.Equal(t, want, got, "each line priced as announced")
+	require.Contains(t, p.Body, "in the scope")
 	scope := b.get("/app/acme/projects/" + pid).Body
 	require.Contains(t, scope, "Wireless site survey")
 
