@@ -9,6 +9,7 @@ import (
 
 	"github.com/scopekit/scopekit"
 	"github.com/scopekit/scopekit/auth"
+	"github.com/scopekit/scopekit/scoping"
 )
 
 // The invitation page (docs/workspace.md "Accepting an invitation"): the
@@ -48,14 +49,8 @@ func (w *Workspace) invitationURL(token string) string {
 
 // invitation serves GET /app/invitations/{token}.
 func (w *Workspace) invitation(rw http.ResponseWriter, r *http.Request) {
-	w.secureInvitation(rw.Header())
-	if !w.admitInvitation(rw, r) {
-		return
-	}
-	token := r.PathValue("token")
-	inv, err := w.svc.Invitation(r.Context(), token)
-	if err != nil {
-		w.invitationFailed(rw, err)
+	token, inv, ok := w.invitee(rw, r)
+	if !ok {
 		return
 	}
 	w.renderInvitation(rw, http.StatusOK, &invitationPage{Token: token, CSRF: w.invitationCSRF(w.invitationNonce(rw, r), token),
@@ -65,14 +60,8 @@ func (w *Workspace) invitation(rw http.ResponseWriter, r *http.Request) {
 // acceptInvitation serves POST /app/invitations/{token}: the password
 // twice and the CSRF token.
 func (w *Workspace) acceptInvitation(rw http.ResponseWriter, r *http.Request) {
-	w.secureInvitation(rw.Header())
-	if !w.admitInvitation(rw, r) {
-		return
-	}
-	token := r.PathValue("token")
-	inv, err := w.svc.Invitation(r.Context(), token)
-	if err != nil {
-		w.invitationFailed(rw, err)
+	token, inv, ok := w.invitee(rw, r)
+	if !ok {
 		return
 	}
 	pg := &invitationPage{Token: token, Email: inv.Email, AccountName: inv.AccountName}
@@ -111,6 +100,22 @@ func (w *Workspace) acceptInvitation(rw http.ResponseWriter, r *http.Request) {
 	}
 	w.setCookie(rw, r, invitationCookieName, "", -1)
 	http.Redirect(rw, r, "/app/signin?"+url.Values{"account": {accepted.AccountSlug}}.Encode(), http.StatusSeeOther)
+}
+
+// invitee begins both: the headers, the throttle, and the pending
+// invitation the path's token names; without one it has answered.
+func (w *Workspace) invitee(rw http.ResponseWriter, r *http.Request) (string, *scoping.Invitee, bool) {
+	w.secureInvitation(rw.Header())
+	if !w.admitInvitation(rw, r) {
+		return "", nil, false
+	}
+	token := r.PathValue("token")
+	inv, err := w.svc.Invitation(r.Context(), token)
+	if err != nil {
+		w.invitationFailed(rw, err)
+		return "", nil, false
+	}
+	return token, inv, true
 }
 
 // secureInvitation sets the pages' headers, and no Referer at all: the

@@ -14,19 +14,12 @@ import (
 // calculate is the API's calculate of a survey, as acme's admin asks it.
 func (e *env) calculate(t *testing.T, surveyID string) map[string]any {
 	t.Helper()
-	req, _ := http.NewRequest(http.MethodPost, e.srv.URL+"/acme/v1/surveys/"+surveyID+"/calculate", nil)
-	req.Header.Set("Authorization", "Bearer "+e.apiToken("acme"))
-	req.Header.Set("Accept", "application/vnd.api+json")
-	res, err := http.DefaultClient.Do(req)
-	require.NoError(t, err)
-	defer res.Body.Close()
-	require.Equal(t, http.StatusOK, res.StatusCode)
 	var doc struct {
 		Data struct {
 			Attributes map[string]any `json:"attributes"`
 		} `json:"data"`
 	}
-	require.NoError(t, json.NewDecoder(res.Body).Decode(&doc))
+	require.NoError(t, json.Unmarshal([]byte(e.apiCall(t, http.MethodPost, "/acme/v1/surveys/"+surveyID+"/calculate")), &doc))
 	return doc.Data.Attributes
 }
 
@@ -152,15 +145,16 @@ func (e *env) surveyOf(t *testing.T, projectID string) string {
 			ID string `json:"id"`
 		} `json:"data"`
 	}
-	require.NoError(t, json.Unmarshal([]byte(e.apiGet(t, "/acme/v1/surveys?filter[project]="+projectID)), &doc))
+	require.NoError(t, json.Unmarshal([]byte(e.apiCall(t, http.MethodGet, "/acme/v1/surveys?filter[project]="+projectID)), &doc))
 	require.Len(t, doc.Data, 1)
 	return doc.Data[0].ID
 }
 
-// apiGet is the body of a GET of the API as acme's admin.
-func (e *env) apiGet(t *testing.T, path string) string {
+// apiCall is the body of a request of the API without a body as acme's
+// admin, which must answer 200.
+func (e *env) apiCall(t *testing.T, method, path string) string {
 	t.Helper()
-	req, _ := http.NewRequest(http.MethodGet, e.srv.URL+path, nil)
+	req, _ := http.NewRequest(method, e.srv.URL+path, nil)
 	req.Header.Set("Authorization", "Bearer "+e.apiToken("acme"))
 	req.Header.Set("Accept", "application/vnd.api+json")
 	res, err := http.DefaultClient.Do(req)
@@ -243,7 +237,7 @@ func (e *env) calculateAnswers(t *testing.T, surveyID string) map[string]any {
 			} `json:"attributes"`
 		} `json:"data"`
 	}
-	dec := json.NewDecoder(strings.NewReader(e.apiGet(t, "/acme/v1/surveys/"+surveyID)))
+	dec := json.NewDecoder(strings.NewReader(e.apiCall(t, http.MethodGet, "/acme/v1/surveys/"+surveyID)))
 	dec.UseNumber()
 	require.NoError(t, dec.Decode(&doc))
 	out := map[string]any{}
