@@ -249,3 +249,38 @@ func (e *env) calculateAnswers(t *testing.T, surveyID string) map[string]any {
 	}
 	return out
 }
+
+// Ensure a form the survey cannot take is refused with what is wrong,
+// and records nothing: an answer to no question of the questionnaire, a
+// repeated answer, an unknown questionnaire or project, apply before any
+// answer.
+func TestSurveyRefusals(t *testing.T) {
+	e := newEnv(t)
+	b := e.browser()
+	b.signIn("acme", "ada@acme.test")
+	pid, intake := e.seeded["acme"].ProjectID, e.seeded["acme"].IntakeID
+	path := "/app/acme/projects/" + pid + "/surveys/" + intake
+	csrf := b.get(path).csrf(t)
+	cases := []struct {
+		name, path string
+		form       map[string][]string
+		status     int
+		says       string
+	}{
+		{"no such question", path, intakeAnswers(csrf, "a.nope", "1"), http.StatusUnprocessableEntity, "nope"},
+		{"repeated", path, map[string][]string{"csrf": {csrf}, "a.users": {"1", "2"}}, http.StatusBadRequest, "The form repeats the answer users."},
+		{"apply before answers", path + "/apply", formOf("csrf", csrf), http.StatusUnprocessableEntity, "Answer the questions first"},
+		{"unknown questionnaire", "/app/acme/projects/" + pid + "/surveys/999", intakeAnswers(csrf), http.StatusNotFound, "It does not exist"},
+		{"unknown project", "/app/acme/projects/999/surveys/" + intake, intakeAnswers(csrf), http.StatusNotFound, "It does not exist"},
+	}
+	for _, c := range cases {
+		p := b.post(c.path, c.form, false)
+		require.Equal(t, c.status, p.Status, c.name)
+		require.Contains(t, p.Body, c.says, c.name)
+		p = b.post(c.path, c.form, true)
+		require.Equal(t, c.status, p.Status, "htmx: %s", c.name)
+		require.Equal(t, "#flash", p.Header.Get("HX-Retarget"), "htmx: %s", c.name)
+	}
+	require.Equal(t, 0, e.count("acme", "surveys", "project", pid), "nothing recorded")
+	require.Equal(t, http.StatusNotFound, b.get("/app/acme/projects/"+pid+"/surveys/999").Status)
+}
