@@ -3,6 +3,7 @@ package webapp
 import (
 	"encoding/json"
 	"net/http"
+	"net/url"
 	"regexp"
 	"strconv"
 	"strings"
@@ -84,7 +85,7 @@ func (w *Workspace) surveyRoutes(m *http.ServeMux) {
 // start form sends it without script).
 func (w *Workspace) surveysTab(c *call) error {
 	if q := c.r.URL.Query().Get("questionnaire"); q != "" {
-		return c.redirect(c.url("/projects/" + c.r.PathValue("id") + "/surveys/" + q))
+		return c.redirect(c.url("/projects/" + url.PathEscape(c.r.PathValue("id")) + "/surveys/" + url.PathEscape(q)))
 	}
 	return w.surveyPage(c, "", http.StatusOK)
 }
@@ -117,7 +118,7 @@ func (w *Workspace) surveyView(c *call, pg *projectPage, questionnaire string) (
 	case !c.canManage("projects"):
 		v.ReadOnly = "Your role can read the answers but not change them."
 	case pg.H.Status != "draft":
-		v.ReadOnly = "The project is " + label(pg.H.Status) + ": its surveys no longer change."
+		v.ReadOnly = "The project is " + strings.ReplaceAll(pg.H.Status, "_", " ") + ": its surveys no longer change."
 	default:
 		v.CanChange = true
 	}
