@@ -46,14 +46,7 @@ func (s *Server) acceptInvitation(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	token := httprouter.ParamsFromContext(r.Context()).ByName("token")
-	ctx := r.Context()
-	inv, err := s.Svc.Invitation(ctx, token)
-	if err == nil {
-		err = s.Auth.EstablishPassword(ctx, inv.UserID, password)
-	}
-	if err == nil {
-		_, err = s.Svc.AcceptInvitation(ctx, token)
-	}
+	_, err := s.Svc.AcceptInvitationWithPassword(r.Context(), s.Auth, token, password)
 	switch scopekit.ErrorCode(err) {
 	case "":
 		w.WriteHeader(http.StatusNoContent)

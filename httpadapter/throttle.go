@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/scopekit/scopekit"
 	"github.com/scopekit/scopekit/auth"
 	"golang.org/x/time/rate"
 )
@@ -295,7 +296,11 @@ func (s *Server) admitAuthPost(w http.ResponseWriter, r *http.Request, write fun
 	if ref == nil {
 		return true
 	}
-	logger(r).Info("auth host throttled", "status", ref.status, "route", r.URL.Path, "request_id", requestID(r))
+	route := RouteUnmatched // the pattern, never the path: an invitation's holds its token
+	if info := infoOf(r); info != nil {
+		route = info.route
+	}
+	logger(r).Info("auth host throttled", "status", ref.status, "route", route, "request_id", requestID(r))
 	if ref.status == http.StatusForbidden {
 		throttled(r, LimitAuthBlocked)
 	} else {
@@ -303,6 +308,23 @@ func (s *Server) admitAuthPost(w http.ResponseWriter, r *http.Request, write fun
 	}
 	write(w, r, ref)
 	return false
+}
+
+// AdmitAuth applies the same per-IP bucket to a request of another
+// handler mounted on this server that guesses secrets just as well (the
+// workspace's invitation page): nil when admitted, else ERATELIMITED
+// with its RetryAfter, or EFORBIDDEN while the address is blocked.
+func (s *Server) AdmitAuth(r *http.Request) error {
+	var err error
+	s.admitAuthPost(nil, r, func(_ http.ResponseWriter, _ *http.Request, ref *refusal) {
+		if ref.status == http.StatusTooManyRequests {
+			err = &scopekit.Error{Code: scopekit.ERATELIMITED, Message: "Too many attempts from this address. Wait a little, then try again.",
+				RetryAfter: ref.retryAfter}
+			return
+		}
+		err = scopekit.Errorf(scopekit.EFORBIDDEN, "This address made too many attempts and is blocked for a while.")
+	})
+	return err
 }
 
 // slowDown is the error of a throttled request (RFC 8628 3.5 registered

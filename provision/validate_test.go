@@ -50,6 +50,8 @@ func TestProvisionRefusesBadSpecs(t *testing.T) {
 			[]problem{{"/accounts/0/slug", `accounts[0] (static): slug "static" is reserved (it begins a route)`}}},
 		{"reserved slug accept", func(s *provision.Spec) { s.Accounts[0].Slug = "accept" },
 			[]problem{{"/accounts/0/slug", `accounts[0] (accept): slug "accept" is reserved (it begins a route)`}}},
+		{"reserved slug invitations", func(s *provision.Spec) { s.Accounts[0].Slug = "invitations" },
+			[]problem{{"/accounts/0/slug", `accounts[0] (invitations): slug "invitations" is reserved (it begins a route)`}}},
 		{"empty slug", func(s *provision.Spec) { s.Accounts[0].Slug = "" },
 			[]problem{{"/accounts/0/slug", `accounts[0]: slug must not be empty`}}},
 		{"slug with a slash", func(s *provision.Spec) { s.Accounts[0].Slug = "ac/me" },

@@ -17,10 +17,12 @@ import (
 
 // reservedSlugs are the first path segments of the API's own routes
 // (/v1, /v2, /oauth, /docs) and of the workspace (/app, and static and
-// accept, its files' and its share links' segments after /app): an account
-// slug is the first segment of every other route, and the second of the
-// workspace's, so no account may take one of these.
-var reservedSlugs = map[string]bool{"v1": true, "v2": true, "oauth": true, "docs": true, "app": true, "static": true, "accept": true}
+// accept and invitations, segments after /app of its files, its share
+// links' pages and its invitation pages): an account slug is the first
+// segment of every other route, and the second of the workspace's, so no
+// account may take one of these.
+var reservedSlugs = map[string]bool{"v1": true, "v2": true, "oauth": true, "docs": true, "app": true, "static": true,
+	"accept": true, "invitations": true}
 
 // IsReservedSlug reports whether slug cannot name an account because a
 // route of the API begins with it.

@@ -165,7 +165,7 @@ func TestAccountsInvitations(t *testing.T) {
 
 	inv, err := svc.Invitation(ctx, token)
 	require.NoError(t, err)
-	require.Equal(t, scoping.Invitee{UserID: ivy.ID, AccountID: acct.ID}, *inv)
+	require.Equal(t, scoping.Invitee{UserID: ivy.ID, AccountID: acct.ID, Email: "ivy@acme.test", AccountName: "Acme", AccountSlug: "acme"}, *inv)
 
 	parts := strings.Split(token, ".")
 	for _, bad := range []string{
@@ -309,4 +309,45 @@ func TestAccountsMFARequired(t *testing.T) {
 	require.False(t, required(acct.ID))
 	_, err = policy.MFARequired(ctx, "999")
 	require.Equal(t, scopekit.ENOTFOUND, scopekit.ErrorCode(err))
+}
+
+// passwordsSeen is an auth stand-in that refuses the password "refused"
+// and records the others it established.
+type passwordsSeen map[string]string
+
+func (p passwordsSeen) EstablishPassword(_ context.Context, userID, password string) error {
+	if password == "refused" {
+		return scopekit.FieldErrorf(scopekit.EINVALID, "password", "refused")
+	}
+	p[userID] = password
+	return nil
+}
+
+// Ensure accepting with a password checks the token before the password
+// is established, leaves the invitation pending when the password is
+// refused, and accepts it once.
+func TestAcceptInvitationWithPassword(t *testing.T) {
+	ctx := context.Background()
+	svc, _ := acctService(t)
+	_, sys := acctAccount(t, svc, "acme")
+	res, err := svc.Create(ctx, sys, "users", &engine.Input{Attrs: attrs("name", `"Ivy"`, "email", `"ivy@acme.test"`)}, engine.Options{})
+	require.NoError(t, err)
+	ivy, token := res.Records[0].ID, res.Meta[scoping.InvitationMeta].(string)
+	seen := passwordsSeen{}
+
+	_, err = svc.AcceptInvitationWithPassword(ctx, seen, token+"x", "a good password")
+	require.Equal(t, scopekit.ENOTFOUND, scopekit.ErrorCode(err))
+	require.Empty(t, seen, "no password for a token that names nothing")
+	_, err = svc.AcceptInvitationWithPassword(ctx, seen, token, "refused")
+	require.Equal(t, scopekit.EINVALID, scopekit.ErrorCode(err))
+	_, err = svc.Invitation(ctx, token)
+	require.NoError(t, err, "still pending")
+
+	inv, err := svc.AcceptInvitationWithPassword(ctx, seen, token, "a good password")
+	require.NoError(t, err)
+	require.Equal(t, "acme", inv.AccountSlug)
+	require.Equal(t, "a good password", seen[ivy])
+	_, err = svc.AcceptInvitationWithPassword(ctx, seen, token, "another password")
+	require.Equal(t, scopekit.ENOTFOUND, scopekit.ErrorCode(err), "used")
+	require.Equal(t, "a good password", seen[ivy])
 }

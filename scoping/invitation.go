@@ -24,8 +24,9 @@ import (
 // "<account id>.<user id>.<secret>": the ids locate the membership
 // without a scan, the secret (32 random bytes) is what proves possession.
 // Accepting the invitation (docs/auth.md) makes the membership active; the
-// password that goes with it is auth's business, so the adapter calls
-// Invitation, sets the password with auth, then AcceptInvitation.
+// password that goes with it is auth's business: every adapter accepts
+// through AcceptInvitationWithPassword, which checks the token, has auth
+// establish the password, then accepts.
 
 const (
 	// InvitationMeta is the top-level meta member of the create-user
@@ -70,6 +71,38 @@ func SignInsRevokedAt(u *engine.Record) time.Time {
 type Invitee struct {
 	UserID    string
 	AccountID string
+	// What the invitee's page says: who is invited, to which account.
+	Email       string
+	AccountName string
+	AccountSlug string
+}
+
+// PasswordEstablisher gives an invited user its password, or checks the
+// one an identity already has (auth.Service.EstablishPassword).
+type PasswordEstablisher interface {
+	EstablishPassword(ctx context.Context, userID, password string) error
+}
+
+// AcceptInvitationWithPassword is how a person accepts an invitation,
+// whichever adapter they use: the token must name a pending invitation,
+// the password is established (chosen, or proved when the email already
+// has one), then the membership becomes active. Errors: ENOTFOUND for a
+// token that names no pending invitation (the same for unknown, used and
+// revoked: no oracle), EINVALID on field password for a password refused.
+func (s *Service) AcceptInvitationWithPassword(ctx context.Context, passwords PasswordEstablisher, token, password string) (*Invitee, error) {
+	inv, err := s.Invitation(ctx, token)
+	if err != nil {
+		return nil, err
+	}
+	if err := passwords.EstablishPassword(ctx, inv.UserID, password); err != nil {
+		return nil, err
+	}
+	accepted, err := s.AcceptInvitation(ctx, token)
+	if err != nil {
+		return nil, err
+	}
+	accepted.Email, accepted.AccountName, accepted.AccountSlug = inv.Email, inv.AccountName, inv.AccountSlug
+	return accepted, nil
 }
 
 // invite gives a new standard user its invitation token: the digest goes
@@ -103,10 +136,16 @@ func (s *Service) Invitation(ctx context.Context, token string) (*Invitee, error
 	var inv *Invitee
 	err := s.Store().View(ctx, func(tx engine.Tx) error {
 		u, err := pendingInvitation(tx, token)
-		if err == nil {
-			inv = &Invitee{UserID: u.ID, AccountID: u.AccountID}
+		if err != nil {
+			return err
 		}
-		return err
+		acct, err := tx.Get(views.TypeAccounts, "", u.AccountID)
+		if err != nil {
+			return err
+		}
+		a := views.Account{Record: acct}
+		inv = &Invitee{UserID: u.ID, AccountID: u.AccountID, Email: views.User{Record: u}.Email(), AccountName: a.Name(), AccountSlug: a.Slug()}
+		return nil
 	})
 	return inv, err
 }

@@ -1,12 +1,10 @@
 package webapp_test
 
 import (
-	"bytes"
 	"context"
 	"net/http"
 	"net/url"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -26,24 +24,6 @@ var sowPDF = func() officetest.Fixed {
 	}
 	return b
 }()
-
-// logBuffer is a log sink safe for the server's goroutines.
-type logBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *logBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // approvedSOW approves a project of acme (no approval level applies)
 // and generates its SOW with a PDF: the document's id.
@@ -95,8 +75,8 @@ func accepting() url.Values {
 // its evidence and the project won; the link refused once used, made up,
 // or under another account; the token in no log line.
 func TestAcceptPage(t *testing.T) {
-	logs := &logBuffer{}
-	e := newEnv(t, func(e *env) { e.converter, e.logs = sowPDF, logs })
+	e := newEnv(t, func(e *env) { e.converter = sowPDF })
+	logs := e.logged
 	pid := e.seeded["acme"].ProjectID
 	doc := e.approvedSOW(pid)
 	reqID, link := e.share(doc, 7)

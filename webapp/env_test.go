@@ -68,12 +68,31 @@ type env struct {
 	dns    *fakeDNS
 
 	// set by an option before the server starts: the documents' PDF
-	// converter (nil: LibreOffice when installed), where the server's
-	// logs go besides the test's (every level), and the share links'
+	// converter (nil: LibreOffice when installed) and the share links'
 	// pages' throttle (posts per minute of a link; zero: the default)
 	converter  office.Converter
-	logs       io.Writer
 	acceptRate float64
+
+	logged *logBuffer // everything the server logged, at every level
+}
+
+// logBuffer keeps what the server logs, for the tests that check what it
+// never logs.
+type logBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *logBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *logBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
 
 // fakeDNS answers the TXT lookups of domain verification from a map.
@@ -183,10 +202,10 @@ func (e *env) start() {
 	e.svc.SSO = scoping.SSOConfig{Resolver: e.dns}
 	e.auth = &auth.Service{Store: e.db.AuthStore(), Directory: scoping.Directory(e.db), Providers: scoping.IdentityProviders(e.svc),
 		BcryptCost: bcrypt.MinCost, Sealer: sealer}
-	logger := slog.New(slog.NewTextHandler(testLog{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	if e.logs != nil {
-		logger = slog.New(slog.NewTextHandler(io.MultiWriter(testLog{t}, e.logs), nil))
-	}
+	e.logged = &logBuffer{}
+	handlers := []slog.Handler{slog.NewTextHandler(testLog{t}, &slog.HandlerOptions{Level: slog.LevelWarn}),
+		slog.NewTextHandler(e.logged, &slog.HandlerOptions{Level: slog.LevelDebug})}
+	logger := slog.New(slog.NewMultiHandler(handlers...))
 	pool := docgen.New(e.svc)
 	pool.Logger, pool.Poll = logger, 50*time.Millisecond
 	if e.converter != nil {
@@ -206,7 +225,8 @@ func (e *env) start() {
 	api := &httpadapter.Server{Svc: e.svc, Auth: e.auth, Logger: logger, SSO: &sso.RelyingParty{Client: &http.Client{Timeout: 10 * time.Second}}}
 	e.srv = httptest.NewUnstartedServer(nil)
 	ws, err := webapp.New(webapp.Config{Svc: e.svc, Auth: e.auth, BaseURL: "http://" + e.srv.Listener.Addr().String(), Key: testKey, Logger: logger,
-		AcceptLinkRate: e.acceptRate, AcceptLinkBurst: e.acceptRate, AcceptAddressRate: e.acceptRate * 4, AcceptAddressBurst: e.acceptRate * 4})
+		AcceptLinkRate: e.acceptRate, AcceptLinkBurst: e.acceptRate, AcceptAddressRate: e.acceptRate * 4, AcceptAddressBurst: e.acceptRate * 4,
+		AdmitAuth: api.AdmitAuth})
 	require.NoError(t, err)
 	api.Mounts = map[string]http.Handler{webapp.Path: ws.Handler()}
 	e.srv.Config.Handler = api.Handler()

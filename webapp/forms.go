@@ -290,17 +290,23 @@ func (w *Workspace) buildFields(c *call, s *section, def *engine.TypeDef, rec *e
 				ff.Errors = append(ff.Errors, e.Message)
 			}
 		}
-		var described []string
-		if ff.Help != "" {
-			described = append(described, ff.ID+"-help")
-		}
-		if len(ff.Errors) > 0 {
-			described = append(described, ff.ID+"-error")
-		}
-		ff.Described = strings.Join(described, " ")
+		ff.describe()
 		out = append(out, ff)
 	}
 	return out, nil
+}
+
+// describe sets the ids that describe the control: its help and its
+// errors.
+func (ff *formField) describe() {
+	var described []string
+	if ff.Help != "" {
+		described = append(described, ff.ID+"-help")
+	}
+	if len(ff.Errors) > 0 {
+		described = append(described, ff.ID+"-error")
+	}
+	ff.Described = strings.Join(described, " ")
 }
 
 // permissionLabel names a permission for people.

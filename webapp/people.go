@@ -16,8 +16,7 @@ import (
 // DELETE of a user), reset a second factor (POST .../reset-mfa), convert
 // to a service account (a PATCH with meta confirm), issue a service
 // account's credentials (POST .../credentials, shown once); and the
-// invitation a new person accepts (POST /oauth/invitations/{token}/accept
-// as a page).
+// invitation's link a new person opens (invitation.go).
 
 // userButtons are the actions of a user's page.
 func userButtons(rec *engine.Record) []recordButton {
@@ -106,10 +105,9 @@ func userCreated(w *Workspace, c *call, s *section, rec *engine.Record, res *eng
 		return c.redirect(w.afterChange(c, s, rec, "created"))
 	}
 	pg := &shownOncePage{frame: w.frameOf(c, s, "Invitation"), Title: "Invitation created",
-		Lead: "Give " + views.User{Record: rec}.Name() + " this invitation token: it is accepted with the password they choose (POST " +
-			w.base + "/oauth/invitations/{token}/accept, docs/auth.md \"Invitations\"), and then they sign in. " +
-			"It is shown this once and works once.",
-		Items: []shownField{{Label: "Invitation token", Value: token}}, Back: c.url("/settings/" + s.Key + "/" + rec.ID)}
+		Lead: "Give " + views.User{Record: rec}.Name() + " this link: it opens a page where they choose their password, " +
+			"and then they sign in. It is shown this once and works once.",
+		Items: []shownField{{Label: "Invitation link", Value: w.invitationURL(token)}}, Back: c.url("/settings/" + s.Key + "/" + rec.ID)}
 	w.render(c.rw, http.StatusCreated, "once", "layout", pg)
 	return nil
 }

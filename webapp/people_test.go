@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/scopekit/scopekit/auth"
@@ -22,8 +23,8 @@ func shownOnce(p *page) []string {
 	return out
 }
 
-// Ensure a users manager invites a person (whose token, shown once,
-// accepts the invitation), changes a role, resets a second factor,
+// Ensure a users manager invites a person (whose link, shown once,
+// holds the token that accepts the invitation through the API too), changes a role, resets a second factor,
 // deactivates a member (whose session ends), creates a service account
 // and issues its credentials (shown once, and working), and converts a
 // person to a service account: each the API's use case.
@@ -37,10 +38,12 @@ func TestSettingsPeople(t *testing.T) {
 
 	p := b.createSetting(t, "users", "name", "Pat", "email", "pat@acme.test", "roles", sales, "user-type", "standard")
 	require.Equal(t, http.StatusCreated, p.Status, p.Body)
-	token := shownOnce(p)
-	require.Len(t, token, 1)
+	link := shownOnce(p)
+	require.Len(t, link, 1)
 	require.Equal(t, "no-store", p.Header.Get("Cache-Control"))
-	res, err := http.PostForm(e.srv.URL+"/oauth/invitations/"+url.PathEscape(token[0])+"/accept", url.Values{"password": {password}})
+	token := strings.TrimPrefix(link[0], e.srv.URL+"/app/invitations/")
+	require.NotEqual(t, link[0], token, "the link is the workspace's invitation page")
+	res, err := http.PostForm(e.srv.URL+"/oauth/invitations/"+url.PathEscape(token)+"/accept", url.Values{"password": {password}})
 	require.NoError(t, err)
 	res.Body.Close()
 	require.Equal(t, http.StatusNoContent, res.StatusCode)

@@ -23,7 +23,7 @@ const (
 )
 
 // tabs are the tabs in the order shown, with their labels.
-var tabs = []option{{tabScope, "Scope"}, {tabPricing, "Pricing"}, {tabReview, "Review"},
+var tabs = []option{{tabScope, "Scope"}, {tabSurveys, "Surveys"}, {tabPricing, "Pricing"}, {tabReview, "Review"},
 	{tabApproval, "Approval"}, {tabDocuments, "Documents"}, {tabMergeData, "Merge data"}}
 
 // header is the project's header figures; every figure is the pricing
@@ -49,6 +49,7 @@ type projectPage struct {
 	Approve *approvalView
 	Docs    *docsView
 	Merge   *mergeView
+	Survey  *surveyView // survey.go
 }
 
 // panel is the pricing panel beside the scope: the contract and the

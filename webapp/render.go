@@ -83,12 +83,12 @@ var pages = func() map[string]*template.Template {
 		"levels": func() []string { return permissionLevels },
 	}
 	base := template.Must(template.New("").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/parts.html",
-		"templates/settingsparts.html", "templates/panels.html"))
+		"templates/settingsparts.html", "templates/panels.html", "templates/surveyparts.html"))
 	out := map[string]*template.Template{}
 	names, _ := fs.Glob(templateFS, "templates/*.html")
 	for _, n := range names {
 		name := strings.TrimSuffix(path.Base(n), ".html")
-		if name == "layout" || name == "parts" || name == "settingsparts" || name == "panels" {
+		if name == "layout" || name == "parts" || name == "settingsparts" || name == "panels" || name == "surveyparts" {
 			continue
 		}
 		out[name] = template.Must(template.Must(base.Clone()).ParseFS(templateFS, n))

@@ -65,7 +65,17 @@ func eval[T any](w *walker, js string) T {
 func (w *walker) waitFor(cond, what string) {
 	w.t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
-	for !eval[bool](w, cond) {
+	for {
+		// a condition met by a navigation may be asked while the page
+		// goes: that answer is "not yet", and the next one is the new
+		// page's
+		ok, err := chromedp.Run(w.b, chromedp.Evaluate[bool](cond, chromedp.EvalAwaitPromise))
+		if err != nil && !strings.Contains(err.Error(), "navigated or closed") && !strings.Contains(err.Error(), "Cannot find context") {
+			require.NoError(w.t, err, cond)
+		}
+		if err == nil && ok {
+			return
+		}
 		require.True(w.t, time.Now().Before(deadline), "waiting for %s", what)
 		time.Sleep(100 * time.Millisecond)
 	}

@@ -65,6 +65,10 @@ type Config struct {
 	// 6, 60 and 30).
 	AcceptLinkRate, AcceptLinkBurst       float64
 	AcceptAddressRate, AcceptAddressBurst float64
+	// AdmitAuth throttles the invitation page as the API host throttles
+	// its own accept route (httpadapter.Server.AdmitAuth: nil to go on,
+	// else an error with code ERATELIMITED or EFORBIDDEN); nil for none.
+	AdmitAuth func(*http.Request) error
 }
 
 // Workspace serves the workspace's pages.
@@ -84,6 +88,8 @@ type Workspace struct {
 	generated sync.Map // account id -> *rate.Limiter of its document generations
 
 	acceptPages *acceptPages // accept.go
+
+	admitAuth func(*http.Request) error
 }
 
 // New returns the workspace of cfg.
@@ -97,7 +103,7 @@ func New(cfg Config) (*Workspace, error) {
 		return nil, errors.New("webapp: Key must have at least 32 bytes")
 	}
 	w := &Workspace{svc: cfg.Svc, auth: cfg.Auth, base: strings.TrimRight(cfg.BaseURL, "/"),
-		authURL: strings.TrimRight(cfg.AuthURL, "/"), key: cfg.Key, log: cfg.Logger}
+		authURL: strings.TrimRight(cfg.AuthURL, "/"), key: cfg.Key, log: cfg.Logger, admitAuth: cfg.AdmitAuth}
 	if w.authURL == "" {
 		w.authURL = w.base
 	}
@@ -117,11 +123,15 @@ func New(cfg Config) (*Workspace, error) {
 }
 
 // Handler returns the workspace's handler, for the paths under Path.
-// The static files are under /app/static/ and the share links' public
-// pages under AcceptPath (no account of the workspace is slugged static
-// or accept: scoping reserves the names).
+// The static files are under /app/static/, the share links' public pages
+// under AcceptPath and the invitation pages under /app/invitations/ (no
+// account is slugged static, accept or invitations: scoping reserves the
+// names).
 func (w *Workspace) Handler() http.Handler {
 	static := staticHandler()
+	invitations := http.NewServeMux() // beside the mux: its paths would overlap /app/{slug}/projects
+	invitations.HandleFunc("GET "+invitationPath+"{token}", w.invitation)
+	invitations.HandleFunc("POST "+invitationPath+"{token}", w.acceptInvitation)
 	return http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
 		if strings.HasPrefix(r.URL.Path, "/app/static/") && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
 			static.ServeHTTP(rw, r)
@@ -129,6 +139,10 @@ func (w *Workspace) Handler() http.Handler {
 		}
 		if strings.HasPrefix(r.URL.Path, AcceptPath) {
 			w.accept(rw, r)
+			return
+		}
+		if strings.HasPrefix(r.URL.Path, invitationPath) {
+			invitations.ServeHTTP(rw, r)
 			return
 		}
 		w.mux.ServeHTTP(rw, r)
@@ -164,6 +178,7 @@ func (w *Workspace) routes() {
 	m.HandleFunc("POST /app/{slug}/projects/{id}/submit", w.action(w.submit))
 	m.HandleFunc("POST /app/{slug}/projects/{id}/documents", w.action(w.generate))
 	m.HandleFunc("POST /app/{slug}/steps/{step}/{act}", w.action(w.stepAction))
+	w.surveyRoutes(m)
 	w.settingsRoutes(m)
 	w.mux = m
 }

@@ -243,7 +243,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	// public pages (docs/lifecycle.md): its OAuth clients and the pages'
 	// forms are derived from the secret key, which every instance shares.
 	workspace, err := webapp.New(webapp.Config{Svc: svc, Auth: as, BaseURL: baseURL, AuthURL: authURL, Key: key, Logger: logger,
-		DocumentRate: cfg.DocumentsRate, DocumentBurst: cfg.DocumentsBurst})
+		DocumentRate: cfg.DocumentsRate, DocumentBurst: cfg.DocumentsBurst, AdmitAuth: api.AdmitAuth})
 	if err != nil {
 		return err
 	}
