@@ -2,7 +2,10 @@ package scopekit_test
 
 import (
 	"bytes"
+	"go/ast"
 	"go/build"
+	"go/parser"
+	"go/token"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -34,7 +37,7 @@ var layers = map[string][]string{
 	// the workspace: an adapter over the use cases (scoping, auth, sso)
 	// that reads typed views and builds merge data; never a store, the
 	// engine's storage, another adapter or jsonapi
-	"webapp": {"scoping", "scoping/views", "engine", "pricing", "approval", "auth", "sso", "mergedata", "internal/bounded"},
+	"webapp": {"scoping", "scoping/views", "engine", "pricing", "approval", "auth", "sso", "mergedata", "catalogimport", "internal/bounded"},
 
 	// the stores persist what the engine, auth and webhook declare, for
 	// the schema they are opened with: no import of the domain
@@ -44,7 +47,7 @@ var layers = map[string][]string{
 	// the adapters call the use cases; neither reaches a store
 	"httpadapter": {"scoping", "engine", "scoping/views", "pricing", "approval", "auth", "sso", "webhook",
 		"jsonapi", "mergedata", "catalogimport"},
-	"mcpadapter": {"scoping", "engine", "scoping/views", "pricing", "approval", "auth"},
+	"mcpadapter": {"scoping", "engine", "scoping/views", "pricing", "approval", "auth", "catalogimport"},
 }
 
 // adapters are the packages that serve the use cases over a protocol; no
@@ -168,5 +171,39 @@ func TestMediaTypesOnce(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// transactionAPI are the engine's names through which code would run its
+// own transactions (and write records raw) rather than call a use case.
+var transactionAPI = []string{"Engine", "Call", "Tx", "Store", "New", "BlobTx"}
+
+// Ensure the adapters name none of the engine's transaction API: they
+// call scoping.Service's use cases, which hold the domain's rules.
+func TestAdaptersUseNoTransactions(t *testing.T) {
+	for _, pkg := range adapters {
+		files, err := filepath.Glob(filepath.Join(pkg, "*.go"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, path := range files {
+			if strings.HasSuffix(path, "_test.go") {
+				continue
+			}
+			f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.SkipObjectResolution)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ast.Inspect(f, func(n ast.Node) bool {
+				sel, ok := n.(*ast.SelectorExpr)
+				if !ok {
+					return true
+				}
+				if id, ok := sel.X.(*ast.Ident); ok && id.Name == "engine" && slices.Contains(transactionAPI, sel.Sel.Name) {
+					t.Errorf("%s names engine.%s: call a use case of scoping.Service instead", path, sel.Sel.Name)
+				}
+				return true
+			})
+		}
 	}
 }

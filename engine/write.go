@@ -16,6 +16,14 @@ import (
 // another account and type rules; ENOTFOUND for a scope outside the
 // actor's visibility.
 func (e *Engine) Create(ctx context.Context, a *Actor, typ string, in *Input, opts Options) (*Result, error) {
+	return e.CreateAfter(ctx, a, typ, in, opts, nil)
+}
+
+// CreateAfter is Create with a step of the domain's run first in the
+// write's transaction, once the guard and the Prepare hook have passed:
+// before may derive records the new one refers to and complete in with
+// them (a use case's own defaults), or refuse the write.
+func (e *Engine) CreateAfter(ctx context.Context, a *Actor, typ string, in *Input, opts Options, before func(c *Call) error) (*Result, error) {
 	def, err := e.LookupType(typ)
 	if err != nil {
 		return nil, err
@@ -34,6 +42,11 @@ func (e *Engine) Create(ctx context.Context, a *Actor, typ string, in *Input, op
 	}
 	var created bool
 	res, err := e.WriteRecord(ctx, a, opts, in.Meta, def, func(c *Call) (rec *Record, err error) {
+		if before != nil {
+			if err := before(c); err != nil {
+				return nil, err
+			}
+		}
 		c.prepared = invalid
 		rec, created, err = c.CreateRecord(ctx, def, in)
 		return rec, err
@@ -87,6 +100,15 @@ func (c *Call) CreateRecord(ctx context.Context, def *TypeDef, in *Input) (*Reco
 // Update applies in to the record typ/id. Archived records can be updated
 // (that is how they are restored with active: true).
 func (e *Engine) Update(ctx context.Context, a *Actor, typ, id string, in *Input, opts Options) (*Result, error) {
+	return e.UpdateThen(ctx, a, typ, id, in, opts, nil)
+}
+
+// UpdateThen is Update with a last read step of the domain's, then, run
+// in the same transaction once the updated record has been read back (as
+// WriteThenRead's last): a use case answers with more than the record,
+// as the write left it.
+func (e *Engine) UpdateThen(ctx context.Context, a *Actor, typ, id string, in *Input, opts Options,
+	then func(ctx context.Context, read *Call, rec *Record) error) (*Result, error) {
 	def, err := e.WritableType(a, typ)
 	if err != nil {
 		return nil, err
@@ -95,14 +117,14 @@ func (e *Engine) Update(ctx context.Context, a *Actor, typ, id string, in *Input
 	if err != nil {
 		return nil, err
 	}
-	return e.WriteRecord(ctx, a, opts, in.Meta, def, func(c *Call) (*Record, error) {
+	return e.writeRecord(ctx, a, opts, in.Meta, def, func(c *Call) (*Record, error) {
 		old, err := c.GetVisible(ctx, def, id, AnyActive(def))
 		if err != nil {
 			return nil, err
 		}
 		c.prepared = invalid
 		return c.UpdateRecord(ctx, def, old, in)
-	})
+	}, then)
 }
 
 // prepare runs the type's Prepare hook for a create (id "") or an update
@@ -165,6 +187,11 @@ func AnyActive(def *TypeDef) map[string]string {
 // they added when def.Reread is set).
 func (e *Engine) WriteRecord(ctx context.Context, a *Actor, opts Options, meta map[string]any, def *TypeDef,
 	fn func(c *Call) (*Record, error)) (*Result, error) {
+	return e.writeRecord(ctx, a, opts, meta, def, fn, nil)
+}
+
+func (e *Engine) writeRecord(ctx context.Context, a *Actor, opts Options, meta map[string]any, def *TypeDef,
+	fn func(c *Call) (*Record, error), then func(ctx context.Context, read *Call, rec *Record) error) (*Result, error) {
 	var res *Result
 	_, err := e.WriteThenRead(ctx, a, opts, meta, func(c *Call) error {
 		rec, err := fn(c)
@@ -184,7 +211,13 @@ func (e *Engine) WriteRecord(ctx context.Context, a *Actor, opts Options, meta m
 			}
 			res.Records[0] = cur
 		}
-		return c.Compute(ctx, def, res.Records)
+		if err := c.Compute(ctx, def, res.Records); err != nil {
+			return err
+		}
+		if then != nil {
+			return then(ctx, c, res.Records[0])
+		}
+		return nil
 	})
 	if err != nil {
 		return nil, err

@@ -87,7 +87,7 @@ func (t *tools) estimateVsActual(ctx context.Context, req *mcp.CallToolRequest, 
 		return nil, EstimateVsActualOutput{}, err
 	}
 	// the snapshot: the figures and the lines they come from, in one read
-	snap, err := t.s.Svc.Snapshot(ctx, a, id, t.guard(views.TypeProjects))
+	snap, err := t.s.Svc.Snapshot(ctx, a, id)
 	if err != nil {
 		return nil, EstimateVsActualOutput{}, t.fail(err)
 	}

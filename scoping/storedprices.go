@@ -125,6 +125,10 @@ type pricingTx struct {
 	// id (so no earlier record can name them) that no line written since
 	// names: their pricing needs no query for lines. Keys: lineKey.
 	childless map[string]bool
+	// runs are the pricing runs of the last flush, by project id (keys:
+	// lineKey): the figures as stored, which the write's answer may serve
+	// while nothing was written since (touched false).
+	runs map[string]*pricedProject
 }
 
 func newPricingTx(tx engine.Tx, svc *Service) *pricingTx {
@@ -312,8 +316,15 @@ func (t *pricingTx) flush(ctx context.Context) error {
 				none[id] = true
 			}
 		}
-		if err := t.svc.storePrices(ctx, t.Tx, acctID, ids, none); err != nil {
+		runs, err := t.svc.storePrices(ctx, t.Tx, acctID, ids, none)
+		if err != nil {
 			return err
+		}
+		for id, pp := range runs {
+			if t.runs == nil {
+				t.runs = map[string]*pricedProject{}
+			}
+			t.runs[lineKey(acctID, id)] = pp
 		}
 	}
 	return nil
@@ -322,21 +333,21 @@ func (t *pricingTx) flush(ctx context.Context) error {
 // storePrices prices the projects ids of an account from the data in tx
 // and writes the figures that changed, with the account's current epoch.
 // The projects in childless have no lines (a project just created): their
-// lines are not looked for.
-func (s *Service) storePrices(ctx context.Context, tx engine.Tx, accountID string, ids []string, childless map[string]bool) error {
+// lines are not looked for. It returns the pricing runs, by project id.
+func (s *Service) storePrices(ctx context.Context, tx engine.Tx, accountID string, ids []string, childless map[string]bool) (map[string]*pricedProject, error) {
 	acct, err := tx.Get(views.TypeAccounts, "", accountID)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	epoch, _ := epochOf(acct, priceEpochAttr)
-	c := &engine.Call{Ctx: ctx, Engine: s.Engine, Tx: tx, Actor: &engine.Actor{Account: acct, AllScopes: true},
+	c := &engine.Call{Ctx: ctx, Engine: s.eng, Tx: tx, Actor: &engine.Actor{Account: acct, AllScopes: true},
 		Ext: &callState{svc: s, acct: acct, pricedCache: map[string]*pricedProject{}, childless: childless}}
 	d, err := loadProjectData(c, ids, nil)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if err := priceData(c, d, ids); err != nil {
-		return err
+		return nil, err
 	}
 	for _, proj := range d[views.TypeProjects] {
 		changed := setFigures(c, proj)
@@ -346,7 +357,7 @@ func (s *Service) storePrices(ctx context.Context, tx engine.Tx, accountID strin
 		}
 		if changed {
 			if err := tx.Replace(proj); err != nil {
-				return err
+				return nil, err
 			}
 		}
 	}
@@ -357,12 +368,12 @@ func (s *Service) storePrices(ctx context.Context, tx engine.Tx, accountID strin
 		for _, r := range d[typ] {
 			if setFigures(c, r) {
 				if err := tx.Replace(r); err != nil {
-					return err
+					return nil, err
 				}
 			}
 		}
 	}
-	return nil
+	return state(c).pricedCache, nil
 }
 
 // RefreshPrices re-prices the projects of an account whose stored figures
@@ -373,7 +384,7 @@ func (s *Service) storePrices(ctx context.Context, tx engine.Tx, accountID strin
 func (s *Service) RefreshPrices(ctx context.Context, accountID string) error {
 	for off := 0; ; off += refreshChunk {
 		n := 0
-		err := s.Store().Update(ctx, func(tx engine.Tx) error {
+		err := s.eng.Store().Update(ctx, func(tx engine.Tx) error {
 			acct, err := tx.Get(views.TypeAccounts, "", accountID)
 			if err != nil {
 				return err
@@ -393,7 +404,8 @@ func (s *Service) RefreshPrices(ctx context.Context, accountID string) error {
 			if len(stale) == 0 {
 				return nil
 			}
-			return s.storePrices(ctx, tx, accountID, stale, nil)
+			_, err = s.storePrices(ctx, tx, accountID, stale, nil)
+			return err
 		})
 		if err != nil || n < refreshChunk {
 			return err
@@ -404,7 +416,7 @@ func (s *Service) RefreshPrices(ctx context.Context, accountID string) error {
 // RefreshAllPrices runs RefreshPrices for every account.
 func (s *Service) RefreshAllPrices(ctx context.Context) error {
 	var ids []string
-	err := s.Store().View(ctx, func(tx engine.Tx) error {
+	err := s.eng.Store().View(ctx, func(tx engine.Tx) error {
 		accts, _, err := tx.List(&engine.Query{Type: views.TypeAccounts})
 		for _, a := range accts {
 			ids = append(ids, a.ID)

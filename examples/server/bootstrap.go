@@ -13,6 +13,7 @@ import (
 
 	"github.com/scopekit/scopekit"
 	"github.com/scopekit/scopekit/auth"
+	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/provision"
 	"github.com/scopekit/scopekit/scoping"
 )
@@ -41,8 +42,8 @@ func loadBootstrap(path string) (*provision.Spec, error) {
 }
 
 // applyBootstrap provisions the file's spec.
-func applyBootstrap(ctx context.Context, spec *provision.Spec, svc *scoping.Service, as *auth.Service) error {
-	_, err := provision.Provision(ctx, svc, as, spec)
+func applyBootstrap(ctx context.Context, spec *provision.Spec, db engine.Store, svc *scoping.Service, as *auth.Service) error {
+	_, err := provision.Provision(ctx, db, svc, as, spec)
 	return bootstrapError(err)
 }
 

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/scopekit/scopekit/auth"
+	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/provision"
 	"github.com/scopekit/scopekit/scoping"
 	"github.com/stretchr/testify/require"
@@ -32,13 +33,13 @@ func writeFile(t *testing.T, content string) string {
 }
 
 // bootstrap loads and applies the file content as -bootstrap does.
-func bootstrap(t *testing.T, svc *scoping.Service, as *auth.Service, content string) error {
+func bootstrap(t *testing.T, db engine.Store, svc *scoping.Service, as *auth.Service, content string) error {
 	t.Helper()
 	f, err := loadBootstrap(writeFile(t, content))
 	if err != nil {
 		return err
 	}
-	return applyBootstrap(context.Background(), f, svc, as)
+	return applyBootstrap(context.Background(), f, db, svc, as)
 }
 
 // Ensure the file decodes into the library's spec: every member of the
@@ -107,8 +108,8 @@ func TestBootstrapFileErrors(t *testing.T) {
 			`bootstrap users[0] (ada@acme.test): membership in "acme": scopekit invalid: ...`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, svc, as := mustOpenDB(t)
-			err := bootstrap(t, svc, as, tc.file)
+			db, svc, as := mustOpenDB(t)
+			err := bootstrap(t, db, svc, as, tc.file)
 			require.Error(t, err)
 			requireMessage(t, tc.want, err.Error())
 		})
@@ -117,9 +118,9 @@ func TestBootstrapFileErrors(t *testing.T) {
 	t.Run("client id of another account in the database", func(t *testing.T) {
 		ctx := context.Background()
 		db, svc, as := mustOpenDB(t)
-		require.NoError(t, bootstrap(t, svc, as, `{"accounts": [{"slug": "other", "name": "Other", "default-currency": "USD",
+		require.NoError(t, bootstrap(t, db, svc, as, `{"accounts": [{"slug": "other", "name": "Other", "default-currency": "USD",
 			"oauth-applications": [{"name": "Theirs", "client-id": "acme-portal", "client-secret": "theirs"}]}]}`))
-		err := bootstrap(t, svc, as, base)
+		err := bootstrap(t, db, svc, as, base)
 		require.EqualError(t, err, `bootstrap accounts[0] (acme) oauth-applications[0] (acme-portal): client-id "acme-portal" belongs to an application of another account`)
 		app, err := db.AuthStore().ApplicationByClientID(ctx, "acme-portal")
 		require.NoError(t, err)

@@ -43,10 +43,10 @@ type demoState struct {
 
 // findDemo reports whether the demo account exists and what of it the
 // banner can show.
-func findDemo(ctx context.Context, svc *scoping.Service, as auth.Store) (*demoState, error) {
+func findDemo(ctx context.Context, db engine.Store, as auth.Store) (*demoState, error) {
 	st := &demoState{}
 	var acctID string
-	err := svc.Store().View(ctx, func(tx engine.Tx) error {
+	err := db.View(ctx, func(tx engine.Tx) error {
 		recs, _, err := tx.List(&engine.Query{Type: views.TypeAccounts, Where: []engine.Cond{engine.Eq(views.NameSlug, demoSlug)}, Limit: 1})
 		if err != nil || len(recs) == 0 {
 			return err
@@ -78,14 +78,17 @@ func findDemo(ctx context.Context, svc *scoping.Service, as auth.Store) (*demoSt
 
 // authStorer is a database with an auth store (createDemo checks there
 // that the demo's client ids are free).
-type authStorer interface{ AuthStore() auth.Store }
+type authStorer interface {
+	engine.Store
+	AuthStore() auth.Store
+}
 
 // createDemo creates the demo account and its data. The caller has checked
 // that the account does not exist yet; createDemo checks first that its
 // emails and client ids are free, so that it never takes over another
 // account's identities (nor leaves half a demo behind for that reason).
 func createDemo(ctx context.Context, svc *scoping.Service, db authStorer, as *auth.Service) error {
-	if err := demoIdentitiesFree(ctx, svc, db.AuthStore()); err != nil {
+	if err := demoIdentitiesFree(ctx, db, db.AuthStore()); err != nil {
 		return err
 	}
 	var acctID, adminID, botID string
@@ -132,8 +135,8 @@ func createDemo(ctx context.Context, svc *scoping.Service, db authStorer, as *au
 	return nil
 }
 
-func demoIdentitiesFree(ctx context.Context, svc *scoping.Service, as auth.Store) error {
-	err := svc.Store().View(ctx, func(tx engine.Tx) error {
+func demoIdentitiesFree(ctx context.Context, db engine.Store, as auth.Store) error {
+	err := db.View(ctx, func(tx engine.Tx) error {
 		for _, email := range []string{demoAdminEmail, demoBotEmail} {
 			recs, _, err := tx.List(&engine.Query{Type: views.TypeUsers, AllAccounts: true, Where: []engine.Cond{engine.Eq(views.NameEmail, email)}, Limit: 1})
 			if err != nil {

@@ -51,7 +51,7 @@ func TestDemoIsTheWorkedExample(t *testing.T) {
 	ctx := context.Background()
 	db, svc, as := mustOpenDB(t)
 	require.NoError(t, createDemo(ctx, svc, db, as))
-	st, err := findDemo(ctx, svc, db.AuthStore())
+	st, err := findDemo(ctx, db, db.AuthStore())
 	require.NoError(t, err)
 	require.True(t, st.Exists)
 	require.True(t, st.CredsWork)
@@ -222,9 +222,9 @@ func TestDemoRefusesTakenIdentities(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			db, svc, as := mustOpenDB(t)
-			require.NoError(t, bootstrap(t, svc, as, tc.file))
+			require.NoError(t, bootstrap(t, db, svc, as, tc.file))
 			require.EqualError(t, createDemo(ctx, svc, db, as), tc.want)
-			st, err := findDemo(ctx, svc, db.AuthStore())
+			st, err := findDemo(ctx, db, db.AuthStore())
 			require.NoError(t, err)
 			require.False(t, st.Exists)
 		})

@@ -58,11 +58,11 @@ func runImport(ctx context.Context, args []string, getenv func(string) string, s
 		return err
 	}
 	defer db.Close()
-	actor, err := accountActor(ctx, svc, *account)
+	actor, err := accountActor(ctx, db, svc, *account)
 	if err != nil {
 		return err
 	}
-	rep, err := catalogimport.Import(ctx, svc.Engine, actor, f, *dryRun)
+	rep, err := svc.ImportCatalog(ctx, actor, f, *dryRun)
 	if rep != nil {
 		fmt.Fprint(stdout, rep.Text())
 	}
@@ -146,9 +146,9 @@ func readImportFile(path, sheet string) (catalogimport.File, error) {
 }
 
 // accountActor returns the system actor of the account with the slug.
-func accountActor(ctx context.Context, svc *scoping.Service, slug string) (*engine.Actor, error) {
+func accountActor(ctx context.Context, db engine.Store, svc *scoping.Service, slug string) (*engine.Actor, error) {
 	var id string
-	err := svc.Store().View(ctx, func(tx engine.Tx) error {
+	err := db.View(ctx, func(tx engine.Tx) error {
 		recs, _, err := tx.List(&engine.Query{Type: views.TypeAccounts, Where: []engine.Cond{engine.Eq(views.NameSlug, slug)}, Limit: 1})
 		if len(recs) > 0 {
 			id = recs[0].ID

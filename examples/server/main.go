@@ -196,14 +196,14 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return fmt.Errorf("prices: %w", err)
 	}
 	if boot != nil {
-		if err := applyBootstrap(ctx, boot, svc, as); err != nil {
+		if err := applyBootstrap(ctx, boot, db, svc, as); err != nil {
 			return err
 		}
 	}
 	if err := svc.EnsureBuiltinTemplates(ctx); err != nil { // accounts made before a built-in existed
 		return fmt.Errorf("built-in document templates: %w", err)
 	}
-	demo, err := findDemo(ctx, svc, db.AuthStore())
+	demo, err := findDemo(ctx, db, db.AuthStore())
 	if err != nil {
 		return fmt.Errorf("demo: %w", err)
 	}
@@ -216,7 +216,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		if err := createDemo(ctx, svc, db, as); err != nil {
 			return err
 		}
-		if demo, err = findDemo(ctx, svc, db.AuthStore()); err != nil {
+		if demo, err = findDemo(ctx, db, db.AuthStore()); err != nil {
 			return fmt.Errorf("demo: %w", err)
 		}
 		demoCreated = true
