@@ -190,6 +190,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	as := &auth.Service{Store: db.AuthStore(), Directory: scoping.Directory(db), Providers: scoping.IdentityProviders(svc),
 		BcryptCost: bcryptCost, Sealer: sealer, UniformTokenErrors: cfg.UniformTokenErrors}
 	svc.SignIns = as // a tightened sign-in policy revokes the refresh tokens it no longer admits
+	relyingParty.Flows = as // single sign-ons in progress are kept in the store: any instance finishes them
 	// stored prices: price the projects of a database written before
 	// prices were stored, or left stale by an interrupted refresh
 	if err := svc.RefreshAllPrices(ctx); err != nil {
@@ -231,7 +232,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		authURL = "http://" + displayAddr(cfg.AuthAddr, authLn.Addr())
 	}
 
-	api := &httpadapter.Server{Svc: svc, Auth: as, BaseURL: baseURL, AuthURL: authURL, Logger: logger, Throttle: cfg.throttle(), Limits: cfg.Limits,
+	api := &httpadapter.Server{Svc: svc, Auth: as, BaseURL: baseURL, AuthURL: authURL, Key: key, Logger: logger, Throttle: cfg.throttle(), Limits: cfg.Limits,
 		DocumentThrottle: httpadapter.DocumentThrottle{Rate: cfg.DocumentsRate, Burst: cfg.DocumentsBurst},
 		Metrics:          tel.RequestMetrics(), SSO: relyingParty}
 	// MCP (docs/mcp.md): the tools for AI assistants on the API host, over
