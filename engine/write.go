@@ -57,6 +57,36 @@ func (e *Engine) CreateAfter(ctx context.Context, a *Actor, typ string, in *Inpu
 	return res, err
 }
 
+// CreateEach runs fn in one write transaction, in which create stores a
+// new record of typ from in as Create would (guard, validation, hooks):
+// every record fn creates is stored, or, when fn or a create fails, none.
+// A type with a Prepare hook (work done outside any transaction) is
+// refused (EBADREQUEST).
+func (e *Engine) CreateEach(ctx context.Context, a *Actor, opts Options, fn func(create func(typ string, in *Input) (*Record, error)) error) error {
+	_, err := e.Write(ctx, a, opts, nil, func(c *Call) error {
+		return fn(func(typ string, in *Input) (*Record, error) {
+			def, err := e.LookupType(typ)
+			if err != nil {
+				return nil, err
+			}
+			if def.Hooks.Create == nil {
+				def, err = e.WritableType(a, typ)
+			} else {
+				err = a.RequireWrite(def)
+			}
+			if err != nil {
+				return nil, err
+			}
+			if def.Hooks.Prepare != nil {
+				return nil, scopekit.Errorf(scopekit.EBADREQUEST, "%s cannot be created among other records", typ)
+			}
+			rec, _, err := c.CreateRecord(ctx, def, in)
+			return rec, err
+		})
+	})
+	return err
+}
+
 // CreateRecord builds a new record of def from in and stores it, or restores the
 // record an Upsert hook returns (created false).
 func (c *Call) CreateRecord(ctx context.Context, def *TypeDef, in *Input) (*Record, bool, error) {

@@ -55,6 +55,13 @@ func (s *Service) Create(ctx context.Context, a *engine.Actor, typ string, in *e
 	return s.eng.Create(ctx, a, typ, in, opts)
 }
 
+// CreateEach runs fn in one write transaction in which create adds
+// records as Create does, each with its type's guard, validation and
+// hooks: all of them are stored, or none (engine.Engine.CreateEach).
+func (s *Service) CreateEach(ctx context.Context, a *engine.Actor, fn func(create func(typ string, in *engine.Input) (*engine.Record, error)) error) error {
+	return s.eng.CreateEach(ctx, a, engine.Options{}, fn)
+}
+
 // Update applies in to the record typ/id (engine.Engine.Update).
 func (s *Service) Update(ctx context.Context, a *engine.Actor, typ, id string, in *engine.Input, opts engine.Options) (*engine.Result, error) {
 	return s.eng.Update(ctx, a, typ, id, in, opts)

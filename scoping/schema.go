@@ -12,6 +12,7 @@ import (
 var declarations = []func(*engine.Schema){
 	declareAccounts,
 	declareCatalog,
+	declareDeployment,
 	declareDocuments,
 	declareDomains,
 	declareEvents,
