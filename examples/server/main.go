@@ -189,7 +189,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	// the webhook key seals TOTP seeds too (docs/auth.md "Two-step verification")
 	as := &auth.Service{Store: db.AuthStore(), Directory: scoping.Directory(db), Providers: scoping.IdentityProviders(svc),
 		BcryptCost: bcryptCost, Sealer: sealer, UniformTokenErrors: cfg.UniformTokenErrors}
-	svc.SignIns = as // a tightened sign-in policy revokes the refresh tokens it no longer admits
+	svc.SignIns = as        // a tightened sign-in policy revokes the refresh tokens it no longer admits
 	relyingParty.Flows = as // single sign-ons in progress are kept in the store: any instance finishes them
 	// stored prices: price the projects of a database written before
 	// prices were stored, or left stale by an interrupted refresh
