@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/scopekit/scopekit/auth"
+	"github.com/scopekit/scopekit/boltstore"
+	"github.com/scopekit/scopekit/boltstore/bolttest"
 	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/provision"
 	"github.com/scopekit/scopekit/scoping"
@@ -40,6 +42,21 @@ func bootstrap(t *testing.T, db engine.Store, svc *scoping.Service, as *auth.Ser
 		return err
 	}
 	return applyBootstrap(context.Background(), f, db, svc, as)
+}
+
+// applyBootstrap provisions the spec as a start does, with its failures
+// worded as the server words them.
+func applyBootstrap(ctx context.Context, spec *provision.Spec, db engine.Store, svc *scoping.Service, as *auth.Service) error {
+	_, err := provision.Provision(ctx, db, svc, as, spec)
+	return bootstrapError(err)
+}
+
+// mustOpenDB opens a new database in a temp dir with its services, and
+// checks the file's consistency when the test ends.
+func mustOpenDB(t *testing.T) (*boltstore.DB, *scoping.Service, *auth.Service) {
+	t.Helper()
+	db := bolttest.Open(t, scoping.DefaultSchema())
+	return db, scoping.NewService(db), &auth.Service{Store: db.AuthStore(), Directory: scoping.Directory(db), BcryptCost: bcryptCost}
 }
 
 // Ensure the file decodes into the library's spec: every member of the
