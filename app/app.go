@@ -468,4 +468,3 @@ func displayAddr(configured string, bound net.Addr) string {
 	}
 	return net.JoinHostPort(host, port)
 }
-

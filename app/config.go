@@ -123,8 +123,8 @@ type DemoMode int
 // The demo choices.
 const (
 	DemoAuto DemoMode = iota // on the deployment's first start, when Config.Bootstrap is nil
-	DemoOn               // whenever the demo account does not exist
-	DemoOff              // never
+	DemoOn                   // whenever the demo account does not exist
+	DemoOff                  // never
 )
 
 // defaultRetrySchedule is docs/webhooks.md's schedule.
