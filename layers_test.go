@@ -54,6 +54,10 @@ var layers = map[string][]string{
 // adapter depends on another.
 var adapters = []string{"httpadapter", "mcpadapter", "webapp"}
 
+// roots are the composition roots: each may import every package, and
+// only programs (examples/...) and tests import it.
+var roots = []string{"app"}
+
 // noHTTP are packages that must not import net/http, directly.
 var noHTTP = []string{"engine", "scoping", "scoping/views", "pricing", "approval", "mergedata", "documents", "office", "catalogimport"}
 
@@ -78,6 +82,39 @@ func TestLayers(t *testing.T) {
 			t.Errorf("%s imports net/http", pkg)
 		}
 	}
+	for _, pkg := range packages(t) {
+		if strings.HasPrefix(pkg, "examples/") {
+			continue
+		}
+		for _, root := range roots {
+			if pkg != root && slices.Contains(imports(t, pkg), module+"/"+root) {
+				t.Errorf("%s imports the composition root %s: only programs (examples/...) may", pkg, root)
+			}
+		}
+	}
+}
+
+// packages lists the module's packages (directories with non-test Go
+// files), relative to its root.
+func packages(t *testing.T) []string {
+	t.Helper()
+	var out []string
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || !d.IsDir() {
+			return err
+		}
+		if n := d.Name(); n == "testdata" || (strings.HasPrefix(n, ".") && path != ".") {
+			return filepath.SkipDir
+		}
+		if p, err := build.ImportDir(path, 0); err == nil && len(p.GoFiles) > 0 && path != "." {
+			out = append(out, filepath.ToSlash(path))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
 
 // imports returns what the package at dir (relative to the module root)

@@ -16,8 +16,9 @@ import (
 
 // Config is what a deployment chooses. Its zero value is a working
 // service: a bbolt file ./scopekit.db (its secret key beside it, in
-// ./scopekit.db.key), the demo on the first start, the library's defaults
-// everywhere, and no listener (serve Handler yourself, or set Addr).
+// ./scopekit.db.key), the demo on the first start and the library's
+// defaults everywhere; it needs an address: Addr (served by Run), or
+// BaseURL for a program that serves Handler itself.
 type Config struct {
 	// Where the data lives: Store (one's own, opened with Schema), else
 	// the PostgreSQL database of Database (several instances may share
@@ -44,8 +45,9 @@ type Config struct {
 	// new database behind): the API (and /oauth/*, unless AuthAddr is
 	// set), the auth host, and /metrics with the probes. "" binds none.
 	Addr, AuthAddr, MetricsAddr string
-	// BaseURL is the scheme and host links name; default http:// and
-	// Addr's host and bound port ("" without Addr: the request's host).
+	// BaseURL is the scheme and host people and programs reach the API
+	// at, which links name; default http:// and Addr's host and bound
+	// port. Required without Addr.
 	BaseURL string
 
 	// Logger receives the service's log (default slog.Default()).
@@ -154,6 +156,9 @@ func (cfg Config) withDefaults() (Config, error) {
 	}
 	if cfg.DocumentsBurst <= 0 {
 		cfg.DocumentsBurst = 20
+	}
+	if cfg.Addr == "" && cfg.BaseURL == "" {
+		return cfg, errors.New("app: Config.BaseURL is required without Config.Addr: links, and the workspace's sign-in, name it")
 	}
 	if cfg.Key != nil && len(cfg.Key) != KeySize {
 		return cfg, fmt.Errorf("the secret key must be %d bytes (it has %d)", KeySize, len(cfg.Key))

@@ -13,6 +13,7 @@ import (
 	"github.com/scopekit/scopekit/boltstore"
 	"github.com/scopekit/scopekit/boltstore/bolttest"
 	"github.com/scopekit/scopekit/engine"
+	"github.com/scopekit/scopekit/pgstore/pgtest"
 	"github.com/scopekit/scopekit/provision"
 	"github.com/scopekit/scopekit/scoping"
 	"github.com/stretchr/testify/require"
@@ -188,4 +189,43 @@ func TestBootstrapFlag(t *testing.T) {
 	require.Contains(t, s.Stdout.String(), "created now")
 	token(t, s.URL, "acme-bot", "bot-secret")
 	token(t, s.URL, demoBotClientID, demoBotSecret)
+}
+
+// Ensure a bootstrap file naming the account "demo" is refused with -demo
+// (one line; nothing created), and that without -demo the banner does not
+// take that account for the demo and says what the start created, on
+// both stores; and that a malformed secret key file on a new database is
+// a one-line failure after which the next start creates the demo.
+func TestBootstrapNamingTheDemoAccount(t *testing.T) {
+	ours := writeFile(t, `{"accounts": [{"slug": "demo", "name": "Ours", "default-currency": "EUR"}]}`)
+	for _, store := range []string{"bbolt", "postgres"} {
+		t.Run(store, func(t *testing.T) {
+			dir := t.TempDir()
+			args := []string{"-data", filepath.Join(dir, "scopekit.db"), "-addr", "127.0.0.1:0"}
+			if store == "postgres" {
+				args = append(args, "-database", pgtest.URL(t))
+			}
+			r := runMain(t, 20*time.Second, nil, append(args, "-bootstrap", ours, "-demo")...)
+			require.Equal(t, 1, r.Code)
+			require.Equal(t, []string{`scopekit: bootstrap: accounts[0] (demo): the account "demo" is the demo's, which is asked for too: ` +
+				`give the account another slug, or start without the demo`}, lines(r.Stderr))
+
+			require.NoError(t, os.WriteFile(filepath.Join(dir, "scopekit.db.key"), []byte("short\n"), 0o600))
+			r = runMain(t, 20*time.Second, nil, args...)
+			require.Equal(t, 1, r.Code)
+			require.Len(t, lines(r.Stderr), 1)
+			require.Contains(t, r.Stderr, "must hold 32 bytes in base64 on one line")
+			require.NoError(t, os.Remove(filepath.Join(dir, "scopekit.db.key")))
+
+			s := startServer(t, filepath.Join(dir, "scopekit.db"), nil, append(args[2:], "-bootstrap", ours)...)
+			out := s.Stdout.String()
+			require.Contains(t, out, `No demo account in this database: the account "demo" was made by a bootstrap file`)
+			require.Contains(t, out, "Created at this start: a new database, 1 entry of the bootstrap file.")
+			require.NotContains(t, out, demoBotClientID)
+			s.stop(t)
+
+			s = startServer(t, filepath.Join(dir, "scopekit.db"), nil, append(args[2:], "-bootstrap", ours)...)
+			require.Contains(t, s.Stdout.String(), "Created at this start: nothing (the database and its accounts were there).")
+		})
+	}
 }
