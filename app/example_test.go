@@ -35,7 +35,7 @@ func Example() {
 	ctx, stop := context.WithCancel(context.Background())
 	a, err := app.New(ctx, app.Config{
 		DataFile:            filepath.Join(dir, "scopekit.db"), // its secret key is made beside it: scopekit.db.key
-		Addr:                "127.0.0.1:0",                      // any free port: a.BaseURL() names it
+		Addr:                "127.0.0.1:0",                     // any free port: a.BaseURL() names it
 		Logger:              slog.New(slog.DiscardHandler),
 		WebhookAllowPrivate: true, // the receiver is on loopback
 	})
