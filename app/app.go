@@ -433,6 +433,15 @@ func (a *App) Service() *scoping.Service { return a.svc }
 // Auth is the token service.
 func (a *App) Auth() *auth.Service { return a.tokens }
 
+// Provision applies a provisioning spec (the bootstrap file's rules:
+// accounts, roles, people, OAuth applications and credentials, keyed so
+// that applying it again writes nothing), as Config.Bootstrap does at
+// start: for a program that keeps ScopeKit's accounts and people in step
+// with its own directory while it runs.
+func (a *App) Provision(ctx context.Context, spec *provision.Spec) (provision.Report, error) {
+	return provision.Provision(ctx, a.db, a.svc, a.tokens, spec)
+}
+
 // Telemetry is the metrics and traces: Registry() takes a program's own
 // collectors, MetricsHandler serves them where the program likes.
 func (a *App) Telemetry() *observe.Telemetry { return a.tel }

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"testing"
@@ -195,12 +196,24 @@ func TestHandlerOfOnesOwn(t *testing.T) {
 		res.Body.Close()
 		require.Equal(t, want, res.StatusCode, path)
 	}
+	// people provisioned while it runs get tokens at once
+	rep, err := a.Provision(ctx, &provision.Spec{Accounts: []provision.Account{{Slug: "acme", Name: "Acme", DefaultCurrency: "USD"}},
+		Users: []provision.User{{Email: "bot@acme.test", Name: "Bot", UserType: "service", ClientID: "acme-bot", ClientSecret: "acme-bot-secret",
+			Memberships: []provision.Membership{{Account: "acme", Role: "Account Admin"}}}}})
+	require.NoError(t, err)
+	require.Contains(t, rep.Written, "/users/0/client-id")
+	res, err := http.PostForm(srv.URL+"/oauth/token", url.Values{"grant_type": {"client_credentials"},
+		"client_id": {"acme-bot"}, "client_secret": {"acme-bot-secret"}})
+	require.NoError(t, err)
+	res.Body.Close()
+	require.Equal(t, http.StatusOK, res.StatusCode)
+
 	stop()
 	require.NoError(t, <-done)
 	require.Error(t, a.Run(context.Background()), "Run runs once")
 	require.NoError(t, a.Close())
 	require.NoError(t, db.View(context.Background(), func(engine.Tx) error { return nil }), "the store stays open")
 
-	_, err := app.New(context.Background(), app.Config{Store: db, Key: make([]byte, app.KeySize)})
+	_, err = app.New(context.Background(), app.Config{Store: db, Key: make([]byte, app.KeySize)})
 	require.ErrorContains(t, err, "Config.BaseURL is required without Config.Addr")
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"log"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -21,8 +20,9 @@ import (
 // Serve the whole service (the API and its reference, the login pages,
 // document templates and generation, webhooks, MCP for AI assistants, the
 // workspace) over a bbolt file, with the demo account on the first
-// start: the lines from app.New to a.Close are all an embedding program
-// needs. The rest uses it as the demo's service account would.
+// start: New, Run and Close are all an embedding program needs (the
+// README's "Using the library" shows the block from New to Serving). The
+// rest uses the service as the demo's service account would.
 func Example() {
 	dir, err := os.MkdirTemp("", "scopekit")
 	if err != nil {
@@ -31,13 +31,13 @@ func Example() {
 	defer os.RemoveAll(dir)
 	events := webhookReceiver() // where the webhooks go, below
 	defer events.Close()
-
 	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+
 	a, err := app.New(ctx, app.Config{
 		DataFile:            filepath.Join(dir, "scopekit.db"), // its secret key is made beside it: scopekit.db.key
 		Addr:                "127.0.0.1:0",                     // any free port: a.BaseURL() names it
-		Logger:              slog.New(slog.DiscardHandler),
-		WebhookAllowPrivate: true, // the receiver is on loopback
+		WebhookAllowPrivate: true,                              // webhooks to loopback (the example's receiver)
 	})
 	if err != nil {
 		log.Fatal(err)
@@ -48,11 +48,11 @@ func Example() {
 
 	use(ctx, a.BaseURL(), events.URL, events.Seen)
 
-	stop()
+	stop() // as SIGTERM would: Run stops accepting, finishes what is in flight
 	if err := <-done; err != nil {
 		log.Fatal(err)
 	}
-	if err := a.Close(); err != nil {
+	if err := a.Close(); err != nil { // the store, the PDF converter's processes
 		log.Fatal(err)
 	}
 	// Output:
