@@ -2,7 +2,10 @@ package scopekit_test
 
 import (
 	"bytes"
+	"go/ast"
 	"go/build"
+	"go/parser"
+	"go/token"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -45,12 +48,16 @@ var layers = map[string][]string{
 	// the adapters call the use cases; neither reaches a store
 	"httpadapter": {"scoping", "engine", "scoping/views", "pricing", "approval", "expr", "auth", "sso", "webhook",
 		"jsonapi", "mergedata", "catalogimport"},
-	"mcpadapter": {"scoping", "engine", "scoping/views", "pricing", "approval", "expr", "auth"},
+	"mcpadapter": {"scoping", "engine", "scoping/views", "pricing", "approval", "expr", "auth", "catalogimport"},
 }
 
 // adapters are the packages that serve the use cases over a protocol; no
 // adapter depends on another.
 var adapters = []string{"httpadapter", "mcpadapter", "webapp"}
+
+// roots are the composition roots: each may import every package, and
+// only programs (examples/...) and tests import it.
+var roots = []string{"app"}
 
 // noHTTP are packages that must not import net/http, directly.
 var noHTTP = []string{"engine", "scoping", "scoping/views", "pricing", "approval", "mergedata", "documents", "office", "catalogimport", "expr"}
@@ -76,6 +83,39 @@ func TestLayers(t *testing.T) {
 			t.Errorf("%s imports net/http", pkg)
 		}
 	}
+	for _, pkg := range packages(t) {
+		if strings.HasPrefix(pkg, "examples/") {
+			continue
+		}
+		for _, root := range roots {
+			if pkg != root && slices.Contains(imports(t, pkg), module+"/"+root) {
+				t.Errorf("%s imports the composition root %s: only programs (examples/...) may", pkg, root)
+			}
+		}
+	}
+}
+
+// packages lists the module's packages (directories with non-test Go
+// files), relative to its root.
+func packages(t *testing.T) []string {
+	t.Helper()
+	var out []string
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || !d.IsDir() {
+			return err
+		}
+		if n := d.Name(); n == "testdata" || (strings.HasPrefix(n, ".") && path != ".") {
+			return filepath.SkipDir
+		}
+		if p, err := build.ImportDir(path, 0); err == nil && len(p.GoFiles) > 0 && path != "." {
+			out = append(out, filepath.ToSlash(path))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
 
 // imports returns what the package at dir (relative to the module root)
@@ -169,5 +209,39 @@ func TestMediaTypesOnce(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// transactionAPI are the engine's names through which code would run its
+// own transactions (and write records raw) rather than call a use case.
+var transactionAPI = []string{"Engine", "Call", "Tx", "Store", "New", "BlobTx"}
+
+// Ensure the adapters name none of the engine's transaction API: they
+// call scoping.Service's use cases, which hold the domain's rules.
+func TestAdaptersUseNoTransactions(t *testing.T) {
+	for _, pkg := range adapters {
+		files, err := filepath.Glob(filepath.Join(pkg, "*.go"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, path := range files {
+			if strings.HasSuffix(path, "_test.go") {
+				continue
+			}
+			f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.SkipObjectResolution)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ast.Inspect(f, func(n ast.Node) bool {
+				sel, ok := n.(*ast.SelectorExpr)
+				if !ok {
+					return true
+				}
+				if id, ok := sel.X.(*ast.Ident); ok && id.Name == "engine" && slices.Contains(transactionAPI, sel.Sel.Name) {
+					t.Errorf("%s names engine.%s: call a use case of scoping.Service instead", path, sel.Sel.Name)
+				}
+				return true
+			})
+		}
 	}
 }

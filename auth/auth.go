@@ -155,6 +155,10 @@ type Store interface {
 	TakeAuthCode(ctx context.Context, digest []byte) (*AuthCode, error)
 	// MFA returns the user's second factor; ENOTFOUND when there is none.
 	MFA(ctx context.Context, userID string) (*MFA, error)
+	// TakeSignIn removes the sign-in in progress and returns it, in one
+	// step: of two requests naming the same one only one gets it.
+	// ENOTFOUND when there is none.
+	TakeSignIn(ctx context.Context, digest []byte) (*PendingSignIn, error)
 	// Update runs fn in one write transaction, committed when fn returns
 	// nil and rolled back otherwise. Transactions that read or write the
 	// same client id, the credentials of the same user in the same
@@ -194,6 +198,11 @@ type Tx interface {
 	PutMFA(m *MFA) error
 	// DeleteMFA removes the user's second factor; none is no error.
 	DeleteMFA(userID string) error
+	// PutSignIn stores p under p.Digest, replacing what was there.
+	PutSignIn(p *PendingSignIn) error
+	// DeleteSignInsExpiredBefore removes the sign-ins in progress whose
+	// ExpiresAt is before t.
+	DeleteSignInsExpiredBefore(t time.Time) error
 }
 
 // HashSecret returns the SHA-256 digest under which a client secret or a

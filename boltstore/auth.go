@@ -340,35 +340,48 @@ func codeExpiryKey(expires time.Time, digest []byte) []byte {
 
 // PutAuthCode implements auth.Tx.
 func (t authTx) PutAuthCode(c *auth.AuthCode) error {
-	exp := t.tx.Bucket(bucketAuthCodeExp)
-	if old, err := authGet[auth.AuthCode](t.tx, bucketAuthCodes, c.Digest, "code"); err == nil {
-		if err := exp.Delete(codeExpiryKey(old.ExpiresAt, c.Digest)); err != nil {
+	return putExpiring(t.tx, bucketAuthCodes, bucketAuthCodeExp, c.Digest, c, func(c *auth.AuthCode) time.Time { return c.ExpiresAt })
+}
+
+// putExpiring stores v under digest in bucket, and its expiry in the
+// index exp (codeExpiryKey), replacing the entry there was and its
+// expiry.
+func putExpiring[T any](tx *bolt.Tx, bucket, exp, digest []byte, v *T, expires func(*T) time.Time) error {
+	index := tx.Bucket(exp)
+	if old, err := authGet[T](tx, bucket, digest, "entry"); err == nil {
+		if err := index.Delete(codeExpiryKey(expires(old), digest)); err != nil {
 			return err
 		}
 	} else if scopekit.ErrorCode(err) != scopekit.ENOTFOUND {
 		return err
 	}
-	if err := exp.Put(codeExpiryKey(c.ExpiresAt, c.Digest), nil); err != nil {
+	if err := index.Put(codeExpiryKey(expires(v), digest), nil); err != nil {
 		return err
 	}
-	return authPut(t.tx, bucketAuthCodes, c.Digest, c)
+	return authPut(tx, bucket, digest, v)
 }
 
 // DeleteAuthCodesExpiredBefore implements auth.Tx: the codes to delete
 // are the first keys of auth_code_expiry.
 func (t authTx) DeleteAuthCodesExpiredBefore(before time.Time) error {
-	codes, exp := t.tx.Bucket(bucketAuthCodes), t.tx.Bucket(bucketAuthCodeExp)
+	return deleteExpired(t.tx, bucketAuthCodes, bucketAuthCodeExp, before)
+}
+
+// deleteExpired removes the entries of bucket whose expiry, in the index
+// exp (codeExpiryKey), is before t: the first keys of exp.
+func deleteExpired(tx *bolt.Tx, bucket, exp []byte, before time.Time) error {
+	entries, index := tx.Bucket(bucket), tx.Bucket(exp)
 	limit := codeExpiryKey(before, nil)
 	var stale [][]byte
-	cur := exp.Cursor()
+	cur := index.Cursor()
 	for k, _ := cur.First(); k != nil && bytes.Compare(k[:8], limit) < 0; k, _ = cur.Next() {
 		stale = append(stale, k)
 	}
 	for _, k := range stale {
-		if err := codes.Delete(k[8:]); err != nil {
+		if err := entries.Delete(k[8:]); err != nil {
 			return err
 		}
-		if err := exp.Delete(k); err != nil {
+		if err := index.Delete(k); err != nil {
 			return err
 		}
 	}

@@ -132,7 +132,7 @@ func BenchmarkImport10k(b *testing.B) {
 				return a
 			}
 			importOnce := func(a *engine.Actor, data []byte) *catalogimport.Report {
-				rep, err := catalogimport.Import(ctx, svc.Engine, a, catalogimport.File{Format: catalogimport.XLSX, Data: data}, false)
+				rep, err := svc.ImportCatalog(ctx, a, catalogimport.File{Format: catalogimport.XLSX, Data: data}, false)
 				if err != nil {
 					for _, p := range rep.Problems[:min(5, len(rep.Problems))] {
 						b.Log(p.String())

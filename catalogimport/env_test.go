@@ -22,6 +22,7 @@ import (
 type env struct {
 	t     *testing.T
 	svc   *scoping.Service
+	db    engine.Store
 	accts map[string]string
 }
 
@@ -33,7 +34,7 @@ func newEnv(t *testing.T) *env {
 // newEnvOn is newEnv over the store db.
 func newEnvOn(t *testing.T, db engine.Store) *env {
 	t.Helper()
-	e := &env{t: t, svc: scoping.NewService(db), accts: map[string]string{}}
+	e := &env{t: t, svc: scoping.NewService(db), db: db, accts: map[string]string{}}
 	require.NoError(t, e.svc.Setup(context.Background(), func(a *scoping.Admin) error {
 		for _, slug := range []string{"acme", "globex"} {
 			acct, err := a.EnsureAccount(slug, slug, "USD")
@@ -55,7 +56,7 @@ func (e *env) actor(slug string) *engine.Actor {
 }
 
 func (e *env) importFile(slug string, f catalogimport.File, dryRun bool) (*catalogimport.Report, error) {
-	return catalogimport.Import(context.Background(), e.svc.Engine, e.actor(slug), f, dryRun)
+	return e.svc.ImportCatalog(context.Background(), e.actor(slug), f, dryRun)
 }
 
 // dump is the account's catalog as text (catalogtest.Dump).

@@ -76,7 +76,7 @@ func TestHostileNamesRoundTrip(t *testing.T) {
 	before := e.dump("acme")
 	require.Contains(t, before, "name=\tTabbed")
 
-	out, err := catalogimport.Export(context.Background(), e.svc.Engine, e.actor("acme"), catalogimport.ZipCSV)
+	out, err := e.svc.ExportCatalog(context.Background(), e.actor("acme"), catalogimport.ZipCSV)
 	require.NoError(t, err)
 	zr, err := zip.NewReader(bytes.NewReader(out), int64(len(out)))
 	require.NoError(t, err)
@@ -104,7 +104,7 @@ func TestHostileNamesRoundTrip(t *testing.T) {
 	for _, format := range []catalogimport.Format{catalogimport.ZipCSV, catalogimport.XLSX} {
 		e2 := newEnv(t)
 		seedHostile(t, e2)
-		data, err := catalogimport.Export(context.Background(), e2.svc.Engine, e2.actor("acme"), format)
+		data, err := e2.svc.ExportCatalog(context.Background(), e2.actor("acme"), format)
 		require.NoError(t, err)
 		rep, err := e2.importFile("globex", catalogimport.File{Format: format, Data: data}, false)
 		require.NoError(t, err, problems(rep))

@@ -46,7 +46,7 @@ func TestTemplateImportExportRoundTrip(t *testing.T) {
 		}
 		assert.Equal(t, before, e.dump("acme"))
 
-		out, err := catalogimport.Export(context.Background(), e.svc.Engine, e.actor("acme"), format)
+		out, err := e.svc.ExportCatalog(context.Background(), e.actor("acme"), format)
 		require.NoError(t, err)
 		rep, err = e.importFile("globex", catalogimport.File{Format: format, Data: out}, false)
 		require.NoError(t, err, problems(rep))
@@ -186,14 +186,14 @@ func TestImportPermissions(t *testing.T) {
 	a := e.actor("acme")
 	a.Role = &engine.Record{Attrs: map[string]any{"permissions": map[string]any{"catalog": "manage", "rate_tables": "view"}}}
 	phases := xlsx(book(t, "Phases", [][]any{{"Name"}, {"Plan"}}))
-	rep, err := catalogimport.Import(context.Background(), e.svc.Engine, a, phases, false)
+	rep, err := e.svc.ImportCatalog(context.Background(), a, phases, false)
 	require.NoError(t, err, problems(rep))
 	rates := xlsx(book(t, "Rates", [][]any{{"Rate table", "Resource"}, {"T", "R"}}))
-	_, err = catalogimport.Import(context.Background(), e.svc.Engine, a, rates, true)
+	_, err = e.svc.ImportCatalog(context.Background(), a, rates, true)
 	assert.Equal(t, scopekit.EFORBIDDEN, scopekit.ErrorCode(err))
-	_, err = catalogimport.Export(context.Background(), e.svc.Engine, a, catalogimport.XLSX)
+	_, err = e.svc.ExportCatalog(context.Background(), a, catalogimport.XLSX)
 	require.NoError(t, err)
 	a.Role = &engine.Record{Attrs: map[string]any{"permissions": map[string]any{"catalog": "view"}}}
-	_, err = catalogimport.Export(context.Background(), e.svc.Engine, a, catalogimport.XLSX)
+	_, err = e.svc.ExportCatalog(context.Background(), a, catalogimport.XLSX)
 	assert.Equal(t, scopekit.EFORBIDDEN, scopekit.ErrorCode(err))
 }

@@ -20,7 +20,7 @@ func TestImportReservesWhatItCreates(t *testing.T) {
 	head := []any{"Name", "Hourly rate"}
 	ids := func() map[string]string {
 		out := map[string]string{}
-		require.NoError(t, e.svc.Store().View(context.Background(), func(tx engine.Tx) error {
+		require.NoError(t, e.db.View(context.Background(), func(tx engine.Tx) error {
 			recs, _, err := tx.List(&engine.Query{Type: views.TypeResources, AccountID: e.accts["acme"]})
 			for _, r := range recs {
 				out[r.Str(views.NameName)] = r.ID

@@ -25,6 +25,7 @@ import (
 // env is a bbolt store in a temp dir with one account holding pricing.md's
 // worked example, and a pool (not running) over it.
 type env struct {
+	db       engine.Store
 	svc      *scoping.Service
 	pool     *docgen.Pool
 	actor    *engine.Actor
@@ -51,7 +52,7 @@ func newPool(db engine.Store) (*scoping.Service, *docgen.Pool) {
 // mustEnvOn is env over db.
 func mustEnvOn(tb testing.TB, db engine.Store) *env {
 	tb.Helper()
-	e := &env{}
+	e := &env{db: db}
 	e.svc, e.pool = newPool(db)
 	ctx := context.Background()
 	var acct string

@@ -202,7 +202,7 @@ func TestStoppedAndLostWorkers(t *testing.T) {
 	go func() { done <- e.pool.Run(ctx) }()
 	<-started
 	acct := e.doc(t, id).AccountID
-	require.NoError(t, e.svc.Store().Update(context.Background(), func(tx engine.Tx) error {
+	require.NoError(t, e.db.Update(context.Background(), func(tx engine.Tx) error {
 		doc, err := tx.Get("project-documents", acct, id)
 		if err != nil {
 			return err

@@ -23,4 +23,4 @@ func (e *env) demo() *views.Snapshot { return e.snapshot(e.SeedDemo().ProjectID)
 // 1,000 services, 3,000 subservices.
 func (e *env) large() *views.Snapshot { return e.snapshot(e.SeedLarge()) }
 
-func (e *env) snapshot(projectID string) *views.Snapshot { return e.Snapshot(projectID, "documents") }
+func (e *env) snapshot(projectID string) *views.Snapshot { return e.Snapshot(projectID) }

@@ -78,6 +78,10 @@ type Call struct {
 	Input *Input
 	// Ext is the domain's state for this call (Config.Begin sets it).
 	Ext any
+	// Write is, in the read step of WriteThenRead, the write it follows
+	// (nil otherwise): a use case that knows what the write's commit
+	// steps computed may serve it rather than compute it again.
+	Write *Call
 
 	// prepared are the EINVALID errors of the type's Prepare hook, told
 	// with those of the write's validation.
@@ -187,7 +191,7 @@ func (e *Engine) WriteThenRead(ctx context.Context, a *Actor, opts Options, meta
 		if last == nil {
 			return nil
 		}
-		read := &Call{Ctx: ctx, Engine: e, Tx: tx, Actor: a, Opts: opts}
+		read := &Call{Ctx: ctx, Engine: e, Tx: tx, Actor: a, Opts: opts, Write: call}
 		if e.cfg.Begin != nil {
 			e.cfg.Begin(read, false)
 		}

@@ -17,6 +17,14 @@ import (
 // another account and type rules; ENOTFOUND for a scope outside the
 // actor's visibility.
 func (e *Engine) Create(ctx context.Context, a *Actor, typ string, in *Input, opts Options) (*Result, error) {
+	return e.CreateAfter(ctx, a, typ, in, opts, nil)
+}
+
+// CreateAfter is Create with a step of the domain's run first in the
+// write's transaction, once the guard and the Prepare hook have passed:
+// before may derive records the new one refers to and complete in with
+// them (a use case's own defaults), or refuse the write.
+func (e *Engine) CreateAfter(ctx context.Context, a *Actor, typ string, in *Input, opts Options, before func(c *Call) error) (*Result, error) {
 	def, err := e.LookupType(typ)
 	if err != nil {
 		return nil, err
@@ -35,6 +43,11 @@ func (e *Engine) Create(ctx context.Context, a *Actor, typ string, in *Input, op
 	}
 	var created bool
 	res, err := e.WriteRecord(ctx, a, opts, in.Meta, def, func(c *Call) (rec *Record, err error) {
+		if before != nil {
+			if err := before(c); err != nil {
+				return nil, err
+			}
+		}
 		c.prepared = invalid
 		rec, created, err = c.CreateRecord(ctx, def, in)
 		return rec, err
@@ -43,6 +56,36 @@ func (e *Engine) Create(ctx context.Context, a *Actor, typ string, in *Input, op
 		res.Created = created
 	}
 	return res, err
+}
+
+// CreateEach runs fn in one write transaction, in which create stores a
+// new record of typ from in as Create would (guard, validation, hooks):
+// every record fn creates is stored, or, when fn or a create fails, none.
+// A type with a Prepare hook (work done outside any transaction) is
+// refused (EBADREQUEST).
+func (e *Engine) CreateEach(ctx context.Context, a *Actor, opts Options, fn func(create func(typ string, in *Input) (*Record, error)) error) error {
+	_, err := e.Write(ctx, a, opts, nil, func(c *Call) error {
+		return fn(func(typ string, in *Input) (*Record, error) {
+			def, err := e.LookupType(typ)
+			if err != nil {
+				return nil, err
+			}
+			if def.Hooks.Create == nil {
+				def, err = e.WritableType(a, typ)
+			} else {
+				err = a.RequireWrite(def)
+			}
+			if err != nil {
+				return nil, err
+			}
+			if def.Hooks.Prepare != nil {
+				return nil, scopekit.Errorf(scopekit.EBADREQUEST, "%s cannot be created among other records", typ)
+			}
+			rec, _, err := c.CreateRecord(ctx, def, in)
+			return rec, err
+		})
+	})
+	return err
 }
 
 // CreateRecord builds a new record of def from in and stores it, or restores the
@@ -88,6 +131,15 @@ func (c *Call) CreateRecord(ctx context.Context, def *TypeDef, in *Input) (*Reco
 // Update applies in to the record typ/id. Archived records can be updated
 // (that is how they are restored with active: true).
 func (e *Engine) Update(ctx context.Context, a *Actor, typ, id string, in *Input, opts Options) (*Result, error) {
+	return e.UpdateThen(ctx, a, typ, id, in, opts, nil)
+}
+
+// UpdateThen is Update with a last read step of the domain's, then, run
+// in the same transaction once the updated record has been read back (as
+// WriteThenRead's last): a use case answers with more than the record,
+// as the write left it.
+func (e *Engine) UpdateThen(ctx context.Context, a *Actor, typ, id string, in *Input, opts Options,
+	then func(ctx context.Context, read *Call, rec *Record) error) (*Result, error) {
 	def, err := e.WritableType(a, typ)
 	if err != nil {
 		return nil, err
@@ -96,14 +148,14 @@ func (e *Engine) Update(ctx context.Context, a *Actor, typ, id string, in *Input
 	if err != nil {
 		return nil, err
 	}
-	return e.WriteRecord(ctx, a, opts, in.Meta, def, func(c *Call) (*Record, error) {
+	return e.writeRecord(ctx, a, opts, in.Meta, def, func(c *Call) (*Record, error) {
 		old, err := c.GetVisible(ctx, def, id, AnyActive(def))
 		if err != nil {
 			return nil, err
 		}
 		c.prepared = invalid
 		return c.UpdateRecord(ctx, def, old, in)
-	})
+	}, then)
 }
 
 // prepare runs the type's Prepare hook for a create (id "") or an update
@@ -166,6 +218,11 @@ func AnyActive(def *TypeDef) map[string]string {
 // they added when def.Reread is set).
 func (e *Engine) WriteRecord(ctx context.Context, a *Actor, opts Options, meta map[string]any, def *TypeDef,
 	fn func(c *Call) (*Record, error)) (*Result, error) {
+	return e.writeRecord(ctx, a, opts, meta, def, fn, nil)
+}
+
+func (e *Engine) writeRecord(ctx context.Context, a *Actor, opts Options, meta map[string]any, def *TypeDef,
+	fn func(c *Call) (*Record, error), then func(ctx context.Context, read *Call, rec *Record) error) (*Result, error) {
 	var res *Result
 	_, err := e.WriteThenRead(ctx, a, opts, meta, func(c *Call) error {
 		rec, err := fn(c)
@@ -185,7 +242,13 @@ func (e *Engine) WriteRecord(ctx context.Context, a *Actor, opts Options, meta m
 			}
 			res.Records[0] = cur
 		}
-		return c.Compute(ctx, def, res.Records)
+		if err := c.Compute(ctx, def, res.Records); err != nil {
+			return err
+		}
+		if then != nil {
+			return then(ctx, c, res.Records[0])
+		}
+		return nil
 	})
 	if err != nil {
 		return nil, err
@@ -464,92 +527,6 @@ func (c *Call) touched(def *TypeDef, rec *Record) error {
 		return nil
 	}
 	return c.Engine.cfg.Touched(c, def, rec)
-}
-
-// Delete removes the record typ/id. Records that own others (a stored
-// relationship declared Cascade) take those with them; a record of an
-// archiving type that other records still reference is archived instead;
-// other references to a deleted record are cleared.
-func (e *Engine) Delete(ctx context.Context, a *Actor, typ, id string, opts Options) error {
-	def, err := e.WritableType(a, typ)
-	if err != nil {
-		return err
-	}
-	_, err = e.Write(ctx, a, opts, nil, func(c *Call) error {
-		rec, err := c.GetVisible(ctx, def, id, AnyActive(def))
-		if err != nil {
-			return err
-		}
-		return c.removeRecord(ctx, def, rec)
-	})
-	return err
-}
-
-// removeRecord removes rec through def's Delete hook, or as Remove does.
-func (c *Call) removeRecord(ctx context.Context, def *TypeDef, rec *Record) error {
-	remove := c.Remove
-	if def.Hooks.Delete != nil {
-		remove = func(_ *TypeDef, rec *Record) error { return def.Hooks.Delete(ctx, c, rec) }
-	}
-	if err := remove(def, rec); err != nil {
-		return err
-	}
-	return c.touched(def, rec)
-}
-
-// Remove deletes or archives rec as Delete describes.
-func (c *Call) Remove(def *TypeDef, rec *Record) error {
-	type ref struct {
-		def *TypeDef
-		rel *RelDef
-		rec *Record
-	}
-	var refs []ref
-	for _, t := range c.Engine.schema.Types() {
-		for i := range t.Rels {
-			rd := &t.Rels[i]
-			if rd.Type != def.Name || !rd.Stored() || t.Global {
-				continue
-			}
-			recs, err := c.Find(t.Name, Eq(rd.Name, rec.ID))
-			if err != nil {
-				return err
-			}
-			for _, r := range recs {
-				refs = append(refs, ref{t, rd, r})
-			}
-		}
-	}
-	hasOthers := slices.ContainsFunc(refs, func(r ref) bool { return !r.rel.Cascade })
-	if hasOthers && def.Archives {
-		rec.Attrs["active"] = false
-		return c.Tx.Replace(rec)
-	}
-	for _, r := range refs {
-		if r.rel.Cascade {
-			if err := c.Remove(r.def, r.rec); err != nil && scopekit.ErrorCode(err) != scopekit.ENOTFOUND {
-				return err
-			}
-			continue
-		}
-		cur, err := c.Get(r.def.Name, r.rec.ID)
-		if err != nil {
-			continue // removed by an earlier cascade
-		}
-		cur.Rels[r.rel.Name] = slices.DeleteFunc(cur.Rels[r.rel.Name], func(id string) bool { return id == rec.ID })
-		if len(cur.Rels[r.rel.Name]) == 0 {
-			delete(cur.Rels, r.rel.Name)
-		}
-		if err := c.Tx.Replace(cur); err != nil {
-			return err
-		}
-	}
-	for _, kind := range def.Blobs {
-		if err := c.Tx.DeleteBlob(rec.AccountID, kind, rec.ID); err != nil {
-			return err
-		}
-	}
-	return c.Tx.Delete(def.Name, rec.AccountID, rec.ID)
 }
 
 // firstPerField keeps the first error of each field: a value refused as it

@@ -250,16 +250,12 @@ func (s *Server) me(c *call) error {
 func meResource(c *call, rec *engine.Record) *jsonapi.Resource {
 	privs := privileges(c.actor)
 	u := views.User{Record: rec}
-	design := u.Str("settings-design")
-	if design == "" {
-		design = "classic"
-	}
 	acct := views.Account{Record: c.actor.Account}
 	return &jsonapi.Resource{Type: "me", ID: u.ID, Attributes: map[string]any{
 		// title as stored: null when unset
 		"name": u.Name(), "email": u.Email(), "title": u.Attrs[views.NameTitle], "user-type": u.UserType(),
 		"account-id": acct.ID, "account-slug": acct.Slug(), "account-name": acct.Name(),
-		"privileges": privs, "settings-design": design,
+		"privileges": privs, scoping.PreferenceSettingsDesign: scoping.SettingsDesign(rec),
 	}}
 }
 

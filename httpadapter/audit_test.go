@@ -155,7 +155,7 @@ func auditFixtures(t *testing.T, e *testEnv, slug string) map[string]string {
 			if _, ok := def.Rel("project"); ok && rec.Rel("project") == "" {
 				rec.SetRel("project", ensure("projects"))
 			}
-			require.NoError(t, e.svc.Store().Update(ctx, func(tx engine.Tx) error { return tx.Insert(rec) }))
+			require.NoError(t, e.db.Update(ctx, func(tx engine.Tx) error { return tx.Insert(rec) }))
 			ids[name] = rec.ID
 			return rec.ID
 		}
@@ -167,7 +167,7 @@ func auditFixtures(t *testing.T, e *testEnv, slug string) map[string]string {
 	}
 	// the fixtures that keep files (templates, generated documents) get
 	// them, so that their file routes have something to serve
-	require.NoError(t, e.svc.Store().Update(ctx, func(tx engine.Tx) error {
+	require.NoError(t, e.db.Update(ctx, func(tx engine.Tx) error {
 		for _, def := range scoping.DefaultSchema().Types() {
 			if len(def.Blobs) == 0 {
 				continue

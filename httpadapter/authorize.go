@@ -24,10 +24,11 @@ import (
 // 302 to redirect_uri?code=...&state=...
 //
 // CSRF: GET sets a random cookie (HttpOnly, SameSite=Lax, Secure over TLS)
-// and the form carries an HMAC of it under a key the Server draws at
-// random on first use; a POST whose token is not the HMAC of its cookie
-// is refused. A restart therefore invalidates the forms open at that
-// moment (the page says to sign in again).
+// and the form carries an HMAC of it under a key derived from the
+// deployment's secret key (Server.Key), which every instance shares; a
+// POST whose token is not the HMAC of its cookie is refused. A sign-in
+// keeps nothing in an instance's memory: its form may be posted to
+// another instance, or after a restart.
 //
 // The pages are rendered with html/template (escaped output), carry no
 // script and no secret, and forbid framing; the CSS is inline under a
@@ -409,6 +410,12 @@ func (s *Server) renderPage(w http.ResponseWriter, r *http.Request, status int, 
 // csrfToken is the form token that goes with the cookie value.
 func (s *Server) csrfToken(cookie string) string {
 	s.csrfOnce.Do(func() {
+		if len(s.Key) > 0 {
+			m := hmac.New(sha256.New, s.Key)
+			m.Write([]byte("scopekit login form CSRF key"))
+			s.csrfKey = m.Sum(nil)
+			return
+		}
 		s.csrfKey = make([]byte, 32)
 		_, _ = rand.Read(s.csrfKey)
 	})

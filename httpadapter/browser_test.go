@@ -142,7 +142,7 @@ func click[S chromedp.Selectable](t *testing.T, browser context.Context, sel S) 
 	return res.Status, loc
 }
 
-func skipWithoutChromium(t *testing.T) {
+func skipWithoutChromium(t testing.TB) {
 	t.Helper()
 	if _, err := os.Stat(chromiumPath); err != nil {
 		t.Skipf("skipping the browser test: %s is missing (install it with apt-get install chromium; .ci/run does)", chromiumPath)
@@ -151,7 +151,7 @@ func skipWithoutChromium(t *testing.T) {
 
 // startChromium starts headless Chromium with a fresh profile and returns
 // a browser context that ends after timeout or with the test.
-func startChromium(t *testing.T, timeout time.Duration) context.Context {
+func startChromium(t testing.TB, timeout time.Duration) context.Context {
 	t.Helper()
 	dir, err := os.MkdirTemp("", "scopekit-chromium")
 	require.NoError(t, err)

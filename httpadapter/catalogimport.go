@@ -57,7 +57,7 @@ func (s *Server) importCatalog(c *call) error {
 	if err != nil {
 		return err
 	}
-	rep, err := catalogimport.Import(c.r.Context(), s.Svc.Engine, c.actor, catalogimport.File{Format: format, Data: file, Sheet: sheet}, dryRun)
+	rep, err := s.Svc.ImportCatalog(c.r.Context(), c.actor, catalogimport.File{Format: format, Data: file, Sheet: sheet}, dryRun)
 	if rep != nil && err != nil {
 		writeDoc(c.w, c.r, http.StatusUnprocessableEntity, refusedDoc(rep))
 		return nil
@@ -124,7 +124,7 @@ func (s *Server) exportCatalog(c *call) error {
 	if err != nil {
 		return err
 	}
-	data, err := catalogimport.Export(c.r.Context(), s.Svc.Engine, c.actor, format)
+	data, err := s.Svc.ExportCatalog(c.r.Context(), c.actor, format)
 	if err != nil {
 		return err
 	}

@@ -321,7 +321,7 @@ func TestProjectDocumentGeneration(t *testing.T) {
 	// deleting a document deletes its files
 	require.Equal(t, http.StatusNoContent, e.req(http.MethodDelete, "/acme/v1/project-documents/"+bid, admin, "").Status)
 	assertError(t, e.download("/acme/v1/project-documents/"+bid+"/download", admin), http.StatusNotFound, "")
-	require.NoError(t, e.svc.Store().View(context.Background(), func(tx engine.Tx) error {
+	require.NoError(t, e.db.View(context.Background(), func(tx engine.Tx) error {
 		_, err := tx.Blob(e.accts["acme"], scoping.BlobDocumentFile, bid)
 		assert.Error(t, err, "the file went with its record")
 		return nil

@@ -176,7 +176,7 @@ func (e *testEnv) stored() []byte {
 			(SELECT string_agg(r::text, E'\n') FROM records r), (SELECT string_agg(a::text, E'\n') FROM auth_applications a),
 			(SELECT string_agg(c::text, E'\n') FROM auth_service_credentials c), (SELECT string_agg(p::text, E'\n') FROM auth_passwords p),
 			(SELECT string_agg(t::text, E'\n') FROM auth_tokens t), (SELECT string_agg(c::text, E'\n') FROM auth_codes c),
-			(SELECT string_agg(m::text, E'\n') FROM auth_mfa m))`).Scan(&dump))
+			(SELECT string_agg(m::text, E'\n') FROM auth_mfa m), (SELECT string_agg(s::text, E'\n') FROM auth_signins s))`).Scan(&dump))
 		return []byte(dump)
 	}
 	raw, err := os.ReadFile(e.path)

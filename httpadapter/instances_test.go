@@ -49,7 +49,7 @@ func TestInstancesSeeEachOthersWrites(t *testing.T) {
 
 	// the account's slug changes: the old one is no account any more
 	require.Equal(t, http.StatusOK, b.get("/acme/v1/clients", tok).Status)
-	require.NoError(t, a.svc.Store().Update(context.Background(), func(tx engine.Tx) error {
+	require.NoError(t, a.db.Update(context.Background(), func(tx engine.Tx) error {
 		acct, err := tx.Get(views.TypeAccounts, "", a.accts["acme"])
 		if err != nil {
 			return err

@@ -38,6 +38,7 @@ func TestMCPLifecycleTools(t *testing.T) {
 	tok := e.admin()
 	ses := e.mcpSession(tok)
 	pid := e.demoProject()
+	e.patch("/acme/v1/projects/"+pid, tok, "projects", pid, `{"revenue-adjustment":"-300"}`) // a price changed since creation
 
 	var taken struct {
 		Created bool
@@ -54,7 +55,7 @@ func TestMCPLifecycleTools(t *testing.T) {
 		Total struct{ Delta struct{ Revenue string } }
 	}
 	callJSON(t, ses, mcpadapter.ToolDiffVersions, map[string]any{"project_id": pid, "from": 1}, &diff)
-	require.NotEqual(t, "0.00", diff.Total.Delta.Revenue, "the seed's lines since the creation version")
+	require.NotEqual(t, "0.00", diff.Total.Delta.Revenue, "the adjustment since the creation version")
 
 	msg := callJSON(t, ses, mcpadapter.ToolOpenChangeOrder, map[string]any{"project_id": pid, "title": "Extra"}, nil)
 	require.Contains(t, msg, "won projects")

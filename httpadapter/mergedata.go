@@ -20,7 +20,7 @@ func (s *Server) projectMergeData(c *call) error {
 		return err
 	}
 	id := c.params.ByName("id")
-	snap, err := s.Svc.Snapshot(c.r.Context(), c.actor, id, "merge_data")
+	snap, err := s.Svc.MergeData(c.r.Context(), c.actor, id)
 	if err != nil {
 		return err
 	}

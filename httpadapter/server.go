@@ -40,7 +40,13 @@ type Server struct {
 	AuthURL string
 	// SSO is the relying party of single sign-on (sso.go); nil: one whose
 	// HTTP client reaches only public addresses.
-	SSO    *sso.RelyingParty
+	SSO *sso.RelyingParty
+	// Key is the deployment's secret key, the same on every instance that
+	// serves one database (the one that seals secrets): the login form's
+	// CSRF key is derived from it, so that a form shown by one instance
+	// may be posted to another. nil draws a key at random per Server: a
+	// form must then go back to the instance that showed it.
+	Key    []byte
 	Logger *slog.Logger
 	// Timeout bounds every request (504 after it); default 30 s.
 	Timeout time.Duration

@@ -16,8 +16,10 @@ import (
 // a domain whose provider allows no passwords sends the browser to the
 // provider of the email's domain; the provider sends it back to
 // ssoCallbackPath, which finishes the authorize request as a password
-// sign-in would. The flow (state, nonce, PKCE verifier) stays in the
-// server's memory; a cookie binds it to the browser that began it.
+// sign-in would. The flow (state, nonce, PKCE verifier) is kept in the
+// relying party's flow store (the auth store every instance shares, when
+// the composition root plugs it in), under the state and a cookie that
+// binds it to the browser that began it.
 
 const (
 	ssoCallbackPath = "/oauth/sso/callback"
@@ -116,7 +118,11 @@ func (s *Server) ssoCallback(w http.ResponseWriter, r *http.Request) {
 	http.SetCookie(w, &http.Cookie{Name: ssoCookie, Path: ssoCookiePath, MaxAge: -1,
 		HttpOnly: true, Secure: r.TLS != nil, SameSite: http.SameSiteLaxMode})
 	rp := s.relyingParty()
-	flow, ok := rp.Take(q.Get("state"), binding)
+	flow, ok, err := rp.Take(r.Context(), q.Get("state"), binding)
+	if err != nil {
+		s.authorizeFailed(w, r, &auth.AuthorizeRequest{}, err)
+		return
+	}
 	if !ok {
 		s.showError(w, r, http.StatusBadRequest, "This single sign-on has expired or did not begin in this browser.")
 		return

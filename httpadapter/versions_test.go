@@ -2,9 +2,11 @@ package httpadapter_test
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"testing"
 
+	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/internal/demodata"
 	"github.com/stretchr/testify/require"
 )
@@ -15,6 +17,11 @@ func (e *testEnv) demoProject() string {
 	sys, err := e.svc.SystemActor(context.Background(), e.accts["acme"])
 	require.NoError(e.t, err)
 	seeded, err := demodata.Seed(context.Background(), e.svc, sys, "")
+	require.NoError(e.t, err)
+	// the demo is seeded in one transaction, so its creation version
+	// holds it all: a change of scope after it, as a real project has
+	_, err = e.svc.Update(context.Background(), sys, "projects", seeded.ProjectID,
+		&engine.Input{Attrs: map[string]json.RawMessage{"out-of-scope": json.RawMessage(`"Cabling."`)}}, engine.Options{})
 	require.NoError(e.t, err)
 	return seeded.ProjectID
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/scopekit/scopekit/engine"
+	"github.com/scopekit/scopekit/scoping"
 	"github.com/scopekit/scopekit/scoping/views"
 )
 
@@ -34,7 +35,7 @@ var lineArgs = map[string]string{views.NameQuantity: "quantity", views.NameUnitH
 	views.NameProjectPhase: "phase", views.NameProjectResource: "resource", views.NameProjectLocation: "location"}
 
 func (t *tools) updateProjectService(ctx context.Context, req *mcp.CallToolRequest, in UpdateServiceInput) (*mcp.CallToolResult, ScopeOutput, error) {
-	pid, a, psDef, err := t.projectWrite(ctx, req, in.ProjectID, views.TypeProjectServices)
+	pid, a, _, err := t.projectWrite(ctx, req, in.ProjectID, views.TypeProjectServices)
 	if err != nil {
 		return nil, ScopeOutput{}, err
 	}
@@ -51,14 +52,14 @@ func (t *tools) updateProjectService(ctx context.Context, req *mcp.CallToolReque
 			w.Attrs[attr] = json.RawMessage(strconv.Quote(d))
 		}
 	}
-	var phase, resource *engine.Record // of the catalog, for the project to get
+	var upd scoping.ServiceToAdd // the catalog's phase and resource, for the line's scope to get
 	for _, r := range []struct {
 		v                      *ID
 		arg, rel, typ, catalog string // catalog: "" when only the project's are taken
-		into                   **engine.Record
+		into                   *string
 	}{
-		{in.Phase, "phase", views.NameProjectPhase, views.TypeProjectPhases, views.TypePhases, &phase},
-		{in.Resource, "resource", views.NameProjectResource, views.TypeProjectResources, views.TypeResources, &resource},
+		{in.Phase, "phase", views.NameProjectPhase, views.TypeProjectPhases, views.TypePhases, &upd.Phase},
+		{in.Resource, "resource", views.NameProjectResource, views.TypeProjectResources, views.TypeResources, &upd.Resource},
 		{in.Location, "location", views.NameProjectLocation, views.TypeProjectLocations, "", nil},
 	} {
 		switch {
@@ -78,21 +79,12 @@ func (t *tools) updateProjectService(ctx context.Context, req *mcp.CallToolReque
 			w.Rels[r.rel] = ref(r.typ, rec.ID)
 		}
 	}
-	if len(w.Attrs)+len(w.Rels)+btoi(phase != nil)+btoi(resource != nil) == 0 {
+	if len(w.Attrs)+len(w.Rels)+btoi(upd.Phase != "")+btoi(upd.Resource != "") == 0 {
 		return nil, ScopeOutput{}, argError("line", "nothing to change: pass quantity, unit_hours, phase, resource or location")
 	}
-	_, err = t.s.Svc.Write(ctx, a, opts, nil, func(c *engine.Call) error {
-		old, err := c.GetVisible(ctx, psDef, line.ID, nil)
-		if err != nil {
-			return err
-		}
-		// as add_service_to_project: catalog ones made the project's
-		if err := ownLines(ctx, c, pid, w, phase, resource); err != nil {
-			return err
-		}
-		_, err = c.UpdateRecord(ctx, psDef, old, w)
-		return err
-	})
+	// as add_service_to_project: catalog ones made the line's scope's
+	upd.Input = w
+	_, err = t.s.Svc.UpdateService(ctx, a, line.ID, upd, opts)
 	if err != nil {
 		return nil, ScopeOutput{}, t.failWrite(err, lineArgs)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/scopekit/scopekit/engine"
+	"github.com/scopekit/scopekit/scoping"
 	"github.com/scopekit/scopekit/scoping/views"
 )
 
@@ -64,7 +65,7 @@ var serviceArgs = map[string]string{views.NameQuantity: "quantity", views.NameSe
 	views.NameProjectPhase: "phase", views.NameProjectResource: "resource", views.NameProjectLocation: "location"}
 
 func (t *tools) addService(ctx context.Context, req *mcp.CallToolRequest, in AddServiceInput) (*mcp.CallToolResult, ScopeOutput, error) {
-	pid, a, psDef, err := t.projectWrite(ctx, req, in.ProjectID, views.TypeProjectServices)
+	pid, a, _, err := t.projectWrite(ctx, req, in.ProjectID, views.TypeProjectServices)
 	if err != nil {
 		return nil, ScopeOutput{}, err
 	}
@@ -79,15 +80,15 @@ func (t *tools) addService(ctx context.Context, req *mcp.CallToolRequest, in Add
 		w.Attrs[views.NameQuantity] = json.RawMessage(strconv.Quote(q))
 	}
 	own := map[string]string{views.NameProject: pid}
-	var phase, resource *engine.Record // of the catalog, for the project to get
+	add := scoping.ServiceToAdd{Input: w}
 	if in.Phase != "" {
-		if phase, err = t.projectOrCatalog(ctx, a, w, lookup{arg: "phase", what: "phase", typ: views.TypeProjectPhases, filters: own, matched: &matched},
+		if add.Phase, err = t.projectOrCatalog(ctx, a, w, lookup{arg: "phase", what: "phase", typ: views.TypeProjectPhases, filters: own, matched: &matched},
 			views.NameProjectPhase, views.TypePhases, in.Phase); err != nil {
 			return nil, ScopeOutput{}, err
 		}
 	}
 	if in.Resource != "" {
-		if resource, err = t.projectOrCatalog(ctx, a, w, lookup{arg: "resource", what: "resource", typ: views.TypeProjectResources, filters: own, matched: &matched},
+		if add.Resource, err = t.projectOrCatalog(ctx, a, w, lookup{arg: "resource", what: "resource", typ: views.TypeProjectResources, filters: own, matched: &matched},
 			views.NameProjectResource, views.TypeResources, in.Resource); err != nil {
 			return nil, ScopeOutput{}, err
 		}
@@ -99,40 +100,35 @@ func (t *tools) addService(ctx context.Context, req *mcp.CallToolRequest, in Add
 		}
 		w.Rels[views.NameProjectLocation] = ref(views.TypeProjectLocations, loc.ID)
 	}
-	var created *engine.Record
-	_, err = t.s.Svc.Write(ctx, a, opts, nil, func(c *engine.Call) error {
-		if err := ownLines(ctx, c, pid, w, phase, resource); err != nil {
-			return err
-		}
-		created, _, err = c.CreateRecord(ctx, psDef, w)
-		return err
-	})
+	// the domain's use case: a catalog phase or resource gets the
+	// project's own in the same transaction
+	res, err := t.s.Svc.AddService(ctx, a, add, opts)
 	if err != nil {
 		return nil, ScopeOutput{}, t.failWrite(err, serviceArgs)
 	}
-	out, err := t.scopeOutput(ctx, a, pid, []string{created.ID})
+	out, err := t.scopeOutput(ctx, a, pid, []string{res.Records[0].ID})
 	out.Matched = matched
 	return nil, out, err
 }
 
 // projectOrCatalog resolves an argument naming a record of the project
 // (l) or of the catalog (type catalogType): the project's is set as
-// relationship rel of w; the catalog's is returned, for the project to
-// get its own. Ids first, then exact names (the project's before the
+// relationship rel of w; the catalog's id is returned, for the project
+// to get its own. Ids first, then exact names (the project's before the
 // catalog's), then prefixes.
-func (t *tools) projectOrCatalog(ctx context.Context, a *engine.Actor, w *engine.Input, l lookup, rel, catalogType string, v ID) (*engine.Record, error) {
+func (t *tools) projectOrCatalog(ctx context.Context, a *engine.Actor, w *engine.Input, l lookup, rel, catalogType string, v ID) (string, error) {
 	cl := lookup{arg: l.arg, what: l.what + " of the project or the catalog", typ: catalogType, matched: l.matched}
 	own, pn, err := t.lookupNamed(ctx, a, l, v)
 	if err != nil {
-		return nil, err
+		return "", err
 	}
 	if own != nil {
 		w.Rels[rel] = ref(l.typ, own.ID)
-		return nil, nil
+		return "", nil
 	}
 	cat, cn, err := t.lookupNamed(ctx, a, cl, v)
 	if cat != nil || err != nil {
-		return cat, err
+		return catID(cat), err
 	}
 	for _, step := range []struct {
 		l     lookup
@@ -142,70 +138,23 @@ func (t *tools) projectOrCatalog(ctx context.Context, a *engine.Actor, w *engine
 		rec, err := pick(step.l, v, step.found, step.by)
 		switch {
 		case err != nil:
-			return nil, err
+			return "", err
 		case rec != nil && step.l.typ == l.typ:
 			w.Rels[rel] = ref(l.typ, rec.ID)
-			return nil, nil
+			return "", nil
 		case rec != nil:
-			return rec, nil
+			return rec.ID, nil
 		}
 	}
-	return nil, t.unknown(ctx, a, cl, v, append(pn.holding, cn.holding...))
+	return "", t.unknown(ctx, a, cl, v, append(pn.holding, cn.holding...))
 }
 
-// ownLines points w at the project's own phase and resource for the
-// catalog's phase and resource (nil: none given), made in the call's
-// transaction when the project has none.
-func ownLines(ctx context.Context, c *engine.Call, pid string, w *engine.Input, phase, resource *engine.Record) error {
-	if phase != nil {
-		id, err := ensureLine(ctx, c, pid, views.TypeProjectPhases, views.NamePhase, phase, views.NameName, views.NamePosition, views.NameSowLanguage)
-		if err != nil {
-			return err
-		}
-		w.Rels[views.NameProjectPhase] = ref(views.TypeProjectPhases, id)
+// catID is a record's id, "" for none.
+func catID(r *engine.Record) string {
+	if r == nil {
+		return ""
 	}
-	if resource != nil {
-		id, err := ensureLine(ctx, c, pid, views.TypeProjectResources, views.NameResource, resource)
-		if err != nil {
-			return err
-		}
-		w.Rels[views.NameProjectResource] = ref(views.TypeProjectResources, id)
-	}
-	return nil
-}
-
-// ensureLine returns the project's record of type typ for the catalog
-// record src (relationship rel), creating it with src's attrs when the
-// project has none, as REST clients create one.
-func ensureLine(ctx context.Context, c *engine.Call, pid, typ, rel string, src *engine.Record, attrs ...string) (string, error) {
-	// the project's own line, not a change order's copy of it
-	found, err := c.Find(typ, engine.Eq(views.NameProject, pid), engine.Cond{Field: views.NameChangeOrder, Op: engine.OpNull}, engine.Eq(rel, src.ID))
-	if err != nil || len(found) > 0 {
-		if len(found) > 0 {
-			return found[0].ID, nil
-		}
-		return "", err
-	}
-	def, err := c.Engine.LookupType(typ)
-	if err != nil {
-		return "", err
-	}
-	in := &engine.Input{Attrs: map[string]json.RawMessage{}, Rels: map[string]engine.RelInput{
-		views.NameProject: ref(views.TypeProjects, pid), rel: ref(src.Type, src.ID)}}
-	for _, at := range attrs {
-		if v, ok := src.Attrs[at]; ok && v != nil {
-			b, err := json.Marshal(v)
-			if err != nil {
-				return "", err
-			}
-			in.Attrs[at] = b
-		}
-	}
-	rec, _, err := c.CreateRecord(ctx, def, in)
-	if err != nil {
-		return "", err
-	}
-	return rec.ID, nil
+	return r.ID
 }
 
 func (t *tools) applyBlueprint(ctx context.Context, req *mcp.CallToolRequest, in ApplyBlueprintInput) (*mcp.CallToolResult, ScopeOutput, error) {

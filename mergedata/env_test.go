@@ -54,7 +54,7 @@ func (e *env) setComputed(typ, id string, attrs map[string]any) {
 }
 
 func (e *env) snapshot(projectID string) *views.Snapshot {
-	return e.Snapshot(projectID, "merge_data")
+	return e.Snapshot(projectID)
 }
 
 // tree encodes v and decodes it as generic JSON, as a template engine

@@ -61,7 +61,7 @@ func newEnv(t *testing.T) *env {
 
 	// the account and its service account, as the bootstrap file makes them
 	as := &auth.Service{Store: db.AuthStore(), Directory: scoping.Directory(db), BcryptCost: bcrypt.MinCost}
-	_, err := provision.Provision(ctx, e.svc, as, &provision.Spec{
+	_, err := provision.Provision(ctx, db, e.svc, as, &provision.Spec{
 		Accounts: []provision.Account{{Slug: "acme", Name: "Acme", DefaultCurrency: "USD"}},
 		Users: []provision.User{{Email: "bot@acme.test", Name: "Bot", UserType: "service", ClientID: "bot", ClientSecret: "bot-secret",
 			Memberships: []provision.Membership{{Account: "acme", Role: "Account Admin"}}}}})

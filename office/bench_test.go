@@ -37,7 +37,7 @@ func BenchmarkPDFDemoSOW(b *testing.B) {
 // demoSOW is the demo project's Standard SOW (4 pages as PDF).
 func demoSOW(b *testing.B) []byte {
 	e := snapshottest.New(b)
-	snap := e.Snapshot(e.SeedDemo().ProjectID, "documents")
+	snap := e.Snapshot(e.SeedDemo().ProjectID)
 	docx, err := documents.Render(context.Background(), documents.StandardSOW(), mergedata.BuildV2(snap, snapshottest.Now))
 	if err != nil {
 		b.Fatal(err)

@@ -39,13 +39,13 @@ func ExampleProvision() {
 		Users: []provision.User{{Email: "ada@acme.test", Name: "Ada Admin", Password: "correct horse battery",
 			Memberships: []provision.Membership{{Account: "acme", Role: "Account Admin"}}}},
 	}
-	report, err := provision.Provision(ctx, svc, tokens, spec)
+	report, err := provision.Provision(ctx, db, svc, tokens, spec)
 	if err != nil {
 		log.Fatal(err) // scopekit.Errors, one per problem, or a *provision.ApplyError
 	}
 	fmt.Println(report.Written)
 
-	report, err = provision.Provision(ctx, svc, tokens, spec) // again: nothing to write
+	report, err = provision.Provision(ctx, db, svc, tokens, spec) // again: nothing to write
 	fmt.Println(report.Written, err)
 	// Output:
 	// [/accounts/0 /users/0/memberships/0 /users/0/password]

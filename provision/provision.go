@@ -54,19 +54,22 @@ func (e *ApplyError) Unwrap() error { return e.Err }
 // nothing is written. It returns an *ApplyError when writing an entry
 // fails; should that happen after the transaction (the store failing,
 // since everything was checked), provisioning the spec again completes it.
-func Provision(ctx context.Context, svc *scoping.Service, tokens *auth.Service, spec *Spec) (Report, error) {
+//
+// The spec is checked against db, the store svc serves (provisioning reads
+// it directly: it runs before any account or actor exists).
+func Provision(ctx context.Context, db engine.Store, svc *scoping.Service, tokens *auth.Service, spec *Spec) (Report, error) {
 	var rep Report
 	if err := spec.Validate(); err != nil {
 		return rep, err
 	}
-	st, err := spec.readState(ctx, svc.Store())
+	st, err := spec.readState(ctx, db)
 	if err != nil {
 		return rep, readError(err)
 	}
 	if err := spec.checkAgainst(ctx, st, tokens.Store); err != nil {
 		return rep, err
 	}
-	members, err := spec.members(ctx, svc.Store(), st)
+	members, err := spec.members(ctx, db, st)
 	if err != nil {
 		return rep, readError(err)
 	}

@@ -50,9 +50,9 @@ func exampleSpec() *provision.Spec {
 }
 
 // mustProvision provisions spec and returns what it wrote.
-func mustProvision(t *testing.T, svc *scoping.Service, as *auth.Service, spec *provision.Spec) []string {
+func mustProvision(t *testing.T, db engine.Store, svc *scoping.Service, as *auth.Service, spec *provision.Spec) []string {
 	t.Helper()
-	rep, err := provision.Provision(context.Background(), svc, as, spec)
+	rep, err := provision.Provision(context.Background(), db, svc, as, spec)
 	require.NoError(t, err)
 	return rep.Written
 }
@@ -85,11 +85,11 @@ func dump(t *testing.T, db *boltstore.DB) map[string]string {
 
 // records lists the records of typ in acme as Ada (an Account Admin),
 // keyed by the attribute key.
-func records(t *testing.T, svc *scoping.Service, typ, key string) map[string]*engine.Record {
+func records(t *testing.T, db engine.Store, svc *scoping.Service, typ, key string) map[string]*engine.Record {
 	t.Helper()
 	ctx := context.Background()
 	var adaID, acmeID string
-	require.NoError(t, svc.Store().View(ctx, func(tx engine.Tx) error {
+	require.NoError(t, db.View(ctx, func(tx engine.Tx) error {
 		accts, _, err := tx.List(&engine.Query{Type: "accounts", Where: []engine.Cond{engine.Eq("slug", "acme")}, Limit: 1})
 		require.NotEmpty(t, accts)
 		acmeID = accts[0].ID
@@ -124,10 +124,10 @@ func TestProvisionExampleIdempotent(t *testing.T) {
 	db, svc, as := mustOpenDB(t)
 	require.Equal(t, []string{"/accounts/0", "/accounts/0/currencies/0", "/accounts/0/roles/0",
 		"/users/0/memberships/0", "/users/1/memberships/0", "/accounts/0/oauth-applications/0",
-		"/users/0/password", "/users/1/client-id"}, mustProvision(t, svc, as, exampleSpec()))
+		"/users/0/password", "/users/1/client-id"}, mustProvision(t, db, svc, as, exampleSpec()))
 
 	before := dump(t, db)
-	require.Empty(t, mustProvision(t, svc, as, exampleSpec()))
+	require.Empty(t, mustProvision(t, db, svc, as, exampleSpec()))
 	require.Equal(t, before, dump(t, db), "provisioning the same spec again changed the database")
 
 	tok, err := as.Token(ctx, &auth.TokenRequest{GrantType: auth.GrantPassword, ClientID: "acme-portal",
@@ -136,16 +136,16 @@ func TestProvisionExampleIdempotent(t *testing.T) {
 	_, err = as.Authenticate(ctx, tok.AccessToken)
 	require.NoError(t, err)
 
-	roles := records(t, svc, "roles", "name")
+	roles := records(t, db, svc, "roles", "name")
 	require.Len(t, roles, 5, "four built-in roles and Auditor")
 	perms := roles["Auditor"].Attrs["permissions"].(map[string]any)
 	require.Equal(t, "view", perms["projects"])
 	require.Equal(t, "none", perms["catalog"])
-	curs := records(t, svc, "currencies", "code")
+	curs := records(t, db, svc, "currencies", "code")
 	require.Len(t, curs, 2)
 	requireRate(t, "0.92", curs["EUR"])
 	requireRate(t, "1", curs["USD"])
-	users := records(t, svc, "users", "email")
+	users := records(t, db, svc, "users", "email")
 	require.Equal(t, "service", users["bot@acme.test"].Str("user-type"))
 	require.Equal(t, "active", users["ada@acme.test"].Str("status"))
 }
@@ -154,8 +154,8 @@ func TestProvisionExampleIdempotent(t *testing.T) {
 // email and client id, and only they are written.
 func TestProvisionUpdates(t *testing.T) {
 	ctx := context.Background()
-	_, svc, as := mustOpenDB(t)
-	mustProvision(t, svc, as, exampleSpec())
+	db, svc, as := mustOpenDB(t)
+	mustProvision(t, db, svc, as, exampleSpec())
 
 	spec := exampleSpec()
 	spec.Accounts[0].Currencies[0].ConversionRate = "0.95"
@@ -165,11 +165,11 @@ func TestProvisionUpdates(t *testing.T) {
 	spec.Users[0].Password = "a new passphrase"
 	spec.Users[1].ClientSecret = "new-bot-secret"
 	require.Equal(t, []string{"/accounts/0/currencies/0", "/accounts/0/roles/0", "/users/0/memberships/0",
-		"/accounts/0/oauth-applications/0", "/users/0/password", "/users/1/client-id"}, mustProvision(t, svc, as, spec))
+		"/accounts/0/oauth-applications/0", "/users/0/password", "/users/1/client-id"}, mustProvision(t, db, svc, as, spec))
 
-	requireRate(t, "0.95", records(t, svc, "currencies", "code")["EUR"])
-	require.Equal(t, "manage", records(t, svc, "roles", "name")["Auditor"].Attrs["permissions"].(map[string]any)["catalog"])
-	users := records(t, svc, "users", "email")
+	requireRate(t, "0.95", records(t, db, svc, "currencies", "code")["EUR"])
+	require.Equal(t, "manage", records(t, db, svc, "roles", "name")["Auditor"].Attrs["permissions"].(map[string]any)["catalog"])
+	users := records(t, db, svc, "users", "email")
 	require.Equal(t, "Ada Lovelace", users["ada@acme.test"].Str("name"))
 	require.Len(t, users, 2)
 	app, err := as.Store.ApplicationByClientID(ctx, "acme-portal")
@@ -184,8 +184,8 @@ func TestProvisionUpdates(t *testing.T) {
 	// A new default currency that the spec does not list is created at
 	// rate 1; the old one stays.
 	spec.Accounts[0].DefaultCurrency = "GBP"
-	require.Equal(t, []string{"/accounts/0", "/accounts/0/default-currency"}, mustProvision(t, svc, as, spec))
-	curs := records(t, svc, "currencies", "code")
+	require.Equal(t, []string{"/accounts/0", "/accounts/0/default-currency"}, mustProvision(t, db, svc, as, spec))
+	curs := records(t, db, svc, "currencies", "code")
 	requireRate(t, "1", curs["GBP"])
 	require.Contains(t, curs, "USD")
 }
@@ -193,14 +193,14 @@ func TestProvisionUpdates(t *testing.T) {
 // Ensure a later spec may name accounts and roles that are only in the
 // database, in any case, and give a user a membership in a second account.
 func TestProvisionNamesWhatTheDatabaseHolds(t *testing.T) {
-	_, svc, as := mustOpenDB(t)
-	mustProvision(t, svc, as, exampleSpec())
-	require.Equal(t, []string{"/users/0/memberships/0"}, mustProvision(t, svc, as, &provision.Spec{Users: []provision.User{{
+	db, svc, as := mustOpenDB(t)
+	mustProvision(t, db, svc, as, exampleSpec())
+	require.Equal(t, []string{"/users/0/memberships/0"}, mustProvision(t, db, svc, as, &provision.Spec{Users: []provision.User{{
 		Email: "Eve@Acme.test ", Name: "Eve", Status: "invited", Memberships: []provision.Membership{{Account: "acme", Role: "auditor"}}}}}))
-	users := records(t, svc, "users", "email")
+	users := records(t, db, svc, "users", "email")
 	require.Equal(t, "invited", users["eve@acme.test"].Str("status"))
 	require.False(t, users["eve@acme.test"].Bool("accepted"))
-	require.Equal(t, records(t, svc, "roles", "name")["Auditor"].ID, users["eve@acme.test"].Rel("roles"))
+	require.Equal(t, records(t, db, svc, "roles", "name")["Auditor"].ID, users["eve@acme.test"].Rel("roles"))
 
 	// Ada joins a second account under the same identity, deactivated there.
 	spec := &provision.Spec{
@@ -208,9 +208,9 @@ func TestProvisionNamesWhatTheDatabaseHolds(t *testing.T) {
 		Users: []provision.User{{Email: "ada@acme.test", Name: "Ada Admin", Status: "deactivated",
 			Memberships: []provision.Membership{{Account: "beta", Role: "Sales"}}}},
 	}
-	require.Equal(t, []string{"/accounts/0", "/users/0/memberships/0"}, mustProvision(t, svc, as, spec))
+	require.Equal(t, []string{"/accounts/0", "/users/0/memberships/0"}, mustProvision(t, db, svc, as, spec))
 	require.Equal(t, "EUR", spec.Accounts[0].DefaultCurrency, "normalized in place")
-	require.Empty(t, mustProvision(t, svc, as, spec))
+	require.Empty(t, mustProvision(t, db, svc, as, spec))
 }
 
 // Ensure an account's locale (the one its documents print in) is set from
@@ -218,7 +218,7 @@ func TestProvisionNamesWhatTheDatabaseHolds(t *testing.T) {
 // differs.
 func TestProvisionAccountLocale(t *testing.T) {
 	ctx := context.Background()
-	_, svc, as := mustOpenDB(t)
+	db, svc, as := mustOpenDB(t)
 	locale := func() string {
 		t.Helper()
 		var l string
@@ -233,16 +233,16 @@ func TestProvisionAccountLocale(t *testing.T) {
 	}
 	spec := exampleSpec()
 	spec.Accounts[0].Locale = "de-DE"
-	require.Contains(t, mustProvision(t, svc, as, spec), "/accounts/0/locale")
+	require.Contains(t, mustProvision(t, db, svc, as, spec), "/accounts/0/locale")
 	require.Equal(t, "de-DE", locale())
-	require.Empty(t, mustProvision(t, svc, as, spec))
+	require.Empty(t, mustProvision(t, db, svc, as, spec))
 
 	spec.Accounts[0].Locale = "fr-ch"
-	require.Equal(t, []string{"/accounts/0/locale"}, mustProvision(t, svc, as, spec))
+	require.Equal(t, []string{"/accounts/0/locale"}, mustProvision(t, db, svc, as, spec))
 	require.Equal(t, "fr-CH", locale(), "stored in its canonical form")
 
 	spec = exampleSpec() // no locale: the one set stays
-	require.Empty(t, mustProvision(t, svc, as, spec))
+	require.Empty(t, mustProvision(t, db, svc, as, spec))
 	require.Equal(t, "fr-CH", locale())
 }
 
@@ -250,13 +250,13 @@ func TestProvisionAccountLocale(t *testing.T) {
 // (minor-units included) and its minor units from ISO 4217 when absent.
 func TestProvisionCurrencyMinorUnits(t *testing.T) {
 	ctx := context.Background()
-	_, svc, as := mustOpenDB(t)
+	db, svc, as := mustOpenDB(t)
 	three := 3
-	mustProvision(t, svc, as, &provision.Spec{Accounts: []provision.Account{{Slug: "units", Name: "Units", DefaultCurrency: "USD",
+	mustProvision(t, db, svc, as, &provision.Spec{Accounts: []provision.Account{{Slug: "units", Name: "Units", DefaultCurrency: "USD",
 		Currencies: []provision.Currency{{Code: "EUR", Name: "Euro", ConversionRate: "0.92", MinorUnits: &three},
 			{Code: "BHD", Name: "Dinar", ConversionRate: "0.38"}, {Code: "jpy", ConversionRate: "150"}}}}})
 	got, names := map[string]int64{}, map[string]string{}
-	require.NoError(t, svc.Store().View(ctx, func(tx engine.Tx) error {
+	require.NoError(t, db.View(ctx, func(tx engine.Tx) error {
 		accts, _, err := tx.List(&engine.Query{Type: "accounts", Where: []engine.Cond{engine.Eq("slug", "units")}})
 		require.NoError(t, err)
 		require.Len(t, accts, 1)
@@ -278,7 +278,7 @@ func TestProvisionApplyError(t *testing.T) {
 	db, svc, as := mustOpenDB(t)
 	spec := exampleSpec()
 	spec.Users[0].Name = strings.Repeat("a", 256)
-	rep, err := provision.Provision(ctx, svc, as, spec)
+	rep, err := provision.Provision(ctx, db, svc, as, spec)
 	require.Empty(t, rep.Written)
 	var ae *provision.ApplyError
 	require.ErrorAs(t, err, &ae)
@@ -293,7 +293,7 @@ func TestProvisionApplyError(t *testing.T) {
 func requireNothingApplied(t *testing.T, db *boltstore.DB, svc *scoping.Service) {
 	t.Helper()
 	ctx := context.Background()
-	require.NoError(t, svc.Store().View(ctx, func(tx engine.Tx) error {
+	require.NoError(t, db.View(ctx, func(tx engine.Tx) error {
 		accts, _, err := tx.List(&engine.Query{Type: "accounts", Where: []engine.Cond{engine.Eq("slug", "acme")}})
 		require.NoError(t, err)
 		require.Empty(t, accts, "an account was created")
@@ -342,7 +342,7 @@ func TestProvisionReadFailure(t *testing.T) {
 	db, svc, as := mustOpenDB(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	rep, err := provision.Provision(ctx, svc, as, exampleSpec())
+	rep, err := provision.Provision(ctx, db, svc, as, exampleSpec())
 	require.ErrorIs(t, err, context.Canceled)
 	require.EqualError(t, err, "read database: context canceled")
 	require.Empty(t, rep.Written)

@@ -39,7 +39,7 @@ type actorEntry struct {
 // actorVersionsOf returns the current versions; ok is false when the
 // store cannot tell.
 func (s *Service) actorVersionsOf(ctx context.Context) (v actorVersions, ok bool) {
-	vs, ok := s.Store().(engine.Versioned)
+	vs, ok := s.eng.Store().(engine.Versioned)
 	if !ok || !auth.Synced(ctx, vs) {
 		return v, false
 	}

@@ -228,7 +228,7 @@ func (a *Admin) upsert(typ, accountID, key, value string, attrs map[string]any) 
 // tests). It is never derived from a request.
 func (s *Service) SystemActor(ctx context.Context, accountID string) (*engine.Actor, error) {
 	var a *engine.Actor
-	err := s.Store().View(ctx, func(tx engine.Tx) error {
+	err := s.eng.Store().View(ctx, func(tx engine.Tx) error {
 		acct, err := tx.Get(views.TypeAccounts, "", accountID)
 		if err != nil {
 			return err
@@ -334,12 +334,29 @@ func (s *Service) Me(ctx context.Context, a *engine.Actor) (*engine.Record, erro
 		return a.User, nil
 	}
 	var u *engine.Record
-	err := s.Store().View(ctx, func(tx engine.Tx) error {
+	err := s.eng.Store().View(ctx, func(tx engine.Tx) error {
 		var err error
 		u, err = tx.Get(views.TypeUsers, a.AccountID(), a.UserID)
 		return err
 	})
 	return u, err
+}
+
+// The user preferences (`PATCH /v1/me`): the settings design a user
+// picks, classic until it picks modern.
+const (
+	PreferenceSettingsDesign = "settings-design"
+	DesignClassic            = "classic"
+	DesignModern             = "modern"
+)
+
+// SettingsDesign returns the settings design of a user record (Me's):
+// the one it picked, else the default, classic.
+func SettingsDesign(user *engine.Record) string {
+	if d := user.Str(PreferenceSettingsDesign); d != "" {
+		return d
+	}
+	return DesignClassic
 }
 
 // UpdatePreferences sets the actor's own preferences: only
@@ -348,7 +365,7 @@ func (s *Service) UpdatePreferences(ctx context.Context, a *engine.Actor, in *en
 	if err := a.Require("user_preferences", true); err != nil {
 		return nil, err
 	}
-	design := engine.AttrDef{Name: "settings-design", Kind: engine.KindEnum, Enum: []string{"classic", "modern"}}
+	design := engine.AttrDef{Name: PreferenceSettingsDesign, Kind: engine.KindEnum, Enum: []string{DesignClassic, DesignModern}}
 	for name := range in.Attrs {
 		if name != design.Name {
 			return nil, engine.BadAttr(name, "%s cannot be changed here; only settings-design can", name)
@@ -358,7 +375,7 @@ func (s *Service) UpdatePreferences(ctx context.Context, a *engine.Actor, in *en
 		return nil, scopekit.FieldErrorf(scopekit.EBADREQUEST, "/data/relationships", "me has no writable relationships")
 	}
 	var u *engine.Record
-	err := s.Store().Update(ctx, func(tx engine.Tx) error {
+	err := s.eng.Store().Update(ctx, func(tx engine.Tx) error {
 		var err error
 		if u, err = tx.Get(views.TypeUsers, a.AccountID(), a.UserID); err != nil {
 			return err

@@ -3,6 +3,7 @@ package scoping
 import (
 	"context"
 
+	"github.com/scopekit/scopekit/catalogimport"
 	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/scoping/views"
 )
@@ -162,4 +163,18 @@ func validCurrency(c *engine.Call, code string) error {
 		return engine.Invalid(engine.AttrPointer(views.NameCurrency), "currency %s is not set up in this account (add it under currencies)", code)
 	}
 	return nil
+}
+
+// ImportCatalog imports a catalog file into the actor's account
+// (docs/import.md): package catalogimport reads it and applies its rows
+// through the generic create and update, in one write of this service.
+// Errors are catalogimport.Import's.
+func (s *Service) ImportCatalog(ctx context.Context, a *engine.Actor, f catalogimport.File, dryRun bool) (*catalogimport.Report, error) {
+	return catalogimport.Import(ctx, s.eng, a, f, dryRun)
+}
+
+// ExportCatalog writes the actor's account's catalog in format, as the
+// import reads it (catalogimport.Export).
+func (s *Service) ExportCatalog(ctx context.Context, a *engine.Actor, format catalogimport.Format) ([]byte, error) {
+	return catalogimport.Export(ctx, s.eng, a, format)
 }

@@ -247,6 +247,131 @@ func copySubservices(_ context.Context, c *engine.Call, rec, old *engine.Record)
 	return nil
 }
 
+// ServiceToAdd is what AddService adds to a project.
+type ServiceToAdd struct {
+	// Input is the project service as a create of project-services takes
+	// it: the project and the catalog service (relationships), and what
+	// the request sets itself (quantity, the project's phase, resource or
+	// location, ...); what it leaves out is copied from the catalog
+	// service.
+	Input *engine.Input
+	// Phase and Resource, when set, name a phase and a resource of the
+	// catalog to put the service on: the project's own is used, derived
+	// from the catalog's when the project has none yet, as for the
+	// catalog service's own phase and resource. Each excludes the
+	// project's phase (resource) in Input.
+	Phase, Resource string
+}
+
+// AddService adds a catalog service to a project: the one use case
+// behind a create of project-services, whatever the adapter (the REST
+// route, MCP's scopekit_add_service_to_project, the workspace). The
+// catalog service is copied (name, hours, type, phase, line of business,
+// category, resource, subservices; what the input sets wins), and the
+// project gets its own phase and resource for catalog ones, in the same
+// transaction.
+//
+// Errors: those of Create; EINVALID naming project-phase or
+// project-resource for a catalog phase or resource not in the account,
+// or given beside the project's own.
+func (s *Service) AddService(ctx context.Context, a *engine.Actor, add ServiceToAdd, opts engine.Options) (*engine.Result, error) {
+	in := add.Input
+	if in == nil {
+		in = &engine.Input{}
+	}
+	if add.Phase == "" && add.Resource == "" {
+		return s.eng.Create(ctx, a, views.TypeProjectServices, in, opts)
+	}
+	return s.eng.CreateAfter(ctx, a, views.TypeProjectServices, in, opts, func(c *engine.Call) error {
+		var pid, co string
+		if r := in.Rels[views.NameProject].Refs; len(r) == 1 {
+			pid = r[0].ID
+		}
+		if r := in.Rels[views.NameChangeOrder].Refs; len(r) == 1 {
+			co = r[0].ID
+		}
+		if pid == "" {
+			return nil // the create reports the missing project
+		}
+		projDef := mustLookup(s.Schema(), views.TypeProjects)
+		if _, err := c.GetVisible(ctx, projDef, pid, nil); err != nil {
+			return err
+		}
+		return catalogPlaces(c, lineScope{project: pid, changeOrder: co}, in, add.Phase, add.Resource)
+	})
+}
+
+// UpdateService changes a project service (id) as an update of
+// project-services takes upd.Input; upd.Phase and upd.Resource name a
+// phase and a resource of the catalog as for AddService: the line's own
+// scope's (its project's, or its change order's) are used, derived from
+// the catalog's in the same transaction when there are none yet. The one
+// use case behind MCP's scopekit_update_project_service.
+//
+// Errors: those of Update; EINVALID as AddService's.
+func (s *Service) UpdateService(ctx context.Context, a *engine.Actor, id string, upd ServiceToAdd, opts engine.Options) (*engine.Result, error) {
+	in := upd.Input
+	if in == nil {
+		in = &engine.Input{}
+	}
+	if upd.Phase == "" && upd.Resource == "" {
+		return s.eng.Update(ctx, a, views.TypeProjectServices, id, in, opts)
+	}
+	def, err := s.eng.WritableType(a, views.TypeProjectServices)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := s.eng.Write(ctx, a, opts, in.Meta, func(c *engine.Call) error {
+		old, err := c.GetVisible(ctx, def, id, nil)
+		if err != nil {
+			return err
+		}
+		if err := catalogPlaces(c, scopeOfLine(old), in, upd.Phase, upd.Resource); err != nil {
+			return err
+		}
+		_, err = c.UpdateRecord(ctx, def, old, in)
+		return err
+	}); err != nil {
+		return nil, err
+	}
+	return s.eng.Get(ctx, a, views.TypeProjectServices, id, engine.ListParams{}, opts)
+}
+
+// catalogPlaces points in at the scope's own phase and resource for the
+// catalog's phase and resource ids (each "" for none), made in c's
+// transaction when the scope has none.
+func catalogPlaces(c *engine.Call, scope lineScope, in *engine.Input, phase, resource string) error {
+	for _, d := range []struct {
+		id, rel, typ, what, noun string
+		ensure                   func(c *engine.Call, scope lineScope, id string) (string, error)
+	}{
+		{phase, views.NameProjectPhase, views.TypeProjectPhases, views.TypePhases, "phase", ensureProjectPhase},
+		{resource, views.NameProjectResource, views.TypeProjectResources, views.TypeResources, "resource", ensureProjectResource},
+	} {
+		if d.id == "" {
+			continue
+		}
+		if _, given := in.Rels[d.rel]; given {
+			return scopekit.FieldErrorf(scopekit.EINVALID, engine.RelPointer(d.rel), "give a %s of the project or of the catalog, not both", d.noun)
+		}
+		if _, err := c.Get(d.what, d.id); err != nil {
+			if scopekit.ErrorCode(err) == scopekit.ENOTFOUND {
+				return scopekit.FieldErrorf(scopekit.EINVALID, engine.RelPointer(d.rel), "%s %s does not exist in this account", d.what, d.id)
+			}
+			return err
+		}
+		id, err := d.ensure(c, scope, d.id)
+		if err != nil {
+			return err
+		}
+		if in.Rels == nil {
+			in.Rels = map[string]engine.RelInput{}
+		}
+		in.Rels[d.rel] = engine.RelInput{Refs: []engine.Ref{{Type: d.typ, ID: id}}}
+	}
+	return nil
+}
+
 // ApplyBlueprint adds every active service of the blueprint to the project,
 // each with its blueprint item's quantity, and returns the created project
 // services.
@@ -262,7 +387,7 @@ func (s *Service) ApplyBlueprint(ctx context.Context, a *engine.Actor, projectID
 	projDef := mustLookup(s.Schema(), views.TypeProjects)
 	var created []*engine.Record
 	res := &engine.Result{}
-	_, err := s.WriteThenRead(ctx, a, engine.Options{}, nil, func(c *engine.Call) error {
+	_, err := s.eng.WriteThenRead(ctx, a, engine.Options{}, nil, func(c *engine.Call) error {
 		if _, err := c.GetVisible(ctx, projDef, projectID, nil); err != nil {
 			return err
 		}

@@ -306,3 +306,77 @@ func TestCatalogCopyBadReferences(t *testing.T) {
 	assert.Empty(t, w.list("project-resources", map[string]string{"project": p}))
 	assert.Empty(t, w.list("project-phases", map[string]string{"project": p}))
 }
+
+// Ensure AddService puts a service on a phase and a resource of the
+// catalog through the project's own, derived as the catalog service's own
+// are (the same project phase and resource as a create naming none), and
+// reused; and that it refuses a catalog phase or resource of another
+// account, one given beside the project's own, and a project the actor
+// cannot see, writing nothing.
+func TestCatalogCopyAddServiceOnCatalogPhase(t *testing.T) {
+	w := newWfWorld(t)
+	c := w.ccCatalog()
+	p := w.ccProject("Added", c.table)
+	input := func(svc string) *engine.Input {
+		return &engine.Input{Rels: map[string]engine.RelInput{"project": rel("projects", p), "service": rel("services", svc)}}
+	}
+	retired := c.retired // no phase, no resource of its own
+	res, err := w.svc.AddService(w.ctx, w.admin, scoping.ServiceToAdd{Input: input(retired), Phase: c.phase, Resource: c.engineer}, engine.Options{})
+	require.NoError(t, err)
+	added := res.Records[0]
+	phases := w.list("project-phases", map[string]string{"project": p})
+	require.Len(t, phases, 1)
+	assert.Equal(t, phases[0].ID, added.Rel("project-phase"))
+	assert.Equal(t, "Plan", phases[0].Str("name"))
+	assert.Equal(t, "We plan.", phases[0].Str("sow-language"))
+	resources := w.list("project-resources", map[string]string{"project": p})
+	require.Len(t, resources, 1)
+	assert.Equal(t, resources[0].ID, added.Rel("project-resource"))
+	assert.Equal(t, "250", resources[0].Str("hourly-rate"), "the rate table's rate, as for a derived resource")
+	assert.Equal(t, "1000.00", added.Str("revenue"), "4 h × 250, priced in the same write")
+
+	// the catalog service's own phase and resource land on the same records
+	design := w.create(w.admin, "project-services", nil, input(c.design).Rels)
+	assert.Equal(t, added.Rel("project-phase"), design.Rel("project-phase"))
+	assert.Equal(t, added.Rel("project-resource"), design.Rel("project-resource"))
+	again, err := w.svc.AddService(w.ctx, w.admin, scoping.ServiceToAdd{Input: input(retired), Phase: c.phase}, engine.Options{})
+	require.NoError(t, err)
+	assert.Equal(t, added.Rel("project-phase"), again.Records[0].Rel("project-phase"))
+	assert.Len(t, w.list("project-phases", map[string]string{"project": p}), 1)
+
+	other, theirProject := w.otherProject()
+	theirPhase := w.create(other, "phases", attrs("name", `"Theirs"`), nil).ID
+	mine := w.create(w.sys, "project-phases", attrs("name", `"Mine"`), map[string]engine.RelInput{"project": rel("projects", p)}).ID
+	both := input(retired)
+	both.Rels["project-phase"] = rel("project-phases", mine)
+	w.role("Assigned editor", map[string]string{"projects": "manage", "catalog": "view"}, "assigned")
+	_, editor := w.member("ed@acme.test", "Assigned editor")
+	before := len(w.list("project-services", map[string]string{"project": p}))
+	for _, tc := range []struct {
+		name  string
+		actor *engine.Actor
+		add   scoping.ServiceToAdd
+		code  string
+		field string
+	}{
+		{"another account's phase", w.admin, scoping.ServiceToAdd{Input: input(retired), Phase: theirPhase}, scopekit.EINVALID, "/data/relationships/project-phase"},
+		{"a missing resource", w.admin, scoping.ServiceToAdd{Input: input(retired), Resource: "999999"}, scopekit.EINVALID, "/data/relationships/project-resource"},
+		{"both phases", w.admin, scoping.ServiceToAdd{Input: both, Phase: c.phase}, scopekit.EINVALID, "/data/relationships/project-phase"},
+		{"another account's project", w.admin, scoping.ServiceToAdd{Input: &engine.Input{Rels: map[string]engine.RelInput{
+			"project": rel("projects", theirProject), "service": rel("services", retired)}}, Phase: c.phase}, scopekit.ENOTFOUND, ""},
+		{"a project outside the visibility", editor, scoping.ServiceToAdd{Input: input(retired), Phase: c.phase}, scopekit.ENOTFOUND, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := w.svc.AddService(w.ctx, tc.actor, tc.add, engine.Options{})
+			wfCode(t, tc.code, err)
+			if tc.field != "" {
+				assert.Equal(t, tc.field, scopekit.List(err)[0].Field)
+			}
+		})
+	}
+	assert.Len(t, w.list("project-services", map[string]string{"project": p}), before, "nothing written")
+	assert.Len(t, w.list("project-phases", map[string]string{"project": p}), 2)
+	theirs, err := w.svc.List(w.ctx, other, "project-phases", engine.ListParams{Filters: map[string]string{"project": theirProject}}, engine.Options{})
+	require.NoError(t, err)
+	assert.Empty(t, theirs.Records, "no phase derived in a project the actor cannot see")
+}

@@ -55,7 +55,7 @@ func (s *Service) ClaimDocument(ctx context.Context, lease time.Duration) (*Docu
 	// an idle poll only reads: no write transaction (and no fsync) when
 	// nothing is queued
 	var queued bool
-	if err := s.Store().View(ctx, func(tx engine.Tx) error {
+	if err := s.eng.Store().View(ctx, func(tx engine.Tx) error {
 		recs, _, err := tx.List(next)
 		queued = len(recs) > 0
 		return err
@@ -97,7 +97,7 @@ func (s *Service) ClaimDocument(ctx context.Context, lease time.Duration) (*Docu
 // every account: the depth of the generation queue.
 func (s *Service) QueuedDocuments(ctx context.Context) (int, error) {
 	var n int
-	err := s.Store().View(ctx, func(tx engine.Tx) error {
+	err := s.eng.Store().View(ctx, func(tx engine.Tx) error {
 		var err error
 		_, n, err = tx.List(&engine.Query{Type: views.TypeProjectDocuments, AllAccounts: true,
 			Where: []engine.Cond{engine.Eq(views.NameStatus, DocumentQueued)}, Limit: 1})
@@ -286,7 +286,7 @@ func (s *Service) RequeueDocuments(ctx context.Context) (int, error) {
 	}
 	// the periodic check only reads unless a lease ran out
 	var due bool
-	if err := s.Store().View(ctx, func(tx engine.Tx) error {
+	if err := s.eng.Store().View(ctx, func(tx engine.Tx) error {
 		recs, _, err := tx.List(generating)
 		due = len(expired(recs)) > 0
 		return err

@@ -227,7 +227,7 @@ func setTemplateFile(rec *engine.Record, filename string, file []byte, tags []st
 // Errors: EFORBIDDEN without documents view; ENOTFOUND for a missing
 // template, one the filters do not cover, or one without a file.
 func (s *Service) TemplateFile(ctx context.Context, a *engine.Actor, id string, filters map[string]string) (*File, error) {
-	def, err := s.ReadableType(a, views.TypeDocumentTemplates)
+	def, err := s.eng.ReadableType(a, views.TypeDocumentTemplates)
 	if err != nil {
 		return nil, err
 	}

@@ -322,12 +322,12 @@ type File struct {
 // visibility, or a PDF that was not produced; ECONFLICT while the document is not generated yet;
 // EBADREQUEST (parameter format) for another format.
 func (s *Service) DocumentFile(ctx context.Context, a *engine.Actor, id, format string, filters map[string]string, opts engine.Options) (*File, error) {
-	def, err := s.ReadableType(a, views.TypeProjectDocuments)
+	def, err := s.eng.ReadableType(a, views.TypeProjectDocuments)
 	if err != nil {
 		return nil, err
 	}
 	var f *File
-	err = s.Read(ctx, a, opts, func(c *engine.Call) error {
+	err = s.eng.Read(ctx, a, opts, func(c *engine.Call) error {
 		rec, err := c.GetVisible(ctx, def, id, filters)
 		if err != nil {
 			return err

@@ -39,7 +39,7 @@ func recordEvent(c *engine.Call, eventType string, subject *engine.Record, proje
 // numbers.
 func (s *Service) Events(ctx context.Context, afterID string, limit int) ([]*engine.Record, error) {
 	var out []*engine.Record
-	err := s.Store().View(ctx, func(tx engine.Tx) error {
+	err := s.eng.Store().View(ctx, func(tx engine.Tx) error {
 		recs, _, err := tx.List(&engine.Query{Type: views.TypeEvents, AllAccounts: true})
 		if err != nil {
 			return err

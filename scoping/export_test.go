@@ -70,7 +70,7 @@ func PricedTypes() []string { return slices.Sorted(maps.Keys(figureAttrs)) }
 // ForgetStoredPrices makes a project look as if written before prices were
 // stored (its figures are kept but no longer trusted).
 func ForgetStoredPrices(ctx context.Context, s *Service, accountID, projectID string) error {
-	return s.Store().Update(ctx, func(tx engine.Tx) error {
+	return s.eng.Store().Update(ctx, func(tx engine.Tx) error {
 		p, err := tx.Get("projects", accountID, projectID)
 		if err != nil {
 			return err
@@ -79,3 +79,7 @@ func ForgetStoredPrices(ctx context.Context, s *Service, accountID, projectID st
 		return tx.Replace(p)
 	})
 }
+
+// Store is the service's store, for the tests that prepare or inspect it
+// behind the use cases' back.
+func (s *Service) Store() engine.Store { return s.eng.Store() }

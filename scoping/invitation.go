@@ -134,7 +134,7 @@ func invitationDigest(token string) string {
 // invited (a service account is never invited).
 func (s *Service) Invitation(ctx context.Context, token string) (*Invitee, error) {
 	var inv *Invitee
-	err := s.Store().View(ctx, func(tx engine.Tx) error {
+	err := s.eng.Store().View(ctx, func(tx engine.Tx) error {
 		u, err := pendingInvitation(tx, token)
 		if err != nil {
 			return err
@@ -156,7 +156,7 @@ func (s *Service) Invitation(ctx context.Context, token string) (*Invitee, error
 // other gets ENOTFOUND.
 func (s *Service) AcceptInvitation(ctx context.Context, token string) (*Invitee, error) {
 	var inv *Invitee
-	err := s.Store().Update(ctx, func(tx engine.Tx) error {
+	err := s.eng.Store().Update(ctx, func(tx engine.Tx) error {
 		u, err := pendingInvitation(tx, token)
 		if err != nil {
 			return err

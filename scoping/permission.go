@@ -55,7 +55,7 @@ func (s *Service) ActorFor(ctx context.Context, userID, accountID, slug string) 
 	if (views.Account{Record: a.Account}).Slug() == slug {
 		return a, nil
 	}
-	err = engine.ViewRerun(ctx, s.Store(), func(tx engine.Tx) error {
+	err = engine.ViewRerun(ctx, s.eng.Store(), func(tx engine.Tx) error {
 		_, err := accountBySlug(tx, slug)
 		return err
 	})
@@ -75,7 +75,7 @@ func (s *Service) ActorForAccount(ctx context.Context, userID, accountID string)
 	}
 	return s.cachedActor(ctx, actorKey{userID: userID, acct: accountID}, func() (*engine.Actor, error) {
 		var a *engine.Actor
-		err := engine.ViewRerun(ctx, s.Store(), func(tx engine.Tx) error {
+		err := engine.ViewRerun(ctx, s.eng.Store(), func(tx engine.Tx) error {
 			user := engine.Key{Type: typeUsers, AccountID: accountID, ID: userID}
 			engine.Prefetch(tx, engine.Key{Type: typeAccounts, ID: accountID}, user)
 			engine.PrefetchVia(tx, engine.Via{From: user, Rel: views.NameRoles, Type: typeRoles})

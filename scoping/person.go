@@ -107,7 +107,7 @@ func (s *Service) CheckPersonChange(ctx context.Context, a *engine.Actor, userID
 	if err := a.Require("users", true); err != nil {
 		return err
 	}
-	return s.Store().View(ctx, func(tx engine.Tx) error {
+	return s.eng.Store().View(ctx, func(tx engine.Tx) error {
 		if _, err := tx.Get(views.TypeUsers, a.AccountID(), userID); err != nil {
 			return err
 		}

@@ -15,6 +15,7 @@ var declarations = []func(*engine.Schema){
 	declareAccounts,
 	declareChangeOrders,
 	declareCatalog,
+	declareDeployment,
 	declareDocuments,
 	declareDomains,
 	declareEvents,

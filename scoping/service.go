@@ -19,7 +19,7 @@ import (
 // update, delete) are the engine's; the domain's own use cases (pricing,
 // approval, documents, accounts) are methods of Service.
 type Service struct {
-	*engine.Engine
+	eng *engine.Engine // the generic use cases; its transactions are the domain's own
 	// Now is the clock; tests replace it.
 	Now func() time.Time
 	// Webhooks plugs in what webhook subscriptions and deliveries need
@@ -73,7 +73,7 @@ func NewService(store engine.Store, opts ...Option) *Service {
 		o.schema = DefaultSchema()
 	}
 	s := &Service{Now: func() time.Time { return time.Now().UTC() }, price: pricing.Price}
-	s.Engine = engine.New(store, o.schema, engine.Config{
+	s.eng = engine.New(store, o.schema, engine.Config{
 		Scopes: assignedProjects,
 		Begin:  s.begin,
 		Touched: func(c *engine.Call, def *engine.TypeDef, rec *engine.Record) error {
@@ -139,19 +139,19 @@ func (s *Service) log() *slog.Logger {
 
 // read runs fn in a read transaction as a, for the domain's own use cases.
 func (s *Service) read(ctx context.Context, a *engine.Actor, fn func(c *engine.Call) error) error {
-	return s.Read(ctx, a, engine.Options{}, fn)
+	return s.eng.Read(ctx, a, engine.Options{}, fn)
 }
 
 // write runs fn in a write transaction as a, for the domain's own use
 // cases.
 func (s *Service) write(ctx context.Context, a *engine.Actor, fn func(c *engine.Call) error) (*engine.Call, error) {
-	return s.Write(ctx, a, engine.Options{}, nil, fn)
+	return s.eng.Write(ctx, a, engine.Options{}, nil, fn)
 }
 
 // writeRecord runs fn in a write transaction as a and answers with the
 // record it returns as a read would, in the same transaction.
 func (s *Service) writeRecord(ctx context.Context, a *engine.Actor, def *engine.TypeDef, fn func(c *engine.Call) (*engine.Record, error)) (*engine.Result, error) {
-	return s.WriteRecord(ctx, a, engine.Options{}, nil, def, fn)
+	return s.eng.WriteRecord(ctx, a, engine.Options{}, nil, def, fn)
 }
 
 // recordAction is the skeleton of a use case that acts on one record: once

@@ -83,7 +83,7 @@ func (s *Service) StartSession(ctx context.Context, accountID, userID, proof str
 	secretStr := base64.RawURLEncoding.EncodeToString(secret)
 	now := s.Now().UTC()
 	rec := engine.NewRecord(views.TypeWorkspaceSessions, accountID)
-	err = s.Store().Update(ctx, func(tx engine.Tx) error {
+	err = s.eng.Store().Update(ctx, func(tx engine.Tx) error {
 		u, err := tx.Get(typeUsers, accountID, userID)
 		if err != nil || !sessionMember(u) {
 			return scopekit.Errorf(scopekit.EFORBIDDEN, "only active members who are people (not service accounts) can sign in to the workspace")
@@ -129,7 +129,7 @@ func (s *Service) Session(ctx context.Context, token string) (*Session, *engine.
 	now := s.Now().UTC()
 	var rec *engine.Record
 	valid := false
-	err := engine.ViewRerun(ctx, s.Store(), func(tx engine.Tx) error {
+	err := engine.ViewRerun(ctx, s.eng.Store(), func(tx engine.Tx) error {
 		var err error
 		valid = false
 		if rec, err = tx.Get(views.TypeWorkspaceSessions, accountID, id); err != nil {
@@ -176,7 +176,7 @@ func (s *Service) EndSession(ctx context.Context, token string) error {
 	if !ok {
 		return nil
 	}
-	return s.Store().Update(ctx, func(tx engine.Tx) error {
+	return s.eng.Store().Update(ctx, func(tx engine.Tx) error {
 		rec, err := tx.Get(views.TypeWorkspaceSessions, accountID, id)
 		if scopekit.ErrorCode(err) == scopekit.ENOTFOUND {
 			return nil
@@ -241,7 +241,7 @@ func (s *Service) sessionHolds(tx engine.Tx, rec *engine.Record, now time.Time) 
 
 // touchSession moves the session's idle deadline.
 func (s *Service) touchSession(ctx context.Context, rec *engine.Record, deadline time.Time) error {
-	return s.Store().Update(ctx, func(tx engine.Tx) error {
+	return s.eng.Store().Update(ctx, func(tx engine.Tx) error {
 		cur, err := tx.Get(rec.Type, rec.AccountID, rec.ID)
 		if scopekit.ErrorCode(err) == scopekit.ENOTFOUND {
 			return errNoSession() // signed out meanwhile
@@ -257,7 +257,7 @@ func (s *Service) touchSession(ctx context.Context, rec *engine.Record, deadline
 // dropSession removes a session found expired or revoked; a failure only
 // leaves a record that no request accepts, so it is logged.
 func (s *Service) dropSession(ctx context.Context, accountID, id string) {
-	err := s.Store().Update(context.WithoutCancel(ctx), func(tx engine.Tx) error {
+	err := s.eng.Store().Update(context.WithoutCancel(ctx), func(tx engine.Tx) error {
 		err := tx.Delete(views.TypeWorkspaceSessions, accountID, id)
 		if scopekit.ErrorCode(err) == scopekit.ENOTFOUND {
 			return nil
@@ -362,7 +362,7 @@ func (s *Service) ClaimOnce(ctx context.Context, sess *Session, once string) err
 	if len(once) < 16 || len(once) > 64 || strings.Trim(once, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_") != "" {
 		return scopekit.ParamErrorf(scopekit.EBADREQUEST, "once", "the form's once token is malformed; reload the page")
 	}
-	return s.Store().Update(ctx, func(tx engine.Tx) error {
+	return s.eng.Store().Update(ctx, func(tx engine.Tx) error {
 		rec, err := tx.Get(views.TypeWorkspaceSessions, sess.AccountID, sess.ID)
 		if scopekit.ErrorCode(err) == scopekit.ENOTFOUND {
 			return errNoSession()
@@ -394,7 +394,7 @@ const nameSessionOnces = "form-onces"
 // SignInAccount returns the id and name of the account with slug, for a
 // sign-in to it; ENOTFOUND when there is none.
 func (s *Service) SignInAccount(ctx context.Context, slug string) (id, name string, err error) {
-	err = engine.ViewRerun(ctx, s.Store(), func(tx engine.Tx) error {
+	err = engine.ViewRerun(ctx, s.eng.Store(), func(tx engine.Tx) error {
 		acct, err := accountBySlug(tx, slug)
 		if err != nil {
 			return err

@@ -2,7 +2,9 @@ package scoping
 
 import (
 	"context"
+	"slices"
 
+	"github.com/scopekit/scopekit"
 	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/pricing"
 	"github.com/scopekit/scopekit/scoping/views"
@@ -10,16 +12,62 @@ import (
 
 // Snapshot reads a project and everything around it in one transaction and
 // prices it once, as a views.Snapshot (the type lives with the views, so
-// that its readers need not import the domain). guard is the permission
-// the caller's use needs at view level (merge_data for merge data).
+// that its readers need not import the domain): what a project's page
+// shows, under projects view.
 //
-// Errors: EFORBIDDEN without guard view; ENOTFOUND for a missing project or
-// one outside the actor's visibility; EINVALID when it cannot be priced.
-func (s *Service) Snapshot(ctx context.Context, a *engine.Actor, projectID, guard string) (*views.Snapshot, error) {
-	if err := a.Require(guard, false); err != nil {
+// Errors: EFORBIDDEN without projects view; ENOTFOUND for a missing
+// project or one outside the actor's visibility; EINVALID when it cannot
+// be priced.
+func (s *Service) Snapshot(ctx context.Context, a *engine.Actor, projectID string) (*views.Snapshot, error) {
+	if err := a.Require("projects", false); err != nil {
 		return nil, err
 	}
 	return s.snapshot(ctx, a, projectID)
+}
+
+// MergeData reads the snapshot merge data is built from (package
+// mergedata): Snapshot's, under merge_data view (docs/mergedata.md), which
+// opens merge data to a role that may not read projects otherwise.
+func (s *Service) MergeData(ctx context.Context, a *engine.Actor, projectID string) (*views.Snapshot, error) {
+	if err := a.Require("merge_data", false); err != nil {
+		return nil, err
+	}
+	return s.snapshot(ctx, a, projectID)
+}
+
+// UpdateLine changes a line of a project (a record of one of the types a
+// pricing run reads: a project service, subservice, governance item,
+// expense, product, resource, phase or location) as Update does, and
+// answers with the project's snapshot as the write left it, in the same
+// transaction: its pricing run is the one the write stored its figures
+// from, not a second one (what a page redrawn after an edit shows).
+//
+// Errors: Update's; EBADREQUEST for a type that is no line of a project.
+func (s *Service) UpdateLine(ctx context.Context, a *engine.Actor, typ, id string, in *engine.Input) (*views.Snapshot, error) {
+	if !slices.Contains(projectInputTypes, typ) {
+		return nil, scopekit.Errorf(scopekit.EBADREQUEST, "%s is not a line of a project", typ)
+	}
+	if err := a.Require("projects", false); err != nil {
+		return nil, err
+	}
+	var snap *views.Snapshot
+	_, err := s.eng.UpdateThen(ctx, a, typ, id, in, engine.Options{}, func(ctx context.Context, read *engine.Call, rec *engine.Record) error {
+		pid := rec.Rel(views.NameProject)
+		if w := read.Write; w != nil {
+			if ptx, ok := w.Tx.(*pricingTx); ok && !ptx.touched {
+				if pp := ptx.runs[lineKey(read.AccountID(), pid)]; pp != nil {
+					state(read).pricedCache = map[string]*pricedProject{pid: pp}
+				}
+			}
+		}
+		var err error
+		snap, err = s.snapshotIn(ctx, read, pid)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return snap, nil
 }
 
 // snapshot reads the snapshot of a project visible to a.

@@ -3,6 +3,7 @@ package scoping_test
 import (
 	"maps"
 	"slices"
+	"sync/atomic"
 	"testing"
 
 	"github.com/scopekit/scopekit"
@@ -62,7 +63,7 @@ func TestSnapshotContents(t *testing.T) {
 	p := w.snFull(c, aID, bID, cID)
 	_, sales := w.member("s@acme.test", "Sales")
 
-	snap, err := w.svc.Snapshot(w.ctx, sales, p, "merge_data")
+	snap, err := w.svc.MergeData(w.ctx, sales, p)
 	require.NoError(t, err)
 	assert.Equal(t, w.acct, snap.Account.ID)
 	assert.Equal(t, p, snap.Project.ID)
@@ -129,7 +130,7 @@ func viewIDs(vs []views.User) []string {
 func TestSnapshotBareAndArchived(t *testing.T) {
 	w := newWfWorld(t)
 	p := w.ccProject("Bare", "")
-	snap, err := w.svc.Snapshot(w.ctx, w.admin, p, "merge_data")
+	snap, err := w.svc.MergeData(w.ctx, w.admin, p)
 	require.NoError(t, err)
 	assert.Nil(t, snap.LineOfBusiness)
 	assert.Nil(t, snap.SalesExecutive)
@@ -145,12 +146,13 @@ func TestSnapshotBareAndArchived(t *testing.T) {
 
 	_, err = w.update(w.sys, "projects", p, attrs("active", `false`), nil)
 	require.NoError(t, err)
-	snap, err = w.svc.Snapshot(w.ctx, w.admin, p, "merge_data")
+	snap, err = w.svc.MergeData(w.ctx, w.admin, p)
 	require.NoError(t, err)
 	assert.False(t, snap.Project.Active())
 }
 
-// Ensure Snapshot needs the guard permission at view level, and sees only
+// Ensure Snapshot needs projects view and MergeData merge_data view (the
+// guards are the domain's, not the caller's), and each sees only
 // projects visible to the actor: ENOTFOUND for a missing project, another
 // account's, and one an assigned role is not a teammate of.
 func TestSnapshotGuardAndVisibility(t *testing.T) {
@@ -159,6 +161,8 @@ func TestSnapshotGuardAndVisibility(t *testing.T) {
 	w.role("Assigned reader", map[string]string{"projects": "view", "merge_data": "view"}, "assigned")
 	readerID, reader := w.member("r@acme.test", "Assigned reader")
 	_, readOnly := w.member("ro@acme.test", "Read Only")
+	w.role("Merge data only", map[string]string{"merge_data": "view"}, "all")
+	mergeID, _ := w.member("m@acme.test", "Merge data only")
 	w.pjTeammate(w.project, engID)
 	_, theirProject := w.otherProject()
 
@@ -170,14 +174,20 @@ func TestSnapshotGuardAndVisibility(t *testing.T) {
 		code    string
 	}{
 		{"without the guard", w.actor(engID), w.project, "merge_data", scopekit.EFORBIDDEN},
-		{"another guard the role has", w.actor(engID), w.project, "documents", ""},
+		{"projects view", w.actor(engID), w.project, "projects", ""},
+		{"merge data without projects", w.actor(mergeID), w.project, "merge_data", ""},
+		{"projects without projects view", w.actor(mergeID), w.project, "projects", scopekit.EFORBIDDEN},
 		{"view is enough", readOnly, w.project, "merge_data", ""},
 		{"assigned, not a teammate", reader, w.project, "merge_data", scopekit.ENOTFOUND},
 		{"missing project", w.admin, "999999", "merge_data", scopekit.ENOTFOUND},
 		{"another account's project", w.admin, theirProject, "merge_data", scopekit.ENOTFOUND},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			snap, err := w.svc.Snapshot(w.ctx, tc.actor, tc.project, tc.guard)
+			read := w.svc.MergeData
+			if tc.guard == "projects" {
+				read = w.svc.Snapshot
+			}
+			snap, err := read(w.ctx, tc.actor, tc.project)
 			if tc.code != "" {
 				wfCode(t, tc.code, err)
 				return
@@ -187,7 +197,45 @@ func TestSnapshotGuardAndVisibility(t *testing.T) {
 		})
 	}
 	w.pjTeammate(w.project, readerID)
-	snap, err := w.svc.Snapshot(w.ctx, w.actor(readerID), w.project, "merge_data")
+	snap, err := w.svc.MergeData(w.ctx, w.actor(readerID), w.project)
 	require.NoError(t, err)
 	assert.Len(t, snap.Teammates, 2)
+}
+
+// Ensure UpdateLine answers with the project's snapshot as the change
+// left it, priced once (the write's own run, no second one), equal to a
+// snapshot read afterwards; that it refuses a type that is no line of a
+// project; and that a refused change answers no snapshot.
+func TestSnapshotAfterUpdateLine(t *testing.T) {
+	w := newWfWorld(t)
+	c := w.ccCatalog()
+	aID, _ := w.member("a@acme.test", "Sales")
+	p := w.snFull(c, aID, aID, aID)
+	lines := w.list("project-services", map[string]string{"project": p})
+	var runs atomic.Int64
+	scoping.CountPricing(w.svc, &runs)
+
+	snap, err := w.svc.UpdateLine(w.ctx, w.admin, "project-services", lines[0].ID, &engine.Input{Attrs: attrs("quantity", `"7"`)})
+	require.NoError(t, err)
+	assert.Equal(t, int64(1), runs.Load(), "the write's pricing run, served again")
+	after, err := w.svc.Snapshot(w.ctx, w.admin, p)
+	require.NoError(t, err)
+	assert.Equal(t, int64(2), runs.Load())
+	assert.Equal(t, after.Pricing.TotalContractValue.String(), snap.Pricing.TotalContractValue.String())
+	assert.Equal(t, after.Project.Str("contract-revenue"), snap.Project.Str("contract-revenue"))
+	require.Len(t, snap.Services, len(after.Services))
+	for i := range snap.Services {
+		assert.Equal(t, after.Services[i].Quantity().String(), snap.Services[i].Quantity().String())
+		assert.Equal(t, after.Pricing.Service(i).Revenue.String(), snap.Pricing.Service(i).Revenue.String())
+		assert.Equal(t, scoping.Figures(after.Services[i].Record), scoping.Figures(snap.Services[i].Record))
+	}
+	i := slices.IndexFunc(snap.Services, func(s views.ProjectService) bool { return s.ID == lines[0].ID })
+	assert.Equal(t, "7", snap.Services[i].Quantity().String())
+
+	_, err = w.svc.UpdateLine(w.ctx, w.admin, "clients", w.client, &engine.Input{Attrs: attrs("name", `"X"`)})
+	wfCode(t, scopekit.EBADREQUEST, err)
+	_, readOnly := w.member("ro@acme.test", "Read Only")
+	snap, err = w.svc.UpdateLine(w.ctx, readOnly, "project-services", lines[0].ID, &engine.Input{Attrs: attrs("quantity", `"8"`)})
+	wfCode(t, scopekit.EFORBIDDEN, err)
+	assert.Nil(t, snap)
 }

@@ -174,7 +174,7 @@ type identityProviders struct{ s *Service }
 func (p identityProviders) active(ctx context.Context, accountID string) ([]*engine.Record, []string, error) {
 	var recs []*engine.Record
 	var verified []string
-	err := engine.ViewRerun(ctx, p.s.Store(), func(tx engine.Tx) error {
+	err := engine.ViewRerun(ctx, p.s.eng.Store(), func(tx engine.Tx) error {
 		var err error
 		recs, _, err = tx.List(&engine.Query{Type: views.TypeIdentityProviders, AccountID: accountID,
 			Where: []engine.Cond{engine.Eq(views.NameActive, "true")}})
@@ -206,7 +206,7 @@ func (p identityProviders) Covering(ctx context.Context, accountID, email string
 func (p identityProviders) Get(ctx context.Context, accountID, id string) (*auth.IdentityProvider, error) {
 	var rec *engine.Record
 	var verified []string
-	err := engine.ViewRerun(ctx, p.s.Store(), func(tx engine.Tx) error {
+	err := engine.ViewRerun(ctx, p.s.eng.Store(), func(tx engine.Tx) error {
 		var err error
 		if rec, err = tx.Get(views.TypeIdentityProviders, accountID, id); err != nil {
 			return err

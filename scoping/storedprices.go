@@ -127,6 +127,10 @@ type pricingTx struct {
 	// id (so no earlier record can name them) that no line written since
 	// names: their pricing needs no query for lines. Keys: lineKey.
 	childless map[string]bool
+	// runs are the pricing runs of the last flush, by project id (keys:
+	// lineKey): the figures as stored, which the write's answer may serve
+	// while nothing was written since (touched false).
+	runs map[string]*pricedProject
 }
 
 func newPricingTx(tx engine.Tx, svc *Service) *pricingTx {
@@ -327,16 +331,21 @@ func (t *pricingTx) flush(ctx context.Context) error {
 				none[id] = true
 			}
 		}
-		priced, err := t.svc.storePrices(ctx, t.Tx, acctID, ids, none)
+		runs, err := t.svc.storePrices(ctx, t.Tx, acctID, ids, none)
 		if err != nil {
 			return err
 		}
-		for _, id := range ids { // a write may not bring a project's sums past MaxFigure
-			if pp := priced[id]; pp != nil && pp.res != nil {
+		for id, pp := range runs {
+			// a write may not bring a project's sums past maxFigure
+			if pp != nil && pp.res != nil {
 				if err := checkFigures(pp.res); err != nil {
 					return err
 				}
 			}
+			if t.runs == nil {
+				t.runs = map[string]*pricedProject{}
+			}
+			t.runs[lineKey(acctID, id)] = pp
 		}
 	}
 	return nil
@@ -345,14 +354,14 @@ func (t *pricingTx) flush(ctx context.Context) error {
 // storePrices prices the projects ids of an account from the data in tx
 // and writes the figures that changed, with the account's current epoch.
 // The projects in childless have no lines (a project just created): their
-// lines are not looked for.
+// lines are not looked for. It returns the pricing runs, by project id.
 func (s *Service) storePrices(ctx context.Context, tx engine.Tx, accountID string, ids []string, childless map[string]bool) (map[string]*pricedProject, error) {
 	acct, err := tx.Get(views.TypeAccounts, "", accountID)
 	if err != nil {
 		return nil, err
 	}
 	epoch, _ := epochOf(acct, priceEpochAttr)
-	c := &engine.Call{Ctx: ctx, Engine: s.Engine, Tx: tx, Actor: &engine.Actor{Account: acct, AllScopes: true},
+	c := &engine.Call{Ctx: ctx, Engine: s.eng, Tx: tx, Actor: &engine.Actor{Account: acct, AllScopes: true},
 		Ext: &callState{svc: s, acct: acct, pricedCache: map[string]*pricedProject{}, childless: childless}}
 	d, err := loadProjectData(c, ids, nil)
 	if err != nil {
@@ -402,7 +411,7 @@ func (s *Service) storePrices(ctx context.Context, tx engine.Tx, accountID strin
 func (s *Service) RefreshPrices(ctx context.Context, accountID string) error {
 	for off := 0; ; off += refreshChunk {
 		n := 0
-		err := s.Store().Update(ctx, func(tx engine.Tx) error {
+		err := s.eng.Store().Update(ctx, func(tx engine.Tx) error {
 			acct, err := tx.Get(views.TypeAccounts, "", accountID)
 			if err != nil {
 				return err
@@ -439,7 +448,7 @@ func (s *Service) RefreshPrices(ctx context.Context, accountID string) error {
 // RefreshAllPrices runs RefreshPrices for every account.
 func (s *Service) RefreshAllPrices(ctx context.Context) error {
 	var ids []string
-	err := s.Store().View(ctx, func(tx engine.Tx) error {
+	err := s.eng.Store().View(ctx, func(tx engine.Tx) error {
 		accts, _, err := tx.List(&engine.Query{Type: views.TypeAccounts})
 		for _, a := range accts {
 			ids = append(ids, a.ID)

@@ -84,7 +84,7 @@ func (s *Service) RecordAnswers(ctx context.Context, a *engine.Actor, projectID,
 	}
 	def := mustLookup(s.Schema(), views.TypeSurveys)
 	var st *SurveyState
-	_, err := s.WriteThenRead(ctx, a, engine.Options{}, nil, func(c *engine.Call) error {
+	_, err := s.eng.WriteThenRead(ctx, a, engine.Options{}, nil, func(c *engine.Call) error {
 		survey, err := findSurvey(ctx, c, projectID, questionnaireID)
 		if err != nil {
 			return err

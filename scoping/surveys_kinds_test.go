@@ -163,7 +163,7 @@ func TestSurveyFollowsCatalog(t *testing.T) {
 	w.apply(sid)
 	cloud := w.lineOf(sid, "cloud")
 
-	snap := w.Snapshot(w.project, "merge_data")
+	snap := w.Snapshot(w.project)
 	got := map[string]any{}
 	for _, a := range snap.SurveyAnswers {
 		got[a.Slug] = a.Value

@@ -28,7 +28,7 @@ func (s *Service) PreviewTemplate(ctx context.Context, a *engine.Actor, template
 	if err != nil {
 		return nil, err
 	}
-	snap, err := s.Snapshot(ctx, a, projectID, "projects")
+	snap, err := s.Snapshot(ctx, a, projectID)
 	if err != nil {
 		return nil, err
 	}

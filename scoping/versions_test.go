@@ -45,7 +45,11 @@ func TestVersionsTakenAndDeduplicated(t *testing.T) {
 	require.Len(t, first.Str("digest"), 64)
 	require.Positive(t, first.Int("size"))
 
-	// the seed added lines after creation: a manual version is new
+	// a change of scope after creation (the demo is seeded in one
+	// transaction, so its creation version holds it all): a manual
+	// version is new
+	_, err := svc.Update(ctx, a, "projects", pid, &engine.Input{Attrs: attrs("revenue-adjustment", `"-300"`)}, engine.Options{})
+	require.NoError(t, err)
 	res, created, err := svc.TakeVersion(ctx, a, pid, "Quote sent", "as mailed on Monday")
 	require.NoError(t, err)
 	require.True(t, created)
@@ -97,7 +101,9 @@ func TestVersionsTakenAndDeduplicated(t *testing.T) {
 func TestVersionsAtSubmitAndRescope(t *testing.T) {
 	ctx := context.Background()
 	svc, a, pid := seededProject(t)
-	_, err := svc.Submit(ctx, a, pid)
+	_, err := svc.Update(ctx, a, "projects", pid, &engine.Input{Attrs: attrs("revenue-adjustment", `"-300"`)}, engine.Options{})
+	require.NoError(t, err)
+	_, err = svc.Submit(ctx, a, pid)
 	require.NoError(t, err)
 	vs := versions(t, svc, a, pid)
 	require.Len(t, vs, 2)

@@ -11,7 +11,6 @@ package sso
 import (
 	"context"
 	"crypto/rand"
-	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/base64"
 	"errors"
@@ -21,6 +20,7 @@ import (
 	"time"
 
 	"github.com/coreos/go-oidc/v3/oidc"
+	"github.com/scopekit/scopekit"
 	"github.com/scopekit/scopekit/auth"
 	"github.com/scopekit/scopekit/internal/safehttp"
 	"golang.org/x/oauth2"
@@ -44,13 +44,18 @@ type RelyingParty struct {
 	Client *http.Client
 	// Now is the clock of flows and ID tokens; default time.Now.
 	Now func() time.Time
+	// Flows keeps the sign-ins in progress between Begin and Take. A
+	// deployment of several instances sets it to its auth.Service, whose
+	// store they share; nil keeps them in this process's memory, so that
+	// the provider must send the browser back to the instance that began.
+	Flows FlowStore
 
 	once   sync.Once
 	client *http.Client
+	memory *memoryFlows
 
 	mu         sync.Mutex
 	discovered map[string]discovered // by normalized issuer URL
-	flows      flows
 }
 
 type discovered struct {
@@ -102,14 +107,28 @@ func (rp *RelyingParty) now() time.Time {
 	return time.Now()
 }
 
-func (rp *RelyingParty) httpClient() *http.Client {
+func (rp *RelyingParty) init() {
 	rp.once.Do(func() {
 		rp.client = rp.Client
 		if rp.client == nil {
 			rp.client = safehttp.NewClient(Timeout, false)
 		}
+		rp.memory = &memoryFlows{now: rp.now}
 	})
+}
+
+func (rp *RelyingParty) httpClient() *http.Client {
+	rp.init()
 	return rp.client
+}
+
+// flows returns where the sign-ins in progress are kept.
+func (rp *RelyingParty) flows() FlowStore {
+	if rp.Flows != nil {
+		return rp.Flows
+	}
+	rp.init()
+	return rp.memory
 }
 
 // provider returns the discovered provider of p, from the cache while it
@@ -159,7 +178,8 @@ func oauthConfig(prov *oidc.Provider, p *auth.IdentityProvider, callback string)
 // binding, a random value the browser must carry back (a cookie) for
 // Take to find the flow. callback is this server's redirect URI
 // registered at the provider; email is what the person typed (sent as
-// login_hint).
+// login_hint). The flow is kept in Flows under the state and the binding
+// together, for FlowTTL.
 func (rp *RelyingParty) Begin(ctx context.Context, p *auth.IdentityProvider, callback string, req *auth.AuthorizeRequest, email string) (redirect, binding string, err error) {
 	prov, err := rp.provider(ctx, p)
 	if err != nil {
@@ -167,10 +187,13 @@ func (rp *RelyingParty) Begin(ctx context.Context, p *auth.IdentityProvider, cal
 	}
 	state, nonce, binding := random(), random(), random()
 	f := &Flow{ProviderID: p.ID, AccountID: p.AccountID, Request: *req, Email: email,
-		callback: callback, nonce: nonce, verifier: oauth2.GenerateVerifier(),
-		binding: sha256.Sum256([]byte(binding)), expires: rp.now().Add(FlowTTL)}
-	if !rp.flows.put(state, f, rp.now()) {
-		return "", "", ErrBusy
+		callback: callback, nonce: nonce, verifier: oauth2.GenerateVerifier()}
+	data, err := f.encode()
+	if err != nil {
+		return "", "", err
+	}
+	if err := rp.flows().SaveSignIn(ctx, auth.SignInKey(state, binding), data, FlowTTL); err != nil {
+		return "", "", err
 	}
 	opts := []oauth2.AuthCodeOption{oidc.Nonce(nonce), oauth2.S256ChallengeOption(f.verifier)}
 	if email != "" {
@@ -180,12 +203,24 @@ func (rp *RelyingParty) Begin(ctx context.Context, p *auth.IdentityProvider, cal
 }
 
 // Take returns the flow that state names, removing it, when binding is
-// the one Begin returned for it and it has not expired.
-func (rp *RelyingParty) Take(state, binding string) (*Flow, bool) {
+// the one Begin returned for it and it has not expired; ok is false
+// otherwise. A wrong binding finds nothing and removes nothing, so that a
+// forged callback cannot cancel a sign-in. err is the store failing.
+func (rp *RelyingParty) Take(ctx context.Context, state, binding string) (f *Flow, ok bool, err error) {
 	if state == "" || binding == "" {
-		return nil, false
+		return nil, false, nil
 	}
-	return rp.flows.take(state, binding, rp.now())
+	data, err := rp.flows().TakeSignIn(ctx, auth.SignInKey(state, binding))
+	if scopekit.ErrorCode(err) == scopekit.ENOTFOUND {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	if f, err = decodeFlow(data); err != nil {
+		return nil, false, err
+	}
+	return f, true, nil
 }
 
 // Finish completes flow f with the code the provider sent back: it

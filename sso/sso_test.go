@@ -56,15 +56,23 @@ func (f *fixture) signIn(t *testing.T, u oidctest.User) (*sso.Identity, error) {
 	require.Equal(t, callback, back.Scheme+"://"+back.Host+back.Path)
 	state := back.Query().Get("state")
 	require.Equal(t, q.Get("state"), state)
-	_, ok := f.rp.Take(state, "another browser's binding")
+	_, ok := take(t, f.rp, state, "another browser's binding")
 	require.False(t, ok, "the flow belongs to the browser that began it")
-	flow, ok := f.rp.Take(state, binding)
+	flow, ok := take(t, f.rp, state, binding)
 	require.True(t, ok)
 	require.Equal(t, f.req, flow.Request)
 	require.Equal(t, f.idp.ID, flow.ProviderID)
-	_, ok = f.rp.Take(state, binding)
+	_, ok = take(t, f.rp, state, binding)
 	require.False(t, ok, "a flow is taken once")
 	return f.rp.Finish(ctx, f.idp, flow, back.Query().Get("code"))
+}
+
+// take is Take, which must not fail.
+func take(t *testing.T, rp *sso.RelyingParty, state, binding string) (*sso.Flow, bool) {
+	t.Helper()
+	f, ok, err := rp.Take(context.Background(), state, binding)
+	require.NoError(t, err)
+	return f, ok
 }
 
 func requireReason(t *testing.T, err error, reason string) {
@@ -117,7 +125,7 @@ func TestSignIn_Refusals(t *testing.T) {
 	redirect, binding, err := f.rp.Begin(ctx, f.idp, callback, &f.req, "")
 	require.NoError(t, err)
 	u, _ := url.Parse(redirect)
-	flow, ok := f.rp.Take(u.Query().Get("state"), binding)
+	flow, ok := take(t, f.rp, u.Query().Get("state"), binding)
 	require.True(t, ok)
 	_, err = f.rp.Finish(ctx, f.idp, flow, "made-up-code")
 	requireReason(t, err, sso.ReasonExchange)
@@ -146,11 +154,11 @@ func TestBeginAndTake(t *testing.T) {
 	require.NoError(t, err)
 	u, _ := url.Parse(redirect)
 	now = now.Add(sso.FlowTTL)
-	_, ok := f.rp.Take(u.Query().Get("state"), binding)
+	_, ok := take(t, f.rp, u.Query().Get("state"), binding)
 	require.False(t, ok, "expired")
-	_, ok = f.rp.Take("", "")
+	_, ok = take(t, f.rp, "", "")
 	require.False(t, ok)
-	_, ok = f.rp.Take("unknown", binding)
+	_, ok = take(t, f.rp, "unknown", binding)
 	require.False(t, ok)
 
 	// the default client reaches only public addresses

@@ -87,7 +87,7 @@ func (w *Workspace) importFile(c *call) error {
 			f.Sheet = strings.TrimSuffix(path.Base(c.fileName), path.Ext(c.fileName))
 		}
 	}
-	rep, err := catalogimport.Import(c.ctx(), w.svc.Engine, c.actor, f, mode == "check")
+	rep, err := w.svc.ImportCatalog(c.ctx(), c.actor, f, mode == "check")
 	if rep == nil && scopekit.ErrorCode(err) == scopekit.EINVALID {
 		return w.importRefused(c, err)
 	}
@@ -176,7 +176,7 @@ func (w *Workspace) importTemplate(c *call) error {
 // exportCatalog downloads the account's catalog in the import's format.
 func (w *Workspace) exportCatalog(c *call) error {
 	format := fileFormat(c)
-	data, err := catalogimport.Export(c.ctx(), w.svc.Engine, c.actor, format)
+	data, err := w.svc.ExportCatalog(c.ctx(), c.actor, format)
 	if err != nil {
 		return err
 	}

@@ -159,10 +159,12 @@ func (w *Workspace) editLine(c *call) error {
 	if len(in.Attrs)+len(in.Rels) == 0 {
 		return scopekit.Errorf(scopekit.EBADREQUEST, "The form changes nothing.")
 	}
-	if _, err := w.svc.Update(c.ctx(), c.actor, k.typ, rec.ID, in, engine.Options{}); err != nil {
+	// the answer is drawn from the write's own pricing run
+	snap, err := w.svc.UpdateLine(c.ctx(), c.actor, k.typ, rec.ID, in)
+	if err != nil {
 		return err
 	}
-	return w.scopeChanged(c, rec.ID, "")
+	return w.scopeChangedTo(c, snap, rec.ID, "")
 }
 
 // removeLine deletes a line.
@@ -217,6 +219,12 @@ func (w *Workspace) applyBlueprint(c *call) error {
 // service's rows (lineID) or the whole scope, and the header and the
 // pricing panel out of band; a plain form goes back to the scope.
 func (w *Workspace) scopeChanged(c *call, lineID, flash string) error {
+	return w.scopeChangedTo(c, nil, lineID, flash)
+}
+
+// scopeChangedTo is scopeChanged from the project's snapshot after the
+// change, when the change answered with it (nil: read it).
+func (w *Workspace) scopeChangedTo(c *call, snap *views.Snapshot, lineID, flash string) error {
 	pid := c.r.PathValue("id")
 	if !c.htmx {
 		to := c.url("/projects/" + pid)
@@ -225,7 +233,13 @@ func (w *Workspace) scopeChanged(c *call, lineID, flash string) error {
 		}
 		return c.redirect(to)
 	}
-	pg, err := w.projectPage(c, pid, tabScope)
+	var pg *projectPage
+	var err error
+	if snap != nil {
+		pg, err = w.tabPage(c, snap, nil, tabScope)
+	} else {
+		pg, err = w.projectPage(c, pid, tabScope)
+	}
 	if err != nil {
 		return err
 	}

@@ -37,7 +37,7 @@ func (w *Workspace) mergeView(c *call, id string) (*mergeView, error) {
 	if c.r.URL.Query().Get("version") == "2" {
 		v.Version = mergedata.Version2
 	}
-	snap, err := w.svc.Snapshot(c.ctx(), c.actor, id, "merge_data")
+	snap, err := w.svc.MergeData(c.ctx(), c.actor, id)
 	if err != nil {
 		return nil, err
 	}

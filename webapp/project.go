@@ -83,11 +83,19 @@ func (w *Workspace) projectPage(c *call, id, tab string) (*projectPage, error) {
 			snap = rv.Snapshot
 		}
 	} else {
-		snap, err = w.svc.Snapshot(c.ctx(), c.actor, id, "projects")
+		snap, err = w.svc.Snapshot(c.ctx(), c.actor, id)
 	}
 	if err != nil {
 		return nil, err
 	}
+	return w.tabPage(c, snap, rv, tab)
+}
+
+// tabPage builds the page of a tab from the project's snapshot (and the
+// review of the review tab).
+func (w *Workspace) tabPage(c *call, snap *views.Snapshot, rv *scoping.ScopeReview, tab string) (*projectPage, error) {
+	var err error
+	id := snap.Project.ID
 	pg := &projectPage{L: c.layout(snap.Project.ProjectName(), "projects"), Tab: tab, Tabs: tabs, H: headerOf(snap),
 		CanEdit: c.canManage("projects"), Panel: &panel{Currency: snap.Pricing.Currency.Code, Phases: snap.Pricing.Phases, Res: snap.Pricing}}
 	switch tab {

@@ -11,12 +11,12 @@ import (
 // read from a scoping service over a real bbolt file in a temp dir.
 func demo(tb testing.TB) *views.Snapshot {
 	e := snapshottest.New(tb)
-	return e.Snapshot(e.SeedDemo().ProjectID, "documents")
+	return e.Snapshot(e.SeedDemo().ProjectID)
 }
 
 // large is the snapshot of docs/pricing.md's large project: 25 locations,
 // 1,000 services, 3,000 subservices.
 func large(tb testing.TB) *views.Snapshot {
 	e := snapshottest.New(tb)
-	return e.Snapshot(e.SeedLarge(), "documents")
+	return e.Snapshot(e.SeedLarge())
 }

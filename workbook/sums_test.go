@@ -62,7 +62,7 @@ func TestWorkbooksAddUp(t *testing.T) {
 // totals against the figures of the pricing endpoint. It returns the
 // cases the project shows.
 func addsUp(t *testing.T, e *snapshottest.Env, pid string) (cases []string) {
-	snap := e.Snapshot(pid, "documents")
+	snap := e.Snapshot(pid)
 	res, err := e.Svc.Pricing(context.Background(), e.Actor, pid)
 	require.NoError(t, err)
 

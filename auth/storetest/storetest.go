@@ -45,6 +45,7 @@ func Run(t *testing.T, open Opener) {
 		{"CanceledContext", testCanceledContext},
 		{"SecondFactors", testSecondFactors},
 		{"RefreshRevocation", testRefreshRevocation},
+		{"SignIns", testSignIns},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.fn(t, open) })

@@ -32,39 +32,41 @@ func Dump(t testing.TB, svc *scoping.Service, accountID string) string {
 	a, err := svc.SystemActor(ctx, accountID)
 	require.NoError(t, err)
 	var lines []string
-	require.NoError(t, svc.Read(ctx, a, engine.Options{}, func(c *engine.Call) error {
-		names := map[string]string{}
-		recs := map[string][]*engine.Record{}
-		for _, typ := range Types {
-			rs, err := c.Find(typ)
-			if err != nil {
-				return err
-			}
-			recs[typ] = rs
-			for _, r := range rs {
-				names[typ+"/"+r.ID] = r.Str(views.NameName)
-			}
-		}
-		for _, typ := range Types {
-			def, _ := c.Engine.Schema().Lookup(typ)
-			for _, r := range recs[typ] {
-				var parts []string
-				for _, at := range def.Attrs {
-					if v, ok := engine.TextOf(r.Attrs[at.Name]); ok && v != "" && !at.Computed {
-						parts = append(parts, at.Name+"="+v)
-					}
-				}
-				for _, rd := range def.Rels {
-					if id := r.Rel(rd.Name); id != "" && rd.Stored() {
-						parts = append(parts, rd.Name+"="+names[rd.Type+"/"+id])
-					}
-				}
-				slices.Sort(parts)
-				lines = append(lines, typ+": "+strings.Join(parts, " "))
+	names := map[string]string{}
+	recs := map[string][]*engine.Record{}
+	for _, typ := range Types {
+		def, err := svc.ReadableType(a, typ)
+		require.NoError(t, err)
+		for page := 1; ; page++ {
+			res, err := svc.List(ctx, a, typ, engine.ListParams{Filters: engine.AnyActive(def), PageNumber: page, PageSize: 1000}, engine.Options{})
+			require.NoError(t, err)
+			recs[typ] = append(recs[typ], res.Records...)
+			if len(res.Records) == 0 || len(recs[typ]) >= res.Total {
+				break
 			}
 		}
-		return nil
-	}))
+		for _, r := range recs[typ] {
+			names[typ+"/"+r.ID] = r.Str(views.NameName)
+		}
+	}
+	for _, typ := range Types {
+		def, _ := svc.Schema().Lookup(typ)
+		for _, r := range recs[typ] {
+			var parts []string
+			for _, at := range def.Attrs {
+				if v, ok := engine.TextOf(r.Attrs[at.Name]); ok && v != "" && !at.Computed {
+					parts = append(parts, at.Name+"="+v)
+				}
+			}
+			for _, rd := range def.Rels {
+				if id := r.Rel(rd.Name); id != "" && rd.Stored() {
+					parts = append(parts, rd.Name+"="+names[rd.Type+"/"+id])
+				}
+			}
+			slices.Sort(parts)
+			lines = append(lines, typ+": "+strings.Join(parts, " "))
+		}
+	}
 	slices.Sort(lines)
 	return strings.Join(lines, "\n")
 }

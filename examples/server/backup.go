@@ -7,12 +7,9 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"log/slog"
 	"os"
-	"strings"
 
 	"github.com/scopekit/scopekit/boltstore"
-	"github.com/scopekit/scopekit/httpadapter"
 )
 
 // Backups (docs/operations.md, "Backups"): `server backup` copies the file
@@ -103,28 +100,4 @@ func envOr(getenv func(string) string, flagName, def string) string {
 		return v
 	}
 	return def
-}
-
-// mountBackup mounts the backup download on the API host when -admin-token
-// is set and the database is a bbolt file; it returns the download's URL
-// for the banner ("" when not mounted).
-func mountBackup(api *httpadapter.Server, db store, cfg *config, baseURL string, logger *slog.Logger) string {
-	if cfg.AdminToken == "" {
-		return ""
-	}
-	b, ok := db.(httpadapter.Backuper)
-	if !ok {
-		logger.Warn("-admin-token: no backup download on PostgreSQL; back it up with pg_dump (docs/operations.md, \"Backups\")")
-		return ""
-	}
-	api.Mounts[httpadapter.BackupPath] = httpadapter.BackupHandler(b, cfg.AdminToken)
-	cfg.AdminToken = "" // the handler keeps its digest
-	return baseURL + httpadapter.BackupPath
-}
-
-// strongToken reports whether an operator token is long enough to resist
-// guessing (nothing throttles the route) and fits a bearer header: 32 or
-// more printable ASCII characters, no spaces.
-func strongToken(tok string) bool {
-	return len(tok) >= 32 && !strings.ContainsFunc(tok, func(r rune) bool { return r <= ' ' || r > '~' })
 }

@@ -134,5 +134,5 @@ func TestBackupNotOnPostgres(t *testing.T) {
 	s := startServer(t, "", env("SCOPEKIT_ADMIN_TOKEN="+testAdminToken), "-database", pgtest.URL(t))
 	status, _ := fetchBackup(t, s.URL, testAdminToken)
 	require.Equal(t, http.StatusNotFound, status)
-	require.Contains(t, s.Stderr.String(), "-admin-token: no backup download on PostgreSQL; back it up with pg_dump")
+	require.Contains(t, s.Stderr.String(), "admin token: no backup download on PostgreSQL; back it up with pg_dump")
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,9 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/scopekit/scopekit"
-	"github.com/scopekit/scopekit/auth"
 	"github.com/scopekit/scopekit/provision"
-	"github.com/scopekit/scopekit/scoping"
 )
 
 // The bootstrap file (docs/operations.md, "Bootstrap file") is a
@@ -38,12 +35,6 @@ func loadBootstrap(path string) (*provision.Spec, error) {
 		return nil, bootstrapError(err)
 	}
 	return spec, nil
-}
-
-// applyBootstrap provisions the file's spec.
-func applyBootstrap(ctx context.Context, spec *provision.Spec, svc *scoping.Service, as *auth.Service) error {
-	_, err := provision.Provision(ctx, svc, as, spec)
-	return bootstrapError(err)
 }
 
 // bootstrapError words a failure of provisioning in one line: "bootstrap

@@ -50,7 +50,7 @@ func FuzzBootstrapFile(f *testing.F) {
 			checkOneLine(err)
 			return
 		}
-		if err := applyBootstrap(context.Background(), bf, svc, as); err != nil {
+		if err := applyBootstrap(context.Background(), bf, db, svc, as); err != nil {
 			checkOneLine(err)
 			var se *scopekit.Error
 			if errors.As(err, &se) && se.Code == scopekit.EINTERNAL {

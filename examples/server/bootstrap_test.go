@@ -10,6 +10,10 @@ import (
 	"time"
 
 	"github.com/scopekit/scopekit/auth"
+	"github.com/scopekit/scopekit/boltstore"
+	"github.com/scopekit/scopekit/boltstore/bolttest"
+	"github.com/scopekit/scopekit/engine"
+	"github.com/scopekit/scopekit/pgstore/pgtest"
 	"github.com/scopekit/scopekit/provision"
 	"github.com/scopekit/scopekit/scoping"
 	"github.com/stretchr/testify/require"
@@ -32,13 +36,28 @@ func writeFile(t *testing.T, content string) string {
 }
 
 // bootstrap loads and applies the file content as -bootstrap does.
-func bootstrap(t *testing.T, svc *scoping.Service, as *auth.Service, content string) error {
+func bootstrap(t *testing.T, db engine.Store, svc *scoping.Service, as *auth.Service, content string) error {
 	t.Helper()
 	f, err := loadBootstrap(writeFile(t, content))
 	if err != nil {
 		return err
 	}
-	return applyBootstrap(context.Background(), f, svc, as)
+	return applyBootstrap(context.Background(), f, db, svc, as)
+}
+
+// applyBootstrap provisions the spec as a start does, with its failures
+// worded as the server words them.
+func applyBootstrap(ctx context.Context, spec *provision.Spec, db engine.Store, svc *scoping.Service, as *auth.Service) error {
+	_, err := provision.Provision(ctx, db, svc, as, spec)
+	return bootstrapError(err)
+}
+
+// mustOpenDB opens a new database in a temp dir with its services, and
+// checks the file's consistency when the test ends.
+func mustOpenDB(t *testing.T) (*boltstore.DB, *scoping.Service, *auth.Service) {
+	t.Helper()
+	db := bolttest.Open(t, scoping.DefaultSchema())
+	return db, scoping.NewService(db), &auth.Service{Store: db.AuthStore(), Directory: scoping.Directory(db), BcryptCost: bcryptCost}
 }
 
 // Ensure the file decodes into the library's spec: every member of the
@@ -107,8 +126,8 @@ func TestBootstrapFileErrors(t *testing.T) {
 			`bootstrap users[0] (ada@acme.test): membership in "acme": scopekit invalid: ...`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, svc, as := mustOpenDB(t)
-			err := bootstrap(t, svc, as, tc.file)
+			db, svc, as := mustOpenDB(t)
+			err := bootstrap(t, db, svc, as, tc.file)
 			require.Error(t, err)
 			requireMessage(t, tc.want, err.Error())
 		})
@@ -117,9 +136,9 @@ func TestBootstrapFileErrors(t *testing.T) {
 	t.Run("client id of another account in the database", func(t *testing.T) {
 		ctx := context.Background()
 		db, svc, as := mustOpenDB(t)
-		require.NoError(t, bootstrap(t, svc, as, `{"accounts": [{"slug": "other", "name": "Other", "default-currency": "USD",
+		require.NoError(t, bootstrap(t, db, svc, as, `{"accounts": [{"slug": "other", "name": "Other", "default-currency": "USD",
 			"oauth-applications": [{"name": "Theirs", "client-id": "acme-portal", "client-secret": "theirs"}]}]}`))
-		err := bootstrap(t, svc, as, base)
+		err := bootstrap(t, db, svc, as, base)
 		require.EqualError(t, err, `bootstrap accounts[0] (acme) oauth-applications[0] (acme-portal): client-id "acme-portal" belongs to an application of another account`)
 		app, err := db.AuthStore().ApplicationByClientID(ctx, "acme-portal")
 		require.NoError(t, err)
@@ -170,4 +189,47 @@ func TestBootstrapFlag(t *testing.T) {
 	require.Contains(t, s.Stdout.String(), "created now")
 	token(t, s.URL, "acme-bot", "bot-secret")
 	token(t, s.URL, demoBotClientID, demoBotSecret)
+}
+
+// Ensure a bootstrap file naming the account "demo" is refused with -demo
+// (one line; nothing created), and that without -demo the banner does not
+// take that account for the demo and says what the start created, on
+// both stores; and that a malformed secret key file on a new database is
+// a one-line failure after which the next start creates the demo.
+func TestBootstrapNamingTheDemoAccount(t *testing.T) {
+	ours := writeFile(t, `{"accounts": [{"slug": "demo", "name": "Ours", "default-currency": "EUR"}]}`)
+	for _, store := range []string{"bbolt", "postgres"} {
+		t.Run(store, func(t *testing.T) {
+			dir := t.TempDir()
+			args := []string{"-data", filepath.Join(dir, "scopekit.db"), "-addr", "127.0.0.1:0"}
+			if store == "postgres" {
+				args = append(args, "-database", pgtest.URL(t))
+			}
+			r := runMain(t, 20*time.Second, nil, append(args, "-bootstrap", ours, "-demo")...)
+			require.Equal(t, 1, r.Code)
+			require.Equal(t, []string{`scopekit: bootstrap: accounts[0] (demo): the account "demo" is the demo's, which is asked for too: ` +
+				`give the account another slug, or start without the demo`}, lines(r.Stderr))
+
+			require.NoError(t, os.WriteFile(filepath.Join(dir, "scopekit.db.key"), []byte("short\n"), 0o600))
+			r = runMain(t, 20*time.Second, nil, args...)
+			require.Equal(t, 1, r.Code)
+			require.Len(t, lines(r.Stderr), 1)
+			require.Contains(t, r.Stderr, "must hold 32 bytes in base64 on one line")
+			require.NoError(t, os.Remove(filepath.Join(dir, "scopekit.db.key")))
+
+			s := startServer(t, filepath.Join(dir, "scopekit.db"), nil, append(args[2:], "-bootstrap", ours)...)
+			out := s.Stdout.String()
+			require.Contains(t, out, `No demo account in this database: the account "demo" was made by a bootstrap file`)
+			created := "Created at this start: a new database, 1 entry of the bootstrap file."
+			if store == "postgres" { // pgtest may hand out a schema an earlier test migrated (and emptied)
+				created = "1 entry of the bootstrap file."
+			}
+			require.Contains(t, out, created)
+			require.NotContains(t, out, demoBotClientID)
+			s.stop(t)
+
+			s = startServer(t, filepath.Join(dir, "scopekit.db"), nil, append(args[2:], "-bootstrap", ours)...)
+			require.Contains(t, s.Stdout.String(), "Created at this start: nothing (the database and its accounts were there).")
+		})
+	}
 }

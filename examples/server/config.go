@@ -15,11 +15,13 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/scopekit/scopekit/app"
 	"github.com/scopekit/scopekit/docgen"
 	"github.com/scopekit/scopekit/httpadapter"
 	"github.com/scopekit/scopekit/mcpadapter"
 	"github.com/scopekit/scopekit/office"
 	"github.com/scopekit/scopekit/pgstore"
+	"github.com/scopekit/scopekit/provision"
 )
 
 // envPrefix prefixes the environment variable of each flag: -token-rate is
@@ -345,7 +347,7 @@ func (r *rawFlags) validate(source map[string]string) (*config, error) {
 	if c.DocumentsBurst, err = positiveInt(r.documentsBurst); err != nil {
 		return nil, bad("documents-burst", r.documentsBurst, "%v", err)
 	}
-	if c.AdminToken = r.adminToken; c.AdminToken != "" && !strongToken(c.AdminToken) {
+	if c.AdminToken = r.adminToken; c.AdminToken != "" && !app.StrongToken(c.AdminToken) {
 		return nil, bad("admin-token", "(not shown)", "must be 32 or more printable ASCII characters without spaces, e.g. from openssl rand -hex 32")
 	}
 	if c.MCPRate, err = positiveFloat(r.mcpRate); err != nil {
@@ -370,6 +372,34 @@ func (r *rawFlags) validate(source map[string]string) (*config, error) {
 	}
 	c.MetricsAddr, c.MetricsToken, c.OTLPEndpoint = r.metricsAddr, r.metricsToken, r.otlpEndpoint
 	return c, nil
+}
+
+// appConfig is the service's configuration the flags describe, with the
+// logger and the bootstrap file's spec (nil: none).
+func (c *config) appConfig(logger *slog.Logger, boot *provision.Spec) app.Config {
+	demo := app.DemoAuto
+	if c.DemoSet {
+		demo = app.DemoOff
+		if c.Demo {
+			demo = app.DemoOn
+		}
+	}
+	pdf := c.PDFListeners
+	if pdf == 0 {
+		pdf = -1 // -pdf-listeners 0: a soffice per PDF
+	}
+	return app.Config{
+		DataFile: c.Data, Database: c.Database, WebhookClaim: c.WebhookClaim, KeyFile: c.keyFile(),
+		Addr: c.Addr, AuthAddr: c.AuthAddr, MetricsAddr: c.MetricsAddr, BaseURL: c.BaseURL, Logger: logger,
+		Throttle: c.throttle(), UniformTokenErrors: c.UniformTokenErrors, BcryptCost: bcryptCost, Limits: c.Limits,
+		WebhookAllowPrivate: c.WebhookAllowPrivate, WebhookRetrySchedule: c.WebhookRetrySchedule,
+		SSOAllowPrivate: c.SSOAllowPrivate, DNSServer: c.DNSServer,
+		DocumentWorkers: c.DocumentWorkers, DocumentLease: c.DocumentLease, DocumentTimeLimit: c.DocumentTimeLimit,
+		DocumentsRate: c.DocumentsRate, DocumentsBurst: c.DocumentsBurst, PDFListeners: pdf, BeforeGenerate: beforeGenerate,
+		MCPRate: c.MCPRate, MCPBurst: c.MCPBurst, AdminToken: c.AdminToken,
+		Metrics: c.MetricsAddr != "" || c.MetricsToken != "", MetricsToken: c.MetricsToken,
+		Bootstrap: boot, Demo: demo,
+	}
 }
 
 // throttle is the auth host's throttling configured by the -token-* flags.

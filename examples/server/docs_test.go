@@ -7,9 +7,14 @@ package main
 //   - A block fenced with ```sh runs; other fences (```go, ```json, plain
 //     ```) are text. Indented fences (inside a list) count too.
 //   - The blocks of one file run in order in one bash session (set -e -o
-//     pipefail), with a fresh server for each file, in an empty working
-//     directory: a later block may use variables an earlier one set, and
-//     a file's first runnable block sets what it needs (BASE, TOKEN, ...).
+//     pipefail), in an empty working directory: a later block may use
+//     variables an earlier one set, and a file's first runnable block sets
+//     what it needs (BASE, TOKEN, ...).
+//   - The files run one after the other against one server, README.md
+//     first, then docs/*.md in name order, as a reader who follows the
+//     tour and then the docs would: a file must not leave the demo in a
+//     state that changes what a later one shows (the README tour submits
+//     and approves a project of its own, not the demo's).
 //   - The server's address appears once, as the line
 //     BASE=http://127.0.0.1:8080, which the test replaces with the test
 //     server's address; any other 127.0.0.1:8080 in a runnable block fails
@@ -21,8 +26,9 @@ package main
 //   - A block preceded by  <!-- postgres: a note -->  runs on its own, from
 //     the repository's root, against the PostgreSQL server of
 //     SCOPEKIT_TEST_DATABASE (docs_pg_test.go): it starts its own servers.
-//   - docs/import.md's server also has the bootstrap file of
-//     operations.md (the account acme) beside the demo (docServerArgs).
+//   - The server also has the bootstrap file of operations.md (the
+//     account acme, which docs/import.md uses) beside the demo
+//     (docServerArgs).
 //   - A block passes when bash exits 0 and its output holds no JSON:API
 //     error document ("errors":[); the key figures of each known file are
 //     checked below.
@@ -104,7 +110,7 @@ var docFigures = map[string][]string{
 	"README.md": {
 		`"account-slug":"demo"`, `"project-name":"Initech SD-WAN"`, `"name":"Assessment"`,
 		`"total_contract_value":"10794.25"`, `"merge-data":{`, `"type":"approval-steps"`,
-		`"approved-at":"20`, `"status":"approved"`,
+		`"approved-at":"20`, `"status":"approved"`, "level removed: 204\n",
 		": finished\n", "pricing.xlsx", "sow.docx",
 	},
 	"docs/auth.md": {`"token_type":"Bearer"`, `"refresh_token":"`, `"email":"bot@demo.test"`, "\n204\n", `"client-secret":"`,
@@ -119,7 +125,7 @@ var docFigures = map[string][]string{
 		`"grant_types_supported":["authorization_code","client_credentials"`, `{"code":-32601,"message":"method \"resources/list\" not found"}`,
 		"401 Bearer resource_metadata=\"http://",
 		`"note":"no project you can see matched`, `"kind":"empty_phase"`, `"kind":"margin_below"`, `"kind":"differs_from_catalog"`, `"kind":"duplicate_line"`, `"by":"prefix","id":"2","name":"Firewall deployment","value":"Firewall"`,
-		`"removed":{"id":"7","name":"Firewall deployment"}`, `"approvers":[{"id":"2","name":"Demo Bot"}]`,
+		`","name":"Firewall deployment"},"type":"services"}`, `","name":"Demo Bot"}],"kind":"business"`,
 		`"template":"Standard SOW"`, "\n## Executive summary\n", "\n| Total contract value |  | $",
 		`"problem":"cloud must be one of none, aws, azure, gcp, not \"Microsoft Azure\"","prompt"`,
 		`"prompt":"How many access points are needed?","required":false,"slug":"access_points"`,
@@ -136,12 +142,8 @@ var docFigures = map[string][]string{
 		`"detail":"rule per_diem: no expense category is named \"Per diem\" in this account"`, "\n422\n", "\n\"name\":\"Network refresh intake\"\n201\n"},
 }
 
-// docServerArgs are further flags of the server a file's blocks run
-// against.
-var docServerArgs = map[string][]string{
-	"docs/import.md":         {"-bootstrap", filepath.Join("testdata", "bootstrap.json"), "-demo"},
-	"docs/questionnaires.md": {"-bootstrap", filepath.Join("testdata", "bootstrap.json"), "-demo"},
-}
+// docServerArgs are the flags of the server the blocks run against.
+var docServerArgs = []string{"-webhook-allow-private", "-bootstrap", filepath.Join("testdata", "bootstrap.json"), "-demo"}
 
 func TestDocsShellBlocks(t *testing.T) {
 	for _, prog := range []string{"bash", "curl", "openssl"} {
@@ -156,13 +158,13 @@ func TestDocsShellBlocks(t *testing.T) {
 	for _, d := range docs {
 		files = append(files, filepath.ToSlash(strings.TrimPrefix(d, root+string(filepath.Separator))))
 	}
+	s := startServer(t, "", nil, docServerArgs...)
 	for _, name := range files {
 		blocks := slices.DeleteFunc(shellBlocks(t, filepath.Join(root, name)), func(b docBlock) bool { return b.postgres })
 		if len(blocks) == 0 {
 			continue
 		}
 		t.Run(name, func(t *testing.T) {
-			s := startServer(t, "", nil, append([]string{"-webhook-allow-private"}, docServerArgs[name]...)...)
 			var script strings.Builder
 			script.WriteString("set -e -o pipefail\n")
 			for _, b := range blocks {

@@ -29,7 +29,7 @@ func TestStartLogsPDFConverter(t *testing.T) {
 		require.Regexp(t, `msg="PDF converter: LibreOffice found; (soffice listeners start with the first PDF|a soffice per PDF)[^"]*" soffice=`, s.Stderr.String())
 		s.stop(t)
 		s = startServer(t, "", nil, "-pdf-listeners", "0")
-		require.Contains(t, s.Stderr.String(), `msg="PDF converter: LibreOffice found; a soffice per PDF (-pdf-listeners 0)"`)
+		require.Contains(t, s.Stderr.String(), `msg="PDF converter: LibreOffice found; a soffice per PDF (no listeners kept running)"`)
 		s.stop(t)
 	}
 	t.Setenv("PATH", t.TempDir()) // no soffice

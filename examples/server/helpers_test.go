@@ -16,10 +16,26 @@ import (
 	"testing"
 	"time"
 
+	"github.com/scopekit/scopekit/app"
 	"github.com/scopekit/scopekit/internal/boltcheck"
 	"github.com/scopekit/scopekit/pgstore/pgtest"
 	"github.com/stretchr/testify/require"
 	"golang.org/x/crypto/bcrypt"
+)
+
+// The demo's identity (app.DemoAccount), as the tests name it.
+var (
+	demoIdentity      = app.DemoAccount()
+	demoSlug          = demoIdentity.Slug
+	demoName          = demoIdentity.Name
+	demoProjectName   = demoIdentity.ProjectName
+	demoAdminEmail    = demoIdentity.AdminEmail
+	demoAdminPassword = demoIdentity.AdminPassword
+	demoBotClientID   = demoIdentity.BotClientID
+	demoBotSecret     = demoIdentity.BotSecret
+	demoAppClientID   = demoIdentity.AppClientID
+	demoAppSecret     = demoIdentity.AppSecret
+	demoAppRedirect   = demoIdentity.AppRedirect
 )
 
 // runMainEnv makes the test binary act as the server binary: the tests

@@ -12,9 +12,9 @@ import (
 	"strings"
 
 	"github.com/scopekit/scopekit"
+	"github.com/scopekit/scopekit/app"
 	"github.com/scopekit/scopekit/catalogimport"
 	"github.com/scopekit/scopekit/engine"
-	"github.com/scopekit/scopekit/pgstore"
 	"github.com/scopekit/scopekit/scoping"
 	"github.com/scopekit/scopekit/scoping/views"
 )
@@ -58,11 +58,11 @@ func runImport(ctx context.Context, args []string, getenv func(string) string, s
 		return err
 	}
 	defer db.Close()
-	actor, err := accountActor(ctx, svc, *account)
+	actor, err := accountActor(ctx, db, svc, *account)
 	if err != nil {
 		return err
 	}
-	rep, err := catalogimport.Import(ctx, svc.Engine, actor, f, *dryRun)
+	rep, err := svc.ImportCatalog(ctx, actor, f, *dryRun)
 	if rep != nil {
 		fmt.Fprint(stdout, rep.Text())
 	}
@@ -85,24 +85,27 @@ func addDBFlags(fset *flag.FlagSet) dbFlags {
 // open opens the database the flags name (SCOPEKIT_DATA and
 // SCOPEKIT_DATABASE where a flag is not given) and a service over it;
 // errors begin with the command's name.
-func (d dbFlags) open(ctx context.Context, cmd string, fset *flag.FlagSet, getenv func(string) string) (store, *scoping.Service, error) {
+func (d dbFlags) open(ctx context.Context, cmd string, fset *flag.FlagSet, getenv func(string) string) (app.Store, *scoping.Service, error) {
 	for name, v := range map[string]*string{"data": d.data, "database": d.database} {
 		if !flagGiven(fset, name) && getenv(envName(name)) != "" {
 			*v = getenv(envName(name))
 		}
 	}
-	cfg := &config{Data: *d.data, Database: *d.database, WebhookClaim: pgstore.DefaultClaim}
+	cfg := app.Config{DataFile: *d.data, Database: *d.database}
 	if cfg.Database == "" {
-		if _, err := os.Stat(cfg.Data); errors.Is(err, fs.ErrNotExist) {
-			return nil, nil, fmt.Errorf("%s: the database file %s does not exist", cmd, cfg.Data)
+		if _, err := os.Stat(cfg.DataFile); errors.Is(err, fs.ErrNotExist) {
+			return nil, nil, fmt.Errorf("%s: the database file %s does not exist", cmd, cfg.DataFile)
 		}
 	}
 	schema, err := scoping.NewSchema()
 	if err != nil {
 		return nil, nil, err
 	}
-	db, _, err := openStore(ctx, cfg, schema)
+	db, _, err := app.OpenStore(ctx, cfg, schema)
 	if err != nil {
+		if cfg.Database != "" {
+			err = fmt.Errorf("database %s: %w", redactURL(cfg.Database), err)
+		}
 		return nil, nil, fmt.Errorf("%s: %w (a server using the file must be stopped first)", cmd, err)
 	}
 	return db, scoping.NewService(db, scoping.WithSchema(schema)), nil
@@ -146,9 +149,9 @@ func readImportFile(path, sheet string) (catalogimport.File, error) {
 }
 
 // accountActor returns the system actor of the account with the slug.
-func accountActor(ctx context.Context, svc *scoping.Service, slug string) (*engine.Actor, error) {
+func accountActor(ctx context.Context, db engine.Store, svc *scoping.Service, slug string) (*engine.Actor, error) {
 	var id string
-	err := svc.Store().View(ctx, func(tx engine.Tx) error {
+	err := db.View(ctx, func(tx engine.Tx) error {
 		recs, _, err := tx.List(&engine.Query{Type: views.TypeAccounts, Where: []engine.Cond{engine.Eq(views.NameSlug, slug)}, Limit: 1})
 		if len(recs) > 0 {
 			id = recs[0].ID

@@ -1,12 +1,15 @@
-// Command server is ScopeKit's example server: the JSON:API and the OAuth
-// token endpoint over an embedded bbolt file, with the flags, bootstrap
-// file and demo data of docs/operations.md.
+// Command server is ScopeKit's example server: the whole service of
+// package app (the JSON:API, the OAuth token endpoint and login pages,
+// documents, webhooks, MCP, the workspace) over an embedded bbolt file or
+// a PostgreSQL database, with the flags, bootstrap file and demo data of
+// docs/operations.md.
 //
 //	go run ./examples/server                 # 127.0.0.1:8080, ./scopekit.db, demo on first start
 //	go run ./examples/server -h              # every flag and its SCOPEKIT_<NAME> variable
 //
-// It is the composition root: the only place where the store, the domain
-// service, the token service and the HTTP adapter meet.
+// It reads flags into an app.Config, prints the start banner and runs
+// the service; its subcommands (backup, restore, import, migrate,
+// verify-domain) work on a stopped server's data.
 package main
 
 import (
@@ -14,35 +17,17 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"log/slog"
-	"net"
-	"net/http"
 	"os"
 	"os/signal"
 	"strings"
 	"syscall"
-	"time"
 
-	"github.com/scopekit/scopekit/auth"
-	"github.com/scopekit/scopekit/boltstore"
-	"github.com/scopekit/scopekit/engine"
-	"github.com/scopekit/scopekit/httpadapter"
-	"github.com/scopekit/scopekit/internal/safehttp"
-	"github.com/scopekit/scopekit/internal/seal"
-	"github.com/scopekit/scopekit/mcpadapter"
+	"github.com/scopekit/scopekit/app"
 	"github.com/scopekit/scopekit/observe"
-	"github.com/scopekit/scopekit/pgstore"
 	"github.com/scopekit/scopekit/provision"
-	"github.com/scopekit/scopekit/scoping"
-	"github.com/scopekit/scopekit/sso"
-	"github.com/scopekit/scopekit/webapp"
-	"github.com/scopekit/scopekit/webhook"
+	"go.opentelemetry.io/otel"
 )
-
-// shutdownGrace is how long requests in flight get to finish on SIGINT or
-// SIGTERM before their connections are closed.
-const shutdownGrace = 10 * time.Second
 
 // bcryptCost is the cost of password hashes; 0 is auth's default. Tests
 // lower it.
@@ -68,8 +53,7 @@ func oneLine(err error) string {
 }
 
 // run starts the server and serves until ctx is canceled, then shuts down
-// gracefully: it stops accepting, lets requests in flight finish (at most
-// shutdownGrace) and closes the store. Once it is serving it prints the
+// gracefully (app.App.Run and Close). Once it is serving it prints the
 // startup banner to stdout and sends the API base URL on ready (when not
 // nil). Logs go to stderr. Any failure to start is returned as an error
 // whose text is one line.
@@ -88,249 +72,39 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			return err
 		}
 	}
-	tel, err := newTelemetry(ctx, cfg, logger)
-	if err != nil {
-		return err
-	}
-	defer func() { // the spans not exported yet
-		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		if err := tel.Shutdown(sctx); err != nil {
-			logger.Warn("traces not exported at shutdown", "err", err)
-		}
-	}()
-
-	// Bind before touching the database, so that a busy port does not
-	// leave a new, empty database behind (which would then not get the
-	// demo on the next start).
-	apiLn, err := net.Listen("tcp", cfg.Addr)
-	if err != nil {
-		return err
-	}
-	var authLn net.Listener
-	if cfg.AuthAddr != "" {
-		if authLn, err = net.Listen("tcp", cfg.AuthAddr); err != nil {
-			apiLn.Close()
+	ac := cfg.appConfig(logger, boot)
+	if cfg.OTLPEndpoint != "" {
+		otel.SetErrorHandler(otel.ErrorHandlerFunc(func(err error) { logger.Warn("tracing", "err", err) }))
+		if ac.Spans, err = observe.OTLP(ctx, cfg.OTLPEndpoint); err != nil {
 			return err
 		}
 	}
-	listeners := []net.Listener{apiLn}
-	if authLn != nil {
-		listeners = append(listeners, authLn)
-	}
-	var metricsLn net.Listener
-	if cfg.MetricsAddr != "" {
-		if metricsLn, err = net.Listen("tcp", cfg.MetricsAddr); err != nil {
-			closeAll(listeners)
-			return err
-		}
-		listeners = append(listeners, metricsLn) // closed with the others on a failed start
-	}
-
-	schema, err := scoping.NewSchema() // the declared types, checked once; store and service share it
+	a, err := app.New(ctx, ac)
 	if err != nil {
-		closeAll(listeners)
-		return err
+		return startError(cfg, err)
 	}
-	db, isNew, err := openStore(ctx, cfg, schema)
-	if err != nil {
-		closeAll(listeners)
-		return err
-	}
-	started := false
-	defer func() {
-		if !started {
-			closeAll(listeners)
-			db.Close()
-			if isNew && cfg.Database == "" { // a failed first start leaves no half-made database file
-				os.Remove(cfg.Data)
-			}
-		}
-	}()
-
-	svc := scoping.NewService(tel.Store(db), scoping.WithSchema(schema))
-	svc.Log, svc.Tracer = logger, tel.Tracer()
-	key, err := loadOrCreateKey(cfg.keyFile())
-	if err != nil {
-		return err
-	}
-	sealer, err := seal.New(key)
-	if err != nil {
-		return err
-	}
-	dispatcher := &webhook.Dispatcher{Store: db, Secrets: sealer, Schedule: cfg.WebhookRetrySchedule, Jitter: 0.2,
-		AllowPrivate: cfg.WebhookAllowPrivate, Logger: logger}
-	svc.Webhooks = scoping.WebhookConfig{CheckDestination: webhook.CheckDestination(cfg.WebhookAllowPrivate),
-		Sealer: sealer, FirstDelay: cfg.WebhookRetrySchedule[0], Notify: dispatcher.Notify}
-	// single sign-on: providers are reached with the guarded client of
-	// webhook deliveries, for discovery when one is registered as for
-	// sign-ins (the callback is on the auth host)
-	// single sign-on: the callback is on the auth host; providers are
-	// reached with the guarded client of webhook deliveries
-	relyingParty := &sso.RelyingParty{Client: safehttp.NewClient(sso.Timeout, cfg.SSOAllowPrivate)}
-	svc.SSO = scoping.SSOConfig{CheckIssuer: relyingParty.CheckIssuer, Resolver: sso.DNSResolver(cfg.DNSServer)}
-	docs := newDocumentPool(svc, cfg, logger)
-	instrument(tel, db, docs, dispatcher, svc.QueuedDocuments)
-	// The probes answer on the metrics listener from now on: not ready
-	// until the startup work below is done, live all along (a long price
-	// refresh is not a hung server).
-	serving := observe.NewFlag("the server is starting or shutting down")
-	health := newProbes(db, docs, serving, logger)
-	var metricsSrv *http.Server
-	if metricsLn != nil {
-		metricsSrv = metricsServer(tel, health, cfg)
-		go func() {
-			if err := metricsSrv.Serve(metricsLn); !errors.Is(err, http.ErrServerClosed) {
-				logger.Error("metrics listener failed", "err", err)
-			}
-		}()
-		defer metricsSrv.Close()
-	}
-	// the webhook key seals TOTP seeds too (docs/auth.md "Two-step verification")
-	as := &auth.Service{Store: db.AuthStore(), Directory: scoping.Directory(db), Providers: scoping.IdentityProviders(svc),
-		BcryptCost: bcryptCost, Sealer: sealer, UniformTokenErrors: cfg.UniformTokenErrors}
-	svc.SignIns = as // a tightened sign-in policy revokes the refresh tokens it no longer admits
-	// stored prices: price the projects of a database written before
-	// prices were stored, or left stale by an interrupted refresh
-	if err := svc.RefreshAllPrices(ctx); err != nil {
-		return fmt.Errorf("prices: %w", err)
-	}
-	if boot != nil {
-		if err := applyBootstrap(ctx, boot, svc, as); err != nil {
-			return err
-		}
-	}
-	if err := svc.EnsureBuiltinTemplates(ctx); err != nil { // accounts made before a built-in existed
-		return fmt.Errorf("built-in document templates: %w", err)
-	}
-	demo, err := findDemo(ctx, svc, db.AuthStore())
-	if err != nil {
-		return fmt.Errorf("demo: %w", err)
-	}
-	wantDemo := cfg.Demo
-	if !cfg.DemoSet {
-		wantDemo = isNew && cfg.Bootstrap == ""
-	}
-	demoCreated := false
-	if wantDemo && !demo.Exists {
-		if err := createDemo(ctx, svc, db, as); err != nil {
-			return err
-		}
-		if demo, err = findDemo(ctx, svc, db.AuthStore()); err != nil {
-			return fmt.Errorf("demo: %w", err)
-		}
-		demoCreated = true
-	}
-
-	baseURL := cfg.BaseURL
-	if baseURL == "" {
-		baseURL = "http://" + displayAddr(cfg.Addr, apiLn.Addr())
-	}
-	authURL := baseURL
-	if authLn != nil {
-		authURL = "http://" + displayAddr(cfg.AuthAddr, authLn.Addr())
-	}
-
-	api := &httpadapter.Server{Svc: svc, Auth: as, BaseURL: baseURL, AuthURL: authURL, Logger: logger, Throttle: cfg.throttle(), Limits: cfg.Limits,
-		DocumentThrottle: httpadapter.DocumentThrottle{Rate: cfg.DocumentsRate, Burst: cfg.DocumentsBurst},
-		Metrics:          tel.RequestMetrics(), SSO: relyingParty}
-	// MCP (docs/mcp.md): the tools for AI assistants on the API host, over
-	// the same use cases, behind the same token check.
-	assistants := &mcpadapter.Server{Svc: svc, Auth: as, BaseURL: baseURL, AuthURL: authURL, Logger: logger,
-		CallRate: cfg.MCPRate, CallBurst: cfg.MCPBurst}
-	api.Mounts = map[string]http.Handler{mcpadapter.Path: assistants.HTTPHandler(), mcpadapter.MetadataPath: assistants.MetadataHandler()}
-	// The workspace (docs/workspace.md) at /app/, with the share links'
-	// public pages (docs/lifecycle.md): its OAuth clients and the pages'
-	// forms are derived from the secret key, which every instance shares.
-	workspace, err := webapp.New(webapp.Config{Svc: svc, Auth: as, BaseURL: baseURL, AuthURL: authURL, Key: key, Logger: logger,
-		DocumentRate: cfg.DocumentsRate, DocumentBurst: cfg.DocumentsBurst, AdmitAuth: api.AdmitAuth})
-	if err != nil {
-		return err
-	}
-	api.Mounts[webapp.Path] = workspace.Handler()
-	backupURL := mountBackup(api, db, cfg, baseURL, logger)
-	var servers []*http.Server
-	newServer := func(h http.Handler) *http.Server { return api.HTTPServer(tel.TraceHTTP(h)) }
-	if authLn == nil {
-		servers = append(servers, newServer(withProbes(api.Handler(), tel, health, cfg)))
-	} else {
-		servers = append(servers, newServer(withProbes(api.APIHandler(), tel, health, cfg)), newServer(api.AuthHandler()))
-	}
-	started = true
-
-	// The dispatcher resumes whatever the outbox holds; it is stopped after
-	// the HTTP servers (no new events) and before the store closes.
-	dispatchCtx, stopDispatch := context.WithCancel(context.Background())
-	defer stopDispatch()
-	dispatched := make(chan struct{})
-	go func() {
-		defer close(dispatched)
-		if err := dispatcher.Run(dispatchCtx); err != nil {
-			logger.Error("webhook dispatcher stopped", "err", err)
-		}
-	}()
-
-	// The document workers resume the queue (re-queuing what a crash left
-	// generating once its lease has run out); like the dispatcher they stop
-	// after the HTTP servers.
-	conv, stopPDF := newPDFConverter(cfg, logger, tel.PDFListenerRestarts())
-	defer stopPDF() // at return, once the workers have stopped (<-generated below)
-	docs.Converter = conv
-	generated := make(chan struct{})
-	go func() {
-		defer close(generated)
-		if err := docs.Run(dispatchCtx); err != nil {
-			logger.Error("document workers stopped", "err", err)
-		}
-	}()
-
-	serveErr := make(chan error, len(servers))
-	for i, srv := range servers {
-		go func() {
-			if err := srv.Serve(httpadapter.WrapListener(listeners[i])); !errors.Is(err, http.ErrServerClosed) {
-				serveErr <- err
-			}
-		}()
-	}
-	serving.Set(true)
-	metricsURL := ""
-	if metricsLn != nil {
-		metricsURL = "http://" + displayAddr(cfg.MetricsAddr, metricsLn.Addr())
-		logger.Info("metrics and probes", "url", metricsURL)
-	}
-	printBanner(stdout, banner{BaseURL: baseURL, AuthURL: authURL, MetricsURL: metricsURL, Data: cfg.where(), Demo: demo,
-		DemoCreated: demoCreated, BackupURL: backupURL})
-	logger.Info("serving", "api", baseURL, "auth", authURL, "data", cfg.where())
-	if ready != nil {
+	running := make(chan struct{})
+	announced := make(chan struct{})
+	go func() { // the banner, once the service serves
+		defer close(announced)
 		select {
-		case ready <- baseURL:
-		case <-ctx.Done():
+		case <-a.Serving():
+		case <-running:
+			return
 		}
-	}
-
-	var failed error
-	select {
-	case <-ctx.Done():
-		logger.Info("shutting down: finishing requests in flight", "grace", shutdownGrace.String())
-	case failed = <-serveErr:
-		logger.Error("serve failed; shutting down", "err", failed)
-	}
-	serving.Set(false) // not ready: load balancers stop sending requests
-	shutCtx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
-	defer cancel()
-	for _, srv := range servers {
-		if err := srv.Shutdown(shutCtx); err != nil {
-			logger.Warn("requests still running at the shutdown deadline were cut off", "err", err)
-			srv.Close()
+		printBanner(stdout, bannerOf(a, cfg))
+		logger.Info("serving", "api", a.BaseURL(), "auth", a.AuthURL(), "data", cfg.where())
+		if ready != nil {
+			select {
+			case ready <- a.BaseURL():
+			case <-ctx.Done():
+			}
 		}
-	}
-	stopDispatch()
-	<-dispatched
-	<-generated
-	if metricsSrv != nil {
-		_ = metricsSrv.Shutdown(shutCtx)
-	}
-	if err := db.Close(); err != nil && failed == nil {
+	}()
+	failed := a.Run(ctx)
+	close(running)
+	<-announced
+	if err := a.Close(); err != nil && failed == nil {
 		failed = fmt.Errorf("close %s: %w", cfg.where(), err)
 	}
 	if failed == nil {
@@ -339,52 +113,20 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	return failed
 }
 
-// store is what the server needs of a database: the records, the webhook
-// outbox and the auth store.
-type store interface {
-	engine.Store
-	webhook.Store
-	AuthStore() auth.Store
-	Close() error
-}
-
-// openStore opens the PostgreSQL database of -database or else the bbolt
-// file of -data; isNew reports a database created by this start (the
-// demo's default).
-func openStore(ctx context.Context, cfg *config, schema *engine.Schema) (db store, isNew bool, err error) {
-	if cfg.Database != "" {
-		pg, err := pgstore.Open(ctx, cfg.Database, schema)
-		if err != nil {
-			return nil, false, fmt.Errorf("database %s: %w", cfg.where(), err)
-		}
-		pg.Claim = cfg.WebhookClaim
-		return pg, pg.Created(), nil
+// startError words a failure of app.New for the command line: the
+// bootstrap file's problems as the file's, the database named.
+func startError(cfg *config, err error) error {
+	var se *app.StepError
+	if !errors.As(err, &se) {
+		return err
 	}
-	_, statErr := os.Stat(cfg.Data)
-	bdb, err := boltstore.Open(cfg.Data, schema)
-	if err != nil {
-		return nil, false, err
+	switch {
+	case se.Step == "bootstrap":
+		return bootstrapError(se.Err)
+	case se.Step == "store" && cfg.Database != "":
+		return fmt.Errorf("database %s: %w", cfg.where(), se.Err)
+	case se.Step == "store", se.Step == "key", se.Step == "listen":
+		return se.Err
 	}
-	return bdb, errors.Is(statErr, fs.ErrNotExist), nil
-}
-
-func closeAll(ls []net.Listener) {
-	for _, l := range ls {
-		l.Close()
-	}
-}
-
-// displayAddr is the host:port to print for a listener: the host as
-// configured (127.0.0.1 when it listens on every interface) and the port
-// actually bound (which differs for port 0).
-func displayAddr(configured string, bound net.Addr) string {
-	host, _, _ := net.SplitHostPort(configured)
-	_, port, err := net.SplitHostPort(bound.String())
-	if err != nil {
-		return bound.String()
-	}
-	if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
-		host = "127.0.0.1"
-	}
-	return net.JoinHostPort(host, port)
+	return err
 }

@@ -29,13 +29,18 @@ type Seeded struct {
 }
 
 // Seed creates the catalog and the worked example project in the actor's
-// account, with the user adminID as a teammate ("" for none). The account's
-// default currency must be USD.
+// account, with the user adminID as a teammate ("" for none), in one
+// transaction: all of it or, on failure, nothing. The account's default
+// currency must be USD.
 func Seed(ctx context.Context, svc *scoping.Service, actor *engine.Actor, adminID string) (*Seeded, error) {
-	s := &seeder{ctx: ctx, svc: svc, actor: actor}
-	out := s.catalogAndProject(adminID)
-	if s.err != nil {
-		return nil, s.err
+	var out *Seeded
+	err := svc.CreateEach(ctx, actor, func(create func(typ string, in *engine.Input) (*engine.Record, error)) error {
+		s := &seeder{create: create}
+		out = s.catalogAndProject(adminID)
+		return s.err
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }
@@ -43,10 +48,8 @@ func Seed(ctx context.Context, svc *scoping.Service, actor *engine.Actor, adminI
 // seeder creates records through the generic engine, as the API would;
 // after the first error it does nothing and keeps that error.
 type seeder struct {
-	ctx   context.Context
-	svc   *scoping.Service
-	actor *engine.Actor
-	err   error
+	create func(typ string, in *engine.Input) (*engine.Record, error)
+	err    error
 }
 
 // attrs are attribute values, marshaled to JSON as a client would send
@@ -58,7 +61,7 @@ type rels map[string]ref
 // ref names a record for a relationship.
 type ref struct{ typ, id string }
 
-func (s *seeder) create(typ string, at attrs, rs rels) string {
+func (s *seeder) add(typ string, at attrs, rs rels) string {
 	if s.err != nil {
 		return ""
 	}
@@ -74,12 +77,12 @@ func (s *seeder) create(typ string, at attrs, rs rels) string {
 	for k, r := range rs {
 		in.Rels[k] = engine.RelInput{Refs: []engine.Ref{{Type: r.typ, ID: r.id}}}
 	}
-	res, err := s.svc.Create(s.ctx, s.actor, typ, in, engine.Options{})
+	rec, err := s.create(typ, in)
 	if err != nil {
 		s.err = fmt.Errorf("create %s %v: %w", typ, at["name"], err)
 		return ""
 	}
-	return res.Records[0].ID
+	return rec.ID
 }
 
 // catalogAndProject creates the catalog and the worked example project of
@@ -87,80 +90,80 @@ func (s *seeder) create(typ string, at attrs, rs rels) string {
 func (s *seeder) catalogAndProject(adminID string) *Seeded {
 	phase := map[string]string{}
 	for i, name := range []string{"Plan", "Design", "Implement"} {
-		phase[name] = s.create("phases", attrs{"name": name, "position": i + 1}, nil)
+		phase[name] = s.add("phases", attrs{"name": name, "position": i + 1}, nil)
 	}
-	network := s.create("lines-of-business", attrs{"name": "Network"}, nil)
-	security := s.create("lines-of-business", attrs{"name": "Security"}, nil)
-	assessmentCat := s.create("service-categories", attrs{"name": "Assessment"}, nil)
-	deploymentCat := s.create("service-categories", attrs{"name": "Deployment"}, nil)
+	network := s.add("lines-of-business", attrs{"name": "Network"}, nil)
+	security := s.add("lines-of-business", attrs{"name": "Security"}, nil)
+	assessmentCat := s.add("service-categories", attrs{"name": "Assessment"}, nil)
+	deploymentCat := s.add("service-categories", attrs{"name": "Deployment"}, nil)
 
 	type resource struct{ name, rate, cost string }
 	resourceIDs := map[string]string{}
 	resources := []resource{{"Engineer", "200", "90"}, {"Architect", "250", "120"}, {"Project Manager", "175", "80"}}
 	for _, r := range resources {
-		resourceIDs[r.name] = s.create("resources", attrs{"name": r.name, "hourly-rate": r.rate, "hourly-cost": r.cost}, nil)
+		resourceIDs[r.name] = s.add("resources", attrs{"name": r.name, "hourly-rate": r.rate, "hourly-cost": r.cost}, nil)
 	}
-	table := s.create("rate-tables", attrs{"name": "Standard USD", "currency": "USD", "default": true}, nil)
+	table := s.add("rate-tables", attrs{"name": "Standard USD", "currency": "USD", "default": true}, nil)
 	for _, r := range resources {
-		s.create("resource-rates", attrs{"hourly-rate": r.rate, "hourly-cost": r.cost},
+		s.add("resource-rates", attrs{"hourly-rate": r.rate, "hourly-cost": r.cost},
 			rels{"rate-table": {"rate-tables", table}, "resource": {"resources", resourceIDs[r.name]}})
 	}
-	s.create("payment-terms", attrs{"name": "Fixed fee", "pricing-model": "fixed_fee", "default": true,
+	s.add("payment-terms", attrs{"name": "Fixed fee", "pricing-model": "fixed_fee", "default": true,
 		"include-expenses": true, "include-hardware": false}, nil)
 	for i, term := range generalTerms {
-		s.create("general-terms", attrs{"name": term[0], "body": term[1], "position": i + 1}, nil)
+		s.add("general-terms", attrs{"name": term[0], "body": term[1], "position": i + 1}, nil)
 	}
 
-	assessment := s.create("services", attrs{"name": "Assessment", "hours": "8", "position": 1},
+	assessment := s.add("services", attrs{"name": "Assessment", "hours": "8", "position": 1},
 		rels{"phase": {"phases", phase["Plan"]}, "resource": {"resources", resourceIDs["Engineer"]},
 			"line-of-business": {"lines-of-business", network}, "service-category": {"service-categories", assessmentCat}})
-	s.create("subservices", attrs{"name": "Site survey", "hours": "1.5", "quantity": "3", "position": 1},
+	s.add("subservices", attrs{"name": "Site survey", "hours": "1.5", "quantity": "3", "position": 1},
 		rels{"service": {"services", assessment}})
-	s.create("subservices", attrs{"name": "Report", "hours": "4", "quantity": "1", "position": 2},
+	s.add("subservices", attrs{"name": "Report", "hours": "4", "quantity": "1", "position": 2},
 		rels{"service": {"services", assessment}, "resource": {"resources", resourceIDs["Architect"]}})
-	firewall := s.create("services", attrs{"name": "Firewall deployment", "hours": "16.25", "position": 2},
+	firewall := s.add("services", attrs{"name": "Firewall deployment", "hours": "16.25", "position": 2},
 		rels{"phase": {"phases", phase["Implement"]}, "resource": {"resources", resourceIDs["Engineer"]},
 			"line-of-business": {"lines-of-business", security}, "service-category": {"service-categories", deploymentCat}})
 
-	s.create("governances", attrs{"name": "Project management", "calculation-type": "percent_of_total", "rate": "0.15",
+	s.add("governances", attrs{"name": "Project management", "calculation-type": "percent_of_total", "rate": "0.15",
 		"filter-type": "all_services", "allocation-method": "prorate_phases_by_effort", "required": true, "position": 1},
 		rels{"resource": {"resources", resourceIDs["Project Manager"]}})
-	s.create("governances", attrs{"name": "Kickoff", "calculation-type": "fixed_hours", "fixed-hours": "2",
+	s.add("governances", attrs{"name": "Kickoff", "calculation-type": "fixed_hours", "fixed-hours": "2",
 		"allocation-method": "prorate_phases_by_effort", "required": true, "position": 2},
 		rels{"resource": {"resources", resourceIDs["Architect"]}})
 
-	airfare := s.create("expense-categories", attrs{"name": "Airfare"}, nil)
-	perDiem := s.create("expense-categories", attrs{"name": "Per diem"}, nil)
-	appliance := s.create("products", attrs{"name": "Firewall appliance", "unit-price": "1999.99", "unit-cost": "1500"}, nil)
+	airfare := s.add("expense-categories", attrs{"name": "Airfare"}, nil)
+	perDiem := s.add("expense-categories", attrs{"name": "Per diem"}, nil)
+	appliance := s.add("products", attrs{"name": "Firewall appliance", "unit-price": "1999.99", "unit-cost": "1500"}, nil)
 
-	blueprint := s.create("blueprints", attrs{"name": "Firewall project",
+	blueprint := s.add("blueprints", attrs{"name": "Firewall project",
 		"description": "An assessment followed by a firewall deployment."}, nil)
-	s.create("blueprint-items", attrs{"quantity": "2", "position": 1},
+	s.add("blueprint-items", attrs{"quantity": "2", "position": 1},
 		rels{"blueprint": {"blueprints", blueprint}, "service": {"services", assessment}})
-	s.create("blueprint-items", attrs{"quantity": "1", "position": 2},
+	s.add("blueprint-items", attrs{"quantity": "1", "position": 2},
 		rels{"blueprint": {"blueprints", blueprint}, "service": {"services", firewall}})
 
-	globex := s.create("clients", attrs{"name": "Globex Corporation", "domain": "globex.example"}, nil)
+	globex := s.add("clients", attrs{"name": "Globex Corporation", "domain": "globex.example"}, nil)
 	// The rate table and payment term are the account defaults; the
 	// required governance items come along with the project.
-	project := s.create("projects", attrs{"project-name": ProjectName,
+	project := s.add("projects", attrs{"project-name": ProjectName,
 		"executive-summary":  "Assess Globex's network and replace its perimeter firewalls.",
 		"revenue-adjustment": "-250.00", "cost-adjustment": "100.00"},
 		rels{"client": {"clients", globex}})
 	if adminID != "" {
-		s.create("project-teammates", nil, rels{"project": {"projects", project}, "user": {"users", adminID}})
+		s.add("project-teammates", nil, rels{"project": {"projects", project}, "user": {"users", adminID}})
 	}
 	// Added with the service relationship: name, hours, phase, resource and
 	// subservices are copied from the catalog.
-	s.create("project-services", attrs{"quantity": "2"},
+	s.add("project-services", attrs{"quantity": "2"},
 		rels{"project": {"projects", project}, "service": {"services", assessment}})
-	s.create("project-services", attrs{"quantity": "1"},
+	s.add("project-services", attrs{"quantity": "1"},
 		rels{"project": {"projects", project}, "service": {"services", firewall}})
-	s.create("project-expenses", attrs{"description": "Airfare", "quantity": "2", "rate": "450", "unit-cost": "450"},
+	s.add("project-expenses", attrs{"description": "Airfare", "quantity": "2", "rate": "450", "unit-cost": "450"},
 		rels{"project": {"projects", project}, "expense-category": {"expense-categories", airfare}})
-	s.create("project-expenses", attrs{"description": "Per diem", "quantity": "3", "rate": "75", "unit-cost": "60"},
+	s.add("project-expenses", attrs{"description": "Per diem", "quantity": "3", "rate": "75", "unit-cost": "60"},
 		rels{"project": {"projects", project}, "expense-category": {"expense-categories", perDiem}})
-	s.create("project-products", attrs{"quantity": "2"},
+	s.add("project-products", attrs{"quantity": "2"},
 		rels{"project": {"projects", project}, "product": {"products", appliance}})
 	intake := s.intake(phase, resourceIDs)
 	return &Seeded{ProjectID: project, ClientID: globex, BlueprintID: blueprint, IntakeID: intake}

@@ -11,15 +11,15 @@ const IntakeName = "Network refresh intake"
 // answers.
 func (s *seeder) intake(phase, resource map[string]string) string {
 	svc := func(name, hours, ph, res, desc string, pos int) {
-		s.create("services", attrs{"name": name, "hours": hours, "position": pos, "description": desc},
+		s.add("services", attrs{"name": name, "hours": hours, "position": pos, "description": desc},
 			rels{"phase": {"phases", phase[ph]}, "resource": {"resources", resource[res]}})
 	}
 	svc("Wireless site survey", "6", "Design", "Engineer", "A site's radio survey and access point plan.", 3)
 	svc("Wireless deployment", "1.5", "Implement", "Engineer", "One access point mounted, configured and tested.", 4)
 	svc("Cloud connectivity", "12", "Implement", "Architect", "Site-to-cloud VPN or direct connection, routing and failover.", 5)
 	svc("After-hours cutover", "4", "Implement", "Engineer", "A site's cutover outside business hours.", 6)
-	s.create("products", attrs{"name": "Wireless access point", "sku": "AP-6E", "unit-price": "450", "unit-cost": "320"}, nil)
-	s.create("governances", attrs{"name": "Cutover coordination", "calculation-type": "fixed_hours", "fixed-hours": "4",
+	s.add("products", attrs{"name": "Wireless access point", "sku": "AP-6E", "unit-price": "450", "unit-cost": "320"}, nil)
+	s.add("governances", attrs{"name": "Cutover coordination", "calculation-type": "fixed_hours", "fixed-hours": "4",
 		"allocation-method": "prorate_phases_by_effort", "required": false, "position": 3},
 		rels{"resource": {"resources", resource["Project Manager"]}})
 
@@ -66,7 +66,7 @@ func (s *seeder) intake(phase, resource map[string]string) string {
 			"quantity": "answers.sites - 1", "rate": "450"},
 		map[string]any{"slug": "per_diem", "expense": "Per diem", "category": "Per diem", "quantity": "answers.sites * 2", "rate": "75"},
 	}
-	return s.create("questionnaires", attrs{"name": IntakeName, "slug": "network_refresh",
+	return s.add("questionnaires", attrs{"name": IntakeName, "slug": "network_refresh",
 		"description": "The first call with a client planning a network refresh: size, sites, firewalls, Wi-Fi, cloud and cutover.",
 		"tags":        []string{"network", "intake"}, "questions": questions, "rules": rules}, nil)
 }

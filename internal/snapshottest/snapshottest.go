@@ -99,10 +99,10 @@ func (e *Env) SeedLarge() string {
 	return pid
 }
 
-// Snapshot reads a project's snapshot as the system actor, under guard.
-func (e *Env) Snapshot(projectID, guard string) *views.Snapshot {
+// Snapshot reads a project's snapshot as the system actor.
+func (e *Env) Snapshot(projectID string) *views.Snapshot {
 	e.TB.Helper()
-	snap, err := e.Svc.Snapshot(context.Background(), e.Actor, projectID, guard)
+	snap, err := e.Svc.Snapshot(context.Background(), e.Actor, projectID)
 	require.NoError(e.TB, err)
 	return snap
 }

@@ -191,6 +191,12 @@ func (v Currency) Name() string                    { return v.Str(NameName) }
 func (v Currency) ConversionRate() decimal.Decimal { return v.Dec(NameConversionRate) }
 func (v Currency) MinorUnits() int64               { return v.Int(NameMinorUnits) }
 
+// Deployment is a typed view of a record of type deployments.
+type Deployment struct{ *engine.Record }
+
+func (v Deployment) FirstStart() string  { return v.Str(NameFirstStart) }
+func (v Deployment) CompletedAt() string { return v.Str(NameCompletedAt) }
+
 // DocumentTemplate is a typed view of a record of type document-templates.
 type DocumentTemplate struct{ *engine.Record }
 

@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"context"
@@ -8,9 +8,11 @@ import (
 	"github.com/scopekit/scopekit/boltstore"
 	"github.com/scopekit/scopekit/boltstore/bolttest"
 	"github.com/scopekit/scopekit/engine"
+	"github.com/scopekit/scopekit/provision"
 	"github.com/scopekit/scopekit/scoping"
 	"github.com/shopspring/decimal"
 	"github.com/stretchr/testify/require"
+	"golang.org/x/crypto/bcrypt"
 )
 
 // mustOpenDB opens a new database in a temp dir with its services, and
@@ -18,7 +20,7 @@ import (
 func mustOpenDB(t *testing.T) (*boltstore.DB, *scoping.Service, *auth.Service) {
 	t.Helper()
 	db := bolttest.Open(t, scoping.DefaultSchema())
-	return db, scoping.NewService(db), &auth.Service{Store: db.AuthStore(), Directory: scoping.Directory(db), BcryptCost: bcryptCost}
+	return db, scoping.NewService(db), &auth.Service{Store: db.AuthStore(), Directory: scoping.Directory(db), BcryptCost: bcrypt.MinCost}
 }
 
 // list returns every record of typ in the account (archived ones too).
@@ -50,8 +52,8 @@ func requireDec(t *testing.T, want string, rec *engine.Record, attr string) {
 func TestDemoIsTheWorkedExample(t *testing.T) {
 	ctx := context.Background()
 	db, svc, as := mustOpenDB(t)
-	require.NoError(t, createDemo(ctx, svc, db, as))
-	st, err := findDemo(ctx, svc, db.AuthStore())
+	require.NoError(t, createDemo(ctx, svc, db, as, &DemoState{}))
+	st, err := findDemo(ctx, db, db.AuthStore())
 	require.NoError(t, err)
 	require.True(t, st.Exists)
 	require.True(t, st.CredsWork)
@@ -59,10 +61,10 @@ func TestDemoIsTheWorkedExample(t *testing.T) {
 
 	var acctID string
 	require.NoError(t, svc.Setup(ctx, func(a *scoping.Admin) error {
-		acct, err := a.AccountBySlug(demoSlug)
+		acct, err := a.AccountBySlug(demo.Slug)
 		if err == nil {
 			acctID = acct.ID
-			require.Equal(t, demoName, acct.Str("name"))
+			require.Equal(t, demo.Name, acct.Str("name"))
 			require.Equal(t, "USD", acct.Str("default-currency"))
 		}
 		return err
@@ -74,7 +76,7 @@ func TestDemoIsTheWorkedExample(t *testing.T) {
 
 	p := list(t, svc, a, "projects", nil)
 	require.Len(t, p, 1)
-	require.Equal(t, demoProjectName, p[0].Str("project-name"))
+	require.Equal(t, demo.ProjectName, p[0].Str("project-name"))
 	requireDec(t, "-250.00", p[0], "revenue-adjustment")
 	requireDec(t, "100.00", p[0], "cost-adjustment")
 	require.Equal(t, "USD", p[0].Str("currency"))
@@ -175,7 +177,7 @@ func TestDemoIsTheWorkedExample(t *testing.T) {
 
 	team := list(t, svc, a, "project-teammates", proj)
 	require.Len(t, team, 1)
-	admin := list(t, svc, a, "users", map[string]string{"email": demoAdminEmail})
+	admin := list(t, svc, a, "users", map[string]string{"email": demo.AdminEmail})
 	require.Len(t, admin, 1)
 	require.Equal(t, admin[0].ID, team[0].Rel("user"))
 
@@ -198,33 +200,39 @@ func TestDemoIsTheWorkedExample(t *testing.T) {
 
 	// The identities: the admin signs in with its password through the
 	// demo application; the bot and the portal have their demo secrets.
-	_, err = as.Token(ctx, &auth.TokenRequest{GrantType: auth.GrantPassword, ClientID: demoAppClientID,
-		ClientSecret: demoAppSecret, Username: demoAdminEmail, Password: demoAdminPassword})
+	_, err = as.Token(ctx, &auth.TokenRequest{GrantType: auth.GrantPassword, ClientID: demo.AppClientID,
+		ClientSecret: demo.AppSecret, Username: demo.AdminEmail, Password: demo.AdminPassword})
 	require.NoError(t, err)
-	_, err = as.Token(ctx, &auth.TokenRequest{GrantType: auth.GrantClientCredentials, ClientID: demoBotClientID, ClientSecret: demoBotSecret})
+	_, err = as.Token(ctx, &auth.TokenRequest{GrantType: auth.GrantClientCredentials, ClientID: demo.BotClientID, ClientSecret: demo.BotSecret})
 	require.NoError(t, err)
-	app, err := db.AuthStore().ApplicationByClientID(ctx, demoAppClientID)
+	app, err := db.AuthStore().ApplicationByClientID(ctx, demo.AppClientID)
 	require.NoError(t, err)
-	require.Equal(t, []string{demoAppRedirect}, app.RedirectURIs)
+	require.Equal(t, []string{demo.AppRedirect}, app.RedirectURIs)
 }
 
 // Ensure the demo never takes over identities of another account: when its
 // emails or client ids are taken, nothing of it is created.
 func TestDemoRefusesTakenIdentities(t *testing.T) {
 	ctx := context.Background()
-	for _, tc := range []struct{ name, file, want string }{
-		{"email", `{"accounts": [{"slug": "acme", "name": "Acme", "default-currency": "USD"}],
-			"users": [{"email": "admin@demo.test", "name": "Not the demo", "memberships": [{"account": "acme", "role": "Sales"}]}]}`,
-			"demo: the user admin@demo.test already exists in another account; not creating the demo account"},
-		{"client id", `{"accounts": [{"slug": "acme", "name": "Acme", "default-currency": "USD",
-			"oauth-applications": [{"name": "Mine", "client-id": "demo-portal", "client-secret": "mine"}]}]}`,
-			"demo: the client id demo-portal is already in use; not creating the demo account"},
+	acme := provision.Account{Slug: "acme", Name: "Acme", DefaultCurrency: "USD"}
+	for _, tc := range []struct {
+		name string
+		spec *provision.Spec
+		want string
+	}{
+		{"email", &provision.Spec{Accounts: []provision.Account{acme},
+			Users: []provision.User{{Email: "admin@demo.test", Name: "Not the demo", Memberships: []provision.Membership{{Account: "acme", Role: "Sales"}}}}},
+			"the user admin@demo.test already exists in another account; not creating the demo account"},
+		{"client id", &provision.Spec{Accounts: []provision.Account{{Slug: "acme", Name: "Acme", DefaultCurrency: "USD",
+			OAuthApplications: []provision.Application{{Name: "Mine", ClientID: "demo-portal", ClientSecret: "mine"}}}}},
+			"the client id demo-portal is already in use; not creating the demo account"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			db, svc, as := mustOpenDB(t)
-			require.NoError(t, bootstrap(t, svc, as, tc.file))
-			require.EqualError(t, createDemo(ctx, svc, db, as), tc.want)
-			st, err := findDemo(ctx, svc, db.AuthStore())
+			_, err := provision.Provision(ctx, db, svc, as, tc.spec)
+			require.NoError(t, err)
+			require.EqualError(t, createDemo(ctx, svc, db, as, &DemoState{}), tc.want)
+			st, err := findDemo(ctx, db, db.AuthStore())
 			require.NoError(t, err)
 			require.False(t, st.Exists)
 		})

@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"crypto/rand"
@@ -12,15 +12,18 @@ import (
 	"github.com/scopekit/scopekit/internal/seal"
 )
 
-// loadOrCreateKey reads the key that seals webhook secrets from path (the
-// key in base64 on one line), creating the file with a random key and mode
-// 0600 when it does not exist. Losing the file makes existing
-// subscriptions' secrets unreadable: their deliveries fail until they are
-// recreated.
-func loadOrCreateKey(path string) ([]byte, error) {
+// KeySize is the size of the secret key, in bytes.
+const KeySize = seal.KeySize
+
+// LoadOrCreateKey reads the secret key from path (the key in base64 on
+// one line), creating the file with a random key and mode 0600 when it
+// does not exist. Losing the file makes what it sealed unreadable:
+// webhook deliveries fail until their subscriptions are created again,
+// second factors must be set up again.
+func LoadOrCreateKey(path string) ([]byte, error) {
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		key := make([]byte, seal.KeySize)
+		key := make([]byte, KeySize)
 		if _, err := rand.Read(key); err != nil {
 			return nil, err
 		}
@@ -42,8 +45,8 @@ func loadOrCreateKey(path string) ([]byte, error) {
 		return nil, fmt.Errorf("read secret key file: %w", err)
 	}
 	key, err := base64.StdEncoding.DecodeString(strings.TrimSpace(string(b)))
-	if err != nil || len(key) != seal.KeySize {
-		return nil, fmt.Errorf("secret key file %s must hold %d bytes in base64 on one line", path, seal.KeySize)
+	if err != nil || len(key) != KeySize {
+		return nil, fmt.Errorf("secret key file %s must hold %d bytes in base64 on one line", path, KeySize)
 	}
 	return key, nil
 }
