@@ -194,23 +194,39 @@ func CheckNewPassword(password string) error {
 // it. That way whoever holds an invitation token, the inviter included,
 // cannot take over an existing identity by choosing its password.
 func (s *Service) EstablishPassword(ctx context.Context, userID, password string) error {
-	if err := requireValues("user", userID); err != nil {
+	set, err := s.PreparePassword(ctx, userID, password)
+	if err != nil || !set {
 		return err
+	}
+	return s.SetPassword(ctx, userID, password)
+}
+
+// PreparePassword is EstablishPassword's check, writing nothing: set is
+// true when the password is a new one to store (SetPassword), false when
+// the identity already has this password. An invitation is accepted
+// between the two, so that of two accepts at once only the one that
+// consumes the invitation stores its password.
+func (s *Service) PreparePassword(ctx context.Context, userID, password string) (set bool, err error) {
+	if err := requireValues("user", userID); err != nil {
+		return false, err
 	}
 	ok, has, err := s.verifyPassword(ctx, userID, password)
 	switch {
 	case err != nil:
-		return err
+		return false, err
 	case ok:
-		return nil
+		return false, nil
 	case has:
-		return scopekit.FieldErrorf(scopekit.EINVALID, "password",
+		return false, scopekit.FieldErrorf(scopekit.EINVALID, "password",
 			"this email already has a password (from another account); enter that password to accept")
 	}
 	if err := CheckNewPassword(password); err != nil {
-		return err
+		return false, err
 	}
-	return s.SetPassword(ctx, userID, password)
+	if len(password) > maxPasswordBytes {
+		return false, scopekit.FieldErrorf(scopekit.EINVALID, "password", "password must be at most %d bytes", maxPasswordBytes)
+	}
+	return true, nil
 }
 
 // SetPassword sets the user's password (stored as a bcrypt hash of cost

@@ -77,6 +77,16 @@ func TestMCPLifecycleTools(t *testing.T) {
 	require.Equal(t, "0.00", deltas.ChangeOrder.DeltaRevenue)
 	require.Equal(t, "0.00", deltas.Deltas.Total.Delta.Revenue)
 
+	// a change order's copy of a line is not a line of the project: the
+	// line tools given the project never reach it
+	coLines := e.get("/acme/v1/project-services?filter[change-order]="+co.ID, tok).ids()
+	require.NotEmpty(t, coLines)
+	msg = toolError(t, ses, mcpadapter.ToolUpdateProjectService, map[string]any{"project_id": pid, "line": coLines[0], "quantity": "8"})
+	require.Contains(t, msg, "no service line of the project")
+	msg = toolError(t, ses, mcpadapter.ToolRemoveProjectItem, map[string]any{"project_id": pid, "type": "services", "item": coLines[0]})
+	require.Contains(t, msg, coLines[0])
+	require.Len(t, e.get("/acme/v1/project-services?filter[change-order]="+co.ID, tok).ids(), len(coLines), "the change order's lines stay")
+
 	p2 := e.create("/acme/v1/projects", tok, "projects", `{"project-name":"Second"}`, "client", "clients", e.get("/acme/v1/clients", tok).ids()[0])
 	e.patch("/acme/v1/projects/"+p2, tok, "projects", p2, `{"status":"approved"}`)
 	doc := e.generate("/acme/v1", tok, `{"document-type":"sow","generate-pdf":true}`, "project", "projects", p2,

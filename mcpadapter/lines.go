@@ -40,7 +40,7 @@ func (t *tools) updateProjectService(ctx context.Context, req *mcp.CallToolReque
 		return nil, ScopeOutput{}, err
 	}
 	var matched []NameMatch
-	own := map[string]string{views.NameProject: pid}
+	own := map[string]string{views.NameProject: pid, views.NameChangeOrder: "none"} // its own lines, not a change order's
 	line, err := t.resolve(ctx, a, lookup{arg: "line", what: "service line of the project", typ: views.TypeProjectServices,
 		filters: own, matched: &matched}, in.Line)
 	if err != nil {
@@ -149,7 +149,7 @@ func (t *tools) removeProjectItem(ctx context.Context, req *mcp.CallToolRequest,
 		return nil, out, err
 	}
 	l := lookup{arg: "item", what: strings.TrimSuffix(in.Type, "s") + " of the project", typ: typ.typ,
-		filters: map[string]string{views.NameProject: pid}, name: typ.name, matched: &out.Matched}
+		filters: map[string]string{views.NameProject: pid, views.NameChangeOrder: "none"}, name: typ.name, matched: &out.Matched}
 	item, err := t.resolve(ctx, a, l, in.Item)
 	if err != nil {
 		return nil, out, err

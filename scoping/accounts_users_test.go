@@ -2,6 +2,7 @@ package scoping_test
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 	"strings"
 	"sync"
@@ -312,15 +313,31 @@ func TestAccountsMFARequired(t *testing.T) {
 }
 
 // passwordsSeen is an auth stand-in that refuses the password "refused"
-// and records the others it established.
-type passwordsSeen map[string]string
+// and records the others it stored.
+type passwordsSeen struct {
+	mu  sync.Mutex
+	set map[string]string
+}
 
-func (p passwordsSeen) EstablishPassword(_ context.Context, userID, password string) error {
+func (p *passwordsSeen) PreparePassword(_ context.Context, _, password string) (bool, error) {
 	if password == "refused" {
-		return scopekit.FieldErrorf(scopekit.EINVALID, "password", "refused")
+		return false, scopekit.FieldErrorf(scopekit.EINVALID, "password", "refused")
 	}
-	p[userID] = password
+	return true, nil
+}
+
+func (p *passwordsSeen) SetPassword(_ context.Context, userID, password string) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.set[userID] = password
 	return nil
+}
+
+func (p *passwordsSeen) get(userID string) (string, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	pw, ok := p.set[userID]
+	return pw, ok
 }
 
 // Ensure accepting with a password checks the token before the password
@@ -333,11 +350,11 @@ func TestAcceptInvitationWithPassword(t *testing.T) {
 	res, err := svc.Create(ctx, sys, "users", &engine.Input{Attrs: attrs("name", `"Ivy"`, "email", `"ivy@acme.test"`)}, engine.Options{})
 	require.NoError(t, err)
 	ivy, token := res.Records[0].ID, res.Meta[scoping.InvitationMeta].(string)
-	seen := passwordsSeen{}
+	seen := &passwordsSeen{set: map[string]string{}}
 
 	_, err = svc.AcceptInvitationWithPassword(ctx, seen, token+"x", "a good password")
 	require.Equal(t, scopekit.ENOTFOUND, scopekit.ErrorCode(err))
-	require.Empty(t, seen, "no password for a token that names nothing")
+	require.Empty(t, seen.set, "no password for a token that names nothing")
 	_, err = svc.AcceptInvitationWithPassword(ctx, seen, token, "refused")
 	require.Equal(t, scopekit.EINVALID, scopekit.ErrorCode(err))
 	_, err = svc.Invitation(ctx, token)
@@ -346,8 +363,46 @@ func TestAcceptInvitationWithPassword(t *testing.T) {
 	inv, err := svc.AcceptInvitationWithPassword(ctx, seen, token, "a good password")
 	require.NoError(t, err)
 	require.Equal(t, "acme", inv.AccountSlug)
-	require.Equal(t, "a good password", seen[ivy])
+	pw, _ := seen.get(ivy)
+	require.Equal(t, "a good password", pw)
 	_, err = svc.AcceptInvitationWithPassword(ctx, seen, token, "another password")
 	require.Equal(t, scopekit.ENOTFOUND, scopekit.ErrorCode(err), "used")
-	require.Equal(t, "a good password", seen[ivy])
+	pw, _ = seen.get(ivy)
+	require.Equal(t, "a good password", pw)
+}
+
+// Ensure accepts of one invitation at once store one password, the one
+// of the accept that was answered as accepted: the others are ENOTFOUND
+// and store nothing.
+func TestAcceptInvitationRace(t *testing.T) {
+	ctx := context.Background()
+	svc, _ := acctService(t)
+	_, sys := acctAccount(t, svc, "acme")
+	res, err := svc.Create(ctx, sys, "users", &engine.Input{Attrs: attrs("name", `"Rae"`, "email", `"rae@acme.test"`)}, engine.Options{})
+	require.NoError(t, err)
+	rae, token := res.Records[0].ID, res.Meta[scoping.InvitationMeta].(string)
+	seen := &passwordsSeen{set: map[string]string{}}
+	const n = 8
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, errs[i] = svc.AcceptInvitationWithPassword(ctx, seen, token, fmt.Sprintf("password number %d", i))
+		}()
+	}
+	wg.Wait()
+	winners := 0
+	for i, err := range errs {
+		if err == nil {
+			winners++
+			pw, ok := seen.get(rae)
+			require.True(t, ok)
+			require.Equal(t, fmt.Sprintf("password number %d", i), pw, "the stored password is the accepted one's")
+			continue
+		}
+		require.Equal(t, scopekit.ENOTFOUND, scopekit.ErrorCode(err))
+	}
+	require.Equal(t, 1, winners)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"slices"
+	"strconv"
 
 	"github.com/scopekit/scopekit"
 	"github.com/scopekit/scopekit/approval"
@@ -280,10 +281,10 @@ func onLatestVersion(c *engine.Call, co *engine.Record) error {
 		base, _ := c.Get(views.TypeProjectVersions, co.Rel(views.NameBaseVersion))
 		number := "?"
 		if base != nil {
-			number = base.Str(views.NameNumber)
+			number = strconv.FormatInt(base.Int(views.NameNumber), 10)
 		}
-		return scopekit.Errorf(scopekit.ECONFLICT, "change-orders %s is based on version %s, but the project is at version %s (project-versions %s) now: rebase it first (POST .../change-orders/%s/rebase)",
-			co.ID, number, latest.Str(views.NameNumber), latest.ID, co.ID)
+		return scopekit.Errorf(scopekit.ECONFLICT, "change-orders %s is based on version %s, but the project is at version %d (project-versions %s) now: rebase it first (POST .../change-orders/%s/rebase)",
+			co.ID, number, latest.Int(views.NameNumber), latest.ID, co.ID)
 	}
 	return nil
 }

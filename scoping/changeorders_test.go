@@ -1,6 +1,7 @@
 package scoping_test
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/scopekit/scopekit"
@@ -162,6 +163,9 @@ func TestChangeOrderRebase(t *testing.T) {
 	require.Contains(t, err.Error(), "rebase")
 	latest := w.get("change-orders", a.ID).Rel("accepted-version")
 	require.Contains(t, err.Error(), "project-versions "+latest)
+	base, now := w.get("project-versions", b.Rel("base-version")), w.get("project-versions", latest)
+	require.Contains(t, err.Error(), fmt.Sprintf("based on version %d, but the project is at version %d (", base.Int("number"), now.Int("number")),
+		"the message names both versions' numbers")
 
 	b, err = w.coAction(w.admin, b.ID, "rebase")
 	require.NoError(t, err)

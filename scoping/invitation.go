@@ -78,28 +78,41 @@ type Invitee struct {
 }
 
 // PasswordEstablisher gives an invited user its password, or checks the
-// one an identity already has (auth.Service.EstablishPassword).
+// one an identity already has, in two steps (auth.Service's
+// PreparePassword and SetPassword): the check writes nothing, so that a
+// password is stored only by the accept that consumes the invitation.
 type PasswordEstablisher interface {
-	EstablishPassword(ctx context.Context, userID, password string) error
+	PreparePassword(ctx context.Context, userID, password string) (set bool, err error)
+	SetPassword(ctx context.Context, userID, password string) error
 }
 
 // AcceptInvitationWithPassword is how a person accepts an invitation,
 // whichever adapter they use: the token must name a pending invitation,
-// the password is established (chosen, or proved when the email already
-// has one), then the membership becomes active. Errors: ENOTFOUND for a
-// token that names no pending invitation (the same for unknown, used and
+// the password is checked (a new one by the password rules, or the one
+// the email already has), the invitation is consumed (one accept of
+// several at once wins; the others are ENOTFOUND and store nothing), and
+// then the winner's new password is stored. Errors: ENOTFOUND for a token
+// that names no pending invitation (the same for unknown, used and
 // revoked: no oracle), EINVALID on field password for a password refused.
 func (s *Service) AcceptInvitationWithPassword(ctx context.Context, passwords PasswordEstablisher, token, password string) (*Invitee, error) {
 	inv, err := s.Invitation(ctx, token)
 	if err != nil {
 		return nil, err
 	}
-	if err := passwords.EstablishPassword(ctx, inv.UserID, password); err != nil {
+	set, err := passwords.PreparePassword(ctx, inv.UserID, password)
+	if err != nil {
 		return nil, err
 	}
 	accepted, err := s.AcceptInvitation(ctx, token)
 	if err != nil {
 		return nil, err
+	}
+	if set {
+		// the membership is active and the invitation used: a failure here
+		// (the store) leaves the person to reset their password
+		if err := passwords.SetPassword(ctx, inv.UserID, password); err != nil {
+			return nil, err
+		}
 	}
 	accepted.Email, accepted.AccountName, accepted.AccountSlug = inv.Email, inv.AccountName, inv.AccountSlug
 	return accepted, nil

@@ -133,6 +133,9 @@ func planSurvey(ctx context.Context, c *engine.Call, survey *engine.Record, appl
 	if err := p.run(out, fired, found); err != nil {
 		return nil, err
 	}
+	if apply && len(out.Problems) > 0 {
+		return nil, problemErrors(out.Problems)
+	}
 	after, err := priceNow(c, pid)
 	if err != nil {
 		return nil, err
@@ -271,6 +274,12 @@ func (p *surveyPlanner) run(out *SurveyOutcome, fired []firing, targets []ruleTa
 			}
 		}
 		rec.Action, line, err = p.bring(line, f, targets[i], rec.Rate)
+		if scopekit.ErrorCode(err) == scopekit.EINVALID {
+			// what only the answers reveal (a quantity past its bound) is
+			// a problem of the rule, never a failed read
+			out.Problems = append(out.Problems, SurveyProblem{Rule: f.rule.Slug, Problem: "value", Detail: "rule " + f.rule.Slug + ": " + message(err)})
+			continue
+		}
 		if err != nil {
 			return err
 		}

@@ -172,3 +172,28 @@ func TestSurveyProblems(t *testing.T) {
 	require.True(t, fields["/data/attributes/answers/sites"], "%v", err)
 	require.Empty(t, w.lines(views.TypeProjectServices))
 }
+
+// Ensure answers that bring a line past its bound (a quantity over 10^6)
+// are a problem of the rule at calculate, never a failed request: the
+// survey is stored and read, calculate lists the problem, apply is
+// refused and writes nothing.
+func TestSurveyValuePastBound(t *testing.T) {
+	w := newIntake(t)
+	ctx := context.Background()
+	qid := w.Create("questionnaires", map[string]any{"name": "Bounds", "slug": "bounds",
+		"questions": []any{map[string]any{"slug": "n", "prompt": "How many?", "kind": "integer", "min": 1, "max": 100}},
+		"rules":     []any{map[string]any{"slug": "svc", "service": "Assessment", "quantity": "answers.n * 1000000"}}})
+	id := w.Create("surveys", map[string]any{"answers": map[string]any{"n": 2}}, "project", "projects", w.project, "questionnaire", "questionnaires", qid)
+	_, err := w.Svc.List(ctx, w.Actor, "surveys", engine.ListParams{}, engine.Options{})
+	require.NoError(t, err, "the account's surveys are read")
+	_, err = w.Svc.Get(ctx, w.Actor, "surveys", id, engine.ListParams{}, engine.Options{})
+	require.NoError(t, err)
+	out := w.calculate(id)
+	require.Len(t, out.Problems, 1, "%+v", out.Problems)
+	require.Equal(t, "svc", out.Problems[0].Rule)
+	require.Equal(t, "value", out.Problems[0].Problem)
+	require.Contains(t, out.Problems[0].Detail, "at most 1000000")
+	_, err = w.Svc.ApplySurvey(ctx, w.Actor, id)
+	require.Equal(t, scopekit.EINVALID, scopekit.ErrorCode(err))
+	require.Empty(t, w.lines(views.TypeProjectServices), "nothing applied")
+}

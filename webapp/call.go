@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/scopekit/scopekit"
 	"github.com/scopekit/scopekit/engine"
@@ -153,7 +154,21 @@ func readForm(rw http.ResponseWriter, r *http.Request) (url.Values, error) {
 	if err != nil {
 		return nil, scopekit.Errorf(scopekit.EBADREQUEST, "The form is malformed.")
 	}
-	return form, nil
+	return form, checkUTF8(form)
+}
+
+// checkUTF8 refuses a form with a value that is not valid UTF-8 (400
+// naming the field), as the API refuses such text: a form never stores
+// it altered.
+func checkUTF8(form url.Values) error {
+	for name, vs := range form {
+		for _, v := range vs {
+			if !utf8.ValidString(v) || !utf8.ValidString(name) {
+				return scopekit.FieldErrorf(scopekit.EBADREQUEST, strings.ToValidUTF8(name, "?"), "%s is not valid UTF-8", strings.ToValidUTF8(name, "?"))
+			}
+		}
+	}
+	return nil
 }
 
 // value returns the form's single value of name ("" when absent);

@@ -61,6 +61,14 @@ func TestSettingsBadInput(t *testing.T) {
 			twice := cloneValues(form)
 			twice.Add(name, "again")
 			require.Equal(t, http.StatusBadRequest, b.post(create, twice, false).Status)
+
+			// bytes that are not UTF-8: refused as the API refuses them,
+			// never stored altered
+			bad := cloneValues(form)
+			bad.Set(name, "bad\xff\xfeutf")
+			p = b.post(create, bad, false)
+			require.Equal(t, http.StatusBadRequest, p.Status, p.Body)
+			require.Contains(t, p.Body, "not valid UTF-8")
 			require.Equal(t, before, e.total("acme", s.typ), "nothing written")
 
 			// another account's record, in the address

@@ -53,7 +53,7 @@ func (c *call) readUpload() error {
 	for {
 		part, err := mr.NextPart()
 		if errors.Is(err, io.EOF) {
-			return nil
+			return checkUTF8(c.form)
 		}
 		var mbe *http.MaxBytesError
 		switch {
