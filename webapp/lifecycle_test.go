@@ -35,6 +35,8 @@ func TestProjectPageLeavesChangeOrdersOut(t *testing.T) {
 	b.signIn("acme", "ada@acme.test")
 	scope := b.get("/app/acme/projects/" + pid)
 	require.Equal(t, http.StatusOK, scope.Status)
+	require.Contains(t, scope.Body, "This project is won: its scope is locked")
+	require.NotContains(t, scope.Body, `/lines/services/`, "a won project's page offers no line control")
 	own := lineCell.FindAllStringSubmatch(scope.Body, -1)
 	require.NotEmpty(t, own)
 	for _, m := range own {

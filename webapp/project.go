@@ -41,7 +41,8 @@ type projectPage struct {
 	Tab     string
 	Tabs    []option
 	H       header
-	CanEdit bool // the role manages projects: the scope's controls are offered
+	CanEdit bool // the role manages projects and the scope is not locked: the scope's controls are offered
+	Locked  bool // the project is won: its scope changes through change orders only
 	Panel   *panel
 	Scope   *scopeView
 	Pricing *pricing.Result
@@ -97,7 +98,7 @@ func (w *Workspace) tabPage(c *call, snap *views.Snapshot, rv *scoping.ScopeRevi
 	var err error
 	id := snap.Project.ID
 	pg := &projectPage{L: c.layout(snap.Project.ProjectName(), "projects"), Tab: tab, Tabs: tabs, H: headerOf(snap),
-		CanEdit: c.canManage("projects"), Panel: &panel{Currency: snap.Pricing.Currency.Code, Phases: snap.Pricing.Phases, Res: snap.Pricing}}
+		CanEdit: c.canManage("projects") && !wonProject(snap), Locked: wonProject(snap), Panel: &panel{Currency: snap.Pricing.Currency.Code, Phases: snap.Pricing.Phases, Res: snap.Pricing}}
 	switch tab {
 	case tabScope:
 		pg.Scope, err = w.scopeView(c, snap)
@@ -125,3 +126,8 @@ func headerOf(snap *views.Snapshot) header {
 	}
 	return h
 }
+
+// wonProject reports whether the project is won: its scope is locked
+// (docs/lifecycle.md), so the page offers no control that would be
+// refused.
+func wonProject(snap *views.Snapshot) bool { return snap.Project.Status() == "won" }
