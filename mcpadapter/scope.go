@@ -79,7 +79,7 @@ func (t *tools) addService(ctx context.Context, req *mcp.CallToolRequest, in Add
 	if q := strings.TrimSpace(string(in.Quantity)); q != "" {
 		w.Attrs[views.NameQuantity] = json.RawMessage(strconv.Quote(q))
 	}
-	own := map[string]string{views.NameProject: pid}
+	own := map[string]string{views.NameProject: pid, views.NameChangeOrder: "none"} // its own phases and resources, not a change order's
 	add := scoping.ServiceToAdd{Input: w}
 	if in.Phase != "" {
 		if add.Phase, err = t.projectOrCatalog(ctx, a, w, lookup{arg: "phase", what: "phase", typ: views.TypeProjectPhases, filters: own, matched: &matched},
