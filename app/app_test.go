@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/scopekit/scopekit/app"
 	"github.com/scopekit/scopekit/boltstore/bolttest"
@@ -188,6 +189,16 @@ func TestHandlerOfOnesOwn(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- a.Run(ctx) }()
 	<-a.Serving()
+	// ready once the document workers run (they re-queue expired leases
+	// first): a probe is polled, so it may take a moment
+	require.Eventually(t, func() bool {
+		res, err := http.Get(srv.URL + "/readyz")
+		if err != nil {
+			return false
+		}
+		res.Body.Close()
+		return res.StatusCode == http.StatusOK
+	}, 10*time.Second, 20*time.Millisecond, "/readyz")
 	for path, want := range map[string]int{"/": http.StatusOK, "/app/": http.StatusOK, "/v2/projects": http.StatusUnauthorized,
 		"/healthz": http.StatusOK, "/readyz": http.StatusOK} {
 		res, err := http.Get(srv.URL + path)

@@ -6,18 +6,15 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/scopekit/scopekit/internal/chromiumtest"
 	"github.com/stretchr/testify/require"
 	"golang.org/x/oauth2"
 )
-
-// chromiumPath is Debian's Chromium, which .ci/run installs.
-const chromiumPath = "/usr/bin/chromium"
 
 // Ensure the authorization code flow works in a real browser: headless
 // Chromium opens the login page, a wrong password shows the form's error,
@@ -144,39 +141,12 @@ func click[S chromedp.Selectable](t *testing.T, browser context.Context, sel S) 
 
 func skipWithoutChromium(t testing.TB) {
 	t.Helper()
-	if _, err := os.Stat(chromiumPath); err != nil {
-		t.Skipf("skipping the browser test: %s is missing (install it with apt-get install chromium; .ci/run does)", chromiumPath)
-	}
+	chromiumtest.Skip(t)
 }
 
 // startChromium starts headless Chromium with a fresh profile and returns
 // a browser context that ends after timeout or with the test.
 func startChromium(t testing.TB, timeout time.Duration) context.Context {
 	t.Helper()
-	dir, err := os.MkdirTemp("", "scopekit-chromium")
-	require.NoError(t, err)
-	t.Cleanup(func() {
-		// Chromium's children may still write there for a moment.
-		for range 50 {
-			if os.RemoveAll(dir) == nil {
-				return
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
-	})
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(ctx,
-		chromedp.ExecPath(chromiumPath),
-		chromedp.Flag("headless", true),
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.NoFirstRun,
-		chromedp.UserDataDir(dir),
-	)
-	browser, cancelBrowser := chromedp.NewContext(allocCtx)
-	t.Cleanup(func() { cancelBrowser(); cancelAlloc(); cancel() })
-	return browser
+	return chromiumtest.Start(t, timeout)
 }

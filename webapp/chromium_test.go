@@ -2,56 +2,26 @@ package webapp_test
 
 import (
 	"context"
-	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/scopekit/scopekit/internal/chromiumtest"
 	"github.com/stretchr/testify/require"
 )
 
-// chromiumPath is Debian's Chromium, which .ci/run installs.
-const chromiumPath = "/usr/bin/chromium"
-
 func skipWithoutChromium(t *testing.T) {
 	t.Helper()
-	if _, err := os.Stat(chromiumPath); err != nil {
-		t.Skipf("skipping the browser test: %s is missing (install it with apt-get install chromium; .ci/run does)", chromiumPath)
-	}
+	chromiumtest.Skip(t)
 }
 
-// startChromium starts headless Chromium with a fresh profile (as
-// httpadapter's browser tests do) and returns a browser context that ends
-// after timeout or with the test.
+// startChromium starts headless Chromium with a fresh profile
+// (internal/chromiumtest, as httpadapter's browser tests do) and returns a
+// browser context that ends after timeout or with the test.
 func startChromium(t *testing.T, timeout time.Duration) context.Context {
 	t.Helper()
-	dir, err := os.MkdirTemp("", "scopekit-chromium")
-	require.NoError(t, err)
-	t.Cleanup(func() {
-		for range 50 { // Chromium's children may still write there for a moment
-			if os.RemoveAll(dir) == nil {
-				return
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
-	})
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(ctx,
-		chromedp.ExecPath(chromiumPath),
-		chromedp.Flag("headless", true),
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("hide-scrollbars", true),
-		chromedp.NoFirstRun,
-		chromedp.UserDataDir(dir),
-	)
-	browser, cancelBrowser := chromedp.NewContext(allocCtx)
-	t.Cleanup(func() { cancelBrowser(); cancelAlloc(); cancel() })
-	return browser
+	return chromiumtest.Start(t, timeout)
 }
 
 // visit opens a path of the server and fails on an error status.
