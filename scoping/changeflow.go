@@ -89,28 +89,15 @@ func submitChangeOrder(c *engine.Call, co *engine.Record) error {
 // advanceChangeOrder creates the step of the first level that applies to
 // the change order after position after, or approves it when none does.
 func advanceChangeOrder(c *engine.Call, co *engine.Record, after int) error {
-	levels, err := approvalLevels(c)
-	if err != nil {
-		return err
-	}
 	facts, err := changeOrderFacts(c, co)
 	if err != nil {
 		return err
 	}
-	plan, ok, err := approval.Next(levels, facts, after)
-	if err != nil {
-		return err
-	}
-	if !ok {
+	return advanceOwner(c, co, facts, after, co.Rel(views.NameProject), co.ID, func() error {
 		co.Attrs[views.NameApprovedAt] = engine.FormatTime(svcOf(c).Now())
 		delete(co.Attrs, views.NameApprovalStage)
 		return setChangeOrderStatus(c, co, ChangeOrderApproved)
-	}
-	if err := insertPlannedStep(c, plan, co.Rel(views.NameProject), co.ID, co.Str(attrSubmitter)); err != nil {
-		return err
-	}
-	co.Attrs[views.NameApprovalStage] = plan.Kind
-	return c.Tx.Replace(co)
+	})
 }
 
 // changeOrderFacts are what level conditions read of a change order: its

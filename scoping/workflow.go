@@ -129,11 +129,19 @@ func (s *Service) Submit(ctx context.Context, a *engine.Actor, projectID string)
 // advance creates the step of the first level that applies after position
 // after, or completes the workflow when none does.
 func advance(c *engine.Call, proj *engine.Record, after int) error {
-	levels, err := approvalLevels(c)
+	facts, err := approvalFacts(c, proj)
 	if err != nil {
 		return err
 	}
-	facts, err := approvalFacts(c, proj)
+	return advanceOwner(c, proj, facts, after, proj.ID, "", func() error { return completeWorkflow(c, proj) })
+}
+
+// advanceOwner is one step of a workflow, the project's or a change
+// order's (owner; changeOrder its id, "" for the project): the step of the
+// first level whose conditions facts meet after position after, or
+// complete when none does.
+func advanceOwner(c *engine.Call, owner *engine.Record, facts approval.Facts, after int, projectID, changeOrder string, complete func() error) error {
+	levels, err := approvalLevels(c)
 	if err != nil {
 		return err
 	}
@@ -142,13 +150,13 @@ func advance(c *engine.Call, proj *engine.Record, after int) error {
 		return err
 	}
 	if !ok {
-		return completeWorkflow(c, proj)
+		return complete()
 	}
-	if err := insertPlannedStep(c, plan, proj.ID, "", proj.Str(attrSubmitter)); err != nil {
+	if err := insertPlannedStep(c, plan, projectID, changeOrder, owner.Str(attrSubmitter)); err != nil {
 		return err
 	}
-	proj.Attrs[views.NameApprovalStage] = plan.Kind
-	return c.Tx.Replace(proj)
+	owner.Attrs[views.NameApprovalStage] = plan.Kind
+	return c.Tx.Replace(owner)
 }
 
 // insertPlannedStep stores the step of a plan for a project, or for one of
