@@ -169,6 +169,9 @@ func securitySchemes() obj {
 
 func str() obj { return obj{"type": "string"} }
 
+// objects is a list of objects (3.0 needs an array's items).
+func objects() obj { return obj{"type": "array", "items": obj{"type": "object"}} }
+
 func nullable(s obj) obj {
 	if t, ok := s["type"].(string); ok {
 		s["type"] = []any{t, "null"}
@@ -221,8 +224,8 @@ func baseSchemas() obj {
 			"attributes": obj{"type": "object", "description": "The pricing breakdown (docs/pricing.md), the members of merge data v2's project_pricing.",
 				"properties": obj{"currency": str, "professional_services": obj{"type": "object"}, "project_governance": obj{"type": "object"},
 					"travel_and_expense": obj{"type": "object"}, "materials": obj{"type": "object"}, "managed_services": obj{"type": "object"},
-					"resources": obj{"type": "array"}, "phases": obj{"type": "array"}, "locations": obj{"type": "array"},
-					"total_contract_value": obj{"type": "object"}, "warnings": obj{"type": "array"}}}}},
+					"resources": objects(), "phases": objects(), "locations": objects(),
+					"total_contract_value": obj{"type": "object"}, "warnings": objects()}}}},
 		"merge_data": obj{"type": "object", "properties": obj{"type": obj{"type": "string", "enum": []any{"merge-data"}}, "id": str,
 			"attributes": obj{"type": "object", "properties": obj{"version": obj{"type": "integer", "enum": []any{1, 2}},
 				"merge-data": obj{"type": "object", "description": "The tree SOW templates are filled from (docs/mergedata.md)."}}}}},

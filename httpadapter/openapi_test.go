@@ -245,9 +245,9 @@ func TestReferencePagesUseLocalAssets(t *testing.T) {
 				require.Equal(t, "text/html", r.Header.Get("Content-Type"))
 				page := string(body)
 				require.Contains(t, page, `id="swagger-ui"`)
-				want := "/docs/v1/openapi.json"
+				want := "/docs/v1/openapi-3.0.json" // the pages show the 3.0.3 rendering
 				if path == "/docs/v2/swagger" {
-					want = "/docs/v2/openapi.json"
+					want = "/docs/v2/openapi-3.0.json"
 				}
 				require.Contains(t, page, want)
 				refs := regexp.MustCompile(`(?:src|href)="([^"]+)"`).FindAllStringSubmatch(page, -1)

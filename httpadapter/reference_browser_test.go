@@ -2,6 +2,7 @@ package httpadapter_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"log/slog"
 	"net/http/httptest"
@@ -13,6 +14,7 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/performance"
+	"github.com/chromedp/cdproto/profiler"
 	"github.com/chromedp/chromedp"
 	"github.com/scopekit/scopekit/auth"
 	"github.com/scopekit/scopekit/boltstore/bolttest"
@@ -24,8 +26,8 @@ import (
 // Ensure the Swagger UI pages render in a real browser from the embedded
 // assets: headless Chromium opens / (the v1 reference) and
 // /docs/v2/swagger, waits for the operations list, finds the token
-// endpoint, merge data and an action among the operations, and takes a
-// screenshot (kept in $SCOPEKIT_SCREENSHOT_DIR when set). The tags show
+// endpoint, merge data and an action among the operations, opens one
+// until its responses show, and takes a screenshot (kept in $SCOPEKIT_SCREENSHOT_DIR when set). The tags show
 // collapsed; the test opens every one to list the operations.
 func TestReferencePagesInBrowser(t *testing.T) {
 	skipWithoutChromium(t)
@@ -64,6 +66,9 @@ func TestReferencePagesInBrowser(t *testing.T) {
 			for _, w := range tc.want {
 				require.Contains(t, paths, w)
 			}
+			// an operation opens and shows its responses
+			require.NoError(t, chromedp.Do(browser, chromedp.Click(`.opblock-summary-control`),
+				chromedp.WaitVisible(`.opblock.is-open .responses-table`)))
 			shot, err := chromedp.Run(browser, chromedp.CaptureScreenshot())
 			require.NoError(t, err)
 			require.Greater(t, len(shot), 10_000)
@@ -80,9 +85,15 @@ func TestReferencePagesInBrowser(t *testing.T) {
 // on the loopback and on an emulated link of 20 Mbit/s with 40 ms of
 // latency (a server across a network). ms-usable is the wall time of a
 // visit, main-thread-cpu-ms the page's main-thread CPU time (which the
-// machine's other work inflates less).
+// machine's other work inflates less), ms-operation-open the time a
+// reader then waits for an operation to open (its tag and its first
+// operation clicked, until its responses show; not in ns/op).
 //
 //	go test -run XXX -bench BenchmarkReferencePageUsable -benchtime 5x ./httpadapter/
+//
+// With SCOPEKIT_BENCH_JSPROFILE set to a folder, one more visit of each
+// runs under Chromium's JavaScript profiler, written there as a
+// .cpuprofile file (Chromium's DevTools open it).
 func BenchmarkReferencePageUsable(b *testing.B) {
 	skipWithoutChromium(b)
 	const usable = ".opblock-tag"
@@ -151,16 +162,56 @@ func BenchmarkReferencePageUsable(b *testing.B) {
 					}
 					return wall, after - before
 				}
+				// then a reader opens the projects tag and its first
+				// operation, until the operation's responses show
+				operation := func() time.Duration {
+					start := time.Now()
+					require.NoError(b, chromedp.Do(tab, chromedp.Click(`.opblock-tag[data-tag="projects"]`),
+						chromedp.Click(`.opblock-tag-section.is-open .opblock-summary-control`),
+						chromedp.WaitVisible(`.opblock.is-open .responses-table`)))
+					return time.Since(start)
+				}
 				open() // the server builds its documents; "again" fills the cache
-				var wall time.Duration
+				var wall, op time.Duration
 				var cpu float64
 				for b.Loop() {
 					w, c := open()
 					wall, cpu = wall+w, cpu+c
+					b.StopTimer()
+					op += operation()
+					b.StartTimer()
 				}
 				b.ReportMetric(float64(wall.Milliseconds())/float64(b.N), "ms-usable/op")
 				b.ReportMetric(cpu*1000/float64(b.N), "main-thread-cpu-ms/op")
+				b.ReportMetric(float64(op.Milliseconds())/float64(b.N), "ms-operation-open/op")
+				if dir := os.Getenv("SCOPEKIT_BENCH_JSPROFILE"); dir != "" {
+					profileVisit(b, tab, srv.URL+"/", usable, filepath.Join(dir, "reference-"+link.name+"-"+visit+".cpuprofile"))
+				}
 			})
 		}
 	}
+}
+
+// profileVisit opens url in tab until usable shows under Chromium's
+// JavaScript sampling profiler (every 0.2 ms) and writes the profile to
+// file.
+func profileVisit(b *testing.B, tab context.Context, url, usable, file string) {
+	require.NoError(b, chromedp.Do(tab, chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		if _, err := cdp.Call(ctx, t, profiler.Enable, cdp.Empty{}); err != nil {
+			return err
+		}
+		if _, err := cdp.Call(ctx, t, profiler.SetSamplingInterval, profiler.SetSamplingIntervalParams{Interval: 200}); err != nil {
+			return err
+		}
+		_, err := cdp.Call(ctx, t, profiler.Start, cdp.Empty{})
+		return err
+	}), chromedp.Navigate(url), chromedp.WaitVisible(usable)))
+	prof, err := chromedp.Run(tab, func(ctx context.Context, t *chromedp.Target) (*profiler.Profile, error) {
+		res, err := cdp.Call(ctx, t, profiler.Stop, cdp.Empty{})
+		return res.Profile, err
+	})
+	require.NoError(b, err)
+	out, err := json.Marshal(prof)
+	require.NoError(b, err)
+	require.NoError(b, os.WriteFile(file, out, 0o644))
 }

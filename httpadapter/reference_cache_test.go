@@ -36,6 +36,8 @@ func TestOpenAPIDocumentsCompressedAndCacheable(t *testing.T) {
 	for _, tc := range []struct{ path, accept string }{
 		{"/docs/v1/openapi.json", ""},
 		{"/docs/v2/openapi.json", ""},
+		{"/docs/v1/openapi-3.0.json", ""},
+		{"/docs/v2/openapi-3.0.json", ""},
 		{"/", "application/json"},
 		{"/docs/v2/swagger", "application/json"},
 	} {
@@ -84,10 +86,17 @@ func TestOpenAPIDocumentsCompressedAndCacheable(t *testing.T) {
 			require.Equal(t, gz, body)
 		})
 	}
-	// the two documents differ, and so do their tags
-	r1, _ := get("/docs/v1/openapi.json")
-	r2, _ := get("/docs/v2/openapi.json")
-	require.NotEqual(t, r1.Header.Get("ETag"), r2.Header.Get("ETag"))
-	res, _ := get("/docs/v2/openapi.json", "If-None-Match", r1.Header.Get("ETag"))
-	require.Equal(t, http.StatusOK, res.StatusCode, "v1's tag does not revalidate v2")
+	// the four documents differ, and so do their tags: one's tag does not
+	// revalidate another
+	docs := []string{"/docs/v1/openapi.json", "/docs/v2/openapi.json", "/docs/v1/openapi-3.0.json", "/docs/v2/openapi-3.0.json"}
+	for _, a := range docs {
+		ra, _ := get(a)
+		for _, b := range docs {
+			if a == b {
+				continue
+			}
+			res, _ := get(b, "If-None-Match", ra.Header.Get("ETag"))
+			require.Equal(t, http.StatusOK, res.StatusCode, "%s's tag does not revalidate %s", a, b)
+		}
+	}
 }
