@@ -120,6 +120,34 @@ func TestWallsAttackSelfPromotion(t *testing.T) {
 	assert.Len(t, e.get("/acme/v1/roles", admin).list(), 6, "the four built-in roles and the two made here")
 }
 
+// Ensure a users manager cannot manage someone who holds more than they
+// do: an Account Admin's email, role and status, their second factor and
+// their credentials are refused with 403 naming the rule, and nothing
+// changes; a lesser member is still theirs to manage.
+func TestWallsAttackManageTheAdmin(t *testing.T) {
+	e := mustEnv(t)
+	adminID, admin := e.user("acme", "admin@acme.test", "Account Admin")
+	e.create("/acme/v1/roles", admin, "roles", `{"name":"Keeper","permissions":{"settings":"manage","users":"manage"}}`)
+	e.create("/acme/v1/roles", admin, "roles", `{"name":"Clerk","permissions":{"users":"view"}}`)
+	_, keeper := e.user("acme", "keep@acme.test", "Keeper")
+	clerkID, _ := e.user("acme", "clerk@acme.test", "Clerk")
+	before := e.get("/acme/v1/users/"+adminID, admin).data()
+
+	for _, r := range []*resp{
+		e.req(http.MethodPatch, "/acme/v1/users/"+adminID, keeper, doc("users", adminID, `{"email":"mal@evil.test"}`)),
+		e.req(http.MethodPatch, "/acme/v1/users/"+adminID, keeper, doc("users", adminID, `{"name":"Mal"}`)),
+		e.req(http.MethodDelete, "/acme/v1/users/"+adminID, keeper, ""),
+		e.req(http.MethodPost, "/acme/v1/users/"+adminID+"/reset-mfa", keeper, ""),
+		e.req(http.MethodPost, "/acme/v1/users/"+adminID+"/credentials", keeper, ""),
+	} {
+		detail := assertError(t, r, http.StatusForbidden, "")["detail"]
+		assert.Contains(t, detail, "no one manages someone who holds more than they do")
+	}
+	assert.Equal(t, before, e.get("/acme/v1/users/"+adminID, admin).data(), "the Account Admin is unchanged")
+
+	e.patch("/acme/v1/users/"+clerkID, keeper, "users", clerkID, `{"title":"Clerk"}`) // 200
+}
+
 // Ensure a refresh token issued before the account turned mfa-required on
 // stops refreshing (invalid_grant), and stays void once it is off again.
 func TestWallsAttackStaleRefresh(t *testing.T) {

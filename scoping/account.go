@@ -72,6 +72,9 @@ func declareAccounts(s *engine.Schema) {
 			// DELETE deactivates the membership: a user's identity and its
 			// history (projects, approvals) stay.
 			Delete: func(_ context.Context, c *engine.Call, rec *engine.Record) error {
+				if err := memberCeiling(c.Tx, c.Actor, rec); err != nil {
+					return err
+				}
 				revokeSignIns(c, rec, rec)
 				wasActive := rec.Active()
 				rec.Attrs["active"], rec.Attrs["status"] = false, "deactivated"
@@ -231,6 +234,11 @@ func validateUser(_ context.Context, c *engine.Call, rec, old *engine.Record) []
 	if e := u.Email(); e != "" {
 		if err := CheckEmail(e); err != nil {
 			errs = append(errs, err)
+		}
+	}
+	if old != nil {
+		if err := memberCeiling(c.Tx, c.Actor, old); err != nil {
+			return []error{err}
 		}
 	}
 	if len(u.Roles()) > 1 {

@@ -16,6 +16,14 @@ import (
 // assigned projects. Without the rule a role with users manage (or
 // settings manage, through a provider's default role) could make itself
 // Account Admin.
+//
+// Its other side: no one manages a member who holds more than they do.
+// A change to a user whose role exceeds the actor's own (their email,
+// name, role or status, archiving them, resetting their second factor,
+// issuing their service credentials) is refused the same way; without it
+// a role with users manage could take an Account Admin's sign-in by
+// changing their email, or demote or deactivate them. (The design is
+// silent on this side; docs/auth.md says it.)
 
 // levelRank orders the access levels: none < view < manage.
 func levelRank(level string) int {
@@ -29,17 +37,17 @@ func levelRank(level string) int {
 }
 
 // beyondActor returns the first permission of role in which it exceeds
-// what the call's actor holds ("project-visibility" for its visibility),
-// "" when it exceeds nothing.
-func beyondActor(c *engine.Call, role *engine.Record) string {
+// what actor a holds ("project-visibility" for its visibility), "" when it
+// exceeds nothing.
+func beyondActor(a *engine.Actor, role *engine.Record) string {
 	perms, _ := role.Attrs[views.NamePermissions].(map[string]any)
 	for _, p := range Permissions {
 		lvl, _ := perms[p].(string)
-		if levelRank(lvl) > levelRank(c.Actor.Level(p)) {
+		if levelRank(lvl) > levelRank(a.Level(p)) {
 			return p
 		}
 	}
-	if (views.Role{Record: role}).ProjectVisibility() == "all" && !c.Actor.AllScopes {
+	if (views.Role{Record: role}).ProjectVisibility() == "all" && !a.AllScopes {
 		return views.NameProjectVisibility
 	}
 	return ""
@@ -48,18 +56,41 @@ func beyondActor(c *engine.Call, role *engine.Record) string {
 // checkGrant refuses role when it exceeds the actor's own permissions;
 // what names the grant for the message ("role", "the user's role", ...).
 func checkGrant(c *engine.Call, role *engine.Record, what string) error {
-	p := beyondActor(c, role)
+	return ceilingError(c.Actor, role, what, "no one grants more than they hold")
+}
+
+// ceilingError is EFORBIDDEN when role exceeds actor a's own permissions,
+// naming the first it exceeds, what holds the role and the rule.
+func ceilingError(a *engine.Actor, role *engine.Record, what, rule string) error {
+	p := beyondActor(a, role)
 	if p == "" {
 		return nil
 	}
 	name := (views.Role{Record: role}).Name()
 	if p == views.NameProjectVisibility {
-		return scopekit.Errorf(scopekit.EFORBIDDEN, "%s %q sees every project, and you see only your assigned ones: no one grants more than they hold", what, name)
+		return scopekit.Errorf(scopekit.EFORBIDDEN, "%s %q sees every project, and you see only your assigned ones: %s", what, name, rule)
 	}
 	perms, _ := role.Attrs[views.NamePermissions].(map[string]any)
 	lvl, _ := perms[p].(string)
-	return scopekit.Errorf(scopekit.EFORBIDDEN, "%s %q has %s %s, more than your own (%s): no one grants more than they hold",
-		what, name, p, lvl, c.Actor.Level(p))
+	return scopekit.Errorf(scopekit.EFORBIDDEN, "%s %q has %s %s, more than your own (%s): %s",
+		what, name, p, lvl, a.Level(p), rule)
+}
+
+// memberCeiling refuses actor a a change to user, a member of its
+// account, whose current role exceeds a's own permissions.
+func memberCeiling(tx engine.Tx, a *engine.Actor, user *engine.Record) error {
+	rid := user.Rel(views.NameRoles)
+	if rid == "" {
+		return nil
+	}
+	role, err := tx.Get(views.TypeRoles, user.AccountID, rid)
+	if scopekit.ErrorCode(err) == scopekit.ENOTFOUND {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return ceilingError(a, role, "this user's role", "no one manages someone who holds more than they do")
 }
 
 // roleByID returns the role of the call's account with id, nil when there

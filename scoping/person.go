@@ -99,7 +99,8 @@ func firstErr(err, otherwise error) error {
 
 // CheckPersonChange reports whether actor a may change what belongs to
 // the person userID from its account (reset the second factor, issue
-// service credentials): EFORBIDDEN without users manage, ENOTFOUND when
+// service credentials): EFORBIDDEN without users manage or when the
+// user's role exceeds a's own, ENOTFOUND when
 // the user is not a member of the account, ECONFLICT (naming the count of
 // other memberships, not their accounts) while the person is a member of
 // another account too.
@@ -108,7 +109,11 @@ func (s *Service) CheckPersonChange(ctx context.Context, a *engine.Actor, userID
 		return err
 	}
 	return s.eng.Store().View(ctx, func(tx engine.Tx) error {
-		if _, err := tx.Get(views.TypeUsers, a.AccountID(), userID); err != nil {
+		user, err := tx.Get(views.TypeUsers, a.AccountID(), userID)
+		if err != nil {
+			return err
+		}
+		if err := memberCeiling(tx, a, user); err != nil {
 			return err
 		}
 		n, err := otherMemberships(tx, userID, a.AccountID())

@@ -91,6 +91,75 @@ func TestWallsGrantCeiling(t *testing.T) {
 	require.NoError(t, err, "reading them needs settings view only")
 }
 
+// Ensure no one manages a member who holds more than they do: a role with
+// users manage cannot change an Account Admin's email, name or role,
+// deactivate them, reset their second factor or issue their credentials
+// (EFORBIDDEN naming the rule, and the record unchanged), while it still
+// manages its equals and lessers, themselves included, and the Account
+// Admin manages everyone.
+func TestWallsMemberCeiling(t *testing.T) {
+	ctx := context.Background()
+	svc, _, acme, _, sys := ssoService(t)
+	wallsRole(t, svc, sys, "HR", `{"users":"manage"}`, "all")
+	hr := acctMember(t, svc, acme.ID, "hr@acme.test", "HR")
+	hr2 := acctMember(t, svc, acme.ID, "hr2@acme.test", "HR")
+	admin := acctMember(t, svc, acme.ID, "admin@acme.test", "Account Admin")
+	wallsRole(t, svc, sys, "Clerk", `{"users":"view"}`, "assigned")
+	reader := acctMember(t, svc, acme.ID, "reader@acme.test", "Clerk")
+	roles := acctRoles(t, svc, sys)
+	before, err := svc.Get(ctx, sys, "users", admin.UserID, engine.ListParams{}, engine.Options{})
+	require.NoError(t, err)
+
+	for name, write := range map[string]func(id string) error{
+		"email": func(id string) error {
+			_, err := svc.Update(ctx, hr, "users", id, &engine.Input{Attrs: attrs("email", `"mal@evil.test"`)}, engine.Options{})
+			return err
+		},
+		"name": func(id string) error {
+			_, err := svc.Update(ctx, hr, "users", id, &engine.Input{Attrs: attrs("name", `"Renamed"`)}, engine.Options{})
+			return err
+		},
+		"role": func(id string) error {
+			_, err := svc.Update(ctx, hr, "users", id, &engine.Input{Rels: roleRel(roles["HR"].ID)}, engine.Options{})
+			return err
+		},
+		"deactivate": func(id string) error {
+			return svc.Delete(ctx, hr, "users", id, engine.Options{})
+		},
+		"second factor and credentials": func(id string) error {
+			return svc.CheckPersonChange(ctx, hr, id)
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			acctRequireErr(t, write(admin.UserID), scopekit.EFORBIDDEN, "",
+				`this user's role "Account Admin" has`)
+			require.ErrorContains(t, write(admin.UserID), "no one manages someone who holds more than they do")
+		})
+	}
+	after, err := svc.Get(ctx, sys, "users", admin.UserID, engine.ListParams{}, engine.Options{})
+	require.NoError(t, err)
+	require.Equal(t, before.Records[0].Attrs, after.Records[0].Attrs, "the Account Admin is unchanged")
+	require.Equal(t, before.Records[0].Rels, after.Records[0].Rels)
+
+	// equals, lessers and oneself
+	_, err = svc.Update(ctx, hr, "users", hr2.UserID, &engine.Input{Attrs: attrs("title", `"Peer"`)}, engine.Options{})
+	require.NoError(t, err, "an equal")
+	_, err = svc.Update(ctx, hr, "users", reader.UserID, &engine.Input{Attrs: attrs("email", `"reader2@acme.test"`)}, engine.Options{})
+	require.NoError(t, err, "a lesser")
+	require.NoError(t, svc.CheckPersonChange(ctx, hr, reader.UserID))
+	_, err = svc.Update(ctx, hr, "users", hr.UserID, &engine.Input{Attrs: attrs("title", `"Me"`)}, engine.Options{})
+	require.NoError(t, err, "oneself")
+	require.NoError(t, svc.Delete(ctx, hr, "users", reader.UserID, engine.Options{}))
+	// the Account Admin holds every permission
+	_, err = svc.Update(ctx, admin, "users", hr.UserID, &engine.Input{Rels: roleRel(roles["Clerk"].ID)}, engine.Options{})
+	require.NoError(t, err)
+	// hr, now a Clerk, manages no one
+	hr, err = svc.ActorForAccount(ctx, hr.UserID, acme.ID)
+	require.NoError(t, err)
+	_, err = svc.Update(ctx, hr, "users", hr2.UserID, &engine.Input{Attrs: attrs("title", `"Again"`)}, engine.Options{})
+	require.Error(t, err)
+}
+
 // Ensure what belongs to the person changes from one account only while
 // the person is a member of no other (ECONFLICT naming how many, not
 // which): converting to a service account, the checks before a second
