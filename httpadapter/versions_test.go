@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/scopekit/scopekit/engine"
@@ -51,6 +52,10 @@ func TestVersionsHTTP(t *testing.T) {
 	require.EqualValues(t, 2, r.attr("number"))
 	r = e.req(http.MethodPost, base+"/versions", tok, `{"meta":{"name":7}}`)
 	assertError(t, r, http.StatusBadRequest, "/meta/name")
+	for _, member := range []string{"name", "comment"} {
+		r = e.req(http.MethodPost, base+"/versions", tok, `{"meta":{"`+member+`":"`+strings.Repeat("x", 100_000)+`"}}`)
+		assertError(t, r, http.StatusUnprocessableEntity, "/meta/"+member) // the member sent, not an attribute
+	}
 
 	svcs := e.get("/acme/v1/project-services?filter[project]="+pid, tok).list()
 	e.patch("/acme/v1/project-services/"+svcs[0]["id"].(string), tok, "project-services", svcs[0]["id"].(string), `{"quantity":"5"}`)

@@ -74,7 +74,7 @@ func declareVersions(s *engine.Schema) {
 //
 // Errors: EFORBIDDEN without projects manage; ENOTFOUND for a project
 // missing or outside the actor's visibility; EINVALID for a name or
-// comment over its length.
+// comment over its length, pointing at /meta/name or /meta/comment.
 func (s *Service) TakeVersion(ctx context.Context, a *engine.Actor, projectID, name, comment string) (*engine.Result, bool, error) {
 	def := mustLookup(s.Schema(), views.TypeProjectVersions)
 	if err := a.RequireWrite(def); err != nil {
@@ -82,7 +82,16 @@ func (s *Service) TakeVersion(ctx context.Context, a *engine.Actor, projectID, n
 	}
 	for attr, v := range map[string]string{views.NameName: name, views.NameComment: comment} {
 		if err := s.Schema().CheckAttrs(def.Name, map[string]any{attr: v}); err != nil {
-			return nil, false, err
+			// name and comment are the action's meta, not attributes
+			es := scopekit.List(err)
+			for i, e := range es {
+				if e.Field == engine.AttrPointer(attr) {
+					moved := *e
+					moved.Field = "/meta/" + attr
+					es[i] = &moved
+				}
+			}
+			return nil, false, scopekit.Errors(es)
 		}
 	}
 	var created bool
