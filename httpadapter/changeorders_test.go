@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/scopekit/scopekit/office/officetest"
@@ -31,6 +32,15 @@ func TestChangeOrdersHTTP(t *testing.T) {
 	r := e.req(http.MethodPatch, "/acme/v1/project-services/"+own[0]["id"].(string), tok, doc("project-services", own[0]["id"].(string), `{"quantity":"9"}`))
 	require.Equal(t, http.StatusConflict, r.Status)
 	require.Contains(t, r.firstError()["detail"], "change order")
+
+	// a title refused is one error: too long, not also blank
+	r = e.req(http.MethodPost, "/acme/v1/change-orders", tok, doc("change-orders", "", `{"title":"`+strings.Repeat("t", 201)+`"}`, "project", "projects", pid))
+	assertError(t, r, http.StatusUnprocessableEntity, "/data/attributes/title")
+	require.Len(t, r.errors(), 1, "%s", r.Body)
+	require.Contains(t, r.firstError()["detail"], "too long")
+	r = e.req(http.MethodPost, "/acme/v1/change-orders", tok, doc("change-orders", "", `{"title":" "}`, "project", "projects", pid))
+	assertError(t, r, http.StatusUnprocessableEntity, "/data/attributes/title")
+	require.Contains(t, r.firstError()["detail"], "can't be blank")
 
 	r = e.req(http.MethodPost, "/acme/v1/change-orders", tok, doc("change-orders", "", `{"title":"Second site","reason":"The client adds a site."}`, "project", "projects", pid))
 	require.Equal(t, http.StatusCreated, r.Status, "%s", r.Body)

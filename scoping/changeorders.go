@@ -185,7 +185,8 @@ func createChangeOrder(ctx context.Context, c *engine.Call, in *engine.Input) (*
 			return nil, scopekit.FieldErrorf(scopekit.EBADREQUEST, engine.RelPointer(name), "a change order takes only its project")
 		}
 	}
-	if engine.Blank(co.Attrs[views.NameTitle]) {
+	titleRefused := slices.ContainsFunc(errs, func(e *scopekit.Error) bool { return e.Field == engine.AttrPointer(views.NameTitle) })
+	if engine.Blank(co.Attrs[views.NameTitle]) && !titleRefused { // a title refused is not also blank
 		errs = append(errs, engine.Invalid(engine.AttrPointer(views.NameTitle), "title can't be blank"))
 	}
 	ref := in.Rels[views.NameProject]
