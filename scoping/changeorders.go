@@ -196,6 +196,8 @@ func createChangeOrder(ctx context.Context, c *engine.Call, in *engine.Input) (*
 		if proj, err = c.GetVisible(ctx, mustLookup(c.Engine.Schema(), views.TypeProjects), ref.Refs[0].ID, nil); err != nil {
 			errs = append(errs, engine.Invalid(engine.RelPointer(views.NameProject), "projects %s does not exist in this account", ref.Refs[0].ID))
 		}
+	} else if len(ref.Refs) == 1 && !ref.ToMany {
+		errs = append(errs, engine.Invalid(engine.RelPointer(views.NameProject), "project must name a projects resource, not %s", ref.Refs[0].Type))
 	} else {
 		errs = append(errs, engine.Invalid(engine.RelPointer(views.NameProject), "project can't be blank"))
 	}
