@@ -251,8 +251,8 @@ func (e *env) calculateAnswers(t *testing.T, surveyID string) map[string]any {
 }
 
 // Ensure a form the survey cannot take is refused with what is wrong,
-// and records nothing: an answer to no question of the questionnaire, a
-// repeated answer, an unknown questionnaire or project, apply before any
+// and records nothing: an answer to no question of the questionnaire,
+// answers over their stored bound (422 saying so), a repeated answer, an unknown questionnaire or project, apply before any
 // answer.
 func TestSurveyRefusals(t *testing.T) {
 	e := newEnv(t)
@@ -268,6 +268,7 @@ func TestSurveyRefusals(t *testing.T) {
 		says       string
 	}{
 		{"no such question", path, intakeAnswers(csrf, "a.nope", "1"), http.StatusUnprocessableEntity, "nope"},
+		{"an answer over its bound", path, intakeAnswers(csrf, "a.notes", strings.Repeat("n", 70_000)), http.StatusUnprocessableEntity, "answers is too long (at most 65536 bytes)"},
 		{"repeated", path, map[string][]string{"csrf": {csrf}, "a.users": {"1", "2"}}, http.StatusBadRequest, "The form repeats the answer users."},
 		{"apply before answers", path + "/apply", formOf("csrf", csrf), http.StatusUnprocessableEntity, "Answer the questions first"},
 		{"unknown questionnaire", "/app/acme/projects/" + pid + "/surveys/999", intakeAnswers(csrf), http.StatusNotFound, "It does not exist"},
