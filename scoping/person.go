@@ -97,6 +97,24 @@ func firstErr(err, otherwise error) error {
 	return otherwise
 }
 
+// CheckManagesMember reports whether actor a may change the member userID
+// of its account at all: EFORBIDDEN without users manage or when the
+// member's role holds more than a's own (no one manages someone who
+// holds more than they do), ENOTFOUND when there is no such member. The
+// workspace asks it to show such a member's page read-only.
+func (s *Service) CheckManagesMember(ctx context.Context, a *engine.Actor, userID string) error {
+	if err := a.Require("users", true); err != nil {
+		return err
+	}
+	return s.eng.Store().View(ctx, func(tx engine.Tx) error {
+		user, err := tx.Get(views.TypeUsers, a.AccountID(), userID)
+		if err != nil {
+			return err
+		}
+		return memberCeiling(tx, a, user)
+	})
+}
+
 // CheckPersonChange reports whether actor a may change what belongs to
 // the person userID from its account (reset the second factor, issue
 // service credentials): EFORBIDDEN without users manage or when the

@@ -170,3 +170,37 @@ func TestSettingsIdentityProviders(t *testing.T) {
 	require.Contains(t, p.Body, "corp.acme.test is verified")
 	require.Contains(t, b.get("/app/acme/settings/identity-providers/"+id).Body, `<span class="status verified">Verified</span>`)
 }
+
+// Ensure a users manager sees a member whose role holds more than their
+// own read-only: the page says why and offers no form and no action, and
+// an action posted anyway is refused (403) and changes nothing; a lesser
+// member's page keeps its form and actions.
+func TestPeopleAboveYouAreReadOnly(t *testing.T) {
+	e := newEnv(t)
+	e.roleMember(t, "People admin", map[string]string{"users": "manage"}, "hal@acme.test")
+	e.roleMember(t, "Clerk", map[string]string{"users": "view"}, "cle@acme.test")
+	h := e.browser()
+	h.signIn("acme", "hal@acme.test")
+	ada, clerk := e.users["ada@acme.test"], e.users["cle@acme.test"]
+
+	p := h.get("/app/acme/settings/users/" + ada)
+	require.Equal(t, http.StatusOK, p.Status)
+	require.Contains(t, p.Body, `id="read-only-why"`)
+	require.Contains(t, p.Body, "Their role holds more than yours")
+	for _, act := range []string{`id="act-deactivate"`, `id="act-reset-mfa"`, `id="act-convert"`, `name="email"`} {
+		require.NotContains(t, p.Body, act)
+	}
+	csrf := h.get("/app/acme/settings/users/" + clerk).csrf(t)
+	for _, act := range []string{"deactivate", "reset-mfa", "convert"} {
+		r := h.post("/app/acme/settings/users/"+ada+"/"+act, formOf("csrf", csrf), false)
+		require.Equal(t, http.StatusForbidden, r.Status, act)
+		require.Contains(t, r.Body, "no one manages someone who holds more than they do", act)
+	}
+	require.Equal(t, "active", e.apiRecordAny("acme", "users", ada)["status"])
+	require.Equal(t, "standard", e.apiRecordAny("acme", "users", ada)["user-type"])
+
+	p = h.get("/app/acme/settings/users/" + clerk)
+	require.NotContains(t, p.Body, `id="read-only-why"`)
+	require.Contains(t, p.Body, `id="act-deactivate"`)
+	require.Contains(t, p.Body, `name="email"`)
+}

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/url"
 
+	"github.com/scopekit/scopekit"
 	"github.com/scopekit/scopekit/engine"
 	"github.com/scopekit/scopekit/scoping"
 	"github.com/scopekit/scopekit/scoping/views"
@@ -26,6 +27,9 @@ type recordPage struct {
 	Base      string // the record's address
 	Actions   []recordButton
 	P         panels // the section's own (panels.go)
+	// Why says why a page a role could manage is read-only (a member
+	// whose role holds more than the reader's own).
+	Why string
 }
 
 // shownField is a value shown read-only.
@@ -88,6 +92,16 @@ func (w *Workspace) recordPageOf(c *call, s *section, def *engine.TypeDef, rec *
 		}
 		pg.Parent = link
 		pg.frame = w.frameOf(c, sectionOfType[parentType(def, s)], name)
+	}
+	if pg.CanManage && def.Name == views.TypeUsers {
+		err := w.svc.CheckManagesMember(c.ctx(), c.actor, rec.ID)
+		switch {
+		case scopekit.ErrorCode(err) == scopekit.EFORBIDDEN:
+			pg.CanManage = false
+			pg.Why = "Their role holds more than yours: you can see this member, not change them."
+		case err != nil:
+			return nil, err
+		}
 	}
 	opts := &optionSets{w: w}
 	var err error
