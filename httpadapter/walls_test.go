@@ -120,10 +120,11 @@ func TestWallsAttackSelfPromotion(t *testing.T) {
 	assert.Len(t, e.get("/acme/v1/roles", admin).list(), 6, "the four built-in roles and the two made here")
 }
 
-// Ensure a users manager cannot manage someone who holds more than they
-// do: an Account Admin's email, role and status, their second factor and
-// their credentials are refused with 403 naming the rule, and nothing
-// changes; a lesser member is still theirs to manage.
+// Ensure a users manager cannot manage what holds more than they do: an
+// Account Admin's email, role and status, their second factor and their
+// credentials, the role they hold, and an identity provider that would
+// sign them in are refused with 403 naming the rule, and nothing changes;
+// a lesser member is still theirs to manage.
 func TestWallsAttackManageTheAdmin(t *testing.T) {
 	e := mustEnv(t)
 	adminID, admin := e.user("acme", "admin@acme.test", "Account Admin")
@@ -141,9 +142,27 @@ func TestWallsAttackManageTheAdmin(t *testing.T) {
 		e.req(http.MethodPost, "/acme/v1/users/"+adminID+"/credentials", keeper, ""),
 	} {
 		detail := assertError(t, r, http.StatusForbidden, "")["detail"]
-		assert.Contains(t, detail, "no one manages someone who holds more than they do")
+		assert.Contains(t, detail, "no one manages what holds more than they do")
 	}
 	assert.Equal(t, before, e.get("/acme/v1/users/"+adminID, admin).data(), "the Account Admin is unchanged")
+
+	// nor the role they hold (emptying it would demote every Account
+	// Admin at once), nor any role that holds more
+	roles := map[string]map[string]any{}
+	for _, r := range e.get("/acme/v1/roles", admin).list() {
+		roles[r["attributes"].(map[string]any)["name"].(string)] = r
+	}
+	for _, name := range []string{"Account Admin", "Sales"} {
+		id := roles[name]["id"].(string)
+		r := e.req(http.MethodPatch, "/acme/v1/roles/"+id, keeper, doc("roles", id, `{"permissions":{},"project-visibility":"assigned"}`))
+		assert.Contains(t, assertError(t, r, http.StatusForbidden, "")["detail"], "no one manages what holds more than they do")
+		assertError(t, e.req(http.MethodDelete, "/acme/v1/roles/"+id, keeper, ""), http.StatusForbidden, "")
+		assert.Equal(t, roles[name], e.get("/acme/v1/roles/"+id, admin).data(), "%s unchanged", name)
+	}
+	// nor an identity provider, which would sign them in
+	idp := `{"name":"Mine","issuer-url":"https://login.acme.test","client-id":"x","client-secret":"y","email-domains":["acme.test"]}`
+	r := e.req(http.MethodPost, "/acme/v1/identity-providers", keeper, doc("identity-providers", "", idp))
+	assert.Contains(t, assertError(t, r, http.StatusForbidden, "")["detail"], "writing one needs as much as every role of the account")
 
 	e.patch("/acme/v1/users/"+clerkID, keeper, "users", clerkID, `{"title":"Clerk"}`) // 200
 }

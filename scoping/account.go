@@ -166,6 +166,9 @@ func validateRole(_ context.Context, _ *engine.Call, rec, _ *engine.Record) []er
 // gives new members; otherwise it is a conflict, so that nobody loses
 // permissions (or gets another role) as a side effect.
 func deleteRole(_ context.Context, c *engine.Call, rec *engine.Record) error {
+	if err := ceilingError(c.Actor, rec, "role", ruleManage); err != nil {
+		return err
+	}
 	holders, err := c.Find(views.TypeUsers, engine.Eq(views.NameRoles, rec.ID))
 	if err != nil {
 		return err

@@ -17,13 +17,17 @@ import (
 // settings manage, through a provider's default role) could make itself
 // Account Admin.
 //
-// Its other side: no one manages a member who holds more than they do.
-// A change to a user whose role exceeds the actor's own (their email,
-// name, role or status, archiving them, resetting their second factor,
-// issuing their service credentials) is refused the same way; without it
-// a role with users manage could take an Account Admin's sign-in by
-// changing their email, or demote or deactivate them. (The design is
-// silent on this side; docs/auth.md says it.)
+// Its other side: no one manages what holds more than they do. A change
+// to a user whose role exceeds the actor's own (their email, name, role
+// or status, archiving them, resetting their second factor, issuing their
+// service credentials) is refused the same way, and so is any change to a
+// role that exceeds the actor's own, lowering it included (it would
+// lower every member who holds it); without it a role with users manage
+// could take an Account Admin's sign-in by changing their email, or demote
+// every Account Admin at once by emptying their role. An identity provider
+// signs in any member of its email domains, the most privileged included,
+// so writing one needs as much as every role of the account. (The design is silent on this
+// side; docs/auth.md says it.)
 
 // levelRank orders the access levels: none < view < manage.
 func levelRank(level string) int {
@@ -76,6 +80,9 @@ func ceilingError(a *engine.Actor, role *engine.Record, what, rule string) error
 		what, name, p, lvl, a.Level(p), rule)
 }
 
+// ruleManage is the rule of that side, as the refusals say it.
+const ruleManage = "no one manages what holds more than they do"
+
 // memberCeiling refuses actor a a change to user, a member of its
 // account, whose current role exceeds a's own permissions.
 func memberCeiling(tx engine.Tx, a *engine.Actor, user *engine.Record) error {
@@ -90,7 +97,27 @@ func memberCeiling(tx engine.Tx, a *engine.Actor, user *engine.Record) error {
 	if err != nil {
 		return err
 	}
-	return ceilingError(a, role, "this user's role", "no one manages someone who holds more than they do")
+	return ceilingError(a, role, "this user's role", ruleManage)
+}
+
+// atTop refuses the call's actor unless it holds as much as every role
+// of the account: no member can hold more. Identity providers need it.
+func atTop(c *engine.Call) error {
+	roles, err := c.Find(views.TypeRoles)
+	if err != nil {
+		return err
+	}
+	for _, r := range roles {
+		if err := ceilingError(c.Actor, r, "role", "an identity provider signs in any member of its email domains, so writing one needs as much as every role of the account: "+ruleManage); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// providerWriter is the identity providers' part of that side (atTop).
+func providerWriter(_ context.Context, c *engine.Call, _, _ *engine.Record) []error {
+	return []error{atTop(c)}
 }
 
 // roleByID returns the role of the call's account with id, nil when there
@@ -107,8 +134,14 @@ func roleByID(c *engine.Call, id string) (*engine.Record, error) {
 }
 
 // roleCeiling is the roles' part of the rule: a role created or edited
-// may not exceed its writer.
-func roleCeiling(_ context.Context, c *engine.Call, rec, _ *engine.Record) []error {
+// may not exceed its writer, and a role that exceeds its writer is not
+// theirs to edit at all.
+func roleCeiling(_ context.Context, c *engine.Call, rec, old *engine.Record) []error {
+	if old != nil {
+		if err := ceilingError(c.Actor, old, "role", ruleManage); err != nil {
+			return []error{err}
+		}
+	}
 	return []error{checkGrant(c, rec, "role")}
 }
 

@@ -97,21 +97,34 @@ func firstErr(err, otherwise error) error {
 	return otherwise
 }
 
-// CheckManagesMember reports whether actor a may change the member userID
-// of its account at all: EFORBIDDEN without users manage or when the
-// member's role holds more than a's own (no one manages someone who
-// holds more than they do), ENOTFOUND when there is no such member. The
-// workspace asks it to show such a member's page read-only.
-func (s *Service) CheckManagesMember(ctx context.Context, a *engine.Actor, userID string) error {
-	if err := a.Require("users", true); err != nil {
+// CheckManages reports whether actor a may change the record typ/id of
+// its account at all (docs/auth.md "No one manages what holds more"):
+// EFORBIDDEN without the type's write permissions, for a member or a role
+// that holds more than a's own, and for an identity provider unless a
+// holds as much as every role of the account; ENOTFOUND when there is no
+// such record. The workspace asks it to show such a record read-only.
+func (s *Service) CheckManages(ctx context.Context, a *engine.Actor, typ, id string) error {
+	def, ok := s.Schema().Lookup(typ)
+	if !ok {
+		return scopekit.Errorf(scopekit.ENOTFOUND, "no resource type %q", typ)
+	}
+	if err := a.RequireWrite(def); err != nil {
 		return err
 	}
-	return s.eng.Store().View(ctx, func(tx engine.Tx) error {
-		user, err := tx.Get(views.TypeUsers, a.AccountID(), userID)
+	return s.eng.Read(ctx, a, engine.Options{}, func(c *engine.Call) error {
+		rec, err := c.Tx.Get(typ, a.AccountID(), id)
 		if err != nil {
 			return err
 		}
-		return memberCeiling(tx, a, user)
+		switch typ {
+		case views.TypeUsers:
+			return memberCeiling(c.Tx, a, rec)
+		case views.TypeRoles:
+			return ceilingError(a, rec, "role", ruleManage)
+		case views.TypeIdentityProviders:
+			return atTop(c)
+		}
+		return nil
 	})
 }
 

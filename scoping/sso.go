@@ -32,7 +32,9 @@ const (
 
 func declareSingleSignOn(s *engine.Schema) {
 	// who may sign people in to the account may give them roles: writes
-	// need users manage too, and the default role obeys the grant ceiling
+	// need users manage too, and the default role obeys the grant ceiling;
+	// and who may sign in any member holds what no member can exceed
+	// (providerWriter, on writes and deletes)
 	register(s, &engine.TypeDef{Name: "identity-providers", Guard: "settings", WriteGuards: []string{"users"},
 		Attrs: []engine.AttrDef{required(str("name")), required(str("issuer-url")), required(str("client-id")),
 			{Name: "client-secret", Kind: engine.KindString, NotNull: true},
@@ -41,7 +43,14 @@ func declareSingleSignOn(s *engine.Schema) {
 			{Name: "active", Kind: engine.KindBool, Default: true, Index: true}},
 		Rels:    []engine.RelDef{to1("default-role", "roles")},
 		Filters: named(),
-		Hooks:   engine.Hooks{Prepare: discoverIssuer, Validate: validateAll(validateIdentityProvider, providerRoleCeiling), AfterWrite: revokeOnPasswordsOff}})
+		Hooks: engine.Hooks{Prepare: discoverIssuer, Validate: validateAll(providerWriter, validateIdentityProvider, providerRoleCeiling),
+			AfterWrite: revokeOnPasswordsOff,
+			Delete: func(_ context.Context, c *engine.Call, rec *engine.Record) error {
+				if err := atTop(c); err != nil {
+					return err
+				}
+				return c.Remove(mustLookup(c.Engine.Schema(), views.TypeIdentityProviders), rec)
+			}}})
 }
 
 // validateIdentityProvider checks the issuer URL (in its one form) and

@@ -75,26 +75,29 @@ func TestWallsGrantCeiling(t *testing.T) {
 	_, err = svc.Update(ctx, hr, "users", mal.ID, &engine.Input{Attrs: attrs("title", `"Clerk"`), Rels: roleRel(clerk.ID)}, engine.Options{})
 	require.NoError(t, err, "a lesser role, and an edit that gives no role")
 
-	// identity providers: settings manage alone cannot write them; the
-	// default role (Read Only when none is named) obeys the ceiling
+	// identity providers: settings manage alone cannot write them; with
+	// users manage too they still cannot (a provider signs in any member
+	// of its domains, so its writer holds what no member can exceed); the
+	// Account Admin can, with any default role
 	_, err = svc.Create(ctx, settings, "identity-providers", &engine.Input{Attrs: idpAttrs(), Rels: map[string]engine.RelInput{"default-role": rel("roles", roles["Account Admin"].ID)}}, engine.Options{})
 	forbidden(err, "users permission at manage level")
-	_, err = svc.Create(ctx, keeper, "identity-providers", &engine.Input{Attrs: idpAttrs(), Rels: map[string]engine.RelInput{"default-role": rel("roles", roles["Account Admin"].ID)}}, engine.Options{})
-	forbidden(err, `default-role "Account Admin"`)
-	_, err = svc.Create(ctx, keeper, "identity-providers", &engine.Input{Attrs: idpAttrs()}, engine.Options{})
-	forbidden(err, `default-role "Read Only"`)
-	idp := acctCreate(t, svc, keeper, "identity-providers", idpAttrs(), map[string]engine.RelInput{"default-role": rel("roles", clerk.ID)})
-	require.Error(t, idpUpdate(svc, keeper, idp.ID, nil, map[string]engine.RelInput{"default-role": rel("roles", roles["Sales"].ID)}))
+	_, err = svc.Create(ctx, keeper, "identity-providers", &engine.Input{Attrs: idpAttrs(), Rels: map[string]engine.RelInput{"default-role": rel("roles", clerk.ID)}}, engine.Options{})
+	forbidden(err, "writing one needs as much as every role of the account")
+	idp := acctCreate(t, svc, admin, "identity-providers", idpAttrs(), map[string]engine.RelInput{"default-role": rel("roles", clerk.ID)})
+	forbidden(idpUpdate(svc, keeper, idp.ID, nil, map[string]engine.RelInput{"default-role": rel("roles", roles["Sales"].ID)}), "writing one needs as much as every role")
+	forbidden(idpUpdate(svc, keeper, idp.ID, attrs("active", "false"), nil), "writing one needs as much as every role")
+	forbidden(svc.Delete(ctx, keeper, "identity-providers", idp.ID, engine.Options{}), "writing one needs as much as every role")
 	require.NoError(t, idpUpdate(svc, admin, idp.ID, nil, map[string]engine.RelInput{"default-role": rel("roles", roles["Account Admin"].ID)}),
 		"the Account Admin holds every permission")
 	_, err = svc.Get(ctx, settings, "identity-providers", idp.ID, engine.ListParams{}, engine.Options{})
 	require.NoError(t, err, "reading them needs settings view only")
 }
 
-// Ensure no one manages a member who holds more than they do: a role with
-// users manage cannot change an Account Admin's email, name or role,
-// deactivate them, reset their second factor or issue their credentials
-// (EFORBIDDEN naming the rule, and the record unchanged), while it still
+// Ensure no one manages what holds more than they do: a role with users
+// manage cannot change an Account Admin's email, name or role, deactivate
+// them, reset their second factor or issue their credentials, nor change
+// or delete a role that holds more than its own (EFORBIDDEN naming the
+// rule, and the records unchanged), while it still
 // manages its equals and lessers, themselves included, and the Account
 // Admin manages everyone.
 func TestWallsMemberCeiling(t *testing.T) {
@@ -133,13 +136,32 @@ func TestWallsMemberCeiling(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			acctRequireErr(t, write(admin.UserID), scopekit.EFORBIDDEN, "",
 				`this user's role "Account Admin" has`)
-			require.ErrorContains(t, write(admin.UserID), "no one manages someone who holds more than they do")
+			require.ErrorContains(t, write(admin.UserID), "no one manages what holds more than they do")
 		})
 	}
 	after, err := svc.Get(ctx, sys, "users", admin.UserID, engine.ListParams{}, engine.Options{})
 	require.NoError(t, err)
 	require.Equal(t, before.Records[0].Attrs, after.Records[0].Attrs, "the Account Admin is unchanged")
 	require.Equal(t, before.Records[0].Rels, after.Records[0].Rels)
+
+	// nor the role they hold: emptying it would demote every Account
+	// Admin at once; nor any role that holds more, nor delete one
+	unheld := wallsRole(t, svc, sys, "Unheld", `{"projects":"manage"}`, "all")
+	roles = acctRoles(t, svc, sys)
+	for _, role := range []string{"Account Admin", "Sales"} {
+		_, err = svc.Update(ctx, hr, "roles", roles[role].ID, &engine.Input{Attrs: attrs("permissions", `{}`, "project-visibility", `"assigned"`)}, engine.Options{})
+		acctRequireErr(t, err, scopekit.EFORBIDDEN, "", `role "`+role+`" has`)
+		require.ErrorContains(t, err, "no one manages what holds more than they do")
+	}
+	acctRequireErr(t, svc.Delete(ctx, hr, "roles", unheld.ID, engine.Options{}), scopekit.EFORBIDDEN, "", `role "Unheld" has projects manage`)
+	now := acctRoles(t, svc, sys)
+	for _, role := range []string{"Account Admin", "Sales", "Unheld"} {
+		require.Equal(t, roles[role].Attrs, now[role].Attrs, "%s unchanged", role)
+	}
+	_, err = svc.Update(ctx, hr, "roles", roles["Clerk"].ID, &engine.Input{Attrs: attrs("permissions", `{}`)}, engine.Options{})
+	require.NoError(t, err, "a lesser role")
+	_, err = svc.Update(ctx, hr, "roles", roles["Clerk"].ID, &engine.Input{Attrs: attrs("permissions", `{"users":"view"}`)}, engine.Options{})
+	require.NoError(t, err)
 
 	// equals, lessers and oneself
 	_, err = svc.Update(ctx, hr, "users", hr2.UserID, &engine.Input{Attrs: attrs("title", `"Peer"`)}, engine.Options{})

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/scopekit/scopekit/auth"
+	"github.com/scopekit/scopekit/engine"
 	"github.com/stretchr/testify/require"
 )
 
@@ -194,7 +195,7 @@ func TestPeopleAboveYouAreReadOnly(t *testing.T) {
 	for _, act := range []string{"deactivate", "reset-mfa", "convert"} {
 		r := h.post("/app/acme/settings/users/"+ada+"/"+act, formOf("csrf", csrf), false)
 		require.Equal(t, http.StatusForbidden, r.Status, act)
-		require.Contains(t, r.Body, "no one manages someone who holds more than they do", act)
+		require.Contains(t, r.Body, "no one manages what holds more than they do", act)
 	}
 	require.Equal(t, "active", e.apiRecordAny("acme", "users", ada)["status"])
 	require.Equal(t, "standard", e.apiRecordAny("acme", "users", ada)["user-type"])
@@ -203,4 +204,22 @@ func TestPeopleAboveYouAreReadOnly(t *testing.T) {
 	require.NotContains(t, p.Body, `id="read-only-why"`)
 	require.Contains(t, p.Body, `id="act-deactivate"`)
 	require.Contains(t, p.Body, `name="email"`)
+
+	// the Account Admin role, likewise: emptying it would demote every
+	// Account Admin
+	sys, err := e.svc.SystemActor(context.Background(), e.accts["acme"])
+	require.NoError(t, err)
+	res, err := e.svc.List(context.Background(), sys, "roles", engine.ListParams{PageSize: 1, PageNumber: 1,
+		Filters: map[string]string{"name": "Account Admin"}}, engine.Options{})
+	require.NoError(t, err)
+	adminRole := res.Records[0]
+	p = h.get("/app/acme/settings/roles/" + adminRole.ID)
+	require.Equal(t, http.StatusOK, p.Status)
+	require.Contains(t, p.Body, "This role holds more than yours")
+	require.NotContains(t, p.Body, `name="perm.projects"`)
+	form := url.Values{"csrf": {csrf}, "name": {"Account Admin"}, "project-visibility": {"assigned"}}
+	r := h.post("/app/acme/settings/roles/"+adminRole.ID, form, false)
+	require.Equal(t, http.StatusForbidden, r.Status)
+	require.Contains(t, r.Body, "no one manages what holds more than they do")
+	require.Equal(t, adminRole.Attrs["permissions"], e.apiRecord("acme", "roles", adminRole.ID)["permissions"], "unchanged")
 }

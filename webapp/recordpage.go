@@ -30,6 +30,9 @@ type recordPage struct {
 	// Why says why a page a role could manage is read-only (a member
 	// whose role holds more than the reader's own).
 	Why string
+	// Errors are the problems of a refused change when the page has no
+	// form to show them beside (it is read-only for the reader).
+	Errors []fieldError
 }
 
 // shownField is a value shown read-only.
@@ -93,12 +96,11 @@ func (w *Workspace) recordPageOf(c *call, s *section, def *engine.TypeDef, rec *
 		pg.Parent = link
 		pg.frame = w.frameOf(c, sectionOfType[parentType(def, s)], name)
 	}
-	if pg.CanManage && def.Name == views.TypeUsers {
-		err := w.svc.CheckManagesMember(c.ctx(), c.actor, rec.ID)
+	if why, guarded := readOnlyWhy[def.Name]; guarded && pg.CanManage {
+		err := w.svc.CheckManages(c.ctx(), c.actor, def.Name, rec.ID)
 		switch {
 		case scopekit.ErrorCode(err) == scopekit.EFORBIDDEN:
-			pg.CanManage = false
-			pg.Why = "Their role holds more than yours: you can see this member, not change them."
+			pg.CanManage, pg.Why = false, why
 		case err != nil:
 			return nil, err
 		}
@@ -132,9 +134,21 @@ func (w *Workspace) recordPageOf(c *call, s *section, def *engine.TypeDef, rec *
 	if pg.CanManage {
 		pg.Actions = w.buttons(s, def, rec)
 	}
+	if pg.Form == nil {
+		pg.Errors = errs
+	}
 	pg.Base = c.url("/settings/" + s.Key + "/" + rec.ID)
 	pg.P, err = w.panel(c, s, rec)
 	return pg, err
+}
+
+// readOnlyWhy says, by type, why a record a role could otherwise manage
+// is read-only for it (scoping.CheckManages: no one manages what holds
+// more than they do).
+var readOnlyWhy = map[string]string{
+	views.TypeUsers:             "Their role holds more than yours: you can see this member, not change them.",
+	views.TypeRoles:             "This role holds more than yours: you can see it, not change it.",
+	views.TypeIdentityProviders: "A provider signs in any member of its domains, so changing one needs as much as every role of the account: you can see it, not change it.",
 }
 
 // hiddenComputed are computed attributes a record's page does not list
