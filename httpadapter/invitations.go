@@ -18,6 +18,9 @@ import (
 const (
 	invitationNotFound  = "not_found"
 	invitationBadPasswd = "invalid_password"
+	// invitationElsewhere: the invited person signs in to another account
+	// without a password; an invitation cannot give them one
+	invitationElsewhere = "password_elsewhere"
 )
 
 // acceptInvitation serves POST /oauth/invitations/{token}/accept (docs/auth.md
@@ -26,7 +29,9 @@ const (
 // unknown, used or revoked token; 422 invalid_password for a password
 // shorter than 12 characters (or longer than 72 bytes), or, when the
 // invited email already has a password from another account, for any
-// other password than that one (it is kept); 400 invalid_request for a
+// other password than that one (it is kept); 409 password_elsewhere when
+// the invited person has no password and already signs in to another
+// account (single sign-on): nothing is stored; 400 invalid_request for a
 // malformed body, a missing or repeated password; 413, 415, 405 for a body
 // too large, another content type, another method; 429/403 when
 // throttled like the token endpoint.
@@ -54,6 +59,8 @@ func (s *Server) acceptInvitation(w http.ResponseWriter, r *http.Request) {
 		oauthWriteError(w, http.StatusNotFound, invitationNotFound, "no pending invitation has this token (unknown, already accepted or revoked)")
 	case scopekit.EINVALID:
 		oauthWriteError(w, http.StatusUnprocessableEntity, invitationBadPasswd, scopekit.List(err)[0].Message)
+	case scopekit.ECONFLICT:
+		oauthWriteError(w, http.StatusConflict, invitationElsewhere, scopekit.List(err)[0].Message)
 	default:
 		logger(r).Error("accept invitation: internal error", "error", err.Error(), "request_id", requestID(r))
 		oauthWriteError(w, http.StatusInternalServerError, "server_error", "Internal error")

@@ -1,6 +1,7 @@
 package httpadapter_test
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"net/url"
@@ -187,4 +188,27 @@ func TestWallsAttackStaleRefresh(t *testing.T) {
 		assert.Equal(t, http.StatusBadRequest, status, "mfa-required %s: %v", on, body)
 		assert.Equal(t, "invalid_grant", body["error"])
 	}
+}
+
+// Ensure an invitation cannot give a password to a person who already
+// signs in to another account without one (single sign-on): the admin of
+// one account invites such a person and, holding the invitation's link,
+// accepts it with a password of their choosing; were it stored, they
+// would sign in as that person to the other account with it. The accept
+// answers 409 and stores nothing; the person's own account still refuses
+// the password.
+func TestWallsAttackInvitationPassword(t *testing.T) {
+	ae := mustAuthEnv(t, nil)
+	gil := ae.member("acme", "gil@acme.test", "Account Admin", "active", "standard") // no password: signs in by SSO
+	globexAdmin := ae.token("globex", "boss@globex.test", "Account Admin")
+	_, token := ae.invite("globex", globexAdmin, "Gil", "gil@acme.test")
+
+	a := ae.accept(token, "application/x-www-form-urlencoded", formPassword("attacker's chosen password"))
+	require.Equal(t, http.StatusConflict, a.Status, "%s", a.Raw)
+	require.Contains(t, a.Raw, "signs in to another account without a password")
+	_, err := ae.passwordToken("gil@acme.test", "attacker's chosen password")
+	require.Error(t, err, "no password was stored for the person")
+	_, err = ae.svc.Invitation(context.Background(), token)
+	require.NoError(t, err, "the invitation is still pending")
+	require.Equal(t, "active", ae.get("/acme/v1/users/"+gil, ae.token("acme", "admin@acme.test", "Account Admin")).attr("status"))
 }

@@ -93,7 +93,9 @@ type PasswordEstablisher interface {
 // several at once wins; the others are ENOTFOUND and store nothing), and
 // then the winner's new password is stored. Errors: ENOTFOUND for a token
 // that names no pending invitation (the same for unknown, used and
-// revoked: no oracle), EINVALID on field password for a password refused.
+// revoked: no oracle), EINVALID on field password for a password refused,
+// ECONFLICT for a person without a password who already signs in to
+// another account (nothing is stored; the invitation stays pending).
 func (s *Service) AcceptInvitationWithPassword(ctx context.Context, passwords PasswordEstablisher, token, password string) (*Invitee, error) {
 	inv, err := s.Invitation(ctx, token)
 	if err != nil {
@@ -102,6 +104,21 @@ func (s *Service) AcceptInvitationWithPassword(ctx context.Context, passwords Pa
 	set, err := passwords.PreparePassword(ctx, inv.UserID, password)
 	if err != nil {
 		return nil, err
+	}
+	if set {
+		// a new password is the person's (docs/auth.md "Accounts are
+		// walls", rule 4): one who already signs in to another account
+		// without a password (single sign-on) gets none from here, or
+		// whoever holds this link, the inviter included, would sign in
+		// there as them
+		n, err := s.signsInElsewhere(ctx, inv.UserID, inv.AccountID)
+		if err != nil {
+			return nil, err
+		}
+		if n > 0 {
+			return nil, scopekit.Errorf(scopekit.ECONFLICT,
+				"this email belongs to a person who signs in to another account without a password (single sign-on): an invitation cannot give them one; invite another email address")
+		}
 	}
 	accepted, err := s.AcceptInvitation(ctx, token)
 	if err != nil {

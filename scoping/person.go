@@ -39,6 +39,23 @@ func otherMemberships(tx engine.Tx, userID, accountID string) (int, error) {
 	return n, nil
 }
 
+// signsInElsewhere counts the person's accepted, active memberships in
+// accounts other than accountID: where they sign in today.
+func (s *Service) signsInElsewhere(ctx context.Context, userID, accountID string) (int, error) {
+	n := 0
+	err := s.eng.Store().View(ctx, func(tx engine.Tx) error {
+		all, _, err := tx.List(&engine.Query{Type: views.TypeUsers, AllAccounts: true, Where: []engine.Cond{engine.Eq("id", userID)}})
+		n = 0
+		for _, m := range all {
+			if m.AccountID != accountID && m.Active() && (views.User{Record: m}).Status() == "active" {
+				n++
+			}
+		}
+		return err
+	})
+	return n, err
+}
+
 // errSharedPerson is the refusal of a change to the person while it is a
 // member of n other accounts: it names how many, never which.
 func errSharedPerson(n int, what string) error {

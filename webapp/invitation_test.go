@@ -169,3 +169,20 @@ func (e *env) userID(t *testing.T, email string) string {
 	require.Len(t, res.Records, 1, email)
 	return res.Records[0].ID
 }
+
+// Ensure the page gives no password to a person who already signs in to
+// another account without one (single sign-on): whoever holds the link
+// could otherwise sign in there as them. It answers 409 saying why, and
+// the invitation stays pending.
+func TestInvitationNoPasswordForAnotherAccountsPerson(t *testing.T) {
+	e := newEnv(t)
+	e.member("globex", "sso@globex.test", "Sso", "Sales") // active, no password
+	link := e.invite(t, "Sso", "sso@globex.test")
+	b := e.browser()
+	path := strings.TrimPrefix(link, e.srv.URL)
+	csrf := b.get(path).hidden().Get("csrf")
+	p := b.post(path, formOf("csrf", csrf, "password", "a brand new password", "password-again", "a brand new password"), false)
+	require.Equal(t, http.StatusConflict, p.Status, p.Body)
+	require.Contains(t, p.Body, "signs in to another account without a password")
+	require.Equal(t, http.StatusOK, b.get(path).Status, "still pending")
+}
