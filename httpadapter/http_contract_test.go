@@ -58,9 +58,9 @@ func TestMissingAcceptIsLenient(t *testing.T) {
 	assertError(t, e.req(http.MethodGet, "/v2/clients", "", "", "Accept", ""), http.StatusUnauthorized, "")
 }
 
-// Ensure writes need Content-Type application/vnd.api+json exactly: missing
-// is 400 naming Content-Type, another type or parameters are 415, and
-// nothing is written.
+// Ensure writes need Content-Type application/vnd.api+json (in any case):
+// missing is 400 naming Content-Type, another type or parameters are 415,
+// and nothing is written.
 func TestWriteContentType(t *testing.T) {
 	e := mustEnv(t)
 	tok := e.admin()
@@ -91,6 +91,10 @@ func TestWriteContentType(t *testing.T) {
 	}
 	assert.Equal(t, "Kept", e.get("/v2/clients/"+id, tok).attr("name"))
 	assert.EqualValues(t, 1, e.get("/v2/clients", tok).meta("record-count"))
+
+	// a media type's case does not matter (RFC 9110)
+	r := e.req(http.MethodPatch, "/v2/clients/"+id, tok, doc("clients", id, `{"name":"Cased"}`), "Content-Type", "Application/VND.API+JSON")
+	assert.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
 }
 
 // Ensure a create answers 201 with a Location that serves the record, a

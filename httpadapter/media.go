@@ -34,14 +34,15 @@ func acceptable(accept string) bool {
 	return false
 }
 
-// checkContentType enforces the media type of a write body: missing is
-// 400 naming Content-Type, anything else (parameters included) is 415.
+// checkContentType enforces the media type of a write body, in any case:
+// missing is 400 naming Content-Type, anything else (parameters
+// included) is 415.
 func checkContentType(r *http.Request) error {
 	ct := r.Header.Get("Content-Type")
 	if strings.TrimSpace(ct) == "" {
 		return scopekit.Errorf(scopekit.EBADREQUEST, "Content-Type header is required: use %s", jsonapi.MediaType)
 	}
-	if strings.TrimSpace(ct) != jsonapi.MediaType {
+	if !strings.EqualFold(strings.TrimSpace(ct), jsonapi.MediaType) { // media types ignore case (RFC 9110)
 		return scopekit.Errorf(scopekit.EUNSUPPORTEDMEDIA, "Content-Type must be %s without parameters, not %q", jsonapi.MediaType, ct)
 	}
 	return nil
