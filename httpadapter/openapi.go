@@ -85,7 +85,7 @@ func OpenAPI(schema *engine.Schema, v2 bool) map[string]any {
 	if v2 {
 		desc += " The v2 paths serve the curated set of types; the account is the token's."
 	} else {
-		desc += " The v1 paths carry the account slug (`demo` in the demo) and serve every type; the curated v2 set is at /docs/v2/swagger."
+		desc += " The v1 paths carry the account slug (`demo` in the demo) and serve every type; the curated v2 set is at [/docs/v2/swagger](/docs/v2/swagger)."
 	}
 	return obj{
 		"openapi": "3.1.0",

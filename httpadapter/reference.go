@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"mime"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -177,6 +178,7 @@ func (d *servedDoc) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", strconv.Itoa(len(body))) // HEAD says it too
 	if gz {
 		h.Set("Content-Encoding", "gzip")
 	}

@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"io"
 	"net/http"
+	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -48,6 +49,13 @@ func TestOpenAPIDocumentsCompressedAndCacheable(t *testing.T) {
 			require.Equal(t, "application/json", res.Header.Get("Content-Type"))
 			require.Contains(t, res.Header.Get("Vary"), "Accept-Encoding")
 			plainTag := res.Header.Get("ETag")
+			require.Equal(t, strconv.Itoa(len(plain)), res.Header.Get("Content-Length"))
+			if tc.accept == "" {
+				head, err := client.Head(e.srv.URL + tc.path)
+				require.NoError(t, err)
+				head.Body.Close()
+				require.EqualValues(t, len(plain), head.ContentLength, "HEAD says the length too")
+			}
 			require.Regexp(t, `^"[0-9a-f]{32}"$`, plainTag)
 			require.Contains(t, string(plain), `"openapi"`)
 

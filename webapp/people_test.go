@@ -181,10 +181,12 @@ func TestPeopleAboveYouAreReadOnly(t *testing.T) {
 	e.roleMember(t, "People admin", map[string]string{"users": "manage"}, "hal@acme.test")
 	e.roleMember(t, "Clerk", map[string]string{"users": "view"}, "cle@acme.test")
 	h := e.browser()
-	h.signIn("acme", "hal@acme.test")
+	p := h.signIn("acme", "hal@acme.test")
+	require.Equal(t, http.StatusOK, p.Status)
+	require.Contains(t, p.URL, "/app/acme/settings", "a role without projects lands on its settings")
 	ada, clerk := e.users["ada@acme.test"], e.users["cle@acme.test"]
 
-	p := h.get("/app/acme/settings/users/" + ada)
+	p = h.get("/app/acme/settings/users/" + ada)
 	require.Equal(t, http.StatusOK, p.Status)
 	require.Contains(t, p.Body, `id="read-only-why"`)
 	require.Contains(t, p.Body, "Their role holds more than yours")

@@ -64,6 +64,11 @@ type projectsPage struct {
 // projects serves the list: search, filters, sort and paging are the
 // engine's list parameters.
 func (w *Workspace) projects(c *call) error {
+	if !c.actor.Can("projects", false) {
+		// the landing page of a role without projects (a people manager,
+		// say) is the settings it has, not a refusal
+		return c.redirect(c.url("/settings"))
+	}
 	q := c.r.URL.Query()
 	p := engine.ListParams{Filters: map[string]string{}, Include: []string{views.NameClient}, PageSize: pageSize, PageNumber: 1}
 	for _, f := range listFilters {
