@@ -26,8 +26,10 @@ import (
 // could take an Account Admin's sign-in by changing their email, or demote
 // every Account Admin at once by emptying their role. An identity provider
 // signs in any member of its email domains, the most privileged included,
-// so writing one needs as much as every role of the account. (The design is silent on this
-// side; docs/auth.md says it.)
+// so writing one needs as much as every role of the account (atTop; it
+// makes providerRoleCeiling hold by itself, which stays as the design's
+// rule 5 names it). The design is silent on this side; docs/auth.md
+// says it.
 
 // levelRank orders the access levels: none < view < manage.
 func levelRank(level string) int {

@@ -45,13 +45,16 @@ func (s *Service) signsInElsewhere(ctx context.Context, userID, accountID string
 	n := 0
 	err := s.eng.Store().View(ctx, func(tx engine.Tx) error {
 		all, _, err := tx.List(&engine.Query{Type: views.TypeUsers, AllAccounts: true, Where: []engine.Cond{engine.Eq("id", userID)}})
+		if err != nil {
+			return err
+		}
 		n = 0
 		for _, m := range all {
 			if m.AccountID != accountID && m.Active() && (views.User{Record: m}).Status() == "active" {
 				n++
 			}
 		}
-		return err
+		return nil
 	})
 	return n, err
 }
