@@ -82,6 +82,12 @@ func OpenAPI(schema *engine.Schema, v2 bool) map[string]any {
 		"(docs/http.md in the repository). Decimal attributes (money, hours, quantities, rates) are strings on output " +
 		"and accept strings or numbers on input. Get a token at `POST /oauth/token` (docs/auth.md) and send it as " +
 		"`Authorization: Bearer <token>`; the Authorize button takes client credentials."
+	gen := "v1"
+	if v2 {
+		gen = "v2"
+	}
+	desc += fmt.Sprintf(" This document in OpenAPI 3.1: [/docs/%[1]s/openapi.json](/docs/%[1]s/openapi.json); in OpenAPI 3.0.3, which the reference page shows: "+
+		"[/docs/%[1]s/openapi-3.0.json](/docs/%[1]s/openapi-3.0.json).", gen)
 	if v2 {
 		desc += " The v2 paths serve the curated set of types; the account is the token's."
 	} else {
