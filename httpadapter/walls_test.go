@@ -190,25 +190,65 @@ func TestWallsAttackStaleRefresh(t *testing.T) {
 	}
 }
 
-// Ensure an invitation cannot give a password to a person who already
-// signs in to another account without one (single sign-on): the admin of
-// one account invites such a person and, holding the invitation's link,
-// accepts it with a password of their choosing; were it stored, they
-// would sign in as that person to the other account with it. The accept
-// answers 409 and stores nothing; the person's own account still refuses
-// the password.
+// Ensure an invitation gives no password to a person of another account:
+// the admin of one account (globex), holding the link of an invitation
+// they made, accepts it with a password of their choosing; were it
+// stored, they would sign in to acme as that person. For a person of acme
+// without a password (single sign-on), active or deactivated there (it may
+// be restored), and for an email of a domain acme has verified that has
+// no account yet (its first single sign-on would find the password): 409
+// password_elsewhere, nothing stored, the invitation still pending. Nor
+// can globex move one of its own people into (or out of) acme's domain.
 func TestWallsAttackInvitationPassword(t *testing.T) {
 	ae := mustAuthEnv(t, nil)
-	gil := ae.member("acme", "gil@acme.test", "Account Admin", "active", "standard") // no password: signs in by SSO
+	ae.verifyDomain("acme", "acme.test")
+	acmeAdmin := ae.token("acme", "admin@acme.test", "Account Admin")
 	globexAdmin := ae.token("globex", "boss@globex.test", "Account Admin")
-	_, token := ae.invite("globex", globexAdmin, "Gil", "gil@acme.test")
+	const chosen = "attacker's chosen password"
 
-	a := ae.accept(token, "application/x-www-form-urlencoded", formPassword("attacker's chosen password"))
-	require.Equal(t, http.StatusConflict, a.Status, "%s", a.Raw)
-	require.Contains(t, a.Raw, "signs in to another account without a password")
-	_, err := ae.passwordToken("gil@acme.test", "attacker's chosen password")
-	require.Error(t, err, "no password was stored for the person")
-	_, err = ae.svc.Invitation(context.Background(), token)
-	require.NoError(t, err, "the invitation is still pending")
-	require.Equal(t, "active", ae.get("/acme/v1/users/"+gil, ae.token("acme", "admin@acme.test", "Account Admin")).attr("status"))
+	gil := ae.member("acme", "gil@sso.test", "Account Admin", "active", "standard") // no password: single sign-on
+	del := ae.member("acme", "del@sso.test", "Account Admin", "active", "standard")
+	require.Equal(t, http.StatusNoContent, ae.req(http.MethodDelete, "/acme/v1/users/"+del, acmeAdmin, "").Status)
+	for _, tc := range []struct{ name, email, says string }{
+		{"a person of acme without a password", "gil@sso.test", "has no password"},
+		{"a person deactivated in acme", "del@sso.test", "has no password"},
+		{"an email of acme's verified domain, no one's yet", "future@acme.test", "the domain acme.test is verified by another account"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, token := ae.invite("globex", globexAdmin, "Target", tc.email)
+			a := ae.accept(token, "application/x-www-form-urlencoded", formPassword(chosen))
+			require.Equal(t, http.StatusConflict, a.Status, "%s", a.Raw)
+			require.Equal(t, "password_elsewhere", a.Body["error"])
+			require.Contains(t, a.Body["error_description"], tc.says)
+			_, err := ae.svc.Invitation(context.Background(), token)
+			require.NoError(t, err, "the invitation is still pending")
+			_, err = ae.passwordToken(tc.email, chosen)
+			require.Error(t, err, "no password was stored")
+		})
+	}
+	require.Equal(t, "active", ae.get("/acme/v1/users/"+gil, acmeAdmin).attr("status"))
+
+	// globex's own person, with a password globex's admin chose, cannot
+	// be renamed into acme's domain (nor out of it)
+	x, token := ae.invite("globex", globexAdmin, "X", "x@globex.test")
+	require.Equal(t, http.StatusNoContent, ae.accept(token, "application/x-www-form-urlencoded", formPassword(chosen)).Status)
+	r := ae.req(http.MethodPatch, "/globex/v1/users/"+x, globexAdmin, doc("users", x, `{"email":"dee@acme.test"}`))
+	assert.Contains(t, assertError(t, r, http.StatusConflict, "")["detail"], "the domain acme.test is verified by another account")
+	y, _ := ae.invite("globex", globexAdmin, "Y", "y@acme.test") // invited, never accepted
+	r = ae.req(http.MethodPatch, "/globex/v1/users/"+y, globexAdmin, doc("users", y, `{"email":"y@globex.test"}`))
+	assert.Contains(t, assertError(t, r, http.StatusConflict, "")["detail"], "the email of its people changes only there")
+}
+
+// Ensure a pending invitation from another account does not take from
+// an account what it may change of its own people: globex invites acme's
+// admin and never accepts; acme still changes the admin's email and
+// resets their second factor.
+func TestWallsPendingInvitationElsewhere(t *testing.T) {
+	ae := mustAuthEnv(t, nil)
+	acmeAdmin := ae.token("acme", "admin@acme.test", "Account Admin")
+	globexAdmin := ae.token("globex", "boss@globex.test", "Account Admin")
+	ae.invite("globex", globexAdmin, "Ada", aeAdaEmail)
+	assert.Equal(t, http.StatusNoContent, ae.req(http.MethodPost, "/acme/v1/users/"+ae.adaID+"/reset-mfa", acmeAdmin, "").Status)
+	r := ae.req(http.MethodPatch, "/acme/v1/users/"+ae.adaID, acmeAdmin, doc("users", ae.adaID, `{"email":"ada2@acme.test"}`))
+	assert.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
 }

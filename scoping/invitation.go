@@ -107,17 +107,10 @@ func (s *Service) AcceptInvitationWithPassword(ctx context.Context, passwords Pa
 	}
 	if set {
 		// a new password is the person's (docs/auth.md "Accounts are
-		// walls", rule 4): one who already signs in to another account
-		// without a password (single sign-on) gets none from here, or
-		// whoever holds this link, the inviter included, would sign in
-		// there as them
-		n, err := s.signsInElsewhere(ctx, inv.UserID, inv.AccountID)
-		if err != nil {
+		// walls", rule 4): not one for a person of another account
+		// (passwordFromHere)
+		if err := s.passwordFromHere(ctx, inv.UserID, inv.Email, inv.AccountID); err != nil {
 			return nil, err
-		}
-		if n > 0 {
-			return nil, scopekit.Errorf(scopekit.ECONFLICT,
-				"this email belongs to a person who signs in to another account without a password (single sign-on): an invitation cannot give them one; invite another email address")
 		}
 	}
 	accepted, err := s.AcceptInvitation(ctx, token)

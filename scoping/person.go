@@ -3,6 +3,7 @@ package scoping
 import (
 	"context"
 	"slices"
+	"strings"
 
 	"github.com/scopekit/scopekit"
 	"github.com/scopekit/scopekit/engine"
@@ -22,41 +23,77 @@ import (
 // person's: kept equal in every membership of the identity.
 var personAttrs = []string{views.NameEmail, views.NameUserType}
 
+// Which other memberships count, for what (memberships): a membership
+// is active (neither deactivated nor revoked), pending (invited, not
+// accepted yet) or accepted (the person took it: active, or deactivated
+// since and restorable).
+var (
+	// activeElsewhere are active memberships, accepted or pending: a
+	// service account is a user of one account, and a pending invitation
+	// would make it a member of two.
+	activeElsewhere = func(m *engine.Record) bool { return m.Active() }
+	// joinedElsewhere are active memberships the person accepted: what
+	// belongs to the person (email, second factor, credentials) changes
+	// from one account only while it has none of these elsewhere. A
+	// pending invitation from another account does not take that away
+	// from the account the person belongs to.
+	joinedElsewhere = func(m *engine.Record) bool { return m.Active() && m.Bool(acceptedAttr) }
+	// everJoinedElsewhere are memberships the person accepted, deactivated
+	// ones included (they may be restored): an invitation gives no new
+	// password to a person who has one of these.
+	everJoinedElsewhere = func(m *engine.Record) bool { return m.Bool(acceptedAttr) }
+)
+
 // otherMemberships counts the person's memberships in accounts other
-// than accountID that are not deactivated (invited ones count: their
-// invitation names the person).
-func otherMemberships(tx engine.Tx, userID, accountID string) (int, error) {
+// than accountID that count (one of the predicates above).
+func otherMemberships(tx engine.Tx, userID, accountID string, counts func(*engine.Record) bool) (int, error) {
 	all, _, err := tx.List(&engine.Query{Type: views.TypeUsers, AllAccounts: true, Where: []engine.Cond{engine.Eq("id", userID)}})
 	if err != nil {
 		return 0, err
 	}
 	n := 0
 	for _, m := range all {
-		if m.AccountID != accountID && m.Active() {
+		if m.AccountID != accountID && counts(m) {
 			n++
 		}
 	}
 	return n, nil
 }
 
-// signsInElsewhere counts the person's accepted, active memberships in
-// accounts other than accountID: where they sign in today.
-func (s *Service) signsInElsewhere(ctx context.Context, userID, accountID string) (int, error) {
-	n := 0
-	err := s.eng.Store().View(ctx, func(tx engine.Tx) error {
-		all, _, err := tx.List(&engine.Query{Type: views.TypeUsers, AllAccounts: true, Where: []engine.Cond{engine.Eq("id", userID)}})
+// emailDomainOfAnother is ECONFLICT when the email's domain is verified
+// by an account other than accountID: that account's people (their email,
+// their password) are that account's to manage.
+func emailDomainOfAnother(tx engine.Tx, email, accountID string) error {
+	at := strings.LastIndexByte(email, '@')
+	if at < 0 {
+		return nil
+	}
+	return domainFree(tx, normalDomain(email[at+1:]), accountID)
+}
+
+// passwordFromHere is nil when an invitation to accountID may give the
+// person userID with email a new password, ECONFLICT otherwise: not to a
+// person who has joined another account (active or deactivated: whoever
+// holds this invitation's link, the inviter included, would sign in there
+// as them), nor to an email of a domain another account has verified
+// (its people sign in there, by its single sign-on, and would find this
+// password waiting).
+func (s *Service) passwordFromHere(ctx context.Context, userID, email, accountID string) error {
+	return s.eng.Store().View(ctx, func(tx engine.Tx) error {
+		n, err := otherMemberships(tx, userID, accountID, everJoinedElsewhere)
 		if err != nil {
 			return err
 		}
-		n = 0
-		for _, m := range all {
-			if m.AccountID != accountID && m.Active() && (views.User{Record: m}).Status() == "active" {
-				n++
-			}
+		if n > 0 {
+			return scopekit.Errorf(scopekit.ECONFLICT,
+				"this email belongs to a person of another account who has no password (they sign in there by single sign-on): an invitation cannot give them one; invite another email address")
+		}
+		if err := emailDomainOfAnother(tx, email, accountID); err != nil {
+			return scopekit.Errorf(scopekit.ECONFLICT,
+				"%s: its people get no password from another account's invitation; invite another email address", scopekit.List(err)[0].Message)
 		}
 		return nil
 	})
-	return n, err
 }
 
 // errSharedPerson is the refusal of a change to the person while it is a
@@ -73,19 +110,29 @@ func errSharedPerson(n int, what string) error {
 // is another person's cannot be taken.
 func personRule(c *engine.Call, rec, old *engine.Record) error {
 	u := views.User{Record: rec}
-	others := func() (int, error) { return otherMemberships(c.Tx, rec.ID, rec.AccountID) }
+	others := func(counts func(*engine.Record) bool) (int, error) {
+		return otherMemberships(c.Tx, rec.ID, rec.AccountID, counts)
+	}
 	if old != nil && slices.ContainsFunc(personAttrs, func(a string) bool { return rec.Attrs[a] != old.Attrs[a] }) {
-		if n, err := others(); err != nil || n > 0 {
+		if n, err := others(joinedElsewhere); err != nil || n > 0 {
 			return firstErr(err, errSharedPerson(n, "their email and user-type"))
 		}
 		if err := emailOfAnother(c, rec); err != nil {
 			return err
 		}
+		if u.Email() != (views.User{Record: old}).Email() {
+			// neither into nor out of a domain another account verified
+			for _, e := range []string{(views.User{Record: old}).Email(), u.Email()} {
+				if err := emailDomainOfAnother(c.Tx, e, rec.AccountID); err != nil {
+					return scopekit.Errorf(scopekit.ECONFLICT, "%s: the email of its people changes only there", scopekit.List(err)[0].Message)
+				}
+			}
+		}
 	}
 	becomesService := u.UserType() == "service" && rec.Active() &&
 		(old == nil || !old.Active() || (views.User{Record: old}).UserType() != "service")
 	if becomesService && rec.ID != "" {
-		if n, err := others(); err != nil || n > 0 {
+		if n, err := others(activeElsewhere); err != nil || n > 0 {
 			return firstErr(err, errSharedPerson(n, "being a service account (a user of one account)"))
 		}
 	}
@@ -167,7 +214,7 @@ func (s *Service) CheckPersonChange(ctx context.Context, a *engine.Actor, userID
 		if err := memberCeiling(tx, a, user); err != nil {
 			return err
 		}
-		n, err := otherMemberships(tx, userID, a.AccountID())
+		n, err := otherMemberships(tx, userID, a.AccountID(), joinedElsewhere)
 		if err == nil && n > 0 {
 			err = errSharedPerson(n, "their second factor and service credentials")
 		}

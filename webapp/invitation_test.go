@@ -183,6 +183,6 @@ func TestInvitationNoPasswordForAnotherAccountsPerson(t *testing.T) {
 	csrf := b.get(path).hidden().Get("csrf")
 	p := b.post(path, formOf("csrf", csrf, "password", "a brand new password", "password-again", "a brand new password"), false)
 	require.Equal(t, http.StatusConflict, p.Status, p.Body)
-	require.Contains(t, p.Body, "signs in to another account without a password")
+	require.Contains(t, p.Body, "a person of another account who has no password")
 	require.Equal(t, http.StatusOK, b.get(path).Status, "still pending")
 }
