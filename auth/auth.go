@@ -71,6 +71,12 @@ type Membership struct {
 	// Email is the person's email, what the account's identity providers
 	// cover.
 	Email string
+	// SSOOnly says an identity provider of the account made the
+	// membership (just-in-time provisioning): it signs in to the account
+	// by single sign-on only, whatever password the person has from
+	// another account, since that password was not chosen by this
+	// account's sign-in (docs/auth.md "Single sign-on").
+	SSOOnly bool
 }
 
 // revokes reports whether the membership's last deactivation voids what

@@ -74,6 +74,14 @@ func (d *Directory) AddUser(userID, email string, service bool, status string, a
 	}
 }
 
+// SetSSOOnly marks a membership as made by single sign-on.
+func (d *Directory) SetSSOOnly(userID, accountID string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.version++
+	d.memberships[[2]string{userID, accountID}].SSOOnly = true
+}
+
 // SetStatus changes a membership's status.
 func (d *Directory) SetStatus(userID, accountID, status string) {
 	d.mu.Lock()

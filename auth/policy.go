@@ -92,7 +92,7 @@ func (s *Service) refreshAdmitted(ctx context.Context, t *Token, m *Membership) 
 			return errPolicyTightened()
 		}
 	}
-	off, err := s.passwordRefused(ctx, t.AccountID, m.Email)
+	off, err := s.passwordRefused(ctx, t.AccountID, m.Email, m)
 	if err != nil {
 		return err
 	}

@@ -151,8 +151,12 @@ func (s *Service) OffersSingleSignOn(ctx context.Context, accountID string) (boo
 func errNoProvider() error { return scopekit.Errorf(scopekit.ENOTFOUND, "no identity provider") }
 
 // passwordRefused reports whether the account's identity provider covering
-// email takes its sign-ins away from passwords.
-func (s *Service) passwordRefused(ctx context.Context, accountID, email string) (bool, error) {
+// email takes its sign-ins away from passwords, or the membership m (nil
+// when unknown) signs in by single sign-on only.
+func (s *Service) passwordRefused(ctx context.Context, accountID, email string, m *Membership) (bool, error) {
+	if m != nil && m.SSOOnly {
+		return true, nil
+	}
 	p, err := s.IdentityProviderFor(ctx, accountID, email)
 	if isNotFound(err) {
 		return false, nil

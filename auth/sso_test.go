@@ -246,3 +246,31 @@ func TestAuthorizeSSO_NoSecondFactor(t *testing.T) {
 	require.NoError(t, err)
 	f.MustToken(t, codeGrant(code, callback, ""))
 }
+
+// Ensure a membership made by single sign-on signs in to its account by
+// single sign-on only: the person's password (from another account)
+// gets invalid_grant and the login page's SSO answer there, whatever it
+// is, and still works in the other account.
+func TestSSO_ProvisionedSignsInBySSOOnly(t *testing.T) {
+	f := NewFixture(t)
+	ctx := context.Background()
+	_, acme := withProviders(f, true)
+	f.Dir.AddUser("neo", "neo@acme.test", false, auth.StatusActive, "1", "2")
+	require.NoError(t, f.Svc.SetPassword(ctx, "neo", Password))
+	f.MustToken(t, PasswordGrant("neo@acme.test", Password))
+	f.Dir.SetSSOOnly("neo", "1")
+	for _, pw := range []string{Password, "wrong"} {
+		_, err := f.Svc.Token(ctx, PasswordGrant("neo@acme.test", pw))
+		RequireOAuthError(t, err, auth.InvalidGrant)
+		require.Contains(t, err.Error(), "single sign-on")
+		_, err = f.Svc.Authorize(ctx, authorizeReq(), "neo@acme.test", pw)
+		var le *auth.LoginError
+		require.True(t, errors.As(err, &le))
+		require.Equal(t, auth.LoginSSORequired, le.Reason)
+	}
+	f.MustToken(t, &auth.TokenRequest{GrantType: auth.GrantPassword, ClientID: "other-portal", ClientSecret: OtherSecret,
+		Username: "neo@acme.test", Password: Password})
+	code, err := f.Svc.AuthorizeSSO(ctx, authorizeReq(withPKCE), acme, "neo@acme.test", "Neo")
+	require.NoError(t, err, "single sign-on works")
+	f.MustToken(t, codeGrant(code, callback, pkceVerifier))
+}

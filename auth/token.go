@@ -250,7 +250,14 @@ func errSSORequired() error {
 // covering email takes it from passwords (refused): then it spends the
 // work of a check instead, so that the answer comes as late.
 func (s *Service) passwordCheck(ctx context.Context, accountID string, subj *Subject, email, password string) (refused, ok, hasPassword bool, err error) {
-	refused, err = s.passwordRefused(ctx, accountID, email)
+	m, err := s.Directory.Membership(ctx, subj.UserID, accountID)
+	switch {
+	case isNotFound(err):
+		m = nil // no member: the answer comes later, as for any
+	case err != nil:
+		return false, false, false, fmt.Errorf("auth: membership: %w", err)
+	}
+	refused, err = s.passwordRefused(ctx, accountID, email, m)
 	if err != nil {
 		return false, false, false, err
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/scopekit/scopekit/httpadapter"
 	"github.com/scopekit/scopekit/internal/oidctest"
+	"github.com/scopekit/scopekit/scoping"
 	"github.com/scopekit/scopekit/sso"
 	"github.com/stretchr/testify/require"
 )
@@ -271,4 +272,37 @@ func TestSSO_Callback(t *testing.T) {
 	require.Contains(t, p.errorText(), "no longer set up")
 	require.Contains(t, se.logs.String(), "email_unverified")
 	se.requireNoSecret()
+}
+
+// Ensure a member made by single sign-on signs in to that account by
+// single sign-on only: Nia's identity got a password through another
+// account (globex) before acme verified its domain; her first single
+// sign-on to acme provisions her, and that password then opens nothing
+// of acme (invalid_grant naming single sign-on, whatever the password),
+// though acme allows passwords. Her membership's name is the
+// provider's, not the one globex gave her.
+func TestSSO_ProvisionedMemberNoPassword(t *testing.T) {
+	se := mustSSOEnv(t)
+	ctx := context.Background()
+	const planted = "a password chosen elsewhere"
+	nia := se.member("globex", opNia.Email, "Sales", "active", "standard")
+	require.NoError(t, se.auth.SetPassword(ctx, nia, planted))
+	require.NoError(t, se.svc.Setup(ctx, func(a *scoping.Admin) error { // globex named her
+		_, err := a.EnsureMember(se.accts["globex"], scoping.Member{Email: opNia.Email, Name: "Named By Globex", Role: "Sales"})
+		return err
+	}))
+	se.setIDP(`{"jit-provisioning":true,"passwords-allowed":true}`)
+
+	back := se.ssoSignIn(opNia.Email, opNia)
+	require.Equal(t, http.StatusFound, back.Status, back.Body)
+	require.Contains(t, back.Location, "code=", "signed in and provisioned")
+	r := se.get("/acme/v1/users/"+nia, se.admin)
+	require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
+	require.Equal(t, "Nia Newcomer", r.attr("name"))
+
+	for _, pw := range []string{planted, "wrong"} {
+		_, err := se.passwordToken(opNia.Email, pw)
+		require.Error(t, err)
+		require.Contains(t, err.Error(), "single sign-on")
+	}
 }

@@ -57,7 +57,7 @@ func (d directory) Membership(ctx context.Context, userID, accountID string) (*a
 		}
 		u := views.User{Record: rec}
 		m = &auth.Membership{UserID: u.ID, AccountID: accountID, Status: u.Status(), Service: u.UserType() == "service",
-			RevokedAt: SignInsRevokedAt(rec), Email: u.Email()}
+			RevokedAt: SignInsRevokedAt(rec), Email: u.Email(), SSOOnly: rec.Bool(ssoOnlyAttr)}
 		return nil
 	})
 	return m, err

@@ -39,6 +39,10 @@ const (
 	// invitation was accepted (restoring it then makes it active again,
 	// not invited).
 	acceptedAttr = "accepted"
+	// ssoOnlyAttr is the hidden attribute marking a membership made by
+	// single sign-on (just-in-time provisioning): it signs in by single
+	// sign-on only (provision).
+	ssoOnlyAttr = "sso-only"
 	// maxInvitationToken bounds what is parsed from a URL.
 	maxInvitationToken = 256
 	// revokedAtAttr is the hidden attribute holding when the membership

@@ -285,7 +285,12 @@ func (p identityProviders) Provision(ctx context.Context, idp *auth.IdentityProv
 // just in time and covers the email, whose domain the account has
 // verified, and the email is neither a member
 // of the account already nor a service account. An identity that exists
-// in other accounts keeps its id and attributes.
+// in other accounts keeps its id and attributes, but the membership's
+// name is what the provider calls the person (another account does not
+// name this account's people). The membership signs in by single sign-on
+// only (ssoOnlyAttr; auth.Membership.SSOOnly): a password the person has
+// from another account was not chosen through this account's sign-in,
+// and may have been chosen by another account's invitation.
 func (a *Admin) provision(accountID, providerID, email, name string) error {
 	tx := a.c.Tx
 	rec, err := tx.Get(views.TypeIdentityProviders, accountID, providerID)
@@ -323,6 +328,9 @@ func (a *Admin) provision(accountID, providerID, email, name string) error {
 				u.Attrs[at] = v
 			}
 		}
+		if name = strings.TrimSpace(name); name != "" {
+			u.Attrs[views.NameName] = name
+		}
 	} else {
 		if name = strings.TrimSpace(name); name == "" {
 			name = email
@@ -334,6 +342,7 @@ func (a *Admin) provision(accountID, providerID, email, name string) error {
 		return err
 	}
 	u.Attrs[views.NameStatus], u.Attrs[views.NameActive], u.Attrs[acceptedAttr] = "active", true, true
+	u.Attrs[ssoOnlyAttr] = true
 	u.SetRel(views.NameRoles, role)
 	if err := a.c.Engine.Schema().CheckAttrs(views.TypeUsers, u.Attrs); err != nil {
 		return err

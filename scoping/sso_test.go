@@ -206,7 +206,8 @@ func TestSSOProvision(t *testing.T) {
 		}
 	}
 
-	// an identity of another account keeps its id and attributes
+	// an identity of another account keeps its id and email; the
+	// membership's name is the provider's
 	var bo *engine.Record
 	require.NoError(t, svc.Setup(ctx, func(a *scoping.Admin) (err error) {
 		bo, err = a.EnsureMember(globex.ID, scoping.Member{Email: "bo@acme.test", Name: "Bo", Role: "Sales"})
@@ -216,7 +217,8 @@ func TestSSOProvision(t *testing.T) {
 	require.NoError(t, ps.Provision(ctx, p, "bo@acme.test", "Someone Else"))
 	got, err := svc.Get(ctx, sys, "users", bo.ID, engine.ListParams{}, engine.Options{})
 	require.NoError(t, err)
-	require.Equal(t, "Bo", got.Records[0].Str("name"))
+	require.Equal(t, "Someone Else", got.Records[0].Str("name"))
+	require.Equal(t, "bo@acme.test", got.Records[0].Str("email"))
 	require.Equal(t, []string{roles["Engineer"].ID}, got.Records[0].Rels["roles"])
 	var unheld *engine.Record
 	require.NoError(t, svc.Setup(ctx, func(a *scoping.Admin) (err error) {
