@@ -123,8 +123,9 @@ func TestWallsAttackSelfPromotion(t *testing.T) {
 
 // Ensure a users manager cannot manage what holds more than they do: an
 // Account Admin's email, role and status, their second factor and their
-// credentials, the role they hold, and an identity provider that would
-// sign them in are refused with 403 naming the rule, and nothing changes;
+// credentials, the role they hold, an identity provider that would sign
+// them in and a verified domain are refused with 403 naming the rule, and
+// nothing changes;
 // a lesser member is still theirs to manage.
 func TestWallsAttackManageTheAdmin(t *testing.T) {
 	e := mustEnv(t)
@@ -160,10 +161,20 @@ func TestWallsAttackManageTheAdmin(t *testing.T) {
 		assertError(t, e.req(http.MethodDelete, "/acme/v1/roles/"+id, keeper, ""), http.StatusForbidden, "")
 		assert.Equal(t, roles[name], e.get("/acme/v1/roles/"+id, admin).data(), "%s unchanged", name)
 	}
-	// nor an identity provider, which would sign them in
+	// nor an identity provider, which would sign them in, nor a verified
+	// domain, which decides how they sign in
 	idp := `{"name":"Mine","issuer-url":"https://login.acme.test","client-id":"x","client-secret":"y","email-domains":["acme.test"]}`
 	r := e.req(http.MethodPost, "/acme/v1/identity-providers", keeper, doc("identity-providers", "", idp))
 	assert.Contains(t, assertError(t, r, http.StatusForbidden, "")["detail"], "writing one needs as much as every role of the account")
+	claim := e.create("/acme/v1/verified-domains", admin, "verified-domains", `{"domain":"acme.test"}`)
+	for _, r := range []*resp{
+		e.req(http.MethodPost, "/acme/v1/verified-domains", keeper, doc("verified-domains", "", `{"domain":"acme.example"}`)),
+		e.req(http.MethodDelete, "/acme/v1/verified-domains/"+claim, keeper, ""),
+		e.req(http.MethodPost, "/acme/v1/verified-domains/"+claim+"/verify", keeper, ""),
+	} {
+		assert.Contains(t, assertError(t, r, http.StatusForbidden, "")["detail"], "a verified domain decides how the account's people")
+	}
+	assert.Equal(t, http.StatusOK, e.get("/acme/v1/verified-domains/"+claim, admin).Status, "the claim stays")
 
 	e.patch("/acme/v1/users/"+clerkID, keeper, "users", clerkID, `{"title":"Clerk"}`) // 200
 }
@@ -251,4 +262,31 @@ func TestWallsPendingInvitationElsewhere(t *testing.T) {
 	assert.Equal(t, http.StatusNoContent, ae.req(http.MethodPost, "/acme/v1/users/"+ae.adaID+"/reset-mfa", acmeAdmin, "").Status)
 	r := ae.req(http.MethodPatch, "/acme/v1/users/"+ae.adaID, acmeAdmin, doc("users", ae.adaID, `{"email":"ada2@acme.test"}`))
 	assert.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
+}
+
+// Ensure one account cannot squat another's people with service
+// accounts: a service account with an email of a domain acme verified
+// (acme's future person could then never sign in nor be invited), or
+// with the email of a person of acme, is refused with 409, and nothing is
+// created.
+func TestWallsAttackServiceAccountSquat(t *testing.T) {
+	ae := mustAuthEnv(t, nil)
+	ae.verifyDomain("acme", "acme.test")
+	globexAdmin := ae.token("globex", "boss@globex.test", "Account Admin")
+	for _, tc := range []struct{ email, says string }{
+		{"zed@acme.test", "the domain acme.test is verified by another account"},
+		{aeAdaEmail, "a service account is a user of one account"},
+	} {
+		r := ae.req(http.MethodPost, "/globex/v1/users", globexAdmin, doc("users", "", `{"name":"Bot","email":"`+tc.email+`","user-type":"service"}`))
+		assert.Contains(t, assertError(t, r, http.StatusConflict, "")["detail"], tc.says, tc.email)
+	}
+	emails := map[string]bool{}
+	for _, u := range ae.get("/globex/v1/users", globexAdmin).list() {
+		emails[u["attributes"].(map[string]any)["email"].(string)] = true
+	}
+	assert.False(t, emails["zed@acme.test"] || emails[aeAdaEmail], "nothing created: %v", emails)
+	// acme's own service account in its domain is acme's to make
+	acmeAdmin := ae.token("acme", "admin@acme.test", "Account Admin")
+	r := ae.req(http.MethodPost, "/acme/v1/users", acmeAdmin, doc("users", "", `{"name":"Bot","email":"zed@acme.test","user-type":"service"}`))
+	assert.Equal(t, http.StatusCreated, r.Status, "%s", r.Body)
 }

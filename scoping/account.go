@@ -211,6 +211,9 @@ func userDefaults(_ context.Context, c *engine.Call, rec *engine.Record) error {
 			return err
 		}
 		if len(others) > 0 && others[0].AccountID != c.AccountID() {
+			if (views.User{Record: rec}).UserType() == "service" && (views.User{Record: others[0]}).UserType() != "service" {
+				return scopekit.Errorf(scopekit.ECONFLICT, "this email is a person's who is a member of another account: a service account is a user of one account, with an email of its own")
+			}
 			rec.ID = others[0].ID
 			for _, a := range identityAttrs {
 				if _, given := rec.Attrs[a]; !given || a == views.NameUserType {

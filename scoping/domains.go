@@ -98,8 +98,12 @@ func normalDomain(d string) string {
 
 // validateDomain checks a claim: an email domain, never changed once
 // claimed, not verified by another account (409). Writes need settings
-// and users manage, like identity providers' (the type's WriteGuards).
+// and users manage, like identity providers' (the type's WriteGuards),
+// and as much as every role of the account (atTop), as providers do.
 func validateDomain(_ context.Context, c *engine.Call, rec, old *engine.Record) []error {
+	if err := atTop(c, whyDomains); err != nil {
+		return []error{err}
+	}
 	d := normalDomain(rec.Str(views.NameDomain))
 	p := engine.AttrPointer(views.NameDomain)
 	switch {
@@ -121,6 +125,9 @@ func validateDomain(_ context.Context, c *engine.Call, rec, old *engine.Record) 
 // deleteDomain releases a claim: the account's providers stop routing
 // and provisioning for the domain.
 func deleteDomain(_ context.Context, c *engine.Call, rec *engine.Record) error {
+	if err := atTop(c, whyDomains); err != nil {
+		return err
+	}
 	return c.Remove(mustLookup(c.Engine.Schema(), views.TypeVerifiedDomains), rec)
 }
 
@@ -183,7 +190,8 @@ func markVerified(tx engine.Tx, rec *engine.Record, stored bool, by string, now 
 // verified by DNS; a claim already verified is answered as it is. The
 // lookups run before the write transaction opens.
 //
-// Errors: EFORBIDDEN without settings and users manage; ENOTFOUND for no
+// Errors: EFORBIDDEN without settings and users manage or as much as
+// every role of the account (atTop); ENOTFOUND for no
 // such claim in the account; EINVALID (no field) when the record is not
 // found, holds another token or the lookup fails, saying which;
 // ECONFLICT when another account has verified the domain.
@@ -195,8 +203,10 @@ func (s *Service) VerifyDomain(ctx context.Context, a *engine.Actor, id string) 
 	var claim *engine.Record
 	err := s.read(ctx, a, func(c *engine.Call) error {
 		var err error
-		claim, err = c.GetVisible(ctx, def, id, nil)
-		return err
+		if claim, err = c.GetVisible(ctx, def, id, nil); err != nil {
+			return err
+		}
+		return atTop(c, whyDomains)
 	})
 	if err != nil {
 		return nil, err

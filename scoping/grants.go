@@ -103,23 +103,30 @@ func memberCeiling(tx engine.Tx, a *engine.Actor, user *engine.Record) error {
 }
 
 // atTop refuses the call's actor unless it holds as much as every role
-// of the account: no member can hold more. Identity providers need it.
-func atTop(c *engine.Call) error {
+// of the account: no member can hold more. Identity providers and
+// verified domains need it (why says what they do, for the refusal).
+func atTop(c *engine.Call, why string) error {
 	roles, err := c.Find(views.TypeRoles)
 	if err != nil {
 		return err
 	}
 	for _, r := range roles {
-		if err := ceilingError(c.Actor, r, "role", "an identity provider signs in any member of its email domains, so writing one needs as much as every role of the account: "+ruleManage); err != nil {
+		if err := ceilingError(c.Actor, r, "role", why+", so writing one needs as much as every role of the account: "+ruleManage); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
+// What identity providers and verified domains do, as atTop says it.
+const (
+	whyProviders = "an identity provider signs in any member of its email domains"
+	whyDomains   = "a verified domain decides how the account's people of that domain sign in (its providers route, provision and may take passwords away)"
+)
+
 // providerWriter is the identity providers' part of that side (atTop).
 func providerWriter(_ context.Context, c *engine.Call, _, _ *engine.Record) []error {
-	return []error{atTop(c)}
+	return []error{atTop(c, whyProviders)}
 }
 
 // roleByID returns the role of the call's account with id, nil when there

@@ -136,6 +136,13 @@ func personRule(c *engine.Call, rec, old *engine.Record) error {
 			return firstErr(err, errSharedPerson(n, "being a service account (a user of one account)"))
 		}
 	}
+	if becomesService {
+		// a service account with an email of another account's domain
+		// would take the address from that account's people
+		if err := emailDomainOfAnother(c.Tx, u.Email(), rec.AccountID); err != nil {
+			return scopekit.Errorf(scopekit.ECONFLICT, "%s: a service account's email is not of its domain", scopekit.List(err)[0].Message)
+		}
+	}
 	return nil
 }
 
@@ -189,7 +196,9 @@ func (s *Service) CheckManages(ctx context.Context, a *engine.Actor, typ, id str
 		case views.TypeRoles:
 			return ceilingError(a, rec, "role", ruleManage)
 		case views.TypeIdentityProviders:
-			return atTop(c)
+			return atTop(c, whyProviders)
+		case views.TypeVerifiedDomains:
+			return atTop(c, whyDomains)
 		}
 		return nil
 	})

@@ -46,7 +46,7 @@ func declareSingleSignOn(s *engine.Schema) {
 		Hooks: engine.Hooks{Prepare: discoverIssuer, Validate: validateAll(providerWriter, validateIdentityProvider, providerRoleCeiling),
 			AfterWrite: revokeOnPasswordsOff,
 			Delete: func(_ context.Context, c *engine.Call, rec *engine.Record) error {
-				if err := atTop(c); err != nil {
+				if err := atTop(c, whyProviders); err != nil {
 					return err
 				}
 				return c.Remove(mustLookup(c.Engine.Schema(), views.TypeIdentityProviders), rec)

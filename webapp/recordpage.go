@@ -149,6 +149,7 @@ var readOnlyWhy = map[string]string{
 	views.TypeUsers:             "Their role holds more than yours: you can see this member, not change them.",
 	views.TypeRoles:             "This role holds more than yours: you can see it, not change it.",
 	views.TypeIdentityProviders: "A provider signs in any member of its domains, so changing one needs as much as every role of the account: you can see it, not change it.",
+	views.TypeVerifiedDomains:   "A verified domain decides how the account's people of that domain sign in, so changing one needs as much as every role of the account: you can see it, not change it.",
 }
 
 // hiddenComputed are computed attributes a record's page does not list
