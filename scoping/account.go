@@ -214,6 +214,11 @@ func userDefaults(_ context.Context, c *engine.Call, rec *engine.Record) error {
 			if (views.User{Record: rec}).UserType() == "service" && (views.User{Record: others[0]}).UserType() != "service" {
 				return scopekit.Errorf(scopekit.ECONFLICT, "this email is a person's who is a member of another account: a service account is a user of one account, with an email of its own")
 			}
+			if (views.User{Record: others[0]}).UserType() == "service" {
+				// deactivated there too: a service account stays one
+				// account's, and a write never changes the type asked for
+				return scopekit.Errorf(scopekit.ECONFLICT, "this email is a service account's in another account: a service account is a user of one account; use another email address")
+			}
 			rec.ID = others[0].ID
 			for _, a := range identityAttrs {
 				if _, given := rec.Attrs[a]; !given || a == views.NameUserType {

@@ -224,6 +224,18 @@ func TestWallsPersonRule(t *testing.T) {
 	require.NoError(t, err, "globex's own bot")
 	_, err = svc.Create(ctx, acmeSys, "users", &engine.Input{Attrs: attrs("name", `"Bot"`, "email", `"bot@acme.test"`)}, engine.Options{})
 	acctRequireErr(t, err, scopekit.ECONFLICT, "", "a user of one account")
+	// deactivated, it is still one account's: another account's create
+	// is refused, never turned into a service account of its own
+	bots, err := svc.List(ctx, globexSys, "users", engine.ListParams{PageSize: 1, PageNumber: 1, Filters: map[string]string{"email": "bot@acme.test"}}, engine.Options{})
+	require.NoError(t, err)
+	require.NoError(t, svc.Delete(ctx, globexSys, "users", bots.Records[0].ID, engine.Options{}))
+	for _, typ := range []string{"standard", "service"} {
+		_, err = svc.Create(ctx, acmeSys, "users", &engine.Input{Attrs: attrs("name", `"Bot"`, "email", `"bot@acme.test"`, "user-type", `"`+typ+`"`)}, engine.Options{})
+		acctRequireErr(t, err, scopekit.ECONFLICT, "", "a service account's in another account")
+	}
+	n, err := svc.List(ctx, acmeSys, "users", engine.ListParams{PageSize: 1, PageNumber: 1, Filters: map[string]string{"email": "bot@acme.test"}}, engine.Options{})
+	require.NoError(t, err)
+	require.Empty(t, n.Records, "nothing created")
 }
 
 // Ensure an email is one RFC 5322 address of at most 254 bytes without
