@@ -61,14 +61,19 @@ func otherMemberships(tx engine.Tx, userID, accountID string, counts func(*engin
 }
 
 // emailDomainOfAnother is ECONFLICT when the email's domain is verified
-// by an account other than accountID: that account's people (their email,
-// their password) are that account's to manage.
-func emailDomainOfAnother(tx engine.Tx, email, accountID string) error {
+// by an account other than accountID, saying so and then what follows
+// (then): that account's people (their email, their password) are that
+// account's to manage. A failure to read is returned as it is.
+func emailDomainOfAnother(tx engine.Tx, email, accountID, then string) error {
 	at := strings.LastIndexByte(email, '@')
 	if at < 0 {
 		return nil
 	}
-	return domainFree(tx, normalDomain(email[at+1:]), accountID)
+	err := domainFree(tx, normalDomain(email[at+1:]), accountID)
+	if scopekit.ErrorCode(err) != scopekit.ECONFLICT {
+		return err
+	}
+	return scopekit.Errorf(scopekit.ECONFLICT, "%s: %s", scopekit.List(err)[0].Message, then)
 }
 
 // passwordFromHere is nil when an invitation to accountID may give the
@@ -88,11 +93,8 @@ func (s *Service) passwordFromHere(ctx context.Context, userID, email, accountID
 			return scopekit.Errorf(scopekit.ECONFLICT,
 				"this email belongs to a person of another account who has no password (they sign in there by single sign-on): an invitation cannot give them one; invite another email address")
 		}
-		if err := emailDomainOfAnother(tx, email, accountID); err != nil {
-			return scopekit.Errorf(scopekit.ECONFLICT,
-				"%s: its people get no password from another account's invitation; invite another email address", scopekit.List(err)[0].Message)
-		}
-		return nil
+		return emailDomainOfAnother(tx, email, accountID,
+			"its people get no password from another account's invitation; invite another email address")
 	})
 }
 
@@ -123,8 +125,8 @@ func personRule(c *engine.Call, rec, old *engine.Record) error {
 		if u.Email() != (views.User{Record: old}).Email() {
 			// neither into nor out of a domain another account verified
 			for _, e := range []string{(views.User{Record: old}).Email(), u.Email()} {
-				if err := emailDomainOfAnother(c.Tx, e, rec.AccountID); err != nil {
-					return scopekit.Errorf(scopekit.ECONFLICT, "%s: the email of its people changes only there", scopekit.List(err)[0].Message)
+				if err := emailDomainOfAnother(c.Tx, e, rec.AccountID, "the email of its people changes only there"); err != nil {
+					return err
 				}
 			}
 		}
@@ -139,8 +141,8 @@ func personRule(c *engine.Call, rec, old *engine.Record) error {
 	if becomesService {
 		// a service account with an email of another account's domain
 		// would take the address from that account's people
-		if err := emailDomainOfAnother(c.Tx, u.Email(), rec.AccountID); err != nil {
-			return scopekit.Errorf(scopekit.ECONFLICT, "%s: a service account's email is not of its domain", scopekit.List(err)[0].Message)
+		if err := emailDomainOfAnother(c.Tx, u.Email(), rec.AccountID, "a service account's email is not of its domain"); err != nil {
+			return err
 		}
 	}
 	return nil
