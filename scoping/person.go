@@ -178,7 +178,10 @@ func firstErr(err, otherwise error) error {
 // EFORBIDDEN without the type's write permissions, for a member or a role
 // that holds more than a's own, and for an identity provider unless a
 // holds as much as every role of the account; ENOTFOUND when there is no
-// such record. The workspace asks it to show such a record read-only.
+// such record. With id "", it says whether a may create one: EFORBIDDEN
+// for an identity provider or a verified domain unless a holds as much as
+// every role. The workspace asks it to show such a record read-only, and
+// to offer no form it would refuse.
 func (s *Service) CheckManages(ctx context.Context, a *engine.Actor, typ, id string) error {
 	def, ok := s.Schema().Lookup(typ)
 	if !ok {
@@ -188,15 +191,20 @@ func (s *Service) CheckManages(ctx context.Context, a *engine.Actor, typ, id str
 		return err
 	}
 	return s.eng.Read(ctx, a, engine.Options{}, func(c *engine.Call) error {
-		rec, err := c.Tx.Get(typ, a.AccountID(), id)
-		if err != nil {
-			return err
+		var rec *engine.Record
+		if id != "" {
+			var err error
+			if rec, err = c.Tx.Get(typ, a.AccountID(), id); err != nil {
+				return err
+			}
+		}
+		switch {
+		case typ == views.TypeUsers && rec != nil:
+			return memberCeiling(c.Tx, a, rec)
+		case typ == views.TypeRoles && rec != nil:
+			return ceilingError(a, rec, "role", ruleManage)
 		}
 		switch typ {
-		case views.TypeUsers:
-			return memberCeiling(c.Tx, a, rec)
-		case views.TypeRoles:
-			return ceilingError(a, rec, "role", ruleManage)
 		case views.TypeIdentityProviders:
 			return atTop(c, whyProviders)
 		case views.TypeVerifiedDomains:

@@ -225,3 +225,24 @@ func TestPeopleAboveYouAreReadOnly(t *testing.T) {
 	require.Contains(t, r.Body, "no one manages what holds more than they do")
 	require.Equal(t, adminRole.Attrs["permissions"], e.apiRecord("acme", "roles", adminRole.ID)["permissions"], "unchanged")
 }
+
+// Ensure a role with users and settings manage, but less than every role
+// of the account, is offered no identity provider or domain to create:
+// the lists have no New, and the new forms answer 403 saying why.
+func TestPeopleProvidersNeedTheTop(t *testing.T) {
+	e := newEnv(t)
+	e.roleMember(t, "Keeper", map[string]string{"users": "manage", "settings": "manage"}, "kee@acme.test")
+	k := e.browser()
+	k.signIn("acme", "kee@acme.test")
+	for _, key := range []string{"identity-providers", "domains"} {
+		p := k.get("/app/acme/settings/" + key)
+		require.Equal(t, http.StatusOK, p.Status, key)
+		require.NotContains(t, p.Body, `id="new-record"`, key)
+		p = k.get("/app/acme/settings/" + key + "/new")
+		require.Equal(t, http.StatusForbidden, p.Status, key)
+		require.Contains(t, p.Body, "needs as much as every role of the account", key)
+	}
+	a := e.browser()
+	a.signIn("acme", "ada@acme.test")
+	require.Contains(t, a.get("/app/acme/settings/domains").Body, `id="new-record"`, "the Account Admin may")
+}

@@ -96,6 +96,15 @@ func (w *Workspace) settingsList(c *call) error {
 	q := c.r.URL.Query()
 	pg := &listPage{frame: w.frameOf(c, s, s.Title), Archives: def.Archives, CanSearch: s.Search != "",
 		CanManage: c.actor.RequireWrite(def) == nil && !def.ReadOnly, NewHref: c.url("/settings/" + s.Key + "/new")}
+	if _, guarded := readOnlyWhy[def.Name]; guarded && pg.CanManage {
+		// no New for what the role may not create (an identity provider
+		// without as much as every role)
+		if err := w.svc.CheckManages(c.ctx(), c.actor, def.Name, ""); scopekit.ErrorCode(err) == scopekit.EFORBIDDEN {
+			pg.CanManage = false
+		} else if err != nil {
+			return err
+		}
+	}
 	pg.Query, pg.Archived = strings.TrimSpace(q.Get("q")), q.Get("archived") == "1" && def.Archives
 	p := engine.ListParams{Filters: map[string]string{}, PageSize: settingsPageSize, PageNumber: 1, Sort: sortOf(def)}
 	if pg.Query != "" && s.Search != "" {
@@ -286,6 +295,11 @@ func (w *Workspace) newRecord(c *call) error {
 func (w *Workspace) showNew(c *call, status int, s *section, def *engine.TypeDef, parent string, posted url.Values, errs []fieldError) error {
 	if err := c.actor.RequireWrite(def); err != nil {
 		return err
+	}
+	if _, guarded := readOnlyWhy[def.Name]; guarded {
+		if err := w.svc.CheckManages(c.ctx(), c.actor, def.Name, ""); err != nil {
+			return err
+		}
 	}
 	pg := &newPage{frame: w.frameOf(c, s, "New "+s.One)}
 	if s.Parent != "" {
