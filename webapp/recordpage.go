@@ -96,13 +96,13 @@ func (w *Workspace) recordPageOf(c *call, s *section, def *engine.TypeDef, rec *
 		pg.Parent = link
 		pg.frame = w.frameOf(c, sectionOfType[parentType(def, s)], name)
 	}
-	if why, guarded := readOnlyWhy[def.Name]; guarded && pg.CanManage {
-		err := w.svc.CheckManages(c.ctx(), c.actor, def.Name, rec.ID)
-		switch {
-		case scopekit.ErrorCode(err) == scopekit.EFORBIDDEN:
-			pg.CanManage, pg.Why = false, why
-		case err != nil:
+	if pg.CanManage {
+		var err error
+		if pg.CanManage, err = w.mayManage(c, def, rec.ID); err != nil {
 			return nil, err
+		}
+		if !pg.CanManage {
+			pg.Why = readOnlyWhy[def.Name]
 		}
 	}
 	opts := &optionSets{w: w}
@@ -150,6 +150,26 @@ var readOnlyWhy = map[string]string{
 	views.TypeRoles:             "This role holds more than yours: you can see it, not change it.",
 	views.TypeIdentityProviders: "A provider signs in any member of its domains, so changing one needs as much as every role of the account: you can see it, not change it.",
 	views.TypeVerifiedDomains:   "A verified domain decides how the account's people of that domain sign in, so changing one needs as much as every role of the account: you can see it, not change it.",
+}
+
+// checkManages is scoping.CheckManages for the types of readOnlyWhy (the
+// record id; with id "", creating one), nil for the others: what the
+// role's permissions on the type do not say alone.
+func (w *Workspace) checkManages(c *call, def *engine.TypeDef, id string) error {
+	if _, guarded := readOnlyWhy[def.Name]; !guarded {
+		return nil
+	}
+	return w.svc.CheckManages(c.ctx(), c.actor, def.Name, id)
+}
+
+// mayManage is checkManages as a yes or no; err is a failure, not a
+// refusal.
+func (w *Workspace) mayManage(c *call, def *engine.TypeDef, id string) (bool, error) {
+	err := w.checkManages(c, def, id)
+	if scopekit.ErrorCode(err) == scopekit.EFORBIDDEN {
+		return false, nil
+	}
+	return err == nil, err
 }
 
 // hiddenComputed are computed attributes a record's page does not list

@@ -96,12 +96,10 @@ func (w *Workspace) settingsList(c *call) error {
 	q := c.r.URL.Query()
 	pg := &listPage{frame: w.frameOf(c, s, s.Title), Archives: def.Archives, CanSearch: s.Search != "",
 		CanManage: c.actor.RequireWrite(def) == nil && !def.ReadOnly, NewHref: c.url("/settings/" + s.Key + "/new")}
-	if _, guarded := readOnlyWhy[def.Name]; guarded && pg.CanManage {
+	if pg.CanManage {
 		// no New for what the role may not create (an identity provider
 		// without as much as every role)
-		if err := w.svc.CheckManages(c.ctx(), c.actor, def.Name, ""); scopekit.ErrorCode(err) == scopekit.EFORBIDDEN {
-			pg.CanManage = false
-		} else if err != nil {
+		if pg.CanManage, err = w.mayManage(c, def, ""); err != nil {
 			return err
 		}
 	}
@@ -296,10 +294,8 @@ func (w *Workspace) showNew(c *call, status int, s *section, def *engine.TypeDef
 	if err := c.actor.RequireWrite(def); err != nil {
 		return err
 	}
-	if _, guarded := readOnlyWhy[def.Name]; guarded {
-		if err := w.svc.CheckManages(c.ctx(), c.actor, def.Name, ""); err != nil {
-			return err
-		}
+	if err := w.checkManages(c, def, ""); err != nil {
+		return err
 	}
 	pg := &newPage{frame: w.frameOf(c, s, "New "+s.One)}
 	if s.Parent != "" {
